@@ -1,0 +1,77 @@
+// Package sim is the contract between the devnet engine and the modules that run on it
+// (bank, EVM, Move, Wasm, IBC, OPinit). A module sees one Env per executing transaction and
+// reports everything it does as ABCI events, so the events are exactly what a real chain's
+// `/block_results` would carry.
+package sim
+
+import (
+	"math/big"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// Attribute is one ABCI event attribute. CometBFT 0.38 serves key and value as plain strings.
+type Attribute struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Index bool   `json:"index"`
+}
+
+// Event is one ABCI event.
+type Event struct {
+	Type       string      `json:"type"`
+	Attributes []Attribute `json:"attributes,omitempty"`
+}
+
+// Coin is an amount of one denom.
+type Coin struct {
+	Denom  string
+	Amount *big.Int
+}
+
+// KV is a versioned key-value store namespaced to one module: writes land at the block being
+// built, reads see the latest value, and the engine can open a read-only view at any earlier
+// height (REST queries carrying x-cosmos-block-height).
+type KV interface {
+	Get(key string) ([]byte, bool)
+	Set(key string, value []byte)
+	Delete(key string)
+	// Iterate visits keys with the prefix in ascending order until fn returns false.
+	Iterate(prefix string, fn func(key string, value []byte) bool)
+}
+
+// Env is what a message handler may do while a transaction executes. Failed messages roll
+// back every write and event of the transaction (the engine takes care of it).
+type Env interface {
+	ChainID() string
+	Height() int64
+	Time() time.Time
+	TxHash() []byte // SHA-256 of the tx bytes
+	AddressPrefix() string
+	// Emit appends an event to the transaction's result.
+	Emit(ev Event)
+	// Balance, Send, Mint and Burn move coins and emit the bank module's events exactly as
+	// the chain kind does (coin_spent, coin_received, transfer, coinbase, burn, and on EVM
+	// chains the ERC-20 backed log events).
+	Balance(addr []byte, denom string) *big.Int
+	Send(from, to []byte, coins []Coin) error
+	Mint(to []byte, coins []Coin) error
+	Burn(from []byte, coins []Coin) error
+	// Store returns the module's versioned KV.
+	Store(module string) KV
+	// ConsumeGas adds to the transaction's gas used.
+	ConsumeGas(amount uint64)
+}
+
+// Handler executes one message of a transaction.
+type Handler func(env Env, msg proto.Message) error
+
+// CodedError is a failure with an ABCI codespace and code (e.g. "sdk", 5 for insufficient funds).
+type CodedError struct {
+	Codespace string
+	Code      uint32
+	Log       string
+}
+
+func (e *CodedError) Error() string { return e.Log }
