@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"testing"
 	"time"
@@ -47,10 +48,10 @@ func PostgresDSN(t testing.TB) string {
 		defer c.Close(ctx)
 		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	})
-	cfg, err := pgx.ParseConfig(admin)
+	u, err := url.Parse(admin)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("ROLLGATE_TEST_PG must be a postgres:// URL: %v", err)
 	}
-	cfg.Database = name
-	return cfg.ConnString()
+	u.Path = "/" + name
+	return u.String()
 }
