@@ -6,6 +6,8 @@ package sim
 
 import (
 	"math/big"
+	"math/rand/v2"
+	"net/http"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -30,15 +32,20 @@ type Coin struct {
 	Amount *big.Int
 }
 
+// KVReader reads a module's state as of one height.
+type KVReader interface {
+	Get(key string) ([]byte, bool)
+	// Iterate visits keys with the prefix in ascending order until fn returns false.
+	Iterate(prefix string, fn func(key string, value []byte) bool)
+}
+
 // KV is a versioned key-value store namespaced to one module: writes land at the block being
 // built, reads see the latest value, and the engine can open a read-only view at any earlier
 // height (REST queries carrying x-cosmos-block-height).
 type KV interface {
-	Get(key string) ([]byte, bool)
+	KVReader
 	Set(key string, value []byte)
 	Delete(key string)
-	// Iterate visits keys with the prefix in ascending order until fn returns false.
-	Iterate(prefix string, fn func(key string, value []byte) bool)
 }
 
 // Env is what a message handler may do while a transaction executes. Failed messages roll
@@ -75,3 +82,47 @@ type CodedError struct {
 }
 
 func (e *CodedError) Error() string { return e.Log }
+
+// Account is a funded account whose key the devnet holds, so traffic can be signed.
+type Account struct {
+	Addr   []byte // 20 bytes
+	Bech32 string
+}
+
+// Intent is one transaction a traffic generator wants sent: the engine signs it with the
+// account's key, with the account's next sequence, and submits it to the mempool like any
+// broadcast transaction.
+type Intent struct {
+	Signer   int // index into the accounts given to Traffic
+	Msgs     []proto.Message
+	Memo     string
+	GasLimit uint64 // 0 means the engine's default
+}
+
+// Query is read access to a chain's state as of one height, for REST and JSON-RPC queries.
+type Query interface {
+	ChainID() string
+	Height() int64
+	AddressPrefix() string
+	Store(module string) KVReader
+	Balance(addr []byte, denom string) *big.Int
+}
+
+// QueryAt resolves the state a request asks for: the x-cosmos-block-height header (or the
+// latest height without it). It fails for heights the chain has not reached.
+type QueryAt func(r *http.Request) (Query, error)
+
+// Module is a VM or feature running on a devnet chain (Move VM, Wasm VM, EVM, IBC, OPinit).
+type Module interface {
+	Name() string
+	// InitGenesis writes the module's genesis state (env.Height() is 1 during genesis).
+	InitGenesis(env Env) error
+	// Handlers maps message type URLs (e.g. "/initia.move.v1.MsgExecute") to handlers.
+	Handlers() map[string]Handler
+	// Routes registers the module's REST query routes with Go 1.22 patterns, e.g.
+	// "GET /initia/move/v1/accounts/{address}/resources/by_struct_tag".
+	Routes(mux *http.ServeMux, at QueryAt)
+	// Traffic proposes the transactions of the next block. It must be a pure function of rng
+	// and the state it reads, so the same seed gives the same chain.
+	Traffic(rng *rand.Rand, state Query, accounts []Account) []Intent
+}
