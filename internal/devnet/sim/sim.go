@@ -126,3 +126,14 @@ type Module interface {
 	// and the state it reads, so the same seed gives the same chain.
 	Traffic(rng *rand.Rand, state Query, accounts []Account) []Intent
 }
+
+// BankFlavor renders bank movements the way one chain kind does. On minievm and minimove the
+// bank is backed by the VM (ERC-20 contracts, Move fungible assets), so a plain send also
+// carries VM events (EVM `Transfer` logs, Move `DepositEvent`/`WithdrawEvent`) around the
+// standard coin_spent/coin_received/transfer events; miniwasm and other SDK chains emit only
+// the x/bank events. The engine applies the balance change and appends these events.
+type BankFlavor interface {
+	SendEvents(prefix string, from, to []byte, coins []Coin) []Event
+	MintEvents(prefix string, to []byte, coins []Coin) []Event
+	BurnEvents(prefix string, from []byte, coins []Coin) []Event
+}
