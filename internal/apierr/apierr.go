@@ -1,0 +1,131 @@
+// Package apierr is the one error type of rollgate's HTTP APIs and its mapping to HTTP.
+//
+// Handlers return *Error (or any error, which becomes an internal error); a single writer turns
+// it into the JSON body `{"code": <gRPC code>, "message": "...", "details": [...]}` that the
+// kvindexer and Skip-style clients already parse. The gRPC code and the HTTP status are tied
+// together here and nowhere else. Internal causes are logged, never sent to the client.
+package apierr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+)
+
+// Code is a gRPC status code, as the clients expect it in the `code` field.
+type Code int
+
+// The codes rollgate answers with.
+const (
+	InvalidArgument  Code = 3
+	DeadlineExceeded Code = 4
+	NotFound         Code = 5
+	Internal         Code = 13
+	Unavailable      Code = 14
+)
+
+// HTTPStatus is the HTTP status that goes with the code.
+func (c Code) HTTPStatus() int {
+	switch c {
+	case InvalidArgument:
+		return http.StatusBadRequest
+	case NotFound:
+		return http.StatusNotFound
+	case DeadlineExceeded:
+		return http.StatusGatewayTimeout
+	case Unavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// Error is an API error. Message is shown to the client; Cause is only logged.
+type Error struct {
+	Code    Code
+	Message string
+	// Details carries stable machine-readable reasons (e.g. "NO_ROUTE") for clients to switch on.
+	Details []string
+	// Info is a human hint some router clients display (optional).
+	Info  string
+	Cause error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %v", e.Message, e.Cause)
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// BadRequest is a client error (HTTP 400, code 3).
+func BadRequest(format string, args ...any) *Error {
+	return &Error{Code: InvalidArgument, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFoundf is a missing resource (HTTP 404, code 5).
+func NotFoundf(format string, args ...any) *Error {
+	return &Error{Code: NotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithDetails returns a copy of e carrying machine-readable reasons.
+func (e *Error) WithDetails(details ...string) *Error {
+	c := *e
+	c.Details = append(append([]string(nil), e.Details...), details...)
+	return &c
+}
+
+// WithInfo returns a copy of e carrying a human hint.
+func (e *Error) WithInfo(info string) *Error {
+	c := *e
+	c.Info = info
+	return &c
+}
+
+// From classifies any error: an *Error is kept, a context deadline becomes DeadlineExceeded,
+// a cancelled request becomes Unavailable, anything else is Internal with a fixed message so
+// that SQL text or stack traces never reach the client.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: DeadlineExceeded, Message: "request timed out", Cause: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: Unavailable, Message: "request cancelled", Cause: err}
+	}
+	return &Error{Code: Internal, Message: "internal error", Cause: err}
+}
+
+type body struct {
+	Code    Code     `json:"code"`
+	Message string   `json:"message"`
+	Details []string `json:"details"`
+	Info    string   `json:"info,omitempty"`
+}
+
+// Write sends err as the JSON error body with its HTTP status. Server-side errors are logged
+// with their cause.
+func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	e := From(err)
+	status := e.Code.HTTPStatus()
+	if status >= 500 && log != nil {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	details := e.Details
+	if details == nil {
+		details = []string{}
+	}
+	b, _ := json.Marshal(body{Code: e.Code, Message: e.Message, Details: details, Info: e.Info})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
