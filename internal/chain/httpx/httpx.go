@@ -1,0 +1,457 @@
+// Package httpx is the transport shared by rollgate's chain clients (CometBFT RPC, Cosmos REST,
+// Ethereum JSON-RPC): one client over one or more base URLs with per-attempt timeouts, retries
+// with exponential backoff and jitter, rotation to the next URL after a failure, an optional
+// concurrency limit and typed errors that separate "the upstream answered X" from "the upstream
+// could not be reached".
+package httpx
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults used when no option overrides them.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultMaxAttempts = 5
+	DefaultMinBackoff  = 200 * time.Millisecond
+	DefaultMaxBackoff  = 10 * time.Second
+	// MaxBodyBytes bounds how much of a response body is read; a busy block is a few MB.
+	MaxBodyBytes = 256 << 20
+)
+
+// Limiter bounds the number of requests in flight. One Limiter may be shared by several
+// clients (e.g. the REST and JSON-RPC clients of one chain) so the upstream sees one budget.
+type Limiter struct{ slots chan struct{} }
+
+// NewLimiter returns a limiter allowing n concurrent requests; n <= 0 means no limit (nil).
+func NewLimiter(n int) *Limiter {
+	if n <= 0 {
+		return nil
+	}
+	return &Limiter{slots: make(chan struct{}, n)}
+}
+
+func (l *Limiter) acquire(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l *Limiter) release() {
+	if l != nil {
+		<-l.slots
+	}
+}
+
+// Attempt describes one HTTP attempt, for metrics hooks.
+type Attempt struct {
+	BaseURL  string
+	Method   string
+	Path     string
+	Status   int // 0 when no answer was received
+	Err      error
+	Duration time.Duration
+	Retry    bool // whether another attempt follows
+}
+
+// Hooks are optional callbacks; they must be cheap and safe for concurrent use.
+type Hooks struct {
+	OnAttempt func(Attempt)
+}
+
+// Client sends requests to one logical upstream served by one or more base URLs.
+type Client struct {
+	bases       []*url.URL
+	cur         atomic.Int64
+	hc          *http.Client
+	timeout     time.Duration
+	maxAttempts int
+	minBackoff  time.Duration
+	maxBackoff  time.Duration
+	log         *slog.Logger
+	limiter     *Limiter
+	hooks       Hooks
+	header      http.Header
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithTimeout sets the per-attempt timeout (connect, send, and reading the whole body).
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
+// WithMaxAttempts bounds the attempts per call; 0 retries until the context ends.
+func WithMaxAttempts(n int) Option { return func(c *Client) { c.maxAttempts = n } }
+
+// WithBackoff sets the first and the largest delay between attempts.
+func WithBackoff(min, max time.Duration) Option {
+	return func(c *Client) { c.minBackoff, c.maxBackoff = min, max }
+}
+
+// WithLogger logs retries and rotations at debug/warn level.
+func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// WithConcurrency limits the requests in flight through this client to n.
+func WithConcurrency(n int) Option { return func(c *Client) { c.limiter = NewLimiter(n) } }
+
+// WithLimiter shares a limiter with other clients.
+func WithLimiter(l *Limiter) Option { return func(c *Client) { c.limiter = l } }
+
+// WithHooks installs metrics hooks.
+func WithHooks(h Hooks) Option { return func(c *Client) { c.hooks = h } }
+
+// WithHTTPClient replaces the underlying *http.Client (its Timeout should be 0: the per-attempt
+// timeout is applied through the request context).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithHeader adds a header to every request (e.g. an API key).
+func WithHeader(key, value string) Option {
+	return func(c *Client) { c.header.Add(key, value) }
+}
+
+// New returns a client over a comma-separated list of base URLs.
+func New(endpoints string, opts ...Option) (*Client, error) {
+	return NewList(SplitEndpoints(endpoints), opts...)
+}
+
+// SplitEndpoints splits a comma-separated endpoint list, trimming blanks.
+func SplitEndpoints(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// NewList returns a client over the given base URLs, tried in order.
+func NewList(endpoints []string, opts ...Option) (*Client, error) {
+	if len(endpoints) == 0 {
+		return nil, errors.New("httpx: no endpoint")
+	}
+	c := &Client{
+		hc:          &http.Client{},
+		timeout:     DefaultTimeout,
+		maxAttempts: DefaultMaxAttempts,
+		minBackoff:  DefaultMinBackoff,
+		maxBackoff:  DefaultMaxBackoff,
+		header:      http.Header{},
+	}
+	for _, e := range endpoints {
+		u, err := url.Parse(strings.TrimRight(e, "/"))
+		if err != nil {
+			return nil, fmt.Errorf("httpx: endpoint %q: %w", e, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return nil, fmt.Errorf("httpx: endpoint %q: scheme must be http or https", e)
+		}
+		c.bases = append(c.bases, u)
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.minBackoff <= 0 {
+		c.minBackoff = time.Millisecond
+	}
+	if c.maxBackoff < c.minBackoff {
+		c.maxBackoff = c.minBackoff
+	}
+	return c, nil
+}
+
+// Endpoints returns the base URLs, in rotation order.
+func (c *Client) Endpoints() []string {
+	out := make([]string, len(c.bases))
+	for i, b := range c.bases {
+		out[i] = b.String()
+	}
+	return out
+}
+
+// Request is one logical call; it may be sent several times.
+type Request struct {
+	Method string // GET when empty
+	// Path is appended to the base URL; it may carry an escaped query ("/block?height=5").
+	Path   string
+	Query  url.Values
+	Header http.Header
+	Body   []byte
+	// Timeout overrides the client's per-attempt timeout (e.g. long traces).
+	Timeout time.Duration
+	// ExpectJSON makes a 2xx answer whose body is not valid JSON count as a failed attempt
+	// (truncated bodies from dying connections are retried rather than handed to decoders).
+	ExpectJSON bool
+	// Final, when set, decides that a non-2xx answer is the upstream's definitive word and must
+	// not be retried even though its status (5xx, 429) would normally be retried. CometBFT, for
+	// instance, answers "height in the future" with HTTP 500.
+	Final func(status int, body []byte) bool
+}
+
+// Response is a received answer.
+type Response struct {
+	URL         string
+	Status      int
+	Header      http.Header
+	ContentType string
+	Body        []byte
+}
+
+// StatusError means the upstream answered with a non-2xx status: "the upstream said X".
+type StatusError struct {
+	URL         string
+	Method      string
+	Status      int
+	ContentType string
+	Body        []byte
+}
+
+func (e *StatusError) Error() string {
+	body := e.Body
+	if len(body) > 512 {
+		body = body[:512]
+	}
+	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.URL, e.Status, bytes.TrimSpace(body))
+}
+
+// UnreachableError means no usable answer was obtained within the allowed attempts: network
+// errors, timeouts, resets or invalid bodies. Last is the last attempt's error.
+type UnreachableError struct {
+	Attempts int
+	Last     error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("upstream unreachable after %d attempt(s): %v", e.Attempts, e.Last)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Last }
+
+// ErrInvalidBody marks a 2xx answer whose body was not valid JSON.
+var ErrInvalidBody = errors.New("invalid JSON body")
+
+// IsUnreachable reports whether err means the upstream could not be reached.
+func IsUnreachable(err error) bool {
+	var u *UnreachableError
+	return errors.As(err, &u)
+}
+
+// AsStatus returns the StatusError inside err, if any.
+func AsStatus(err error) (*StatusError, bool) {
+	var s *StatusError
+	ok := errors.As(err, &s)
+	return s, ok
+}
+
+// Do sends the request, retrying and rotating as configured. A non-2xx final answer returns
+// both the Response and a *StatusError.
+func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
+	if req.Method == "" {
+		req.Method = http.MethodGet
+	}
+	var last error
+	var lastStatus *StatusError
+	for attempt := 1; ; attempt++ {
+		idx := int(c.cur.Load() % int64(len(c.bases)))
+		resp, err, retry := c.once(ctx, idx, req)
+		if err == nil {
+			return resp, nil
+		}
+		last = err
+		lastStatus = nil
+		if se, ok := err.(*StatusError); ok {
+			lastStatus = se
+		}
+		if !retry {
+			return resp, err
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (last attempt: %v)", ctx.Err(), last)
+		}
+		if len(c.bases) > 1 {
+			// Move the shared cursor on only if nobody else has already done so.
+			if c.cur.CompareAndSwap(int64(idx), int64((idx+1)%len(c.bases))) {
+				c.log.Warn("httpx: rotating endpoint", "from", c.bases[idx].String(),
+					"to", c.bases[(idx+1)%len(c.bases)].String(), "err", err)
+			}
+		}
+		if c.maxAttempts > 0 && attempt >= c.maxAttempts {
+			if lastStatus != nil {
+				return nil, lastStatus
+			}
+			return nil, &UnreachableError{Attempts: attempt, Last: last}
+		}
+		delay := c.backoff(attempt)
+		c.log.Debug("httpx: retrying", "path", req.Path, "attempt", attempt, "delay", delay, "err", err)
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (last attempt: %v)", ctx.Err(), last)
+		case <-t.C:
+		}
+	}
+}
+
+// backoff doubles from minBackoff up to maxBackoff, with ±20% jitter so clients that failed
+// together do not retry together.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.minBackoff
+	for i := 1; i < attempt && d < c.maxBackoff; i++ {
+		d *= 2
+	}
+	if d > c.maxBackoff {
+		d = c.maxBackoff
+	}
+	jitter := 0.8 + 0.4*rand.Float64()
+	return time.Duration(float64(d) * jitter)
+}
+
+func (c *Client) buildURL(base *url.URL, req Request) (string, error) {
+	path, rawQuery, _ := strings.Cut(req.Path, "?")
+	u := *base
+	if path != "" {
+		pu, err := url.Parse(path)
+		if err != nil {
+			return "", fmt.Errorf("httpx: path %q: %w", req.Path, err)
+		}
+		u.Path = strings.TrimRight(base.Path, "/") + pu.Path
+		if pu.RawPath != "" {
+			u.RawPath = strings.TrimRight(base.EscapedPath(), "/") + pu.RawPath
+		} else {
+			u.RawPath = ""
+		}
+	}
+	q := rawQuery
+	if len(req.Query) > 0 {
+		if q != "" {
+			q += "&"
+		}
+		q += req.Query.Encode()
+	}
+	u.RawQuery = q
+	return u.String(), nil
+}
+
+// once runs one attempt against base idx; retry says whether a failure may be retried.
+func (c *Client) once(ctx context.Context, idx int, req Request) (*Response, error, bool) {
+	target, err := c.buildURL(c.bases[idx], req)
+	if err != nil {
+		return nil, err, false
+	}
+	if err := c.limiter.acquire(ctx); err != nil {
+		return nil, err, true
+	}
+	defer c.limiter.release()
+
+	timeout := req.Timeout
+	if timeout == 0 {
+		timeout = c.timeout
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	start := time.Now()
+	resp, err, retry := c.send(actx, target, req)
+	if err != nil && ctx.Err() != nil {
+		retry = true // the caller's context ended; Do reports that
+	}
+	if c.hooks.OnAttempt != nil {
+		a := Attempt{BaseURL: c.bases[idx].String(), Method: req.Method, Path: req.Path, Err: err,
+			Duration: time.Since(start), Retry: err != nil && retry}
+		if resp != nil {
+			a.Status = resp.Status
+		}
+		c.hooks.OnAttempt(a)
+	}
+	return resp, err, retry
+}
+
+func (c *Client) send(ctx context.Context, target string, req Request) (*Response, error, bool) {
+	var body io.Reader
+	if req.Body != nil {
+		body = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, target, body)
+	if err != nil {
+		return nil, fmt.Errorf("httpx: %w", err), false
+	}
+	for k, vs := range c.header {
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
+	}
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
+	}
+	if req.Body != nil && hreq.Header.Get("Content-Type") == "" {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	if hreq.Header.Get("Accept") == "" {
+		hreq.Header.Set("Accept", "application/json")
+	}
+	hresp, err := c.hc.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", req.Method, target, err), true
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, MaxBodyBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reading body: %w", req.Method, target, err), true
+	}
+	resp := &Response{URL: target, Status: hresp.StatusCode, Header: hresp.Header,
+		ContentType: hresp.Header.Get("Content-Type"), Body: data}
+	if hresp.StatusCode >= 200 && hresp.StatusCode < 300 {
+		if req.ExpectJSON && !json.Valid(data) {
+			return nil, fmt.Errorf("%s %s: HTTP %d, %d bytes: %w", req.Method, target, hresp.StatusCode, len(data), ErrInvalidBody), true
+		}
+		return resp, nil, false
+	}
+	se := &StatusError{URL: target, Method: req.Method, Status: hresp.StatusCode, ContentType: resp.ContentType, Body: data}
+	retry := hresp.StatusCode >= 500 || hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode == http.StatusRequestTimeout
+	if retry && req.Final != nil && req.Final(hresp.StatusCode, data) {
+		retry = false
+	}
+	return resp, se, retry
+}
+
+// GetJSON is a convenience for a GET expecting a JSON 2xx body.
+func (c *Client) GetJSON(ctx context.Context, path string, query url.Values, header http.Header) ([]byte, error) {
+	resp, err := c.Do(ctx, Request{Path: path, Query: query, Header: header, ExpectJSON: true})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// PostJSON is a convenience for a POST of a JSON body expecting a JSON 2xx body.
+func (c *Client) PostJSON(ctx context.Context, path string, body []byte, header http.Header) ([]byte, error) {
+	resp, err := c.Do(ctx, Request{Method: http.MethodPost, Path: path, Body: body, Header: header, ExpectJSON: true})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
