@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testEnv(vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &Env{
+		Build:  Build{Version: "v1.2.3", Commit: "abc"},
+		Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] },
+	}, &out, &errb
+}
+
+func TestRunExitCodes(t *testing.T) {
+	tests := []struct {
+		args     []string
+		code     int
+		inStdout string
+		inStderr string
+	}{
+		{[]string{"version"}, 0, "rollgate v1.2.3 (commit abc)", ""},
+		{nil, 2, "", "usage: rollgate"},
+		{[]string{"help"}, 0, "", "commands:"},
+		{[]string{"nope"}, 2, "", `unknown command "nope"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			env, out, errb := testEnv(nil)
+			if code := run(context.Background(), env, tc.args); code != tc.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tc.code, errb)
+			}
+			if !strings.Contains(out.String(), tc.inStdout) || !strings.Contains(errb.String(), tc.inStderr) {
+				t.Errorf("stdout %q / stderr %q; want %q / %q", out, errb, tc.inStdout, tc.inStderr)
+			}
+		})
+	}
+}
+
+func TestFlagsFromEnvironment(t *testing.T) {
+	tests := []struct {
+		name    string
+		vars    map[string]string
+		args    []string
+		want    string
+		wantN   int
+		wantDur time.Duration
+		wantErr string
+	}{
+		{name: "defaults", want: "def", wantN: 7, wantDur: time.Second},
+		{name: "first env name wins", vars: map[string]string{"A": "a", "B": "b", "N": "9", "D": "2s"}, want: "a", wantN: 9, wantDur: 2 * time.Second},
+		{name: "peer's name is accepted", vars: map[string]string{"B": "b"}, want: "b", wantN: 7, wantDur: time.Second},
+		{name: "flag beats env", vars: map[string]string{"A": "a", "N": "9"}, args: []string{"-s", "flag", "-n", "3"}, want: "flag", wantN: 3, wantDur: time.Second},
+		{name: "bad env integer", vars: map[string]string{"N": "nine"}, wantErr: `environment N="nine"`},
+		{name: "bad flag", args: []string{"-n", "x"}, wantErr: "invalid value"},
+		{name: "positional leftovers", args: []string{"extra"}, wantErr: "unexpected arguments: extra"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, _ := testEnv(tc.vars)
+			f := newFlags(env, "t")
+			var s string
+			var n int
+			var d time.Duration
+			f.String(&s, "s", "def", "a string", "A", "B")
+			f.Int(&n, "n", 7, "a number", "N")
+			f.Duration(&d, "d", time.Second, "a duration", "D")
+			err := f.parse(tc.args)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s != tc.want || n != tc.wantN || d != tc.wantDur {
+				t.Errorf("got %q %d %v, want %q %d %v", s, n, d, tc.want, tc.wantN, tc.wantDur)
+			}
+		})
+	}
+}
