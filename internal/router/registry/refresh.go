@@ -1,0 +1,291 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// BridgeInfo is what the L1 says about one OPinit bridge.
+type BridgeInfo struct {
+	ID                 uint64
+	FinalizationPeriod time.Duration
+}
+
+// TokenPair is one (L1 denom, L2 denom) pair a bridge has carried.
+type TokenPair struct {
+	L1Denom, L2Denom string
+}
+
+// ChannelState is one channel end as the chain reports it.
+type ChannelState struct {
+	Port, ID                         string
+	CounterpartyPort, CounterpartyID string
+	State                            string
+}
+
+// Source reads live network facts from a chain's REST endpoints. The project's
+// cosmosrest client satisfies it through a thin adapter; HTTPSource is a minimal one.
+type Source interface {
+	Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error)
+	TokenPairs(ctx context.Context, l1 *Chain, bridgeID uint64) ([]TokenPair, error)
+	Channels(ctx context.Context, c *Chain) ([]ChannelState, error)
+}
+
+// Refresh returns a new registry with bridges, token pairs and channel states updated from
+// the chains. Chains that cannot be reached keep their previous facts; their errors are
+// joined into the returned error, which comes with a usable registry.
+func (r *Registry) Refresh(ctx context.Context, src Source) (*Registry, error) {
+	n := r.clone()
+	var errs []error
+	for _, l1 := range n.Chains {
+		if !l1.L1 {
+			continue
+		}
+		bridges, err := src.Bridges(ctx, l1)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s bridges: %w", l1.ID, err))
+			continue
+		}
+		for _, b := range bridges {
+			var l2 *Chain
+			for _, c := range n.Chains {
+				if c.BridgeID == b.ID {
+					l2 = c
+				}
+			}
+			if l2 == nil {
+				continue
+			}
+			l2.OPFinalization = b.FinalizationPeriod
+			pairs, err := src.TokenPairs(ctx, l1, b.ID)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s bridge %d token pairs: %w", l1.ID, b.ID, err))
+				continue
+			}
+			for _, p := range pairs {
+				if p.L2Denom != L2Denom(b.ID, p.L1Denom) || l2.Asset(p.L2Denom) != nil {
+					continue
+				}
+				a := &Asset{ChainID: l2.ID, Denom: p.L2Denom, Path: p.L2Denom,
+					OP: &OPTrace{BridgeID: b.ID, L1ChainID: l1.ID, L1Denom: p.L1Denom}}
+				if l1a := l1.Asset(p.L1Denom); l1a != nil {
+					a.Symbol, a.Name, a.Decimals, a.LogoURI, a.CoingeckoID = l1a.Symbol, l1a.Name, l1a.Decimals, l1a.LogoURI, l1a.CoingeckoID
+				}
+				l2.addAsset(a)
+			}
+		}
+	}
+	for _, c := range n.Chains {
+		if c.Type != ChainTypeCosmos || len(c.Channels) == 0 {
+			continue
+		}
+		states, err := src.Channels(ctx, c)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s channels: %w", c.ID, err))
+			continue
+		}
+		for _, s := range states {
+			for i := range c.Channels {
+				ch := &c.Channels[i]
+				if ch.ID == s.ID && ch.Port == s.Port {
+					ch.State = s.State
+					if s.CounterpartyID != "" {
+						ch.CounterpartyID = s.CounterpartyID
+					}
+				}
+			}
+		}
+	}
+	for _, c := range n.Chains {
+		for _, a := range c.Assets {
+			resolveOrigin(n, a)
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+func (c *Chain) addAsset(a *Asset) {
+	c.assets[a.Denom] = a
+	c.Assets = append(c.Assets, a)
+	for i := len(c.Assets) - 1; i > 0 && c.Assets[i].Denom < c.Assets[i-1].Denom; i-- {
+		c.Assets[i], c.Assets[i-1] = c.Assets[i-1], c.Assets[i]
+	}
+}
+
+// clone copies everything Refresh may change; assets are copied too because their origin
+// is re-resolved.
+func (r *Registry) clone() *Registry {
+	n := &Registry{byID: map[string]*Chain{}, byName: map[string]*Chain{}}
+	for _, c := range r.Chains {
+		cc := *c
+		cc.Channels = append([]Channel(nil), c.Channels...)
+		cc.Assets = make([]*Asset, len(c.Assets))
+		cc.assets = make(map[string]*Asset, len(c.assets))
+		for i, a := range c.Assets {
+			ac := *a
+			cc.Assets[i] = &ac
+		}
+		for k, a := range c.assets {
+			for _, ac := range cc.Assets {
+				if ac.Denom == a.Denom {
+					cc.assets[k] = ac
+					break
+				}
+			}
+		}
+		n.Chains = append(n.Chains, &cc)
+		n.byID[cc.ID] = &cc
+		n.byName[cc.Name] = &cc
+	}
+	return n
+}
+
+// Live holds the current registry snapshot and swaps in refreshed ones.
+type Live struct {
+	cur atomic.Pointer[Registry]
+}
+
+// NewLive starts from r.
+func NewLive(r *Registry) *Live {
+	l := &Live{}
+	l.cur.Store(r)
+	return l
+}
+
+// Current is the snapshot to use for one request.
+func (l *Live) Current() *Registry { return l.cur.Load() }
+
+// Refresh refreshes the current snapshot once and swaps the result in (even when some
+// chains failed, their facts are kept).
+func (l *Live) Refresh(ctx context.Context, src Source) error {
+	n, err := l.Current().Refresh(ctx, src)
+	l.cur.Store(n)
+	return err
+}
+
+// Run refreshes every interval until ctx ends.
+func (l *Live) Run(ctx context.Context, src Source, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := l.Refresh(ctx, src); err != nil && ctx.Err() == nil && log != nil {
+			log.Warn("registry refresh incomplete", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// HTTPSource is a minimal Source over the chains' Cosmos REST (first `apis.rest` entry).
+type HTTPSource struct {
+	Client *http.Client
+}
+
+func (s HTTPSource) get(ctx context.Context, c *Chain, path string, out any) error {
+	if len(c.REST) == 0 {
+		return errors.New("no rest endpoint")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.REST[0], "/")+path, nil)
+	if err != nil {
+		return err
+	}
+	cl := s.Client
+	if cl == nil {
+		cl = http.DefaultClient
+	}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	return nil
+}
+
+// Bridges reads /opinit/ophost/v1/bridges.
+func (s HTTPSource) Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error) {
+	var body struct {
+		Bridges []struct {
+			BridgeID     string `json:"bridge_id"`
+			BridgeConfig struct {
+				FinalizationPeriod string `json:"finalization_period"`
+			} `json:"bridge_config"`
+		} `json:"bridges"`
+	}
+	if err := s.get(ctx, l1, "/opinit/ophost/v1/bridges?pagination.limit=1000", &body); err != nil {
+		return nil, err
+	}
+	var out []BridgeInfo
+	for _, b := range body.Bridges {
+		id, err := strconv.ParseUint(b.BridgeID, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bridge_id %q: %w", b.BridgeID, err)
+		}
+		d, _ := time.ParseDuration(b.BridgeConfig.FinalizationPeriod)
+		out = append(out, BridgeInfo{ID: id, FinalizationPeriod: d})
+	}
+	return out, nil
+}
+
+// TokenPairs reads /opinit/ophost/v1/bridges/{id}/token_pairs.
+func (s HTTPSource) TokenPairs(ctx context.Context, l1 *Chain, bridgeID uint64) ([]TokenPair, error) {
+	var body struct {
+		TokenPairs []struct {
+			L1Denom string `json:"l1_denom"`
+			L2Denom string `json:"l2_denom"`
+		} `json:"token_pairs"`
+	}
+	if err := s.get(ctx, l1, fmt.Sprintf("/opinit/ophost/v1/bridges/%d/token_pairs?pagination.limit=1000", bridgeID), &body); err != nil {
+		return nil, err
+	}
+	out := make([]TokenPair, 0, len(body.TokenPairs))
+	for _, p := range body.TokenPairs {
+		out = append(out, TokenPair{L1Denom: p.L1Denom, L2Denom: p.L2Denom})
+	}
+	return out, nil
+}
+
+// Channels reads /ibc/core/channel/v1/channels.
+func (s HTTPSource) Channels(ctx context.Context, c *Chain) ([]ChannelState, error) {
+	var body struct {
+		Channels []struct {
+			State        string `json:"state"`
+			PortID       string `json:"port_id"`
+			ChannelID    string `json:"channel_id"`
+			Counterparty struct {
+				PortID    string `json:"port_id"`
+				ChannelID string `json:"channel_id"`
+			} `json:"counterparty"`
+		} `json:"channels"`
+	}
+	if err := s.get(ctx, c, "/ibc/core/channel/v1/channels?pagination.limit=1000", &body); err != nil {
+		return nil, err
+	}
+	out := make([]ChannelState, 0, len(body.Channels))
+	for _, ch := range body.Channels {
+		out = append(out, ChannelState{Port: ch.PortID, ID: ch.ChannelID, CounterpartyPort: ch.Counterparty.PortID,
+			CounterpartyID: ch.Counterparty.ChannelID, State: ch.State})
+	}
+	return out, nil
+}
