@@ -1,0 +1,136 @@
+package ingest
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/cosmos/btcutil/bech32"
+)
+
+// Event is one ABCI event of a tx result, as CometBFT 0.38 serves it (attributes are plain
+// strings, not base64).
+type Event struct {
+	Type       string           `json:"type"`
+	Attributes []EventAttribute `json:"attributes,omitempty"`
+}
+
+// EventAttribute is one attribute of an Event. The JSON field order (key, value, index) is
+// the one CometBFT's jsonpb marshaller emits; index is always present.
+type EventAttribute struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Index bool   `json:"index"`
+}
+
+// The peer's patterns. The hex ones are shared verbatim in meaning: anchored for ordinary
+// attribute values, unanchored inside Move event data (so `0x1::coin` yields 0x1).
+var (
+	anchoredHex = regexp.MustCompile(`^0x[a-fA-F0-9]{1,64}$`)
+	moveHex     = regexp.MustCompile(`0x[a-fA-F0-9]{1,64}`)
+)
+
+// zeroTopicPrefix marks a 32-byte EVM log topic that carries a 20-byte address.
+const zeroTopicPrefix = "0x000000000000000000000000"
+
+// AccountExtractor finds the accounts a tx touched in its events, following the peer's rules
+// (notes §5), except that bech32 values are recognised with the configured prefix rather than
+// a hard-coded `init`.
+type AccountExtractor struct {
+	prefix  string
+	bech32R *regexp.Regexp
+}
+
+// NewAccountExtractor returns an extractor for bech32 addresses with the given human-readable
+// prefix (e.g. "init").
+func NewAccountExtractor(prefix string) *AccountExtractor {
+	return &AccountExtractor{
+		prefix: prefix,
+		// 38 data chars = 20 bytes, 58 = 32 bytes, each with the 6-char checksum.
+		bech32R: regexp.MustCompile(`^` + regexp.QuoteMeta(prefix) + `1(?:[a-z0-9]{38}|[a-z0-9]{58})$`),
+	}
+}
+
+// Extract returns the distinct raw addresses (20 or 32 bytes) found in events, in order of
+// first appearance. Values that look like addresses but do not parse are ignored, as the peer
+// does; a malformed EVM log JSON is skipped rather than failing the block.
+func (x *AccountExtractor) Extract(events []Event) [][]byte {
+	var out [][]byte
+	seen := map[string]bool{}
+	add := func(candidate string) {
+		addr, ok := x.ParseAddress(candidate)
+		if !ok || seen[string(addr)] {
+			return
+		}
+		seen[string(addr)] = true
+		out = append(out, addr)
+	}
+	for _, ev := range events {
+		for _, attr := range ev.Attributes {
+			switch {
+			case ev.Type == "move" && attr.Key == "data":
+				for _, m := range moveHex.FindAllString(attr.Value, -1) {
+					add(m)
+				}
+			case ev.Type == "evm" && attr.Key == "log":
+				var log struct {
+					Address string   `json:"address"`
+					Topics  []string `json:"topics"`
+				}
+				if err := json.Unmarshal([]byte(attr.Value), &log); err != nil {
+					continue
+				}
+				add(log.Address)
+				for i, topic := range log.Topics {
+					if i > 0 && strings.HasPrefix(topic, zeroTopicPrefix) {
+						add(topic)
+					}
+				}
+			case attr.Key == "ret":
+				// Return data of EVM calls is arbitrary bytes; the peer never indexes it.
+			default:
+				for _, piece := range strings.Split(attr.Value, ",") {
+					if x.bech32R.MatchString(piece) || anchoredHex.MatchString(piece) {
+						add(piece)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ParseAddress normalises an account the way the peer's AccAddressFromString does: bech32 with
+// the configured prefix (20 or 32 bytes), else hex with or without 0x, left-trimmed of zeros
+// and re-padded to 20 bytes (≤ 40 digits) or 32 bytes (≤ 64).
+func (x *AccountExtractor) ParseAddress(s string) ([]byte, bool) {
+	if !strings.HasPrefix(s, "0x") {
+		if hrp, data, err := bech32.DecodeToBase256(s); err == nil && hrp == x.prefix && (len(data) == 20 || len(data) == 32) {
+			return data, true
+		}
+	}
+	h := strings.ToLower(strings.TrimLeft(strings.TrimPrefix(s, "0x"), "0"))
+	switch {
+	case len(h) <= 40:
+		h = strings.Repeat("0", 40-len(h)) + h
+	case len(h) <= 64:
+		h = strings.Repeat("0", 64-len(h)) + h
+	default:
+		return nil, false
+	}
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// Bech32 renders a raw address with the configured prefix.
+func (x *AccountExtractor) Bech32(addr []byte) string {
+	s, err := bech32.EncodeFromBase256(x.prefix, addr)
+	if err != nil {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,116 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config tunes the pipeline. The zero value of every field means its documented default
+// (WithDefaults fills them in), so callers set only what they map from flags or the peer's
+// environment variables.
+type Config struct {
+	// ChainID is written as each block's chain_id (env CHAIN_ID). Empty: the header's chain_id.
+	ChainID string
+	// VMType is "evm", "move" or "wasm" (env VM_TYPE). Informational for this pipeline: the
+	// extraction rules apply to every VM, as at the peer.
+	VMType string
+	// AccountPrefix is the bech32 account prefix (env ACCOUNT_ADDRESS_PREFIX). Default "init".
+	AccountPrefix string
+	// StartHeight is where an empty store starts (env START_HEIGHT). 0 or 1: height 1. It is
+	// ignored once the store holds blocks: ingestion resumes at IndexedHeight()+1.
+	StartHeight int64
+
+	// Concurrency is the number of heights fetched at once (each height is three requests).
+	// Default 8, which keeps two cores busy decoding without flooding a node.
+	Concurrency int
+	// Window is how many heights may be fetched ahead of the last written one (memory bound).
+	// Default 4×Concurrency, at least MaxBatchBlocks.
+	Window int
+	// MaxBatchBlocks and MaxBatchTxs bound one WriteBlocks call (one database transaction)
+	// while catching up. Defaults 200 blocks and 5000 txs. At the tip every block is written
+	// as soon as it is fetched.
+	MaxBatchBlocks int
+	MaxBatchTxs    int
+
+	// PollInterval is how often the chain head is polled at the tip. Default 500 ms.
+	PollInterval time.Duration
+	// RetryMin and RetryMax bound the exponential backoff between attempts at one height.
+	// Defaults 200 ms and 10 s.
+	RetryMin time.Duration
+	RetryMax time.Duration
+	// MaxInvalidAttempts is how many times a height whose data cannot be decoded is retried
+	// before Run fails. Default 5. Transport errors are retried without limit.
+	MaxInvalidAttempts int
+	// MaxWriteAttempts is how many times a failing WriteBlocks is retried before Run fails.
+	// Default 5.
+	MaxWriteAttempts int
+	// ProgressInterval is how often progress is logged. Default 5 s.
+	ProgressInterval time.Duration
+	// ValidatorRefresh is the minimum time between two fetches of the validator list when a
+	// proposer is unknown. Default 1 min.
+	ValidatorRefresh time.Duration
+	// StopAtHeight, when > 0, makes Run return nil once this height is written (tests, backfills).
+	StopAtHeight int64
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.AccountPrefix == "" {
+		c.AccountPrefix = "init"
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 8
+	}
+	if c.MaxBatchBlocks <= 0 {
+		c.MaxBatchBlocks = 200
+	}
+	if c.MaxBatchTxs <= 0 {
+		c.MaxBatchTxs = 5000
+	}
+	if c.Window <= 0 {
+		c.Window = 4 * c.Concurrency
+	}
+	if c.Window < c.Concurrency {
+		c.Window = c.Concurrency
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = 500 * time.Millisecond
+	}
+	if c.RetryMin <= 0 {
+		c.RetryMin = 200 * time.Millisecond
+	}
+	if c.RetryMax <= 0 {
+		c.RetryMax = 10 * time.Second
+	}
+	if c.RetryMax < c.RetryMin {
+		c.RetryMax = c.RetryMin
+	}
+	if c.MaxInvalidAttempts <= 0 {
+		c.MaxInvalidAttempts = 5
+	}
+	if c.MaxWriteAttempts <= 0 {
+		c.MaxWriteAttempts = 5
+	}
+	if c.ProgressInterval <= 0 {
+		c.ProgressInterval = 5 * time.Second
+	}
+	if c.ValidatorRefresh <= 0 {
+		c.ValidatorRefresh = time.Minute
+	}
+	return c
+}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.VMType {
+	case "", "evm", "move", "wasm":
+	default:
+		errs = append(errs, fmt.Errorf("vm type %q: want evm, move or wasm", c.VMType))
+	}
+	if c.StartHeight < 0 {
+		errs = append(errs, fmt.Errorf("start height %d is negative", c.StartHeight))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,421 @@
+// Package ingest is the indexer's ingestion pipeline: it fetches every height's CometBFT block,
+// block results and REST tx JSON with bounded concurrency, builds the store's bundles (block
+// row, the API's tx objects, message types, signer, accounts) and writes them strictly in
+// height order, many blocks per transaction while catching up and block by block at the tip.
+//
+// Crash safety comes from the store: each WriteBlocks call stores its bundles and the indexed
+// height in one transaction, and Run resumes at IndexedHeight()+1, so nothing is lost or
+// written twice whatever the moment the process dies.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// Pipeline ingests a chain into a store. Create it with New and call Run once.
+type Pipeline struct {
+	cfg       Config
+	src       Source
+	w         store.Writer
+	log       *slog.Logger
+	m         *metrics
+	builder   *Builder
+	proposers *proposerResolver
+
+	target atomic.Int64 // latest chain height seen
+}
+
+// New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
+func New(cfg Config, src Source, w store.Writer, logger *slog.Logger, reg prometheus.Registerer) (*Pipeline, error) {
+	if src == nil || w == nil {
+		return nil, errors.New("ingest: source and writer are required")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("ingest config: %w", err)
+	}
+	cfg = cfg.WithDefaults()
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{
+		cfg:       cfg,
+		src:       src,
+		w:         w,
+		log:       logger,
+		m:         m,
+		builder:   NewBuilder(cfg.ChainID, cfg.AccountPrefix),
+		proposers: newProposerResolver(src, logger, cfg.ValidatorRefresh),
+	}, nil
+}
+
+// errStop ends Run cleanly once Config.StopAtHeight is written.
+var errStop = errors.New("stop height reached")
+
+type fetched struct {
+	height int64
+	bundle store.BlockBundle
+}
+
+// Run ingests until ctx is cancelled (then it returns nil, having either committed or abandoned
+// the batch in flight, never part of it), until Config.StopAtHeight is written, or until an
+// error it cannot retry past: undecodable chain data or a store that keeps failing.
+func (p *Pipeline) Run(ctx context.Context) error {
+	err := p.run(ctx)
+	if errors.Is(err, errStop) || (err != nil && ctx.Err() != nil) {
+		return nil
+	}
+	return err
+}
+
+func (p *Pipeline) run(ctx context.Context) error {
+	var indexed int64
+	if err := p.retry(ctx, "read indexed height", func() error {
+		var err error
+		indexed, err = p.w.IndexedHeight(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	next := indexed + 1
+	if indexed == 0 && p.cfg.StartHeight > 1 {
+		next = p.cfg.StartHeight
+	}
+	p.m.indexedHeight.Set(float64(indexed))
+	if p.cfg.StopAtHeight > 0 && next > p.cfg.StopAtHeight {
+		return errStop
+	}
+
+	// block_time of the first block written needs the previous block's time. After a restart
+	// that block is in the store but not in memory, so ask the chain; a fresh start (height 1
+	// or START_HEIGHT) has no previous block and gets 0, as at the peer.
+	var prev time.Time
+	if indexed > 0 {
+		if err := p.retry(ctx, "fetch previous block", func() error {
+			b, err := p.src.Block(ctx, indexed)
+			if err == nil {
+				prev = b.Time
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	p.log.Info("ingestion starting", "from_height", next, "indexed_height", indexed)
+
+	g, gctx := errgroup.WithContext(ctx)
+	heights := make(chan int64)
+	results := make(chan fetched, p.cfg.Window)
+	tokens := make(chan struct{}, p.cfg.Window)
+
+	g.Go(func() error { return p.dispatch(gctx, next, heights, tokens) })
+	for range p.cfg.Concurrency {
+		g.Go(func() error {
+			for h := range heights {
+				b, err := p.fetchHeight(gctx, h)
+				if err != nil {
+					return err
+				}
+				select {
+				case results <- fetched{height: h, bundle: b}:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error { return p.write(gctx, next, prev, results, tokens) })
+	return g.Wait()
+}
+
+// dispatch hands out heights in ascending order, never more than Window ahead of the writer
+// (tokens), and never above the chain head: at the tip it polls /status.
+func (p *Pipeline) dispatch(ctx context.Context, next int64, heights chan<- int64, tokens chan<- struct{}) error {
+	defer close(heights)
+	for h := next; p.cfg.StopAtHeight <= 0 || h <= p.cfg.StopAtHeight; h++ {
+		for attempt := 0; h > p.target.Load(); {
+			head, err := p.src.LatestHeight(ctx)
+			if ctx.Err() != nil {
+				return nil
+			}
+			switch {
+			case err != nil:
+				p.m.fetchErrors.WithLabelValues("status").Inc()
+				p.log.Warn("reading the chain head failed", "err", err, "attempt", attempt+1)
+				if !sleep(ctx, p.backoff(attempt)) {
+					return nil
+				}
+				attempt++
+			case head < h:
+				p.setTarget(head)
+				if !sleep(ctx, p.cfg.PollInterval) {
+					return nil
+				}
+			default:
+				p.setTarget(head)
+			}
+		}
+		select {
+		case tokens <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		select {
+		case heights <- h:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) setTarget(h int64) {
+	if h > p.target.Load() {
+		p.target.Store(h)
+		p.m.chainHeight.Set(float64(h))
+	}
+}
+
+// fetchHeight returns the bundle of one height, retrying with backoff: without limit on
+// transport errors, MaxInvalidAttempts times on undecodable data. A height not produced yet
+// (a node behind the one that answered /status) is waited for, not counted as an error.
+func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle, error) {
+	invalid := 0
+	for attempt := 0; ; attempt++ {
+		b, err := p.fetchOnce(ctx, h)
+		if err == nil {
+			return b, nil
+		}
+		if ctx.Err() != nil {
+			return store.BlockBundle{}, ctx.Err()
+		}
+		wait := p.backoff(attempt)
+		switch {
+		case errors.Is(err, ErrFutureHeight):
+			attempt = -1 // the next failure starts the backoff afresh
+			wait = p.cfg.PollInterval
+		case errors.Is(err, ErrInvalidData):
+			p.m.fetchErrors.WithLabelValues("invalid").Inc()
+			invalid++
+			if invalid >= p.cfg.MaxInvalidAttempts {
+				return store.BlockBundle{}, fmt.Errorf("height %d: giving up after %d attempts: %w", h, invalid, err)
+			}
+			p.log.Warn("height data invalid; retrying", "height", h, "err", err, "attempt", invalid)
+		default:
+			p.m.fetchErrors.WithLabelValues("transport").Inc()
+			p.log.Warn("fetching height failed; retrying", "height", h, "err", err, "attempt", attempt+1, "wait", wait)
+		}
+		p.m.fetchRetries.Inc()
+		if !sleep(ctx, wait) {
+			return store.BlockBundle{}, ctx.Err()
+		}
+	}
+}
+
+func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, error) {
+	blk, err := p.src.Block(ctx, h)
+	if err != nil {
+		return store.BlockBundle{}, err
+	}
+	results, err := p.src.BlockResults(ctx, h)
+	if err != nil {
+		return store.BlockBundle{}, err
+	}
+	var rest []json.RawMessage
+	if len(blk.Txs) > 0 {
+		if rest, err = p.src.BlockTxs(ctx, h); err != nil {
+			return store.BlockBundle{}, err
+		}
+		if len(rest) != len(blk.Txs) {
+			return store.BlockBundle{}, fmt.Errorf("height %d: %w: %d txs in the block, %d from REST", h, ErrInvalidData, len(blk.Txs), len(rest))
+		}
+	}
+	return p.builder.Build(blk, results, rest, p.proposers.Resolve(ctx, blk.ProposerAddress))
+}
+
+// write is the only goroutine touching the store. It takes bundles in height order, gives each
+// its block_time, and flushes a batch when it is full, when the pipeline has reached the tip
+// and nothing else is ready, or when a catch-up batch has waited long enough.
+func (p *Pipeline) write(ctx context.Context, next int64, prev time.Time, results <-chan fetched, tokens <-chan struct{}) error {
+	pending := map[int64]store.BlockBundle{}
+	expected := next
+	var batch []store.BlockBundle
+	batchTxs := 0
+	var batchOpened time.Time
+	const maxBatchDelay = time.Second
+
+	prog := newProgress(p, next-1)
+	ticker := time.NewTicker(p.cfg.ProgressInterval)
+	defer ticker.Stop()
+
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := p.writeBatch(ctx, batch, batchTxs); err != nil {
+			return err
+		}
+		prog.written(batch[len(batch)-1].Block.Height, len(batch), batchTxs)
+		batch, batchTxs = nil, 0
+		if p.cfg.StopAtHeight > 0 && expected > p.cfg.StopAtHeight {
+			return errStop
+		}
+		return nil
+	}
+
+	var timer <-chan time.Time
+	for {
+		// Take every bundle that is ready now before deciding whether to flush.
+		select {
+		case f := <-results:
+			pending[f.height] = f.bundle
+		drain:
+			for {
+				select {
+				case f := <-results:
+					pending[f.height] = f.bundle
+				default:
+					break drain
+				}
+			}
+		case <-ticker.C:
+			prog.log()
+			continue
+		case <-timer:
+			timer = nil
+			if err := flush(); err != nil {
+				return err
+			}
+			continue
+		case <-ctx.Done():
+			// The batch not yet written is abandoned whole; the store has every earlier one.
+			return ctx.Err()
+		}
+
+		for {
+			b, ok := pending[expected]
+			if !ok {
+				break
+			}
+			delete(pending, expected)
+			<-tokens
+			if !prev.IsZero() {
+				b.Block.BlockTimeMs = b.Block.Time.Sub(prev).Milliseconds()
+			}
+			prev = b.Block.Time
+			if len(batch) == 0 {
+				batchOpened = time.Now()
+			}
+			batch = append(batch, b)
+			batchTxs += len(b.Txs)
+			expected++
+			if len(batch) >= p.cfg.MaxBatchBlocks || batchTxs >= p.cfg.MaxBatchTxs ||
+				(p.cfg.StopAtHeight > 0 && expected > p.cfg.StopAtHeight) {
+				timer = nil
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		// At the tip every block goes out on its own. While catching up the next height is
+		// moments away, so the batch waits for it, up to maxBatchDelay.
+		atTip := expected > p.target.Load()
+		if atTip || time.Since(batchOpened) >= maxBatchDelay {
+			timer = nil
+			if err := flush(); err != nil {
+				return err
+			}
+		} else if timer == nil {
+			timer = time.After(maxBatchDelay - time.Since(batchOpened))
+		}
+	}
+}
+
+func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, txs int) error {
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		err := p.w.WriteBlocks(ctx, batch)
+		if err == nil {
+			last := batch[len(batch)-1].Block.Height
+			p.m.writeSeconds.Observe(time.Since(start).Seconds())
+			p.m.batchBlocks.Observe(float64(len(batch)))
+			p.m.batchTxs.Observe(float64(txs))
+			p.m.blocksWritten.Add(float64(len(batch)))
+			p.m.txsWritten.Add(float64(txs))
+			p.m.indexedHeight.Set(float64(last))
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if attempt+1 >= p.cfg.MaxWriteAttempts {
+			return fmt.Errorf("write heights %d..%d: %w", batch[0].Block.Height, batch[len(batch)-1].Block.Height, err)
+		}
+		p.m.writeRetries.Inc()
+		p.log.Warn("writing blocks failed; retrying", "from", batch[0].Block.Height, "to", batch[len(batch)-1].Block.Height, "err", err)
+		if !sleep(ctx, p.backoff(attempt)) {
+			return ctx.Err()
+		}
+	}
+}
+
+// retry runs f until it succeeds, with backoff, MaxWriteAttempts times (start-up reads).
+func (p *Pipeline) retry(ctx context.Context, what string, f func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if attempt+1 >= p.cfg.MaxWriteAttempts && !errors.Is(err, ErrFutureHeight) {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		p.log.Warn(what+" failed; retrying", "err", err)
+		if !sleep(ctx, p.backoff(attempt)) {
+			return ctx.Err()
+		}
+	}
+}
+
+// backoff is exponential from RetryMin to RetryMax with ±10 % jitter.
+func (p *Pipeline) backoff(attempt int) time.Duration {
+	d := p.cfg.RetryMin
+	for i := 0; i < attempt && d < p.cfg.RetryMax; i++ {
+		d *= 2
+	}
+	d = min(d, p.cfg.RetryMax)
+	jitter := time.Duration(float64(d) * 0.1 * (2*rand.Float64() - 1))
+	return d + jitter
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

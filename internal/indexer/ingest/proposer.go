@@ -1,0 +1,68 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// proposerResolver maps a header's proposer_address (a consensus address) to the OPinit
+// validator, from the validator list fetched once and refreshed when an unknown proposer shows
+// up (at most once per refreshEvery, so a chain whose proposer is not an opchild validator
+// does not cost a REST call per block).
+type proposerResolver struct {
+	src          Source
+	log          *slog.Logger
+	refreshEvery time.Duration
+
+	mu        sync.Mutex
+	byCons    map[string]*store.Proposer
+	lastFetch time.Time
+	fetched   bool
+}
+
+func newProposerResolver(src Source, log *slog.Logger, refreshEvery time.Duration) *proposerResolver {
+	return &proposerResolver{src: src, log: log, refreshEvery: refreshEvery, byCons: map[string]*store.Proposer{}}
+}
+
+// Resolve returns the proposer, or nil when it cannot be resolved: a failed lookup is logged
+// and never stops ingestion.
+func (r *proposerResolver) Resolve(ctx context.Context, consAddr []byte) *store.Proposer {
+	if len(consAddr) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.byCons[string(consAddr)]; ok {
+		return p
+	}
+	if r.fetched && time.Since(r.lastFetch) < r.refreshEvery {
+		return nil
+	}
+	r.lastFetch = time.Now()
+	vals, err := r.src.Validators(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("proposer lookup failed; storing the block without proposer", "err", err)
+		}
+		return nil
+	}
+	r.fetched = true
+	for _, v := range vals {
+		addr, err := pubKeyAddress(v.ConsensusPubKeyType, v.ConsensusPubKey)
+		if err != nil {
+			r.log.Warn("validator with unusable consensus key", "operator_address", v.OperatorAddress, "err", err)
+			continue
+		}
+		// identity is always "" at the peer: opchild validators carry no description.
+		r.byCons[string(addr)] = &store.Proposer{Moniker: v.Moniker, Identity: "", OperatorAddress: v.OperatorAddress}
+	}
+	p, ok := r.byCons[string(consAddr)]
+	if !ok {
+		r.log.Warn("block proposer is not in the opchild validator set", "proposer_address", consAddr)
+	}
+	return p
+}
