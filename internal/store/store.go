@@ -7,11 +7,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"time"
 )
 
 // ErrNotFound is returned by single-row reads when the row does not exist.
 var ErrNotFound = errors.New("not found")
+
+// ErrHeightGap is returned by WriteBlocks when the bundles do not continue the stored chain
+// (a gap after IndexedHeight, or heights that are not consecutive and ascending).
+var ErrHeightGap = errors.New("heights are not consecutive")
 
 // Proposer identifies the validator that proposed a block, resolved at ingest time so the
 // block list endpoints never call the chain.
@@ -67,4 +72,90 @@ type Writer interface {
 	WriteBlocks(ctx context.Context, bundles []BlockBundle) error
 	// IndexedHeight returns the last height written, or 0 for an empty store.
 	IndexedHeight(ctx context.Context) (int64, error)
+}
+
+// CursorKind says which key a Cursor carries.
+type CursorKind int
+
+// The cursor kinds; the zero value means "no cursor".
+const (
+	CursorNone     CursorKind = iota
+	CursorSequence            // a tx sequence, the native key of tx lists
+	CursorHeight              // a block height, the native key of the block list
+)
+
+// Cursor is a keyset position: the page starts strictly after it, in the page's order.
+// Both kinds work on every list: a height cursor on a tx list means "after that block's txs",
+// a sequence cursor on the block list means "after the block holding that tx".
+type Cursor struct {
+	Kind  CursorKind
+	Value int64
+}
+
+// Page selects one page of an ordered list.
+type Page struct {
+	Limit      int   // rows per page, 1..1000 (the API validates; 0 means 100)
+	Desc       bool  // newest first
+	Offset     int64 // rows to skip; ignored when After is set
+	After      Cursor
+	CountTotal bool // fill the result's Total; false leaves it 0
+}
+
+// TxFilter narrows a tx list. The zero value lists every tx.
+type TxFilter struct {
+	Account    []byte // raw address bytes; nil means any account
+	SignerOnly bool   // with Account: only txs the account signed
+	Height     int64  // 0 means any height
+	// MsgTypes keeps txs holding at least one of these type URLs (without the leading '/').
+	// nil means no filter; a non-nil list whose types are all unknown yields no tx.
+	MsgTypes []string
+}
+
+// TxRecord is one stored tx as the API serves it.
+type TxRecord struct {
+	Sequence int64
+	Height   int64
+	JSON     json.RawMessage // the stored Tx object, byte for byte
+}
+
+// TxPage is one page of txs. Total is exact (see Reader.Txs) or 0 when not counted.
+type TxPage struct {
+	Txs   []TxRecord
+	Total int64
+}
+
+// BlockPage is one page of blocks; Total is the number of indexed blocks, or 0 when not counted.
+type BlockPage struct {
+	Blocks []Block
+	Total  int64
+}
+
+// Reader is the API side of the store. Every list is a keyset query on a unique key (height
+// or tx sequence); an Offset is turned into a key by arithmetic where the keys are dense
+// (blocks, all txs, txs of one height) and otherwise skipped on a covering index. Totals are
+// exact: the dense cases are arithmetic, the filtered ones a COUNT on the edge index.
+type Reader interface {
+	// IndexedHeight returns the last height written, or 0 for an empty store.
+	IndexedHeight(ctx context.Context) (int64, error)
+	// Block returns one block or ErrNotFound.
+	Block(ctx context.Context, height int64) (Block, error)
+	// Blocks returns a page of blocks ordered by height.
+	Blocks(ctx context.Context, p Page) (BlockPage, error)
+	// AvgBlockTime returns, in seconds, (newest time - oldest time) / (k-1) over the latest
+	// k = min(n, indexed blocks) blocks; 0 with fewer than two blocks.
+	AvgBlockTime(ctx context.Context, n int) (float64, error)
+	// Tx returns the tx with that hash (the first one if the hash occurs twice) or ErrNotFound.
+	Tx(ctx context.Context, hash []byte) (TxRecord, error)
+	// Txs returns a page of txs ordered by sequence.
+	Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error)
+}
+
+// Store is a backend: both sides plus maintenance.
+type Store interface {
+	Reader
+	Writer
+	// Dump writes every table's rows in a canonical order and text form, so two stores
+	// holding the same data dump to the same bytes.
+	Dump(ctx context.Context, w io.Writer) error
+	Close() error
 }

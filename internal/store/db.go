@@ -1,0 +1,784 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// rows is what both drivers' result sets have in common.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// conn runs queries written with '?' placeholders; the PostgreSQL side rewrites them.
+type conn interface {
+	query(ctx context.Context, q string, args ...any) (rows, error)
+}
+
+// wtx is one write transaction of a backend.
+type wtx interface {
+	conn
+	exec(ctx context.Context, q string, args ...any) error
+	// insertRows bulk-inserts: COPY on PostgreSQL, a prepared INSERT on SQLite.
+	insertRows(ctx context.Context, table string, cols []string, rows [][]any) error
+	commit(ctx context.Context) error
+	rollback(ctx context.Context) error
+}
+
+// backend is what differs between SQLite and PostgreSQL.
+type backend interface {
+	reader() conn
+	begin(ctx context.Context) (wtx, error)
+	// forUpdate is appended to the state read that starts every write transaction.
+	forUpdate() string
+	close() error
+}
+
+// DB implements Store over a backend. Writes are serialised in-process (and by the database:
+// SQLite's single writer connection with BEGIN IMMEDIATE, PostgreSQL's row lock on
+// indexed_height), reads run on a pool.
+type DB struct {
+	be  backend
+	log *slog.Logger
+
+	writeMu sync.Mutex
+
+	// Dictionary ids are cached only after the transaction that assigned them committed, so
+	// a rolled-back write never leaves a phantom id behind.
+	accounts *lru.Cache[string, int64]
+	msgMu    sync.RWMutex
+	msgTypes map[string]int64
+}
+
+var _ Store = (*DB)(nil)
+
+func newDB(be backend, log *slog.Logger) *DB {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c, _ := lru.New[string, int64](1 << 17)
+	return &DB{be: be, log: log, accounts: c, msgTypes: map[string]int64{}}
+}
+
+// Close releases the connections.
+func (d *DB) Close() error { return d.be.close() }
+
+func queryRow(ctx context.Context, c conn, q string, args []any, dest ...any) error {
+	r, err := c.query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !r.Next() {
+		if err := r.Err(); err != nil {
+			return err
+		}
+		return ErrNotFound
+	}
+	if err := r.Scan(dest...); err != nil {
+		return err
+	}
+	return r.Err()
+}
+
+type state struct {
+	height, firstHeight, lastSequence int64
+}
+
+func readState(ctx context.Context, c conn, suffix string) (state, error) {
+	var s state
+	err := queryRow(ctx, c, "SELECT height, first_height, last_sequence FROM indexed_height WHERE id = 1"+suffix, nil,
+		&s.height, &s.firstHeight, &s.lastSequence)
+	if err != nil {
+		return s, fmt.Errorf("read indexed_height: %w", err)
+	}
+	return s, nil
+}
+
+// IndexedHeight returns the last height written, or 0 for an empty store.
+func (d *DB) IndexedHeight(ctx context.Context) (int64, error) {
+	s, err := readState(ctx, d.be.reader(), "")
+	return s.height, err
+}
+
+// WriteBlocks implements Writer. Bundles at or below the indexed height are skipped, so
+// replaying a batch after a crash is a no-op for the part that was committed.
+func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error) {
+	if len(bundles) == 0 {
+		return nil
+	}
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+
+	tx, err := d.be.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
+				err = fmt.Errorf("rollback: %w", rerr)
+			}
+		}
+	}()
+	st, err := readState(ctx, tx, d.be.forUpdate())
+	if err != nil {
+		return err
+	}
+	i := 0
+	for i < len(bundles) && st.height > 0 && bundles[i].Block.Height <= st.height {
+		i++
+	}
+	bundles = bundles[i:]
+	if len(bundles) == 0 {
+		return nil
+	}
+	for k, b := range bundles {
+		h := b.Block.Height
+		switch {
+		case h < 1:
+			return fmt.Errorf("%w: height %d", ErrHeightGap, h)
+		case k == 0 && st.height > 0 && h != st.height+1:
+			return fmt.Errorf("%w: indexed height is %d, got %d", ErrHeightGap, st.height, h)
+		case k > 0 && h != bundles[k-1].Block.Height+1:
+			return fmt.Errorf("%w: %d follows %d", ErrHeightGap, h, bundles[k-1].Block.Height)
+		}
+	}
+	if st.height == 0 {
+		st.firstHeight = bundles[0].Block.Height
+	}
+
+	// Dictionaries first, in first-seen order so ids are deterministic.
+	var accKeys [][]byte
+	var msgKeys []string
+	seenAcc := map[string]bool{}
+	seenMsg := map[string]bool{}
+	for _, b := range bundles {
+		for _, t := range b.Txs {
+			if t.Signer != nil && !seenAcc[string(t.Signer)] {
+				seenAcc[string(t.Signer)] = true
+				accKeys = append(accKeys, t.Signer)
+			}
+			for _, a := range t.Accounts {
+				if !seenAcc[string(a.Addr)] {
+					seenAcc[string(a.Addr)] = true
+					accKeys = append(accKeys, a.Addr)
+				}
+			}
+			for _, m := range t.MsgTypes {
+				m = strings.TrimPrefix(m, "/")
+				if !seenMsg[m] {
+					seenMsg[m] = true
+					msgKeys = append(msgKeys, m)
+				}
+			}
+		}
+	}
+	accIDs, err := d.accountIDs(ctx, tx, accKeys)
+	if err != nil {
+		return err
+	}
+	msgIDs, err := d.msgTypeIDs(ctx, tx, msgKeys)
+	if err != nil {
+		return err
+	}
+
+	var blockRows, txRows, accRows, msgRows [][]any
+	seq := st.lastSequence
+	for _, b := range bundles {
+		blk := b.Block
+		first := seq + 1
+		for idx, t := range b.Txs {
+			if t.Height != 0 && t.Height != blk.Height {
+				return fmt.Errorf("tx %X: height %d inside block %d", t.Hash, t.Height, blk.Height)
+			}
+			seq++
+			var signerID any
+			if t.Signer != nil {
+				signerID = accIDs[string(t.Signer)]
+			}
+			txRows = append(txRows, []any{seq, t.Hash, blk.Height, idx, signerID, string(t.JSON)})
+			edges := map[string]bool{}
+			var order []string
+			add := func(addr []byte, signer bool) {
+				k := string(addr)
+				if _, ok := edges[k]; !ok {
+					order = append(order, k)
+				}
+				edges[k] = edges[k] || signer
+			}
+			if t.Signer != nil {
+				add(t.Signer, true)
+			}
+			for _, a := range t.Accounts {
+				add(a.Addr, a.Signer)
+			}
+			for _, k := range order {
+				accRows = append(accRows, []any{accIDs[k], seq, edges[k]})
+			}
+			seenT := map[string]bool{}
+			for _, m := range t.MsgTypes {
+				m = strings.TrimPrefix(m, "/")
+				if !seenT[m] {
+					seenT[m] = true
+					msgRows = append(msgRows, []any{msgIDs[m], seq})
+				}
+			}
+		}
+		var proposer any
+		if blk.Proposer != nil {
+			pj, err := json.Marshal(blk.Proposer)
+			if err != nil {
+				return fmt.Errorf("proposer of %d: %w", blk.Height, err)
+			}
+			proposer = string(pj)
+		}
+		fee := string(blk.TotalFee)
+		if len(blk.TotalFee) == 0 {
+			fee = "null"
+		}
+		blockRows = append(blockRows, []any{blk.Height, blk.ChainID, nonNil(blk.Hash), blk.Time.UnixNano(), blk.BlockTimeMs,
+			proposer, blk.GasUsed, blk.GasWanted, blk.TxCount, fee, first, seq})
+	}
+	if err := tx.insertRows(ctx, "block", []string{"height", "chain_id", "hash", "time_ns", "block_time_ms", "proposer",
+		"gas_used", "gas_wanted", "tx_count", "total_fee", "first_sequence", "last_sequence"}, blockRows); err != nil {
+		return fmt.Errorf("insert blocks: %w", err)
+	}
+	if err := tx.insertRows(ctx, "tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
+		return fmt.Errorf("insert txs: %w", err)
+	}
+	if err := tx.insertRows(ctx, "tx_accounts", []string{"account_id", "sequence", "signer"}, accRows); err != nil {
+		return fmt.Errorf("insert tx_accounts: %w", err)
+	}
+	if err := tx.insertRows(ctx, "tx_msg_types", []string{"msg_type_id", "sequence"}, msgRows); err != nil {
+		return fmt.Errorf("insert tx_msg_types: %w", err)
+	}
+	last := bundles[len(bundles)-1].Block.Height
+	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
+		last, st.firstHeight, seq); err != nil {
+		return fmt.Errorf("update indexed_height: %w", err)
+	}
+	if err := tx.commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	committed = true
+	for k, id := range accIDs {
+		d.accounts.Add(k, id)
+	}
+	d.msgMu.Lock()
+	for k, id := range msgIDs {
+		d.msgTypes[k] = id
+	}
+	d.msgMu.Unlock()
+	return nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+const dictChunk = 200
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// accountIDs returns the dictionary id of every key, inserting the missing ones.
+func (d *DB) accountIDs(ctx context.Context, tx wtx, keys [][]byte) (map[string]int64, error) {
+	out := make(map[string]int64, len(keys))
+	var missing [][]byte
+	for _, k := range keys {
+		if id, ok := d.accounts.Get(string(k)); ok {
+			out[string(k)] = id
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	err := resolveDict(ctx, tx, "account_dict", "account", missing, func(k []byte) string { return string(k) }, out)
+	return out, err
+}
+
+func (d *DB) msgTypeIDs(ctx context.Context, tx wtx, keys []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(keys))
+	var missing []string
+	d.msgMu.RLock()
+	for _, k := range keys {
+		if id, ok := d.msgTypes[k]; ok {
+			out[k] = id
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	d.msgMu.RUnlock()
+	err := resolveDict(ctx, tx, "msg_type_dict", "msg_type", missing, func(k string) string { return k }, out)
+	return out, err
+}
+
+// resolveDict looks the keys up and inserts the absent ones (in the given order) with
+// INSERT … RETURNING, which both SQLite and PostgreSQL support.
+func resolveDict[K string | []byte](ctx context.Context, tx wtx, table, col string, keys []K, str func(K) string, out map[string]int64) error {
+	for start := 0; start < len(keys); start += dictChunk {
+		chunk := keys[start:min(start+dictChunk, len(keys))]
+		args := make([]any, len(chunk))
+		for i, k := range chunk {
+			args[i] = k
+		}
+		if err := scanDict(ctx, tx, fmt.Sprintf("SELECT id, %s FROM %s WHERE %s IN (%s)", col, table, col, placeholders(len(chunk))), args, str, out); err != nil {
+			return fmt.Errorf("look up %s: %w", table, err)
+		}
+		var absent []any
+		for _, k := range chunk {
+			if _, ok := out[str(k)]; !ok {
+				absent = append(absent, k)
+			}
+		}
+		if len(absent) == 0 {
+			continue
+		}
+		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s RETURNING id, %s", table, col,
+			strings.TrimSuffix(strings.Repeat("(?),", len(absent)), ","), col)
+		if err := scanDict(ctx, tx, q, absent, str, out); err != nil {
+			return fmt.Errorf("insert %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+func scanDict[K string | []byte](ctx context.Context, c conn, q string, args []any, str func(K) string, out map[string]int64) error {
+	r, err := c.query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for r.Next() {
+		var id int64
+		var k K
+		if err := r.Scan(&id, &k); err != nil {
+			return err
+		}
+		out[str(k)] = id
+	}
+	return r.Err()
+}
+
+const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee"
+
+func scanBlocks(r rows) ([]Block, error) {
+	defer r.Close()
+	out := []Block{}
+	for r.Next() {
+		var b Block
+		var tns int64
+		var proposer sql.NullString
+		var fee string
+		if err := r.Scan(&b.Height, &b.ChainID, &b.Hash, &tns, &b.BlockTimeMs, &proposer, &b.GasUsed, &b.GasWanted, &b.TxCount, &fee); err != nil {
+			return nil, err
+		}
+		b.Time = time.Unix(0, tns).UTC()
+		if proposer.Valid {
+			var p Proposer
+			if err := json.Unmarshal([]byte(proposer.String), &p); err != nil {
+				return nil, fmt.Errorf("block %d proposer: %w", b.Height, err)
+			}
+			b.Proposer = &p
+		}
+		b.TotalFee = json.RawMessage(fee)
+		out = append(out, b)
+	}
+	return out, r.Err()
+}
+
+// Block implements Reader.
+func (d *DB) Block(ctx context.Context, height int64) (Block, error) {
+	r, err := d.be.reader().query(ctx, "SELECT "+blockCols+" FROM block WHERE height = ?", height)
+	if err != nil {
+		return Block{}, fmt.Errorf("block %d: %w", height, err)
+	}
+	bs, err := scanBlocks(r)
+	if err != nil {
+		return Block{}, fmt.Errorf("block %d: %w", height, err)
+	}
+	if len(bs) == 0 {
+		return Block{}, ErrNotFound
+	}
+	return bs[0], nil
+}
+
+func limitOf(p Page) int {
+	if p.Limit <= 0 {
+		return 100
+	}
+	return p.Limit
+}
+
+func dir(desc bool) string {
+	if desc {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+// Blocks implements Reader. Heights are dense from first_height to height, so an offset is a
+// height and the total is a subtraction.
+func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
+	c := d.be.reader()
+	st, err := readState(ctx, c, "")
+	if err != nil {
+		return BlockPage{}, err
+	}
+	var cond string
+	var bound int64
+	switch p.After.Kind {
+	case CursorHeight:
+		bound = p.After.Value
+		cond = map[bool]string{true: "height < ?", false: "height > ?"}[p.Desc]
+	case CursorSequence:
+		// The block holding that tx: the page continues past it.
+		var h int64
+		err := queryRow(ctx, c, "SELECT height FROM tx WHERE sequence <= ? ORDER BY sequence DESC LIMIT 1", []any{p.After.Value}, &h)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return BlockPage{}, fmt.Errorf("resolve sequence cursor: %w", err)
+		}
+		bound = h
+		cond = map[bool]string{true: "height < ?", false: "height > ?"}[p.Desc]
+	default:
+		if p.Offset > st.height-st.firstHeight {
+			bound, cond = 0, "height < ?"
+		} else if p.Desc {
+			bound, cond = st.height-p.Offset, "height <= ?"
+		} else {
+			bound, cond = st.firstHeight+p.Offset, "height >= ?"
+		}
+	}
+	r, err := c.query(ctx, "SELECT "+blockCols+" FROM block WHERE "+cond+" ORDER BY height "+dir(p.Desc)+" LIMIT ?", bound, limitOf(p))
+	if err != nil {
+		return BlockPage{}, fmt.Errorf("blocks: %w", err)
+	}
+	bs, err := scanBlocks(r)
+	if err != nil {
+		return BlockPage{}, fmt.Errorf("blocks: %w", err)
+	}
+	out := BlockPage{Blocks: bs}
+	if p.CountTotal && st.height > 0 {
+		out.Total = st.height - st.firstHeight + 1
+	}
+	return out, nil
+}
+
+// AvgBlockTime implements Reader.
+func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
+	c := d.be.reader()
+	st, err := readState(ctx, c, "")
+	if err != nil {
+		return 0, err
+	}
+	lo := max(st.firstHeight, st.height-int64(n)+1)
+	if st.height-lo < 1 {
+		return 0, nil
+	}
+	var tLo, tHi int64
+	if err := queryRow(ctx, c, "SELECT time_ns FROM block WHERE height = ?", []any{lo}, &tLo); err != nil {
+		return 0, fmt.Errorf("avg block time: %w", err)
+	}
+	if err := queryRow(ctx, c, "SELECT time_ns FROM block WHERE height = ?", []any{st.height}, &tHi); err != nil {
+		return 0, fmt.Errorf("avg block time: %w", err)
+	}
+	return float64(tHi-tLo) / 1e9 / float64(st.height-lo), nil
+}
+
+// Tx implements Reader.
+func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
+	var t TxRecord
+	var data string
+	err := queryRow(ctx, d.be.reader(), "SELECT sequence, height, data FROM tx WHERE hash = ? ORDER BY sequence LIMIT 1",
+		[]any{nonNil(hash)}, &t.Sequence, &t.Height, &data)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return t, err
+		}
+		return t, fmt.Errorf("tx by hash: %w", err)
+	}
+	t.JSON = json.RawMessage(data)
+	return t, nil
+}
+
+func (d *DB) lookupAccount(ctx context.Context, c conn, addr []byte) (int64, bool, error) {
+	if id, ok := d.accounts.Get(string(addr)); ok {
+		return id, true, nil
+	}
+	var id int64
+	err := queryRow(ctx, c, "SELECT id FROM account_dict WHERE account = ?", []any{nonNil(addr)}, &id)
+	if errors.Is(err, ErrNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("account id: %w", err)
+	}
+	return id, true, nil
+}
+
+func (d *DB) lookupMsgTypes(ctx context.Context, c conn, types []string) ([]int64, error) {
+	var ids []int64
+	var missing []any
+	seen := map[string]bool{}
+	d.msgMu.RLock()
+	for _, m := range types {
+		m = strings.TrimPrefix(m, "/")
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
+		if id, ok := d.msgTypes[m]; ok {
+			ids = append(ids, id)
+		} else {
+			missing = append(missing, m)
+		}
+	}
+	d.msgMu.RUnlock()
+	for start := 0; start < len(missing); start += dictChunk {
+		chunk := missing[start:min(start+dictChunk, len(missing))]
+		r, err := c.query(ctx, "SELECT id FROM msg_type_dict WHERE msg_type IN ("+placeholders(len(chunk))+")", chunk...)
+		if err != nil {
+			return nil, fmt.Errorf("msg type ids: %w", err)
+		}
+		for r.Next() {
+			var id int64
+			if err := r.Scan(&id); err != nil {
+				r.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		err = r.Err()
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// Txs implements Reader.
+//
+// Plan: without an account or msgs filter the sequences are dense (1..last, or the block's
+// first..last for a height), so cursor and offset both become a primary-key range on tx.
+// With a filter the sequences come from the edge table's primary key (account_id, sequence)
+// or (msg_type_id, sequence): a cursor is a seek on it, an offset is skipped on that index
+// alone (no tx rows are read for skipped entries), and only the page's rows are joined to tx.
+func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
+	c := d.be.reader()
+	st, err := readState(ctx, c, "")
+	if err != nil {
+		return TxPage{}, err
+	}
+	empty := TxPage{Txs: []TxRecord{}}
+	lo, hi := int64(1), st.lastSequence
+	if f.Height != 0 {
+		err := queryRow(ctx, c, "SELECT first_sequence, last_sequence FROM block WHERE height = ?", []any{f.Height}, &lo, &hi)
+		if errors.Is(err, ErrNotFound) {
+			return empty, nil
+		}
+		if err != nil {
+			return TxPage{}, fmt.Errorf("txs of height: %w", err)
+		}
+	}
+	if hi < lo {
+		return empty, nil
+	}
+	var accID int64
+	if f.Account != nil {
+		id, ok, err := d.lookupAccount(ctx, c, f.Account)
+		if err != nil {
+			return TxPage{}, err
+		}
+		if !ok {
+			return empty, nil
+		}
+		accID = id
+	}
+	var msgIDs []int64
+	if f.MsgTypes != nil {
+		msgIDs, err = d.lookupMsgTypes(ctx, c, f.MsgTypes)
+		if err != nil {
+			return TxPage{}, err
+		}
+		if len(msgIDs) == 0 {
+			return empty, nil
+		}
+	}
+
+	// The cursor as an exclusive sequence bound in page order.
+	hasCursor := p.After.Kind != CursorNone
+	var after int64
+	switch p.After.Kind {
+	case CursorSequence:
+		after = p.After.Value
+	case CursorHeight:
+		if p.Desc {
+			err := queryRow(ctx, c, "SELECT first_sequence FROM block WHERE height >= ? ORDER BY height LIMIT 1", []any{p.After.Value}, &after)
+			if errors.Is(err, ErrNotFound) {
+				after, err = st.lastSequence+1, nil
+			}
+			if err != nil {
+				return TxPage{}, fmt.Errorf("resolve height cursor: %w", err)
+			}
+		} else {
+			err := queryRow(ctx, c, "SELECT last_sequence FROM block WHERE height <= ? ORDER BY height DESC LIMIT 1", []any{p.After.Value}, &after)
+			if errors.Is(err, ErrNotFound) {
+				after, err = 0, nil
+			}
+			if err != nil {
+				return TxPage{}, fmt.Errorf("resolve height cursor: %w", err)
+			}
+		}
+	}
+	// Narrow [lo, hi] by the cursor (keeping the un-narrowed range for the total); for the
+	// dense case also by the offset.
+	fullLo, fullHi := lo, hi
+	if hasCursor {
+		// Compared before adding or subtracting, so extreme cursor values cannot overflow.
+		switch {
+		case p.Desc && after <= lo:
+			hi = lo - 1
+		case p.Desc:
+			hi = min(hi, after-1)
+		case after >= hi:
+			lo = hi + 1
+		default:
+			lo = max(lo, after+1)
+		}
+	}
+	limit := limitOf(p)
+	out := TxPage{Txs: []TxRecord{}}
+	if f.Account == nil && msgIDs == nil {
+		if p.CountTotal {
+			out.Total = fullHi - fullLo + 1
+		}
+		a, b := lo, hi
+		if !hasCursor && p.Offset > hi-lo {
+			return out, nil
+		}
+		if !hasCursor {
+			if p.Desc {
+				b = hi - p.Offset
+			} else {
+				a = lo + p.Offset
+			}
+		}
+		if b < a {
+			return out, nil
+		}
+		r, err := c.query(ctx, "SELECT sequence, height, data FROM tx WHERE sequence BETWEEN ? AND ? ORDER BY sequence "+dir(p.Desc)+" LIMIT ?", a, b, limit)
+		if err != nil {
+			return TxPage{}, fmt.Errorf("txs: %w", err)
+		}
+		out.Txs, err = scanTxs(r)
+		if err != nil {
+			return TxPage{}, fmt.Errorf("txs: %w", err)
+		}
+		return out, nil
+	}
+
+	// Filtered: pick sequences from an edge table.
+	var where []string
+	var args []any
+	var from, col string
+	distinct := ""
+	msgIn := func(alias string) (string, []any) {
+		a := make([]any, len(msgIDs))
+		for i, id := range msgIDs {
+			a[i] = id
+		}
+		return alias + ".msg_type_id IN (" + placeholders(len(msgIDs)) + ")", a
+	}
+	if f.Account != nil {
+		from, col = "tx_accounts e", "e.sequence"
+		where = append(where, "e.account_id = ?")
+		args = append(args, accID)
+		if f.SignerOnly {
+			where = append(where, "e.signer")
+		}
+		if msgIDs != nil {
+			in, a := msgIn("m")
+			where = append(where, "EXISTS (SELECT 1 FROM tx_msg_types m WHERE m.sequence = e.sequence AND "+in+")")
+			args = append(args, a...)
+		}
+	} else {
+		from, col = "tx_msg_types e", "e.sequence"
+		in, a := msgIn("e")
+		where = append(where, in)
+		args = append(args, a...)
+		if len(msgIDs) > 1 {
+			distinct = "DISTINCT "
+		}
+	}
+	if p.CountTotal {
+		// The total ignores the cursor.
+		cw, ca := where, args
+		if f.Height != 0 {
+			cw = append(cw[:len(cw):len(cw)], col+" BETWEEN ? AND ?")
+			ca = append(ca[:len(ca):len(ca)], fullLo, fullHi)
+		}
+		cnt := "COUNT(*)"
+		if distinct != "" {
+			cnt = "COUNT(DISTINCT " + col + ")"
+		}
+		if err := queryRow(ctx, c, "SELECT "+cnt+" FROM "+from+" WHERE "+strings.Join(cw, " AND "), ca, &out.Total); err != nil {
+			return TxPage{}, fmt.Errorf("count txs: %w", err)
+		}
+	}
+	if hi < lo {
+		return out, nil
+	}
+	if f.Height != 0 || hasCursor {
+		where = append(where, col+" BETWEEN ? AND ?")
+		args = append(args, lo, hi)
+	}
+	whereSQL := strings.Join(where, " AND ")
+	offset := int64(0)
+	if !hasCursor {
+		offset = p.Offset
+	}
+	q := "SELECT t.sequence, t.height, t.data FROM tx t JOIN (SELECT " + distinct + col + " AS sequence FROM " + from +
+		" WHERE " + whereSQL + " ORDER BY " + col + " " + dir(p.Desc) + " LIMIT ? OFFSET ?) s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
+	r, err := c.query(ctx, q, append(args, limit, offset)...)
+	if err != nil {
+		return TxPage{}, fmt.Errorf("txs: %w", err)
+	}
+	out.Txs, err = scanTxs(r)
+	if err != nil {
+		return TxPage{}, fmt.Errorf("txs: %w", err)
+	}
+	return out, nil
+}
+
+func scanTxs(r rows) ([]TxRecord, error) {
+	defer r.Close()
+	out := []TxRecord{}
+	for r.Next() {
+		var t TxRecord
+		var data string
+		if err := r.Scan(&t.Sequence, &t.Height, &data); err != nil {
+			return nil, err
+		}
+		t.JSON = json.RawMessage(data)
+		out = append(out, t)
+	}
+	return out, r.Err()
+}

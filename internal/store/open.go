@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Open connects to the store named by dsn and applies pending migrations:
+//
+//   - "sqlite:<path>" (also "sqlite://<path>"): an embedded SQLite file in WAL mode, created if missing;
+//   - "postgres://…" or "postgresql://…": PostgreSQL through a pgx pool.
+func Open(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
+	be, dialect, err := openBackend(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, be, dialect); err != nil {
+		_ = be.close()
+		return nil, err
+	}
+	return newDB(be, logger), nil
+}
+
+// Migrate applies pending migrations to the store named by dsn and closes it (`rollgate migrate`).
+func Migrate(ctx context.Context, dsn string) error {
+	be, dialect, err := openBackend(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer be.close()
+	return migrate(ctx, be, dialect)
+}
+
+func openBackend(ctx context.Context, dsn string) (backend, string, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		be, err := openSQLite(ctx, path)
+		return be, "sqlite", err
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		be, err := openPostgres(ctx, dsn)
+		return be, "postgres", err
+	}
+	return nil, "", fmt.Errorf("unsupported store DSN %q: want sqlite:<path> or postgres://…", redact(dsn))
+}
+
+// redact keeps a password out of error messages.
+func redact(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		if j := strings.Index(dsn[i+3:], "@"); j >= 0 {
+			return dsn[:i+3] + "…" + dsn[i+3+j:]
+		}
+	}
+	return dsn
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations(dialect string) ([]migration, error) {
+	dir := "migrations/" + dialect
+	ents, err := fs.ReadDir(migrations, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("migration %s: name must start with a version number", name)
+		}
+		b, err := fs.ReadFile(migrations, dir+"/"+name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: name, sql: string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := range out {
+		if out[i].version != i+1 {
+			return nil, fmt.Errorf("migrations of %s are not numbered 1..n", dialect)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies every pending migration in one transaction, recording each in
+// schema_version. On PostgreSQL an advisory lock keeps two starting processes from racing;
+// SQLite's BEGIN IMMEDIATE does the same.
+func migrate(ctx context.Context, be backend, dialect string) (err error) {
+	ms, err := loadMigrations(dialect)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	tx, err := be.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if dialect == "postgres" {
+		// Any constant works; this one spells "rollgate".
+		if err := tx.exec(ctx, "SELECT pg_advisory_xact_lock(7237953928125212773)"); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+	}
+	create := "CREATE TABLE IF NOT EXISTS schema_version ( -- migrations applied to this database\n" +
+		"  version INTEGER PRIMARY KEY, -- number of the migration file\n" +
+		"  name    TEXT NOT NULL        -- its file name\n)"
+	if err := tx.exec(ctx, create); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if dialect == "postgres" {
+		if err := tx.exec(ctx, "COMMENT ON TABLE schema_version IS 'migrations applied to this database'"); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	applied := map[int]bool{}
+	r, err := tx.query(ctx, "SELECT version FROM schema_version")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for r.Next() {
+		var v int
+		if err := r.Scan(&v); err != nil {
+			r.Close()
+			return fmt.Errorf("migrate: %w", err)
+		}
+		applied[v] = true
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, m := range ms {
+		if applied[m.version] {
+			continue
+		}
+		if err := tx.exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if err := tx.exec(ctx, "INSERT INTO schema_version (version, name) VALUES (?, ?)", m.version, m.name); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	if err := tx.commit(ctx); err != nil {
+		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}

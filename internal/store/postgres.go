@@ -1,0 +1,121 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+type pgBackend struct {
+	pool *pgxpool.Pool
+}
+
+func openPostgres(ctx context.Context, dsn string) (*pgBackend, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse postgres DSN: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return &pgBackend{pool: pool}, nil
+}
+
+// rebinds caches the '?'→'$n' rewrite of each query text (the texts are a small fixed set
+// plus the IN-list variants).
+var rebinds sync.Map
+
+// rebind turns '?' placeholders into $1, $2, …. The queries of this package never contain a
+// literal question mark.
+func rebind(q string) string {
+	if v, ok := rebinds.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	out := b.String()
+	rebinds.Store(q, out)
+	return out
+}
+
+type pgQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+type pgConn struct{ q pgQuerier }
+
+func (c pgConn) query(ctx context.Context, q string, args ...any) (rows, error) {
+	r, err := c.q.Query(ctx, rebind(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (b *pgBackend) reader() conn      { return pgConn{b.pool} }
+func (b *pgBackend) forUpdate() string { return " FOR UPDATE" }
+func (b *pgBackend) close() error      { b.pool.Close(); return nil }
+
+func (b *pgBackend) begin(ctx context.Context) (wtx, error) {
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgTx{tx: tx}, nil
+}
+
+type pgTx struct{ tx pgx.Tx }
+
+func (t *pgTx) query(ctx context.Context, q string, args ...any) (rows, error) {
+	return pgConn{t.tx}.query(ctx, q, args...)
+}
+
+func (t *pgTx) exec(ctx context.Context, q string, args ...any) error {
+	_, err := t.tx.Exec(ctx, rebind(q), args...)
+	return err
+}
+
+// insertRows streams the rows with COPY inside the write transaction.
+func (t *pgTx) insertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rs))
+	if err != nil {
+		return err
+	}
+	if n != int64(len(rs)) {
+		return fmt.Errorf("copy into %s: %d of %d rows", table, n, len(rs))
+	}
+	return nil
+}
+
+func (t *pgTx) commit(ctx context.Context) error { return t.tx.Commit(ctx) }
+
+func (t *pgTx) rollback(ctx context.Context) error {
+	err := t.tx.Rollback(ctx)
+	if errors.Is(err, pgx.ErrTxClosed) {
+		return nil
+	}
+	return err
+}
