@@ -1,0 +1,347 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+)
+
+// restErr writes the gRPC-gateway error body exactly as the SDK's REST server spaces it.
+func restErr(w http.ResponseWriter, status int, code int, msg string) {
+	m, _ := json.Marshal(msg)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"code":%d, "message":%s, "details":[]}`, code, m)
+}
+
+// NewREST returns the Cosmos REST handler of a chain, with the modules' routes registered.
+func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &rest{c: c, log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/block/{height}", s.txsByBlock)
+	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/{hash}", s.txByHash)
+	mux.HandleFunc("POST /cosmos/tx/v1beta1/txs", s.broadcast)
+	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/blocks/latest", s.blockAt)
+	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/blocks/{height}", s.blockAt)
+	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/node_info", s.nodeInfo)
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/balances/{address}", s.balances)
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/balances/{address}/by_denom", s.balanceByDenom)
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/supply", s.supply)
+	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts", s.accounts)
+	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts/{address}", s.account)
+	mux.HandleFunc("GET /cosmos/auth/v1beta1/module_accounts", s.moduleAccounts)
+	for _, m := range modules {
+		m.Routes(mux, c.QueryAt)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		restErr(w, http.StatusNotImplemented, 12, "Not Implemented")
+	})
+	return mux
+}
+
+type rest struct {
+	c   *chain.Chain
+	log *slog.Logger
+}
+
+func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {
+	q, err := s.c.QueryAt(r)
+	if err != nil {
+		var fe *chain.FutureHeightError
+		if errors.As(err, &fe) {
+			restErr(w, http.StatusBadRequest, 3, fmt.Sprintf("failed to load state at height %d; version does not exist (latest height: %d): invalid height", fe.Requested, fe.Current))
+			return nil, false
+		}
+		restErr(w, http.StatusBadRequest, 3, err.Error())
+		return nil, false
+	}
+	return q, true
+}
+
+func (s *rest) txsByBlock(w http.ResponseWriter, r *http.Request) {
+	h, err := strconv.ParseInt(r.PathValue("height"), 10, 64)
+	if err != nil {
+		restErr(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: height, error: %v", err))
+		return
+	}
+	cur := s.c.Height()
+	if h < 1 || h > cur {
+		restErr(w, http.StatusInternalServerError, 2, fmt.Sprintf("codespace sdk code 26: invalid height: requested height %d but height must not be less than 1 or greater than the current height %d", h, cur))
+		return
+	}
+	b, err := s.c.Block(h)
+	if err != nil {
+		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		return
+	}
+	offset, limit := pageArgs(r)
+	if k := r.URL.Query().Get("pagination.key"); k != "" {
+		if raw, err := base64.StdEncoding.DecodeString(k); err == nil {
+			if n, err := strconv.Atoi(string(raw)); err == nil {
+				offset = n
+			}
+		}
+	}
+	txs := []any{}
+	end := min(offset+limit, len(b.Txs))
+	for i := offset; i < end; i++ {
+		tj, err := txJSON(b.Txs[i], false)
+		if err != nil {
+			restErr(w, http.StatusInternalServerError, 2, err.Error())
+			return
+		}
+		txs = append(txs, tj)
+	}
+	var next any
+	if end < len(b.Txs) {
+		next = b64([]byte(strconv.Itoa(end)))
+	}
+	writeJSON(w, http.StatusOK, ordered{
+		{"txs", txs}, {"block_id", restBlockID(b.ID)}, {"block", restBlock(b, s.c.Config().Bech32Prefix, false)},
+		{"pagination", ordered{{"next_key", next}, {"total", strconv.Itoa(len(b.Txs))}}},
+	})
+}
+
+func pageArgs(r *http.Request) (offset, limit int) {
+	limit = 100
+	if v, err := strconv.Atoi(r.URL.Query().Get("pagination.limit")); err == nil && v > 0 {
+		limit = v
+	}
+	if v, err := strconv.Atoi(r.URL.Query().Get("pagination.offset")); err == nil && v > 0 {
+		offset = v
+	}
+	return offset, limit
+}
+
+func (s *rest) txByHash(w http.ResponseWriter, r *http.Request) {
+	hs := strings.TrimPrefix(r.PathValue("hash"), "0x")
+	raw, err := hex.DecodeString(hs)
+	if err != nil || len(raw) != 32 {
+		restErr(w, http.StatusBadRequest, 3, "invalid tx hash: "+hs)
+		return
+	}
+	var h [32]byte
+	copy(h[:], raw)
+	b, i, ok := s.c.TxByHash(h)
+	if !ok {
+		restErr(w, http.StatusNotFound, 5, "tx not found: "+strings.ToUpper(hs))
+		return
+	}
+	tj, err := txJSON(b.Txs[i], false)
+	if err != nil {
+		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		return
+	}
+	tr, err := txResponse(b, i)
+	if err != nil {
+		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, ordered{{"tx", tj}, {"tx_response", tr}})
+}
+
+func (s *rest) broadcast(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		TxBytes string `json:"tx_bytes"`
+		Mode    string `json:"mode"`
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if err := json.Unmarshal(body, &req); err != nil {
+		restErr(w, http.StatusBadRequest, 3, err.Error())
+		return
+	}
+	raw, err := base64.StdEncoding.DecodeString(req.TxBytes)
+	if err != nil || len(raw) == 0 {
+		restErr(w, http.StatusBadRequest, 3, "invalid tx_bytes")
+		return
+	}
+	res := s.c.BroadcastTxSync(raw)
+	writeJSON(w, http.StatusOK, ordered{{"tx_response", ordered{
+		{"height", "0"}, {"txhash", upperHex(res.Hash[:])}, {"codespace", res.Codespace}, {"code", res.Code},
+		{"data", ""}, {"raw_log", res.Log}, {"logs", []any{}}, {"info", ""}, {"gas_wanted", "0"}, {"gas_used", "0"},
+		{"tx", nil}, {"timestamp", ""}, {"events", []any{}},
+	}}})
+}
+
+func (s *rest) blockAt(w http.ResponseWriter, r *http.Request) {
+	var h int64
+	if v := r.PathValue("height"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			restErr(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: height, error: %v", err))
+			return
+		}
+		h = n
+		if cur := s.c.Height(); h > cur {
+			restErr(w, http.StatusBadRequest, 3, "requested block height is bigger then the chain length")
+			return
+		}
+	}
+	b, err := s.c.Block(h)
+	if err != nil {
+		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		return
+	}
+	p := s.c.Config().Bech32Prefix
+	writeJSON(w, http.StatusOK, ordered{{"block_id", restBlockID(b.ID)}, {"block", restBlock(b, p, false)}, {"sdk_block", restBlock(b, p, true)}})
+}
+
+func (s *rest) nodeInfo(w http.ResponseWriter, _ *http.Request) {
+	cfg := s.c.Config()
+	writeJSON(w, http.StatusOK, ordered{
+		{"default_node_info", nodeInfo(s.c, true)},
+		{"application_version", ordered{
+			{"name", cfg.AppName}, {"app_name", "minitiad"}, {"version", cfg.AppVersion},
+			{"git_commit", hex.EncodeToString(s.c.ValidatorAddress())}, {"build_tags", ""},
+			{"go_version", "go version " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH},
+			{"build_deps", []any{}}, {"cosmos_sdk_version", "v0.50.14-initia.3"},
+		}},
+	})
+}
+
+func (s *rest) addr(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	a, err := chain.ParseAddress(s.c.Config().Bech32Prefix, r.PathValue("address"))
+	if err != nil {
+		restErr(w, http.StatusBadRequest, 3, "invalid address: "+err.Error())
+		return nil, false
+	}
+	return a, true
+}
+
+func (s *rest) balances(w http.ResponseWriter, r *http.Request) {
+	addr, ok := s.addr(w, r)
+	if !ok {
+		return
+	}
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	offset, limit := pageArgs(r)
+	all := chain.Balances(q, addr)
+	end := min(offset+limit, len(all))
+	page := []chain.Coin{}
+	if offset < end {
+		page = all[offset:end]
+	}
+	var next any
+	if end < len(all) {
+		next = b64([]byte(page[len(page)-1].Denom))
+	}
+	writeJSON(w, http.StatusOK, ordered{{"balances", coinsJSON(page)}, {"pagination", ordered{{"next_key", next}, {"total", "0"}}}})
+}
+
+func (s *rest) balanceByDenom(w http.ResponseWriter, r *http.Request) {
+	addr, ok := s.addr(w, r)
+	if !ok {
+		return
+	}
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	d := r.URL.Query().Get("denom")
+	if d == "" {
+		restErr(w, http.StatusBadRequest, 3, "invalid denom")
+		return
+	}
+	writeJSON(w, http.StatusOK, ordered{{"balance", ordered{{"denom", d}, {"amount", q.Balance(addr, d).String()}}}})
+}
+
+func (s *rest) supply(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	sup := chain.Supply(q)
+	writeJSON(w, http.StatusOK, ordered{{"supply", coinsJSON(sup)}, {"pagination", ordered{{"next_key", nil}, {"total", strconv.Itoa(len(sup))}}}})
+}
+
+var moduleNames = []string{"fee_collector", "distribution", "bank"}
+
+func moduleName(a chain.Account) string {
+	for _, n := range moduleNames {
+		if string(chain.ModuleAddress(n)) == string(a.Address) {
+			return n
+		}
+	}
+	return ""
+}
+
+func (s *rest) accountJSON(a chain.Account) ordered {
+	p := s.c.Config().Bech32Prefix
+	var pk any
+	if a.PubKeyType != "" {
+		pk = ordered{{"@type", a.PubKeyType}, {"key", b64(a.PubKey)}}
+	}
+	base := ordered{{"address", chain.Bech32(p, a.Address)}, {"pub_key", pk},
+		{"account_number", strconv.FormatUint(a.Number, 10)}, {"sequence", strconv.FormatUint(a.Sequence, 10)}}
+	if n := moduleName(a); n != "" {
+		return ordered{{"@type", "/cosmos.auth.v1beta1.ModuleAccount"}, {"base_account", base}, {"name", n}, {"permissions", []string{}}}
+	}
+	return append(ordered{{"@type", "/cosmos.auth.v1beta1.BaseAccount"}}, base...)
+}
+
+func (s *rest) accounts(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	all := chain.AllAccounts(q)
+	offset, limit := pageArgs(r)
+	end := min(offset+limit, len(all))
+	out := []any{}
+	for i := offset; i < end; i++ {
+		out = append(out, s.accountJSON(all[i]))
+	}
+	var next any
+	if end < len(all) {
+		next = b64(all[end-1].Address)
+	}
+	writeJSON(w, http.StatusOK, ordered{{"accounts", out}, {"pagination", ordered{{"next_key", next}, {"total", "0"}}}})
+}
+
+func (s *rest) account(w http.ResponseWriter, r *http.Request) {
+	addr, ok := s.addr(w, r)
+	if !ok {
+		return
+	}
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	a, found := chain.AccountAt(q, addr)
+	if !found {
+		restErr(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
+		return
+	}
+	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a)}})
+}
+
+func (s *rest) moduleAccounts(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	out := []any{}
+	for _, n := range moduleNames {
+		if a, ok := chain.AccountAt(q, chain.ModuleAddress(n)); ok {
+			out = append(out, s.accountJSON(a))
+		}
+	}
+	writeJSON(w, http.StatusOK, ordered{{"accounts", out}})
+}
