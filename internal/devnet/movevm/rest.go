@@ -117,7 +117,7 @@ func (m *Module) resources(kvs sim.KVReader, addr Addr) []resource {
 	add := func(tag string, data map[string]any, raw []byte) {
 		out = append(out, resource{
 			Address: addr.String(), StructTag: tag,
-			MoveResource: string(marshalNoEscape(map[string]any{"type": tag, "data": data})),
+			MoveResource: `{"type":` + quote(tag) + `,"data":` + string(marshalNoEscape(data)) + `}`,
 			RawBytes:     base64.StdEncoding.EncodeToString(raw),
 		})
 	}
