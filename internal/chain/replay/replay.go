@@ -182,7 +182,7 @@ func (s *Server) add(rec Record) error {
 	idx := len(s.entries)
 	e := &entry{Record: rec, curNum: -1}
 	s.entries = append(s.entries, e)
-	height := rec.RequestHeaders["x-cosmos-block-height"]
+	height := normHeight(rec.RequestHeaders["x-cosmos-block-height"])
 	body := bytes.TrimSpace(rec.RequestBody)
 	if rec.Method == http.MethodPost && path == "/" && len(body) > 0 && (body[0] == '[' || body[0] == '{') {
 		return s.addRPC(idx, body)
@@ -239,6 +239,14 @@ func splitURL(raw string) (path, query string) {
 	return path, query
 }
 
+// normHeight treats height 0 (latest) like no height header.
+func normHeight(h string) string {
+	if strings.TrimSpace(h) == "0" {
+		return ""
+	}
+	return strings.TrimSpace(h)
+}
+
 func putFirst(m map[string]int, k string, v int) {
 	if _, ok := m[k]; !ok {
 		m[k] = v
@@ -289,7 +297,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, _ := url.ParseQuery(r.URL.RawQuery)
-	height := r.Header.Get("x-cosmos-block-height")
+	height := normHeight(r.Header.Get("x-cosmos-block-height"))
 	a, ok := s.lookup(r.Method, r.URL.EscapedPath(), q, height, tb)
 	if !ok {
 		s.miss(w, Miss{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Height: height, Body: string(tb)})
