@@ -253,8 +253,10 @@ func putFirst(m map[string]int, k string, v int) {
 	}
 }
 
+// putFirstRef keeps the first capture of a call, except that a single-call capture replaces an
+// element of a batch: its bytes are what a single call should get back.
 func putFirstRef(m map[string]rpcRef, k string, v rpcRef) {
-	if _, ok := m[k]; !ok {
+	if old, ok := m[k]; !ok || (old.batch && !v.batch) {
 		m[k] = v
 	}
 }
