@@ -197,4 +197,3 @@ func jsonDiff(a, b []byte) string {
 	}
 	return cmp.Diff(va, vb)
 }
-
