@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/anypb"
 
@@ -72,11 +73,43 @@ func PackAny(m proto.Message) (*anypb.Any, error) {
 	if a, ok := m.(*anypb.Any); ok {
 		return a, nil
 	}
+	m = proto.Clone(m)
+	fillNonNullable(m.ProtoReflect())
 	b, err := marshalOpts.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("marshal %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
 	}
 	return &anypb.Any{TypeUrl: "/" + string(m.ProtoReflect().Descriptor().FullName()), Value: b}, nil
+}
+
+// fillNonNullable sets every unset (gogoproto.nullable) = false message field to an
+// empty message, so the encoding carries the empty submessage exactly as the chain's
+// gogoproto structs always do (same bytes, hence same hash, and x/tx's amino JSON
+// encoder, which refuses an absent dont_omitempty message, accepts it).
+func fillNonNullable(m protoreflect.Message) {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
+			continue
+		}
+		if fd.IsList() {
+			l := m.Get(fd).List()
+			for j := 0; j < l.Len(); j++ {
+				fillNonNullable(l.Get(j).Message())
+			}
+			continue
+		}
+		if !m.Has(fd) {
+			if !nonNullable[fd.FullName()] {
+				continue
+			}
+			m.Set(fd, protoreflect.ValueOfMessage(m.NewField(fd).Message()))
+		}
+		if fd.Message().FullName() != "google.protobuf.Any" {
+			fillNonNullable(m.Mutable(fd).Message())
+		}
+	}
 }
 
 // Build signs and encodes the transaction as TxRaw bytes (what is broadcast).
