@@ -1,0 +1,246 @@
+package api
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// paginationJSON always carries all three keys; total is a decimal string.
+type paginationJSON struct {
+	PreviousKey *string `json:"previous_key"`
+	NextKey     *string `json:"next_key"`
+	Total       string  `json:"total"`
+}
+
+// cursorPagination is the peer's cursor-mode answer: next_key is the last row's key whenever
+// the page is non-empty (so a client looping on next_key ends on an empty page), and
+// previous_key is always null.
+func cursorPagination(kind store.CursorKind, last int64, n int, total int64) paginationJSON {
+	p := paginationJSON{Total: strconv.FormatInt(total, 10)}
+	if n > 0 {
+		k := encodeCursor(kind, last)
+		p.NextKey = &k
+	}
+	return p
+}
+
+type statusJSON struct {
+	Version    string `json:"version"`
+	CommitHash string `json:"commit_hash"`
+	ChainID    string `json:"chain_id"`
+	Height     int64  `json:"height"`
+}
+
+func (s *server) status(r *http.Request) (any, error) {
+	h, err := s.store.IndexedHeight(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return statusJSON{Version: s.cfg.Version, CommitHash: s.cfg.CommitHash, ChainID: s.cfg.ChainID, Height: h}, nil
+}
+
+func (s *server) healthz(r *http.Request) (any, error) {
+	h, err := s.store.IndexedHeight(r.Context())
+	if err != nil {
+		return nil, &apierr.Error{Code: apierr.Unavailable, Message: "store unavailable", Cause: err}
+	}
+	return map[string]any{"status": "ok", "height": h}, nil
+}
+
+type blockJSON struct {
+	ChainID   string          `json:"chain_id"`
+	Height    string          `json:"height"`
+	Hash      string          `json:"hash"`
+	BlockTime string          `json:"block_time"`
+	Timestamp string          `json:"timestamp"`
+	GasUsed   string          `json:"gas_used"`
+	GasWanted string          `json:"gas_wanted"`
+	TxCount   string          `json:"tx_count"`
+	TotalFee  json.RawMessage `json:"total_fee"`
+	Proposer  *store.Proposer `json:"proposer"`
+}
+
+func toBlockJSON(b store.Block) blockJSON {
+	fee := b.TotalFee
+	if len(fee) == 0 {
+		fee = json.RawMessage("null")
+	}
+	return blockJSON{
+		ChainID:   b.ChainID,
+		Height:    strconv.FormatInt(b.Height, 10),
+		Hash:      strings.ToUpper(hex.EncodeToString(b.Hash)),
+		BlockTime: strconv.FormatInt(b.BlockTimeMs, 10),
+		Timestamp: b.Time.UTC().Format(time.RFC3339),
+		GasUsed:   strconv.FormatInt(b.GasUsed, 10),
+		GasWanted: strconv.FormatInt(b.GasWanted, 10),
+		TxCount:   strconv.Itoa(b.TxCount),
+		TotalFee:  fee,
+		Proposer:  b.Proposer,
+	}
+}
+
+func (s *server) blocks(r *http.Request) (any, error) {
+	q, err := query(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pagination(q)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.Blocks(r.Context(), p)
+	if err != nil {
+		return nil, err
+	}
+	out := struct {
+		Blocks     []blockJSON    `json:"blocks"`
+		Pagination paginationJSON `json:"pagination"`
+	}{Blocks: make([]blockJSON, 0, len(page.Blocks))}
+	var last int64
+	for _, b := range page.Blocks {
+		out.Blocks = append(out.Blocks, toBlockJSON(b))
+		last = b.Height
+	}
+	out.Pagination = cursorPagination(store.CursorHeight, last, len(page.Blocks), page.Total)
+	return out, nil
+}
+
+func (s *server) block(r *http.Request) (any, error) {
+	h, err := heightParam(r.PathValue("height"))
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.store.Block(r.Context(), h)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("[NOT_FOUND] block not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pinned{struct {
+		Block blockJSON `json:"block"`
+	}{toBlockJSON(b)}}, nil
+}
+
+// avgBlocks is the window of /avg_blocktime, as the peer (kvindexer used 1000).
+const avgBlocks = 100
+
+func (s *server) avgBlockTime(r *http.Request) (any, error) {
+	avg, err := s.store.AvgBlockTime(r.Context(), avgBlocks)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		AvgBlockTime float64 `json:"avg_block_time"`
+	}{avg}, nil
+}
+
+// txList answers every tx list: the stored tx JSON is spliced into the body unchanged.
+func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string) (any, error) {
+	p, err := pagination(q)
+	if err != nil {
+		return nil, err
+	}
+	f.MsgTypes = msgsParam(q)
+	page, err := s.store.Txs(r.Context(), f, p)
+	if err != nil {
+		return nil, err
+	}
+	var last int64
+	if n := len(page.Txs); n > 0 {
+		last = page.Txs[n-1].Sequence
+	}
+	pj, err := json.Marshal(cursorPagination(store.CursorSequence, last, len(page.Txs), page.Total))
+	if err != nil {
+		return nil, err
+	}
+	size := 32 + len(pj)
+	for _, t := range page.Txs {
+		size += len(t.JSON) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteString(`{"txs":[`)
+	for i, t := range page.Txs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t.JSON)
+	}
+	b.WriteString(`],"pagination":`)
+	b.Write(pj)
+	b.WriteString("}\n")
+	return rawJSON(b.Bytes()), nil
+}
+
+func (s *server) txs(r *http.Request) (any, error) {
+	q, err := query(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	return s.txList(r, store.TxFilter{}, q)
+}
+
+func (s *server) txsByAccount(r *http.Request) (any, error) {
+	acc, err := accountParam(s.cfg.AccountPrefix, r.PathValue("account"))
+	if err != nil {
+		return nil, err
+	}
+	q, err := query(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := boolParam(q, "is_signer", false)
+	if err != nil {
+		return nil, err
+	}
+	return s.txList(r, store.TxFilter{Account: acc, SignerOnly: signer}, q)
+}
+
+func (s *server) txsByHeight(r *http.Request) (any, error) {
+	h, err := heightParam(r.PathValue("height"))
+	if err != nil {
+		return nil, err
+	}
+	q, err := query(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.txList(r, store.TxFilter{Height: h}, q)
+	if err != nil {
+		return nil, err
+	}
+	// The txs of an indexed height never change.
+	if ih, err := s.store.IndexedHeight(r.Context()); err == nil && h <= ih {
+		return pinned{v}, nil
+	}
+	return v, nil
+}
+
+func (s *server) tx(r *http.Request) (any, error) {
+	hash, err := hashParam(r.PathValue("tx_hash"))
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.store.Tx(r.Context(), hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("[NOT_FOUND] transaction not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(t.JSON)+8)
+	b = append(b, `{"tx":`...)
+	b = append(b, t.JSON...)
+	b = append(b, "}\n"...)
+	return pinned{rawJSON(b)}, nil
+}
