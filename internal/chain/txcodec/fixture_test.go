@@ -137,6 +137,9 @@ func TestVerifyCapturedSignatures(t *testing.T) {
 				}
 				if tx.Signers[0].Mode == SignModeEthereum {
 					if err := VerifySignatures(tx, c.chainID, lookup); !errors.Is(err, ErrUnsupportedSignMode) {
+						t.Errorf("h%d/%d: eth-wrapped tx without WithEthereum: %v", ft.height, ft.index, err)
+					}
+					if err := VerifySignatures(tx, c.chainID, lookup, WithEthereum(capturedEVM)); err != nil {
 						t.Errorf("h%d/%d: eth-wrapped tx: %v", ft.height, ft.index, err)
 					}
 					ethWrapped++
@@ -164,7 +167,7 @@ func TestVerifyCapturedSignatures(t *testing.T) {
 				}
 				tx.Raw.Signatures[0][5] ^= 1
 			}
-			t.Logf("%d/%d captured txs verified, %d eth-wrapped skipped", verified, len(txs), ethWrapped)
+			t.Logf("%d/%d captured txs verified, %d eth-wrapped verified", verified, len(txs), ethWrapped)
 			if verified == 0 {
 				t.Fatal("nothing verified")
 			}

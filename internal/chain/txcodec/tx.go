@@ -299,11 +299,29 @@ type Account struct {
 // that does not exist yet.
 type AccountLookup func(addr []byte) (acc Account, ok bool)
 
+// VerifyOption adjusts VerifySignatures.
+type VerifyOption func(*verifyConfig)
+
+type verifyConfig struct {
+	eth *EthConfig
+}
+
+// WithEthereum accepts minievm's Ethereum-wrapped txs (sign mode 9999), verifying the
+// Ethereum signature of the tx rebuilt with CosmosToEthTx.
+func WithEthereum(cfg EthConfig) VerifyOption {
+	return func(c *verifyConfig) { c.eth = &cfg }
+}
+
 // VerifySignatures checks every signature of tx against chainID and the signers'
 // accounts, as the SDK ante handler does: one signature per signer info, a supported
 // single-key public key, the signer info's sequence equal to the account's, and a valid
-// signature in the signer's mode (direct or legacy amino JSON).
-func VerifySignatures(tx *DecodedTx, chainID string, lookup AccountLookup) error {
+// signature in the signer's mode (direct, legacy amino JSON, or with WithEthereum the
+// minievm Ethereum mode).
+func VerifySignatures(tx *DecodedTx, chainID string, lookup AccountLookup, opts ...VerifyOption) error {
+	var cfg verifyConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if len(tx.Signers) == 0 {
 		return fmt.Errorf("%w: no signers", ErrUnauthorized)
 	}
@@ -330,6 +348,17 @@ func VerifySignatures(tx *DecodedTx, chainID string, lookup AccountLookup) error
 			sb, err = DirectSignBytes(tx.Raw.BodyBytes, tx.Raw.AuthInfoBytes, chainID, acc.Number)
 		case SignModeLegacyAminoJSON:
 			sb, err = AminoSignBytes(chainID, acc.Number, s.Sequence, tx.Body, tx.Fee())
+		case SignModeEthereum:
+			if cfg.eth == nil {
+				return fmt.Errorf("%w: signer %d: mode %d", ErrUnsupportedSignMode, i, int32(s.Mode))
+			}
+			if _, err := CosmosToEthTx(tx, *cfg.eth); err != nil {
+				if errors.Is(err, ErrUnauthorized) {
+					return err
+				}
+				return fmt.Errorf("%w: %v", ErrUnauthorized, err)
+			}
+			continue
 		default:
 			return fmt.Errorf("%w: signer %d: mode %d", ErrUnsupportedSignMode, i, int32(s.Mode))
 		}
