@@ -1,0 +1,257 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// The crash test re-executes this test binary as the ingesting process; these variables tell
+// the child what to do.
+const (
+	childEnv    = "ROLLGATE_INGEST_CHILD" // "1" in the child
+	childDSN    = "ROLLGATE_INGEST_CHILD_DSN"
+	childSource = "ROLLGATE_INGEST_CHILD_URL"
+	childStop   = "ROLLGATE_INGEST_CHILD_STOP"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(runChild())
+	}
+	os.Exit(m.Run())
+}
+
+// runChild ingests the replayed chain into the store until the stop height, exactly as the
+// uninterrupted run does, and is SIGKILLed by the parent at some random moment.
+func runChild() int {
+	stop, err := strconv.ParseInt(os.Getenv(childStop), 10, 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 2
+	}
+	if err := ingestInto(context.Background(), os.Getenv(childDSN), os.Getenv(childSource), stop); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	return 0
+}
+
+// crashConfig uses small batches, so a kill lands inside or between many transactions.
+func crashConfig(stop int64) ingest.Config {
+	return ingest.Config{
+		ChainID:        "local-evm-1",
+		VMType:         "evm",
+		Concurrency:    4,
+		MaxBatchBlocks: 25,
+		MaxBatchTxs:    400,
+		PollInterval:   10 * time.Millisecond,
+		RetryMin:       5 * time.Millisecond,
+		RetryMax:       50 * time.Millisecond,
+		StopAtHeight:   stop,
+	}
+}
+
+func ingestInto(ctx context.Context, dsn, url string, stop int64) error {
+	logger := slog.New(slog.DiscardHandler)
+	db, err := store.Open(ctx, dsn, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	src, err := ingest.NewHTTPSource(url, url, nil)
+	if err != nil {
+		return err
+	}
+	p, err := ingest.New(crashConfig(stop), src, db, logger, nil)
+	if err != nil {
+		return err
+	}
+	return p.Run(ctx)
+}
+
+func dump(t *testing.T, dsn string) ([]byte, int64) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var buf bytes.Buffer
+	if err := db.Dump(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.IndexedHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), h
+}
+
+// TestCrashSafety ingests the busy minievm capture (752 blocks, 7,728 txs) once without
+// interruption, then again in a child process that is SIGKILLed at random moments at least 20
+// times and restarted each time, and requires the two final stores to dump to the same bytes:
+// nothing lost, nothing written twice, block_time continuous across restarts.
+func TestCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test re-executes the binary many times")
+	}
+	dir := testutil.Fixture(t, "minievm-busy")
+	var top int64
+	srv, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top = srv.CapturedMaxHeight()
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	tmp := t.TempDir()
+	refDSN := "sqlite:" + filepath.Join(tmp, "ref.db")
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := ingestInto(ctx, refDSN, ts.URL, top); err != nil {
+		t.Fatalf("uninterrupted run: %v", err)
+	}
+	refTime := time.Since(start)
+	want, wantHeight := dump(t, refDSN)
+	if wantHeight != top {
+		t.Fatalf("uninterrupted run stopped at %d, want %d", wantHeight, top)
+	}
+	t.Logf("uninterrupted run: %d blocks in %v", top, refTime.Round(time.Millisecond))
+
+	crashDSN := "sqlite:" + filepath.Join(tmp, "crash.db")
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	const wantKills = 20
+	kills := 0
+	var heights []string
+	last := int64(0)
+	for attempt := 0; kills < wantKills && attempt < 100; attempt++ {
+		// Most kills wait until the child has written a random share of the remaining
+		// blocks, then a random few milliseconds more, so they land inside or between
+		// transactions all along the chain; every fourth one is purely time-based and may
+		// land during start-up or fetching.
+		var until func(h int64) bool
+		if attempt%4 != 3 {
+			step := 1 + rng.Int64N(max(1, (top-last)/int64(wantKills-kills+1)))
+			target := min(last+step, top-1)
+			until = func(h int64) bool { return h >= target }
+		}
+		extra := time.Duration(rng.IntN(10)) * time.Millisecond
+		exited, err := runChildUntil(crashDSN, ts.URL, top, until, extra)
+		if err != nil {
+			t.Fatalf("child %d: %v", attempt, err)
+		}
+		_, h := dump(t, crashDSN)
+		if h < last {
+			t.Fatalf("indexed height went back from %d to %d after a kill", last, h)
+		}
+		last = h
+		if exited {
+			if h != top {
+				t.Fatalf("child exited cleanly at height %d, want %d", h, top)
+			}
+			break // finished before the kill: nothing left to interrupt
+		}
+		kills++
+		heights = append(heights, strconv.FormatInt(h, 10))
+	}
+	t.Logf("%d kills; indexed height after each: %s", kills, strings.Join(heights, " "))
+	if kills < wantKills {
+		t.Errorf("only %d kills landed before the chain was fully ingested, want %d", kills, wantKills)
+	}
+	if last < top {
+		// The last restart runs to the end.
+		exited, err := runChildUntil(crashDSN, ts.URL, top, func(int64) bool { return false }, time.Minute)
+		if err != nil || !exited {
+			t.Fatalf("final child: exited=%v err=%v", exited, err)
+		}
+	}
+	got, gotHeight := dump(t, crashDSN)
+	if gotHeight != top {
+		t.Fatalf("after the crashes the store is at %d, want %d", gotHeight, top)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("store after %d kills differs from the uninterrupted run: %s", kills, firstDiff(want, got))
+	}
+}
+
+// runChildUntil starts the child and SIGKILLs it extra after until(indexed height) holds (or,
+// with a nil until, extra after the start), unless it exits first; exited reports a clean exit.
+func runChildUntil(dsn, url string, stop int64, until func(int64) bool, extra time.Duration) (exited bool, err error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", childDSN+"="+dsn, childSource+"="+url, childStop+"="+strconv.FormatInt(stop, 10))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	finished := func(err error) (bool, error) {
+		if err != nil {
+			return false, fmt.Errorf("%w: %s", err, stderr.String())
+		}
+		return true, nil
+	}
+
+	if until != nil {
+		// Watch the indexed height from this process (SQLite WAL readers do not block the
+		// writer) until the child got far enough.
+		ctx := context.Background()
+		db, err := store.Open(ctx, dsn, nil)
+		if err != nil {
+			_ = cmd.Process.Kill()
+			<-done
+			return false, err
+		}
+		defer db.Close()
+	poll:
+		for {
+			select {
+			case err := <-done:
+				return finished(err)
+			case <-time.After(2 * time.Millisecond):
+				if h, err := db.IndexedHeight(ctx); err == nil && until(h) {
+					break poll
+				}
+			}
+		}
+	}
+	select {
+	case err := <-done:
+		return finished(err)
+	case <-time.After(extra):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		return false, nil
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  uninterrupted: %.300s\n  crashed:       %.300s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines vs %d lines", len(al), len(bl))
+}
