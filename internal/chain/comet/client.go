@@ -46,6 +46,13 @@ func isRPCError(_ int, body []byte) bool {
 	return json.Unmarshal(body, &env) == nil && env.Error != nil
 }
 
+// URI performs a GET of route (e.g. "consensus_params") with URI arguments (string arguments
+// must be quoted, byte arguments 0x-hex, as CometBFT's URI form wants), decodes the result into
+// out (nil to skip) and returns the raw result. It is the escape hatch for routes without a helper.
+func (c *Client) URI(ctx context.Context, route string, q url.Values, out any) (json.RawMessage, error) {
+	return c.call(ctx, route, q, out)
+}
+
 // call performs a URI GET and decodes the result into out; it returns the raw result.
 func (c *Client) call(ctx context.Context, route string, q url.Values, out any) (json.RawMessage, error) {
 	resp, err := c.h.Do(ctx, httpx.Request{Path: "/" + route, Query: q, ExpectJSON: true, Final: isRPCError})
