@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // flaky answers with the scripted behaviours in order, then with a valid JSON body.
@@ -243,5 +245,41 @@ func TestNewRejectsBadEndpoints(t *testing.T) {
 		if _, err := New(e); err == nil {
 			t.Errorf("New(%q) succeeded", e)
 		}
+	}
+}
+
+func TestPrometheusHooks(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	hooks, err := PrometheusHooks(reg, "rollgate", "rest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PrometheusHooks(reg, "rollgate", "comet"); err != nil {
+		t.Fatalf("second registration: %v", err)
+	}
+	srv, _ := flaky(t, []string{"500"})
+	c, _ := New(srv.URL, fast(WithHooks(hooks))...)
+	if _, err := c.GetJSON(context.Background(), "/x", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "rollgate_upstream_attempts_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" {
+					got[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	if got["500"] != 1 || got["200"] != 1 {
+		t.Fatalf("attempt counters %v", got)
 	}
 }
