@@ -287,3 +287,34 @@ func (c *Chain) handleMultiSend(env sim.Env, msg proto.Message) error {
 	}
 	return nil
 }
+
+// SendQuiet moves coins without bank events (VMs that describe the movement with their own
+// events; the movevm.QuietBank contract).
+func (e *Env) SendQuiet(from, to []byte, coins []Coin) error {
+	if err := validCoins(coins); err != nil {
+		return err
+	}
+	e.gas += gasPerSend * uint64(len(coins))
+	return e.move(from, to, coins)
+}
+
+// MintQuiet mints coins without bank events.
+func (e *Env) MintQuiet(to []byte, coins []Coin) error {
+	if err := validCoins(coins); err != nil {
+		return err
+	}
+	return e.mintQuiet(to, coins)
+}
+
+// BurnQuiet burns coins without bank events.
+func (e *Env) BurnQuiet(from []byte, coins []Coin) error {
+	if err := validCoins(coins); err != nil {
+		return err
+	}
+	for _, c := range coins {
+		if err := e.AdjustBalance(from, c.Denom, new(big.Int).Neg(c.Amount)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
