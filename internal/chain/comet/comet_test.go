@@ -2,6 +2,7 @@ package comet_test
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"net/http/httptest"
 	"net/url"
@@ -263,6 +264,25 @@ func TestIsFutureHeight(t *testing.T) {
 		cur, ok := comet.IsFutureHeight(tc.err)
 		if cur != tc.cur || ok != tc.want {
 			t.Errorf("IsFutureHeight(%v) = %d, %v", tc.err, cur, ok)
+		}
+	}
+}
+
+// The error constructors produce the captured bytes.
+func TestErrorConstructors(t *testing.T) {
+	dir := testutil.Fixture(t, "minievm")
+	hash, _ := hex.DecodeString(strings.Repeat("AB", 32))
+	for file, e := range map[string]*comet.RPCError{
+		"comet/errors/block_future.json": comet.FutureHeightError(100068, 68),
+		"comet/errors/tx_unknown.json":   comet.TxNotFoundError(hash),
+	} {
+		got, err := json.Marshal(comet.RPCResponse{JSONRPC: "2.0", ID: json.RawMessage("-1"), Error: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(filepath.Join(dir, file))
+		if string(got) != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", file, got, want)
 		}
 	}
 }

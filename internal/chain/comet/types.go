@@ -345,3 +345,14 @@ type ResultValidators struct {
 	Count       int          `json:"count,string"`
 	Total       int          `json:"total,string"`
 }
+
+// FutureHeightError is CometBFT's answer (with HTTP 500) for a height above the chain head.
+func FutureHeightError(requested, current int64) *RPCError {
+	return &RPCError{Code: -32603, Message: "Internal error",
+		Data: fmt.Sprintf("height %d must be less than or equal to the current blockchain height %d", requested, current)}
+}
+
+// TxNotFoundError is CometBFT's answer (with HTTP 500) for an unknown tx hash.
+func TxNotFoundError(hash []byte) *RPCError {
+	return &RPCError{Code: -32603, Message: "Internal error", Data: fmt.Sprintf("tx (%X) not found", hash)}
+}
