@@ -281,4 +281,3 @@ func defaultStr(s, d string) string {
 	}
 	return s
 }
-

@@ -2,6 +2,7 @@ package txcodec
 
 import (
 	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/binary"
@@ -12,8 +13,8 @@ import (
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
-	"golang.org/x/crypto/pbkdf2"
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // the Cosmos address formula needs it
+	//lint:ignore SA1019 the Cosmos secp256k1 address formula is defined with RIPEMD-160
+	"golang.org/x/crypto/ripemd160"
 	"golang.org/x/crypto/sha3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -108,11 +109,14 @@ func PrivKeyFromSeed(typ KeyType, seed string) (*PrivKey, error) {
 // accounts of the captured fixtures. The mnemonic's checksum is not verified.
 func PrivKeyFromMnemonic(typ KeyType, mnemonic, path string) (*PrivKey, error) {
 	words := strings.Join(strings.Fields(mnemonic), " ")
-	seed := pbkdf2.Key([]byte(words), []byte("mnemonic"), 2048, 64, sha512.New)
+	seed, err := pbkdf2.Key(sha512.New, words, []byte("mnemonic"), 2048, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bip39 seed: %v", ErrInvalidKey, err)
+	}
 	mac := hmac.New(sha512.New, []byte("Bitcoin seed"))
 	mac.Write(seed)
-	I := mac.Sum(nil)
-	key, chain := I[:32], I[32:]
+	master := mac.Sum(nil)
+	key, chain := master[:32], master[32:]
 	segs := strings.Split(path, "/")
 	if len(segs) == 0 || segs[0] != "m" {
 		return nil, fmt.Errorf("%w: derivation path %q must start with m", ErrInvalidKey, path)
@@ -134,9 +138,9 @@ func PrivKeyFromMnemonic(typ KeyType, mnemonic, path string) (*PrivKey, error) {
 		data = binary.BigEndian.AppendUint32(data, idx)
 		mac := hmac.New(sha512.New, chain)
 		mac.Write(data)
-		I := mac.Sum(nil)
+		child := mac.Sum(nil)
 		var il, k secp256k1.ModNScalar
-		if overflow := il.SetByteSlice(I[:32]); overflow {
+		if overflow := il.SetByteSlice(child[:32]); overflow {
 			return nil, fmt.Errorf("%w: derivation overflow at %s", ErrInvalidKey, seg)
 		}
 		k.SetByteSlice(key)
@@ -145,7 +149,7 @@ func PrivKeyFromMnemonic(typ KeyType, mnemonic, path string) (*PrivKey, error) {
 			return nil, fmt.Errorf("%w: derivation gave zero key at %s", ErrInvalidKey, seg)
 		}
 		b := k.Bytes()
-		key, chain = b[:], I[32:]
+		key, chain = b[:], child[32:]
 	}
 	return NewPrivKey(typ, key)
 }
