@@ -65,8 +65,12 @@ func (m Miss) String() string {
 // Option configures a Server.
 type Option func(*Server)
 
-// MaxHeight makes the chain look f() blocks high: heights above it answer like the captured
-// future-height errors (numbers substituted), and /status and eth_blockNumber report it.
+// MaxHeight makes the chain look f() blocks high (f is called on every request, so a test can
+// grow the chain): block-level requests above it (CometBFT /block, /block_results, REST txs by
+// block, eth_getBlockByNumber, eth_getBlockReceipts, debug_traceBlockByNumber, REST queries at a
+// height, where the capture has such an error) answer exactly like the captured future-height
+// errors with the numbers substituted; /status, REST blocks/latest and eth_blockNumber report f().
+// Without it the chain ends at the highest captured /block.
 func MaxHeight(f func() int64) Option { return func(s *Server) { s.maxHeight = f } }
 
 // WithLogger logs misses at debug level.
@@ -79,7 +83,6 @@ type entry struct {
 	Record
 	kind   string // height-bearing endpoint family, "" when none
 	height int64
-	curNum int64 // "current height" quoted in a future-height error body (lazy, -1 unknown)
 }
 
 // rpcRef points at a captured Ethereum JSON-RPC answer: a whole file, or one element of a
@@ -180,7 +183,7 @@ func (s *Server) ResetMisses() {
 func (s *Server) add(rec Record) error {
 	path, rawQuery := splitURL(rec.URL)
 	idx := len(s.entries)
-	e := &entry{Record: rec, curNum: -1}
+	e := &entry{Record: rec}
 	s.entries = append(s.entries, e)
 	height := normHeight(rec.RequestHeaders["x-cosmos-block-height"])
 	body := bytes.TrimSpace(rec.RequestBody)
@@ -269,12 +272,9 @@ func (s *Server) findTemplates() {
 			s.capMax = e.height
 		}
 	}
-	if s.capMax == 0 { // no CometBFT blocks: fall back on the other block endpoints
+	if s.capMax == 0 { // no CometBFT capture: the REST block list gives the chain's extent
 		for _, e := range s.entries {
-			if e.kind != "" && e.kind != "rest:header" && e.Status == http.StatusOK && e.height > s.capMax {
-				if e.kind == "eth:eth_getBlockByNumber" && e.height > 100000 {
-					continue
-				}
+			if e.kind == "rest:/cosmos/tx/v1beta1/txs/block/" && e.Status == http.StatusOK && e.height > s.capMax {
 				s.capMax = e.height
 			}
 		}
