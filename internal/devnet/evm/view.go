@@ -1,0 +1,430 @@
+package evm
+
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+)
+
+// ethTx is one transaction of the Ethereum view of a block: a wrapped Ethereum tx, or a
+// successful Cosmos tx shown as a pseudo tx (from 0x0, to null, input = the Cosmos tx hash).
+type ethTx struct {
+	hash     common.Hash
+	cosmos   int // index in the Cosmos block
+	index    int // transactionIndex
+	tx       *types.Transaction
+	from     common.Address
+	pseudo   bool
+	res      chain.TxResult
+	logs     []*types.Log
+	created  *common.Address
+	msgInput []byte
+	msgTo    *common.Address
+	value    *big.Int
+}
+
+type ethBlock struct {
+	height  int64
+	hash    common.Hash
+	parent  common.Hash
+	time    uint64
+	txs     []*ethTx
+	gasUsed uint64
+	bloom   types.Bloom
+	cblock  *chain.Block
+}
+
+// pseudoChainID is the chain id minievm prints on Cosmos-only pseudo txs.
+const pseudoChainID = "0x7fffffffffffffee"
+
+var emptyRoot = common.HexToHash("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+
+// View derives the Ethereum view of a chain's blocks, caching it per height.
+type View struct {
+	c      *chain.Chain
+	m      *Module
+	cid    uint64
+	mu     sync.Mutex
+	blocks map[int64]*ethBlock
+	byHash map[common.Hash]int64 // eth tx hash -> height (indexed up to indexed)
+	bhash  map[common.Hash]int64
+	indexd int64
+}
+
+// NewView returns the Ethereum view of an EVM chain.
+func NewView(c *chain.Chain, m *Module) *View {
+	return &View{c: c, m: m, cid: m.EVMChainID(c.ChainID()), blocks: map[int64]*ethBlock{},
+		byHash: map[common.Hash]int64{}, bhash: map[common.Hash]int64{}}
+}
+
+func ethHash(cometHash []byte) common.Hash { return crypto.Keccak256Hash([]byte("eth-block"), cometHash) }
+
+func (v *View) block(h int64) (*ethBlock, error) {
+	v.mu.Lock()
+	if b, ok := v.blocks[h]; ok {
+		v.mu.Unlock()
+		return b, nil
+	}
+	v.mu.Unlock()
+	cb, err := v.c.Block(h)
+	if err != nil {
+		return nil, err
+	}
+	eb := &ethBlock{height: cb.Height, hash: ethHash(cb.ID.Hash), time: uint64(cb.Time.Unix()), cblock: cb}
+	if cb.Height > 1 {
+		eb.parent = ethHash(cb.LastBlockID.Hash)
+	}
+	prefix := v.c.Config().Bech32Prefix
+	logIndex := uint(0)
+	for i, raw := range cb.Txs {
+		res := cb.Results[i]
+		tx, err := chain.DecodeTx(raw)
+		if err != nil {
+			continue
+		}
+		et := &ethTx{cosmos: i, res: res, value: new(big.Int)}
+		if IsEthTx(tx) {
+			etx, err := EthTxOf(tx, v.cid, prefix)
+			if err != nil {
+				continue
+			}
+			et.tx, et.hash = etx, etx.Hash()
+			from, _ := chain.AddressOf(tx.Signers[0].PubKeyType, tx.Signers[0].PubKey)
+			et.from = common.BytesToAddress(from)
+			et.msgInput, et.msgTo, et.value = etx.Data(), etx.To(), etx.Value()
+		} else {
+			if res.Code != 0 {
+				continue // failed Cosmos txs do not show in the Ethereum view
+			}
+			et.pseudo = true
+			th := cb.TxHashes[i]
+			et.hash = crypto.Keccak256Hash([]byte("cosmos-tx"), th[:])
+			et.tx = types.NewTx(&types.LegacyTx{Data: th[:]})
+		}
+		et.index = len(eb.txs) + 1
+		for _, ev := range res.Events {
+			switch ev.Type {
+			case "evm":
+				for _, a := range ev.Attributes {
+					if a.Key != "log" {
+						continue
+					}
+					var lj struct {
+						Address string   `json:"address"`
+						Topics  []string `json:"topics"`
+						Data    string   `json:"data"`
+					}
+					if json.Unmarshal([]byte(a.Value), &lj) != nil {
+						continue
+					}
+					l := &types.Log{Address: common.HexToAddress(lj.Address), Data: common.FromHex(lj.Data), BlockNumber: uint64(cb.Height),
+						TxHash: et.hash, TxIndex: uint(et.index), BlockHash: eb.hash, Index: logIndex}
+					for _, t := range lj.Topics {
+						l.Topics = append(l.Topics, common.HexToHash(t))
+					}
+					logIndex++
+					et.logs = append(et.logs, l)
+				}
+			case "contract_created":
+				if et.created == nil && len(ev.Attributes) > 0 && !et.pseudo && et.msgTo == nil {
+					a := common.HexToAddress(ev.Attributes[0].Value)
+					et.created = &a
+				}
+			}
+		}
+		for _, l := range et.logs {
+			eb.bloom.Add(l.Address.Bytes())
+			for _, t := range l.Topics {
+				eb.bloom.Add(t.Bytes())
+			}
+		}
+		eb.gasUsed += uint64(res.GasUsed)
+		eb.txs = append(eb.txs, et)
+	}
+	v.mu.Lock()
+	v.blocks[h] = eb
+	v.bhash[eb.hash] = h
+	v.mu.Unlock()
+	return eb, nil
+}
+
+// txByHash finds an eth tx, indexing new blocks on demand.
+func (v *View) txByHash(h common.Hash) (*ethBlock, *ethTx, bool) {
+	top := v.c.Height()
+	v.mu.Lock()
+	from := v.indexd + 1
+	v.mu.Unlock()
+	for ht := from; ht <= top; ht++ {
+		b, err := v.block(ht)
+		if err != nil {
+			break
+		}
+		v.mu.Lock()
+		for _, t := range b.txs {
+			v.byHash[t.hash] = ht
+		}
+		if ht > v.indexd {
+			v.indexd = ht
+		}
+		v.mu.Unlock()
+	}
+	v.mu.Lock()
+	ht, ok := v.byHash[h]
+	v.mu.Unlock()
+	if !ok {
+		return nil, nil, false
+	}
+	b, err := v.block(ht)
+	if err != nil {
+		return nil, nil, false
+	}
+	for _, t := range b.txs {
+		if t.hash == h {
+			return b, t, true
+		}
+	}
+	return nil, nil, false
+}
+
+func (v *View) blockByHash(h common.Hash) (*ethBlock, bool) {
+	v.txByHash(common.Hash{}) // index up to the tip
+	v.mu.Lock()
+	ht, ok := v.bhash[h]
+	v.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	b, err := v.block(ht)
+	return b, err == nil
+}
+
+func hexU(v uint64) string { return hexutil.EncodeUint64(v) }
+
+func (v *View) txJSON(b *ethBlock, t *ethTx) ordered {
+	o := ordered{
+		{"blockHash", b.hash.Hex()}, {"blockNumber", hexU(uint64(b.height))},
+	}
+	if t.pseudo {
+		return append(o, ordered{
+			{"from", common.Address{}.Hex()}, {"gas", "0x0"}, {"gasPrice", "0x0"}, {"maxFeePerGas", "0x0"}, {"maxPriorityFeePerGas", "0x0"},
+			{"hash", t.hash.Hex()}, {"input", hexutil.Encode(t.tx.Data())}, {"nonce", "0x0"}, {"to", nil},
+			{"transactionIndex", hexU(uint64(t.index))}, {"value", "0x0"}, {"type", "0x0"}, {"chainId", pseudoChainID},
+			{"v", "0x0"}, {"r", "0x0"}, {"s", "0x0"},
+		}...)
+	}
+	tx := t.tx
+	vv, r, s := tx.RawSignatureValues()
+	var to any
+	if tx.To() != nil {
+		to = strings.ToLower(tx.To().Hex())
+	}
+	o = append(o, ordered{
+		{"from", strings.ToLower(t.from.Hex())}, {"gas", hexU(tx.Gas())}, {"gasPrice", (*hexutil.Big)(tx.GasFeeCap()).String()},
+		{"maxFeePerGas", (*hexutil.Big)(tx.GasFeeCap()).String()}, {"maxPriorityFeePerGas", (*hexutil.Big)(tx.GasTipCap()).String()},
+		{"hash", t.hash.Hex()}, {"input", hexutil.Encode(tx.Data())}, {"nonce", hexU(tx.Nonce())}, {"to", to},
+		{"transactionIndex", hexU(uint64(t.index))}, {"value", (*hexutil.Big)(tx.Value()).String()}, {"type", hexU(uint64(tx.Type()))},
+	}...)
+	if tx.Type() == types.DynamicFeeTxType {
+		o = append(o, kv{"accessList", []any{}})
+	}
+	o = append(o, kv{"chainId", hexU(v.cid)}, kv{"v", (*hexutil.Big)(vv).String()}, kv{"r", (*hexutil.Big)(r).String()}, kv{"s", (*hexutil.Big)(s).String()})
+	if tx.Type() == types.DynamicFeeTxType {
+		o = append(o, kv{"yParity", (*hexutil.Big)(vv).String()})
+	}
+	return o
+}
+
+func rootOf(hashes []common.Hash) common.Hash {
+	if len(hashes) == 0 {
+		return emptyRoot
+	}
+	var buf []byte
+	for _, h := range hashes {
+		buf = append(buf, h.Bytes()...)
+	}
+	return crypto.Keccak256Hash(buf)
+}
+
+func (v *View) blockJSON(b *ethBlock, full bool) ordered {
+	txs := []any{}
+	var hashes, rhashes []common.Hash
+	for _, t := range b.txs {
+		hashes = append(hashes, t.hash)
+		rhashes = append(rhashes, crypto.Keccak256Hash([]byte("receipt"), t.hash.Bytes()))
+		if full {
+			txs = append(txs, v.txJSON(b, t))
+		} else {
+			txs = append(txs, t.hash.Hex())
+		}
+	}
+	// go-ethereum marshals blocks from a map, so the real node's keys are sorted
+	return ordered{
+		{"baseFeePerGas", "0x0"}, {"difficulty", "0x0"}, {"extraData", "0x"}, {"gasLimit", "0xffffffffffffffff"},
+		{"gasUsed", hexU(b.gasUsed)}, {"hash", b.hash.Hex()}, {"logsBloom", hexutil.Encode(b.bloom.Bytes())},
+		{"miner", common.Address{}.Hex()}, {"mixHash", common.Hash{}.Hex()}, {"nonce", "0x0000000000000000"},
+		{"number", hexU(uint64(b.height))}, {"parentHash", b.parent.Hex()}, {"receiptsRoot", rootOf(rhashes).Hex()},
+		{"sha3Uncles", types.EmptyUncleHash.Hex()}, {"size", "0x0"}, {"stateRoot", emptyRoot.Hex()},
+		{"timestamp", hexU(b.time)}, {"transactions", txs}, {"transactionsRoot", rootOf(hashes).Hex()},
+		{"uncles", []any{}}, {"withdrawals", []any{}}, {"withdrawalsRoot", emptyRoot.Hex()},
+	}
+}
+
+func logJSON(l *types.Log) ordered {
+	topics := make([]string, 0, len(l.Topics))
+	for _, t := range l.Topics {
+		topics = append(topics, t.Hex())
+	}
+	return ordered{
+		{"address", strings.ToLower(l.Address.Hex())}, {"topics", topics}, {"data", hexutil.Encode(l.Data)},
+		{"blockNumber", hexU(l.BlockNumber)}, {"transactionHash", l.TxHash.Hex()}, {"transactionIndex", hexU(uint64(l.TxIndex))},
+		{"blockHash", l.BlockHash.Hex()}, {"logIndex", hexU(uint64(l.Index))}, {"removed", false},
+	}
+}
+
+func (v *View) receiptJSON(b *ethBlock, t *ethTx, cumulative uint64) ordered {
+	logs := []any{}
+	var bloom types.Bloom
+	for _, l := range t.logs {
+		logs = append(logs, logJSON(l))
+		bloom.Add(l.Address.Bytes())
+		for _, tp := range l.Topics {
+			bloom.Add(tp.Bytes())
+		}
+	}
+	var created, to any
+	if t.created != nil {
+		created = strings.ToLower(t.created.Hex())
+	}
+	from := common.Address{}
+	typ := uint64(0)
+	if !t.pseudo {
+		from = t.from
+		typ = uint64(t.tx.Type())
+		if t.tx.To() != nil {
+			to = strings.ToLower(t.tx.To().Hex())
+		}
+	}
+	status := "0x1"
+	if t.res.Code != 0 {
+		status = "0x0"
+	}
+	return ordered{
+		{"blockHash", b.hash.Hex()}, {"blockNumber", hexU(uint64(b.height))}, {"contractAddress", created},
+		{"cumulativeGasUsed", hexU(cumulative)}, {"effectiveGasPrice", "0x0"}, {"from", strings.ToLower(from.Hex())},
+		{"gasUsed", hexU(uint64(t.res.GasUsed))}, {"logs", logs}, {"logsBloom", hexutil.Encode(bloom.Bytes())},
+		{"status", status}, {"to", to}, {"transactionHash", t.hash.Hex()}, {"transactionIndex", hexU(uint64(t.index))},
+		{"type", hexU(typ)},
+	}
+}
+
+func (v *View) receipts(b *ethBlock) []any {
+	out := []any{}
+	var cum uint64
+	for _, t := range b.txs {
+		cum += uint64(t.res.GasUsed)
+		out = append(out, v.receiptJSON(b, t, cum))
+	}
+	return out
+}
+
+func (v *View) receipt(b *ethBlock, want *ethTx) ordered {
+	var cum uint64
+	for _, t := range b.txs {
+		cum += uint64(t.res.GasUsed)
+		if t == want {
+			return v.receiptJSON(b, t, cum)
+		}
+	}
+	return nil
+}
+
+// --- callTracer ---
+
+var (
+	decimalsInput  = hexutil.Encode(contractABI.Methods["decimals"].ID)
+	decimalsOutput = hexutil.Encode(packOut("decimals", uint8(18)))
+	zeroAddr       = strings.ToLower(common.Address{}.Hex())
+	bankCaller     = strings.ToLower(common.BytesToAddress([]byte{1}).Hex())
+)
+
+func (v *View) feeFrames(n int, gas uint64) []any {
+	out := []any{}
+	feeContract := strings.ToLower(DenomContract(v.m.cfg.FeeDenom).Hex())
+	for i := 0; i < n; i++ {
+		out = append(out, ordered{{"from", zeroAddr}, {"gas", hexU(gas - uint64(i)*55000)}, {"gasUsed", "0x19e9"}, {"to", feeContract},
+			{"input", decimalsInput}, {"output", decimalsOutput}, {"type", "STATICCALL"}})
+	}
+	return out
+}
+
+// trace renders a callTracer result: the fee-deduction calls, then one frame per EVM call of
+// the tx (the main call for Ethereum txs, the ERC-20 calls the bank makes for Cosmos sends).
+func (v *View) trace(t *ethTx) ordered {
+	gas := uint64(t.res.GasWanted)
+	used := uint64(t.res.GasUsed)
+	fees := 1
+	if !t.pseudo {
+		fees = 2
+	}
+	calls := v.feeFrames(fees, gas-gas/16)
+	top := ordered{{"from", zeroAddr}, {"gas", hexU(gas)}, {"gasUsed", hexU(used)}, {"to", zeroAddr}, {"input", "0x"}}
+	inner := gas - gas/4
+	if !t.pseudo {
+		frame := ordered{{"from", strings.ToLower(t.from.Hex())}, {"gas", hexU(inner)}, {"gasUsed", hexU(used / 3)}}
+		typ := "CALL"
+		if t.msgTo == nil {
+			typ = "CREATE"
+			to := ""
+			if t.created != nil {
+				to = strings.ToLower(t.created.Hex())
+			}
+			frame = append(frame, kv{"to", to})
+		} else {
+			frame = append(frame, kv{"to", strings.ToLower(t.msgTo.Hex())})
+		}
+		frame = append(frame, kv{"input", hexutil.Encode(t.msgInput)})
+		ret := retOf(t.res.Events)
+		if t.res.Code != 0 {
+			top = append(top, kv{"output", "0x"}, kv{"error", "execution reverted"})
+			frame = append(frame, kv{"output", "0x"}, kv{"error", "execution reverted"})
+		} else if typ == "CREATE" {
+			frame = append(frame, kv{"output", hexutil.Encode(t.msgInput)})
+		} else if ret != "0x" {
+			frame = append(frame, kv{"output", ret})
+		}
+		frame = append(frame, kv{"value", (*hexutil.Big)(t.value).String()}, kv{"type", typ})
+		calls = append(calls, frame)
+	} else {
+		for _, l := range t.logs {
+			if len(l.Topics) != 3 || l.Topics[0] != topicTransfer {
+				continue
+			}
+			input := append(common.FromHex("0x1988513b"), append(append(l.Topics[1].Bytes(), l.Topics[2].Bytes()...), l.Data...)...)
+			calls = append(calls, ordered{{"from", bankCaller}, {"gas", hexU(inner)}, {"gasUsed", hexU(used / 5)},
+				{"to", strings.ToLower(l.Address.Hex())}, {"input", hexutil.Encode(input)}, {"value", "0x0"}, {"type", "CALL"}})
+		}
+	}
+	return append(top, kv{"calls", calls}, kv{"type", "CALL"})
+}
+
+func retOf(evs []sim.Event) string {
+	for _, e := range evs {
+		if e.Type == "call" {
+			for _, a := range e.Attributes {
+				if a.Key == "ret" {
+					return a.Value
+				}
+			}
+		}
+	}
+	return "0x"
+}
