@@ -122,6 +122,7 @@ func TestTraffic(t *testing.T) {
 			t.Errorf("no %s in 150 blocks of traffic: %v", k, kinds)
 		}
 	}
+	t.Logf("%d failures, mix %v", fails, kinds)
 	if fails == 0 || fails > 40 {
 		t.Errorf("%d failures in the traffic (%v)", fails, kinds)
 	}

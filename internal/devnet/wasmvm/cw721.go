@@ -459,7 +459,7 @@ func smartQuery(kvs sim.KVReader, contract []byte, col collectionRec, msg []byte
 		if variant == "get_creator_ownership" {
 			owner = col.Creator
 		}
-		return map[string]any{"owner": owner, "pending_owner": nil, "pending_expiry": nil}, nil
+		return orderedValue([]kv{{"owner", owner}, {"pending_owner", nil}, {"pending_expiry", nil}}), nil
 	case "nft_info":
 		t, err := token()
 		if err != nil {

@@ -250,7 +250,11 @@ func (m *Module) intent(rng *rand.Rand, accs []sim.Account, idx map[string]int, 
 				if rng.IntN(3) == 0 && state.Balance(accs[signer].Addr, d.denom).Cmp(big.NewInt(1_000_000)) > 0 {
 					return one(signer, &tokenfactoryv1.MsgBurn{Sender: me, Amount: &basev1beta1.Coin{Denom: d.denom, Amount: amt}})
 				}
-				return one(signer, &tokenfactoryv1.MsgMint{Sender: me, Amount: &basev1beta1.Coin{Denom: d.denom, Amount: amt}, MintToAddress: them})
+				to := them
+				if rng.IntN(2) == 0 {
+					to = "" // mint to the admin itself, as the fixture's first mint does
+				}
+				return one(signer, &tokenfactoryv1.MsgMint{Sender: me, Amount: &basev1beta1.Coin{Denom: d.denom, Amount: amt}, MintToAddress: to})
 			}
 		}
 		return one(signer, &tokenfactoryv1.MsgCreateDenom{Sender: me, Subdenom: fmt.Sprintf("dt%d", rng.IntN(1000))})
