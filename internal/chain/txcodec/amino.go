@@ -204,6 +204,26 @@ func UnmarshalAmino(nameOrTypeURL string, data []byte) (proto.Message, error) {
 	return m.Interface(), nil
 }
 
+// UnmarshalAminoInto is UnmarshalAmino for a message of a known type: data (the value
+// object or the {"type","value"} wrapper) is decoded into m.
+func UnmarshalAminoInto(data []byte, m proto.Message) error {
+	full := m.ProtoReflect().Descriptor().FullName()
+	if name, ok := aminoNames[full]; ok {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return fmt.Errorf("%w: %v", ErrAmino, err)
+		}
+		if len(obj) == 2 && obj["type"] != nil && obj["value"] != nil {
+			var typ string
+			if json.Unmarshal(obj["type"], &typ) == nil && typ == name {
+				data = obj["value"]
+			}
+		}
+	}
+	proto.Reset(m)
+	return aminoDecodeMessage(m.ProtoReflect(), data)
+}
+
 // AminoSignBytes is the SIGN_MODE_LEGACY_AMINO_JSON payload (the StdSignDoc): sorted,
 // compact JSON of account_number, chain_id, fee{amount, gas[, payer][, granter]}, memo,
 // msgs, sequence and, when non-zero, timeout_height.

@@ -115,6 +115,10 @@ func TestAminoRoundTrip(t *testing.T) {
 			t.Errorf("%s: unmarshal value: %v", c.name, err)
 			continue
 		}
+		m3 := m.ProtoReflect().New().Interface()
+		if err := UnmarshalAminoInto(val, m3); err != nil || !proto.Equal(m3, m2) {
+			t.Errorf("%s: UnmarshalAminoInto: %v", c.name, err)
+		}
 		a1, _ := PackAny(m)
 		a2, _ := PackAny(m2)
 		if !bytes.Equal(a1.Value, a2.Value) {
