@@ -104,7 +104,7 @@ func TestConformance(t *testing.T) {
 			}
 			defer db.Close()
 			w := &recordingWriter{Writer: db, types: map[string]bool{}}
-			src, err := ingest.NewHTTPSource(chain.URL, chain.URL, nil)
+			src, err := chainSource(chain.URL)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,12 +15,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// ingestFixture runs the real pipeline (HTTP source against the replay server) over every
+// ingestFixture runs the real pipeline (the project's chain clients against the replay server) over every
 // captured height of a fixture chain and returns what it wrote.
 func ingestFixture(t *testing.T, name string) (*memWriter, string) {
 	t.Helper()
@@ -34,10 +36,15 @@ func ingestFixture(t *testing.T, name string) (*memWriter, string) {
 	top = srv.CapturedMaxHeight()
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	src, err := NewHTTPSource(ts.URL, ts.URL, nil)
+	rpc, err := comet.New(ts.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rest, err := cosmosrest.New(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewClientSource(rpc, rest)
 	w := &memWriter{}
 	cfg := fastConfig()
 	cfg.StopAtHeight = srv.CapturedMaxHeight()

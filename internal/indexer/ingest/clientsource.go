@@ -1,0 +1,130 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+
+	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+)
+
+// ClientSource is the production Source: the project's CometBFT and REST clients, which bring
+// the shared transport's retry with backoff, rate limiting and URL rotation.
+type ClientSource struct {
+	rpc  *comet.Client
+	rest *cosmosrest.Client
+}
+
+// NewClientSource wraps the two clients.
+func NewClientSource(rpc *comet.Client, rest *cosmosrest.Client) *ClientSource {
+	return &ClientSource{rpc: rpc, rest: rest}
+}
+
+// future maps both clients' "height not reached yet" answers to ErrFutureHeight.
+func future(err error) error {
+	if _, ok := comet.IsFutureHeight(err); ok {
+		return fmt.Errorf("%w: %w", ErrFutureHeight, err)
+	}
+	if _, ok := cosmosrest.IsFutureHeight(err); ok {
+		return fmt.Errorf("%w: %w", ErrFutureHeight, err)
+	}
+	return err
+}
+
+// LatestHeight implements Source.
+func (s *ClientSource) LatestHeight(ctx context.Context) (int64, error) {
+	return s.rpc.LatestHeight(ctx)
+}
+
+// Block implements Source.
+func (s *ClientSource) Block(ctx context.Context, height int64) (*RawBlock, error) {
+	r, err := s.rpc.Block(ctx, height)
+	if err != nil {
+		return nil, future(err)
+	}
+	if r.Block == nil || r.Block.Header.Height != height {
+		return nil, fmt.Errorf("block %d: %w: missing or wrong header", height, ErrInvalidData)
+	}
+	h := r.Block.Header
+	return &RawBlock{
+		ChainID:         h.ChainID,
+		Height:          h.Height,
+		Hash:            r.BlockID.Hash,
+		Time:            h.Time.UTC(),
+		ProposerAddress: h.ProposerAddress,
+		Txs:             r.Block.Data.Txs,
+	}, nil
+}
+
+// BlockResults implements Source.
+func (s *ClientSource) BlockResults(ctx context.Context, height int64) ([]TxResult, error) {
+	r, err := s.rpc.BlockResults(ctx, height)
+	if err != nil {
+		return nil, future(err)
+	}
+	out := make([]TxResult, 0, len(r.TxsResults))
+	for i, t := range r.TxsResults {
+		if t == nil {
+			return nil, fmt.Errorf("block_results %d: %w: null result %d", height, ErrInvalidData, i)
+		}
+		res := TxResult{Code: t.Code, Codespace: t.Codespace, Data: t.Data, Log: t.Log, Info: t.Info,
+			GasWanted: t.GasWanted, GasUsed: t.GasUsed}
+		for _, ev := range t.Events {
+			e := Event{Type: ev.Type}
+			for _, a := range ev.Attributes {
+				e.Attributes = append(e.Attributes, EventAttribute{Key: a.Key, Value: a.Value, Index: a.Index})
+			}
+			res.Events = append(res.Events, e)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// BlockTxs implements Source.
+func (s *ClientSource) BlockTxs(ctx context.Context, height int64) ([]json.RawMessage, error) {
+	r, err := s.rest.TxsByBlock(ctx, height)
+	if err != nil {
+		return nil, future(err)
+	}
+	return r.Txs, nil
+}
+
+// Validators implements Source. cosmosrest has only the single-validator call, so the list
+// is read through its generic Get.
+func (s *ClientSource) Validators(ctx context.Context) ([]Validator, error) {
+	var out []Validator
+	key := ""
+	for page := 0; page < 1000; page++ {
+		var q url.Values
+		if key != "" {
+			q = url.Values{"pagination.key": {key}}
+		}
+		var r struct {
+			Validators []struct {
+				Moniker         string `json:"moniker"`
+				OperatorAddress string `json:"operator_address"`
+				ConsensusPubkey struct {
+					Type string `json:"@type"`
+					Key  []byte `json:"key"`
+				} `json:"consensus_pubkey"`
+			} `json:"validators"`
+			Pagination *cosmosrest.PageResponse `json:"pagination"`
+		}
+		if err := s.rest.Get(ctx, "/opinit/opchild/v1/validators", q, 0, &r); err != nil {
+			return nil, err
+		}
+		for _, v := range r.Validators {
+			out = append(out, Validator{Moniker: v.Moniker, OperatorAddress: v.OperatorAddress,
+				ConsensusPubKeyType: v.ConsensusPubkey.Type, ConsensusPubKey: v.ConsensusPubkey.Key})
+		}
+		if key = r.Pagination.Next(); key == "" {
+			break
+		}
+	}
+	return out, nil
+}
+
+var _ Source = (*ClientSource)(nil)
