@@ -2,6 +2,7 @@ package wasmvm
 
 import (
 	"fmt"
+	"google.golang.org/protobuf/proto"
 	"maps"
 	"math/big"
 	"net/http"
@@ -47,7 +48,10 @@ type fakeChain struct {
 	balHist  map[int64]map[balKey]*big.Int
 	useQuiet bool
 	now      time.Time
+	response proto.Message
 }
+
+func (f *fakeChain) SetMsgResponse(m proto.Message) { f.response = m }
 
 func newFakeChain() *fakeChain {
 	return &fakeChain{height: 1, kv: memKV{}, bal: map[balKey]*big.Int{}, history: map[int64]memKV{}, balHist: map[int64]map[balKey]*big.Int{}, useQuiet: true}

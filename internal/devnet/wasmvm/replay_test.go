@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
@@ -78,6 +79,7 @@ type fxTx struct {
 
 type fxTxResult struct {
 	Code      uint32 `json:"code"`
+	Data      []byte `json:"data"`
 	Codespace string `json:"codespace"`
 	Log       string `json:"log"`
 	Events    []struct {
@@ -250,7 +252,7 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 			}
 			var failed error
 			for j, msg := range tx.Body.Messages {
-				f.events = nil
+				f.events, f.response = nil, nil
 				var err error
 				if msg.Type == "/cosmos.bank.v1beta1.MsgSend" {
 					if res.Code != 0 {
@@ -268,6 +270,12 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 					break
 				}
 				compared++
+				if f.response != nil {
+					got, _ := proto.MarshalOptions{Deterministic: true}.Marshal(f.response)
+					if want := msgResponses(t, res.Data); j >= len(want) || !bytes.Equal(want[j], got) {
+						t.Errorf("h%d tx%d msg%d response %x, chain %x", h, i, j, got, want)
+					}
+				}
 				if diff := cmp.Diff(wantMsgs[big.NewInt(int64(j)).String()], f.events); diff != "" {
 					t.Errorf("h%d tx%d msg%d %s (-want +got):\n%s", h, i, j, msg.Type, diff)
 				}
@@ -376,4 +384,39 @@ func TestContractAddress(t *testing.T) {
 	if base64.StdEncoding.EncodeToString([]byte(`{"contract_info":{}}`)) != "eyJjb250cmFjdF9pbmZvIjp7fX0=" {
 		t.Error("query encoding")
 	}
+}
+
+// msgResponses returns the Any values of a TxMsgData (field 2: msg_responses; Any field 2: value).
+func msgResponses(t *testing.T, data []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			t.Fatal("bad TxMsgData")
+		}
+		data = data[n:]
+		if typ != protowire.BytesType {
+			n = protowire.ConsumeFieldValue(num, typ, data)
+			data = data[n:]
+			continue
+		}
+		v, n := protowire.ConsumeBytes(data)
+		data = data[n:]
+		if num != 2 {
+			continue
+		}
+		var value []byte
+		for len(v) > 0 {
+			an, at, m := protowire.ConsumeTag(v)
+			v = v[m:]
+			b, m := protowire.ConsumeBytes(v)
+			v = v[m:]
+			if an == 2 && at == protowire.BytesType {
+				value = b
+			}
+		}
+		out = append(out, value)
+	}
+	return out
 }

@@ -65,6 +65,17 @@ type QuietBank interface {
 // in its block, recorded in a contract's `created.tx_index` (0 without it).
 type TxIndexer interface{ TxIndex() uint32 }
 
+// Responder is optionally implemented by the engine's Env: the Msg response carried in the
+// tx result's data (code id and checksum of an upload, the new contract's address, the new
+// factory denom).
+type Responder interface{ SetMsgResponse(proto.Message) }
+
+func respond(env sim.Env, m proto.Message) {
+	if r, ok := env.(Responder); ok {
+		r.SetMsgResponse(m)
+	}
+}
+
 // Module is the simulated Wasm VM and tokenfactory. It implements sim.Module.
 type Module struct {
 	log *slog.Logger
@@ -328,6 +339,7 @@ func (m *Module) storeCode(env sim.Env, msg proto.Message) error {
 	// Compilation dominates the real cost (about 6.6 gas per byte on the fixture's 700 kB code).
 	env.ConsumeGas(uint64(len(code))*66/10 + 10_000)
 	env.Emit(ev("store_code", "code_checksum", hex.EncodeToString(sum[:]), "code_id", strconv.FormatUint(id, 10)))
+	respond(env, &wasmv1.MsgStoreCodeResponse{CodeId: id, Checksum: sum[:]})
 	return nil
 }
 
@@ -414,6 +426,7 @@ func (m *Module) instantiate(env sim.Env, msg proto.Message) error {
 	}
 	env.Emit(ev("instantiate", "_contract_address", caddr, "code_id", strconv.FormatUint(x.CodeId, 10)))
 	env.Emit(ev("wasm", append([]string{"_contract_address", caddr}, attrs...)...))
+	respond(env, &wasmv1.MsgInstantiateContractResponse{Address: caddr})
 	return nil
 }
 
@@ -515,6 +528,7 @@ func (m *Module) createDenom(env sim.Env, msg proto.Message) error {
 	}
 	env.ConsumeGas(DenomCreationGas)
 	env.Emit(ev("create_denom", "creator", x.Sender, "new_token_denom", d))
+	respond(env, &tokenfactoryv1.MsgCreateDenomResponse{NewTokenDenom: d})
 	return nil
 }
 
