@@ -501,6 +501,27 @@ func (c *Client) OpchildValidator(ctx context.Context, valoper string) (*Opchild
 	return &r.Validator, nil
 }
 
+// OpchildValidators lists every rollup validator. The first page is asked without pagination
+// parameters (the node's default page), as indexers do; later pages follow next_key.
+func (c *Client) OpchildValidators(ctx context.Context) ([]OpchildValidator, error) {
+	var out []OpchildValidator
+	var q url.Values
+	for {
+		var r struct {
+			Validators []OpchildValidator `json:"validators"`
+			Pagination *PageResponse      `json:"pagination"`
+		}
+		if err := c.Get(ctx, "/opinit/opchild/v1/validators", q, 0, &r); err != nil {
+			return nil, err
+		}
+		out = append(out, r.Validators...)
+		if r.Pagination.Next() == "" || len(r.Validators) == 0 {
+			return out, nil
+		}
+		q = url.Values{"pagination.key": {r.Pagination.Next()}}
+	}
+}
+
 // EVMCallResult is minievm's /minievm/evm/v1/call answer.
 type EVMCallResult struct {
 	Response    string          `json:"response"`

@@ -208,6 +208,12 @@ func call(ctx context.Context, t *testing.T, c *cosmosrest.Client, method, path,
 			t.Errorf("%s: %+v", path, r)
 		}
 		return err
+	case path == "/opinit/opchild/v1/validators" && rawQuery == "":
+		r, err := c.OpchildValidators(ctx)
+		if err == nil && (len(r) == 0 || !strings.HasPrefix(r[0].OperatorAddress, "initvaloper1") || r[0].ConsPower <= 0) {
+			t.Errorf("%s: %+v", path, r)
+		}
+		return err
 	case path == "/minievm/evm/v1/contracts/by_denom":
 		r, err := c.ContractByDenom(ctx, q.Get("denom"))
 		if err == nil && !strings.HasPrefix(r, "0x") {
