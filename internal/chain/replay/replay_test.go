@@ -282,3 +282,17 @@ func TestWithID(t *testing.T) {
 		}
 	}
 }
+
+// A REST query at a height above MaxHeight answers like the captured "height in the future".
+func TestMaxHeightRESTHeader(t *testing.T) {
+	_, srv, _ := start(t, "minimove", MaxHeight(func() int64 { return 10 }))
+	target := srv.URL + "/initia/move/v1/accounts/0x69e44905fca4023591a4d9527fc155bcb0f8b7f260351a86f9a5ca053bc46a9a/resources/by_struct_tag?struct_tag=0x1::nft::Nft"
+	status, _, got := do(t, "GET", target, nil, map[string]string{"x-cosmos-block-height": "19"})
+	if status != 500 || !bytes.Contains(got, []byte("cannot query with height in the future")) {
+		t.Fatalf("status %d body %s", status, got)
+	}
+	status, _, _ = do(t, "GET", target, nil, map[string]string{"x-cosmos-block-height": "9"})
+	if status != 404 { // nothing was captured at height 9: a miss, not an invented answer
+		t.Fatalf("height 9: status %d", status)
+	}
+}
