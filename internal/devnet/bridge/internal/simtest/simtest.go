@@ -22,6 +22,7 @@ import (
 
 // TxResult is one executed transaction.
 type TxResult struct {
+	Height int64
 	Hash   []byte
 	Signer string
 	Msgs   []proto.Message
@@ -138,7 +139,7 @@ func (c *Chain) Block(h int64) (Block, bool) {
 func (c *Chain) exec(p pendingTx) TxResult {
 	c.txCount++
 	hash := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d", c.ID, c.height, c.txCount)))
-	res := TxResult{Hash: hash[:], Signer: p.signer, Msgs: p.msgs}
+	res := TxResult{Height: c.height, Hash: hash[:], Signer: p.signer, Msgs: p.msgs}
 	kvSnap := cloneKV(c.kv)
 	balSnap := cloneBal(c.balances)
 	env := c.newEnv(hash[:])
