@@ -1,0 +1,689 @@
+// Package msgs turns a route's operations into the signable messages `/v2/fungible/msgs`
+// returns: amino-JSON `cosmos_tx` messages (MsgTransfer with packet-forward memos,
+// MsgInitiateTokenDeposit carrying the signed op hook, MsgInitiateTokenWithdrawal, MsgSend)
+// and `evm_tx` calls (ERC-20 transfer, LayerZero OFT send) for EVM sources.
+//
+// Operations come back from clients verbatim, so every one is re-checked against the
+// registry (channels, bridge ids, denoms, connectivity, amounts) before a message is built:
+// a tampered or stale route becomes a 400 with a reason, never a message that loses funds.
+package msgs
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cosmos/btcutil/bech32"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/holiman/uint256"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
+	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
+	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
+	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/router/route"
+)
+
+// Machine reasons of this package's errors.
+const (
+	ReasonInvalidAddress     = "INVALID_ADDRESS"
+	ReasonAddressListLength  = "ADDRESS_LIST_MISMATCH"
+	ReasonInvalidOperations  = "INVALID_OPERATIONS"
+	ReasonOPHookRequired     = "OP_HOOK_REQUIRED"
+	ReasonInvalidOPHook      = "INVALID_OP_HOOK"
+	ReasonInvalidSlippage    = "INVALID_SLIPPAGE"
+	ReasonInvalidTimeout     = "INVALID_TIMEOUT"
+	ReasonUnsupportedOp      = "UNSUPPORTED_OPERATION"
+	ReasonAmountOutMismatch  = "AMOUNT_OUT_MISMATCH"
+	defaultSlippagePercent   = "1"
+	defaultIBCTimeout        = 5 * time.Minute
+	defaultPFMForwardTimeout = "10m"
+)
+
+// Type URLs of the messages built here.
+const (
+	TypeMsgTransfer                = "/ibc.applications.transfer.v1.MsgTransfer"
+	TypeMsgSend                    = "/cosmos.bank.v1beta1.MsgSend"
+	TypeMsgInitiateTokenDeposit    = "/opinit.ophost.v1.MsgInitiateTokenDeposit"
+	TypeMsgInitiateTokenWithdrawal = "/opinit.opchild.v1.MsgInitiateTokenWithdrawal"
+)
+
+// Request is the body of POST /v2/fungible/msgs.
+type Request struct {
+	SourceAssetDenom         string            `json:"source_asset_denom"`
+	SourceAssetChainID       string            `json:"source_asset_chain_id"`
+	DestAssetDenom           string            `json:"dest_asset_denom"`
+	DestAssetChainID         string            `json:"dest_asset_chain_id"`
+	AmountIn                 string            `json:"amount_in"`
+	AmountOut                string            `json:"amount_out"`
+	AddressList              []string          `json:"address_list"`
+	Operations               []route.Operation `json:"operations"`
+	SlippageTolerancePercent string            `json:"slippage_tolerance_percent"`
+	TimeoutSeconds           string            `json:"timeout_seconds"`
+	SignedOPHook             *SignedOPHook     `json:"signed_op_hook"`
+}
+
+// SignedOPHook is the wallet-signed L2 transaction (base64 Tx bytes) for a deposit hook.
+type SignedOPHook struct {
+	Signer string `json:"signer"`
+	Hook   string `json:"hook"`
+}
+
+// Response is the /msgs response.
+type Response struct {
+	Msgs          []Msg       `json:"msgs"`
+	Txs           []Tx        `json:"txs"`
+	MinAmountOut  string      `json:"min_amount_out"`
+	EstimatedFees []route.Fee `json:"estimated_fees"`
+}
+
+// Msg is the deprecated flat message form.
+type Msg struct {
+	MultiChainMsg *MultiChainMsg `json:"multi_chain_msg,omitempty"`
+	EVMTx         *EVMTx         `json:"evm_tx,omitempty"`
+}
+
+// MultiChainMsg is one cosmos message of the flat form.
+type MultiChainMsg struct {
+	ChainID    string   `json:"chain_id"`
+	Path       []string `json:"path"`
+	Msg        string   `json:"msg"`
+	MsgTypeURL string   `json:"msg_type_url"`
+}
+
+// Tx is one transaction the user signs.
+type Tx struct {
+	CosmosTx          *CosmosTx `json:"cosmos_tx,omitempty"`
+	EVMTx             *EVMTx    `json:"evm_tx,omitempty"`
+	OperationsIndices []int     `json:"operations_indices"`
+}
+
+// CosmosTx is a transaction for a Cosmos chain.
+type CosmosTx struct {
+	ChainID       string      `json:"chain_id"`
+	Path          []string    `json:"path"`
+	SignerAddress string      `json:"signer_address"`
+	Msgs          []CosmosMsg `json:"msgs"`
+}
+
+// CosmosMsg is one message; Msg is an amino-JSON string.
+type CosmosMsg struct {
+	MsgTypeURL string `json:"msg_type_url"`
+	Msg        string `json:"msg"`
+}
+
+// EVMTx is a transaction for an EVM chain; Data is hex without 0x.
+type EVMTx struct {
+	ChainID                string          `json:"chain_id"`
+	To                     string          `json:"to"`
+	Value                  string          `json:"value"`
+	Data                   string          `json:"data"`
+	SignerAddress          string          `json:"signer_address"`
+	RequiredERC20Approvals []ERC20Approval `json:"required_erc20_approvals"`
+}
+
+// ERC20Approval is an allowance the signer must grant first.
+type ERC20Approval struct {
+	TokenContract string `json:"token_contract"`
+	Spender       string `json:"spender"`
+	Amount        string `json:"amount"`
+}
+
+// Builder builds messages over one registry snapshot.
+type Builder struct {
+	Reg *registry.Registry
+	// Now is the clock for IBC timeouts (time.Now when nil).
+	Now func() time.Time
+	// IBCTimeout is the default relative IBC timeout (5 min when 0).
+	IBCTimeout time.Duration
+	// LayerZeroFee is the messaging fee per source chain id (wei), as in route.Config.
+	LayerZeroFee map[string]string
+}
+
+// ValidateAddress checks an address for a chain: bech32 with the chain's prefix and a 20- or
+// 32-byte payload on Cosmos chains, 0x + 40 hex digits on EVM chains.
+func ValidateAddress(c *registry.Chain, addr string) error {
+	if c.Type == registry.ChainTypeEVM {
+		if len(addr) != 42 || !strings.HasPrefix(addr, "0x") {
+			return fmt.Errorf("%q is not a 0x-prefixed 20-byte hex address", addr)
+		}
+		if _, err := hex.DecodeString(addr[2:]); err != nil {
+			return fmt.Errorf("%q is not a 0x-prefixed 20-byte hex address", addr)
+		}
+		return nil
+	}
+	hrp, data, err := bech32.DecodeToBase256(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not bech32: %w", addr, err)
+	}
+	if hrp != c.Bech32Prefix {
+		return fmt.Errorf("%q has prefix %q, chain %s uses %q", addr, hrp, c.ID, c.Bech32Prefix)
+	}
+	if len(data) != 20 && len(data) != 32 {
+		return fmt.Errorf("%q holds %d bytes, want 20 or 32", addr, len(data))
+	}
+	return nil
+}
+
+func addrErr(i int, chainID string, err error) *apierr.Error {
+	return apierr.BadRequest("address_list[%d] for chain %s: %v", i, chainID, err).WithDetails(ReasonInvalidAddress)
+}
+
+func opsErr(format string, args ...any) *apierr.Error {
+	return apierr.BadRequest("operations: "+format, args...).WithDetails(ReasonInvalidOperations)
+}
+
+// plan is the validated, position-annotated form of the operations.
+type plan struct {
+	ops      []route.Operation
+	chains   []string // chain_ids of the route
+	required []string // required_chain_addresses
+	fromPos  []int
+	toPos    []int
+	amounts  []*uint256.Int // amount_in of each op, then the final amount out
+}
+
+// Plan validates operations against the registry and the request's endpoints.
+func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *uint256.Int, ops []route.Operation) (*plan, error) {
+	if len(ops) == 0 {
+		return nil, opsErr("at least one operation is required")
+	}
+	p := &plan{ops: ops, chains: []string{ops[0].FromChainID()}}
+	cur := amountIn
+	curPath := ""
+	if c := b.Reg.Chain(srcChain); c != nil {
+		if a := c.Asset(srcDenom); a != nil {
+			curPath = a.Path
+		}
+	}
+	prevTx := 0
+	for i, op := range ops {
+		if op.Variants() != 1 {
+			return nil, opsErr("operation %d must have exactly one variant", i)
+		}
+		if op.TxIndex != prevTx && op.TxIndex != prevTx+1 || (i == 0 && op.TxIndex != 0) {
+			return nil, opsErr("operation %d has tx_index %d after %d", i, op.TxIndex, prevTx)
+		}
+		prevTx = op.TxIndex
+		from, to := op.FromChainID(), op.ToChainID()
+		if i == 0 && (from != srcChain || !sameDenom(op.DenomIn(), srcDenom)) {
+			return nil, opsErr("the first operation starts at %s on %s, the request at %s on %s", op.DenomIn(), from, srcDenom, srcChain)
+		}
+		if i > 0 && (from != ops[i-1].ToChainID() || !sameDenom(op.DenomIn(), ops[i-1].DenomOut())) {
+			return nil, opsErr("operation %d does not continue from operation %d", i, i-1)
+		}
+		if op.AmountIn != "" {
+			v, e := route.ParseAmount(fmt.Sprintf("operations[%d].amount_in", i), op.AmountIn)
+			if e != nil {
+				return nil, e
+			}
+			if !v.Eq(cur) {
+				return nil, opsErr("operation %d amount_in %s, expected %s", i, op.AmountIn, cur.Dec())
+			}
+		}
+		next, err := b.checkOp(i, op, curPath)
+		if err != nil {
+			return nil, err
+		}
+		curPath = next
+		p.amounts = append(p.amounts, cur)
+		if op.AmountOut != "" {
+			v, e := route.ParseAmount(fmt.Sprintf("operations[%d].amount_out", i), op.AmountOut)
+			if e != nil {
+				return nil, e
+			}
+			if op.Swap == nil && !v.Eq(cur) {
+				return nil, opsErr("operation %d is a transfer but changes the amount", i)
+			}
+			cur = v
+		}
+		p.fromPos = append(p.fromPos, len(p.chains)-1)
+		if to != p.chains[len(p.chains)-1] {
+			p.chains = append(p.chains, to)
+		}
+		p.toPos = append(p.toPos, len(p.chains)-1)
+	}
+	p.amounts = append(p.amounts, cur)
+	last := ops[len(ops)-1]
+	if last.ToChainID() != dstChain || !sameDenom(last.DenomOut(), dstDenom) {
+		return nil, opsErr("the last operation ends at %s on %s, the request at %s on %s", last.DenomOut(), last.ToChainID(), dstDenom, dstChain)
+	}
+	p.required = append([]string(nil), p.chains...)
+	if len(p.required) == 1 {
+		p.required = append(p.required, p.chains[0])
+		p.toPos[len(p.toPos)-1] = 1
+	}
+	return p, nil
+}
+
+func sameDenom(a, b string) bool {
+	if strings.HasPrefix(a, "0x") && strings.HasPrefix(b, "0x") {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+// checkOp verifies one operation is an edge that exists in the registry. inPath is the
+// full ICS-20 path of the operation's input (intermediate vouchers of a forward chain need not
+// be listed); it returns the output's path.
+func (b Builder) checkOp(i int, op route.Operation, inPath string) (string, error) {
+	reg := b.Reg
+	from := reg.Chain(op.FromChainID())
+	to := reg.Chain(op.ToChainID())
+	if from == nil || to == nil {
+		return "", opsErr("operation %d names an unknown chain", i)
+	}
+	if op.Transfer != nil {
+		t := op.Transfer
+		if inPath == "" || registry.IBCDenom(inPath) != t.DenomIn {
+			return "", opsErr("operation %d: denom_in %s does not follow from the previous operation", i, t.DenomIn)
+		}
+		ch, ok := from.Channel(t.Channel)
+		if !ok || t.Port != ch.Port || ch.CounterpartyChainID != to.ID || !ch.Usable() {
+			return "", opsErr("operation %d: no usable channel %s/%s from %s to %s", i, t.Port, t.Channel, from.ID, to.ID)
+		}
+		path := registry.ReceivedPath(inPath, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
+		if registry.IBCDenom(path) != t.DenomOut {
+			return "", opsErr("operation %d: %s over %s arrives as %s, not %s", i, t.DenomIn, ch.ID, registry.IBCDenom(path), t.DenomOut)
+		}
+		return path, nil
+	}
+	in, out := from.Asset(op.DenomIn()), to.Asset(op.DenomOut())
+	if in == nil || out == nil {
+		return "", opsErr("operation %d names an unknown denom", i)
+	}
+	switch {
+	case op.OPInitTransfer != nil:
+		o := op.OPInitTransfer
+		id, err := strconv.ParseUint(o.OPInitBridgeID, 10, 64)
+		if err != nil {
+			return "", opsErr("operation %d: op_init_bridge_id %q", i, o.OPInitBridgeID)
+		}
+		l1, l2, l1a, l2a := from, to, in, out
+		if from.BridgeID == id {
+			l1, l2, l1a, l2a = to, from, out, in
+		}
+		if l2.BridgeID != id || !l1.L1 || l2a.OP == nil || l2a.OP.BridgeID != id || l2a.OP.L1ChainID != l1.ID || l2a.OP.L1Denom != l1a.Denom {
+			return "", opsErr("operation %d: bridge %d does not carry %s between %s and %s", i, id, in.Denom, from.ID, to.ID)
+		}
+	case op.LayerZeroTransfer != nil:
+		if in.LZ == nil || in.LZ.PeerChainID == "" && (out.LZ == nil || out.LZ.PeerChainID != from.ID) {
+			return "", opsErr("operation %d: %s is not a LayerZero OFT towards %s", i, in.Denom, to.ID)
+		}
+		if !strings.EqualFold(op.LayerZeroTransfer.SourceOFTContractAddress, in.LZ.OFT) || op.LayerZeroTransfer.DestinationEndpointID != to.LZEndpointID {
+			return "", opsErr("operation %d: OFT contract or endpoint id do not match the registry", i)
+		}
+	case op.BankSend != nil:
+	case op.Swap != nil:
+		return "", apierr.BadRequest("operation %d: message generation for swaps is not supported yet", i).WithDetails(ReasonUnsupportedOp)
+	}
+	return out.Path, nil
+}
+
+// Build validates the request and returns the transactions to sign.
+func (b Builder) Build(req Request) (*Response, error) {
+	amountIn, e := route.ParseAmount("amount_in", req.AmountIn)
+	if e != nil {
+		return nil, e
+	}
+	for _, f := range []struct{ field, chain, denomField, denom string }{
+		{"source_asset_chain_id", req.SourceAssetChainID, "source_asset_denom", req.SourceAssetDenom},
+		{"dest_asset_chain_id", req.DestAssetChainID, "dest_asset_denom", req.DestAssetDenom},
+	} {
+		if err := b.lookup(f.field, f.chain, f.denomField, f.denom); err != nil {
+			return nil, err
+		}
+	}
+	slip, err := parseSlippage(req.SlippageTolerancePercent)
+	if err != nil {
+		return nil, err
+	}
+	timeout := b.IBCTimeout
+	if timeout == 0 {
+		timeout = defaultIBCTimeout
+	}
+	if req.TimeoutSeconds != "" {
+		s, err := strconv.ParseUint(req.TimeoutSeconds, 10, 32)
+		if err != nil || s == 0 {
+			return nil, apierr.BadRequest("timeout_seconds must be a positive integer").WithDetails(ReasonInvalidTimeout)
+		}
+		timeout = time.Duration(s) * time.Second
+	}
+	p, err := b.plan(req.SourceAssetChainID, req.SourceAssetDenom, req.DestAssetChainID, req.DestAssetDenom, amountIn, req.Operations)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.AddressList) != len(p.required) {
+		return nil, apierr.BadRequest("address_list has %d entries, the route needs %d (%s)", len(req.AddressList), len(p.required),
+			strings.Join(p.required, ", ")).WithDetails(ReasonAddressListLength)
+	}
+	for i, a := range req.AddressList {
+		c := b.Reg.Chain(p.required[i])
+		if err := ValidateAddress(c, a); err != nil {
+			return nil, addrErr(i, c.ID, err)
+		}
+	}
+	amountOut := p.amounts[len(p.amounts)-1]
+	if req.AmountOut != "" {
+		v, e := route.ParseAmount("amount_out", req.AmountOut)
+		if e != nil {
+			return nil, e
+		}
+		if !v.Eq(amountOut) {
+			return nil, apierr.BadRequest("amount_out %s does not match the operations' %s", req.AmountOut, amountOut.Dec()).WithDetails(ReasonAmountOutMismatch)
+		}
+	}
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	deadline := uint64(now().Add(timeout).UnixNano())
+
+	resp := &Response{Msgs: []Msg{}, Txs: []Tx{}, EstimatedFees: []route.Fee{}}
+	for start := 0; start < len(p.ops); {
+		end := start + 1
+		for end < len(p.ops) && p.ops[end].TxIndex == p.ops[start].TxIndex {
+			end++
+		}
+		tx, err := b.buildTx(req, p, start, end, deadline)
+		if err != nil {
+			return nil, err
+		}
+		resp.Txs = append(resp.Txs, *tx)
+		if tx.CosmosTx != nil {
+			for _, m := range tx.CosmosTx.Msgs {
+				resp.Msgs = append(resp.Msgs, Msg{MultiChainMsg: &MultiChainMsg{ChainID: tx.CosmosTx.ChainID, Path: tx.CosmosTx.Path, Msg: m.Msg, MsgTypeURL: m.MsgTypeURL}})
+			}
+		} else {
+			resp.Msgs = append(resp.Msgs, Msg{EVMTx: tx.EVMTx})
+		}
+		start = end
+	}
+	for i, op := range p.ops {
+		if lz := op.LayerZeroTransfer; lz != nil {
+			fee := b.LayerZeroFee[lz.FromChainID]
+			if fee == "" {
+				fee = "0"
+			}
+			oi := i
+			resp.EstimatedFees = append(resp.EstimatedFees, route.Fee{BridgeID: route.BridgeLayerZero, Amount: fee,
+				OriginAsset: lz.MessagingFeeAsset, ChainID: lz.FromChainID, TxIndex: op.TxIndex, OperationIndex: &oi,
+				FeeBehavior: "FEE_BEHAVIOR_ADDITIONAL"})
+		}
+	}
+	resp.MinAmountOut = applySlippage(amountOut, slip).Dec()
+	return resp, nil
+}
+
+func (b Builder) lookup(chainField, chainID, denomField, denom string) error {
+	if chainID == "" {
+		return apierr.BadRequest("%s is required", chainField).WithDetails(route.ReasonMissingField)
+	}
+	if denom == "" {
+		return apierr.BadRequest("%s is required", denomField).WithDetails(route.ReasonMissingField)
+	}
+	c := b.Reg.Chain(chainID)
+	if c == nil {
+		return apierr.NotFoundf("unknown chain %q in %s", chainID, chainField).WithDetails(route.ReasonUnknownChain)
+	}
+	if c.Asset(denom) == nil {
+		return apierr.NotFoundf("unknown %s %q on chain %s", denomField, denom, chainID).WithDetails(route.ReasonUnknownAsset)
+	}
+	return nil
+}
+
+func parseSlippage(s string) (*big.Rat, error) {
+	if s == "" {
+		s = defaultSlippagePercent
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || strings.ContainsAny(s, "/eE") || r.Sign() < 0 || r.Cmp(big.NewRat(100, 1)) > 0 {
+		return nil, apierr.BadRequest("slippage_tolerance_percent must be a decimal between 0 and 100").WithDetails(ReasonInvalidSlippage)
+	}
+	return r, nil
+}
+
+// applySlippage is floor(amount × (100 − slippage) / 100).
+func applySlippage(amount *uint256.Int, slip *big.Rat) *uint256.Int {
+	keep := new(big.Rat).Sub(big.NewRat(100, 1), slip)
+	v := new(big.Rat).Mul(new(big.Rat).SetInt(amount.ToBig()), keep)
+	v.Quo(v, big.NewRat(100, 1))
+	out, _ := uint256.FromBig(new(big.Int).Quo(v.Num(), v.Denom()))
+	return out
+}
+
+func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) (*Tx, error) {
+	first := p.ops[start]
+	chain := b.Reg.Chain(first.FromChainID())
+	signer := req.AddressList[p.fromPos[start]]
+	indices := make([]int, 0, end-start)
+	for i := start; i < end; i++ {
+		indices = append(indices, i)
+	}
+	path := []string{}
+	for i := start; i < end; i++ {
+		if i == start {
+			path = append(path, p.ops[i].FromChainID())
+		}
+		if to := p.ops[i].ToChainID(); to != path[len(path)-1] {
+			path = append(path, to)
+		}
+	}
+	tx := &Tx{OperationsIndices: indices}
+	if chain.Type == registry.ChainTypeEVM {
+		if end-start != 1 {
+			return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
+		}
+		evm, err := b.evmTx(req, p, start, signer)
+		if err != nil {
+			return nil, err
+		}
+		tx.EVMTx = evm
+		return tx, nil
+	}
+	var msgs []CosmosMsg
+	switch {
+	case first.BankSend != nil:
+		if len(p.ops) != 1 {
+			return nil, opsErr("bank_send is only valid as the only operation")
+		}
+		m := &bankv1beta1.MsgSend{FromAddress: signer, ToAddress: req.AddressList[p.toPos[start]],
+			Amount: []*basev1beta1.Coin{{Denom: first.BankSend.Denom, Amount: p.amounts[start].Dec()}}}
+		cm, err := aminoMsg(TypeMsgSend, m)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, cm)
+	case first.Transfer != nil:
+		m, err := b.transferChain(p, start, end, signer, func(pos int) string { return req.AddressList[pos] }, deadline)
+		if err != nil {
+			return nil, err
+		}
+		cm, err := aminoMsg(TypeMsgTransfer, m)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, cm)
+	case first.OPInitTransfer != nil && route.IsWithdrawal(b.Reg, first.OPInitTransfer):
+		if end-start != 1 {
+			return nil, opsErr("nothing can follow an OPinit withdrawal in the same transaction")
+		}
+		m := &opchildv1.MsgInitiateTokenWithdrawal{Sender: signer, To: req.AddressList[p.toPos[start]],
+			Amount: &basev1beta1.Coin{Denom: first.OPInitTransfer.DenomIn, Amount: p.amounts[start].Dec()}}
+		cm, err := aminoMsg(TypeMsgInitiateTokenWithdrawal, m)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, cm)
+	case first.OPInitTransfer != nil:
+		id, _ := strconv.ParseUint(first.OPInitTransfer.OPInitBridgeID, 10, 64)
+		to := req.AddressList[p.toPos[start]]
+		m := &ophostv1.MsgInitiateTokenDeposit{Sender: signer, BridgeId: id, To: to,
+			Amount: &basev1beta1.Coin{Denom: first.OPInitTransfer.DenomIn, Amount: p.amounts[start].Dec()}}
+		if end-start > 1 {
+			hook, err := checkHook(req.SignedOPHook, to)
+			if err != nil {
+				return nil, err
+			}
+			m.Data = hook
+		}
+		cm, err := aminoMsg(TypeMsgInitiateTokenDeposit, m)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, cm)
+	case first.LayerZeroTransfer != nil:
+		return nil, apierr.BadRequest("LayerZero sends from Cosmos chain %s are not supported; only EVM sources", chain.ID).WithDetails(ReasonUnsupportedOp)
+	default:
+		return nil, apierr.BadRequest("operation %d cannot start a transaction", start).WithDetails(ReasonUnsupportedOp)
+	}
+	tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: msgs}
+	return tx, nil
+}
+
+// checkHook decodes the signed hook and checks it is a signed transaction from the deposit's
+// recipient, so a wrong hook fails here instead of on the rollup after the funds moved.
+func checkHook(h *SignedOPHook, to string) ([]byte, error) {
+	if h == nil || h.Hook == "" {
+		return nil, apierr.BadRequest("the route continues after the OPinit deposit: signed_op_hook is required").
+			WithDetails(ReasonOPHookRequired).WithInfo("call /op-hook, sign the returned messages and send them as signed_op_hook")
+	}
+	raw, err := base64.StdEncoding.DecodeString(h.Hook)
+	if err != nil {
+		return nil, apierr.BadRequest("signed_op_hook.hook must be base64: %v", err).WithDetails(ReasonInvalidOPHook)
+	}
+	var tx txv1beta1.Tx
+	if err := proto.Unmarshal(raw, &tx); err != nil || tx.Body == nil || len(tx.Body.Messages) == 0 || len(tx.Signatures) == 0 {
+		return nil, apierr.BadRequest("signed_op_hook.hook is not a signed transaction").WithDetails(ReasonInvalidOPHook)
+	}
+	if h.Signer != "" && h.Signer != to {
+		_, a, err1 := bech32.DecodeToBase256(h.Signer)
+		_, b, err2 := bech32.DecodeToBase256(to)
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			return nil, apierr.BadRequest("signed_op_hook.signer %s is not the deposit recipient %s", h.Signer, to).WithDetails(ReasonInvalidOPHook)
+		}
+	}
+	return raw, nil
+}
+
+// transferChain builds one MsgTransfer for the consecutive ICS-20 ops [start,end): the first
+// hop is the message, every further hop a nested packet-forward memo. Intermediate receivers
+// are "pfm" because packet-forward derives its own intermediate account; the last receiver is
+// the address at that hop's position.
+func (b Builder) transferChain(p *plan, start, end int, sender string, addr func(pos int) string, deadline uint64) (*transferv1.MsgTransfer, error) {
+	for i := start; i < end; i++ {
+		if p.ops[i].Transfer == nil {
+			return nil, opsErr("operation %d cannot follow an IBC transfer in the same transaction", i)
+		}
+		if i > start {
+			if c := b.Reg.Chain(p.ops[i].Transfer.FromChainID); c == nil || !c.PFM {
+				return nil, opsErr("operation %d forwards through %s, which has no packet-forward middleware", i, p.ops[i].Transfer.FromChainID)
+			}
+		}
+	}
+	var next map[string]any
+	for i := end - 1; i > start; i-- {
+		t := p.ops[i].Transfer
+		receiver := "pfm"
+		if i == end-1 {
+			receiver = addr(p.toPos[i])
+		}
+		fwd := orderedForward{Receiver: receiver, Port: t.Port, Channel: t.Channel, Timeout: defaultPFMForwardTimeout, Next: next}
+		next = map[string]any{"forward": fwd}
+	}
+	t := p.ops[start].Transfer
+	receiver := addr(p.toPos[start])
+	memo := ""
+	if next != nil {
+		receiver = "pfm"
+		mb, err := json.Marshal(next)
+		if err != nil {
+			return nil, err
+		}
+		memo = string(mb)
+	}
+	return &transferv1.MsgTransfer{SourcePort: t.Port, SourceChannel: t.Channel,
+		Token:  &basev1beta1.Coin{Denom: t.DenomIn, Amount: p.amounts[start].Dec()},
+		Sender: sender, Receiver: receiver, TimeoutHeight: &clientv1.Height{}, TimeoutTimestamp: deadline, Memo: memo}, nil
+}
+
+// orderedForward keeps packet-forward's field order (receiver, port, channel, timeout, next).
+type orderedForward struct {
+	Receiver string         `json:"receiver"`
+	Port     string         `json:"port"`
+	Channel  string         `json:"channel"`
+	Timeout  string         `json:"timeout"`
+	Next     map[string]any `json:"next,omitempty"`
+}
+
+func aminoMsg(typeURL string, m proto.Message) (CosmosMsg, error) {
+	b, err := MarshalAmino(m)
+	if err != nil {
+		return CosmosMsg{}, fmt.Errorf("msgs: %w", err)
+	}
+	return CosmosMsg{MsgTypeURL: typeURL, Msg: string(b)}, nil
+}
+
+// OPHook builds the messages the rollup runs after the deposit (operation depositIndex) of
+// ops: the same-transaction operations that follow it, signed on the rollup by the deposit's
+// recipient. sender is that recipient; receiver is the final recipient.
+func (b Builder) OPHook(ops []route.Operation, depositIndex int, sender, receiver string, now time.Time) (string, []CosmosMsg, error) {
+	end := depositIndex + 1
+	for end < len(ops) && ops[end].TxIndex == ops[depositIndex].TxIndex {
+		end++
+	}
+	if end == depositIndex+1 {
+		return "", nil, apierr.BadRequest("the route does not continue after the OPinit deposit: no hook is needed").WithDetails(route.ReasonNoRoute)
+	}
+	l2 := b.Reg.Chain(ops[depositIndex].ToChainID())
+	hookOps := ops[depositIndex+1 : end]
+	amount, e := route.ParseAmount("amount_in", ops[depositIndex].AmountOut)
+	if e != nil {
+		return "", nil, e
+	}
+	p := &plan{ops: hookOps, chains: []string{l2.ID}}
+	for _, op := range hookOps {
+		p.amounts = append(p.amounts, amount)
+		p.fromPos = append(p.fromPos, len(p.chains)-1)
+		if op.ToChainID() != p.chains[len(p.chains)-1] {
+			p.chains = append(p.chains, op.ToChainID())
+		}
+		p.toPos = append(p.toPos, len(p.chains)-1)
+	}
+	timeout := b.IBCTimeout
+	if timeout == 0 {
+		timeout = defaultIBCTimeout
+	}
+	m, err := b.transferChain(p, 0, len(hookOps), sender, func(int) string { return receiver }, uint64(now.Add(timeout).UnixNano()))
+	if err != nil {
+		return "", nil, err
+	}
+	cm, err := aminoMsg(TypeMsgTransfer, m)
+	if err != nil {
+		return "", nil, err
+	}
+	return l2.ID, []CosmosMsg{cm}, nil
+}
+
+// Rebech32 re-encodes an address's bytes with another chain's prefix (Initia chains share
+// keys, so the user's rollup address is their L1 address with the rollup's prefix).
+func Rebech32(addr, prefix string) (string, error) {
+	_, data, err := bech32.DecodeToBase256(addr)
+	if err != nil {
+		return "", err
+	}
+	return bech32.EncodeFromBase256(prefix, data)
+}
+
+func hexAddr(a string) common.Address { return common.HexToAddress(a) }

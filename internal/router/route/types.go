@@ -1,0 +1,276 @@
+package route
+
+import (
+	"strconv"
+
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+// Bridge types as the Skip API names them.
+const (
+	BridgeIBC       = "IBC"
+	BridgeOPInit    = "OPINIT"
+	BridgeLayerZero = "LAYER_ZERO"
+)
+
+// Request is the body of POST /v2/fungible/route (Skip RouteRequest + Initia's is_op_withdraw).
+// Unknown fields are ignored by the decoder.
+type Request struct {
+	AmountIn           string      `json:"amount_in"`
+	AmountOut          string      `json:"amount_out,omitempty"`
+	SourceAssetChainID string      `json:"source_asset_chain_id"`
+	SourceAssetDenom   string      `json:"source_asset_denom"`
+	DestAssetChainID   string      `json:"dest_asset_chain_id"`
+	DestAssetDenom     string      `json:"dest_asset_denom"`
+	AllowMultiTx       *bool       `json:"allow_multi_tx,omitempty"`
+	AllowUnsafe        bool        `json:"allow_unsafe,omitempty"`
+	Bridges            []string    `json:"bridges,omitempty"`
+	SmartRelay         bool        `json:"smart_relay,omitempty"`
+	AllowSwaps         *bool       `json:"allow_swaps,omitempty"`
+	SwapVenues         []SwapVenue `json:"swap_venues,omitempty"`
+	IsOPWithdraw       bool        `json:"is_op_withdraw,omitempty"`
+}
+
+// Route is the /route response (Skip Route + Initia extras).
+type Route struct {
+	AmountIn                      string      `json:"amount_in"`
+	AmountOut                     string      `json:"amount_out"`
+	SourceAssetDenom              string      `json:"source_asset_denom"`
+	SourceAssetChainID            string      `json:"source_asset_chain_id"`
+	DestAssetDenom                string      `json:"dest_asset_denom"`
+	DestAssetChainID              string      `json:"dest_asset_chain_id"`
+	Operations                    []Operation `json:"operations"`
+	ChainIDs                      []string    `json:"chain_ids"`
+	RequiredChainAddresses        []string    `json:"required_chain_addresses"`
+	DoesSwap                      bool        `json:"does_swap"`
+	EstimatedAmountOut            string      `json:"estimated_amount_out"`
+	SwapVenues                    []SwapVenue `json:"swap_venues,omitempty"`
+	TxsRequired                   int         `json:"txs_required"`
+	SwapPriceImpactPercent        *string     `json:"swap_price_impact_percent,omitempty"`
+	Warning                       *Warning    `json:"warning,omitempty"`
+	EstimatedFees                 []Fee       `json:"estimated_fees"`
+	EstimatedRouteDurationSeconds int         `json:"estimated_route_duration_seconds"`
+	RequiredOPHook                bool        `json:"required_op_hook"`
+	ExtraInfos                    []string    `json:"extra_infos,omitempty"`
+	ExtraWarnings                 []string    `json:"extra_warnings,omitempty"`
+}
+
+// Warning is a route price warning.
+type Warning struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Operation is one hop: exactly one variant plus its tx index and amounts.
+type Operation struct {
+	Transfer          *Transfer          `json:"transfer,omitempty"`
+	OPInitTransfer    *OPInitTransfer    `json:"op_init_transfer,omitempty"`
+	LayerZeroTransfer *LayerZeroTransfer `json:"layer_zero_transfer,omitempty"`
+	BankSend          *BankSend          `json:"bank_send,omitempty"`
+	Swap              *Swap              `json:"swap,omitempty"`
+	TxIndex           int                `json:"tx_index"`
+	AmountIn          string             `json:"amount_in"`
+	AmountOut         string             `json:"amount_out"`
+}
+
+// Transfer is an ICS-20 hop.
+type Transfer struct {
+	Port         string `json:"port"`
+	Channel      string `json:"channel"`
+	FromChainID  string `json:"from_chain_id"`
+	ToChainID    string `json:"to_chain_id"`
+	PFMEnabled   bool   `json:"pfm_enabled"`
+	SupportsMemo bool   `json:"supports_memo"`
+	DenomIn      string `json:"denom_in"`
+	DenomOut     string `json:"denom_out"`
+	BridgeID     string `json:"bridge_id"`
+	SmartRelay   bool   `json:"smart_relay"`
+	DestDenom    string `json:"dest_denom"`
+}
+
+// OPInitTransfer is an OPinit deposit (L1→L2) or withdrawal (L2→L1).
+type OPInitTransfer struct {
+	FromChainID    string `json:"from_chain_id"`
+	ToChainID      string `json:"to_chain_id"`
+	DenomIn        string `json:"denom_in"`
+	DenomOut       string `json:"denom_out"`
+	OPInitBridgeID string `json:"op_init_bridge_id"`
+	BridgeID       string `json:"bridge_id"`
+	SmartRelay     bool   `json:"smart_relay"`
+}
+
+// LayerZeroTransfer is an OFT send.
+type LayerZeroTransfer struct {
+	FromChainID              string `json:"from_chain_id"`
+	ToChainID                string `json:"to_chain_id"`
+	DenomIn                  string `json:"denom_in"`
+	DenomOut                 string `json:"denom_out"`
+	SourceOFTContractAddress string `json:"source_oft_contract_address"`
+	DestinationEndpointID    uint32 `json:"destination_endpoint_id"`
+	MessagingFeeAsset        Asset  `json:"messaging_fee_asset"`
+	MessagingFeeAmount       string `json:"messaging_fee_amount"`
+	MessagingFeeAmountUSD    string `json:"messaging_fee_amount_usd"`
+	BridgeID                 string `json:"bridge_id"`
+}
+
+// BankSend is a same-chain send.
+type BankSend struct {
+	ChainID string `json:"chain_id"`
+	Denom   string `json:"denom"`
+}
+
+// Swap is an exact-in swap on a configured venue.
+type Swap struct {
+	SwapIn                *SwapIn     `json:"swap_in,omitempty"`
+	EstimatedAffiliateFee string      `json:"estimated_affiliate_fee"`
+	FromChainID           string      `json:"from_chain_id"`
+	ChainID               string      `json:"chain_id"`
+	DenomIn               string      `json:"denom_in"`
+	DenomOut              string      `json:"denom_out"`
+	SwapVenues            []SwapVenue `json:"swap_venues"`
+}
+
+// SwapIn is the exact-in swap detail.
+type SwapIn struct {
+	SwapVenue          SwapVenue       `json:"swap_venue"`
+	SwapOperations     []SwapOperation `json:"swap_operations"`
+	SwapAmountIn       string          `json:"swap_amount_in"`
+	PriceImpactPercent string          `json:"price_impact_percent"`
+	EstimatedAmountOut string          `json:"estimated_amount_out"`
+}
+
+// SwapOperation is one pool hop.
+type SwapOperation struct {
+	Pool     string `json:"pool"`
+	DenomIn  string `json:"denom_in"`
+	DenomOut string `json:"denom_out"`
+}
+
+// SwapVenue names a venue.
+type SwapVenue struct {
+	Name    string `json:"name"`
+	ChainID string `json:"chain_id"`
+	LogoURI string `json:"logo_uri,omitempty"`
+}
+
+// Fee is an estimated fee of the route.
+type Fee struct {
+	FeeType        string `json:"fee_type,omitempty"`
+	BridgeID       string `json:"bridge_id"`
+	Amount         string `json:"amount"`
+	USDAmount      string `json:"usd_amount"`
+	OriginAsset    Asset  `json:"origin_asset"`
+	ChainID        string `json:"chain_id"`
+	TxIndex        int    `json:"tx_index"`
+	OperationIndex *int   `json:"operation_index"`
+	FeeBehavior    string `json:"fee_behavior"`
+}
+
+// Asset is the Skip Asset record.
+type Asset struct {
+	Denom             string `json:"denom"`
+	ChainID           string `json:"chain_id"`
+	OriginDenom       string `json:"origin_denom"`
+	OriginChainID     string `json:"origin_chain_id"`
+	Trace             string `json:"trace"`
+	IsCW20            bool   `json:"is_cw20"`
+	IsEVM             bool   `json:"is_evm"`
+	IsSVM             bool   `json:"is_svm"`
+	Symbol            string `json:"symbol,omitempty"`
+	Name              string `json:"name,omitempty"`
+	LogoURI           string `json:"logo_uri,omitempty"`
+	Decimals          *int   `json:"decimals,omitempty"`
+	TokenContract     string `json:"token_contract,omitempty"`
+	Description       string `json:"description,omitempty"`
+	CoingeckoID       string `json:"coingecko_id,omitempty"`
+	RecommendedSymbol string `json:"recommended_symbol,omitempty"`
+}
+
+// AssetOf renders a registry asset as a Skip Asset.
+func AssetOf(a *registry.Asset) Asset {
+	d := a.Decimals
+	return Asset{Denom: a.Denom, ChainID: a.ChainID, OriginDenom: a.OriginDenom, OriginChainID: a.OriginChainID,
+		Trace: a.Trace, IsEVM: a.IsEVM, Symbol: a.Symbol, Name: a.Name, LogoURI: a.LogoURI, Decimals: &d,
+		TokenContract: a.TokenContract, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol}
+}
+
+// FromChainID is the chain the operation starts on.
+func (o Operation) FromChainID() string {
+	switch {
+	case o.Transfer != nil:
+		return o.Transfer.FromChainID
+	case o.OPInitTransfer != nil:
+		return o.OPInitTransfer.FromChainID
+	case o.LayerZeroTransfer != nil:
+		return o.LayerZeroTransfer.FromChainID
+	case o.BankSend != nil:
+		return o.BankSend.ChainID
+	case o.Swap != nil:
+		return o.Swap.ChainID
+	}
+	return ""
+}
+
+// ToChainID is the chain the operation ends on.
+func (o Operation) ToChainID() string {
+	switch {
+	case o.Transfer != nil:
+		return o.Transfer.ToChainID
+	case o.OPInitTransfer != nil:
+		return o.OPInitTransfer.ToChainID
+	case o.LayerZeroTransfer != nil:
+		return o.LayerZeroTransfer.ToChainID
+	}
+	return o.FromChainID()
+}
+
+// DenomIn is the operation's input denom.
+func (o Operation) DenomIn() string {
+	switch {
+	case o.Transfer != nil:
+		return o.Transfer.DenomIn
+	case o.OPInitTransfer != nil:
+		return o.OPInitTransfer.DenomIn
+	case o.LayerZeroTransfer != nil:
+		return o.LayerZeroTransfer.DenomIn
+	case o.BankSend != nil:
+		return o.BankSend.Denom
+	case o.Swap != nil:
+		return o.Swap.DenomIn
+	}
+	return ""
+}
+
+// DenomOut is the operation's output denom.
+func (o Operation) DenomOut() string {
+	switch {
+	case o.Transfer != nil:
+		return o.Transfer.DenomOut
+	case o.OPInitTransfer != nil:
+		return o.OPInitTransfer.DenomOut
+	case o.LayerZeroTransfer != nil:
+		return o.LayerZeroTransfer.DenomOut
+	case o.BankSend != nil:
+		return o.BankSend.Denom
+	case o.Swap != nil:
+		return o.Swap.DenomOut
+	}
+	return ""
+}
+
+// Variants counts the variants set (a valid operation has exactly one).
+func (o Operation) Variants() int {
+	n := 0
+	for _, set := range []bool{o.Transfer != nil, o.OPInitTransfer != nil, o.LayerZeroTransfer != nil, o.BankSend != nil, o.Swap != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// IsWithdrawal reports whether an op_init_transfer goes L2→L1 in reg.
+func IsWithdrawal(reg *registry.Registry, op *OPInitTransfer) bool {
+	from := reg.Chain(op.FromChainID)
+	return from != nil && from.BridgeID != 0 && strconv.FormatUint(from.BridgeID, 10) == op.OPInitBridgeID
+}
