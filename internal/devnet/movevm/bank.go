@@ -70,9 +70,11 @@ func (s *storeSet) denomOf(m Addr) (string, bool) {
 // (the L1).
 type BankFlavor struct {
 	set *storeSet
-	// StoreExists, when set, says whether owner already has a primary store for denom before
-	// the movement being rendered (e.g. "has ever held it"); it replaces the flavor's own
-	// record, which only knows the stores it has rendered or been told about (NoteStore).
+	// StoreExists, when set, is asked too whether owner had a primary store for denom before
+	// the movement being rendered. The flavor's own record knows the stores it rendered, the
+	// Move handlers created, NoteStore was told about, and the traffic generator's accounts
+	// funded at genesis; an engine that funds other accounts without the flavor should call
+	// NoteStore for them (or answer here).
 	StoreExists func(owner []byte, denom string) bool
 }
 

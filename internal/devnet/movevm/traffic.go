@@ -88,6 +88,15 @@ func (m *Module) Traffic(rng *rand.Rand, state sim.Query, accounts []sim.Account
 		return nil
 	}
 	v := m.readView(state.Store(StoreName))
+	// The generator's accounts are funded at genesis without any flavor call; learn their
+	// primary stores here so the first bank send to them renders no store creation.
+	for _, a := range accounts {
+		for _, c := range v.coins {
+			if state.Balance(a.Addr, c.denom).Sign() > 0 {
+				m.set.add(PrimaryStore(AccAddr(a.Addr), c.meta))
+			}
+		}
+	}
 	busy := map[Addr]bool{} // objects already touched by an intent of this block
 	n := 1 + rng.IntN(3)
 	var out []sim.Intent
