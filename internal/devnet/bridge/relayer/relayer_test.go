@@ -30,8 +30,8 @@ import (
 // adapter makes a simtest chain a relayer.Chain, the way the engine does in-process.
 type adapter struct{ c *simtest.Chain }
 
-func (a adapter) ChainID() string                                 { return a.c.ID }
-func (a adapter) LatestHeight(context.Context) (int64, error)     { return a.c.Height(), nil }
+func (a adapter) ChainID() string                             { return a.c.ID }
+func (a adapter) LatestHeight(context.Context) (int64, error) { return a.c.Height(), nil }
 func (a adapter) Broadcast(_ context.Context, signer string, msgs []proto.Message) error {
 	a.c.Submit(signer, msgs...)
 	return nil
@@ -619,4 +619,63 @@ func TestDepositWithHookWithoutExecutor(t *testing.T) {
 	if simtest.Attr(dep, "data") != "010203" {
 		t.Errorf("data %s", simtest.Attr(dep, "data"))
 	}
+}
+
+func TestForwardTimeoutGivesUp(t *testing.T) {
+	n := newNet(t)
+	l1, noble := n.chains[l1ID], n.chains[nobleID]
+	carol := acct("carol")
+	noble.Fund(carol, "uusdc", 500)
+	// The second hop gets a 1s timeout: it expires before miniwasm can receive it, so L1
+	// times it out and answers the origin with PFM's error ack.
+	memo := `{"forward":{"receiver":"` + b32("init", acct("erin")) + `","port":"transfer","channel":"channel-1","timeout":"1s"}}`
+	noble.Submit(b32("noble", carol), &transferv1.MsgTransfer{
+		SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uusdc", Amount: "70"},
+		Sender: b32("noble", carol), Receiver: "pfm", TimeoutTimestamp: uint64(noble.Time().Add(time.Hour).UnixNano()), Memo: memo,
+	})
+	n.settle(15)
+	if got := bal(noble, carol, "uusdc"); got != 500 {
+		t.Errorf("carol %d", got)
+	}
+	to := n.txsWith(l1ID, "timeout_packet")
+	if len(to) != 1 {
+		t.Fatalf("%d L1 timeout txs", len(to))
+	}
+	if diff := cmp.Diff([]string{"timeout_packet", "write_acknowledgement"}, nonMessage(to[0].Events)); diff != "" {
+		t.Errorf("L1 timeout tx: %s", diff)
+	}
+	wa := simtest.FindEvents(to[0].Events, "write_acknowledgement")[0]
+	want := `{"error":"packet-forward-middleware error: giving up on packet on channel (channel-2) port (transfer) after max retries"}`
+	if got := simtest.Attr(wa, "packet_ack"); got != want {
+		t.Errorf("ack %s", got)
+	}
+	v := "ibc/" + denom.IBCHash("transfer/channel-2/uusdc")
+	if got := bal(l1, ibc.EscrowAddress("transfer", "channel-1"), v); got != 0 {
+		t.Errorf("escrow keeps %d", got)
+	}
+}
+
+func TestForwardTimeoutRetries(t *testing.T) {
+	n := newNet(t)
+	noble, wasm := n.chains[nobleID], n.chains[wasmID]
+	carol, erin := acct("carol"), acct("erin")
+	noble.Fund(carol, "uusdc", 500)
+	memo := `{"forward":{"receiver":"` + b32("init", erin) + `","port":"transfer","channel":"channel-1","timeout":"1s","retries":1}}`
+	noble.Submit(b32("noble", carol), &transferv1.MsgTransfer{
+		SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uusdc", Amount: "70"},
+		Sender: b32("noble", carol), Receiver: "pfm", TimeoutTimestamp: uint64(noble.Time().Add(time.Hour).UnixNano()), Memo: memo,
+	})
+	n.settle(20)
+	// Both attempts time out (1s each); the retry is a new send_packet in the timeout tx.
+	to := n.txsWith(l1ID, "timeout_packet")
+	if len(to) != 2 {
+		t.Fatalf("%d L1 timeout txs", len(to))
+	}
+	if diff := cmp.Diff([]string{"timeout_packet", "timeout", "send_packet", "ibc_transfer"}, nonMessage(to[0].Events)); diff != "" {
+		t.Errorf("retry tx: %s", diff)
+	}
+	if got := bal(noble, carol, "uusdc"); got != 500 {
+		t.Errorf("carol %d", got)
+	}
+	_ = wasm
 }
