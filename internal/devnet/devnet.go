@@ -147,6 +147,8 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 		cc.Modules = append(cc.Modules, dc.EVM)
 		cc.Bank = evm.Flavor{}
 		cc.Signer, cc.Verifier = dc.EVM.Signer(), dc.EVM.Verifier()
+	} else {
+		cc.Modules = append(cc.Modules, chain.BankTraffic{Denoms: []string{fee, "uusdc"}})
 	}
 	if cfg.Plugins != nil {
 		p := cfg.Plugins(spec)

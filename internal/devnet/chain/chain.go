@@ -763,7 +763,7 @@ func (c *Chain) AccountState(addr []byte) (number, sequence uint64, ok bool) {
 
 // Gas model: deterministic, roughly the SDK's orders of magnitude.
 const (
-	gasTxBase     = 21000
+	gasTxBase     = 80000
 	gasPerTxByte  = 10
 	gasPerSig     = 1000
 	gasPerMsg     = 5000

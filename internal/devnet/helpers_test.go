@@ -1,0 +1,72 @@
+package devnet_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet"
+)
+
+var genesis = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+// startNet starts a manual-block network of the given chains and produces n blocks.
+func startNet(t testing.TB, seed uint64, n int, specs ...devnet.ChainSpec) *devnet.Network {
+	t.Helper()
+	cfg := devnet.DefaultConfig()
+	if len(specs) > 0 {
+		cfg.Chains = specs
+	}
+	cfg.Seed, cfg.GenesisTime, cfg.ManualBlocks = seed, genesis, true
+	net, err := devnet.Start(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { net.Close() })
+	for i := 0; i < n; i++ {
+		if err := net.ProduceBlock(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return net
+}
+
+func get(t testing.TB, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+func post(t testing.TB, url string, body any) (int, []byte) {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+func rpcBody(method string, params ...any) map[string]any {
+	if params == nil {
+		params = []any{}
+	}
+	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+}
