@@ -24,14 +24,20 @@ type Config struct {
 	// Concurrency is the number of heights fetched at once (each height is three requests).
 	// Default 8, which keeps two cores busy decoding without flooding a node.
 	Concurrency int
-	// Window is how many heights may be fetched ahead of the last written one (memory bound).
-	// Default 4×Concurrency, at least MaxBatchBlocks.
+	// Window is how many heights may be fetched ahead of the last height taken by the writer
+	// (memory bound). Default 4×Concurrency.
 	Window int
 	// MaxBatchBlocks and MaxBatchTxs bound one WriteBlocks call (one database transaction)
 	// while catching up. Defaults 200 blocks and 5000 txs. At the tip every block is written
 	// as soon as it is fetched.
 	MaxBatchBlocks int
 	MaxBatchTxs    int
+
+	// LocalTxJSON renders each tx's `tx` JSON from the block's raw bytes (chain/txcodec, the
+	// REST API's own rendering) instead of asking REST `/cosmos/tx/v1beta1/txs/block/{h}`,
+	// saving one upstream call per block. A block holding a message type outside the
+	// project's proto subset still goes to REST. Default false: REST, as the peer does.
+	LocalTxJSON bool
 
 	// PollInterval is how often the chain head is polled at the tip. Default 500 ms.
 	PollInterval time.Duration

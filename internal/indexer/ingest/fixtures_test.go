@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +27,22 @@ import (
 // ingestFixture runs the real pipeline (the project's chain clients against the replay server) over every
 // captured height of a fixture chain and returns what it wrote.
 func ingestFixture(t *testing.T, name string) (*memWriter, string) {
+	w, dir, _ := ingestFixtureWith(t, name, false)
+	return w, dir
+}
+
+// countingSource counts the REST tx calls.
+type countingSource struct {
+	Source
+	blockTxs atomic.Int64
+}
+
+func (c *countingSource) BlockTxs(ctx context.Context, h int64) ([]json.RawMessage, error) {
+	c.blockTxs.Add(1)
+	return c.Source.BlockTxs(ctx, h)
+}
+
+func ingestFixtureWith(t *testing.T, name string, local bool) (*memWriter, string, int64) {
 	t.Helper()
 	dir := testutil.Fixture(t, name)
 	// The captured /status may predate the last captured blocks: report the capture's top.
@@ -44,15 +62,16 @@ func ingestFixture(t *testing.T, name string) (*memWriter, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := NewClientSource(rpc, rest)
+	src := &countingSource{Source: NewClientSource(rpc, rest)}
 	w := &memWriter{}
 	cfg := fastConfig()
 	cfg.StopAtHeight = srv.CapturedMaxHeight()
+	cfg.LocalTxJSON = local
 	runPipeline(t, cfg, src, w, nil)
 	if misses := srv.Misses(); len(misses) > 0 {
 		t.Errorf("requests the capture cannot answer: %v", misses)
 	}
-	return w, dir
+	return w, dir, src.blockTxs.Load()
 }
 
 // TestFixtureChains checks the bundle of every captured height of the three chains against
@@ -203,4 +222,34 @@ func jsonDiff(a, b []byte) string {
 		return "got: " + err.Error()
 	}
 	return cmp.Diff(va, vb)
+}
+
+// TestLocalTxJSON ingests each chain a second time rendering the tx JSON locally and requires
+// the very same bundles, without a single REST tx call (every message type of the captures
+// is in the proto subset).
+func TestLocalTxJSON(t *testing.T) {
+	for _, name := range []string{"minievm", "minimove", "miniwasm"} {
+		t.Run(name, func(t *testing.T) {
+			viaREST, _, _ := ingestFixtureWith(t, name, false)
+			local, _, calls := ingestFixtureWith(t, name, true)
+			if calls != 0 {
+				t.Errorf("%d REST tx calls in local mode", calls)
+			}
+			if len(local.blocks) != len(viaREST.blocks) {
+				t.Fatalf("%d blocks vs %d", len(local.blocks), len(viaREST.blocks))
+			}
+			for i := range local.blocks {
+				a, b := viaREST.blocks[i], local.blocks[i]
+				for j := range a.Txs {
+					if d := jsonDiff(a.Txs[j].JSON, b.Txs[j].JSON); d != "" {
+						t.Errorf("height %d tx %d (-rest +local):\n%s", a.Block.Height, j, d)
+					}
+					a.Txs[j].JSON, b.Txs[j].JSON = nil, nil
+				}
+				if d := cmp.Diff(a, b); d != "" {
+					t.Errorf("height %d bundle (-rest +local):\n%s", a.Block.Height, d)
+				}
+			}
+		})
+	}
 }

@@ -20,7 +20,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -238,7 +240,10 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, e
 		return store.BlockBundle{}, err
 	}
 	var rest []json.RawMessage
-	if len(blk.Txs) > 0 {
+	if len(blk.Txs) > 0 && p.cfg.LocalTxJSON {
+		rest = localTxJSON(blk.Txs)
+	}
+	if len(blk.Txs) > 0 && rest == nil {
 		if rest, err = p.src.BlockTxs(ctx, h); err != nil {
 			return store.BlockBundle{}, err
 		}
@@ -418,4 +423,26 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// localTxJSON renders the block's txs as the REST API would, or returns nil when one of them
+// cannot be rendered faithfully (undecodable, or a message type outside the project's proto
+// subset, which would come out as a raw Any), so the caller asks REST instead.
+func localTxJSON(txs [][]byte) []json.RawMessage {
+	out := make([]json.RawMessage, len(txs))
+	for i, b := range txs {
+		d, err := txcodec.Decode(b)
+		if err != nil {
+			return nil
+		}
+		for _, m := range d.Msgs {
+			if _, unknown := m.(*anypb.Any); unknown {
+				return nil
+			}
+		}
+		if out[i], err = txcodec.DecodedTxJSON(d); err != nil {
+			return nil
+		}
+	}
+	return out
 }
