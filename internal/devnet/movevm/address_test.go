@@ -80,6 +80,7 @@ func TestTraffic(t *testing.T) {
 	rng2 := rand.New(rand.NewPCG(7, 8))
 	kinds := map[string]int{}
 	fails := 0
+	reasons := map[string]int{}
 	for range 150 {
 		q, _ := f.queryAt(nil)
 		a := m.Traffic(rng1, q, accs)
@@ -109,6 +110,7 @@ func TestTraffic(t *testing.T) {
 					kinds["MsgSend"]++
 				}
 				if err != nil {
+					reasons[err.Error()]++
 					fails++
 					f.kv, f.bal = kv, bal
 					break
@@ -122,7 +124,12 @@ func TestTraffic(t *testing.T) {
 			t.Errorf("no %s in 150 blocks of traffic: %v", k, kinds)
 		}
 	}
-	t.Logf("%d failures, mix %v", fails, kinds)
+	t.Logf("%d failures %v, mix %v", fails, reasons, kinds)
+	for r := range reasons {
+		if r != abort("fungible_asset", codeInsufficientBalance).Error() && r != abort("object", codeNotObjectOwner).Error() {
+			t.Errorf("unintended failure %q", r)
+		}
+	}
 	if fails == 0 || fails > 40 {
 		t.Errorf("%d failures in the traffic (%v)", fails, kinds)
 	}

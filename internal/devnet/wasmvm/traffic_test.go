@@ -28,6 +28,7 @@ func TestTraffic(t *testing.T) {
 	rng1, rng2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
 	seen := map[string]int{}
 	fails := 0
+	reasons := map[string]int{}
 	for range 200 {
 		q, _ := f.queryAt(nil)
 		a, b := m.Traffic(rng1, q, accs), m.Traffic(rng2, q, accs)
@@ -66,6 +67,7 @@ func TestTraffic(t *testing.T) {
 					err = handlers[url](f, msg)
 				}
 				if err != nil {
+					reasons[err.Error()]++
 					fails++
 					f.kv, f.bal = kv, bal
 					break
@@ -79,7 +81,16 @@ func TestTraffic(t *testing.T) {
 			t.Errorf("no %s in 200 blocks: %v", k, seen)
 		}
 	}
-	t.Logf("%d failures, mix %v", fails, seen)
+	t.Logf("%d failures %v, mix %v", fails, reasons, seen)
+	for r := range reasons {
+		switch r {
+		case "Caller is not minter: execute wasm contract failed",
+			"Caller is not the contract's current owner: execute wasm contract failed",
+			"token_id already claimed: execute wasm contract failed":
+		default:
+			t.Errorf("unintended failure %q", r)
+		}
+	}
 	if fails == 0 || fails > 60 {
 		t.Errorf("%d failures (%v)", fails, seen)
 	}
