@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -404,4 +405,107 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 		return sum
 	}
 	return 0
+}
+
+// noValidators fails every validator lookup: blocks must still be written, without proposer.
+type noValidators struct{ *fakeChain }
+
+func (noValidators) Validators(ctx context.Context) ([]Validator, error) {
+	return nil, errors.New("opchild module not found (injected)")
+}
+
+func TestPipelineProposerLookupFailureDoesNotStop(t *testing.T) {
+	w := &memWriter{}
+	cfg := fastConfig()
+	cfg.StopAtHeight = 30
+	runPipeline(t, cfg, noValidators{newFakeChain(30, 0)}, w, nil)
+	if len(w.blocks) != 30 {
+		t.Fatalf("%d blocks written, want 30", len(w.blocks))
+	}
+	for _, b := range w.blocks {
+		if b.Block.Proposer != nil {
+			t.Fatalf("height %d: proposer %+v from a failing lookup", b.Block.Height, b.Block.Proposer)
+		}
+	}
+}
+
+// logRecorder keeps the records of one message.
+type logRecorder struct {
+	mu      sync.Mutex
+	msg     string
+	records []slog.Record
+}
+
+func (h *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.mu.Lock()
+		h.records = append(h.records, r)
+		h.mu.Unlock()
+	}
+	return nil
+}
+func (h *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *logRecorder) WithGroup(string) slog.Handler      { return h }
+
+// TestPipelineProgressAndTipStop: progress lines carry height, target, rates and an ETA while
+// catching up; cancelling while waiting at the tip returns nil promptly with everything
+// fetched so far written.
+func TestPipelineProgressAndTipStop(t *testing.T) {
+	src := &slowChain{fakeChain: newFakeChain(400, 0), delay: 2 * time.Millisecond}
+	w := &memWriter{}
+	cfg := fastConfig()
+	cfg.Concurrency = 2
+	cfg.ProgressInterval = 20 * time.Millisecond
+	rec := &logRecorder{msg: "ingest progress"}
+	p, err := New(cfg, src, w, slog.New(rec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w.onWrite = func(last int64) {
+		if last == 400 {
+			go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run after cancel at the tip: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	checkChain(t, w, 1, 400)
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	sawETA := false
+	for _, r := range rec.records {
+		keys := map[string]bool{}
+		r.Attrs(func(a slog.Attr) bool { keys[a.Key] = true; return true })
+		for _, k := range []string{"height", "target", "blocks_per_sec", "txs_per_sec"} {
+			if !keys[k] {
+				t.Errorf("progress line without %s", k)
+			}
+		}
+		sawETA = sawETA || keys["eta"]
+	}
+	if !sawETA {
+		t.Errorf("no progress line with an ETA in %d lines while catching up", len(rec.records))
+	}
+}
+
+// slowChain makes each block fetch take a little time, so catching up lasts several progress
+// intervals.
+type slowChain struct {
+	*fakeChain
+	delay time.Duration
+}
+
+func (c *slowChain) Block(ctx context.Context, h int64) (*RawBlock, error) {
+	time.Sleep(c.delay)
+	return c.fakeChain.Block(ctx, h)
 }
