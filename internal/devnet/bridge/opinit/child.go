@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
@@ -252,7 +253,7 @@ func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDe
 	setUint(kv, keyNextL2, seq+1)
 	hash := WithdrawalHash(c.cfg.Bridge.ID, seq, from, to, baseDenom, amt.Uint64())
 	rec := WithdrawalRecord{Sequence: seq, From: from, To: to, Denom: l2Denom, BaseDenom: baseDenom, Amount: amt.String(),
-		Height: env.Height(), Time: env.Time(), Hash: hex.EncodeToString(hash[:])}
+		Height: env.Height(), Time: env.Time(), Hash: hex.EncodeToString(hash[:]), TxHash: strings.ToUpper(hex.EncodeToString(env.TxHash()))}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err

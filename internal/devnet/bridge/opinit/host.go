@@ -34,6 +34,7 @@ type WithdrawalRecord struct {
 	Height    int64     `json:"height"`
 	Time      time.Time `json:"time"`
 	Hash      string    `json:"hash"` // hex of WithdrawalHash
+	TxHash    string    `json:"tx_hash"`
 }
 
 // WithdrawalSource stands in for the output proposals and Merkle proofs the real L1

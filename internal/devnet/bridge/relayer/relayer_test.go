@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"math/big"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -467,8 +468,28 @@ func TestOPinitDepositAndWithdrawal(t *testing.T) {
 	if got := bal(mv, bob, l2); got != 150 {
 		t.Errorf("bob after withdrawal %d", got)
 	}
-	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: b32("init", alice), BridgeId: 1, OutputIndex: 1, From: b32("init", bob),
-		To: b32("init", alice), Sequence: 1, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "100"}}
+	// Build the claim from the executor API, as the wallet does.
+	api := opinit.ExecutorAPI(1, func() (sim.Query, error) { return mv.Query(), nil })
+	rec := httptest.NewRecorder()
+	api.ServeHTTP(rec, httptest.NewRequest("GET", "/withdrawal/1", nil))
+	var w struct {
+		Sequence    uint64 `json:"sequence"`
+		To, From    string
+		Amount      struct{ Denom, Amount string }
+		OutputIndex uint64 `json:"output_index"`
+		BridgeID    uint64 `json:"bridge_id"`
+		StorageRoot []byte `json:"storage_root"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &w); err != nil || w.Sequence != 1 || w.Amount.Denom != "uinit" {
+		t.Fatalf("executor api: %s (%v)", rec.Body.String(), err)
+	}
+	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: b32("init", alice), BridgeId: w.BridgeID, OutputIndex: w.OutputIndex, From: w.From,
+		To: w.To, Sequence: w.Sequence, Amount: &basev1beta1.Coin{Denom: w.Amount.Denom, Amount: w.Amount.Amount}, StorageRoot: w.StorageRoot}
+	list := httptest.NewRecorder()
+	api.ServeHTTP(list, httptest.NewRequest("GET", "/withdrawals/"+b32("init", alice), nil))
+	if !strings.Contains(list.Body.String(), `"sequence":1`) {
+		t.Errorf("withdrawals by address: %s", list.Body.String())
+	}
 	res := l1.Exec(b32("init", alice), claim)
 	if res.Code != 0 {
 		t.Fatalf("claim failed: %s", res.Log)
