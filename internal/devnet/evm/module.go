@@ -28,10 +28,10 @@ const StoreName = "evm"
 
 // Config configures the EVM module.
 type Config struct {
-	EVMChainID    uint64   // default: derived from the chain id
-	FeeDenom      string   // default "GAS"
-	GenesisDenoms []string // extra bank denoms with genesis ERC-20s (decimals 6), e.g. "uusdc"
-	MaxTxsPerBlock int     // traffic intents per block, default 4
+	EVMChainID     uint64   // default: derived from the chain id
+	FeeDenom       string   // default "GAS"
+	GenesisDenoms  []string // extra bank denoms with genesis ERC-20s (decimals 6), e.g. "uusdc"
+	MaxTxsPerBlock int      // traffic intents per block, default 4
 }
 
 // Module is the EVM module. It holds no mutable state outside the chain's KV.

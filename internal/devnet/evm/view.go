@@ -66,7 +66,9 @@ func NewView(c *chain.Chain, m *Module) *View {
 		byHash: map[common.Hash]int64{}, bhash: map[common.Hash]int64{}}
 }
 
-func ethHash(cometHash []byte) common.Hash { return crypto.Keccak256Hash([]byte("eth-block"), cometHash) }
+func ethHash(cometHash []byte) common.Hash {
+	return crypto.Keccak256Hash([]byte("eth-block"), cometHash)
+}
 
 func (v *View) block(h int64) (*ethBlock, error) {
 	v.mu.Lock()
