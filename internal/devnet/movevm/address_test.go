@@ -99,6 +99,11 @@ func TestTraffic(t *testing.T) {
 			}
 		}
 		for _, in := range a {
+			for _, msg := range in.Msgs {
+				if got := msgSender(msg); got != accs[in.Signer].Bech32 {
+					t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
+				}
+			}
 			kv, bal := cloneState(f)
 			for _, msg := range in.Msgs {
 				var err error
@@ -133,4 +138,15 @@ func TestTraffic(t *testing.T) {
 	if fails == 0 || fails > 40 {
 		t.Errorf("%d failures in the traffic (%v)", fails, kinds)
 	}
+}
+
+// msgSender is the signer field of the messages the generators build.
+func msgSender(m proto.Message) string {
+	switch x := m.(type) {
+	case interface{ GetFromAddress() string }:
+		return x.GetFromAddress()
+	case interface{ GetSender() string }:
+		return x.GetSender()
+	}
+	return ""
 }

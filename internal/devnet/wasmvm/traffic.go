@@ -135,9 +135,9 @@ func (m *Module) Traffic(rng *rand.Rand, state sim.Query, accounts []sim.Account
 	// Setup steps take a block each, so later intents see their results.
 	switch {
 	case v.cw721Code == 0:
-		return []sim.Intent{{Signer: rng.IntN(len(accounts)), Msgs: []proto.Message{&wasmv1.MsgStoreCode{Sender: accounts[0].Bech32, WasmByteCode: CW721Code}}}}
+		return []sim.Intent{{Signer: 0, GasLimit: storeGas, Msgs: []proto.Message{&wasmv1.MsgStoreCode{Sender: accounts[0].Bech32, WasmByteCode: CW721Code}}}}
 	case v.stubCode == 0:
-		return []sim.Intent{{Signer: 0, Msgs: []proto.Message{&wasmv1.MsgStoreCode{Sender: accounts[0].Bech32, WasmByteCode: StubCode}}}}
+		return []sim.Intent{{Signer: 0, GasLimit: storeGas, Msgs: []proto.Message{&wasmv1.MsgStoreCode{Sender: accounts[0].Bech32, WasmByteCode: StubCode}}}}
 	case len(v.stubs) == 0:
 		return []sim.Intent{{Signer: 0, Msgs: []proto.Message{&wasmv1.MsgInstantiateContract{Sender: accounts[0].Bech32, Admin: accounts[0].Bech32, CodeId: v.stubCode, Label: "nft receiver stub", Msg: []byte("{}")}}}}
 	}
@@ -155,6 +155,9 @@ func execMsg(sender, contract string, msg any, funds ...*basev1beta1.Coin) *wasm
 }
 
 type obj = map[string]any
+
+// storeGas covers an upload of the synthetic codes with room to spare.
+const storeGas = 1_000_000
 
 func (m *Module) intent(rng *rand.Rand, accs []sim.Account, idx map[string]int, v *wview, busy map[string]bool, state sim.Query) (sim.Intent, bool) {
 	signer := rng.IntN(len(accs))
@@ -257,7 +260,9 @@ func (m *Module) intent(rng *rand.Rand, accs []sim.Account, idx map[string]int, 
 				return one(signer, &tokenfactoryv1.MsgMint{Sender: me, Amount: &basev1beta1.Coin{Denom: d.denom, Amount: amt}, MintToAddress: to})
 			}
 		}
-		return one(signer, &tokenfactoryv1.MsgCreateDenom{Sender: me, Subdenom: fmt.Sprintf("dt%d", rng.IntN(1000))})
+		in, _ := one(signer, &tokenfactoryv1.MsgCreateDenom{Sender: me, Subdenom: fmt.Sprintf("dt%d", rng.IntN(1000))})
+		in.GasLimit = DenomCreationGas + 700_000 // the creation fee is paid in gas
+		return in, true
 	case roll < 77:
 		for _, d := range v.denoms {
 			bal := state.Balance(accs[signer].Addr, d.denom)

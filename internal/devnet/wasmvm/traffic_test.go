@@ -46,6 +46,11 @@ func TestTraffic(t *testing.T) {
 			}
 		}
 		for _, in := range a {
+			for _, msg := range in.Msgs {
+				if got := msgSender(msg); got != accs[in.Signer].Bech32 {
+					t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
+				}
+			}
 			kv, bal := cloneState(f)
 			for _, msg := range in.Msgs {
 				url := "/" + string(proto.MessageName(msg))
@@ -98,4 +103,15 @@ func TestTraffic(t *testing.T) {
 
 func toSimCoins(t *testing.T, denom, amount string) []sim.Coin {
 	return coins(t, []fxCoin{{Denom: denom, Amount: amount}})
+}
+
+// msgSender is the signer field of the messages the generators build.
+func msgSender(m proto.Message) string {
+	switch x := m.(type) {
+	case interface{ GetFromAddress() string }:
+		return x.GetFromAddress()
+	case interface{ GetSender() string }:
+		return x.GetSender()
+	}
+	return ""
 }
