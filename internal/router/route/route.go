@@ -483,6 +483,9 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 		}
 		nl.amount = out
 		sameTx = l.prev == nil
+		// A swap's output can leave in the same transaction (the swap entry point's post-swap
+		// IBC transfer action).
+		nl.cont = contForward
 		nl.secs += g.cfg.SwapSeconds
 	}
 	switch {

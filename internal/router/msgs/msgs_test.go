@@ -1,0 +1,209 @@
+package msgs
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"testing"
+
+	"github.com/cosmos/btcutil/bech32"
+	"github.com/holiman/uint256"
+	"google.golang.org/protobuf/proto"
+
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
+	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
+	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
+	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/router/route"
+)
+
+func TestAminoRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		msg  proto.Message
+		want string
+	}{
+		{"MsgTransfer", &transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-3", Token: &basev1beta1.Coin{Denom: "uusdc", Amount: "1000000"},
+			Sender: "init1a", Receiver: "osmo1b", TimeoutHeight: &clientv1.Height{}, TimeoutTimestamp: 1688663426558649000, Memo: `{"forward":{}}`},
+			`{"source_port":"transfer","source_channel":"channel-3","token":{"denom":"uusdc","amount":"1000000"},"sender":"init1a","receiver":"osmo1b","timeout_height":{},"timeout_timestamp":"1688663426558649000","memo":"{\"forward\":{}}"}`},
+		{"MsgTransfer_height", &transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "u", Amount: "1"},
+			Sender: "s", Receiver: "r", TimeoutHeight: &clientv1.Height{RevisionNumber: 1, RevisionHeight: 99}},
+			`{"source_port":"transfer","source_channel":"channel-0","token":{"denom":"u","amount":"1"},"sender":"s","receiver":"r","timeout_height":{"revision_number":"1","revision_height":"99"}}`},
+		{"MsgSend", &bankv1beta1.MsgSend{FromAddress: "init1a", ToAddress: "init1b", Amount: []*basev1beta1.Coin{{Denom: "uinit", Amount: "5"}, {Denom: "uatom", Amount: "6"}}},
+			`{"from_address":"init1a","to_address":"init1b","amount":[{"denom":"uinit","amount":"5"},{"denom":"uatom","amount":"6"}]}`},
+		{"MsgInitiateTokenDeposit", &ophostv1.MsgInitiateTokenDeposit{Sender: "init1a", BridgeId: 16, To: "init1b", Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "1000000"}, Data: []byte{0, 1, 2, 0xff}},
+			`{"sender":"init1a","bridge_id":"16","to":"init1b","amount":{"denom":"uinit","amount":"1000000"},"data":"AAEC/w=="}`},
+		{"MsgInitiateTokenDeposit_no_hook", &ophostv1.MsgInitiateTokenDeposit{Sender: "init1a", BridgeId: 1, To: "init1b", Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "1"}},
+			`{"sender":"init1a","bridge_id":"1","to":"init1b","amount":{"denom":"uinit","amount":"1"}}`},
+		{"MsgInitiateTokenWithdrawal", &opchildv1.MsgInitiateTokenWithdrawal{Sender: "init1a", To: "init1b", Amount: &basev1beta1.Coin{Denom: "l2/ab", Amount: "7"}},
+			`{"sender":"init1a","to":"init1b","amount":{"denom":"l2/ab","amount":"7"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MarshalAmino(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("amino\n got %s\nwant %s", got, tc.want)
+			}
+			// amino → real protobuf message → wire bytes → message → amino: identical.
+			decoded := tc.msg.ProtoReflect().New().Interface()
+			if err := UnmarshalAmino(got, decoded); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(decoded, tc.msg) {
+				t.Fatalf("decoded %v, want %v", decoded, tc.msg)
+			}
+			wire, err := proto.Marshal(decoded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantWire, _ := proto.Marshal(tc.msg)
+			if !bytes.Equal(wire, wantWire) {
+				t.Fatal("wire bytes differ")
+			}
+			back := tc.msg.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(wire, back); err != nil {
+				t.Fatal(err)
+			}
+			again, err := MarshalAmino(back)
+			if err != nil || string(again) != tc.want {
+				t.Fatalf("re-encoded %s (%v)", again, err)
+			}
+		})
+	}
+}
+
+func TestUnmarshalAminoRejects(t *testing.T) {
+	for _, in := range []string{`{"bogus":1}`, `{"bridge_id":"x"}`, `{"data":"***"}`, `[]`, `{"amount":"notanobject"}`} {
+		if err := UnmarshalAmino([]byte(in), &ophostv1.MsgInitiateTokenDeposit{}); err == nil {
+			t.Errorf("%s accepted", in)
+		}
+	}
+	// Integers may come as numbers (Skip emits timeout_timestamp as a JSON number).
+	var m transferv1.MsgTransfer
+	if err := UnmarshalAmino([]byte(`{"timeout_timestamp":1688663426558649000}`), &m); err != nil || m.TimeoutTimestamp != 1688663426558649000 {
+		t.Errorf("numeric uint64: %v %d", err, m.TimeoutTimestamp)
+	}
+}
+
+func TestValidateAddress(t *testing.T) {
+	cosmos := &registry.Chain{ID: "c", Type: registry.ChainTypeCosmos, Bech32Prefix: "init"}
+	evm := &registry.Chain{ID: "1", Type: registry.ChainTypeEVM}
+	enc := func(p string, n int) string {
+		s, _ := bech32.EncodeFromBase256(p, bytes.Repeat([]byte{9}, n))
+		return s
+	}
+	for _, tc := range []struct {
+		c    *registry.Chain
+		addr string
+		ok   bool
+	}{
+		{cosmos, enc("init", 20), true},
+		{cosmos, enc("init", 32), true},
+		{cosmos, enc("init", 21), false},
+		{cosmos, enc("cosmos", 20), false},
+		{cosmos, "init1", false},
+		{cosmos, "", false},
+		{cosmos, "0x0000000000000000000000000000000000000001", false},
+		{evm, "0x0000000000000000000000000000000000000001", true},
+		{evm, "0x00000000000000000000000000000000000001", false},
+		{evm, "0xZZ00000000000000000000000000000000000001", false},
+		{evm, enc("init", 20), false},
+	} {
+		if err := ValidateAddress(tc.c, tc.addr); (err == nil) != tc.ok {
+			t.Errorf("ValidateAddress(%s, %q) = %v, want ok=%v", tc.c.Type, tc.addr, err, tc.ok)
+		}
+	}
+}
+
+func TestSlippage(t *testing.T) {
+	for _, tc := range []struct{ amount, slip, want string }{
+		{"1000000", "1", "990000"}, {"1000000", "", "990000"}, {"1000000", "0", "1000000"}, {"1000000", "100", "0"},
+		{"999", "0.5", "994"}, {"3", "33.3333", "2"},
+	} {
+		s, err := parseSlippage(tc.slip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := applySlippage(uint256.MustFromDecimal(tc.amount), s).Dec(); got != tc.want {
+			t.Errorf("%s at %s%% = %s, want %s", tc.amount, tc.slip, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"-1", "100.01", "abc", "1/2", "1e2"} {
+		if _, err := parseSlippage(bad); err == nil {
+			t.Errorf("slippage %q accepted", bad)
+		}
+	}
+	_ = big.NewInt
+}
+
+// TestForwardMemoNesting checks a three-hop transfer becomes one MsgTransfer whose memo nests
+// two forwards, with "pfm" as intermediate receiver and the recipient last.
+func TestForwardMemoNesting(t *testing.T) {
+	mk := func(id string, chans ...registry.Channel) *registry.Chain {
+		return &registry.Chain{Name: id, ID: id, Type: registry.ChainTypeCosmos, Bech32Prefix: "init", PFM: true, Memo: true, Channels: chans}
+	}
+	ch := func(id, to, cp string) registry.Channel {
+		return registry.Channel{Port: "transfer", ID: id, CounterpartyChainID: to, CounterpartyPort: "transfer", CounterpartyID: cp}
+	}
+	p1 := "transfer/channel-0/u"
+	p2 := "transfer/channel-0/" + p1
+	p3 := "transfer/channel-0/" + p2
+	a, b, c, d := mk("a", ch("channel-0", "b", "channel-0")), mk("b", ch("channel-0", "a", "channel-0"), ch("channel-1", "c", "channel-0")),
+		mk("c", ch("channel-0", "b", "channel-1"), ch("channel-1", "d", "channel-0")), mk("d", ch("channel-0", "c", "channel-1"))
+	a.Assets = []*registry.Asset{{Denom: "u"}}
+	d.Assets = []*registry.Asset{{Denom: registry.IBCDenom(p3), Path: p3}}
+	reg, err := registry.New([]*registry.Chain{a, b, c, d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := func(from, to, chn, in, out string) route.Operation {
+		return route.Operation{Transfer: &route.Transfer{Port: "transfer", Channel: chn, FromChainID: from, ToChainID: to, DenomIn: in, DenomOut: out}, AmountIn: "10", AmountOut: "10"}
+	}
+	ops := []route.Operation{tr("a", "b", "channel-0", "u", registry.IBCDenom(p1)), tr("b", "c", "channel-1", registry.IBCDenom(p1), registry.IBCDenom(p2)),
+		tr("c", "d", "channel-1", registry.IBCDenom(p2), registry.IBCDenom(p3))}
+	addr := func(n byte) string {
+		s, _ := bech32.EncodeFromBase256("init", bytes.Repeat([]byte{n}, 20))
+		return s
+	}
+	resp, err := Builder{Reg: reg}.Build(Request{SourceAssetChainID: "a", SourceAssetDenom: "u", DestAssetChainID: "d", DestAssetDenom: registry.IBCDenom(p3),
+		AmountIn: "10", AddressList: []string{addr(1), addr(2), addr(3), addr(4)}, Operations: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m transferv1.MsgTransfer
+	if err := UnmarshalAmino([]byte(resp.Txs[0].CosmosTx.Msgs[0].Msg), &m); err != nil {
+		t.Fatal(err)
+	}
+	var memo struct {
+		Forward struct {
+			Receiver, Port, Channel, Timeout string
+			Next                             struct {
+				Forward struct {
+					Receiver, Channel string
+					Next              json.RawMessage
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(m.Memo), &memo); err != nil {
+		t.Fatal(err)
+	}
+	if m.Receiver != "pfm" || m.SourceChannel != "channel-0" || memo.Forward.Receiver != "pfm" || memo.Forward.Channel != "channel-1" ||
+		memo.Forward.Next.Forward.Receiver != addr(4) || memo.Forward.Next.Forward.Channel != "channel-1" || memo.Forward.Next.Forward.Next != nil {
+		t.Errorf("msg %+v memo %s", &m, m.Memo)
+	}
+	if got := resp.Txs[0].OperationsIndices; len(got) != 3 || resp.MinAmountOut != "9" {
+		t.Errorf("indices %v min out %s", got, resp.MinAmountOut)
+	}
+	// Without PFM on the middle chain the same operations in one tx are refused.
+	c.PFM = false
+	if _, err := (Builder{Reg: reg}).Build(Request{SourceAssetChainID: "a", SourceAssetDenom: "u", DestAssetChainID: "d", DestAssetDenom: registry.IBCDenom(p3),
+		AmountIn: "10", AddressList: []string{addr(1), addr(2), addr(3), addr(4)}, Operations: ops}); err == nil {
+		t.Error("forward through a chain without PFM accepted")
+	}
+}

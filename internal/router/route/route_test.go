@@ -1,0 +1,290 @@
+package route
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+// line builds A —— B —— C over ICS-20 with the given PFM setting on B, plus a direct
+// A —— C channel when direct is set; token "uatom" is native on A.
+func line(t *testing.T, pfmB, direct bool) *registry.Registry {
+	t.Helper()
+	a := &registry.Chain{Name: "a", ID: "a-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "a", PFM: true, Memo: true,
+		Channels: []registry.Channel{{Port: "transfer", ID: "channel-0", CounterpartyChainID: "b-1", CounterpartyPort: "transfer", CounterpartyID: "channel-0"}},
+		Assets:   []*registry.Asset{{Denom: "uatom"}}}
+	b := &registry.Chain{Name: "b", ID: "b-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "b", PFM: pfmB, Memo: true,
+		Channels: []registry.Channel{
+			{Port: "transfer", ID: "channel-0", CounterpartyChainID: "a-1", CounterpartyPort: "transfer", CounterpartyID: "channel-0"},
+			{Port: "transfer", ID: "channel-1", CounterpartyChainID: "c-1", CounterpartyPort: "transfer", CounterpartyID: "channel-0"}},
+		Assets: []*registry.Asset{{Denom: registry.IBCDenom("transfer/channel-0/uatom"), Path: "transfer/channel-0/uatom"}}}
+	cPath := "transfer/channel-0/transfer/channel-0/uatom"
+	c := &registry.Chain{Name: "c", ID: "c-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "c", PFM: true, Memo: true,
+		Channels: []registry.Channel{{Port: "transfer", ID: "channel-0", CounterpartyChainID: "b-1", CounterpartyPort: "transfer", CounterpartyID: "channel-1"}},
+		Assets:   []*registry.Asset{{Denom: registry.IBCDenom(cPath), Path: cPath}}}
+	if direct {
+		// A direct channel lands a different voucher on C: only used when asked for.
+		a.Channels = append(a.Channels, registry.Channel{Port: "transfer", ID: "channel-1", CounterpartyChainID: "c-1", CounterpartyPort: "transfer", CounterpartyID: "channel-1"})
+		c.Channels = append(c.Channels, registry.Channel{Port: "transfer", ID: "channel-1", CounterpartyChainID: "a-1", CounterpartyPort: "transfer", CounterpartyID: "channel-1"})
+		c.Assets = append(c.Assets, &registry.Asset{Denom: registry.IBCDenom("transfer/channel-1/uatom"), Path: "transfer/channel-1/uatom"})
+	}
+	reg, err := registry.New([]*registry.Chain{a, b, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func reason(err error) string {
+	var e *apierr.Error
+	if errors.As(err, &e) && len(e.Details) > 0 {
+		return e.Details[0]
+	}
+	return ""
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestFindMultiHop(t *testing.T) {
+	cDenom := registry.IBCDenom("transfer/channel-0/transfer/channel-0/uatom")
+	req := Request{AmountIn: "100", SourceAssetChainID: "a-1", SourceAssetDenom: "uatom", DestAssetChainID: "c-1", DestAssetDenom: cDenom}
+	for _, tc := range []struct {
+		name    string
+		pfm     bool
+		multi   *bool
+		wantTxs int
+		wantErr string
+	}{
+		{"pfm_one_tx", true, nil, 1, ""},
+		{"no_pfm_needs_multi_tx", false, nil, 0, ReasonNoRoute},
+		{"no_pfm_multi_tx_allowed", false, ptr(true), 2, ""},
+		{"pfm_multi_allowed_still_one_tx", true, ptr(true), 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := Build(line(t, tc.pfm, false), Config{})
+			r := req
+			r.AllowMultiTx = tc.multi
+			rt, err := g.Find(r)
+			if tc.wantErr != "" {
+				if reason(err) != tc.wantErr {
+					t.Fatalf("err = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rt.TxsRequired != tc.wantTxs || len(rt.Operations) != 2 || rt.Operations[1].TxIndex != tc.wantTxs-1 {
+				t.Errorf("txs=%d ops=%+v", rt.TxsRequired, rt.Operations)
+			}
+			if got := rt.ChainIDs; len(got) != 3 || got[1] != "b-1" {
+				t.Errorf("chain_ids = %v", got)
+			}
+			if rt.EstimatedRouteDurationSeconds != 60 {
+				t.Errorf("duration = %d, want 2 IBC hops of 30 s", rt.EstimatedRouteDurationSeconds)
+			}
+		})
+	}
+}
+
+func TestFindFilters(t *testing.T) {
+	reg, err := registry.Load("../registry/testdata/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2 := registry.L2Denom(1, "uinit")
+	dep := Request{AmountIn: "5", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit", DestAssetChainID: "minievm-devnet-1", DestAssetDenom: l2}
+	wd := Request{AmountIn: "5", SourceAssetChainID: "minievm-devnet-1", SourceAssetDenom: l2, DestAssetChainID: "initia-devnet-1", DestAssetDenom: "uinit", IsOPWithdraw: true}
+	for _, tc := range []struct {
+		name    string
+		mut     func(r *Request)
+		base    Request
+		cfg     Config
+		wantErr string
+		wantSec int
+	}{
+		{"deposit", nil, dep, Config{}, "", 15},
+		{"deposit_ibc_only", func(r *Request) { r.Bridges = []string{BridgeIBC} }, dep, Config{}, ReasonNoRoute, 0},
+		{"deposit_opinit_only", func(r *Request) { r.Bridges = []string{BridgeOPInit} }, dep, Config{}, "", 15},
+		{"deposit_configured_duration", nil, dep, Config{OPDepositSeconds: 4}, "", 4},
+		{"withdraw", nil, wd, Config{}, "", 604800},
+		{"withdraw_configured", nil, wd, Config{OPWithdrawSeconds: 3600}, "", 3600},
+		{"withdraw_needs_flag", func(r *Request) { r.IsOPWithdraw = false }, wd, Config{}, ReasonNoRoute, 0},
+		{"exact_out_unsupported", func(r *Request) { r.AmountIn, r.AmountOut = "", "5" }, dep, Config{}, ReasonUnsupportedField, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.base
+			if tc.mut != nil {
+				tc.mut(&r)
+			}
+			rt, err := Build(reg, tc.cfg).Find(r)
+			if tc.wantErr != "" {
+				if reason(err) != tc.wantErr {
+					t.Fatalf("err = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rt.EstimatedRouteDurationSeconds != tc.wantSec {
+				t.Errorf("duration = %d, want %d", rt.EstimatedRouteDurationSeconds, tc.wantSec)
+			}
+		})
+	}
+}
+
+func TestRefreshedStateChangesRoutes(t *testing.T) {
+	reg, err := registry.Load("../registry/testdata/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atom := registry.IBCDenom("transfer/channel-3/uatom")
+	req := Request{AmountIn: "5", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: atom, DestAssetChainID: "cosmoshub-devnet-1", DestAssetDenom: "uatom"}
+	if _, err := Build(reg, Config{}).Find(req); err != nil {
+		t.Fatal(err)
+	}
+	closed, err := reg.Refresh(t.Context(), fakeSource{chans: map[string][]registry.ChannelState{"initia-devnet-1": {{Port: "transfer", ID: "channel-3", CounterpartyID: "channel-0", State: "STATE_CLOSED"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(closed, Config{}).Find(req); reason(err) != ReasonNoRoute {
+		t.Fatalf("route over a closed channel: %v", err)
+	}
+	fin, err := reg.Refresh(t.Context(), fakeSource{bridges: []registry.BridgeInfo{{ID: 1, FinalizationPeriod: 90 * time.Second}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := Build(fin, Config{}).Find(Request{AmountIn: "5", SourceAssetChainID: "minievm-devnet-1", SourceAssetDenom: registry.L2Denom(1, "uinit"),
+		DestAssetChainID: "initia-devnet-1", DestAssetDenom: "uinit", IsOPWithdraw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.EstimatedRouteDurationSeconds != 90 {
+		t.Errorf("withdrawal duration %d, want the bridge's 90 s finalization period", rt.EstimatedRouteDurationSeconds)
+	}
+}
+
+type fakeSource struct {
+	chans   map[string][]registry.ChannelState
+	bridges []registry.BridgeInfo
+}
+
+func (f fakeSource) Bridges(context.Context, *registry.Chain) ([]registry.BridgeInfo, error) {
+	return f.bridges, nil
+}
+func (f fakeSource) TokenPairs(context.Context, *registry.Chain, uint64) ([]registry.TokenPair, error) {
+	return nil, nil
+}
+func (f fakeSource) Channels(_ context.Context, c *registry.Chain) ([]registry.ChannelState, error) {
+	return f.chans[c.ID], nil
+}
+
+func TestSwaps(t *testing.T) {
+	reg, err := registry.Load("../registry/testdata/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atom := registry.IBCDenom("transfer/channel-3/uatom")
+	venue := Venue{Name: "initia-dex", ChainID: "initia-devnet-1", Pools: []Pool{{ID: "1", DenomA: "uinit", DenomB: atom, ReserveA: "1000000000", ReserveB: "500000000", FeeBps: 30}}}
+	g := Build(reg, Config{Venues: []Venue{venue}})
+	req := Request{AmountIn: "1000000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit", DestAssetChainID: "cosmoshub-devnet-1", DestAssetDenom: "uatom"}
+	rt, err := g.Find(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1e6 in, 0.3% fee: 997000*5e8/(1e9+997000) = 498003 (floor).
+	if !rt.DoesSwap || rt.AmountOut != "498003" || len(rt.Operations) != 2 || rt.Operations[0].Swap == nil || rt.Operations[1].Transfer == nil {
+		t.Fatalf("route = %+v", rt)
+	}
+	if rt.Warning != nil || CheckSafety(req, rt) != nil {
+		t.Errorf("small swap flagged: %+v", rt.Warning)
+	}
+	noSwaps := req
+	noSwaps.AllowSwaps = ptr(false)
+	if _, err := g.Find(noSwaps); reason(err) != ReasonNoRoute {
+		t.Errorf("allow_swaps=false: %v", err)
+	}
+	big := req
+	big.AmountIn = "1000000000"
+	rt, err = g.Find(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Warning == nil || reason(CheckSafety(big, rt)) != ReasonBadPrice {
+		t.Errorf("half-the-pool swap not flagged: %+v", rt.Warning)
+	}
+	big.AllowUnsafe = true
+	if CheckSafety(big, rt) != nil {
+		t.Error("allow_unsafe did not accept the route")
+	}
+}
+
+func TestParseAmount(t *testing.T) {
+	for _, tc := range []struct{ in, reason string }{
+		{"1", ""}, {"115792089237316195423570985008687907853269984665640564039457584007913129639935", ""},
+		{"115792089237316195423570985008687907853269984665640564039457584007913129639936", ReasonAmountTooHigh},
+		{"0", ReasonAmountTooLow}, {"000", ReasonAmountTooLow}, {"-1", ReasonAmountTooLow}, {"", ReasonMissingField},
+		{"1.0", ReasonInvalidAmount}, {"1e6", ReasonInvalidAmount}, {" 1", ReasonInvalidAmount}, {"+1", ReasonInvalidAmount}, {"--1", ReasonInvalidAmount},
+	} {
+		_, err := ParseAmount("amount_in", tc.in)
+		got := ""
+		if err != nil {
+			got = err.Details[0]
+		}
+		if got != tc.reason {
+			t.Errorf("ParseAmount(%q) reason %q, want %q", tc.in, got, tc.reason)
+		}
+	}
+}
+
+func TestSyntheticRoutes(t *testing.T) {
+	reg, err := registry.Synthetic(100, 2000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range reg.Chains {
+		n += len(c.Assets)
+	}
+	if len(reg.Chains) != 100 || n < 2000 {
+		t.Fatalf("%d chains, %d assets", len(reg.Chains), n)
+	}
+	g := Build(reg, Config{})
+	// spoke-1's token forwarded to spoke-2 over the hub: one tx with a forward memo.
+	p := "transfer/channel-0/transfer/channel-0/utok1"
+	rt, err := g.Find(Request{AmountIn: "7", SourceAssetChainID: "spoke-1", SourceAssetDenom: "utok1", DestAssetChainID: "spoke-2", DestAssetDenom: registry.IBCDenom(p)})
+	if reg.Chain("spoke-2").Asset(registry.IBCDenom(p)) == nil {
+		t.Skip("seed did not place utok1 on spoke-2")
+	}
+	if err != nil || rt.TxsRequired != 1 || len(rt.Operations) != 2 {
+		t.Fatalf("route %+v, %v", rt, err)
+	}
+}
+
+func BenchmarkRoute(b *testing.B) {
+	reg, err := registry.Synthetic(100, 2000, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := Build(reg, Config{})
+	var reqs []Request
+	for _, c := range reg.Chains {
+		for _, a := range c.Assets {
+			if a.Trace != "" && a.OriginChainID != "" {
+				reqs = append(reqs, Request{AmountIn: "1000", SourceAssetChainID: a.OriginChainID, SourceAssetDenom: a.OriginDenom, DestAssetChainID: c.ID, DestAssetDenom: a.Denom})
+			}
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := g.Find(reqs[i%len(reqs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
