@@ -1,0 +1,94 @@
+package relayer
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"google.golang.org/protobuf/proto"
+)
+
+// EngineChain adapts an in-process devnet chain: blocks are read from the engine's
+// store and transactions are signed (SIGN_MODE_DIRECT) with the bot keys it is given and
+// submitted through the chain's broadcast_tx_sync path (CheckTx included).
+type EngineChain struct {
+	Chain *chain.Chain
+	// GasLimit of every relayer tx (default 2,000,000).
+	GasLimit uint64
+
+	mu   sync.Mutex
+	keys map[string]*chain.Key
+	sent map[string]sent
+}
+
+type sent struct {
+	height int64
+	seq    uint64
+}
+
+var _ Chain = (*EngineChain)(nil)
+
+// NewEngineChain wraps c; keys are the accounts the relayer may sign with (relayer and,
+// on rollups, executor), looked up by their bech32 address on c.
+func NewEngineChain(c *chain.Chain, keys ...*chain.Key) *EngineChain {
+	e := &EngineChain{Chain: c, keys: map[string]*chain.Key{}, sent: map[string]sent{}}
+	for _, k := range keys {
+		e.keys[chain.Bech32(c.Config().Bech32Prefix, k.Address())] = k
+	}
+	return e
+}
+
+// ChainID implements Chain.
+func (e *EngineChain) ChainID() string { return e.Chain.ChainID() }
+
+// LatestHeight implements Chain.
+func (e *EngineChain) LatestHeight(context.Context) (int64, error) { return e.Chain.Height(), nil }
+
+// Block implements Chain.
+func (e *EngineChain) Block(_ context.Context, h int64) (Block, error) {
+	b, err := e.Chain.Block(h)
+	if err != nil {
+		return Block{}, err
+	}
+	out := Block{Height: b.Height, Time: b.Time, BlockEvents: b.FinalizeEvents}
+	for _, r := range b.Results {
+		if r.Code == 0 {
+			out.TxEvents = append(out.TxEvents, r.Events)
+		}
+	}
+	return out, nil
+}
+
+// Broadcast implements Chain. Sequences of txs sent while the mempool still holds earlier
+// ones are counted locally, as a client would.
+func (e *EngineChain) Broadcast(_ context.Context, signer string, msgs []proto.Message) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k, ok := e.keys[signer]
+	if !ok {
+		return fmt.Errorf("no key for %s on %s", signer, e.ChainID())
+	}
+	num, seq, ok := e.Chain.AccountState(k.Address())
+	if !ok {
+		return fmt.Errorf("account %s does not exist on %s", signer, e.ChainID())
+	}
+	h := e.Chain.Height()
+	if s, ok := e.sent[signer]; ok && s.height == h && s.seq >= seq {
+		seq = s.seq + 1
+	}
+	gas := e.GasLimit
+	if gas == 0 {
+		gas = 2_000_000
+	}
+	raw, err := chain.SignDirect(e.ChainID(), k, num, seq, msgs, "", chain.Fee{GasLimit: gas})
+	if err != nil {
+		return err
+	}
+	res := e.Chain.BroadcastTxSync(raw)
+	if res.Code != 0 {
+		return fmt.Errorf("broadcast: code %d (%s): %s", res.Code, res.Codespace, res.Log)
+	}
+	e.sent[signer] = sent{height: h, seq: seq}
+	return nil
+}
