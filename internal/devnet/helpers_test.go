@@ -2,6 +2,7 @@ package devnet_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"context"
 	"encoding/json"
 	"io"
@@ -69,4 +70,9 @@ func rpcBody(method string, params ...any) map[string]any {
 		params = []any{}
 	}
 	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+}
+
+func sha(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
 }

@@ -109,8 +109,8 @@ func (v *View) block(h int64) (*ethBlock, error) {
 			}
 			et.pseudo = true
 			th := cb.TxHashes[i]
-			et.hash = crypto.Keccak256Hash([]byte("cosmos-tx"), th[:])
-			et.tx = types.NewTx(&types.LegacyTx{Data: th[:]})
+			et.tx = pseudoTx(th[:])
+			et.hash = et.tx.Hash()
 		}
 		et.index = len(eb.txs) + 1
 		for _, ev := range res.Events {
@@ -207,6 +207,12 @@ func (v *View) blockByHash(h common.Hash) (*ethBlock, bool) {
 	}
 	b, err := v.block(ht)
 	return b, err == nil
+}
+
+// pseudoTx is how minievm shows a Cosmos-only tx: an unsigned legacy tx carrying the Cosmos
+// tx hash as input (its hash is what the real node reports).
+func pseudoTx(cosmosHash []byte) *types.Transaction {
+	return types.NewTx(&types.LegacyTx{Data: append([]byte(nil), cosmosHash...)})
 }
 
 func hexU(v uint64) string { return hexutil.EncodeUint64(v) }
