@@ -42,6 +42,8 @@ type Env struct {
 func commands() map[string]command {
 	return map[string]command{
 		"version": {"print the version", runVersion},
+		"indexer": {"ingest one chain and/or serve the indexer API", runIndexer},
+		"migrate": {"apply the store's schema migrations", runMigrate},
 	}
 }
 

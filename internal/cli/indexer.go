@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// indexerConfig is everything `rollgate indexer` needs; `up` fills one per rollup.
+type indexerConfig struct {
+	Mode       string // ingest, api or all
+	Listen     string // host:port of the API (or, in ingest mode, of /healthz and /metrics)
+	DB         string // sqlite:<path> or postgres://...
+	RPC        string // comma-separated CometBFT RPC URLs
+	REST       string // comma-separated Cosmos REST URLs
+	JSONRPC    string // comma-separated Ethereum JSON-RPC URLs (EVM chains)
+	Ingest     ingest.Config
+	MaxConns   int // upstream requests in flight per client
+	BuildInfo  Build
+	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
+}
+
+func (c *indexerConfig) register(f *flags) {
+	f.String(&c.Mode, "mode", "all", "ingest (write only), api (read only, scale out) or all", "INDEXER_MODE")
+	f.String(&c.Listen, "listen", "", "API listen address (default :$PORT, :8080)", "LISTEN_ADDR")
+	f.String(&c.DB, "db", "", "store DSN: sqlite:<path> or postgres://... (default sqlite:./.rollgate/<chain-id>.db)", "DB_DSN")
+	f.String(&c.RPC, "rpc-url", "", "CometBFT RPC URLs, comma-separated", "RPC_URL")
+	f.String(&c.REST, "rest-url", "", "Cosmos REST URLs, comma-separated", "REST_URL")
+	f.String(&c.JSONRPC, "json-rpc-url", "", "Ethereum JSON-RPC URLs, comma-separated (EVM chains)", "JSON_RPC_URL")
+	f.String(&c.Ingest.ChainID, "chain-id", "", "chain id (required)", "CHAIN_ID")
+	f.String(&c.Ingest.VMType, "vm-type", "", "evm, move or wasm (required)", "VM_TYPE")
+	f.String(&c.Ingest.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
+	f.Int64(&c.Ingest.StartHeight, "start-height", 0, "first height of an empty store (0: from height 1)", "START_HEIGHT")
+	f.Int(&c.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
+	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
+	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
+}
+
+func (c *indexerConfig) validate(env *Env) error {
+	switch c.Mode {
+	case "ingest", "api", "all":
+	default:
+		return usagef("--mode must be ingest, api or all, not %q", c.Mode)
+	}
+	if c.Ingest.ChainID == "" {
+		return usagef("--chain-id (CHAIN_ID) is required")
+	}
+	switch c.Ingest.VMType {
+	case "evm", "move", "wasm":
+	default:
+		return usagef("--vm-type (VM_TYPE) must be evm, move or wasm, not %q", c.Ingest.VMType)
+	}
+	if c.Mode != "api" && (c.RPC == "" || c.REST == "") {
+		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
+	}
+	if c.Listen == "" {
+		port := env.Getenv("PORT")
+		if port == "" {
+			port = "8080"
+		}
+		c.Listen = ":" + port
+	}
+	if c.DB == "" {
+		c.DB = "sqlite:" + filepath.Join(".rollgate", c.Ingest.ChainID+".db")
+	}
+	return c.Ingest.WithDefaults().Validate()
+}
+
+func runIndexer(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "indexer")
+	var cfg indexerConfig
+	var lg logging
+	cfg.register(f)
+	lg.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if err := cfg.validate(env); err != nil {
+		return err
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	cfg.BuildInfo = env.Build
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	g := newGroup(ctx)
+	closeStore, err := startIndexer(g, cfg, ln, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	log.Info("indexer started", "chain_id", cfg.Ingest.ChainID, "mode", cfg.Mode, "url", "http://"+ln.Addr().String())
+	err = g.Wait()
+	if cerr := closeStore(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// startIndexer opens the store and adds the ingestion pipeline and/or the API server to g.
+// The caller closes the store with the returned function once the group has stopped, so no
+// write is cut off by a closing database.
+func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) (func() error, error) {
+	log = log.With(cfg.LogContext...)
+	if path, ok := strings.CutPrefix(cfg.DB, "sqlite:"); ok && path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	db, err := store.Open(g.ctx, cfg.DB, log)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	var handler http.Handler
+	if cfg.Mode == "ingest" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+		})
+		handler = mux
+	} else {
+		handler = api.New(api.Config{
+			ChainID:       cfg.Ingest.ChainID,
+			VMType:        cfg.Ingest.VMType,
+			AccountPrefix: cfg.Ingest.AccountPrefix,
+			Version:       cfg.BuildInfo.Version,
+			CommitHash:    cfg.BuildInfo.Commit,
+		}, db, log, reg)
+	}
+
+	if cfg.Mode != "api" {
+		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
+		rpc, err := comet.New(cfg.RPC, opts...)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("rpc url: %w", err)
+		}
+		rest, err := cosmosrest.New(cfg.REST, opts...)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("rest url: %w", err)
+		}
+		p, err := ingest.New(cfg.Ingest, ingest.NewClientSource(rpc, rest), db, log, reg)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		g.Go(p.Run)
+	}
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
+	return db.Close, nil
+}
+
+func runMigrate(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "migrate")
+	var dsn string
+	f.String(&dsn, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if dsn == "" {
+		return usagef("--db (DB_DSN) is required")
+	}
+	if err := store.Migrate(ctx, dsn); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, "migrations applied")
+	return nil
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestIndexerCommandFollowsCapturedChain runs `rollgate indexer` as an operator would (the
+// peer's environment variable names, a replayed real chain upstream) until /status reports
+// the captured chain's top, then stops it with the context as Ctrl-C would.
+func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
+	dir := testutil.Fixture(t, "minievm")
+	probe, err := replay.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := probe.CapturedMaxHeight()
+	// The captured /status was taken at an earlier height than the last captured block;
+	// MaxHeight makes the replayed chain report its real top.
+	rp, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(rp)
+	defer up.Close()
+	addr := freeAddr(t)
+	env, _, errb := testEnv(map[string]string{
+		"CHAIN_ID": "local-evm-1", "VM_TYPE": "evm", "RPC_URL": up.URL, "REST_URL": up.URL, "JSON_RPC_URL": up.URL,
+		"DB_DSN": "sqlite:" + filepath.Join(t.TempDir(), "idx.db"),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, env, []string{"indexer", "--listen", addr, "--log-level", "warn"}) }()
+
+	deadline := time.Now().Add(60 * time.Second)
+	var height int64
+	for time.Now().Before(deadline) && height < top {
+		time.Sleep(100 * time.Millisecond)
+		resp, err := http.Get("http://" + addr + "/status")
+		if err != nil {
+			continue
+		}
+		var st struct {
+			ChainID string `json:"chain_id"`
+			Height  int64  `json:"height"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		height = st.Height
+	}
+	if height != top {
+		t.Fatalf("indexed height %d, want %d; stderr:\n%s", height, top, errb)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit code %d after shutdown; stderr:\n%s", code, errb)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("indexer did not stop after cancellation")
+	}
+}
+
+func TestIndexerCommandRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{"no chain id", nil, nil, "--chain-id (CHAIN_ID) is required"},
+		{"bad vm", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "solana"}, nil, "must be evm, move or wasm"},
+		{"bad mode", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm"}, []string{"--mode", "both"}, "--mode must be ingest, api or all"},
+		{"ingest needs upstreams", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm"}, nil, "--rpc-url (RPC_URL) and --rest-url (REST_URL) are required"},
+		{"bad env number", map[string]string{"START_HEIGHT": "ten"}, nil, `START_HEIGHT="ten"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, errb := testEnv(tc.vars)
+			if code := run(context.Background(), env, append([]string{"indexer"}, tc.args...)); code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			if !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("stderr %q, want %q", errb, tc.want)
+			}
+		})
+	}
+}
