@@ -1,7 +1,6 @@
 package movevm
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -60,15 +59,14 @@ func dataJSON(fields []kv) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.k)
-		b.Write(k)
+		b.Write(marshalNoEscape(f.k))
 		b.WriteByte(':')
 		switch v := f.v.(type) {
 		case []kv:
 			b.Write(dataJSON(v))
 		default:
-			j, _ := json.Marshal(v)
-			b.Write(j)
+			// serde_json (the VM's encoder) does not escape <, > and &.
+			b.Write(marshalNoEscape(v))
 		}
 	}
 	b.WriteByte('}')

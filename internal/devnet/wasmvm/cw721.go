@@ -84,10 +84,9 @@ func normalizeCollectionExt(raw json.RawMessage) (json.RawMessage, error) {
 			return nil, err
 		}
 		r.PaymentAddress, r.Share = null(r.PaymentAddress), null(r.Share)
-		b, _ := json.Marshal(r)
-		e.RoyaltyInfo = b
+		e.RoyaltyInfo = marshalNoEscape(r)
 	}
-	return json.Marshal(e)
+	return marshalNoEscape(e), nil
 }
 
 func normalizeNftExt(raw json.RawMessage) (json.RawMessage, error) {
@@ -103,7 +102,7 @@ func normalizeNftExt(raw json.RawMessage) (json.RawMessage, error) {
 	for i := range e.Attributes {
 		e.Attributes[i].DisplayType = null(e.Attributes[i].DisplayType)
 	}
-	return json.Marshal(e)
+	return marshalNoEscape(e), nil
 }
 
 func cw721Instantiate(env sim.Env, msg []byte, sender string) (collectionRec, error) {

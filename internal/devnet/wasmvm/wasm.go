@@ -205,11 +205,15 @@ const (
 )
 
 func putJSON(kvs sim.KV, key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	// Without HTML escaping: raw JSON kept in the records (extensions, init messages) is
+	// served as stored, and the contracts' serde encoder does not escape <, > and &.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("wasmvm: encode %s: %w", key, err)
 	}
-	kvs.Set(key, b)
+	kvs.Set(key, bytes.TrimRight(buf.Bytes(), "\n"))
 	return nil
 }
 
