@@ -78,74 +78,86 @@ func TestConformance(t *testing.T) {
 		{"minimove", "rollytics-move", "move"},
 		{"miniwasm", "rollytics-wasm", "wasm"},
 	}
+	// Both backends: the API must serve the same bytes whichever store holds the data.
+	backends := []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
+		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
+	}
 	for _, c := range chains {
-		t.Run(c.fixture, func(t *testing.T) {
-			peerDir := testutil.Fixture(t, c.peer)
-			var st struct {
-				ChainID string `json:"chain_id"`
-				Height  int64  `json:"height"`
-			}
-			readJSON(t, filepath.Join(peerDir, "responses", "status.body"), &st)
+		for _, be := range backends {
+			t.Run(c.fixture+"/"+be.name, func(t *testing.T) { conformChain(t, c.fixture, c.peer, c.vm, be.dsn(t)) })
+		}
+	}
+}
 
-			// The peer's answers were taken with the chain (and the peer) at st.Height, so
-			// the replayed chain stops there and ingestion catches up to exactly that height.
-			srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(func() int64 { return st.Height }))
+func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
+	peerDir := testutil.Fixture(t, peer)
+	var st struct {
+		ChainID string `json:"chain_id"`
+		Height  int64  `json:"height"`
+	}
+	readJSON(t, filepath.Join(peerDir, "responses", "status.body"), &st)
+
+	// The peer's answers were taken with the chain (and the peer) at st.Height, so
+	// the replayed chain stops there and ingestion catches up to exactly that height.
+	srv, err := replay.New(testutil.Fixture(t, fixture), replay.MaxHeight(func() int64 { return st.Height }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := httptest.NewServer(srv)
+	defer chain.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, err := store.Open(ctx, dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w := &recordingWriter{Writer: db, types: map[string]bool{}}
+	src, err := chainSource(chain.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ingest.New(ingest.Config{
+		ChainID: st.ChainID, VMType: vm, AccountPrefix: "init",
+		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond,
+		StopAtHeight: st.Height,
+	}, src, w, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(ctx); err != nil {
+		t.Fatalf("ingest: %v", err)
+	}
+	if h, _ := db.IndexedHeight(ctx); h != st.Height {
+		t.Fatalf("ingested up to %d, want %d", h, st.Height)
+	}
+
+	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: st.ChainID, VMType: vm, AccountPrefix: "init"}, db, nil, nil))
+	defer apiSrv.Close()
+
+	compared := 0
+	for _, rec := range readIndex(t, peerDir) {
+		if why := skipReason(rec.Path); why != "" {
+			t.Logf("not replayed (%s): %s", why, rec.Path)
+			continue
+		}
+		compared++
+		t.Run(rec.Name, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(peerDir, rec.File))
 			if err != nil {
 				t.Fatal(err)
 			}
-			chain := httptest.NewServer(srv)
-			defer chain.Close()
-
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			db, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "index.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			w := &recordingWriter{Writer: db, types: map[string]bool{}}
-			src, err := chainSource(chain.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := ingest.New(ingest.Config{
-				ChainID: st.ChainID, VMType: c.vm, AccountPrefix: "init",
-				PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond,
-				StopAtHeight: st.Height,
-			}, src, w, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Run(ctx); err != nil {
-				t.Fatalf("ingest: %v", err)
-			}
-			if h, _ := db.IndexedHeight(ctx); h != st.Height {
-				t.Fatalf("ingested up to %d, want %d", h, st.Height)
-			}
-
-			apiSrv := httptest.NewServer(api.New(api.Config{ChainID: st.ChainID, VMType: c.vm, AccountPrefix: "init"}, db, nil, nil))
-			defer apiSrv.Close()
-
-			compared := 0
-			for _, rec := range readIndex(t, peerDir) {
-				if why := skipReason(rec.Path); why != "" {
-					t.Logf("not replayed (%s): %s", why, rec.Path)
-					continue
-				}
-				compared++
-				t.Run(rec.Name, func(t *testing.T) {
-					want, err := os.ReadFile(filepath.Join(peerDir, rec.File))
-					if err != nil {
-						t.Fatal(err)
-					}
-					status, got := get(t, apiSrv.URL+rec.Path)
-					compare(t, rec, want, status, got, w.types)
-				})
-			}
-			if compared == 0 {
-				t.Fatal("no request compared")
-			}
+			status, got := get(t, apiSrv.URL+rec.Path)
+			compare(t, rec, want, status, got, w.types)
 		})
+	}
+	if compared == 0 {
+		t.Fatal("no request compared")
 	}
 }
 
