@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -544,6 +545,10 @@ func (d *DB) lookupMsgTypes(ctx context.Context, c conn, types []string) ([]int6
 			continue
 		}
 		seen[m] = true
+		if !utf8.ValidString(m) || strings.IndexByte(m, 0) >= 0 {
+			// Cannot be a stored type URL, and PostgreSQL would reject it as a text parameter.
+			continue
+		}
 		if id, ok := d.msgTypes[m]; ok {
 			ids = append(ids, id)
 		} else {

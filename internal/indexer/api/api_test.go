@@ -84,7 +84,7 @@ func loadChain(t testing.TB) []store.BlockBundle {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Blocks []fixtureBlock     `json:"blocks"`
+		Blocks []fixtureBlock    `json:"blocks"`
 		Txs    []json.RawMessage `json:"txs"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -157,27 +157,29 @@ func loadChain(t testing.TB) []store.BlockBundle {
 	return out
 }
 
-// backends returns a loaded store per backend.
-func backends(t *testing.T) map[string]func(t *testing.T) store.Store {
-	open := func(t *testing.T, dsn string) store.Store {
-		db, err := store.Open(context.Background(), dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		bundles := loadChain(t)
-		// Two batches, as ingestion would write them.
-		if err := db.WriteBlocks(context.Background(), bundles[:30]); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.WriteBlocks(context.Background(), bundles[30:]); err != nil {
-			t.Fatal(err)
-		}
-		return db
+// openLoaded opens a store and writes the dataset in two batches, as ingestion would.
+func openLoaded(t testing.TB, dsn string) store.Store {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
+	bundles := loadChain(t)
+	if err := db.WriteBlocks(context.Background(), bundles[:30]); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.WriteBlocks(context.Background(), bundles[30:]); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// backends returns a loaded store per backend.
+func backends(*testing.T) map[string]func(t *testing.T) store.Store {
 	return map[string]func(t *testing.T) store.Store{
-		"sqlite":   func(t *testing.T) store.Store { return open(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db")) },
-		"postgres": func(t *testing.T) store.Store { return open(t, testutil.PostgresDSN(t)) },
+		"sqlite":   func(t *testing.T) store.Store { return openLoaded(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db")) },
+		"postgres": func(t *testing.T) store.Store { return openLoaded(t, testutil.PostgresDSN(t)) },
 	}
 }
 
@@ -322,7 +324,7 @@ func TestPagingWalk(t *testing.T) {
 			h := New(testCfg, open(t), nil, nil)
 			lists := []struct {
 				path, key, field string
-				want              int
+				want             int
 			}{
 				{"/indexer/block/v1/blocks?pagination.limit=7", "blocks", "height", 72},
 				{"/indexer/tx/v1/txs?pagination.limit=4", "txs", "txhash", 34},

@@ -150,7 +150,9 @@ func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string
 	if err != nil {
 		return nil, err
 	}
-	f.MsgTypes = msgsParam(q)
+	if f.MsgTypes, err = msgsParam(q); err != nil {
+		return nil, err
+	}
 	page, err := s.store.Txs(r.Context(), f, p)
 	if err != nil {
 		return nil, err

@@ -117,13 +117,13 @@ func parseKey(s string) (store.Cursor, int64, error) {
 // integer. (The peer's composite {"height","token_id"} belongs to NFT lists, not served here.)
 func parseCursor(b []byte) (store.Cursor, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m map[string]json.Number
+	var m map[string]json.RawMessage
 	if err := dec.Decode(&m); err != nil || dec.More() || len(m) != 1 {
 		return store.Cursor{}, false
 	}
 	for k, v := range m {
-		n, err := strconv.ParseInt(v.String(), 10, 64)
+		// A bare JSON integer only: no string, fraction or exponent.
+		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil || n < 0 {
 			return store.Cursor{}, false
 		}
@@ -219,7 +219,7 @@ func hashParam(s string) ([]byte, error) {
 
 // msgsParam collects msgs from repeated parameters and comma-separated lists. It returns nil
 // when no type is named (no filter); a leading '/' is dropped, so a full type URL works too.
-func msgsParam(q url.Values) []string {
+func msgsParam(q url.Values) ([]string, error) {
 	var out []string
 	for _, v := range q["msgs"] {
 		for _, m := range strings.Split(v, ",") {
@@ -229,5 +229,11 @@ func msgsParam(q url.Values) []string {
 			}
 		}
 	}
-	return out
+	if len(out) > maxMsgs {
+		return nil, apierr.BadRequest("msgs may name at most %d message types", maxMsgs)
+	}
+	return out, nil
 }
+
+// maxMsgs bounds the msgs filter: no tx has more distinct types, and each costs a lookup.
+const maxMsgs = 100
