@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
@@ -108,6 +109,9 @@ func TestTraffic(t *testing.T) {
 			for _, msg := range in.Msgs {
 				var err error
 				switch x := msg.(type) {
+				case *movev1.MsgExecuteJSON:
+					kinds["json:"+x.FunctionName]++
+					err = handlers[TypeMsgExecuteJSON](f, msg)
 				case interface{ GetFunctionName() string }:
 					kinds[x.GetFunctionName()]++
 					err = handlers[TypeMsgExecute](f, msg)
@@ -124,7 +128,7 @@ func TestTraffic(t *testing.T) {
 		}
 		f.commit()
 	}
-	for _, k := range []string{"create_collection", "mint", "transfer", "transfer_call", "set_uri", "burn", "initialize", "mint_to"} {
+	for _, k := range []string{"json:mint", "json:transfer", "create_collection", "mint", "transfer", "transfer_call", "set_uri", "burn", "initialize", "mint_to"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s in 150 blocks of traffic: %v", k, kinds)
 		}

@@ -1,6 +1,7 @@
 package movevm
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -130,12 +131,24 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 			owned = append(owned, n)
 		}
 	}
-	mint := func(c colView, to Addr) *movev1.MsgExecute {
+	// Now and then the JSON form (MsgExecuteJSON), as the fixture's h24 and h50 do.
+	execJSON := func(module, fn string, args ...any) *movev1.MsgExecuteJSON {
+		js := make([]string, len(args))
+		for i, a := range args {
+			js[i] = string(marshalNoEscape(a))
+		}
+		return &movev1.MsgExecuteJSON{Sender: from, ModuleAddress: "0x1", ModuleName: module, FunctionName: fn, Args: js}
+	}
+	mint := func(c colView, to Addr) proto.Message {
 		busy[c.addr] = true
 		id := strconv.FormatUint(c.next+1, 10)
-		return exec("simple_nft", "mint", nil,
-			bcsStr(c.name), bcsStr(fmt.Sprintf("Token %s of %s", id, c.name)), bcsStr(id),
-			bcsStr(fmt.Sprintf("https://devnet.invalid/move/%s/%s.json", c.addr.Hex()[:8], id)),
+		desc := fmt.Sprintf("Token %s of %s", id, c.name)
+		uri := fmt.Sprintf("https://devnet.invalid/move/%s/%s.json", c.addr.Hex()[:8], id)
+		if rng.IntN(4) == 0 {
+			return execJSON("simple_nft", "mint", c.name, desc, id, uri,
+				[]string{"rarity"}, []string{"0x1::string::String"}, []string{hex.EncodeToString(bcsStr("common"))}, to.String())
+		}
+		return exec("simple_nft", "mint", nil, bcsStr(c.name), bcsStr(desc), bcsStr(id), bcsStr(uri),
 			bcsEmptyVec(), bcsEmptyVec(), bcsEmptyVec(), bcsSomeAddr(to))
 	}
 
@@ -233,7 +246,10 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 	if !amt.IsUint64() {
 		return sim.Intent{}, false
 	}
-	if rng.IntN(2) == 0 {
+	switch rng.IntN(5) {
+	case 0:
+		return one(execJSON("coin", "transfer", them.String(), c.meta.String(), amt.String()))
+	case 1, 2:
 		return one(exec("coin", "transfer", nil, bcsAddr(them), bcsAddr(c.meta), bcsU64(amt.Uint64())))
 	}
 	return one(exec("primary_fungible_store", "transfer", []string{"0x1::fungible_asset::Metadata"},

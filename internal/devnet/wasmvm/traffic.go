@@ -63,6 +63,7 @@ type tokView struct {
 	contract string
 	id       string
 	owner    string
+	spenders []string
 }
 
 type denomView struct{ denom, admin string }
@@ -101,7 +102,11 @@ func (m *Module) readView(q sim.Query) wview {
 		kvs.Iterate(keyToken(raw, ""), func(tk string, tb []byte) bool {
 			var t tokenRec
 			if json.Unmarshal(tb, &t) == nil {
-				v.tokens = append(v.tokens, tokView{contract: a, id: strings.TrimPrefix(tk, keyToken(raw, "")), owner: t.Owner})
+				tv := tokView{contract: a, id: strings.TrimPrefix(tk, keyToken(raw, "")), owner: t.Owner}
+				for _, ap := range t.Approvals {
+					tv.spenders = append(tv.spenders, ap.Spender)
+				}
+				v.tokens = append(v.tokens, tv)
 			}
 			return true
 		})
@@ -216,7 +221,14 @@ func (m *Module) intent(rng *rand.Rand, accs []sim.Account, idx map[string]int, 
 	case roll < 42:
 		if t, s, ok := pickToken(); ok {
 			to := accs[(s+1+rng.IntN(len(accs)-1))%len(accs)].Bech32
-			return one(s, execMsg(t.owner, t.contract, obj{"transfer_nft": obj{"recipient": to, "token_id": t.id}}))
+			sender := t.owner
+			// An approved spender moves the token (the fixture's h82) when there is one.
+			if len(t.spenders) > 0 {
+				if si, ok := idx[t.spenders[0]]; ok {
+					s, sender = si, t.spenders[0]
+				}
+			}
+			return one(s, execMsg(sender, t.contract, obj{"transfer_nft": obj{"recipient": to, "token_id": t.id}}))
 		}
 	case roll < 48:
 		if t, s, ok := pickToken(); ok {

@@ -63,8 +63,22 @@ func TestTraffic(t *testing.T) {
 					if x, ok := msg.(*wasmv1.MsgExecuteContract); ok {
 						var top map[string]json.RawMessage
 						_ = json.Unmarshal(x.Msg, &top)
-						for k := range top {
+						for k, body := range top {
 							seen[k]++
+							var b struct {
+								TokenID string `json:"token_id"`
+							}
+							if k == "transfer_nft" && json.Unmarshal(body, &b) == nil {
+								var tok tokenRec
+								ca, _ := address.FromBech32("init", x.Contract)
+								if getJSON(f.kv, keyToken(ca, b.TokenID), &tok) {
+									for _, ap := range tok.Approvals {
+										if ap.Spender == x.Sender {
+											seen["transfer_nft by spender"]++
+										}
+									}
+								}
+							}
 						}
 					} else {
 						seen[url]++
@@ -81,7 +95,7 @@ func TestTraffic(t *testing.T) {
 		}
 		f.commit()
 	}
-	for _, k := range []string{TypeMsgStoreCode, TypeMsgInstantiateContract, TypeMsgCreateDenom, TypeMsgMint, "mint", "transfer_nft", "send_nft", "approve", "update_nft_info", "burn", "ping", "MsgSend"} {
+	for _, k := range []string{TypeMsgStoreCode, TypeMsgInstantiateContract, TypeMsgCreateDenom, TypeMsgMint, "mint", "transfer_nft", "transfer_nft by spender", "send_nft", "approve", "update_nft_info", "burn", "ping", "MsgSend"} {
 		if seen[k] == 0 {
 			t.Errorf("no %s in 200 blocks: %v", k, seen)
 		}
