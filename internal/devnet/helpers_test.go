@@ -2,8 +2,8 @@ package devnet_test
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"net/http"
