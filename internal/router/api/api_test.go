@@ -18,8 +18,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
@@ -81,9 +81,9 @@ func newServer(t *testing.T) http.Handler {
 		}
 	}
 	cfg := Config{
-		Now:      func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
-		Balances: fakeBalances{},
-		Route:    route.Config{LayerZeroFee: map[string]string{eth: "150000000000000"}},
+		Now:          func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		Balances:     fakeBalances{},
+		Route:        route.Config{LayerZeroFee: map[string]string{eth: "150000000000000"}},
 		MaxBodyBytes: 64 << 10,
 	}
 	return New(cfg, registry.NewLive(reg), nil, prometheus.NewRegistry())
@@ -290,9 +290,9 @@ func TestEndpointsGolden(t *testing.T) {
 		{"assets_native_only", http.MethodGet, "/v2/fungible/assets?native_only=true&chain_ids=" + l1, nil, 200},
 		{"bridges", http.MethodGet, "/v2/info/bridges", nil, 200},
 		{"balances", http.MethodPost, "/v2/info/balances", map[string]any{"chains": map[string]any{
-			l1:  map[string]any{"address": userInit, "denoms": []string{"uinit", atomL1, "uunknown"}},
+			l1:   map[string]any{"address": userInit, "denoms": []string{"uinit", atomL1, "uunknown"}},
 			mevm: map[string]any{"address": userInit, "denoms": []string{}},
-			hub: map[string]any{"address": userHub, "denoms": []string{"uatom"}}}}, 200},
+			hub:  map[string]any{"address": userHub, "denoms": []string{"uatom"}}}}, 200},
 		{"balances_bad_address", http.MethodPost, "/v2/info/balances", map[string]any{"chains": map[string]any{
 			l1: map[string]any{"address": userHub}}}, 400},
 		{"balances_unknown_chain", http.MethodPost, "/v2/info/balances", map[string]any{"chains": map[string]any{
@@ -554,4 +554,40 @@ func TestNoServerErrorOnGarbage(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint()
+}
+
+// TestConcurrentRefresh serves routes while the registry snapshot is swapped underneath.
+func TestConcurrentRefresh(t *testing.T) {
+	reg, err := registry.Load("../registry/testdata/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := registry.NewLive(reg)
+	h := New(Config{}, live, nil, prometheus.NewRegistry())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 20; i++ {
+			_ = live.Refresh(context.Background(), stubSource{})
+		}
+	}()
+	body := map[string]any{"amount_in": "5", "source_asset_chain_id": mevm, "source_asset_denom": "uevm", "dest_asset_chain_id": mwas, "dest_asset_denom": uevmWasm}
+	for i := 0; i < 50; i++ {
+		if st, b := do(t, h, http.MethodPost, "/v2/fungible/route", body); st != 200 {
+			t.Fatalf("%d %s", st, b)
+		}
+	}
+	<-done
+}
+
+type stubSource struct{}
+
+func (stubSource) Bridges(context.Context, *registry.Chain) ([]registry.BridgeInfo, error) {
+	return []registry.BridgeInfo{{ID: 1, FinalizationPeriod: time.Minute}}, nil
+}
+func (stubSource) TokenPairs(context.Context, *registry.Chain, uint64) ([]registry.TokenPair, error) {
+	return []registry.TokenPair{{L1Denom: "uinit", L2Denom: registry.L2Denom(1, "uinit")}}, nil
+}
+func (stubSource) Channels(context.Context, *registry.Chain) ([]registry.ChannelState, error) {
+	return nil, nil
 }

@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -88,7 +90,9 @@ type fakeSource struct {
 	fail    string
 }
 
-func (f fakeSource) Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error) { return f.bridges, nil }
+func (f fakeSource) Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error) {
+	return f.bridges, nil
+}
 func (f fakeSource) TokenPairs(ctx context.Context, l1 *Chain, id uint64) ([]TokenPair, error) {
 	return f.pairs[id], nil
 }
@@ -137,5 +141,68 @@ func TestRefresh(t *testing.T) {
 	// The old snapshot is untouched.
 	if ch, _ := r.Chain("initia-devnet-1").Channel("channel-3"); !ch.Usable() || r.Chain("minimove-devnet-1").Asset(L2Denom(2, IBCDenom("transfer/channel-3/uatom"))) != nil {
 		t.Error("refresh mutated the previous snapshot")
+	}
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadIBCPairsAndErrors(t *testing.T) {
+	chainA := `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","metadata":{"ibc_channels":[
+		{"chain_id":"b-1","port_id":"transfer","channel_id":"channel-4","version":"ics20-1"},
+		{"chain_id":"b-1","port_id":"transfer","channel_id":"channel-5","version":{"fee_version":"ics29-1","app_version":"ics20-1"}},
+		{"chain_id":"b-1","port_id":"nft-transfer","channel_id":"channel-6","version":"ics721-1"}]}}`
+	chainB := `{"chain_name":"b","chain_id":"b-1","bech32_prefix":"b","metadata":{"ibc_channels":[
+		{"chain_id":"a-1","port_id":"transfer","channel_id":"channel-0"},{"chain_id":"a-1","port_id":"transfer","channel_id":"channel-1"}]}}`
+	pair := `{"chain_1":{"chain_name":"a"},"chain_2":{"chain_name":"b"},"channels":[
+		{"chain_1":{"channel_id":"channel-5","port_id":"transfer"},"chain_2":{"channel_id":"channel-1","port_id":"transfer"},"version":"ics20-1"}]}`
+	t.Run("ibc_pairs", func(t *testing.T) {
+		r, err := Load(writeFiles(t, map[string]string{"a/chain.json": chainA, "b/chain.json": chainB, "_IBC/a-b.json": pair}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := r.Chain("a-1")
+		if len(a.Channels) != 2 {
+			t.Fatalf("transfer channels = %+v", a.Channels)
+		}
+		// Two channels between the pair: only the one _IBC names is matched.
+		if c4, _ := a.Channel("channel-4"); c4.Usable() {
+			t.Errorf("ambiguous channel-4 matched: %+v", c4)
+		}
+		if c5, _ := a.Channel("channel-5"); c5.CounterpartyID != "channel-1" || c5.Version != "ics20-1" {
+			t.Errorf("channel-5 = %+v", c5)
+		}
+		if b1, _ := r.Chain("b-1").Channel("channel-1"); b1.CounterpartyID != "channel-5" {
+			t.Errorf("b channel-1 = %+v", b1)
+		}
+	})
+	for _, tc := range []struct{ name, chain, assets string }{
+		{"ibc_hash_mismatch", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a"}`,
+			`{"assets":[{"base":"ibc/0000","traces":[{"type":"ibc","chain":{"path":"transfer/channel-0/uatom"}}]}]}`},
+		{"l2_hash_mismatch", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","metadata":{"op_bridge_id":"3"}}`,
+			`{"assets":[{"base":"` + L2Denom(2, "uinit") + `","traces":[{"type":"op","counterparty":{"base_denom":"uinit"},"chain":{"bridge_id":"3"}}]}]}`},
+		{"duplicate_asset", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a"}`, `{"assets":[{"base":"u"},{"base":"u"}]}`},
+		{"bad_bridge_id", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","metadata":{"op_bridge_id":"x"}}`, `{"assets":[]}`},
+		{"no_prefix", `{"chain_name":"a","chain_id":"a-1"}`, `{"assets":[]}`},
+		{"bad_type", `{"chain_name":"a","chain_id":"a-1","chain_type":"svm"}`, `{"assets":[]}`},
+		{"not_json", `{`, `{}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Load(writeFiles(t, map[string]string{"a/chain.json": tc.chain, "a/assetlist.json": tc.assets})); err == nil {
+				t.Error("loaded")
+			}
+		})
 	}
 }

@@ -42,21 +42,21 @@ const (
 // documented defaults (see docs/router-api.md).
 type Config struct {
 	// Per-hop duration estimates in seconds.
-	IBCSeconds        int // default 30: relay of one ICS-20 packet
-	OPDepositSeconds  int // default 15: executor relays the deposit after L1 inclusion
-	OPWithdrawSeconds int // default 604800: used when the bridge's finalization period is unknown
-	LayerZeroSeconds  int // default 180
-	SwapSeconds       int // default 0: the swap runs in the same tx as the previous hop
-	BankSendSeconds   int // default 6: one block
+	IBCSeconds        int `json:"ibc_seconds"`         // default 30: relay of one ICS-20 packet
+	OPDepositSeconds  int `json:"op_deposit_seconds"`  // default 15: executor relays the deposit after L1 inclusion
+	OPWithdrawSeconds int `json:"op_withdraw_seconds"` // default 604800: used when the bridge's finalization period is unknown
+	LayerZeroSeconds  int `json:"layer_zero_seconds"`  // default 180
+	SwapSeconds       int `json:"swap_seconds"`        // default 0: the swap runs in the same tx as the previous hop
+	BankSendSeconds   int `json:"bank_send_seconds"`   // default 6: one block
 	// LayerZeroFee is the messaging fee (in the source chain's fee token base unit) per source
 	// chain id; it is charged on top of the amount (FEE_BEHAVIOR_ADDITIONAL).
-	LayerZeroFee map[string]string
+	LayerZeroFee map[string]string `json:"layer_zero_fee"`
 	// DefaultAllowMultiTx applies when the request does not set allow_multi_tx (Skip: false).
-	DefaultAllowMultiTx bool
+	DefaultAllowMultiTx bool `json:"default_allow_multi_tx"`
 	// MaxHops bounds the search (default 6).
-	MaxHops int
+	MaxHops int `json:"max_hops"`
 	// Venues are the configured swap venues.
-	Venues []Venue
+	Venues []Venue `json:"venues"`
 }
 
 // Venue is a configured swap venue with constant-product pools.
@@ -267,9 +267,9 @@ func (g *Graph) Lookup(chainField, chainID, denomField, denom string) (*registry
 type continuation uint8
 
 const (
-	contNone continuation = iota
-	contForward                // after an ICS-20 hop into a PFM chain: a packet-forward memo
-	contHook                   // after an OPinit deposit: a signed hook executed on the rollup
+	contNone    continuation = iota
+	contForward              // after an ICS-20 hop into a PFM chain: a packet-forward memo
+	contHook                 // after an OPinit deposit: a signed hook executed on the rollup
 )
 
 type label struct {
@@ -577,7 +577,7 @@ func (g *Graph) render(req Request, last *label) *Route {
 			venue := SwapVenue{Name: l.via.venue.Name, ChainID: l.via.venue.ChainID}
 			op.Swap = &Swap{SwapIn: &SwapIn{SwapVenue: venue,
 				SwapOperations: []SwapOperation{{Pool: l.via.pool.ID, DenomIn: from.asset.Denom, DenomOut: to.asset.Denom}},
-				SwapAmountIn: prev.amount.Dec(), PriceImpactPercent: percent(impact), EstimatedAmountOut: l.amount.Dec()},
+				SwapAmountIn:   prev.amount.Dec(), PriceImpactPercent: percent(impact), EstimatedAmountOut: l.amount.Dec()},
 				EstimatedAffiliateFee: "0" + to.asset.Denom, FromChainID: from.chain.ID, ChainID: from.chain.ID,
 				DenomIn: from.asset.Denom, DenomOut: to.asset.Denom, SwapVenues: []SwapVenue{venue}}
 			r.DoesSwap = true

@@ -287,4 +287,3 @@ func BenchmarkRoute(b *testing.B) {
 		}
 	}
 }
-
