@@ -85,6 +85,7 @@ func (c *ChainModules) Modules() []sim.Module {
 // Registry is the bridge part of a chain's registry entry, in initia-registry field names.
 type Registry struct {
 	IsL1        bool              `json:"is_l1,omitempty"`
+	Hooks       bool              `json:"-"` // the chain runs ibc-hooks
 	OpBridgeID  string            `json:"op_bridge_id,omitempty"`
 	OpDenoms    []string          `json:"op_denoms,omitempty"`
 	IBCChannels []RegistryChannel `json:"ibc_channels"`
@@ -135,7 +136,9 @@ func (r Registry) Metadata() map[string]any {
 	for _, c := range r.IBCChannels {
 		chs = append(chs, c)
 	}
-	m := map[string]any{"ibc_channels": chs}
+	m := map[string]any{"ibc_channels": chs,
+		// rollgate registry extension the router reads: what the transfer stack supports.
+		"ibc_capabilities": map[string]bool{"cosmos_pfm": true, "cosmos_ibc_hooks": r.Hooks, "cosmos_memo": true}}
 	if r.OpBridgeID != "" {
 		m["op_bridge_id"] = r.OpBridgeID
 		m["op_denoms"] = append([]string{}, r.OpDenoms...)
@@ -316,6 +319,7 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 			hooks = opts.IBCHooks[s.ChainID]
 		}
 		cm.IBC = ibc.New(ibc.Config{Channels: cm.Channels, HookVM: hookVM(s.Kind), Hooks: hooks})
+		cm.Registry.Hooks = hookVM(s.Kind) != ""
 		n.Chains = append(n.Chains, cm)
 		n.byID[s.ChainID] = cm
 	}

@@ -51,7 +51,7 @@ func TestWireChannelsAndRegistry(t *testing.T) {
 		t.Error("external chain got a bridge")
 	}
 	meta, _ := json.Marshal(wasm.Registry.Metadata())
-	want := `{"ibc_channels":[{"chain_id":"initia-devnet-1","port_id":"transfer","channel_id":"channel-0","version":"ics20-1"}],"op_bridge_id":"2","op_denoms":["uinit"]}`
+	want := `{"ibc_capabilities":{"cosmos_ibc_hooks":true,"cosmos_memo":true,"cosmos_pfm":true},"ibc_channels":[{"chain_id":"initia-devnet-1","port_id":"transfer","channel_id":"channel-0","version":"ics20-1"}],"op_bridge_id":"2","op_denoms":["uinit"]}`
 	if string(meta) != want {
 		t.Errorf("metadata %s", meta)
 	}

@@ -15,6 +15,7 @@ import (
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"google.golang.org/protobuf/proto"
 )
 
 // callbackErrorPrefix renames the events of a receive callback that returned an error
@@ -76,14 +77,23 @@ func (m *Module) handleTransfer(env sim.Env, msg *transferv1.MsgTransfer) error 
 	if len(msg.Memo) > maxMemoLength {
 		return coded("transfer", 17, fmt.Sprintf("memo must not exceed %d bytes: invalid memo", maxMemoLength))
 	}
-	if _, err := m.transfer(env, transferReq{
+	seq, err := m.transfer(env, transferReq{
 		port: msg.SourcePort, channel: msg.SourceChannel, denom: msg.Token.Denom, amount: amt,
 		sender: sender, senderStr: msg.Sender, receiver: msg.Receiver, memo: msg.Memo,
 		timeoutHeight: msg.TimeoutHeight, timeoutTimestamp: msg.TimeoutTimestamp,
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
+	respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
 	return nil
+}
+
+// respond sets the message's response (the tx result data) when the engine supports it.
+func respond(env sim.Env, m proto.Message) {
+	if r, ok := env.(interface{ SetMsgResponse(proto.Message) }); ok {
+		r.SetMsgResponse(m)
+	}
 }
 
 // transfer is the ICS-20 msg server's Transfer: escrow or burn, SendPacket, then the

@@ -195,7 +195,8 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 	if !success && len(reason) >= 7 && reason[:7] == "deposit" && amt.Sign() > 0 {
 		// The deposit could not be credited (nothing was minted): send it back to L1
 		// through a withdrawal from the intended recipient to the depositor.
-		return c.withdraw(env, nil, m.To, m.From, m.Amount.Denom, m.BaseDenom, amt, false)
+		_, err := c.withdraw(env, nil, m.To, m.From, m.Amount.Denom, m.BaseDenom, amt, false)
+		return err
 	}
 	return nil
 }
@@ -229,20 +230,25 @@ func (c *Child) initiateWithdrawal(env sim.Env, m *opchildv1.MsgInitiateTokenWit
 	if !ok {
 		return coded("opchild", 14, fmt.Sprintf("failed to get base denom of %s: collections: not found", m.Amount.Denom))
 	}
-	return c.withdraw(env, sender, m.Sender, m.To, m.Amount.Denom, string(base), amt, true)
+	seq, err := c.withdraw(env, sender, m.Sender, m.To, m.Amount.Denom, string(base), amt, true)
+	if err != nil {
+		return err
+	}
+	respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
+	return nil
 }
 
 // withdraw moves the coins to the module, burns them and records the withdrawal
 // (moveFunds is false for the refund of a deposit that was never credited).
-func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDenom string, amt *big.Int, moveFunds bool) error {
+func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDenom string, amt *big.Int, moveFunds bool) (uint64, error) {
 	if moveFunds {
 		coins := []sim.Coin{{Denom: l2Denom, Amount: amt}}
 		mod := ModuleAddress(c.Name())
 		if err := env.Send(fromAddr, mod, coins); err != nil {
-			return err
+			return 0, err
 		}
 		if err := env.Burn(mod, coins); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	kv := env.Store(ChildStore)
@@ -256,13 +262,13 @@ func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDe
 		Height: env.Height(), Time: env.Time(), Hash: hex.EncodeToString(hash[:]), TxHash: strings.ToUpper(hex.EncodeToString(env.TxHash()))}
 	b, err := json.Marshal(rec)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	kv.Set(withdrawalKey(seq), b)
 	env.Emit(event("initiate_token_withdrawal",
 		"from", from, "to", to, "denom", l2Denom, "base_denom", baseDenom, "amount", amt.String(),
 		"l2_sequence", strconv.FormatUint(seq, 10)))
-	return nil
+	return seq, nil
 }
 
 // ReadWithdrawal returns a withdrawal recorded in an opchild state view.

@@ -155,6 +155,7 @@ func (h *Host) initiateDeposit(env sim.Env, m *ophostv1.MsgInitiateTokenDeposit)
 		"l2_denom", l2,
 		"amount", amt.String(),
 		"data", hex.EncodeToString(m.Data)))
+	respond(env, &ophostv1.MsgInitiateTokenDepositResponse{Sequence: seq})
 	return nil
 }
 

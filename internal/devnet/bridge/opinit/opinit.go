@@ -20,6 +20,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"golang.org/x/crypto/sha3"
+	"google.golang.org/protobuf/proto"
 )
 
 // Bridge is one OPinit bridge as created on L1 (the devnet creates them at genesis).
@@ -93,6 +94,13 @@ func bridgeConfigJSON(b Bridge) map[string]any {
 
 func durationJSON(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// respond sets the message's response (the tx result data) when the engine supports it.
+func respond(env sim.Env, m proto.Message) {
+	if r, ok := env.(interface{ SetMsgResponse(proto.Message) }); ok {
+		r.SetMsgResponse(m)
+	}
 }
 
 func attr(k, v string) sim.Attribute { return sim.Attribute{Key: k, Value: v, Index: true} }

@@ -7,11 +7,13 @@ package branch
 
 import (
 	"encoding/hex"
+	"fmt"
 	"math/big"
 	"sort"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"google.golang.org/protobuf/proto"
 )
 
 type opKind int
@@ -21,6 +23,11 @@ const (
 	opSend
 	opMint
 	opBurn
+	opSendQuiet
+	opMintQuiet
+	opBurnQuiet
+	opAdjust
+	opEnsure
 )
 
 // op is one recorded action, replayed in order on commit so the parent Env emits its
@@ -30,7 +37,24 @@ type op struct {
 	ev       sim.Event
 	from, to []byte
 	coins    []sim.Coin
+	denom    string
+	delta    *big.Int
 }
+
+// The engine's Env extensions that VM modules reach by type assertion; the branch offers
+// them too (recorded and replayed like everything else) so VM messages can run inside it.
+type (
+	quietBank interface {
+		SendQuiet(from, to []byte, coins []sim.Coin) error
+		MintQuiet(to []byte, coins []sim.Coin) error
+		BurnQuiet(from []byte, coins []sim.Coin) error
+	}
+	adjuster interface {
+		AdjustBalance(addr []byte, denom string, delta *big.Int) error
+	}
+	ensurer   interface{ EnsureAccount(addr []byte) }
+	txIndexer interface{ TxIndex() uint32 }
+)
 
 // Env is a branched sim.Env. It is not safe for concurrent use (neither is a tx).
 type Env struct {
@@ -151,6 +175,72 @@ func (e *Env) Burn(from []byte, coins []sim.Coin) error {
 	return nil
 }
 
+// SendQuiet is Send without bank events (VMs that render the movement themselves).
+func (e *Env) SendQuiet(from, to []byte, coins []sim.Coin) error {
+	if err := e.check(from, coins); err != nil {
+		return err
+	}
+	coins = copyCoins(coins)
+	for _, c := range coins {
+		e.add(from, c, -1)
+		e.add(to, c, 1)
+	}
+	e.ops = append(e.ops, op{kind: opSendQuiet, from: from, to: to, coins: coins})
+	return nil
+}
+
+// MintQuiet is Mint without bank events.
+func (e *Env) MintQuiet(to []byte, coins []sim.Coin) error {
+	coins = copyCoins(coins)
+	for _, c := range coins {
+		e.add(to, c, 1)
+	}
+	e.ops = append(e.ops, op{kind: opMintQuiet, to: to, coins: coins})
+	return nil
+}
+
+// BurnQuiet is Burn without bank events.
+func (e *Env) BurnQuiet(from []byte, coins []sim.Coin) error {
+	if err := e.check(from, coins); err != nil {
+		return err
+	}
+	coins = copyCoins(coins)
+	for _, c := range coins {
+		e.add(from, c, -1)
+	}
+	e.ops = append(e.ops, op{kind: opBurnQuiet, from: from, coins: coins})
+	return nil
+}
+
+// AdjustBalance changes a balance without bank events.
+func (e *Env) AdjustBalance(addr []byte, denom string, delta *big.Int) error {
+	if nb := new(big.Int).Add(e.Balance(addr, denom), delta); nb.Sign() < 0 {
+		return &sim.CodedError{Codespace: "sdk", Code: 5, Log: fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds",
+			e.Balance(addr, denom), denom, new(big.Int).Neg(delta), denom)}
+	}
+	d := new(big.Int).Set(delta)
+	e.add(addr, sim.Coin{Denom: denom, Amount: d}, 1)
+	e.ops = append(e.ops, op{kind: opAdjust, to: addr, denom: denom, delta: d})
+	return nil
+}
+
+// EnsureAccount records an account creation.
+func (e *Env) EnsureAccount(addr []byte) {
+	e.ops = append(e.ops, op{kind: opEnsure, to: append([]byte(nil), addr...)})
+}
+
+// TxIndex forwards to the parent (0 if it does not know).
+func (e *Env) TxIndex() uint32 {
+	if t, ok := e.parent.(txIndexer); ok {
+		return t.TxIndex()
+	}
+	return 0
+}
+
+// SetMsgResponse drops the response: messages run inside a branch (hooks) do not set the
+// transaction's result data.
+func (e *Env) SetMsgResponse(proto.Message) {}
+
 // Store returns the branched KV of module.
 func (e *Env) Store(module string) sim.KV {
 	s, ok := e.stores[module]
@@ -191,6 +281,29 @@ func (e *Env) Commit() error {
 			err = e.parent.Mint(o.to, o.coins)
 		case opBurn:
 			err = e.parent.Burn(o.from, o.coins)
+		case opSendQuiet, opMintQuiet, opBurnQuiet:
+			q, ok := e.parent.(quietBank)
+			if !ok {
+				return fmt.Errorf("branch: parent env has no quiet bank")
+			}
+			switch o.kind {
+			case opSendQuiet:
+				err = q.SendQuiet(o.from, o.to, o.coins)
+			case opMintQuiet:
+				err = q.MintQuiet(o.to, o.coins)
+			default:
+				err = q.BurnQuiet(o.from, o.coins)
+			}
+		case opAdjust:
+			a, ok := e.parent.(adjuster)
+			if !ok {
+				return fmt.Errorf("branch: parent env cannot adjust balances")
+			}
+			err = a.AdjustBalance(o.to, o.denom, o.delta)
+		case opEnsure:
+			if en, ok := e.parent.(ensurer); ok {
+				en.EnsureAccount(o.to)
+			}
 		}
 		if err != nil {
 			return err
