@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/chain/comet"
-	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -91,15 +89,7 @@ func ingestInto(ctx context.Context, dsn, url string, stop int64) error {
 // chainSource is the production wiring: the project's CometBFT and REST clients, both
 // pointed at the replay server (it answers RPC and REST paths alike).
 func chainSource(url string) (ingest.Source, error) {
-	rpc, err := comet.New(url)
-	if err != nil {
-		return nil, err
-	}
-	rest, err := cosmosrest.New(url)
-	if err != nil {
-		return nil, err
-	}
-	return ingest.NewClientSource(rpc, rest), nil
+	return ingest.DialSource(url, url, nil)
 }
 
 func dump(t *testing.T, dsn string) ([]byte, int64) {

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 )
 
 // ClientSource is the production Source: the project's CometBFT and REST clients, which bring
@@ -15,6 +18,48 @@ import (
 type ClientSource struct {
 	rpc  *comet.Client
 	rest *cosmosrest.Client
+}
+
+// DialSource builds the production source from the RPC_URL and REST_URL settings (each may
+// be a comma-separated list to rotate over). opts go to both transports (timeouts, attempts,
+// backoff, a shared limiter…). With a non-nil reg, every upstream attempt is counted in
+// rollgate_ingest_upstream_attempts_total{upstream="rpc"|"rest", result="ok"|"retry"|"error"},
+// so transport-level retries, which never reach the pipeline, are visible too.
+func DialSource(rpcURLs, restURLs string, reg prometheus.Registerer, opts ...httpx.Option) (*ClientSource, error) {
+	var attempts *prometheus.CounterVec
+	if reg != nil {
+		attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rollgate_ingest_upstream_attempts_total",
+			Help: "HTTP attempts against the chain, by upstream and result (ok, retry, error).",
+		}, []string{"upstream", "result"})
+		if err := reg.Register(attempts); err != nil {
+			return nil, fmt.Errorf("register upstream metrics: %w", err)
+		}
+	}
+	hooks := func(upstream string) httpx.Option {
+		return httpx.WithHooks(httpx.Hooks{OnAttempt: func(a httpx.Attempt) {
+			if attempts == nil {
+				return
+			}
+			result := "ok"
+			switch {
+			case a.Retry:
+				result = "retry"
+			case a.Err != nil:
+				result = "error"
+			}
+			attempts.WithLabelValues(upstream, result).Inc()
+		}})
+	}
+	rpc, err := comet.New(rpcURLs, append(append([]httpx.Option(nil), opts...), hooks("rpc"))...)
+	if err != nil {
+		return nil, fmt.Errorf("rpc: %w", err)
+	}
+	rest, err := cosmosrest.New(restURLs, append(append([]httpx.Option(nil), opts...), hooks("rest"))...)
+	if err != nil {
+		return nil, fmt.Errorf("rest: %w", err)
+	}
+	return NewClientSource(rpc, rest), nil
 }
 
 // NewClientSource wraps the two clients.

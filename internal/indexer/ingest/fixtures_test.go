@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rollgate/rollgate/internal/chain/comet"
-	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -54,15 +53,12 @@ func ingestFixtureWith(t *testing.T, name string, local bool) (*memWriter, strin
 	top = srv.CapturedMaxHeight()
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	rpc, err := comet.New(ts.URL)
+	reg := prometheus.NewRegistry()
+	cs, err := DialSource(ts.URL, ts.URL, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, err := cosmosrest.New(ts.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &countingSource{Source: NewClientSource(rpc, rest)}
+	src := &countingSource{Source: cs}
 	w := &memWriter{}
 	cfg := fastConfig()
 	cfg.StopAtHeight = srv.CapturedMaxHeight()
@@ -70,6 +66,9 @@ func ingestFixtureWith(t *testing.T, name string, local bool) (*memWriter, strin
 	runPipeline(t, cfg, src, w, nil)
 	if misses := srv.Misses(); len(misses) > 0 {
 		t.Errorf("requests the capture cannot answer: %v", misses)
+	}
+	if n := counterValue(t, reg, "rollgate_ingest_upstream_attempts_total"); n < float64(2*len(w.blocks)) {
+		t.Errorf("%v upstream attempts counted for %d blocks", n, len(w.blocks))
 	}
 	return w, dir, src.blockTxs.Load()
 }
