@@ -281,6 +281,7 @@ func (m *Module) handleExecute(env sim.Env, msg proto.Message) error {
 	env.ConsumeGas(e.gas)
 	c.emit(executeEvent(c.sender.String(), modName, fn))
 	if err := e.fn(c); err != nil {
+		m.log.Debug("move call failed", "chain", env.ChainID(), "height", env.Height(), "function", modName+"::"+fn, "err", err)
 		return err
 	}
 	return nil

@@ -471,7 +471,11 @@ func (m *Module) execute(env sim.Env, msg proto.Message) error {
 	if err := transferFunds(env, sender, contract, funds); err != nil {
 		return err
 	}
-	return m.call(env, contract, rec.Kind, x.Sender, x.Msg)
+	if err := m.call(env, contract, rec.Kind, x.Sender, x.Msg); err != nil {
+		m.log.Debug("wasm execute failed", "chain", env.ChainID(), "height", env.Height(), "contract", x.Contract, "err", err)
+		return err
+	}
+	return nil
 }
 
 // call runs one contract execution (a message or a sub-message) and emits its events.
