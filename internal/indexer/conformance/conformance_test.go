@@ -152,7 +152,11 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, got := get(t, apiSrv.URL+rec.Path)
+			status, ct, got := get(t, apiSrv.URL+rec.Path)
+			// Success bodies are JSON at both; error bodies are JSON here by decision.
+			if !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type %q, want application/json", ct)
+			}
 			compare(t, rec, want, status, got, w.types)
 		})
 	}
@@ -391,7 +395,7 @@ func decode(t *testing.T, who string, b []byte) any {
 	return v
 }
 
-func get(t *testing.T, u string) (int, []byte) {
+func get(t *testing.T, u string) (int, string, []byte) {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {
@@ -402,7 +406,7 @@ func get(t *testing.T, u string) (int, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, b
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
 
 func readJSON(t *testing.T, path string, v any) {
