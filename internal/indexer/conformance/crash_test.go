@@ -144,7 +144,18 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("uninterrupted run: %d blocks in %v", top, refTime.Round(time.Millisecond))
 
-	crashDSN := "sqlite:" + filepath.Join(tmp, "crash.db")
+	// The dump is backend-neutral, so the PostgreSQL run is held to the SQLite reference too.
+	t.Run("sqlite", func(t *testing.T) {
+		crashRuns(t, "sqlite:"+filepath.Join(tmp, "crash.db"), ts.URL, top, refTime, want)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		crashRuns(t, testutil.PostgresDSN(t), ts.URL, top, refTime, want)
+	})
+}
+
+// crashRuns ingests into crashDSN through at least 20 SIGKILLed children, then one that runs
+// to the end, and compares the store's dump with want.
+func crashRuns(t *testing.T, crashDSN, url string, top int64, refTime time.Duration, want []byte) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	const wantKills = 20
 	kills := 0
@@ -162,7 +173,7 @@ func TestCrashSafety(t *testing.T) {
 			until = func(h int64) bool { return h >= target }
 		}
 		extra := time.Duration(rng.IntN(10)) * time.Millisecond
-		exited, err := runChildUntil(crashDSN, ts.URL, top, until, extra)
+		exited, err := runChildUntil(crashDSN, url, top, until, extra)
 		if err != nil {
 			t.Fatalf("child %d: %v", attempt, err)
 		}
@@ -186,7 +197,7 @@ func TestCrashSafety(t *testing.T) {
 	}
 	if last < top {
 		// The last restart runs to the end.
-		exited, err := runChildUntil(crashDSN, ts.URL, top, func(int64) bool { return false }, time.Minute)
+		exited, err := runChildUntil(crashDSN, url, top, func(int64) bool { return false }, time.Minute)
 		if err != nil || !exited {
 			t.Fatalf("final child: exited=%v err=%v", exited, err)
 		}
