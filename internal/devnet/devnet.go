@@ -51,6 +51,9 @@ type Plugins struct {
 	Bank    sim.BankFlavor
 	// Configure may adjust the engine config last (fee denom, genesis accounts, ...).
 	Configure func(*chain.Config)
+	// SkipBankTraffic drops the built-in bank traffic of non-EVM chains (when a plugged VM
+	// module generates its own bank sends).
+	SkipBankTraffic bool
 }
 
 // Config configures a network.
@@ -147,18 +150,20 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 		cc.Modules = append(cc.Modules, dc.EVM)
 		cc.Bank = evm.Flavor{}
 		cc.Signer, cc.Verifier = dc.EVM.Signer(), dc.EVM.Verifier()
-	} else {
+	}
+	var p Plugins
+	if cfg.Plugins != nil {
+		p = cfg.Plugins(spec)
+	}
+	if spec.Kind != chain.KindEVM && !p.SkipBankTraffic {
 		cc.Modules = append(cc.Modules, chain.BankTraffic{Denoms: []string{fee, "uusdc"}})
 	}
-	if cfg.Plugins != nil {
-		p := cfg.Plugins(spec)
-		cc.Modules = append(cc.Modules, p.Modules...)
-		if p.Bank != nil {
-			cc.Bank = p.Bank
-		}
-		if p.Configure != nil {
-			p.Configure(&cc)
-		}
+	cc.Modules = append(cc.Modules, p.Modules...)
+	if p.Bank != nil {
+		cc.Bank = p.Bank
+	}
+	if p.Configure != nil {
+		p.Configure(&cc)
 	}
 	c, err := chain.New(cc)
 	if err != nil {
@@ -272,6 +277,42 @@ func (n *Network) ProduceBlock() error {
 		}
 	}
 	return nil
+}
+
+// ProduceBlocks steps every chain by n blocks.
+func (n *Network) ProduceBlocks(count int) error {
+	for i := 0; i < count; i++ {
+		if err := n.ProduceBlock(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ParseChains reads "id:kind,id:kind" (kinds l1, evm, move, wasm, cosmos), the form a
+// command-line flag takes.
+func ParseChains(s string) ([]ChainSpec, error) {
+	var out []ChainSpec
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		id, kind, ok := strings.Cut(part, ":")
+		if !ok || id == "" {
+			return nil, fmt.Errorf("chain %q: want <chain-id>:<kind>", part)
+		}
+		switch k := chain.Kind(kind); k {
+		case chain.KindL1, chain.KindEVM, chain.KindMove, chain.KindWasm, chain.KindCosmos:
+			out = append(out, ChainSpec{ChainID: id, Kind: k})
+		default:
+			return nil, fmt.Errorf("chain %q: unknown kind %q", part, kind)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no chains")
+	}
+	return out, nil
 }
 
 // Chains returns the running chains in config order.

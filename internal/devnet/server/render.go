@@ -8,13 +8,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
@@ -219,40 +216,12 @@ func restBlock(b *chain.Block, prefix string, sdk bool) ordered {
 	}
 }
 
-var jsonOpts = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true, Resolver: chain.Resolver{}}
-
-// anyJSON renders a message Any as the chain's REST gateway does.
-func anyJSON(typeURL string, value []byte) (json.RawMessage, error) {
-	b, err := jsonOpts.Marshal(&anypb.Any{TypeUrl: typeURL, Value: value})
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", typeURL, err)
-	}
-	var out bytes.Buffer
-	// protojson randomises whitespace on purpose; compact it so responses are byte-stable
-	if err := json.Compact(&out, b); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
-}
-
 func coinsJSON(cs []chain.Coin) []any {
 	out := make([]any, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, ordered{{"denom", c.Denom}, {"amount", c.Amount.String()}})
 	}
 	return out
-}
-
-func signMode(m int32) any {
-	switch m {
-	case 1:
-		return "SIGN_MODE_DIRECT"
-	case 2:
-		return "SIGN_MODE_TEXTUAL"
-	case 127:
-		return "SIGN_MODE_LEGACY_AMINO_JSON"
-	}
-	return m
 }
 
 // txJSON renders a tx as the REST gateway does, through txcodec (checked against every captured tx).
