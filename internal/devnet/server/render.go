@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
