@@ -29,6 +29,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -43,7 +45,7 @@ const (
 )
 
 // BalanceSource reads an account's balances on a chain (base-unit decimal strings by denom).
-// The project's cosmosrest client satisfies it through an adapter; RESTBalances is a minimal one.
+// RESTBalances implements it with the project's cosmosrest client.
 type BalanceSource interface {
 	Balances(ctx context.Context, c *registry.Chain, address string) (map[string]string, error)
 }
@@ -658,43 +660,41 @@ func (s *server) assetsFromSource(r *http.Request) (any, error) {
 	return map[string]any{"dest_assets": out}, nil
 }
 
-// RESTBalances is a minimal BalanceSource over Cosmos REST (`/cosmos/bank/v1beta1/balances`).
+// RESTBalances is the BalanceSource over Cosmos REST (`/cosmos/bank/v1beta1/balances`, all
+// pages) through the project's cosmosrest client, one client per chain.
 type RESTBalances struct {
-	Client *http.Client
+	Options []httpx.Option
+
+	mu      sync.Mutex
+	clients map[string]*cosmosrest.Client
 }
 
 // Balances implements BalanceSource for Cosmos chains.
-func (b RESTBalances) Balances(ctx context.Context, c *registry.Chain, address string) (map[string]string, error) {
+func (b *RESTBalances) Balances(ctx context.Context, c *registry.Chain, address string) (map[string]string, error) {
 	if c.Type != registry.ChainTypeCosmos || len(c.REST) == 0 {
 		return nil, fmt.Errorf("no Cosmos REST endpoint for %s", c.ID)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.REST[0], "/")+"/cosmos/bank/v1beta1/balances/"+address+"?pagination.limit=1000", nil)
-	if err != nil {
-		return nil, err
+	key := strings.Join(c.REST, ",")
+	b.mu.Lock()
+	cl, ok := b.clients[key]
+	if !ok {
+		var err error
+		if cl, err = cosmosrest.New(key, b.Options...); err != nil {
+			b.mu.Unlock()
+			return nil, fmt.Errorf("rest client for %s: %w", c.ID, err)
+		}
+		if b.clients == nil {
+			b.clients = map[string]*cosmosrest.Client{}
+		}
+		b.clients[key] = cl
 	}
-	cl := b.Client
-	if cl == nil {
-		cl = http.DefaultClient
-	}
-	resp, err := cl.Do(req)
+	b.mu.Unlock()
+	coins, err := cl.Balances(ctx, address, 0)
 	if err != nil {
 		return nil, fmt.Errorf("balances of %s on %s: %w", address, c.ID, err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("balances of %s on %s: HTTP %d", address, c.ID, resp.StatusCode)
-	}
-	var body struct {
-		Balances []struct {
-			Denom  string `json:"denom"`
-			Amount string `json:"amount"`
-		} `json:"balances"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&body); err != nil {
-		return nil, fmt.Errorf("balances of %s on %s: %w", address, c.ID, err)
-	}
-	out := make(map[string]string, len(body.Balances))
-	for _, x := range body.Balances {
+	out := make(map[string]string, len(coins))
+	for _, x := range coins {
 		if _, err := uint256.FromDecimal(x.Amount); err == nil {
 			out[x.Denom] = x.Amount
 		}

@@ -23,6 +23,7 @@ import (
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -252,7 +253,7 @@ func checkAminoRoundTrip(t *testing.T, body []byte) {
 		default:
 			t.Fatalf("unexpected type url %s", m.MsgTypeURL)
 		}
-		if err := msgs.UnmarshalAmino([]byte(m.Msg), pm); err != nil {
+		if err := txcodec.UnmarshalAminoInto([]byte(m.Msg), pm); err != nil {
 			t.Fatalf("%s: %v", m.MsgTypeURL, err)
 		}
 		wire, err := proto.Marshal(pm)
@@ -263,7 +264,7 @@ func checkAminoRoundTrip(t *testing.T, body []byte) {
 		if err := proto.Unmarshal(wire, back); err != nil {
 			t.Fatal(err)
 		}
-		again, err := msgs.MarshalAmino(back)
+		again, err := txcodec.MarshalAminoValue(back)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -590,4 +591,23 @@ func (stubSource) TokenPairs(context.Context, *registry.Chain, uint64) ([]regist
 }
 func (stubSource) Channels(context.Context, *registry.Chain) ([]registry.ChannelState, error) {
 	return nil, nil
+}
+
+func TestRESTBalances(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/cosmos/bank/v1beta1/balances/"+userInit {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `{"balances":[{"denom":"uinit","amount":"77"},{"denom":"bad","amount":"x"}],"pagination":{"next_key":null,"total":"2"}}`)
+	}))
+	defer srv.Close()
+	c := &registry.Chain{ID: l1, Type: registry.ChainTypeCosmos, REST: []string{srv.URL}}
+	got, err := (&RESTBalances{}).Balances(context.Background(), c, userInit)
+	if err != nil || len(got) != 1 || got["uinit"] != "77" {
+		t.Fatalf("%v %v", got, err)
+	}
+	if _, err := (&RESTBalances{}).Balances(context.Background(), &registry.Chain{ID: eth, Type: registry.ChainTypeEVM}, userEth); err == nil {
+		t.Error("EVM chain answered")
+	}
 }

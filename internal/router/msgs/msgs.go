@@ -1,7 +1,9 @@
 // Package msgs turns a route's operations into the signable messages `/v2/fungible/msgs`
-// returns: amino-JSON `cosmos_tx` messages (MsgTransfer with packet-forward memos,
-// MsgInitiateTokenDeposit carrying the signed op hook, MsgInitiateTokenWithdrawal, MsgSend)
-// and `evm_tx` calls (ERC-20 transfer, LayerZero OFT send) for EVM sources.
+// returns: `cosmos_tx` messages whose `msg` is the legacy amino JSON value of the real
+// generated protobuf type (txcodec), as InterwovenKit's fromAmino expects — MsgTransfer with
+// packet-forward memos, MsgInitiateTokenDeposit carrying the signed op hook,
+// MsgInitiateTokenWithdrawal, MsgSend — and `evm_tx` calls (ERC-20 transfer, LayerZero OFT
+// send) for EVM sources.
 //
 // Operations come back from clients verbatim, so every one is re-checked against the
 // registry (channels, bridge ids, denoms, connectivity, amounts) before a message is built:
@@ -31,6 +33,7 @@ import (
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
@@ -628,7 +631,7 @@ type orderedForward struct {
 }
 
 func aminoMsg(typeURL string, m proto.Message) (CosmosMsg, error) {
-	b, err := MarshalAmino(m)
+	b, err := txcodec.MarshalAminoValue(m)
 	if err != nil {
 		return CosmosMsg{}, fmt.Errorf("msgs: %w", err)
 	}

@@ -1,35 +1,24 @@
 package registry
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"strings"
 
-	"golang.org/x/crypto/sha3"
+	"github.com/rollgate/rollgate/internal/chain/denom"
 )
 
 // IBCDenom is the voucher denom of a full ICS-20 trace path ("transfer/channel-0/uatom"):
-// "ibc/" + upper-case hex SHA-256 of the path. A path without any port/channel pair is a
-// native denom and is returned unchanged.
+// "ibc/" + upper-case hex SHA-256 of the path (internal/chain/denom). A path without any
+// port/channel pair is a native denom and is returned unchanged.
 func IBCDenom(path string) string {
 	if trace, _ := SplitPath(path); trace == "" {
 		return path
 	}
-	sum := sha256.Sum256([]byte(path))
-	return "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
+	return "ibc/" + denom.IBCHash(path)
 }
 
 // L2Denom is the OPinit denom an L1 denom gets on the rollup of bridgeID:
 // "l2/" + lower-case hex SHA3-256(big-endian uint64 bridge id ‖ L1 denom).
-func L2Denom(bridgeID uint64, l1Denom string) string {
-	h := sha3.New256()
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], bridgeID)
-	h.Write(b[:])
-	h.Write([]byte(l1Denom))
-	return "l2/" + hex.EncodeToString(h.Sum(nil))
-}
+func L2Denom(bridgeID uint64, l1Denom string) string { return denom.L2(bridgeID, l1Denom) }
 
 // SplitPath splits a full ICS-20 denom path into its trace ("transfer/channel-0/transfer/channel-3")
 // and base denom. Pairs count as trace only while the second element is a channel identifier,

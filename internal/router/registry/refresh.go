@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 )
 
 // BridgeInfo is what the L1 says about one OPinit bridge.
@@ -33,7 +34,7 @@ type ChannelState struct {
 }
 
 // Source reads live network facts from a chain's REST endpoints. The project's
-// cosmosrest client satisfies it through a thin adapter; HTTPSource is a minimal one.
+// RESTSource implements it with the project's cosmosrest client.
 type Source interface {
 	Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error)
 	TokenPairs(ctx context.Context, l1 *Chain, bridgeID uint64) ([]TokenPair, error)
@@ -188,102 +189,88 @@ func (l *Live) Run(ctx context.Context, src Source, every time.Duration, log *sl
 	}
 }
 
-// HTTPSource is a minimal Source over the chains' Cosmos REST (first `apis.rest` entry).
-type HTTPSource struct {
-	Client *http.Client
+// RESTSource is the Source over the chains' Cosmos REST gateways (the first `apis.rest`
+// entries, comma-joined for the client's URL rotation), one cosmosrest client per chain.
+type RESTSource struct {
+	// Options configure every client (timeouts, retries, transport).
+	Options []httpx.Option
+
+	mu      sync.Mutex
+	clients map[string]*cosmosrest.Client
 }
 
-func (s HTTPSource) get(ctx context.Context, c *Chain, path string, out any) error {
+func (s *RESTSource) client(c *Chain) (*cosmosrest.Client, error) {
 	if len(c.REST) == 0 {
-		return errors.New("no rest endpoint")
+		return nil, fmt.Errorf("%s has no rest endpoint", c.ID)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.REST[0], "/")+path, nil)
+	key := strings.Join(c.REST, ",")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cl, ok := s.clients[key]; ok {
+		return cl, nil
+	}
+	cl, err := cosmosrest.New(key, s.Options...)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s rest client: %w", c.ID, err)
 	}
-	cl := s.Client
-	if cl == nil {
-		cl = http.DefaultClient
+	if s.clients == nil {
+		s.clients = map[string]*cosmosrest.Client{}
 	}
-	resp, err := cl.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	return nil
+	s.clients[key] = cl
+	return cl, nil
 }
 
-// Bridges reads /opinit/ophost/v1/bridges.
-func (s HTTPSource) Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error) {
-	var body struct {
-		Bridges []struct {
-			BridgeID     string `json:"bridge_id"`
-			BridgeConfig struct {
-				FinalizationPeriod string `json:"finalization_period"`
-			} `json:"bridge_config"`
-		} `json:"bridges"`
-	}
-	if err := s.get(ctx, l1, "/opinit/ophost/v1/bridges?pagination.limit=1000", &body); err != nil {
+// Bridges reads the L1's OPinit bridges and their finalization periods.
+func (s *RESTSource) Bridges(ctx context.Context, l1 *Chain) ([]BridgeInfo, error) {
+	cl, err := s.client(l1)
+	if err != nil {
 		return nil, err
 	}
-	var out []BridgeInfo
-	for _, b := range body.Bridges {
-		id, err := strconv.ParseUint(b.BridgeID, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("bridge_id %q: %w", b.BridgeID, err)
+	bridges, err := cl.Bridges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BridgeInfo, 0, len(bridges))
+	for _, b := range bridges {
+		var cfg struct {
+			FinalizationPeriod string `json:"finalization_period"`
 		}
-		d, _ := time.ParseDuration(b.BridgeConfig.FinalizationPeriod)
-		out = append(out, BridgeInfo{ID: id, FinalizationPeriod: d})
+		_ = json.Unmarshal(b.BridgeConfig, &cfg)
+		d, _ := time.ParseDuration(cfg.FinalizationPeriod)
+		out = append(out, BridgeInfo{ID: b.BridgeID, FinalizationPeriod: d})
 	}
 	return out, nil
 }
 
-// TokenPairs reads /opinit/ophost/v1/bridges/{id}/token_pairs.
-func (s HTTPSource) TokenPairs(ctx context.Context, l1 *Chain, bridgeID uint64) ([]TokenPair, error) {
-	var body struct {
-		TokenPairs []struct {
-			L1Denom string `json:"l1_denom"`
-			L2Denom string `json:"l2_denom"`
-		} `json:"token_pairs"`
-	}
-	if err := s.get(ctx, l1, fmt.Sprintf("/opinit/ophost/v1/bridges/%d/token_pairs?pagination.limit=1000", bridgeID), &body); err != nil {
+// TokenPairs reads one bridge's token pairs from the L1.
+func (s *RESTSource) TokenPairs(ctx context.Context, l1 *Chain, bridgeID uint64) ([]TokenPair, error) {
+	cl, err := s.client(l1)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]TokenPair, 0, len(body.TokenPairs))
-	for _, p := range body.TokenPairs {
+	pairs, err := cl.TokenPairs(ctx, bridgeID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TokenPair, 0, len(pairs))
+	for _, p := range pairs {
 		out = append(out, TokenPair{L1Denom: p.L1Denom, L2Denom: p.L2Denom})
 	}
 	return out, nil
 }
 
-// Channels reads /ibc/core/channel/v1/channels.
-func (s HTTPSource) Channels(ctx context.Context, c *Chain) ([]ChannelState, error) {
-	var body struct {
-		Channels []struct {
-			State        string `json:"state"`
-			PortID       string `json:"port_id"`
-			ChannelID    string `json:"channel_id"`
-			Counterparty struct {
-				PortID    string `json:"port_id"`
-				ChannelID string `json:"channel_id"`
-			} `json:"counterparty"`
-		} `json:"channels"`
-	}
-	if err := s.get(ctx, c, "/ibc/core/channel/v1/channels?pagination.limit=1000", &body); err != nil {
+// Channels reads the chain's IBC channel ends.
+func (s *RESTSource) Channels(ctx context.Context, c *Chain) ([]ChannelState, error) {
+	cl, err := s.client(c)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]ChannelState, 0, len(body.Channels))
-	for _, ch := range body.Channels {
+	chans, err := cl.Channels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChannelState, 0, len(chans))
+	for _, ch := range chans {
 		out = append(out, ChannelState{Port: ch.PortID, ID: ch.ChannelID, CounterpartyPort: ch.Counterparty.PortID,
 			CounterpartyID: ch.Counterparty.ChannelID, State: ch.State})
 	}

@@ -3,6 +3,9 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -204,5 +207,46 @@ func TestLoadIBCPairsAndErrors(t *testing.T) {
 				t.Error("loaded")
 			}
 		})
+	}
+}
+
+// TestRESTSource refreshes the devnet registry from a fake L1 REST gateway through the
+// project's cosmosrest client.
+func TestRESTSource(t *testing.T) {
+	atom := IBCDenom("transfer/channel-3/uatom")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/opinit/ophost/v1/bridges", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"bridges":[{"bridge_id":"2","bridge_addr":"init1x","bridge_config":{"finalization_period":"90s"}}],"pagination":{"next_key":null}}`)
+	})
+	mux.HandleFunc("/opinit/ophost/v1/bridges/2/token_pairs", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"token_pairs":[{"l1_denom":"uinit","l2_denom":"%s"},{"l1_denom":"%s","l2_denom":"%s"}],"pagination":{"next_key":null}}`,
+			L2Denom(2, "uinit"), atom, L2Denom(2, atom))
+	})
+	mux.HandleFunc("/ibc/core/channel/v1/channels", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"channels":[{"state":"STATE_CLOSED","ordering":"ORDER_UNORDERED","counterparty":{"port_id":"transfer","channel_id":"channel-0"},"connection_hops":["connection-3"],"version":"ics20-1","port_id":"transfer","channel_id":"channel-3"}],"pagination":{"next_key":null}}`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	r, err := Load("testdata/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1 := r.Chain("initia-devnet-1")
+	l1.REST = []string{srv.URL}
+	only := &Registry{Chains: []*Chain{l1, r.Chain("minimove-devnet-1")}, byID: map[string]*Chain{}, byName: map[string]*Chain{}}
+	for _, c := range only.Chains {
+		only.byID[c.ID], only.byName[c.Name] = c, c
+	}
+	only.Chains[1].REST = []string{srv.URL}
+	n, err := only.Refresh(context.Background(), &RESTSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm := n.Chain("minimove-devnet-1")
+	if mm.OPFinalization != 90*time.Second || mm.Asset(L2Denom(2, atom)) == nil {
+		t.Errorf("minimove after refresh: %v, %v", mm.OPFinalization, mm.Asset(L2Denom(2, atom)))
+	}
+	if ch, _ := n.Chain("initia-devnet-1").Channel("channel-3"); ch.State != "STATE_CLOSED" || ch.Usable() {
+		t.Errorf("channel-3 = %+v", ch)
 	}
 }
