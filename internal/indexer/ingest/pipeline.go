@@ -80,7 +80,12 @@ type fetched struct {
 func (p *Pipeline) Run(ctx context.Context) error {
 	err := p.run(ctx)
 	if errors.Is(err, errStop) || (err != nil && ctx.Err() != nil) {
-		return nil
+		err = nil
+	}
+	if err != nil {
+		p.log.Error("ingestion failed", "err", err)
+	} else {
+		p.log.Info("ingestion stopped")
 	}
 	return err
 }
@@ -146,12 +151,25 @@ func (p *Pipeline) run(ctx context.Context) error {
 	return g.Wait()
 }
 
+// headRefresh is how often the chain head is re-read while catching up.
+const headRefresh = 5 * time.Second
+
 // dispatch hands out heights in ascending order, never more than Window ahead of the writer
 // (tokens), and never above the chain head: at the tip it polls /status.
 func (p *Pipeline) dispatch(ctx context.Context, next int64, heights chan<- int64, tokens chan<- struct{}) error {
 	defer close(heights)
+	var lastHead time.Time
 	for h := next; p.cfg.StopAtHeight <= 0 || h <= p.cfg.StopAtHeight; h++ {
+		// While catching up the head is re-read now and then, only so that progress and the
+		// chain-height metric stay current; a failure there is not worth a retry.
+		if h <= p.target.Load() && time.Since(lastHead) > headRefresh {
+			lastHead = time.Now()
+			if head, err := p.src.LatestHeight(ctx); err == nil {
+				p.setTarget(head)
+			}
+		}
 		for attempt := 0; h > p.target.Load(); {
+			lastHead = time.Now()
 			head, err := p.src.LatestHeight(ctx)
 			if ctx.Err() != nil {
 				return nil
