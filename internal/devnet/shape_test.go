@@ -465,3 +465,42 @@ func TestShapeWalkerCatchesDifferences(t *testing.T) {
 		})
 	}
 }
+
+// TestShapesPlainBankMatchRealMiniwasm: a chain with the plain x/bank flavour (what miniwasm
+// and other SDK chains emit) against a real miniwasm node: response shapes, and every event
+// the devnet emits is one the real chain emits with the same attribute keys in the same order.
+func TestShapesPlainBankMatchRealMiniwasm(t *testing.T) {
+	fx := testutil.Fixture(t, "miniwasm")
+	const blocks = 40
+	net := startNet(t, 8, blocks, devnet.ChainSpec{ChainID: "miniwasm-devnet-1", Kind: chain.KindWasm})
+	e := net.Endpoints()["miniwasm-devnet-1"]
+	fetch := func(f string) [][]byte {
+		var docs [][]byte
+		for h := 1; h <= blocks+1; h++ {
+			_, b := get(t, fmt.Sprintf(f, h))
+			docs = append(docs, b)
+		}
+		return docs
+	}
+	results := fetch(e.RPC + "/block_results?height=%d")
+	compareShapes(t, "comet block", shapeOf(t, readFixtures(t, fx, "comet/block/*.json")), shapeOf(t, fetch(e.RPC+"/block?height=%d")))
+	compareShapes(t, "comet block_results", shapeOf(t, readFixtures(t, fx, "comet/block_results/*.json")), shapeOf(t, results))
+	compareShapes(t, "rest txs by block", shapeOf(t, readFixtures(t, fx, "rest/txs_block/*.json")), shapeOf(t, fetch(e.REST+"/cosmos/tx/v1beta1/txs/block/%d?pagination.limit=100")))
+	pick := func(doc map[string]any) []any {
+		res, _ := doc["result"].(map[string]any)
+		rs, _ := res["txs_results"].([]any)
+		return rs
+	}
+	real := eventVariants(t, readFixtures(t, fx, "comet/block_results/*.json"), pick)
+	mine := eventVariants(t, results, pick)
+	if len(mine["transfer"]) == 0 || len(mine["message"]) == 0 {
+		t.Fatalf("no bank traffic: %v", mine)
+	}
+	for typ, variants := range mine {
+		for v := range variants {
+			if !real[typ][v] {
+				t.Errorf("devnet event %s [%s] is not one the real chain emits (%v)", typ, v, keysOf(real[typ]))
+			}
+		}
+	}
+}
