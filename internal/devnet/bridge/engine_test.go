@@ -2,10 +2,12 @@ package bridge_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
@@ -50,9 +52,20 @@ func TestOnEngine(t *testing.T) {
 		}
 		return nil, nil
 	})
-	wiring, err := bridge.Wire(specs, bridge.Options{Withdrawals: wd})
+	hookUser, _ := chain.DeriveKey(seed, 500, true)
+	runners := map[string]opinit.DepositHookExecutor{}
+	for _, s := range specs {
+		if s.Kind != bridge.KindL1 {
+			runners[s.ChainID] = bridge.NewHookRunner(s.ChainID)
+		}
+	}
+	wiring, err := bridge.Wire(specs, bridge.Options{Withdrawals: wd, DepositHooks: runners})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for id, r := range runners {
+		cm, _ := wiring.Chain(id)
+		r.(*bridge.HookRunner).AddModules(cm.Modules()...)
 	}
 	for i := range cfg.Chains {
 		cm, _ := wiring.Chain(cfg.Chains[i].ChainID)
@@ -61,7 +74,7 @@ func TestOnEngine(t *testing.T) {
 	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
 		cm, _ := wiring.Chain(spec.ChainID)
 		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *chain.Config) {
-			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey)...)
+			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey, hookUser)...)
 		}}
 	}
 	nw, err = devnet.Start(context.Background(), cfg, nil)
@@ -88,6 +101,19 @@ func TestOnEngine(t *testing.T) {
 			TimeoutTimestamp: uint64(time.Now().Add(time.Hour).UnixNano())})
 	}
 	msgs = append(msgs, &ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2, To: userAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "77"}})
+	// A deposit with a signed hook: the recipient forwards 30 of it on arrival.
+	mvc, _ := nw.Chain("minimove-devnet-1")
+	hookAddr := chain.Bech32("init", hookUser.Address())
+	hnum, hseq, ok := mvc.Chain.AccountState(hookUser.Address())
+	if !ok {
+		t.Fatal("hook user has no account on minimove")
+	}
+	hookTx, err := chain.SignDirect("minimove-devnet-1", hookUser, hnum, hseq, []proto.Message{&bankv1beta1.MsgSend{
+		FromAddress: hookAddr, ToAddress: userAddr, Amount: []*basev1beta1.Coin{{Denom: opinit.L2Denom(2, "uinit"), Amount: "30"}}}}, "", chain.Fee{GasLimit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs = append(msgs, &ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2, To: hookAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "100"}, Data: hookTx})
 	num, seq, _ := l1.Chain.AccountState(user.Address())
 	raw, err := chain.SignDirect(l1.Spec.ChainID, user, num, seq, msgs, "", chain.Fee{GasLimit: 3_000_000})
 	if err != nil {
@@ -116,9 +142,51 @@ func TestOnEngine(t *testing.T) {
 	}
 	mv, _ := nw.Chain("minimove-devnet-1")
 	q, _ := mv.Chain.Query(mv.Chain.Height())
-	if got := q.Balance(user.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 77 {
+	if got := q.Balance(user.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 77+30 {
 		t.Errorf("deposit on minimove: %s", got)
 	}
+	if got := q.Balance(hookUser.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 70 {
+		t.Errorf("hook recipient kept %s", got)
+	}
+	if _, seq, _ := mvc.Chain.AccountState(hookUser.Address()); seq != hseq+1 {
+		t.Errorf("hook signer sequence %d, want %d", seq, hseq+1)
+	}
+	// Replaying the same signed hook fails its sequence check: the deposit is kept, the
+	// hook is not run, finalize_token_deposit says why.
+	num, seq, _ = l1.Chain.AccountState(user.Address())
+	raw, _ = chain.SignDirect(l1.Spec.ChainID, user, num, seq, []proto.Message{&ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2,
+		To: hookAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "5"}, Data: hookTx}}, "", chain.Fee{GasLimit: 1_000_000})
+	if res := l1.Chain.BroadcastTxSync(raw); res.Code != 0 {
+		t.Fatalf("broadcast: %s", res.Log)
+	}
+	from := mvc.Chain.Height()
+	for i := 0; i < 4; i++ {
+		_ = nw.ProduceBlock()
+		_ = rel.Step(context.Background())
+	}
+	q, _ = mvc.Chain.Query(mvc.Chain.Height())
+	if got := q.Balance(hookUser.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 75 {
+		t.Errorf("replayed hook: recipient has %s", got)
+	}
+	var reason string
+	for h := from + 1; h <= mvc.Chain.Height(); h++ {
+		b, _ := mvc.Chain.Block(h)
+		for _, r := range b.Results {
+			for _, ev := range r.Events {
+				if ev.Type == "finalize_token_deposit" {
+					for _, a := range ev.Attributes {
+						if a.Key == "reason" {
+							reason = a.Value
+						}
+					}
+				}
+			}
+		}
+	}
+	if !strings.HasPrefix(reason, "hook failed; account sequence mismatch") {
+		t.Errorf("reason %q", reason)
+	}
+
 	// L1 saw the three acknowledgements (the seeded bank traffic fails on purpose now and
 	// then, so failures are not counted here).
 	acks := 0

@@ -159,6 +159,7 @@ type HookMemo struct {
 
 type hookJSON struct {
 	Message       json.RawMessage `json:"message,omitempty"`
+	MessageJSON   json.RawMessage `json:"message_json,omitempty"` // Move only: JSON-string args
 	AsyncCallback json.RawMessage `json:"async_callback,omitempty"`
 }
 
@@ -185,10 +186,30 @@ func ParseHook(vm, memo string) (*HookMemo, bool, error) {
 	if err := dec.Decode(&hj); err != nil {
 		return nil, true, fmt.Errorf("failed to unmarshal hook data: %w", err)
 	}
-	if len(hj.Message) == 0 || bytes.Equal(bytes.TrimSpace(hj.Message), []byte("null")) {
+	present := func(r json.RawMessage) bool { return len(r) > 0 && !bytes.Equal(bytes.TrimSpace(r), []byte("null")) }
+	if vm == "move" && present(hj.MessageJSON) {
+		if present(hj.Message) {
+			return nil, true, errors.New("only one of message or message_json may be set")
+		}
+		// handed to the executor wrapped, so it knows the args are JSON strings
+		wrapped, _ := json.Marshal(map[string]json.RawMessage{"message_json": hj.MessageJSON})
+		return &HookMemo{VM: vm, Message: wrapped, AsyncCallback: hj.AsyncCallback}, true, nil
+	}
+	if !present(hj.Message) {
 		return nil, false, nil
 	}
 	return &HookMemo{VM: vm, Message: hj.Message, AsyncCallback: hj.AsyncCallback}, true, nil
+}
+
+// MoveMessage is the Move function call of a move hook (message or message_json).
+func (h *HookMemo) MoveMessage() json.RawMessage {
+	var w struct {
+		MessageJSON json.RawMessage `json:"message_json"`
+	}
+	if json.Unmarshal(h.Message, &w) == nil && len(w.MessageJSON) > 0 {
+		return w.MessageJSON
+	}
+	return h.Message
 }
 
 // ValidateReceiver applies the VM's receiver rule: Move wants
@@ -203,7 +224,7 @@ func (h *HookMemo) ValidateReceiver(receiver string, moveHashBech32 func(string)
 			ModuleName    string `json:"module_name"`
 			FunctionName  string `json:"function_name"`
 		}
-		if err := json.Unmarshal(h.Message, &m); err != nil {
+		if err := json.Unmarshal(h.MoveMessage(), &m); err != nil {
 			return fmt.Errorf("invalid move hook message: %w", err)
 		}
 		fn := m.ModuleAddress + "::" + m.ModuleName + "::" + m.FunctionName

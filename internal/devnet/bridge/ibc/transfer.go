@@ -352,7 +352,7 @@ func (m *Module) execHook(env sim.Env, hm *HookMemo, sender []byte, funds sim.Co
 			ModuleName    string `json:"module_name"`
 			FunctionName  string `json:"function_name"`
 		}
-		if err := json.Unmarshal(hm.Message, &msg); err != nil {
+		if err := json.Unmarshal(hm.MoveMessage(), &msg); err != nil {
 			return fmt.Errorf("failed to decode move message: %w", err)
 		}
 		env.Emit(event("execute", "sender", bech32(env.AddressPrefix(), sender), "module_addr", msg.ModuleAddress,

@@ -1,0 +1,271 @@
+package bridge
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/rollgate/rollgate/internal/chain/address"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
+	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
+	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// signModeAminoJSON is SIGN_MODE_LEGACY_AMINO_JSON (wallets sign op hooks with it).
+const signModeAminoJSON = 127
+
+// HookRunner executes hooks on one engine chain through the chain's own message handlers:
+// OPinit deposit hooks (a signed L2 tx in the deposit's data: decoded, signatures and
+// sequences verified against the chain's accounts, sequences incremented, messages run)
+// and ibc-hooks messages (the memo's message turned into the VM's Msg with the
+// intermediary as sender). It implements opinit.DepositHookExecutor and ibc.HookExecutor.
+type HookRunner struct {
+	chainID string
+	routes  map[string]sim.Handler
+}
+
+// NewHookRunner collects the message routes of the chain's modules (the VM modules and
+// the bridge modules; bank MsgSend is handled by the runner itself).
+func NewHookRunner(chainID string, modules ...sim.Module) *HookRunner {
+	h := &HookRunner{chainID: chainID, routes: map[string]sim.Handler{}}
+	for _, m := range modules {
+		for url, fn := range m.Handlers() {
+			h.routes[url] = fn
+		}
+	}
+	return h
+}
+
+// AddModules adds routes (modules created after the runner, e.g. the bridge modules
+// that hold the runner themselves).
+func (h *HookRunner) AddModules(modules ...sim.Module) {
+	for _, m := range modules {
+		for url, fn := range m.Handlers() {
+			h.routes[url] = fn
+		}
+	}
+}
+
+func (h *HookRunner) run(env sim.Env, m proto.Message) error {
+	url := chain.TypeURL(m)
+	if fn, ok := h.routes[url]; ok {
+		return fn(env, m)
+	}
+	if url == "/cosmos.bank.v1beta1.MsgSend" {
+		return h.send(env, m)
+	}
+	return fmt.Errorf("unknown message type %s", url)
+}
+
+func (h *HookRunner) send(env sim.Env, m proto.Message) error {
+	from, err := chain.ParseAddress(env.AddressPrefix(), chain.GetString(m, "from_address"))
+	if err != nil {
+		return err
+	}
+	to, err := chain.ParseAddress(env.AddressPrefix(), chain.GetString(m, "to_address"))
+	if err != nil {
+		return err
+	}
+	var coins []sim.Coin
+	r := m.ProtoReflect()
+	list := r.Get(r.Descriptor().Fields().ByName("amount")).List()
+	for i := 0; i < list.Len(); i++ {
+		c := list.Get(i).Message()
+		d := c.Get(c.Descriptor().Fields().ByName("denom")).String()
+		a, ok := new(big.Int).SetString(c.Get(c.Descriptor().Fields().ByName("amount")).String(), 10)
+		if !ok {
+			return fmt.Errorf("invalid amount")
+		}
+		coins = append(coins, sim.Coin{Denom: d, Amount: a})
+	}
+	return env.Send(from, to, coins)
+}
+
+// envQuery reads the chain's accounts through an Env, so chain.AccountAt works inside a tx.
+type envQuery struct{ env sim.Env }
+
+func (q envQuery) ChainID() string                            { return q.env.ChainID() }
+func (q envQuery) Height() int64                              { return q.env.Height() }
+func (q envQuery) AddressPrefix() string                      { return q.env.AddressPrefix() }
+func (q envQuery) Store(module string) sim.KVReader           { return q.env.Store(module) }
+func (q envQuery) Balance(addr []byte, denom string) *big.Int { return q.env.Balance(addr, denom) }
+
+// ExecuteDepositHook implements opinit.DepositHookExecutor (OPinit's reduced ante chain:
+// signature count, signature verification, sequence check and increment, then the
+// messages; gas is not capped).
+func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) error {
+	tx, err := chain.DecodeTx(data)
+	if err != nil {
+		return fmt.Errorf("failed to decode hook tx: %w", err)
+	}
+	if len(tx.Signers) == 0 || len(tx.Signers) != len(tx.Signatures) {
+		return fmt.Errorf("invalid number of signatures; expected: %d, got %d", len(tx.Signers), len(tx.Signatures))
+	}
+	if tx.TimeoutHeight != 0 && int64(tx.TimeoutHeight) < env.Height() {
+		return fmt.Errorf("tx timeout height %d passed", tx.TimeoutHeight)
+	}
+	msgs := make([]proto.Message, 0, len(tx.Msgs))
+	for _, a := range tx.Msgs {
+		m, err := chain.DecodeAny(a.TypeURL, a.Value)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	var signers [][]byte
+	for i, si := range tx.Signers {
+		addr, err := chain.AddressOf(si.PubKeyType, si.PubKey)
+		if err != nil {
+			return fmt.Errorf("invalid pubkey: %w", err)
+		}
+		acc, ok := chain.AccountAt(envQuery{env}, addr)
+		if !ok {
+			return fmt.Errorf("account %s not found", chain.Bech32(env.AddressPrefix(), addr))
+		}
+		if si.Sequence != acc.Sequence {
+			return fmt.Errorf("account sequence mismatch, expected %d, got %d: incorrect account sequence", acc.Sequence, si.Sequence)
+		}
+		var signBytes []byte
+		switch si.Mode {
+		case chain.SignModeDirect:
+			signBytes = chain.SignDoc(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number)
+		case signModeAminoJSON:
+			body, fee, err := bodyAndFee(tx)
+			if err != nil {
+				return err
+			}
+			if signBytes, err = txcodec.AminoSignBytes(env.ChainID(), acc.Number, si.Sequence, body, fee); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unsupported sign mode %d", si.Mode)
+		}
+		if !chain.VerifyDirect(si.PubKeyType, si.PubKey, signBytes, tx.Signatures[i]) {
+			return fmt.Errorf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, env.ChainID())
+		}
+		if err := bumpSequence(env, addr, si); err != nil {
+			return err
+		}
+		signers = append(signers, addr)
+	}
+	for _, m := range msgs {
+		want, err := txcodec.MsgSigners(m)
+		if err != nil {
+			return err
+		}
+		for _, w := range want {
+			b, err := chain.ParseAddress(env.AddressPrefix(), w)
+			if err != nil {
+				return fmt.Errorf("invalid signer %s: %w", w, err)
+			}
+			if !slices.ContainsFunc(signers, func(s []byte) bool { return string(s) == string(b) }) {
+				return fmt.Errorf("pubKey does not match signer address %s: invalid pubkey", w)
+			}
+		}
+	}
+	for i, m := range msgs {
+		if err := h.run(env, m); err != nil {
+			return fmt.Errorf("failed to execute message; message index: %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func bodyAndFee(tx *chain.Tx) (*txv1beta1.TxBody, *txv1beta1.Fee, error) {
+	var body txv1beta1.TxBody
+	if err := proto.Unmarshal(tx.BodyBytes, &body); err != nil {
+		return nil, nil, fmt.Errorf("tx body: %w", err)
+	}
+	var auth txv1beta1.AuthInfo
+	if err := proto.Unmarshal(tx.AuthInfoBytes, &auth); err != nil {
+		return nil, nil, fmt.Errorf("auth info: %w", err)
+	}
+	fee := auth.GetFee()
+	if fee == nil {
+		fee = &txv1beta1.Fee{}
+	}
+	return &body, fee, nil
+}
+
+// bumpSequence increments the signer's sequence (and records its public key) in the
+// engine's account record, keeping every other field of it.
+func bumpSequence(env sim.Env, addr []byte, si chain.SignerInfo) error {
+	kv := env.Store("auth")
+	key := "a/" + hex.EncodeToString(addr)
+	raw, ok := kv.Get(key)
+	if !ok {
+		return fmt.Errorf("account %x vanished", addr)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return fmt.Errorf("account record: %w", err)
+	}
+	rec["sequence"] = si.Sequence + 1
+	if _, has := rec["pub_key"]; !has {
+		rec["pub_key_type"] = si.PubKeyType
+		rec["pub_key"] = si.PubKey
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	kv.Set(key, b)
+	return nil
+}
+
+// ExecIBCHook implements ibc.HookExecutor: the memo's message becomes the VM's Msg with
+// the intermediary as sender (MsgExecute / MsgExecuteJSON for Move, MsgCall for EVM,
+// MsgExecuteContract with the received funds for Wasm) and runs through the chain's
+// routes.
+func (h *HookRunner) ExecIBCHook(env sim.Env, vm string, sender []byte, message json.RawMessage, funds sim.Coin) error {
+	senderStr, err := address.Bech32(env.AddressPrefix(), sender)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(message, &fields); err != nil {
+		return fmt.Errorf("invalid hook message: %w", err)
+	}
+	var msg proto.Message
+	switch vm {
+	case "move":
+		if _, isJSON := fields["message_json"]; isJSON {
+			msg = &movev1.MsgExecuteJSON{}
+			message = fields["message_json"]
+		} else {
+			msg = &movev1.MsgExecute{}
+		}
+	case "evm":
+		msg = &evmv1.MsgCall{}
+	case "wasm":
+		var w struct {
+			Contract string          `json:"contract"`
+			Msg      json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal(message, &w); err != nil {
+			return fmt.Errorf("invalid wasm hook message: %w", err)
+		}
+		return h.run(env, &wasmv1.MsgExecuteContract{Sender: senderStr, Contract: w.Contract, Msg: w.Msg,
+			Funds: []*basev1beta1.Coin{{Denom: funds.Denom, Amount: funds.Amount.String()}}})
+	default:
+		return fmt.Errorf("no hook for vm %q", vm)
+	}
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(message, msg); err != nil {
+		return fmt.Errorf("invalid %s hook message: %w", vm, err)
+	}
+	r := msg.ProtoReflect()
+	r.Set(r.Descriptor().Fields().ByName("sender"), protoreflectString(senderStr))
+	return h.run(env, msg)
+}
+
+func protoreflectString(s string) protoreflect.Value { return protoreflect.ValueOfString(s) }
