@@ -69,7 +69,8 @@ func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.Block
 }
 
 // TestConformance replays, for each captured chain, every core request of the peer's sample
-// against rollgate (replay server → ingest pipeline → SQLite store → indexer API) and compares
+// against rollgate (replay server → ingest pipeline → SQLite or PostgreSQL store → indexer
+// API) and compares
 // status and body field for field. Deviations are allowed only by the rules below, each one a
 // decision of shared/spec/indexer-api.md or a peer fault named in shared/fixtures/README.md.
 func TestConformance(t *testing.T) {
@@ -93,6 +94,8 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// conformChain ingests one captured chain into the store at dsn, serves it and replays the
+// peer's sample against it.
 func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 	peerDir := testutil.Fixture(t, peer)
 	var st struct {
