@@ -70,9 +70,9 @@ func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.Block
 
 // TestConformance replays, for each captured chain, every core request of the peer's sample
 // against rollgate (replay server → ingest pipeline → SQLite or PostgreSQL store → indexer
-// API) and compares
-// status and body field for field. Deviations are allowed only by the rules below, each one a
-// decision of shared/spec/indexer-api.md or a peer fault named in shared/fixtures/README.md.
+// API) and compares status and body field for field. Deviations are allowed only by the rules
+// below, each one a decision of shared/spec/indexer-api.md or a peer fault named in
+// shared/fixtures/README.md.
 func TestConformance(t *testing.T) {
 	chains := []struct{ fixture, peer, vm string }{
 		{"minievm", "rollytics", "evm"},
