@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -503,20 +505,28 @@ func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
 	return float64(tHi-tLo) / 1e9 / float64(st.height-lo), nil
 }
 
-// Tx implements Reader.
+// Tx implements Reader. The rows of the hash are read whole and the first is picked here:
+// with "ORDER BY sequence LIMIT 1" PostgreSQL may walk the primary key looking for the hash
+// instead of using the hash index.
 func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
-	var t TxRecord
-	var data string
-	err := queryRow(ctx, d.be.reader(), "SELECT sequence, height, data FROM tx WHERE hash = ? ORDER BY sequence LIMIT 1",
-		[]any{nonNil(hash)}, &t.Sequence, &t.Height, &data)
+	r, err := d.be.reader().query(ctx, "SELECT sequence, height, data FROM tx WHERE hash = ?", nonNil(hash))
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return t, err
-		}
-		return t, fmt.Errorf("tx by hash: %w", err)
+		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
 	}
-	t.JSON = json.RawMessage(data)
-	return t, nil
+	txs, err := scanTxs(r)
+	if err != nil {
+		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
+	}
+	if len(txs) == 0 {
+		return TxRecord{}, ErrNotFound
+	}
+	first := txs[0]
+	for _, t := range txs[1:] {
+		if t.Sequence < first.Sequence {
+			first = t
+		}
+	}
+	return first, nil
 }
 
 func (d *DB) lookupAccount(ctx context.Context, c conn, addr []byte) (int64, bool, error) {
@@ -760,9 +770,32 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	if !hasCursor {
 		offset = p.Offset
 	}
-	q := "SELECT t.sequence, t.height, t.data FROM tx t JOIN (SELECT " + distinct + col + " AS sequence FROM " + from +
-		" WHERE " + whereSQL + " ORDER BY " + col + " " + dir(p.Desc) + " LIMIT ? OFFSET ?) s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
-	r, err := c.query(ctx, q, append(args, limit, offset)...)
+	var sub string
+	var subArgs []any
+	if f.Account == nil && len(msgIDs) > 1 {
+		// Several types: one ordered, bounded seek per type on (msg_type_id, sequence), merged.
+		// An IN list over that index cannot come out in sequence order, so the database would
+		// otherwise read every row of every named type and sort them.
+		var parts []string
+		for i, id := range msgIDs {
+			part := "SELECT * FROM (SELECT e.sequence AS sequence FROM tx_msg_types e WHERE e.msg_type_id = ?"
+			subArgs = append(subArgs, id)
+			if f.Height != 0 || hasCursor {
+				part += " AND e.sequence BETWEEN ? AND ?"
+				subArgs = append(subArgs, lo, hi)
+			}
+			part += " ORDER BY e.sequence " + dir(p.Desc) + " LIMIT ?) AS u" + strconv.Itoa(i)
+			subArgs = append(subArgs, satAdd(int64(limit), offset))
+			parts = append(parts, part)
+		}
+		sub = "SELECT DISTINCT m.sequence FROM (" + strings.Join(parts, " UNION ALL ") + ") AS m ORDER BY m.sequence " +
+			dir(p.Desc) + " LIMIT ? OFFSET ?"
+	} else {
+		sub = "SELECT " + col + " AS sequence FROM " + from + " WHERE " + whereSQL + " ORDER BY " + col + " " + dir(p.Desc) + " LIMIT ? OFFSET ?"
+		subArgs = args
+	}
+	q := "SELECT t.sequence, t.height, t.data FROM tx t JOIN (" + sub + ") s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
+	r, err := c.query(ctx, q, append(subArgs, limit, offset)...)
 	if err != nil {
 		return TxPage{}, fmt.Errorf("txs: %w", err)
 	}
@@ -771,6 +804,15 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 		return TxPage{}, fmt.Errorf("txs: %w", err)
 	}
 	return out, nil
+}
+
+// satAdd adds non-negative numbers, saturating instead of wrapping negative (a negative
+// LIMIT means "no limit" to SQLite and an error to PostgreSQL).
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func scanTxs(r rows) ([]TxRecord, error) {

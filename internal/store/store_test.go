@@ -175,6 +175,7 @@ func TestTxsConformance(t *testing.T) {
 		{Limit: 2, Desc: true, Offset: 3, CountTotal: true},
 		{Limit: 2, Desc: false, Offset: 5},
 		{Limit: 2, Desc: false, Offset: 1 << 62},
+		{Limit: 2, Desc: true, Offset: 1<<63 - 1, CountTotal: true},
 		{Limit: 4, Desc: true, After: Cursor{CursorSequence, 20}, CountTotal: true},
 		{Limit: 4, Desc: false, After: Cursor{CursorSequence, 20}},
 		{Limit: 4, Desc: false, After: Cursor{CursorSequence, 1<<63 - 1}},

@@ -1,0 +1,184 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// Benchmarks run on demand only (go test -run '^$' -bench . ./internal/indexer/api/). They use
+// a SQLite store filled with ROLLGATE_BENCH_TXS synthetic txs (default 20000), or the store
+// named by ROLLGATE_BENCH_DSN as it is (e.g. a PostgreSQL database filled by `rollgate bench`).
+
+var bench struct {
+	once  sync.Once
+	dir   string
+	h     http.Handler
+	r     store.Reader
+	total int64
+	err   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench.dir != "" {
+		os.RemoveAll(bench.dir)
+	}
+	os.Exit(code)
+}
+
+func benchSetup(b *testing.B) (http.Handler, int64) {
+	b.Helper()
+	bench.once.Do(func() {
+		ctx := context.Background()
+		dsn := os.Getenv("ROLLGATE_BENCH_DSN")
+		if dsn == "" {
+			bench.dir, bench.err = os.MkdirTemp("", "rollgate-bench-")
+			if bench.err != nil {
+				return
+			}
+			dsn = "sqlite:" + filepath.Join(bench.dir, "bench.db")
+		}
+		db, err := store.Open(ctx, dsn, nil)
+		if err != nil {
+			bench.err = err
+			return
+		}
+		if h, _ := db.IndexedHeight(ctx); h == 0 {
+			n := 20000
+			if s := os.Getenv("ROLLGATE_BENCH_TXS"); s != "" {
+				n, _ = strconv.Atoi(s)
+			}
+			if bench.err = store.FillSynthetic(ctx, db, n, store.SyntheticOptions{}); bench.err != nil {
+				return
+			}
+		}
+		page, err := db.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true, CountTotal: true})
+		if err != nil {
+			bench.err = err
+			return
+		}
+		bench.r, bench.total = db, page.Total
+		bench.h = New(Config{ChainID: "bench-1"}, db, nil, nil)
+	})
+	if bench.err != nil {
+		b.Fatal(bench.err)
+	}
+	return bench.h, bench.total
+}
+
+func benchGet(b *testing.B, h http.Handler, path string) {
+	b.Helper()
+	rec := do(h, path)
+	if rec.Code != 200 {
+		b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "http://bench"+path, nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+	}
+}
+
+func BenchmarkTxByHash(b *testing.B) {
+	h, total := benchSetup(b)
+	page, err := bench.r.Txs(context.Background(), store.TxFilter{}, store.Page{Limit: 1, Offset: total / 2, Desc: true})
+	if err != nil || len(page.Txs) == 0 {
+		b.Fatal(err)
+	}
+	var tx struct {
+		TxHash string `json:"txhash"`
+	}
+	_ = json.Unmarshal(page.Txs[0].JSON, &tx)
+	benchGet(b, h, "/indexer/tx/v1/txs/"+tx.TxHash)
+}
+
+func BenchmarkTxsList(b *testing.B) {
+	h, _ := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20")
+}
+
+// BenchmarkTxsDeepPage asks for a page 90% deep with an offset key; the store turns it into a
+// sequence range, so it should cost about what BenchmarkTxsList costs.
+func BenchmarkTxsDeepPage(b *testing.B) {
+	h, total := benchSetup(b)
+	key := base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(total*9/10, 10)))
+	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20&pagination.key="+url.QueryEscape(key))
+}
+
+func BenchmarkTxsDeepCursor(b *testing.B) {
+	h, total := benchSetup(b)
+	key := base64.StdEncoding.EncodeToString([]byte(`{"sequence":` + strconv.FormatInt(total/10, 10) + `}`))
+	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20&pagination.key="+url.QueryEscape(key))
+}
+
+func BenchmarkTxsMsgsFirstPage(b *testing.B) {
+	h, _ := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20&msgs=minievm.evm.v1.MsgCall&pagination.count_total=false")
+}
+
+// BenchmarkTxsMsgsDeepOffset skips 90% of one message type's txs on the (msg_type_id,
+// sequence) index alone.
+func BenchmarkTxsMsgsDeepOffset(b *testing.B) {
+	h, total := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20&msgs=minievm.evm.v1.MsgCall&pagination.count_total=false&pagination.offset="+
+		strconv.FormatInt(total/10*9/10, 10))
+}
+
+func BenchmarkTxsByAccount(b *testing.B) {
+	h, _ := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs/by_account/"+SyntheticBenchAccount("init")+"?pagination.limit=20")
+}
+
+func BenchmarkTxsByHeight(b *testing.B) {
+	h, total := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs/by_height/"+strconv.FormatInt(total/20, 10))
+}
+
+func BenchmarkBlocksDeepPage(b *testing.B) {
+	h, total := benchSetup(b)
+	benchGet(b, h, "/indexer/block/v1/blocks?pagination.limit=20&pagination.offset="+strconv.FormatInt(total/10*9/10, 10))
+}
+
+// TestBenchDriver runs the load driver for a moment against a real server: it must report
+// requests and no errors (no timing is asserted).
+func TestBenchDriver(t *testing.T) {
+	db := openLoaded(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"))
+	srv := httptest.NewServer(New(testCfg, db, nil, nil))
+	defer srv.Close()
+	targets, err := BenchTargets(context.Background(), db, acc1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) < 10 {
+		t.Fatalf("targets: %v", targets)
+	}
+	res, err := Bench(context.Background(), nil, srv.URL, targets[:3], 2, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Requests == 0 || r.Errors != 0 || r.P99 < r.P50 {
+			t.Errorf("%+v", r)
+		}
+	}
+	// Every default target answers 200 on this data.
+	for _, tg := range targets {
+		if rec := do(srv.Config.Handler, tg.Path); rec.Code != 200 {
+			t.Errorf("%s: %d %s", tg.Path, rec.Code, rec.Body)
+		}
+	}
+}
