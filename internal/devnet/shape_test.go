@@ -504,3 +504,57 @@ func TestShapesPlainBankMatchRealMiniwasm(t *testing.T) {
 		}
 	}
 }
+
+// TestContractCallsMatchRealMinievm: name/symbol/decimals/totalSupply/balanceOf on the ERC-20s
+// and ERC-721s, over REST /minievm/evm/v1/call and eth_call, shaped as the real node answers
+// (including its reverts for ERC-721 decimals and totalSupply).
+func TestContractCallsMatchRealMinievm(t *testing.T) {
+	fx := testutil.Fixture(t, "minievm")
+	net := startNet(t, 3, 40, devnet.ChainSpec{ChainID: "minievm-calls-1", Kind: chain.KindEVM})
+	ch, _ := net.Chain("minievm-calls-1")
+	e := ch.Endpoints
+	q, _ := ch.Chain.Query(0)
+	var erc20s, erc721s []string
+	q.Store("evm").Iterate("c/", func(k string, v []byte) bool {
+		var c struct {
+			Kind string `json:"kind"`
+		}
+		_ = json.Unmarshal(v, &c)
+		switch c.Kind {
+		case "erc20":
+			erc20s = append(erc20s, "0x"+k[2:])
+		case "erc721":
+			erc721s = append(erc721s, "0x"+k[2:])
+		}
+		return true
+	})
+	if len(erc20s) < 3 || len(erc721s) == 0 {
+		t.Fatalf("contracts: %v %v", erc20s, erc721s)
+	}
+	holder := fmt.Sprintf("%064x", ch.Chain.Accounts()[1].Addr)
+	inputs := map[string]string{"name": "0x06fdde03", "symbol": "0x95d89b41", "decimals": "0x313ce567", "totalSupply": "0x18160ddd", "balanceOf": "0x70a08231" + holder}
+	var rest20, rest721, eth20, eth721 [][]byte
+	for _, group := range []struct {
+		addrs    []string
+		rest, ev *[][]byte
+	}{{erc20s, &rest20, &eth20}, {erc721s, &rest721, &eth721}} {
+		for _, a := range group.addrs {
+			for _, in := range inputs {
+				_, rb := post(t, e.REST+"/minievm/evm/v1/call", map[string]string{"sender": "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", "contract_addr": a, "input": in, "value": "0"})
+				*group.rest = append(*group.rest, rb)
+				_, eb := post(t, e.JSONRPC, rpcBody("eth_call", map[string]string{"to": a, "data": in}, "latest"))
+				*group.ev = append(*group.ev, eb)
+			}
+		}
+	}
+	compareShapes(t, "rest erc20 calls", shapeOf(t, readFixtures(t, fx, "rest/calls/[gtu]*.json")), shapeOf(t, rest20))
+	compareShapes(t, "rest erc721 calls", shapeOf(t, readFixtures(t, fx, "rest/calls/erc721_*.json")), shapeOf(t, rest721))
+	compareShapes(t, "eth_call erc20", shapeOf(t, readFixtures(t, fx, "evm/calls/[gtu]*.json")), shapeOf(t, eth20))
+	compareShapes(t, "eth_call erc721", shapeOf(t, readFixtures(t, fx, "evm/calls/erc721_*.json")), shapeOf(t, eth721))
+	// the reverts are the real node's, byte for byte apart from used_gas
+	_, got := post(t, e.JSONRPC, rpcBody("eth_call", map[string]string{"to": erc721s[0], "data": inputs["decimals"]}, "latest"))
+	want, _ := os.ReadFile(filepath.Join(fx, "evm/calls/erc721_a_decimals_h68.json"))
+	if strings.TrimSpace(string(got)) != strings.TrimSpace(string(want)) {
+		t.Fatalf("eth_call revert %s, real %s", got, want)
+	}
+}

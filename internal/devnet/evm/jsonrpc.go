@@ -355,7 +355,7 @@ func (s *JSONRPC) ethCall(p []json.RawMessage) (any, error) {
 	}
 	ret, err := s.m.Call(q, *call.To, input)
 	if err != nil {
-		return nil, &rpcErr{3, "execution reverted"}
+		return nil, &rpcErr{-32000, ErrExecutionReverted.Error()}
 	}
 	return hexutil.Encode(ret), nil
 }

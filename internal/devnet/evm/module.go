@@ -162,7 +162,8 @@ func (m *Module) InitGenesis(env sim.Env) error {
 	putContract(kv, m.factory, contract{Kind: "factory", Name: "ERC20Factory"})
 	denoms := append([]string{m.cfg.FeeDenom}, m.cfg.GenesisDenoms...)
 	for i, d := range denoms {
-		dec := uint8(6)
+		// minievm gives the fee denom 18 decimals and other bank denoms 0
+		dec := uint8(0)
 		if i == 0 {
 			dec = 18
 		}
@@ -655,8 +656,6 @@ func viewCall(st stateReader, addr common.Address, c contract, name string, args
 		switch name {
 		case "balanceOf":
 			return packOut(name, nftCount(kv, addr, args[0].(common.Address))), true
-		case "totalSupply":
-			return packOut(name, new(big.Int).SetUint64(c.Minted)), true
 		case "ownerOf", "tokenURI", "getApproved":
 			t, ok := getToken(kv, addr, args[0].(*big.Int))
 			if !ok {
@@ -674,8 +673,9 @@ func viewCall(st stateReader, addr common.Address, c contract, name string, args
 	return nil, false
 }
 
-// ErrExecutionReverted is returned by Call when the simulated contract reverts.
-var ErrExecutionReverted = fmt.Errorf("execution reverted")
+// ErrExecutionReverted is returned by Call when the simulated contract reverts; its text is
+// what minievm answers ("Reverted").
+var ErrExecutionReverted = fmt.Errorf("Reverted")
 
 // Call answers a read-only call (eth_call, /minievm/evm/v1/call) at the state of q.
 func (m *Module) Call(q sim.Query, to common.Address, input []byte) ([]byte, error) {

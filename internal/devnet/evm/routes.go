@@ -73,7 +73,7 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 		}
 		resp := callResp{Response: hexutilEncode(ret), UsedGas: strconv.Itoa(21000 + 64*len(input) + 32*len(ret)), Logs: []any{}}
 		if errors.Is(err, ErrExecutionReverted) {
-			resp.Error = "execution reverted"
+			resp.Response, resp.Error = "", ErrExecutionReverted.Error()
 		}
 		writeJSON(w, resp)
 	})
