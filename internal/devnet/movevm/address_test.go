@@ -128,7 +128,7 @@ func TestTraffic(t *testing.T) {
 		}
 		f.commit()
 	}
-	for _, k := range []string{"json:mint", "json:transfer", "create_collection", "mint", "transfer", "transfer_call", "set_uri", "burn", "initialize", "mint_to"} {
+	for _, k := range []string{"json:mint", "json:transfer", "create_collection", "mint", "transfer", "transfer_call", "set_uri", "burn", "initialize", "mint_to", "burn"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s in 150 blocks of traffic: %v", k, kinds)
 		}

@@ -3,6 +3,7 @@ package movevm
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/devnet/sim"
@@ -110,14 +111,14 @@ func plainEvent(typ string, kvs ...string) sim.Event {
 	return ev
 }
 
-func objectCreateEvent(obj, owner Addr) sim.Event {
-	return moveEvent(tagObjectCreate, kv{"object", obj.String()}, kv{"owner", owner.String()}, kv{"version", "1"})
+func objectCreateEvent(obj, owner Addr, version uint64) sim.Event {
+	return moveEvent(tagObjectCreate, kv{"object", obj.String()}, kv{"owner", owner.String()}, kv{"version", strconv.FormatUint(version, 10)})
 }
 
 func storeCreatedEvents(owner, metadata Addr) []sim.Event {
 	store := PrimaryStore(owner, metadata)
 	return []sim.Event{
-		objectCreateEvent(store, owner),
+		objectCreateEvent(store, owner, 1),
 		moveEvent(tagPrimaryStore, kv{"owner_addr", owner.String()}, kv{"store_addr", store.String()}, kv{"metadata_addr", metadata.String()}),
 	}
 }

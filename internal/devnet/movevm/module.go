@@ -1,10 +1,12 @@
 package movevm
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -107,8 +109,16 @@ const (
 
 // objectRec is an object's ObjectCore (addresses as 64-digit hex).
 type objectRec struct {
-	Owner string `json:"owner"`
-	Kind  string `json:"kind"`
+	Owner   string `json:"owner"`
+	Kind    string `json:"kind"`
+	Version uint64 `json:"version,omitempty"`
+}
+
+func (o objectRec) version() uint64 {
+	if o.Version == 0 {
+		return 1
+	}
+	return o.Version
 }
 
 type collectionRec struct {
@@ -153,6 +163,7 @@ func keyNft(a Addr) string   { return "nft/" + a.Hex() }
 func keyMeta(a Addr) string  { return "meta/" + a.Hex() }
 func keyDenom(a Addr) string { return "denom/" + a.Hex() }
 func keyStore(a Addr) string { return "store/" + a.Hex() }
+func keyTomb(a Addr) string  { return "tomb/" + a.Hex() }
 
 func putJSON(kvs sim.KV, key string, v any) error {
 	b, err := json.Marshal(v)
@@ -217,6 +228,7 @@ var entries = map[string]struct {
 	"managed_coin::initialize":         {(*call).initCoin, 81000},
 	"managed_coin::mint_to":            {(*call).mintTo, 53000},
 	"managed_coin::mint":               {(*call).mintSelf, 53000},
+	"managed_coin::burn":               {(*call).burnCoin, 45000},
 	"coin::transfer":                   {(*call).coinTransfer, 57000},
 	"primary_fungible_store::transfer": {(*call).storeTransfer, 57000},
 }
@@ -232,22 +244,39 @@ func vmError(status, msg string) error {
 		Log: fmt.Sprintf("VM error: status %s of type Verification with message %s", status, msg)}
 }
 
-// Abort codes (error category << 16 | reason) the simulation reports, named after the
-// standard library constants; the ones the fixture shows are exact.
+// Abort codes (error category << 16 | reason) as the standard library raises them; the
+// fixture shows the first three, the others follow the library's constants.
 const (
-	codeInsufficientBalance = 65540  // fungible_asset: invalid_argument(4), fixture h13/h58
-	codeNotObjectOwner      = 327684 // object: permission_denied(4), fixture h34
-	codeFieldNotMutable     = 327684 // initia_nft: permission_denied(4), fixture h36
-	codeObjectExists        = 524289 // object: already_exists(1)
-	codeObjectMissing       = 393218 // object: not_found(2)
-	codeCollectionMissing   = 393217 // simple_nft: not_found(1)
-	codeNotCreator          = 327682 // initia_nft: permission_denied(2)
-	codeNotOwner            = 327684 // simple_nft: permission_denied(4)
-	codeSupplyExceeded      = 131074 // collection: out_of_range(2)
-	codeUnauthorized        = 327681 // managed_coin: permission_denied(1)
-	codeMaxSupplyExceeded   = 131077 // fungible_asset: out_of_range(5)
-	codeRoyaltyTooHigh      = 65537  // royalty: invalid_argument(1)
-	codeBadProperties       = 65537  // property_map: invalid_argument(1)
+	codeInsufficientBalance = 0x10004 // fungible_asset EINSUFFICIENT_BALANCE (fixture h13/h58)
+	codeNotObjectOwner      = 0x50004 // object ENOT_OBJECT_OWNER (fixture h34)
+	codeFieldNotMutable     = 0x50004 // initia_nft EFIELD_NOT_MUTABLE (fixture h36)
+	codeObjectExists        = 0x80001 // object EOBJECT_EXISTS
+	codeObjectMissing       = 0x60002 // object EOBJECT_DOES_NOT_EXIST
+	codeNftMissing          = 0x60001 // nft ENFT_DOES_NOT_EXIST
+	codeSimpleNftMissing    = 0x60002 // simple_nft ENFT_DOES_NOT_EXIST
+	codeNotCreator          = 0x50003 // initia_nft ENOT_CREATOR
+	codeNotOwner            = 0x50004 // simple_nft ENOT_OWNER
+	codeSupplyExceeded      = 0x20002 // collection ECOLLECTION_SUPPLY_EXCEEDED
+	codeMaxSupplyZero       = 0x10006 // collection EMAX_SUPPLY_CANNOT_BE_ZERO
+	codeCollectionNameLong  = 0x20003 // collection ECOLLECTION_NAME_TOO_LONG
+	codeCollectionNameBad   = 0x10007 // collection EINVALID_COLLECTION_NAME ("::")
+	codeCollectionURILong   = 0x20004 // collection EURI_TOO_LONG
+	codeCollectionDescLong  = 0x20005 // collection EDESCRIPTION_TOO_LONG
+	codeTokenIDLong         = 0x20004 // nft ENFT_TOKEN_ID_TOO_LONG
+	codeTokenIDBad          = 0x10009 // nft EINVALID_TOKEN_ID ("::")
+	codeNftURILong          = 0x20006 // nft EURI_TOO_LONG
+	codeNftDescLong         = 0x20007 // nft EDESCRIPTION_TOO_LONG
+	codeUnauthorized        = 0x60002 // managed_coin EUNAUTHORIZED (not_found)
+	codeMaxSupplyExceeded   = 0x20005 // fungible_asset EMAX_SUPPLY_EXCEEDED
+	codeRoyaltyTooHigh      = 0x10001 // royalty EROYALTY_EXCEEDS_MAXIMUM
+	codeBadProperties       = 0x10001 // property_map: key/type/value counts differ
+)
+
+// Length limits of the token modules (characters; the simulation counts bytes).
+const (
+	maxNameLen = 128
+	maxURILen  = 512
+	maxDescLen = 2048
 )
 
 func (m *Module) handleExecute(env sim.Env, msg proto.Message) error {
@@ -314,9 +343,24 @@ func (c *call) createCollection() error {
 	if r, _ := parseDecimal(royalty); r.Cmp(decimalScale) > 0 {
 		return abort("royalty", codeRoyaltyTooHigh)
 	}
+	switch {
+	case maxSupply != nil && *maxSupply == 0:
+		return abort("collection", codeMaxSupplyZero)
+	case len(name) > maxNameLen:
+		return abort("collection", codeCollectionNameLong)
+	}
 	col := CollectionAddr(c.sender, name)
-	if _, exists := c.kv.Get(keyObj(col)); exists {
-		return abort("object", codeObjectExists)
+	version, err := c.newObject(col)
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.Contains(name, "::"):
+		return abort("collection", codeCollectionNameBad)
+	case len(uri) > maxURILen:
+		return abort("collection", codeCollectionURILong)
+	case len(desc) > maxDescLen:
+		return abort("collection", codeCollectionDescLong)
 	}
 	rec := collectionRec{
 		Creator: c.sender.Hex(), Name: name, Description: desc, URI: uri, MaxSupply: maxSupply,
@@ -326,7 +370,7 @@ func (c *call) createCollection() error {
 	if err := putJSON(c.kv, keyCol(col), rec); err != nil {
 		return err
 	}
-	if err := putJSON(c.kv, keyObj(col), objectRec{Owner: c.sender.Hex(), Kind: kindCollection}); err != nil {
+	if err := putJSON(c.kv, keyObj(col), objectRec{Owner: c.sender.Hex(), Kind: kindCollection, Version: version}); err != nil {
 		return err
 	}
 	supply := []kv{{"current_supply", "0"}}
@@ -335,7 +379,7 @@ func (c *call) createCollection() error {
 	}
 	supply = append(supply, kv{"total_minted", "0"})
 	c.emit(
-		objectCreateEvent(col, c.sender),
+		objectCreateEvent(col, c.sender, version),
 		moveEvent(tagCollectionCreate,
 			kv{"collection", col.String()}, kv{"creator", c.sender.String()}, kv{"name", name},
 			kv{"description", desc}, kv{"uri", uri},
@@ -360,20 +404,34 @@ func (c *call) mintNft() error {
 			return badArgs(err)
 		}
 	}
-	if len(keys) != len(types) || len(keys) != len(values) {
-		return abort("property_map", codeBadProperties)
+	// The library's order: the NFT object first, then the token checks, then the collection.
+	if len(tokenID) > maxNameLen {
+		return abort("nft", codeTokenIDLong)
+	}
+	nft := NftAddr(c.sender, colName, tokenID)
+	version, err := c.newObject(nft)
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.Contains(tokenID, "::"):
+		return abort("nft", codeTokenIDBad)
+	case len(desc) > maxDescLen:
+		return abort("nft", codeNftDescLong)
+	case len(uri) > maxURILen:
+		return abort("nft", codeNftURILong)
 	}
 	col := CollectionAddr(c.sender, colName)
 	var rec collectionRec
 	if !getJSON(c.kv, keyCol(col), &rec) {
-		return abort("simple_nft", codeCollectionMissing)
+		return &sim.CodedError{Codespace: "undefined", Code: 1, Log: fmt.Sprintf(
+			"VM error: status MISSING_DATA of type Execution with message Failed to borrow global resource from %s", col.Hex())}
 	}
 	if rec.MaxSupply != nil && rec.Current >= *rec.MaxSupply {
 		return abort("collection", codeSupplyExceeded)
 	}
-	nft := NftAddr(c.sender, colName, tokenID)
-	if _, exists := c.kv.Get(keyObj(nft)); exists {
-		return abort("object", codeObjectExists)
+	if len(keys) != len(types) || len(keys) != len(values) {
+		return abort("property_map", codeBadProperties)
 	}
 	rec.Current++
 	rec.Minted++
@@ -387,18 +445,31 @@ func (c *call) mintNft() error {
 	if err := putJSON(c.kv, keyNft(nft), nftRec{Collection: col.Hex(), Description: desc, TokenID: tokenID, URI: uri}); err != nil {
 		return err
 	}
-	if err := putJSON(c.kv, keyObj(nft), objectRec{Owner: owner.Hex(), Kind: kindNft}); err != nil {
+	if err := putJSON(c.kv, keyObj(nft), objectRec{Owner: owner.Hex(), Kind: kindNft, Version: version}); err != nil {
 		return err
 	}
 	c.emit(
-		objectCreateEvent(nft, c.sender),
+		objectCreateEvent(nft, c.sender, version),
 		moveEvent(tagCollectionMint, kv{"collection", col.String()}, kv{"token_id", tokenID}, kv{"nft", nft.String()}),
 		moveEvent(tagNftCreate, kv{"collection", col.String()}, kv{"token_id", tokenID}, kv{"description", desc}, kv{"uri", uri}),
 	)
-	if to != nil {
+	// object::transfer records (and reports) only a change of owner.
+	if to != nil && *to != c.sender {
 		c.emit(transferEvent(nft, c.sender, *to))
 	}
 	return nil
+}
+
+// newObject checks that no object lives at a (object::create_object_internal) and returns the
+// version the new one gets: 1, or the tombstone's version + 1 after a deletion.
+func (c *call) newObject(a Addr) (uint64, error) {
+	if _, exists := c.kv.Get(keyObj(a)); exists {
+		return 0, abort("object", codeObjectExists)
+	}
+	if b, ok := c.kv.Get(keyTomb(a)); ok && len(b) == 8 {
+		return binary.BigEndian.Uint64(b) + 1, nil
+	}
+	return 1, nil
 }
 
 func transferEvent(obj, from, to Addr) sim.Event {
@@ -418,6 +489,9 @@ func (c *call) transferObject() error {
 	if hexAddr(rec.Owner) != c.sender {
 		return abort("object", codeNotObjectOwner)
 	}
+	if to == c.sender {
+		return nil // object::transfer to the current owner changes nothing and emits nothing
+	}
 	rec.Owner = to.Hex()
 	if err := putJSON(c.kv, keyObj(obj), rec); err != nil {
 		return err
@@ -432,10 +506,10 @@ func (c *call) nftAndCollection(nft Addr) (objectRec, nftRec, collectionRec, err
 	var n nftRec
 	var col collectionRec
 	if !getJSON(c.kv, keyObj(nft), &o) || !getJSON(c.kv, keyNft(nft), &n) {
-		return o, n, col, abort("object", codeObjectMissing)
+		return o, n, col, abort("nft", codeNftMissing)
 	}
 	if !getJSON(c.kv, keyCol(hexAddr(n.Collection)), &col) {
-		return o, n, col, abort("simple_nft", codeCollectionMissing)
+		return o, n, col, abort("nft", codeNftMissing)
 	}
 	return o, n, col, nil
 }
@@ -450,11 +524,11 @@ func (c *call) setURI() error {
 	if err != nil {
 		return err
 	}
-	if hexAddr(col.Creator) != c.sender {
-		return abort("initia_nft", codeNotCreator)
-	}
 	if !col.MutNftURI {
 		return abort("initia_nft", codeFieldNotMutable)
+	}
+	if hexAddr(col.Creator) != c.sender {
+		return abort("initia_nft", codeNotCreator)
 	}
 	old := n.URI
 	n.URI = uri
@@ -472,7 +546,7 @@ func (c *call) burnNft() error {
 	}
 	o, n, col, err := c.nftAndCollection(nft)
 	if err != nil {
-		return err
+		return abort("simple_nft", codeSimpleNftMissing)
 	}
 	if hexAddr(o.Owner) != c.sender {
 		return abort("simple_nft", codeNotOwner)
@@ -486,6 +560,8 @@ func (c *call) burnNft() error {
 	}
 	c.kv.Delete(keyNft(nft))
 	c.kv.Delete(keyObj(nft))
+	// object::delete leaves a tombstone: a later object at this address gets the next version.
+	c.kv.Set(keyTomb(nft), binary.BigEndian.AppendUint64(nil, o.version()))
 	c.emit(
 		moveEvent(tagObjectDelete, kv{"object", nft.String()}, kv{"owner", c.sender.String()}),
 		moveEvent(tagCollectionBurn, kv{"collection", colAddr.String()}, kv{"token_id", n.TokenID}, kv{"nft", nft.String()}),
@@ -506,8 +582,9 @@ func (c *call) initCoin() error {
 		}
 	}
 	meta := ManagedCoinMetadata(c.sender, symbol)
-	if _, exists := c.kv.Get(keyObj(meta)); exists {
-		return abort("object", codeObjectExists)
+	version, err := c.newObject(meta)
+	if err != nil {
+		return err
 	}
 	rec := metadataRec{Name: name, Symbol: symbol, Decimals: decimals, IconURI: icon, ProjectURI: project, Supply: "0", Creator: c.sender.Hex()}
 	if maxSupply != nil {
@@ -516,11 +593,11 @@ func (c *call) initCoin() error {
 	if err := putJSON(c.kv, keyMeta(meta), rec); err != nil {
 		return err
 	}
-	if err := putJSON(c.kv, keyObj(meta), objectRec{Owner: c.sender.Hex(), Kind: kindMetadata}); err != nil {
+	if err := putJSON(c.kv, keyObj(meta), objectRec{Owner: c.sender.Hex(), Kind: kindMetadata, Version: version}); err != nil {
 		return err
 	}
 	c.kv.Set(keyDenom(meta), []byte(MoveDenom(meta)))
-	c.emit(objectCreateEvent(meta, c.sender), moveEvent(tagCoinCreated, kv{"metadata_addr", meta.String()}))
+	c.emit(objectCreateEvent(meta, c.sender, version), moveEvent(tagCoinCreated, kv{"metadata_addr", meta.String()}))
 	return nil
 }
 
@@ -545,10 +622,11 @@ func (c *call) mintSelf() error {
 
 func (c *call) mint(to, meta Addr, amt uint64) error {
 	var rec metadataRec
-	if !getJSON(c.kv, keyMeta(meta), &rec) {
+	var obj objectRec
+	if !getJSON(c.kv, keyMeta(meta), &rec) || !getJSON(c.kv, keyObj(meta), &obj) {
 		return abort("object", codeObjectMissing)
 	}
-	if hexAddr(rec.Creator) != c.sender {
+	if hexAddr(obj.Owner) != c.sender {
 		return abort("managed_coin", codeUnauthorized)
 	}
 	supply, _ := new(big.Int).SetString(rec.Supply, 10)
@@ -575,6 +653,42 @@ func (c *call) mint(to, meta Addr, amt uint64) error {
 		return q.MintQuiet(to.Account(), coins)
 	}
 	return c.env.Mint(to.Account(), coins)
+}
+
+// burnCoin is managed_coin::burn: the metadata owner withdraws and burns its own coins
+// (withdraw pair, then the fungible-asset BurnEvent).
+func (c *call) burnCoin() error {
+	meta, err1 := c.args.addr(0)
+	amt, err2 := c.args.u64(1)
+	if err1 != nil || err2 != nil {
+		return badArgs(fmt.Errorf("metadata, amount: %v %v", err1, err2))
+	}
+	var rec metadataRec
+	var obj objectRec
+	if !getJSON(c.kv, keyMeta(meta), &rec) || !getJSON(c.kv, keyObj(meta), &obj) {
+		return abort("object", codeObjectMissing)
+	}
+	if hexAddr(obj.Owner) != c.sender {
+		return abort("managed_coin", codeUnauthorized)
+	}
+	denom := MoveDenom(meta)
+	amount := new(big.Int).SetUint64(amt)
+	if c.env.Balance(c.sender.Account(), denom).Cmp(amount) < 0 {
+		return abort("fungible_asset", codeInsufficientBalance)
+	}
+	if supply, ok := new(big.Int).SetString(rec.Supply, 10); ok {
+		rec.Supply = supply.Sub(supply, amount).String()
+	}
+	if err := putJSON(c.kv, keyMeta(meta), rec); err != nil {
+		return err
+	}
+	c.emit(withdrawEvents(c.sender, meta, amount.String())...)
+	c.emit(moveEvent(tagFABurn, kv{"metadata_addr", meta.String()}, kv{"amount", amount.String()}))
+	coins := []sim.Coin{{Denom: denom, Amount: amount}}
+	if q, ok := c.env.(QuietBank); ok {
+		return q.BurnQuiet(c.sender.Account(), coins)
+	}
+	return c.env.Burn(c.sender.Account(), coins)
 }
 
 // ensureStore emits the primary-store creation the first time owner receives the asset.

@@ -137,8 +137,8 @@ func (m *Module) resources(kvs sim.KVReader, addr Addr) []resource {
 	var w bcsWriter
 	w.addr(owner)
 	w.boolean(true)
-	w.u64(1)
-	add("0x1::object::ObjectCore", map[string]any{"allow_ungated_transfer": true, "owner": owner.String(), "version": "1"}, w.b)
+	w.u64(obj.version())
+	add("0x1::object::ObjectCore", map[string]any{"allow_ungated_transfer": true, "owner": owner.String(), "version": strconv.FormatUint(obj.version(), 10)}, w.b)
 
 	switch obj.Kind {
 	case kindCollection:

@@ -47,11 +47,35 @@ func TestEntryFunctionSemantics(t *testing.T) {
 		{"max supply 1", func() error { return h(f, mint("2", a2)) }, "::collection, code=131074"},
 		{"mint into a collection of somebody else", func() error {
 			return h(f, execMsg(s2, "simple_nft", "mint", nil, bcsStr("C&C"), bcsStr("t"), bcsStr("9"), bcsStr("u"), bcsEmptyVec(), bcsEmptyVec(), bcsEmptyVec(), bcsNone()))
-		}, "::simple_nft, code=393217"},
+		}, "MISSING_DATA of type Execution"},
 		{"burn by non-owner", func() error { return h(f, execMsg(s1, "simple_nft", "burn", []string{"0x1::nft::Nft"}, bcsAddr(nft))) }, "::simple_nft, code=327684"},
-		{"set_uri by non-creator", func() error {
+		{"set_uri on an immutable collection (checked before the creator)", func() error {
 			return h(f, execMsg(s2, "simple_nft", "set_uri", []string{"0x1::nft::Nft"}, bcsAddr(nft), bcsStr("x")))
-		}, "::initia_nft, code=327682"},
+		}, "::initia_nft, code=327684"},
+		{"mutable collection", func() error {
+			return h(f, execMsg(s1, "simple_nft", "create_collection", nil, bcsStr("d"), bcsNone(), bcsStr("M"), bcsStr("u"),
+				bcsBool(true), bcsBool(true), bcsBool(true), bcsBool(true), bcsBool(true), bcsBool(true), bcsDecimal("0")))
+		}, ""},
+		{"mint into it", func() error {
+			return h(f, execMsg(s1, "simple_nft", "mint", nil, bcsStr("M"), bcsStr("t"), bcsStr("m1"), bcsStr("u"), bcsEmptyVec(), bcsEmptyVec(), bcsEmptyVec(), bcsNone()))
+		}, ""},
+		{"set_uri by non-creator", func() error {
+			return h(f, execMsg(s2, "simple_nft", "set_uri", []string{"0x1::nft::Nft"}, bcsAddr(NftAddr(a1, "M", "m1")), bcsStr("x")))
+		}, "::initia_nft, code=327683"},
+		{"token id with ::", func() error {
+			return h(f, execMsg(s1, "simple_nft", "mint", nil, bcsStr("M"), bcsStr("t"), bcsStr("a::b"), bcsStr("u"), bcsEmptyVec(), bcsEmptyVec(), bcsEmptyVec(), bcsNone()))
+		}, "::nft, code=65545"},
+		{"burn m1 by its owner", func() error {
+			return h(f, execMsg(s1, "simple_nft", "burn", []string{"0x1::nft::Nft"}, bcsAddr(NftAddr(a1, "M", "m1"))))
+		}, ""},
+		{"re-mint m1: object version 2", func() error {
+			f.events = nil
+			err := h(f, execMsg(s1, "simple_nft", "mint", nil, bcsStr("M"), bcsStr("t"), bcsStr("m1"), bcsStr("u"), bcsEmptyVec(), bcsEmptyVec(), bcsEmptyVec(), bcsNone()))
+			if err == nil && !strings.Contains(f.events[1].Attributes[1].Value, `"version":"2"`) {
+				t.Errorf("re-created object: %s", f.events[1].Attributes[1].Value)
+			}
+			return err
+		}, ""},
 		{"JSON transfer by owner", func() error {
 			return hj(f, &movev1.MsgExecuteJSON{Sender: s2, ModuleAddress: "0x1", ModuleName: "object", FunctionName: "transfer_call",
 				Args: []string{`"` + nft.String() + `"`, `"` + a1.String() + `"`}})
@@ -70,7 +94,7 @@ func TestEntryFunctionSemantics(t *testing.T) {
 		}, "::fungible_asset, code=131077"},
 		{"mint by non-creator", func() error {
 			return h(f, execMsg(s2, "managed_coin", "mint_to", nil, bcsAddr(a2), bcsAddr(ManagedCoinMetadata(a1, "TT")), bcsU64(1)))
-		}, "::managed_coin, code=327681"},
+		}, "::managed_coin, code=393218"},
 	}
 	for _, c := range cases {
 		f.events = nil

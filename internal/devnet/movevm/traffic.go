@@ -195,7 +195,14 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 	case roll < 64:
 		for _, c := range v.coins {
 			if c.managed && c.creator == me {
-				return one(exec("managed_coin", "mint_to", nil, bcsAddr(them), bcsAddr(c.meta), bcsU64(uint64(1000+rng.IntN(1_000_000)))))
+				if bal := state.Balance(me.Account(), c.denom); bal.Cmp(big.NewInt(1000)) > 0 && rng.IntN(4) == 0 {
+					return one(exec("managed_coin", "burn", nil, bcsAddr(c.meta), bcsU64(uint64(1+rng.IntN(1000)))))
+				}
+				to := them
+				if rng.IntN(3) == 0 {
+					to = me
+				}
+				return one(exec("managed_coin", "mint_to", nil, bcsAddr(to), bcsAddr(c.meta), bcsU64(uint64(1000+rng.IntN(1_000_000)))))
 			}
 		}
 		sym := fmt.Sprintf("D%c%c", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)))
