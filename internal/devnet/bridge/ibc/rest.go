@@ -130,8 +130,11 @@ func (m *Module) restChannels(w http.ResponseWriter, _ *http.Request, q sim.Quer
 	for _, ch := range chs {
 		list = append(list, toJSONChannel(ch, true))
 	}
-	WriteJSON(w, map[string]any{"channels": list,
-		"pagination": jsonPagination{Total: strconv.Itoa(len(list))}, "height": selfHeight(q)})
+	WriteJSON(w, struct {
+		Channels   []jsonChannel  `json:"channels"`
+		Pagination jsonPagination `json:"pagination"`
+		Height     jsonHeight     `json:"height"`
+	}{list, jsonPagination{Total: strconv.Itoa(len(list))}, selfHeight(q)})
 }
 
 func (m *Module) channelOr404(w http.ResponseWriter, r *http.Request, q sim.Query) (Channel, bool) {
@@ -148,7 +151,11 @@ func (m *Module) restChannel(w http.ResponseWriter, r *http.Request, q sim.Query
 	if !ok {
 		return
 	}
-	WriteJSON(w, map[string]any{"channel": toJSONChannel(ch, false), "proof": nil, "proof_height": selfHeight(q)})
+	WriteJSON(w, struct {
+		Channel     jsonChannel `json:"channel"`
+		Proof       []byte      `json:"proof"`
+		ProofHeight jsonHeight  `json:"proof_height"`
+	}{toJSONChannel(ch, false), nil, selfHeight(q)})
 }
 
 func (m *Module) restNextSeq(w http.ResponseWriter, r *http.Request, q sim.Query) {
@@ -157,7 +164,11 @@ func (m *Module) restNextSeq(w http.ResponseWriter, r *http.Request, q sim.Query
 		return
 	}
 	seq := getUint(q.Store(StoreName), nextSeqKey(ch.PortID, ch.ChannelID))
-	WriteJSON(w, map[string]any{"next_sequence_send": strconv.FormatUint(seq, 10), "proof": nil, "proof_height": selfHeight(q)})
+	WriteJSON(w, struct {
+		NextSequenceSend string     `json:"next_sequence_send"`
+		Proof            []byte     `json:"proof"`
+		ProofHeight      jsonHeight `json:"proof_height"`
+	}{strconv.FormatUint(seq, 10), nil, selfHeight(q)})
 }
 
 func (m *Module) restClientState(w http.ResponseWriter, r *http.Request, q sim.Query) {
@@ -167,23 +178,31 @@ func (m *Module) restClientState(w http.ResponseWriter, r *http.Request, q sim.Q
 	}
 	h := getUint(q.Store(StoreName), clientHeightKey(ch.ClientID))
 	rev := strconv.FormatUint(RevisionNumber(ch.CounterpartyChainID), 10)
-	cs := map[string]any{
-		"@type":                           "/ibc.lightclients.tendermint.v1.ClientState",
-		"chain_id":                        ch.CounterpartyChainID,
-		"trust_level":                     map[string]string{"numerator": "1", "denominator": "3"},
-		"trusting_period":                 "1209600s",
-		"unbonding_period":                "1814400s",
-		"max_clock_drift":                 "20s",
-		"frozen_height":                   jsonHeight{"0", "0"},
-		"latest_height":                   jsonHeight{rev, strconv.FormatUint(h, 10)},
-		"proof_specs":                     []any{},
-		"upgrade_path":                    []string{"upgrade", "upgradedIBCState"},
-		"allow_update_after_expiry":       true,
-		"allow_update_after_misbehaviour": true,
+	cs := struct {
+		Type                         string            `json:"@type"`
+		ChainID                      string            `json:"chain_id"`
+		TrustLevel                   map[string]string `json:"trust_level"`
+		TrustingPeriod               string            `json:"trusting_period"`
+		UnbondingPeriod              string            `json:"unbonding_period"`
+		MaxClockDrift                string            `json:"max_clock_drift"`
+		FrozenHeight                 jsonHeight        `json:"frozen_height"`
+		LatestHeight                 jsonHeight        `json:"latest_height"`
+		ProofSpecs                   []any             `json:"proof_specs"`
+		UpgradePath                  []string          `json:"upgrade_path"`
+		AllowUpdateAfterExpiry       bool              `json:"allow_update_after_expiry"`
+		AllowUpdateAfterMisbehaviour bool              `json:"allow_update_after_misbehaviour"`
+	}{"/ibc.lightclients.tendermint.v1.ClientState", ch.CounterpartyChainID, map[string]string{"denominator": "3", "numerator": "1"},
+		"1209600s", "1814400s", "20s", jsonHeight{"0", "0"}, jsonHeight{rev, strconv.FormatUint(h, 10)}, []any{},
+		[]string{"upgrade", "upgradedIBCState"}, true, true}
+	type identified struct {
+		ClientID    string `json:"client_id"`
+		ClientState any    `json:"client_state"`
 	}
-	WriteJSON(w, map[string]any{
-		"identified_client_state": map[string]any{"client_id": ch.ClientID, "client_state": cs},
-		"proof":                   nil, "proof_height": selfHeight(q)})
+	WriteJSON(w, struct {
+		IdentifiedClientState identified `json:"identified_client_state"`
+		Proof                 []byte     `json:"proof"`
+		ProofHeight           jsonHeight `json:"proof_height"`
+	}{identified{ch.ClientID, cs}, nil, selfHeight(q)})
 }
 
 func (m *Module) restConnection(w http.ResponseWriter, r *http.Request, q sim.Query) {
@@ -192,14 +211,29 @@ func (m *Module) restConnection(w http.ResponseWriter, r *http.Request, q sim.Qu
 		if ch.ConnectionID != id {
 			continue
 		}
-		WriteJSON(w, map[string]any{"connection": map[string]any{
-			"client_id": ch.ClientID,
-			"versions":  []any{map[string]any{"identifier": "1", "features": []string{"ORDER_ORDERED", "ORDER_UNORDERED"}}},
-			"state":     "STATE_OPEN",
-			"counterparty": map[string]any{"client_id": ch.CounterpartyClientID, "connection_id": ch.CounterpartyConnectionID,
-				"prefix": map[string]string{"key_prefix": "aWJj"}},
-			"delay_period": "0",
-		}, "proof": nil, "proof_height": selfHeight(q)})
+		type version struct {
+			Identifier string   `json:"identifier"`
+			Features   []string `json:"features"`
+		}
+		type counterparty struct {
+			ClientID     string            `json:"client_id"`
+			ConnectionID string            `json:"connection_id"`
+			Prefix       map[string]string `json:"prefix"`
+		}
+		type connection struct {
+			ClientID     string       `json:"client_id"`
+			Versions     []version    `json:"versions"`
+			State        string       `json:"state"`
+			Counterparty counterparty `json:"counterparty"`
+			DelayPeriod  string       `json:"delay_period"`
+		}
+		WriteJSON(w, struct {
+			Connection  connection `json:"connection"`
+			Proof       []byte     `json:"proof"`
+			ProofHeight jsonHeight `json:"proof_height"`
+		}{connection{ch.ClientID, []version{{"1", []string{"ORDER_ORDERED", "ORDER_UNORDERED"}}}, "STATE_OPEN",
+			counterparty{ch.CounterpartyClientID, ch.CounterpartyConnectionID, map[string]string{"key_prefix": "aWJj"}}, "0"},
+			nil, selfHeight(q)})
 		return
 	}
 	WriteGatewayError(w, http.StatusNotFound, 5, id+": connection not found")
@@ -227,7 +261,10 @@ func (m *Module) restDenomTraces(w http.ResponseWriter, _ *http.Request, q sim.Q
 	for _, t := range ts {
 		list = append(list, jsonTrace{t.Path, t.Base})
 	}
-	WriteJSON(w, map[string]any{"denom_traces": list, "pagination": jsonPagination{Total: strconv.Itoa(len(list))}})
+	WriteJSON(w, struct {
+		DenomTraces []jsonTrace    `json:"denom_traces"`
+		Pagination  jsonPagination `json:"pagination"`
+	}{list, jsonPagination{Total: strconv.Itoa(len(list))}})
 }
 
 func (m *Module) lookup(w http.ResponseWriter, r *http.Request, q sim.Query) (denom.Trace, bool) {
@@ -282,7 +319,10 @@ func (m *Module) restDenoms(w http.ResponseWriter, _ *http.Request, q sim.Query)
 	for _, t := range ts {
 		list = append(list, toJSONDenom(t))
 	}
-	WriteJSON(w, map[string]any{"denoms": list, "pagination": jsonPagination{Total: strconv.Itoa(len(list))}})
+	WriteJSON(w, struct {
+		Denoms     []jsonDenom    `json:"denoms"`
+		Pagination jsonPagination `json:"pagination"`
+	}{list, jsonPagination{Total: strconv.Itoa(len(list))}})
 }
 
 func (m *Module) restDenom(w http.ResponseWriter, r *http.Request, q sim.Query) {

@@ -335,11 +335,15 @@ func (c *Child) Routes(mux *http.ServeMux, at sim.QueryAt) {
 
 func (c *Child) restBridgeInfo(w http.ResponseWriter, _ *http.Request, _ sim.Query) {
 	b := c.cfg.Bridge
-	writeJSON(w, map[string]any{"bridge_info": map[string]any{
-		"bridge_id":     strconv.FormatUint(b.ID, 10),
-		"bridge_addr":   bech32(c.cfg.L1Prefix, BridgeAddress(b.ID)),
-		"l1_chain_id":   c.cfg.L1ChainID,
-		"l1_client_id":  c.cfg.L1ClientID,
-		"bridge_config": bridgeConfigJSON(b),
+	type bridgeInfo struct {
+		BridgeID     string           `json:"bridge_id"`
+		BridgeAddr   string           `json:"bridge_addr"`
+		L1ChainID    string           `json:"l1_chain_id"`
+		L1ClientID   string           `json:"l1_client_id"`
+		BridgeConfig bridgeConfigJSON `json:"bridge_config"`
+	}
+	writeJSON(w, map[string]bridgeInfo{"bridge_info": {
+		BridgeID: strconv.FormatUint(b.ID, 10), BridgeAddr: bech32(c.cfg.L1Prefix, BridgeAddress(b.ID)),
+		L1ChainID: c.cfg.L1ChainID, L1ClientID: c.cfg.L1ClientID, BridgeConfig: bridgeConfig(b),
 	}})
 }

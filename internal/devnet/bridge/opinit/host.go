@@ -237,17 +237,25 @@ func (h *Host) bridgeOr404(w http.ResponseWriter, r *http.Request) (Bridge, bool
 	return b, true
 }
 
-func (h *Host) bridgeJSON(b Bridge, prefix string) map[string]any {
-	return map[string]any{"bridge_id": strconv.FormatUint(b.ID, 10), "bridge_addr": bech32(prefix, BridgeAddress(b.ID)),
-		"bridge_config": bridgeConfigJSON(b)}
+type bridgeJSON struct {
+	BridgeID     string           `json:"bridge_id"`
+	BridgeAddr   string           `json:"bridge_addr"`
+	BridgeConfig bridgeConfigJSON `json:"bridge_config"`
+}
+
+func (h *Host) bridgeJSON(b Bridge, prefix string) bridgeJSON {
+	return bridgeJSON{BridgeID: strconv.FormatUint(b.ID, 10), BridgeAddr: bech32(prefix, BridgeAddress(b.ID)), BridgeConfig: bridgeConfig(b)}
 }
 
 func (h *Host) restBridges(w http.ResponseWriter, _ *http.Request, q sim.Query) {
-	list := []any{}
+	list := []bridgeJSON{}
 	for _, b := range h.cfg.Bridges {
 		list = append(list, h.bridgeJSON(b, q.AddressPrefix()))
 	}
-	writeJSON(w, map[string]any{"bridges": list, "pagination": pagination{Total: strconv.Itoa(len(list))}})
+	writeJSON(w, struct {
+		Bridges    []bridgeJSON `json:"bridges"`
+		Pagination pagination   `json:"pagination"`
+	}{list, pagination{Total: strconv.Itoa(len(list))}})
 }
 
 func (h *Host) restBridge(w http.ResponseWriter, r *http.Request, q sim.Query) {
@@ -274,7 +282,10 @@ func (h *Host) pairs(q sim.Query, id uint64) []tokenPair {
 func (h *Host) restTokenPairs(w http.ResponseWriter, r *http.Request, q sim.Query) {
 	if b, ok := h.bridgeOr404(w, r); ok {
 		ps := h.pairs(q, b.ID)
-		writeJSON(w, map[string]any{"token_pairs": ps, "pagination": pagination{Total: strconv.Itoa(len(ps))}})
+		writeJSON(w, struct {
+			TokenPairs []tokenPair `json:"token_pairs"`
+			Pagination pagination  `json:"pagination"`
+		}{ps, pagination{Total: strconv.Itoa(len(ps))}})
 	}
 }
 

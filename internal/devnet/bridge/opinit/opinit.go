@@ -73,22 +73,34 @@ func WithdrawalHash(bridgeID, sequence uint64, from, to, baseDenom string, amoun
 	return sha3.Sum256(first[:])
 }
 
-// bridgeConfigJSON is BridgeConfig as the gateway renders it.
-func bridgeConfigJSON(b Bridge) map[string]any {
-	challengers := []string{}
-	if b.Challenger != "" {
-		challengers = append(challengers, b.Challenger)
-	}
-	return map[string]any{
-		"challenger":              b.Challenger,
-		"challengers":             challengers,
-		"proposer":                b.Proposer,
-		"batch_info":              map[string]string{"submitter": b.Submitter, "chain_type": "INITIA"},
-		"submission_interval":     durationJSON(b.SubmissionInterval),
-		"finalization_period":     durationJSON(b.FinalizationPeriod),
-		"submission_start_height": strconv.FormatUint(b.SubmissionStartHeight, 10),
-		"oracle_enabled":          b.OracleEnabled,
-		"metadata":                base64.StdEncoding.EncodeToString(b.Metadata),
+// bridgeConfigJSON is OPinit v1.3's BridgeConfig as the gateway renders it (proto field
+// order, defaults emitted).
+type bridgeConfigJSON struct {
+	Challenger            string        `json:"challenger"`
+	Proposer              string        `json:"proposer"`
+	BatchInfo             batchInfoJSON `json:"batch_info"`
+	SubmissionInterval    string        `json:"submission_interval"`
+	FinalizationPeriod    string        `json:"finalization_period"`
+	SubmissionStartHeight string        `json:"submission_start_height"`
+	OracleEnabled         bool          `json:"oracle_enabled"`
+	Metadata              string        `json:"metadata"`
+}
+
+type batchInfoJSON struct {
+	Submitter string `json:"submitter"`
+	ChainType string `json:"chain_type"`
+}
+
+func bridgeConfig(b Bridge) bridgeConfigJSON {
+	return bridgeConfigJSON{
+		Challenger:            b.Challenger,
+		Proposer:              b.Proposer,
+		BatchInfo:             batchInfoJSON{Submitter: b.Submitter, ChainType: "INITIA"},
+		SubmissionInterval:    durationJSON(b.SubmissionInterval),
+		FinalizationPeriod:    durationJSON(b.FinalizationPeriod),
+		SubmissionStartHeight: strconv.FormatUint(b.SubmissionStartHeight, 10),
+		OracleEnabled:         b.OracleEnabled,
+		Metadata:              base64.StdEncoding.EncodeToString(b.Metadata),
 	}
 }
 

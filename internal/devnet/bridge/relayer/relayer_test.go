@@ -509,7 +509,7 @@ func TestOPinitDepositAndWithdrawal(t *testing.T) {
 	if got := get(t, mv, "/opinit/opchild/v1/next_l1_sequence"); got != `{"next_l1_sequence":"2"}` {
 		t.Errorf("next_l1_sequence %s", got)
 	}
-	if got := get(t, l1, "/opinit/ophost/v1/bridges/1/token_pairs"); got != `{"pagination":{"next_key":null,"total":"1"},"token_pairs":[{"l1_denom":"uinit","l2_denom":"`+l2+`"}]}` {
+	if got := get(t, l1, "/opinit/ophost/v1/bridges/1/token_pairs"); got != `{"token_pairs":[{"l1_denom":"uinit","l2_denom":"`+l2+`"}],"pagination":{"next_key":null,"total":"1"}}` {
 		t.Errorf("token_pairs %s", got)
 	}
 }
