@@ -316,7 +316,7 @@ func (c *cw721) execute(msg []byte) (attrs []string, sub *subMsg, err error) {
 		t.Approvals = kept
 		if variant == "approve" {
 			if c.expired(in.Expires) {
-				return nil, nil, contractErr("Expiration already expired")
+				return nil, nil, contractErr("Cannot set approval that is already expired")
 			}
 			exp := in.Expires
 			if isNull(exp) {
@@ -334,6 +334,9 @@ func (c *cw721) execute(msg []byte) (attrs []string, sub *subMsg, err error) {
 			return nil, nil, err
 		}
 		if variant == "approve_all" {
+			if c.expired(in.Expires) {
+				return nil, nil, contractErr("Cannot set approval that is already expired")
+			}
 			exp := in.Expires
 			if isNull(exp) {
 				exp = json.RawMessage(`{"never":{}}`)
