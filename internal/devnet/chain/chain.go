@@ -22,6 +22,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
@@ -570,6 +571,10 @@ func (c *Chain) ante(v view, tx *Tx, check bool) *sim.CodedError {
 			if !VerifyDirect(si.PubKeyType, si.PubKey, sb, tx.Signatures[i]) {
 				return &sim.CodedError{Codespace: "sdk", Code: 4, Log: fmt.Sprintf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, c.cfg.ChainID)}
 			}
+		case signModeLegacyAminoJSON:
+			if err := c.verifyAmino(tx, acc.Number); err != nil {
+				return &sim.CodedError{Codespace: "sdk", Code: 4, Log: fmt.Sprintf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, c.cfg.ChainID)}
+			}
 		default:
 			if c.cfg.Verifier == nil {
 				return &sim.CodedError{Codespace: "sdk", Code: 4, Log: fmt.Sprintf("unsupported sign mode %d: unauthorized", si.Mode)}
@@ -617,6 +622,31 @@ func (c *Chain) decodeMsgs(tx *Tx) ([]proto.Message, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+const signModeLegacyAminoJSON = 127
+
+// verifyAmino checks SIGN_MODE_LEGACY_AMINO_JSON signatures through txcodec, which renders the
+// amino JSON sign doc of every message type it knows.
+func (c *Chain) verifyAmino(tx *Tx, _ uint64) error {
+	d, err := txcodec.Decode(tx.Raw)
+	if err != nil {
+		return err
+	}
+	v := heightView{c.st, c.height}
+	return txcodec.VerifySignatures(d, c.cfg.ChainID, func(addr []byte) (txcodec.Account, bool) {
+		a, ok := getAccount(v, addr)
+		if !ok {
+			return txcodec.Account{}, false
+		}
+		// the sequence was checked by the ante handler (mempool included); echo the signed one
+		for _, si := range tx.Signers {
+			if sa, err := AddressOf(si.PubKeyType, si.PubKey); err == nil && string(sa) == string(addr) {
+				return txcodec.Account{Number: a.Number, Sequence: si.Sequence}, true
+			}
+		}
+		return txcodec.Account{Number: a.Number, Sequence: a.Sequence}, true
+	})
 }
 
 // msgSigner finds the signer field of a message by the SDK's conventional names.

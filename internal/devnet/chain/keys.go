@@ -49,6 +49,9 @@ func KeyFromHex(h string, eth bool) (*Key, error) {
 	return &Key{priv: priv, Eth: eth}, nil
 }
 
+// Bytes is the raw 32-byte private key (to hand the key to txcodec).
+func (k *Key) Bytes() []byte { return crypto.FromECDSA(k.priv) }
+
 // ECDSA exposes the private key (for signing Ethereum transactions).
 func (k *Key) ECDSA() *ecdsa.PrivateKey { return k.priv }
 
@@ -69,10 +72,16 @@ func (k *Key) Address() []byte {
 	return a
 }
 
-// Sign signs SIGN_MODE_DIRECT sign bytes: 65 bytes r||s||v for eth keys, 64 bytes r||s otherwise.
+// Sign signs SIGN_MODE_DIRECT sign bytes: 65 bytes r||s||v with v = 27+recovery id for eth
+// keys (as Initia's keyring signs; the captured CLI txs end in 27/28), 64 bytes r||s otherwise.
 func (k *Key) Sign(signBytes []byte) ([]byte, error) {
 	if k.Eth {
-		return crypto.Sign(crypto.Keccak256(signBytes), k.priv)
+		sig, err := crypto.Sign(crypto.Keccak256(signBytes), k.priv)
+		if err != nil {
+			return nil, err
+		}
+		sig[64] += 27
+		return sig, nil
 	}
 	h := sha256.Sum256(signBytes)
 	sig, err := crypto.Sign(h[:], k.priv)
