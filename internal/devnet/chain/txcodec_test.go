@@ -6,9 +6,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 )
 
 // TestTxcodecInterop: transactions the project's txcodec builds (the router, relayer and tests
