@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -59,13 +60,13 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 		if !ok {
 			return
 		}
-		entry := map[string]any{
-			"operation": "CONTRACT_CODE_HISTORY_OPERATION_TYPE_INIT",
-			"code_id":   strconv.FormatUint(rec.CodeID, 10),
-			"updated":   map[string]string{"block_height": strconv.FormatInt(rec.Height, 10), "tx_index": strconv.FormatUint(uint64(rec.TxIndex), 10)},
-			"msg":       rec.InitMsg,
-		}
-		writeOrdered(w, []kv{{"entries", []any{orderedEntry(entry)}}, {"pagination", emptyPage}})
+		entry := orderedValue([]kv{
+			{"operation", "CONTRACT_CODE_HISTORY_OPERATION_TYPE_INIT"},
+			{"code_id", strconv.FormatUint(rec.CodeID, 10)},
+			{"updated", created(rec)},
+			{"msg", rec.InitMsg},
+		})
+		writeOrdered(w, []kv{{"entries", []any{entry}}, {"pagination", emptyPage}})
 	})
 	mux.HandleFunc("GET /cosmwasm/wasm/v1/code", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
@@ -151,11 +152,12 @@ func (m *Module) listContracts(w http.ResponseWriter, r *http.Request, at sim.Qu
 		return true
 	})
 	// wasmd lists by creation (height, tx index), not by address.
-	for i := 1; i < len(items); i++ {
-		for j := i; j > 0 && (items[j].created < items[j-1].created || items[j].created == items[j-1].created && items[j].seq < items[j-1].seq); j-- {
-			items[j], items[j-1] = items[j-1], items[j]
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].created != items[j].created {
+			return items[i].created < items[j].created
 		}
-	}
+		return items[i].seq < items[j].seq
+	})
 	addrs := []string{}
 	for _, it := range items {
 		addrs = append(addrs, it.addr)
@@ -169,16 +171,15 @@ func contractInfoBody(q sim.Query, addr []byte, rec contractRec) any {
 		{"contract_info", orderedValue([]kv{
 			{"code_id", strconv.FormatUint(rec.CodeID, 10)}, {"creator", rec.Creator}, {"admin", rec.Admin},
 			{"label", rec.Label},
-			{"created", orderedValue([]kv{{"block_height", strconv.FormatInt(rec.Height, 10)}, {"tx_index", strconv.FormatUint(uint64(rec.TxIndex), 10)}})},
+			{"created", created(rec)},
 			{"ibc_port_id", ""}, {"extension", nil},
 		})},
 	})
 }
 
-func orderedEntry(e map[string]any) any {
-	return orderedValue([]kv{{"operation", e["operation"]}, {"code_id", e["code_id"]},
-		{"updated", orderedValue([]kv{{"block_height", e["updated"].(map[string]string)["block_height"]}, {"tx_index", e["updated"].(map[string]string)["tx_index"]}})},
-		{"msg", e["msg"]}})
+// created is the AbsoluteTxPosition of a contract's instantiation.
+func created(rec contractRec) orderedObj {
+	return orderedValue([]kv{{"block_height", strconv.FormatInt(rec.Height, 10)}, {"tx_index", strconv.FormatUint(uint64(rec.TxIndex), 10)}})
 }
 
 // contractAt resolves the contract of the path at the requested height, writing the chain's
