@@ -685,7 +685,7 @@ func (c *Chain) ProduceBlock() (*Block, error) {
 	c.feesPrev = nil
 	results := make([]TxResult, len(txs))
 	for i, raw := range txs {
-		results[i] = c.deliver(bo, height, btime, raw)
+		results[i] = c.deliver(bo, height, btime, raw, uint32(i))
 	}
 	b := c.commitBlock(bo, height, btime, txs, results, finalize)
 	c.pending = map[string]uint64{}
@@ -802,7 +802,7 @@ const (
 	gasPerKVWrite = 2000
 )
 
-func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte) TxResult {
+func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, index uint32) TxResult {
 	hash := sha256.Sum256(raw)
 	tx, err := DecodeTx(raw)
 	if err != nil {
@@ -862,6 +862,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte) 
 	msgO := newOverlay(bo)
 	menv := c.newEnv(msgO, height, btime, hash[:])
 	menv.gas = anteGas
+	menv.txIndex = index
 	var events []sim.Event
 	var responses []AnyMsg
 	fail := func(i int, err error) TxResult {

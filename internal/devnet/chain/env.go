@@ -34,7 +34,11 @@ type Env struct {
 	events   []sim.Event
 	gas      uint64
 	response *AnyMsg
+	txIndex  uint32
 }
+
+// TxIndex is the executing tx's position in its block (wasmd records it in contract info).
+func (e *Env) TxIndex() uint32 { return e.txIndex }
 
 func (c *Chain) newEnv(o *overlay, height int64, t time.Time, txHash []byte) *Env {
 	return &Env{c: c, o: o, height: height, time: t, txHash: txHash}
