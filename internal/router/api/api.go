@@ -128,6 +128,12 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 	mux.Handle("GET /swagger/doc.json", s.wrap("/swagger/doc.json", func(*http.Request) (any, error) { return json.RawMessage(swaggerDoc), nil }))
 	mux.Handle("GET /healthz", s.wrap("/healthz", func(*http.Request) (any, error) { return map[string]string{"status": "ok"}, nil }))
 	mux.Handle("/", s.wrap("unmatched", func(r *http.Request) (any, error) {
+		for _, rt := range routes {
+			if rt.path == r.URL.Path {
+				// Wrong method on a known path: still a JSON client error with a reason.
+				return nil, apierr.BadRequest("%s %s: use %s", r.Method, r.URL.Path, rt.method).WithDetails("METHOD_NOT_ALLOWED")
+			}
+		}
 		return nil, apierr.NotFoundf("no route for %s %s", r.Method, r.URL.Path).WithDetails("NOT_FOUND")
 	}))
 	return mux
