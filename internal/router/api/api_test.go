@@ -418,6 +418,7 @@ func TestMsgsErrors(t *testing.T) {
 		}
 		return m
 	}
+	lzBack := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": l1, "source_asset_denom": usdtL1, "dest_asset_chain_id": eth, "dest_asset_denom": usdtEth})
 	good := []string{userInit, userInit, user2Init}
 	shortAddr, _ := bech32.EncodeFromBase256("init", []byte{1, 2, 3})
 	for _, tc := range []struct {
@@ -442,6 +443,8 @@ func TestMsgsErrors(t *testing.T) {
 		{"slippage_invalid", req(multi, good, nil, "slippage_tolerance_percent", "101"), 400, "INVALID_SLIPPAGE"},
 		{"timeout_invalid", req(multi, good, nil, "timeout_seconds", "-3"), 400, "INVALID_TIMEOUT"},
 		{"unknown_chain", req(multi, good, nil, "dest_asset_chain_id", "nope-1"), 404, "UNKNOWN_CHAIN"},
+		{"layer_zero_from_cosmos_unsupported", req(lzBack, []string{userInit, userEth}, nil), 400, "UNSUPPORTED_OPERATION"},
+		{"layer_zero_bad_evm_address", req(lzBack, []string{userInit, "0x12"}, nil), 400, "INVALID_ADDRESS"},
 		{"hook_missing", req(hooked, []string{userInit, userInit, userInit, user2Init}, nil), 400, "OP_HOOK_REQUIRED"},
 		{"hook_not_base64", req(hooked, []string{userInit, userInit, userInit, user2Init}, nil, "signed_op_hook", map[string]string{"signer": userInit, "hook": "%%%"}), 400, "INVALID_OP_HOOK"},
 		{"hook_not_a_tx", req(hooked, []string{userInit, userInit, userInit, user2Init}, nil, "signed_op_hook", map[string]string{"signer": userInit, "hook": "AAEC"}), 400, "INVALID_OP_HOOK"},
