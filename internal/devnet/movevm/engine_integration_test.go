@@ -14,7 +14,7 @@ import (
 // TestOnEngine runs the module's traffic on the real devnet engine (go test -tags
 // devnetintegration): only deliberate failures, and the events an indexer reads are there.
 func TestOnEngine(t *testing.T) {
-	mod := New(WithGenesisCoins("umin", "uusdc"))
+	mod := New(WithGenesisCoins("uusdc"))
 	e12 := big.NewInt(1_000_000_000_000)
 	c, err := chain.New(chain.Config{ChainID: "devnet-move-1", Kind: chain.KindMove, Seed: 42, NumAccounts: 5,
 		AccountCoins: []sim.Coin{{Denom: "umin", Amount: e12}, {Denom: "uusdc", Amount: e12}},
@@ -23,6 +23,13 @@ func TestOnEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	types := map[string]int{}
+	genesisStores := map[string]bool{}
+	for _, a := range c.Accounts() {
+		for _, d := range []string{"umin", "uusdc"} {
+			genesisStores[PrimaryStore(AccAddr(a.Addr), CoinMetadata(d)).String()] = true
+		}
+	}
+	created := map[string]bool{}
 	fails := map[string]int{}
 	for range 120 {
 		b, err := c.ProduceBlock()
@@ -36,6 +43,16 @@ func TestOnEngine(t *testing.T) {
 			for _, e := range r.Events {
 				if e.Type == "move" {
 					types[e.Attributes[0].Value]++
+				}
+				if e.Type == "move" && e.Attributes[0].Value == tagPrimaryStore {
+					for _, a := range e.Attributes {
+						if a.Key == "store_addr" {
+							if genesisStores[a.Value] || created[a.Value] {
+								t.Errorf("store %s created although it exists", a.Value)
+							}
+							created[a.Value] = true
+						}
+					}
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -43,7 +44,8 @@ func WithLogger(l *slog.Logger) Option { return func(m *Module) { m.log = l } }
 
 // WithGenesisCoins names the bank denoms that exist at genesis (e.g. "umin", "uusdc"): their
 // fungible-asset metadata objects (`0x1` named objects, "<denom> Coin") are written at genesis
-// so resource and denom queries answer for them, and the traffic generator moves them.
+// so resource and denom queries answer for them, and the traffic generator moves them. The
+// fee denom is added by itself when the Env reports it (FeeDenom() string).
 func WithGenesisCoins(denoms ...string) Option {
 	return func(m *Module) { m.genesisCoins = append(m.genesisCoins, denoms...) }
 }
@@ -77,7 +79,12 @@ func (m *Module) BankFlavor() *BankFlavor { return m.flavor }
 // InitGenesis implements sim.Module: the coin metadata objects of the genesis denoms.
 func (m *Module) InitGenesis(env sim.Env) error {
 	kvs := env.Store(StoreName)
-	for _, d := range m.genesisCoins {
+	coins := append([]string(nil), m.genesisCoins...)
+	// The chain's fee denom always exists at genesis; an engine that names it needs no option.
+	if fd, ok := env.(interface{ FeeDenom() string }); ok && fd.FeeDenom() != "" && !slices.Contains(coins, fd.FeeDenom()) {
+		coins = append(coins, fd.FeeDenom())
+	}
+	for _, d := range coins {
 		meta := m.set.noteDenom(d)
 		rec := metadataRec{Name: d + " Coin", Symbol: d, Creator: StdAddr.Hex(), Supply: "0"}
 		if err := putJSON(kvs, keyMeta(meta), rec); err != nil {
