@@ -317,6 +317,14 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ethclient block %d: %v", h, err)
 		}
+		// go-ethereum rehashes the header: it must be the hash the node reports
+		lb, err := ec.BlockByNumber(ctx, int64(h), false)
+		if err != nil || blk.Hash().Hex() != lb.Hash {
+			t.Fatalf("block %d: header hash %s, reported %s (%v)", h, blk.Hash().Hex(), lb.Hash, err)
+		}
+		if byHash, err := cl.HeaderByHash(ctx, blk.Hash()); err != nil || byHash.Number.Uint64() != h {
+			t.Fatalf("header by hash %d: %v", h, err)
+		}
 		for _, tx := range blk.Transactions() {
 			if _, err := cl.TransactionReceipt(ctx, tx.Hash()); err != nil {
 				t.Fatalf("ethclient receipt %s: %v", tx.Hash(), err)

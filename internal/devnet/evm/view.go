@@ -2,6 +2,7 @@ package evm
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"strings"
 	"sync"
@@ -33,14 +34,16 @@ type ethTx struct {
 }
 
 type ethBlock struct {
-	height  int64
-	hash    common.Hash
-	parent  common.Hash
-	time    uint64
-	txs     []*ethTx
-	gasUsed uint64
-	bloom   types.Bloom
-	cblock  *chain.Block
+	height      int64
+	hash        common.Hash
+	parent      common.Hash
+	time        uint64
+	txs         []*ethTx
+	gasUsed     uint64
+	bloom       types.Bloom
+	cblock      *chain.Block
+	txRoot      common.Hash
+	receiptRoot common.Hash
 }
 
 // pseudoChainID is the chain id minievm prints on Cosmos-only pseudo txs.
@@ -66,25 +69,89 @@ func NewView(c *chain.Chain, m *Module) *View {
 		byHash: map[common.Hash]int64{}, bhash: map[common.Hash]int64{}}
 }
 
-func ethHash(cometHash []byte) common.Hash {
-	return crypto.Keccak256Hash([]byte("eth-block"), cometHash)
+// seal computes the transactions and receipts roots and the header hash, so clients that
+// rehash headers (go-ethereum's Block.Hash) get the hash the node reports.
+func (eb *ethBlock) seal() {
+	txs := make(types.Transactions, 0, len(eb.txs))
+	rcpts := make(types.Receipts, 0, len(eb.txs))
+	var cum uint64
+	for _, t := range eb.txs {
+		txs = append(txs, t.tx)
+		cum += uint64(t.res.GasUsed)
+		r := &types.Receipt{Type: t.tx.Type(), CumulativeGasUsed: cum, Logs: t.logs, Status: types.ReceiptStatusSuccessful}
+		if t.res.Code != 0 {
+			r.Status = types.ReceiptStatusFailed
+		}
+		r.Bloom = types.CreateBloom(r)
+		rcpts = append(rcpts, r)
+	}
+	// not Merkle-Patricia roots (go-ethereum's trie is outside the module's dependencies):
+	// commitments to the same content, empty-root when there is none, as clients check
+	eb.txRoot, eb.receiptRoot = emptyRoot, emptyRoot
+	if len(txs) > 0 {
+		var tb, rb []byte
+		for i := range txs {
+			enc, _ := txs[i].MarshalBinary()
+			tb = append(tb, crypto.Keccak256(enc)...)
+			renc, _ := rcpts[i].MarshalBinary()
+			rb = append(rb, crypto.Keccak256(renc)...)
+		}
+		eb.txRoot, eb.receiptRoot = crypto.Keccak256Hash(tb), crypto.Keccak256Hash(rb)
+	}
+	wr := emptyRoot
+	hdr := &types.Header{
+		ParentHash: eb.parent, UncleHash: types.EmptyUncleHash, Root: emptyRoot, TxHash: eb.txRoot,
+		ReceiptHash: eb.receiptRoot, Bloom: eb.bloom, Difficulty: new(big.Int), Number: new(big.Int).SetInt64(eb.height),
+		GasLimit: ^uint64(0), GasUsed: eb.gasUsed, Time: eb.time, Extra: []byte{}, BaseFee: new(big.Int), WithdrawalsHash: &wr,
+	}
+	eb.hash = hdr.Hash()
+	for _, t := range eb.txs {
+		for _, l := range t.logs {
+			l.BlockHash = eb.hash
+		}
+	}
 }
 
+// block returns the Ethereum view of a height, building it (and any uncached ancestors, whose
+// hashes it chains on) first.
 func (v *View) block(h int64) (*ethBlock, error) {
+	if h < 1 {
+		return nil, fmt.Errorf("no block %d", h)
+	}
 	v.mu.Lock()
 	if b, ok := v.blocks[h]; ok {
 		v.mu.Unlock()
 		return b, nil
 	}
+	start := h
+	for start > 1 {
+		if _, ok := v.blocks[start-1]; ok {
+			break
+		}
+		start--
+	}
+	var parent common.Hash
+	if start > 1 {
+		parent = v.blocks[start-1].hash
+	}
 	v.mu.Unlock()
+	var eb *ethBlock
+	for x := start; x <= h; x++ {
+		var err error
+		if eb, err = v.build(x, parent); err != nil {
+			return nil, err
+		}
+		parent = eb.hash
+	}
+	return eb, nil
+}
+
+func (v *View) build(h int64, parent common.Hash) (*ethBlock, error) {
 	cb, err := v.c.Block(h)
 	if err != nil {
 		return nil, err
 	}
-	eb := &ethBlock{height: cb.Height, hash: ethHash(cb.ID.Hash), time: uint64(cb.Time.Unix()), cblock: cb}
-	if cb.Height > 1 {
-		eb.parent = ethHash(cb.LastBlockID.Hash)
-	}
+	eb := &ethBlock{height: cb.Height, parent: parent, time: uint64(cb.Time.Unix()), cblock: cb}
 	prefix := v.c.Config().Bech32Prefix
 	logIndex := uint(0)
 	for i, raw := range cb.Txs {
@@ -129,7 +196,7 @@ func (v *View) block(h int64) (*ethBlock, error) {
 						continue
 					}
 					l := &types.Log{Address: common.HexToAddress(lj.Address), Data: common.FromHex(lj.Data), BlockNumber: uint64(cb.Height),
-						TxHash: et.hash, TxIndex: uint(et.index), BlockHash: eb.hash, Index: logIndex}
+						TxHash: et.hash, TxIndex: uint(et.index), Index: logIndex}
 					for _, t := range lj.Topics {
 						l.Topics = append(l.Topics, common.HexToHash(t))
 					}
@@ -152,6 +219,7 @@ func (v *View) block(h int64) (*ethBlock, error) {
 		eb.gasUsed += uint64(res.GasUsed)
 		eb.txs = append(eb.txs, et)
 	}
+	eb.seal()
 	v.mu.Lock()
 	v.blocks[h] = eb
 	v.bhash[eb.hash] = h
@@ -251,23 +319,9 @@ func (v *View) txJSON(b *ethBlock, t *ethTx) ordered {
 	return o
 }
 
-func rootOf(hashes []common.Hash) common.Hash {
-	if len(hashes) == 0 {
-		return emptyRoot
-	}
-	var buf []byte
-	for _, h := range hashes {
-		buf = append(buf, h.Bytes()...)
-	}
-	return crypto.Keccak256Hash(buf)
-}
-
 func (v *View) blockJSON(b *ethBlock, full bool) ordered {
 	txs := []any{}
-	var hashes, rhashes []common.Hash
 	for _, t := range b.txs {
-		hashes = append(hashes, t.hash)
-		rhashes = append(rhashes, crypto.Keccak256Hash([]byte("receipt"), t.hash.Bytes()))
 		if full {
 			txs = append(txs, v.txJSON(b, t))
 		} else {
@@ -279,9 +333,9 @@ func (v *View) blockJSON(b *ethBlock, full bool) ordered {
 		{"baseFeePerGas", "0x0"}, {"difficulty", "0x0"}, {"extraData", "0x"}, {"gasLimit", "0xffffffffffffffff"},
 		{"gasUsed", hexU(b.gasUsed)}, {"hash", b.hash.Hex()}, {"logsBloom", hexutil.Encode(b.bloom.Bytes())},
 		{"miner", common.Address{}.Hex()}, {"mixHash", common.Hash{}.Hex()}, {"nonce", "0x0000000000000000"},
-		{"number", hexU(uint64(b.height))}, {"parentHash", b.parent.Hex()}, {"receiptsRoot", rootOf(rhashes).Hex()},
+		{"number", hexU(uint64(b.height))}, {"parentHash", b.parent.Hex()}, {"receiptsRoot", b.receiptRoot.Hex()},
 		{"sha3Uncles", types.EmptyUncleHash.Hex()}, {"size", "0x0"}, {"stateRoot", emptyRoot.Hex()},
-		{"timestamp", hexU(b.time)}, {"transactions", txs}, {"transactionsRoot", rootOf(hashes).Hex()},
+		{"timestamp", hexU(b.time)}, {"transactions", txs}, {"transactionsRoot", b.txRoot.Hex()},
 		{"uncles", []any{}}, {"withdrawals", []any{}}, {"withdrawalsRoot", emptyRoot.Hex()},
 	}
 }
