@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/holiman/uint256"
+
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
@@ -222,6 +224,17 @@ func TestSwaps(t *testing.T) {
 	if CheckSafety(big, rt) != nil {
 		t.Error("allow_unsafe did not accept the route")
 	}
+	// Two pools for the same pair: the deeper one gives more out and wins.
+	deep := venue
+	deep.Name = "deep-dex"
+	deep.Pools = []Pool{{ID: "9", DenomA: "uinit", DenomB: atom, ReserveA: "100000000000", ReserveB: "50000000000", FeeBps: 30}}
+	rt, err = Build(reg, Config{Venues: []Venue{venue, deep}}).Find(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Operations[0].Swap.SwapIn.SwapVenue.Name != "deep-dex" {
+		t.Errorf("picked %s", rt.Operations[0].Swap.SwapIn.SwapVenue.Name)
+	}
 }
 
 func TestParseAmount(t *testing.T) {
@@ -284,6 +297,27 @@ func BenchmarkRoute(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		if _, err := g.Find(reqs[i%len(reqs)]); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestRanking pins the tie-break order: amount out, then transactions, then seconds, then hops.
+func TestRanking(t *testing.T) {
+	mk := func(amount uint64, txs, secs, hops, seq int) *label {
+		return &label{amount: uint256.NewInt(amount), txs: txs, secs: secs, hops: hops, seq: seq}
+	}
+	for _, tc := range []struct {
+		name string
+		a, b *label
+	}{
+		{"more_out_wins_over_fewer_txs", mk(101, 3, 900, 5, 9), mk(100, 1, 10, 1, 0)},
+		{"fewer_txs_win_over_faster", mk(100, 1, 900, 5, 9), mk(100, 2, 10, 1, 0)},
+		{"faster_wins_over_fewer_hops", mk(100, 1, 30, 5, 9), mk(100, 1, 31, 1, 0)},
+		{"fewer_hops", mk(100, 1, 30, 1, 9), mk(100, 1, 30, 2, 0)},
+		{"earlier_found", mk(100, 1, 30, 1, 0), mk(100, 1, 30, 1, 1)},
+	} {
+		if !better(tc.a, tc.b) || better(tc.b, tc.a) {
+			t.Errorf("%s: ranking wrong", tc.name)
 		}
 	}
 }
