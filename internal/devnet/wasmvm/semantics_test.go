@@ -111,12 +111,22 @@ func TestContractSemantics(t *testing.T) {
 	if err := tf(TypeMsgCreateDenom, &tokenfactoryv1.MsgCreateDenom{Sender: s2, Subdenom: "zz"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := tf(TypeMsgCreateDenom, &tokenfactoryv1.MsgCreateDenom{Sender: s2, Subdenom: "zz"}); err == nil {
-		t.Error("denom created twice")
+	codeOf := func(err error) uint32 {
+		var ce *sim.CodedError
+		if errors.As(err, &ce) && ce.Codespace == "tokenfactory" {
+			return ce.Code
+		}
+		return 0
+	}
+	if err := tf(TypeMsgCreateDenom, &tokenfactoryv1.MsgCreateDenom{Sender: s2, Subdenom: "zz"}); codeOf(err) != 2 {
+		t.Errorf("denom created twice: %v", err)
 	}
 	coin := &basev1beta1.Coin{Denom: d, Amount: "10"}
-	if err := tf(TypeMsgMint, &tokenfactoryv1.MsgMint{Sender: s1, Amount: coin}); err == nil {
-		t.Error("mint by a non-admin accepted")
+	if err := tf(TypeMsgMint, &tokenfactoryv1.MsgMint{Sender: s1, Amount: coin}); codeOf(err) != 3 {
+		t.Errorf("mint by a non-admin: %v", err)
+	}
+	if err := tf(TypeMsgMint, &tokenfactoryv1.MsgMint{Sender: s2, Amount: &basev1beta1.Coin{Denom: "factory/x/y", Amount: "1"}}); codeOf(err) != 10 {
+		t.Errorf("mint of an unknown denom: %v", err)
 	}
 	if err := tf(TypeMsgMint, &tokenfactoryv1.MsgMint{Sender: s2, Amount: coin}); err != nil || f.Balance(acc2, d).Int64() != 10 {
 		t.Errorf("mint: %v, balance %s", err, f.Balance(acc2, d))

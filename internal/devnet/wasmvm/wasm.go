@@ -523,13 +523,17 @@ func (m *Module) createDenom(env sim.Env, msg proto.Message) error {
 	if _, err := parseAcc(env.AddressPrefix(), x.Sender); err != nil {
 		return err
 	}
-	if x.Subdenom == "" || len(x.Subdenom) > 44 || strings.ContainsAny(x.Subdenom, "/ ") {
-		return &sim.CodedError{Codespace: "tokenfactory", Code: 3, Log: fmt.Sprintf("subdenom too long, max length is 44 bytes: invalid denom: %s", x.Subdenom)}
+	// The x/tokenfactory error registry (codes and texts shared with the Osmosis original).
+	switch {
+	case len(x.Subdenom) > 44:
+		return &sim.CodedError{Codespace: "tokenfactory", Code: 8, Log: "subdenom too long, max length is 44 bytes"}
+	case strings.ContainsAny(x.Subdenom, " \t\n"):
+		return &sim.CodedError{Codespace: "tokenfactory", Code: 4, Log: fmt.Sprintf("invalid denom: %s", FactoryDenom(x.Sender, x.Subdenom))}
 	}
 	d := FactoryDenom(x.Sender, x.Subdenom)
 	kvs := env.Store(StoreName)
 	if _, ok := kvs.Get(keyDenom(d)); ok {
-		return &sim.CodedError{Codespace: "tokenfactory", Code: 2, Log: fmt.Sprintf("attempting to create denom %s that already exists (has bank metadata)", d)}
+		return &sim.CodedError{Codespace: "tokenfactory", Code: 2, Log: "attempting to create a denom that already exists (has bank metadata)"}
 	}
 	if err := putJSON(kvs, keyDenom(d), denomRec{Admin: x.Sender}); err != nil {
 		return err
@@ -547,10 +551,10 @@ func (m *Module) denomAdmin(env sim.Env, sender string, c *basev1beta1.Coin) (si
 	}
 	var rec denomRec
 	if !getJSON(env.Store(StoreName), keyDenom(coins[0].Denom), &rec) {
-		return sim.Coin{}, &sim.CodedError{Codespace: "tokenfactory", Code: 3, Log: fmt.Sprintf("denom does not exist: invalid denom: %s", coins[0].Denom)}
+		return sim.Coin{}, &sim.CodedError{Codespace: "tokenfactory", Code: 10, Log: fmt.Sprintf("%s: denom does not exist", coins[0].Denom)}
 	}
 	if rec.Admin != sender {
-		return sim.Coin{}, &sim.CodedError{Codespace: "tokenfactory", Code: 4, Log: "unauthorized account"}
+		return sim.Coin{}, &sim.CodedError{Codespace: "tokenfactory", Code: 3, Log: "unauthorized account"}
 	}
 	return coins[0], nil
 }
