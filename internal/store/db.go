@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -8,13 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // rows is what both drivers' result sets have in common.
@@ -57,12 +57,6 @@ type DB struct {
 	log *slog.Logger
 
 	writeMu sync.Mutex
-
-	// Dictionary ids are cached only after the transaction that assigned them committed, so
-	// a rolled-back write never leaves a phantom id behind.
-	accounts *lru.Cache[string, int64]
-	msgMu    sync.RWMutex
-	msgTypes map[string]int64
 }
 
 var _ Store = (*DB)(nil)
@@ -71,8 +65,7 @@ func newDB(be backend, log *slog.Logger) *DB {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c, _ := lru.New[string, int64](1 << 17)
-	return &DB{be: be, log: log, accounts: c, msgTypes: map[string]int64{}}
+	return &DB{be: be, log: log}
 }
 
 // Close releases the connections.
@@ -190,12 +183,14 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 			}
 		}
 	}
-	accIDs, err := d.accountIDs(ctx, tx, accKeys)
-	if err != nil {
+	// The dictionaries are read inside the transaction, after the indexed_height lock, so the
+	// per-key counters that the ranks continue from are current even with a second writer.
+	accs := map[string]*dictEntry{}
+	if err := resolveDict(ctx, tx, accountDict, accKeys, func(k []byte) string { return string(k) }, accs); err != nil {
 		return err
 	}
-	msgIDs, err := d.msgTypeIDs(ctx, tx, msgKeys)
-	if err != nil {
+	msgs := map[string]*dictEntry{}
+	if err := resolveDict(ctx, tx, msgTypeDict, msgKeys, func(k string) string { return k }, msgs); err != nil {
 		return err
 	}
 
@@ -211,7 +206,7 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 			seq++
 			var signerID any
 			if t.Signer != nil {
-				signerID = accIDs[string(t.Signer)]
+				signerID = accs[string(t.Signer)].id
 			}
 			txRows = append(txRows, []any{seq, t.Hash, blk.Height, idx, signerID, string(t.JSON)})
 			edges := map[string]bool{}
@@ -230,14 +225,25 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 				add(a.Addr, a.Signer)
 			}
 			for _, k := range order {
-				accRows = append(accRows, []any{accIDs[k], seq, edges[k]})
+				e := accs[k]
+				e.txCount++
+				var signerOrd any
+				if edges[k] {
+					e.signerCount++
+					signerOrd = e.signerCount
+				}
+				e.touched = true
+				accRows = append(accRows, []any{e.id, seq, edges[k], e.txCount, signerOrd})
 			}
 			seenT := map[string]bool{}
 			for _, m := range t.MsgTypes {
 				m = strings.TrimPrefix(m, "/")
 				if !seenT[m] {
 					seenT[m] = true
-					msgRows = append(msgRows, []any{msgIDs[m], seq})
+					e := msgs[m]
+					e.txCount++
+					e.touched = true
+					msgRows = append(msgRows, []any{e.id, seq, e.txCount})
 				}
 			}
 		}
@@ -263,11 +269,17 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 	if err := tx.insertRows(ctx, "tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
 		return fmt.Errorf("insert txs: %w", err)
 	}
-	if err := tx.insertRows(ctx, "tx_accounts", []string{"account_id", "sequence", "signer"}, accRows); err != nil {
+	if err := tx.insertRows(ctx, "tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
 		return fmt.Errorf("insert tx_accounts: %w", err)
 	}
-	if err := tx.insertRows(ctx, "tx_msg_types", []string{"msg_type_id", "sequence"}, msgRows); err != nil {
+	if err := tx.insertRows(ctx, "tx_msg_types", []string{"msg_type_id", "sequence", "ord"}, msgRows); err != nil {
 		return fmt.Errorf("insert tx_msg_types: %w", err)
+	}
+	if err := updateCounts(ctx, tx, accountDict, accs); err != nil {
+		return err
+	}
+	if err := updateCounts(ctx, tx, msgTypeDict, msgs); err != nil {
+		return err
 	}
 	last := bundles[len(bundles)-1].Block.Height
 	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
@@ -278,14 +290,6 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 		return fmt.Errorf("commit: %w", err)
 	}
 	committed = true
-	for k, id := range accIDs {
-		d.accounts.Add(k, id)
-	}
-	d.msgMu.Lock()
-	for k, id := range msgIDs {
-		d.msgTypes[k] = id
-	}
-	d.msgMu.Unlock()
 	return nil
 }
 
@@ -302,48 +306,37 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// accountIDs returns the dictionary id of every key, inserting the missing ones.
-func (d *DB) accountIDs(ctx context.Context, tx wtx, keys [][]byte) (map[string]int64, error) {
-	out := make(map[string]int64, len(keys))
-	var missing [][]byte
-	for _, k := range keys {
-		if id, ok := d.accounts.Get(string(k)); ok {
-			out[string(k)] = id
-		} else {
-			missing = append(missing, k)
-		}
-	}
-	err := resolveDict(ctx, tx, "account_dict", "account", missing, func(k []byte) string { return string(k) }, out)
-	return out, err
+// dict describes a dictionary table: its key column and its counters.
+type dict struct {
+	table, key string
+	counts     string // the two counter columns as selected (msg types have no signer count)
+	update     string // SET clause of updateCounts, over VALUES (id, tx_count, signer_count)
 }
 
-func (d *DB) msgTypeIDs(ctx context.Context, tx wtx, keys []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(keys))
-	var missing []string
-	d.msgMu.RLock()
-	for _, k := range keys {
-		if id, ok := d.msgTypes[k]; ok {
-			out[k] = id
-		} else {
-			missing = append(missing, k)
-		}
-	}
-	d.msgMu.RUnlock()
-	err := resolveDict(ctx, tx, "msg_type_dict", "msg_type", missing, func(k string) string { return k }, out)
-	return out, err
+var (
+	accountDict = dict{"account_dict", "account", "tx_count, signer_count", "tx_count = v.column2, signer_count = v.column3"}
+	msgTypeDict = dict{"msg_type_dict", "msg_type", "tx_count, 0", "tx_count = v.column2"}
+)
+
+// dictEntry is a dictionary row as the writer sees it during one transaction: the counters
+// are the ranks (ord, signer_ord) the next edges continue from.
+type dictEntry struct {
+	id, txCount, signerCount int64
+	touched                  bool
 }
 
-// resolveDict looks the keys up and inserts the absent ones (in the given order) with
-// INSERT … RETURNING, which both SQLite and PostgreSQL support.
-func resolveDict[K string | []byte](ctx context.Context, tx wtx, table, col string, keys []K, str func(K) string, out map[string]int64) error {
+// resolveDict fills out with an entry per key, inserting the absent keys (in the given order,
+// so ids are deterministic) with INSERT … RETURNING, which both SQLite and PostgreSQL support.
+func resolveDict[K string | []byte](ctx context.Context, tx wtx, d dict, keys []K, str func(K) string, out map[string]*dictEntry) error {
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
 		args := make([]any, len(chunk))
 		for i, k := range chunk {
 			args[i] = k
 		}
-		if err := scanDict(ctx, tx, fmt.Sprintf("SELECT id, %s FROM %s WHERE %s IN (%s)", col, table, col, placeholders(len(chunk))), args, str, out); err != nil {
-			return fmt.Errorf("look up %s: %w", table, err)
+		q := fmt.Sprintf("SELECT id, %s, %s FROM %s WHERE %s IN (%s)", d.key, d.counts, d.table, d.key, placeholders(len(chunk)))
+		if err := scanDict(ctx, tx, q, args, str, out); err != nil {
+			return fmt.Errorf("look up %s: %w", d.table, err)
 		}
 		var absent []any
 		for _, k := range chunk {
@@ -354,30 +347,57 @@ func resolveDict[K string | []byte](ctx context.Context, tx wtx, table, col stri
 		if len(absent) == 0 {
 			continue
 		}
-		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s RETURNING id, %s", table, col,
-			strings.TrimSuffix(strings.Repeat("(?),", len(absent)), ","), col)
+		q = fmt.Sprintf("INSERT INTO %s (%s) VALUES %s RETURNING id, %s, %s", d.table, d.key,
+			strings.TrimSuffix(strings.Repeat("(?),", len(absent)), ","), d.key, d.counts)
 		if err := scanDict(ctx, tx, q, absent, str, out); err != nil {
-			return fmt.Errorf("insert %s: %w", table, err)
+			return fmt.Errorf("insert %s: %w", d.table, err)
 		}
 	}
 	return nil
 }
 
-func scanDict[K string | []byte](ctx context.Context, c conn, q string, args []any, str func(K) string, out map[string]int64) error {
+func scanDict[K string | []byte](ctx context.Context, c conn, q string, args []any, str func(K) string, out map[string]*dictEntry) error {
 	r, err := c.query(ctx, q, args...)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	for r.Next() {
-		var id int64
+		var e dictEntry
 		var k K
-		if err := r.Scan(&id, &k); err != nil {
+		if err := r.Scan(&e.id, &k, &e.txCount, &e.signerCount); err != nil {
 			return err
 		}
-		out[str(k)] = id
+		out[str(k)] = &e
 	}
 	return r.Err()
+}
+
+// updateCounts stores the counters of the touched entries, a chunk of rows per statement
+// (UPDATE … FROM VALUES works in SQLite ≥ 3.33 and PostgreSQL alike; the casts give
+// PostgreSQL the parameter types).
+func updateCounts(ctx context.Context, tx wtx, d dict, entries map[string]*dictEntry) error {
+	var touched []*dictEntry
+	for _, e := range entries {
+		if e.touched {
+			touched = append(touched, e)
+		}
+	}
+	slices.SortFunc(touched, func(a, b *dictEntry) int { return cmp.Compare(a.id, b.id) })
+	for start := 0; start < len(touched); start += dictChunk {
+		chunk := touched[start:min(start+dictChunk, len(touched))]
+		args := make([]any, 0, 3*len(chunk))
+		for _, e := range chunk {
+			args = append(args, e.id, e.txCount, e.signerCount)
+		}
+		q := "UPDATE " + d.table + " SET " + d.update + " FROM (VALUES " +
+			strings.TrimSuffix(strings.Repeat("(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)),", len(chunk)), ",") +
+			") AS v WHERE " + d.table + ".id = v.column1"
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("update %s counts: %w", d.table, err)
+		}
+	}
+	return nil
 }
 
 const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee"
@@ -529,56 +549,47 @@ func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
 	return first, nil
 }
 
-func (d *DB) lookupAccount(ctx context.Context, c conn, addr []byte) (int64, bool, error) {
-	if id, ok := d.accounts.Get(string(addr)); ok {
-		return id, true, nil
-	}
-	var id int64
-	err := queryRow(ctx, c, "SELECT id FROM account_dict WHERE account = ?", []any{nonNil(addr)}, &id)
+func lookupAccount(ctx context.Context, c conn, addr []byte) (*dictEntry, error) {
+	var e dictEntry
+	err := queryRow(ctx, c, "SELECT id, tx_count, signer_count FROM account_dict WHERE account = ?", []any{nonNil(addr)},
+		&e.id, &e.txCount, &e.signerCount)
 	if errors.Is(err, ErrNotFound) {
-		return 0, false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("account id: %w", err)
+		return nil, fmt.Errorf("account id: %w", err)
 	}
-	return id, true, nil
+	return &e, nil
 }
 
-func (d *DB) lookupMsgTypes(ctx context.Context, c conn, types []string) ([]int64, error) {
-	var ids []int64
-	var missing []any
+// lookupMsgTypes returns the entries of the known types among types, in id order.
+func lookupMsgTypes(ctx context.Context, c conn, types []string) ([]dictEntry, error) {
+	var keys []any
 	seen := map[string]bool{}
-	d.msgMu.RLock()
 	for _, m := range types {
 		m = strings.TrimPrefix(m, "/")
-		if seen[m] {
+		if seen[m] || !utf8.ValidString(m) || strings.IndexByte(m, 0) >= 0 {
+			// Invalid UTF-8 or NUL cannot be a stored type URL, and PostgreSQL would reject
+			// it as a text parameter.
 			continue
 		}
 		seen[m] = true
-		if !utf8.ValidString(m) || strings.IndexByte(m, 0) >= 0 {
-			// Cannot be a stored type URL, and PostgreSQL would reject it as a text parameter.
-			continue
-		}
-		if id, ok := d.msgTypes[m]; ok {
-			ids = append(ids, id)
-		} else {
-			missing = append(missing, m)
-		}
+		keys = append(keys, m)
 	}
-	d.msgMu.RUnlock()
-	for start := 0; start < len(missing); start += dictChunk {
-		chunk := missing[start:min(start+dictChunk, len(missing))]
-		r, err := c.query(ctx, "SELECT id FROM msg_type_dict WHERE msg_type IN ("+placeholders(len(chunk))+")", chunk...)
+	var out []dictEntry
+	for start := 0; start < len(keys); start += dictChunk {
+		chunk := keys[start:min(start+dictChunk, len(keys))]
+		r, err := c.query(ctx, "SELECT id, tx_count FROM msg_type_dict WHERE msg_type IN ("+placeholders(len(chunk))+")", chunk...)
 		if err != nil {
 			return nil, fmt.Errorf("msg type ids: %w", err)
 		}
 		for r.Next() {
-			var id int64
-			if err := r.Scan(&id); err != nil {
+			var e dictEntry
+			if err := r.Scan(&e.id, &e.txCount); err != nil {
 				r.Close()
 				return nil, err
 			}
-			ids = append(ids, id)
+			out = append(out, e)
 		}
 		err = r.Err()
 		r.Close()
@@ -586,16 +597,23 @@ func (d *DB) lookupMsgTypes(ctx context.Context, c conn, types []string) ([]int6
 			return nil, err
 		}
 	}
-	return ids, nil
+	slices.SortFunc(out, func(a, b dictEntry) int { return cmp.Compare(a.id, b.id) })
+	return out, nil
 }
 
 // Txs implements Reader.
 //
-// Plan: without an account or msgs filter the sequences are dense (1..last, or the block's
-// first..last for a height), so cursor and offset both become a primary-key range on tx.
-// With a filter the sequences come from the edge table's primary key (account_id, sequence)
-// or (msg_type_id, sequence): a cursor is a seek on it, an offset is skipped on that index
-// alone (no tx rows are read for skipped entries), and only the page's rows are joined to tx.
+// Plan, cheapest first:
+//   - no account and no msgs: sequences are dense (1..last, or a block's first..last), so a
+//     cursor or an offset is a primary-key range on tx;
+//   - one account (optionally is_signer) or one msgs type, no height: the edge rows carry a
+//     dense per-key rank (ord, signer_ord), so an offset is a rank range on a unique index and
+//     the total is the dictionary's counter;
+//   - anything else: a cursor is a seek on the edge table's (key, sequence) primary key; an
+//     offset is skipped on that index alone (no tx row is read for skipped entries; cost grows
+//     with the offset), and the total is a COUNT over the same index.
+//
+// Only the page's rows are joined to tx.
 func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	c := d.be.reader()
 	st, err := readState(ctx, c, "")
@@ -616,25 +634,26 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	if hi < lo {
 		return empty, nil
 	}
-	var accID int64
+	var acc *dictEntry
 	if f.Account != nil {
-		id, ok, err := d.lookupAccount(ctx, c, f.Account)
-		if err != nil {
+		if acc, err = lookupAccount(ctx, c, f.Account); err != nil {
 			return TxPage{}, err
 		}
-		if !ok {
+		if acc == nil {
 			return empty, nil
 		}
-		accID = id
 	}
+	var msgs []dictEntry
 	var msgIDs []int64
 	if f.MsgTypes != nil {
-		msgIDs, err = d.lookupMsgTypes(ctx, c, f.MsgTypes)
-		if err != nil {
+		if msgs, err = lookupMsgTypes(ctx, c, f.MsgTypes); err != nil {
 			return TxPage{}, err
 		}
-		if len(msgIDs) == 0 {
+		if len(msgs) == 0 {
 			return empty, nil
+		}
+		for _, m := range msgs {
+			msgIDs = append(msgIDs, m.id)
 		}
 	}
 
@@ -725,7 +744,7 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	if f.Account != nil {
 		from, col = "tx_accounts e", "e.sequence"
 		where = append(where, "e.account_id = ?")
-		args = append(args, accID)
+		args = append(args, acc.id)
 		if f.SignerOnly {
 			where = append(where, "e.signer")
 		}
@@ -743,7 +762,22 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 			distinct = "DISTINCT "
 		}
 	}
-	if p.CountTotal {
+	// One account (optionally as signer) or one message type over all heights: the edge rows
+	// carry a dense rank, so the total is the dictionary's counter and an offset is a rank.
+	var rk *ranked
+	if f.Height == 0 {
+		switch {
+		case acc != nil && msgs == nil && f.SignerOnly:
+			rk = &ranked{"tx_accounts", "account_id", "signer_ord", acc.id, acc.signerCount}
+		case acc != nil && msgs == nil:
+			rk = &ranked{"tx_accounts", "account_id", "ord", acc.id, acc.txCount}
+		case acc == nil && len(msgs) == 1:
+			rk = &ranked{"tx_msg_types", "msg_type_id", "ord", msgs[0].id, msgs[0].txCount}
+		}
+	}
+	if p.CountTotal && rk != nil {
+		out.Total = rk.n
+	} else if p.CountTotal {
 		// The total ignores the cursor.
 		cw, ca := where, args
 		if f.Height != 0 {
@@ -772,7 +806,21 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	}
 	var sub string
 	var subArgs []any
-	if f.Account == nil && len(msgIDs) > 1 {
+	if rk != nil && !hasCursor {
+		if p.Offset >= rk.n {
+			return out, nil
+		}
+		a, b := int64(1), rk.n
+		if p.Desc {
+			b -= p.Offset
+		} else {
+			a += p.Offset
+		}
+		sub = "SELECT e.sequence AS sequence FROM " + rk.table + " e WHERE e." + rk.key + " = ? AND e." + rk.ord +
+			" BETWEEN ? AND ? ORDER BY e." + rk.ord + " " + dir(p.Desc) + " LIMIT ? OFFSET ?"
+		subArgs = []any{rk.id, a, b}
+		offset = 0
+	} else if f.Account == nil && len(msgIDs) > 1 {
 		// Several types: one ordered, bounded seek per type on (msg_type_id, sequence), merged.
 		// An IN list over that index cannot come out in sequence order, so the database would
 		// otherwise read every row of every named type and sort them.
@@ -804,6 +852,12 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 		return TxPage{}, fmt.Errorf("txs: %w", err)
 	}
 	return out, nil
+}
+
+// ranked is an edge table slice whose rows are ranked 1..n in sequence order by column ord.
+type ranked struct {
+	table, key, ord string
+	id, n           int64
 }
 
 // satAdd adds non-negative numbers, saturating instead of wrapping negative (a negative

@@ -32,11 +32,11 @@ var dumpTables = []dumpTable{
 	{"schema_version", "version", []string{"version", "name"}, "is"},
 	{"indexed_height", "id", []string{"id", "height", "first_height", "last_sequence"}, "iiii"},
 	{"block", "height", []string{"height", "chain_id", "hash", "time_ns", "block_time_ms", "proposer", "gas_used", "gas_wanted", "tx_count", "total_fee", "first_sequence", "last_sequence"}, "isbiiSiiisii"},
-	{"account_dict", "id", []string{"id", "account"}, "ib"},
-	{"msg_type_dict", "id", []string{"id", "msg_type"}, "is"},
+	{"account_dict", "id", []string{"id", "account", "tx_count", "signer_count"}, "ibii"},
+	{"msg_type_dict", "id", []string{"id", "msg_type", "tx_count"}, "isi"},
 	{"tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, "ibiiIs"},
-	{"tx_accounts", "account_id, sequence", []string{"account_id", "sequence", "signer"}, "iiB"},
-	{"tx_msg_types", "msg_type_id, sequence", []string{"msg_type_id", "sequence"}, "ii"},
+	{"tx_accounts", "account_id, sequence", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, "iiBiI"},
+	{"tx_msg_types", "msg_type_id, sequence", []string{"msg_type_id", "sequence", "ord"}, "iii"},
 }
 
 // Dump implements Store: one "## table" header per table, then one tab-separated line per

@@ -130,6 +130,12 @@ func BenchmarkTxsMsgsFirstPage(b *testing.B) {
 	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20&msgs=minievm.evm.v1.MsgCall&pagination.count_total=false")
 }
 
+// BenchmarkTxsMsgsTwoTypes names a common and a rare type: the page merges two bounded seeks.
+func BenchmarkTxsMsgsTwoTypes(b *testing.B) {
+	h, _ := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs?pagination.limit=20&msgs=cosmos.bank.v1beta1.MsgSend,minievm.evm.v1.MsgCall&pagination.count_total=false")
+}
+
 // BenchmarkTxsMsgsDeepOffset skips 90% of one message type's txs on the (msg_type_id,
 // sequence) index alone.
 func BenchmarkTxsMsgsDeepOffset(b *testing.B) {

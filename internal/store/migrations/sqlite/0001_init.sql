@@ -28,13 +28,16 @@ CREATE TABLE block ( -- one row per indexed block
 ) WITHOUT ROWID;
 
 CREATE TABLE account_dict ( -- dictionary of every account seen in a tx, so edge tables store small ids
-  id      INTEGER PRIMARY KEY, -- dictionary id, assigned on first sight
-  account BLOB NOT NULL UNIQUE -- raw address bytes (20 or 32)
+  id           INTEGER PRIMARY KEY,        -- dictionary id, assigned on first sight
+  account      BLOB    NOT NULL UNIQUE,    -- raw address bytes (20 or 32)
+  tx_count     INTEGER NOT NULL DEFAULT 0, -- number of tx_accounts rows of the account (= its highest ord)
+  signer_count INTEGER NOT NULL DEFAULT 0  -- number of those where it signed (= its highest signer_ord)
 );
 
 CREATE TABLE msg_type_dict ( -- dictionary of message type URLs
-  id       INTEGER PRIMARY KEY, -- dictionary id, assigned on first sight
-  msg_type TEXT NOT NULL UNIQUE -- type URL without the leading '/', e.g. cosmos.bank.v1beta1.MsgSend
+  id       INTEGER PRIMARY KEY,       -- dictionary id, assigned on first sight
+  msg_type TEXT    NOT NULL UNIQUE,   -- type URL without the leading '/', e.g. cosmos.bank.v1beta1.MsgSend
+  tx_count INTEGER NOT NULL DEFAULT 0 -- number of txs holding the type (= its highest ord)
 );
 
 CREATE TABLE tx ( -- one row per indexed Cosmos tx
@@ -52,14 +55,20 @@ CREATE TABLE tx_accounts ( -- edge: which accounts a tx touches
   account_id INTEGER NOT NULL, -- account_dict id
   sequence   INTEGER NOT NULL, -- tx sequence
   signer     BOOLEAN NOT NULL, -- true when the account is the tx's first signer
+  ord        INTEGER NOT NULL, -- 1-based rank of the tx among the account's txs, so an offset is a key
+  signer_ord INTEGER,          -- 1-based rank among the txs the account signed; NULL when it did not sign
   PRIMARY KEY (account_id, sequence)
 ) WITHOUT ROWID;
-CREATE INDEX tx_accounts_signer ON tx_accounts (account_id, sequence) WHERE signer; -- is_signer=true lists
+CREATE UNIQUE INDEX tx_accounts_ord ON tx_accounts (account_id, ord); -- offset pages of one account
+CREATE UNIQUE INDEX tx_accounts_signer_ord ON tx_accounts (account_id, signer_ord) WHERE signer_ord IS NOT NULL; -- offset pages with is_signer=true
+CREATE INDEX tx_accounts_signer ON tx_accounts (account_id, sequence) WHERE signer; -- cursor pages with is_signer=true
 CREATE INDEX tx_accounts_sequence ON tx_accounts (sequence); -- per-tx lookups and cleanups
 
 CREATE TABLE tx_msg_types ( -- edge: which message types a tx contains (deduplicated per tx)
   msg_type_id INTEGER NOT NULL, -- msg_type_dict id
   sequence    INTEGER NOT NULL, -- tx sequence
+  ord         INTEGER NOT NULL, -- 1-based rank of the tx among the type's txs, so an offset is a key
   PRIMARY KEY (msg_type_id, sequence)
 ) WITHOUT ROWID;
+CREATE UNIQUE INDEX tx_msg_types_ord ON tx_msg_types (msg_type_id, ord); -- offset pages of one type
 CREATE INDEX tx_msg_types_sequence ON tx_msg_types (sequence, msg_type_id); -- msgs filter combined with an account or height
