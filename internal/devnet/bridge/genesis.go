@@ -56,6 +56,10 @@ type Options struct {
 	SubmissionInterval time.Duration
 	// BridgeOperator is the L1 address shown as proposer/challenger/submitter.
 	BridgeOperator string
+	// TrafficRate turns on the bridge modules' seeded traffic: per block, the chance of
+	// one IBC transfer on every chain, one deposit on L1 and one withdrawal on each
+	// rollup (0: off).
+	TrafficRate float64
 }
 
 // ChainModules is what one chain runs of the bridge stack.
@@ -250,11 +254,13 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 			ConnectionID: "connection-" + strconv.Itoa(l1Index), ClientID: "07-tendermint-" + strconv.Itoa(l1Index),
 			CounterpartyChainID: s.ChainID, CounterpartyPortID: "transfer", CounterpartyChannelID: "channel-0",
 			CounterpartyConnectionID: "connection-0", CounterpartyClientID: "07-tendermint-0",
+			CounterpartyPrefix: s.Prefix,
 		}
 		och := ibc.Channel{
 			PortID: "transfer", ChannelID: "channel-0", ConnectionID: "connection-0", ClientID: "07-tendermint-0",
 			CounterpartyChainID: l1.ChainID, CounterpartyPortID: "transfer", CounterpartyChannelID: l1ch.ChannelID,
 			CounterpartyConnectionID: l1ch.ConnectionID, CounterpartyClientID: l1ch.ClientID,
+			CounterpartyPrefix: l1.Prefix,
 		}
 		l1Index++
 		l1m.Channels = append(l1m.Channels, l1ch)
@@ -294,8 +300,12 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 			if opts.DepositHooks != nil {
 				hooks = opts.DepositHooks[s.ChainID]
 			}
-			cm.Child = opinit.NewChild(opinit.ChildConfig{Bridge: b, L1ChainID: l1.ChainID, L1ClientID: "07-tendermint-0",
-				L1Prefix: l1.Prefix, Executors: []string{s.Executor}, Hooks: hooks})
+			cc := opinit.ChildConfig{Bridge: b, L1ChainID: l1.ChainID, L1ClientID: "07-tendermint-0",
+				L1Prefix: l1.Prefix, Executors: []string{s.Executor}, Hooks: hooks}
+			if opts.TrafficRate > 0 {
+				cc.Traffic = &opinit.Traffic{Rate: opts.TrafficRate}
+			}
+			cm.Child = opinit.NewChild(cc)
 			for _, d := range l1.NativeDenoms {
 				cm.Registry.Assets = append(cm.Registry.Assets, RegistryAsset{Base: opinit.L2Denom(b.ID, d), Traces: []RegistryTrace{{
 					Type:         "op",
@@ -306,7 +316,11 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 		}
 		others[s.ChainID] = cm
 	}
-	l1m.Host = opinit.NewHost(opinit.HostConfig{Bridges: bridges, Withdrawals: opts.Withdrawals})
+	hc := opinit.HostConfig{Bridges: bridges, Withdrawals: opts.Withdrawals}
+	if opts.TrafficRate > 0 {
+		hc.Traffic = &opinit.Traffic{Rate: opts.TrafficRate, Denoms: l1.NativeDenoms}
+	}
+	l1m.Host = opinit.NewHost(hc)
 	for _, s := range specs {
 		var cm *ChainModules
 		if s.Kind == KindL1 {
@@ -318,7 +332,19 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 		if opts.IBCHooks != nil {
 			hooks = opts.IBCHooks[s.ChainID]
 		}
-		cm.IBC = ibc.New(ibc.Config{Channels: cm.Channels, HookVM: hookVM(s.Kind), Hooks: hooks})
+		ic := ibc.Config{Channels: cm.Channels, HookVM: hookVM(s.Kind), Hooks: hooks}
+		if opts.TrafficRate > 0 {
+			ic.Traffic = &ibc.Traffic{Rate: opts.TrafficRate, Denoms: s.NativeDenoms}
+			if s.Kind != KindL1 {
+				// two hops through the L1 to every other chain
+				for _, lc := range l1m.Channels {
+					if lc.CounterpartyChainID != s.ChainID {
+						ic.Traffic.Forwards = append(ic.Traffic.Forwards, ibc.ForwardRoute{Channel: "channel-0", NextChannel: lc.ChannelID, FinalPrefix: lc.CounterpartyPrefix})
+					}
+				}
+			}
+		}
+		cm.IBC = ibc.New(ic)
 		cm.Registry.Hooks = hookVM(s.Kind) != ""
 		n.Chains = append(n.Chains, cm)
 		n.byID[s.ChainID] = cm

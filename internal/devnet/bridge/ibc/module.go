@@ -10,7 +10,6 @@ package ibc
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -54,6 +53,8 @@ type Channel struct {
 	CounterpartyChannelID    string `json:"counterparty_channel_id"`
 	CounterpartyConnectionID string `json:"counterparty_connection_id"`
 	CounterpartyClientID     string `json:"counterparty_client_id"`
+	// CounterpartyPrefix is the bech32 prefix of the counterparty's accounts (traffic).
+	CounterpartyPrefix string `json:"counterparty_prefix,omitempty"`
 }
 
 // HookExecutor runs an ibc-hooks message after the received funds landed on the
@@ -75,6 +76,8 @@ type Config struct {
 	Hooks HookExecutor
 	// ForwardTimeout is PFM's default forward timeout (DefaultForwardTimeout when 0).
 	ForwardTimeout time.Duration
+	// Traffic enables seeded transfers (nil: none).
+	Traffic *Traffic
 }
 
 // Module is the IBC transfer stack of one chain.
@@ -94,10 +97,6 @@ func New(cfg Config) *Module {
 
 // Name implements sim.Module.
 func (m *Module) Name() string { return "ibc" }
-
-// Traffic implements sim.Module: transfers come from wallets and the router, not from
-// the module itself.
-func (m *Module) Traffic(*rand.Rand, sim.Query, []sim.Account) []sim.Intent { return nil }
 
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -52,6 +51,7 @@ type ChildConfig struct {
 	Executors  []string
 	HookMaxGas uint64
 	Hooks      DepositHookExecutor // nil: a deposit with data reports "hook failed"
+	Traffic    *Traffic            // seeded withdrawals (nil: none)
 }
 
 // Child is the L2 opchild module (bridge part).
@@ -74,9 +74,6 @@ func NewChild(cfg ChildConfig) *Child {
 
 // Name implements sim.Module.
 func (c *Child) Name() string { return "opchild" }
-
-// Traffic implements sim.Module.
-func (c *Child) Traffic(*rand.Rand, sim.Query, []sim.Account) []sim.Intent { return nil }
 
 const (
 	keyNextL1 = "nextL1Seq"

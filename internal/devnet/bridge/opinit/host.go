@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -48,6 +47,7 @@ type WithdrawalSource interface {
 type HostConfig struct {
 	Bridges     []Bridge
 	Withdrawals WithdrawalSource // nil: every claim fails as unproven
+	Traffic     *Traffic         // seeded deposits (nil: none)
 }
 
 // Host is the L1 ophost module.
@@ -69,9 +69,6 @@ func NewHost(cfg HostConfig) *Host {
 
 // Name implements sim.Module.
 func (h *Host) Name() string { return "ophost" }
-
-// Traffic implements sim.Module (deposits come from wallets and the router).
-func (h *Host) Traffic(*rand.Rand, sim.Query, []sim.Account) []sim.Intent { return nil }
 
 func nextL1SeqKey(id uint64) string { return fmt.Sprintf("nextL1Seq/%020d", id) }
 func tokenPairKey(id uint64, l1 string) string {

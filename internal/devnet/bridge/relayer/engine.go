@@ -69,23 +69,35 @@ func (e *EngineChain) Broadcast(_ context.Context, signer string, msgs []proto.M
 	if !ok {
 		return fmt.Errorf("no key for %s on %s", signer, e.ChainID())
 	}
-	num, seq, ok := e.Chain.AccountState(k.Address())
-	if !ok {
-		return fmt.Errorf("account %s does not exist on %s", signer, e.ChainID())
-	}
-	h := e.Chain.Height()
-	if s, ok := e.sent[signer]; ok && s.height == h && s.seq >= seq {
-		seq = s.seq + 1
-	}
 	gas := e.GasLimit
 	if gas == 0 {
 		gas = 2_000_000
 	}
-	raw, err := chain.SignDirect(e.ChainID(), k, num, seq, msgs, "", chain.Fee{GasLimit: gas})
-	if err != nil {
-		return err
+	// A block committed between reading the sequence and CheckTx makes the first attempt
+	// stale; one fresh retry covers it.
+	var res chain.CheckResult
+	var h int64
+	var seq uint64
+	for attempt := 0; attempt < 2; attempt++ {
+		num, s, ok := e.Chain.AccountState(k.Address())
+		if !ok {
+			return fmt.Errorf("account %s does not exist on %s", signer, e.ChainID())
+		}
+		seq = s
+		h = e.Chain.Height()
+		if prev, ok := e.sent[signer]; ok && prev.height == h && prev.seq >= seq {
+			seq = prev.seq + 1
+		}
+		raw, err := chain.SignDirect(e.ChainID(), k, num, seq, msgs, "", chain.Fee{GasLimit: gas})
+		if err != nil {
+			return err
+		}
+		res = e.Chain.BroadcastTxSync(raw)
+		if res.Code != 32 { // 32: account sequence mismatch
+			break
+		}
+		delete(e.sent, signer)
 	}
-	res := e.Chain.BroadcastTxSync(raw)
 	if res.Code != 0 {
 		return fmt.Errorf("broadcast: code %d (%s): %s", res.Code, res.Codespace, res.Log)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"net/http"
 	"sort"
 	"strconv"
@@ -57,6 +58,10 @@ type Chain struct {
 	mempool  []pendingTx
 	Blocks   []Block
 	txCount  int
+	// Accounts get the modules' traffic intents when TrafficOn is set.
+	Accounts  []sim.Account
+	TrafficOn bool
+	Seed      uint64
 }
 
 // NewChain builds a chain at height 1 (genesis) with the modules' genesis applied.
@@ -113,6 +118,14 @@ func (c *Chain) ProduceBlock(step time.Duration) Block {
 	b := Block{Height: c.height, Time: c.now}
 	pool := c.mempool
 	c.mempool = nil
+	if c.TrafficOn {
+		for mi, m := range c.Modules {
+			rng := rand.New(rand.NewPCG(c.Seed, uint64(c.height)<<8|uint64(mi)))
+			for _, in := range m.Traffic(rng, c.Query(), c.Accounts) {
+				pool = append(pool, pendingTx{signer: c.Accounts[in.Signer].Bech32, msgs: in.Msgs})
+			}
+		}
+	}
 	for _, p := range pool {
 		b.Txs = append(b.Txs, c.exec(p))
 	}
@@ -124,6 +137,17 @@ func (c *Chain) ProduceBlock(step time.Duration) Block {
 // needed by handler tests, so it runs at the current height) and returns its result.
 func (c *Chain) Exec(signer string, msgs ...proto.Message) TxResult {
 	return c.exec(pendingTx{signer: signer, msgs: msgs})
+}
+
+// Supply sums every balance of a denom.
+func (c *Chain) Supply(denom string) *big.Int {
+	sum := new(big.Int)
+	for k, v := range c.balances {
+		if strings.HasSuffix(k, "|"+denom) {
+			sum.Add(sum, v)
+		}
+	}
+	return sum
 }
 
 // Block returns the block at height h.
