@@ -392,6 +392,32 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 		doc           []byte
 	}{
 		{"status", "comet/status.json", func() []byte { _, b := get(t, e.RPC+"/status"); return b }()},
+		{"validators", "comet/validators_h1.json", func() []byte { _, b := get(t, e.RPC+"/validators?height=1"); return b }()},
+		{"abci_info", "comet/abci_info.json", func() []byte { _, b := get(t, e.RPC+"/abci_info"); return b }()},
+		{"opchild validators", "rest/misc/opchild_validators.json", func() []byte { _, b := get(t, e.REST+"/opinit/opchild/v1/validators"); return b }()},
+		{"opchild validator", "rest/misc/opchild_validator.json", func() []byte {
+			st, b := get(t, e.REST+"/opinit/opchild/v1/validators")
+			var v struct {
+				Validators []struct {
+					Op string `json:"operator_address"`
+				} `json:"validators"`
+			}
+			if st != 200 || json.Unmarshal(b, &v) != nil || len(v.Validators) != 1 {
+				t.Fatalf("validators: %s", b)
+			}
+			_, b = get(t, e.REST+"/opinit/opchild/v1/validator/"+v.Validators[0].Op)
+			return b
+		}()},
+		{"denoms metadata", "rest/misc/bank_denoms_metadata.json", func() []byte { _, b := get(t, e.REST+"/cosmos/bank/v1beta1/denoms_metadata"); return b }()},
+		{"supply", "rest/misc/bank_supply.json", func() []byte { _, b := get(t, e.REST+"/cosmos/bank/v1beta1/supply"); return b }()},
+		{"accounts", "rest/misc/accounts_limit100*.json", func() []byte { _, b := get(t, e.REST+"/cosmos/auth/v1beta1/accounts?pagination.limit=100"); return b }()},
+		{"module accounts", "rest/misc/module_accounts.json", func() []byte { _, b := get(t, e.REST+"/cosmos/auth/v1beta1/module_accounts"); return b }()},
+		{"erc20 factory", "rest/misc/erc20_factory.json", func() []byte { _, b := get(t, e.REST+"/minievm/evm/v1/contracts/erc20_factory"); return b }()},
+		{"evm params", "rest/misc/evm_params.json", func() []byte { _, b := get(t, e.REST+"/minievm/evm/v1/params"); return b }()},
+		{"tokenURI call", "rest/misc/evm_call_tokenURI_*.json", func() []byte {
+			_, b := post(t, e.REST+"/minievm/evm/v1/call", map[string]string{"sender": "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", "contract_addr": ch.EVM.Factory().Hex(), "input": "0x06fdde03", "value": "0"})
+			return b
+		}()},
 		{"block future", "comet/errors/block_future.json", func() []byte { _, b := get(t, e.RPC+"/block?height=100000"); return b }()},
 		{"block_results future", "comet/errors/block_results_future.json", func() []byte { _, b := get(t, e.RPC+"/block_results?height=100000"); return b }()},
 		{"tx unknown", "comet/errors/tx_unknown.json", func() []byte { _, b := get(t, e.RPC+"/tx?hash=0x"+strings.Repeat("AB", 32)); return b }()},

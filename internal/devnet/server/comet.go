@@ -64,6 +64,7 @@ func NewComet(c *chain.Chain, log *slog.Logger) *Comet {
 		"tx_search":         {[]string{"query", "prove", "page", "per_page", "order_by"}, s.txSearch},
 		"broadcast_tx_sync": {[]string{"tx"}, s.broadcast},
 		"abci_query":        {[]string{"path", "data", "height", "prove"}, s.abciQuery},
+		"validators":        {[]string{"height", "page", "per_page"}, s.validators},
 	}
 	return s
 }
@@ -281,8 +282,27 @@ func (s *Comet) abciInfo(map[string]string) (any, error) {
 		return nil, err
 	}
 	cfg := s.c.Config()
-	return ordered{{"response", ordered{{"data", cfg.AppName}, {"version", cfg.AppVersion},
+	data := "minitia" // what every rollup's app answers; the L1 says initia
+	if s.c.Kind() == chain.KindL1 {
+		data = "initia"
+	}
+	return ordered{{"response", ordered{{"data", data}, {"version", cfg.AppVersion},
 		{"last_block_height", i64(b.Height)}, {"last_block_app_hash", b64(b.ResultAppHash)}}}}, nil
+}
+
+func (s *Comet) validators(p map[string]string) (any, error) {
+	h, err := s.height(p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.c.Block(h)
+	if err != nil {
+		return nil, err
+	}
+	v := ordered{{"address", upperHex(s.c.ValidatorAddress())},
+		{"pub_key", ordered{{"type", "tendermint/PubKeyEd25519"}, {"value", b64(s.c.ValidatorPubKey())}}},
+		{"voting_power", "1"}, {"proposer_priority", "0"}}
+	return ordered{{"block_height", i64(b.Height)}, {"validators", []any{v}}, {"count", "1"}, {"total", "1"}}, nil
 }
 
 func (s *Comet) block(p map[string]string) (any, error) {

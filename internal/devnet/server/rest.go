@@ -44,13 +44,55 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts", s.accounts)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts/{address}", s.account)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/module_accounts", s.moduleAccounts)
-	for _, m := range modules {
-		m.Routes(mux, c.QueryAt)
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, ordered{{"metadatas", []any{}}, {"pagination", ordered{{"next_key", nil}, {"total", "0"}}}})
+	})
+	if c.Kind() != chain.KindL1 {
+		mux.HandleFunc("GET /opinit/opchild/v1/validators", s.opchildValidators)
+		mux.HandleFunc("GET /opinit/opchild/v1/validator/{valoper}", s.opchildValidator)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		restErr(w, http.StatusNotImplemented, 12, "Not Implemented")
 	})
-	return mux
+	// each module gets its own mux, so modules can neither clash with each other nor with
+	// the built-ins (a module's route wins over a built-in one)
+	var muxes []*http.ServeMux
+	for _, m := range modules {
+		mm := http.NewServeMux()
+		m.Routes(mm, c.QueryAt)
+		muxes = append(muxes, mm)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, mm := range muxes {
+			if _, pattern := mm.Handler(r); pattern != "" {
+				mm.ServeHTTP(w, r)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *rest) validatorJSON() ordered {
+	p := s.c.Config().Bech32Prefix
+	return ordered{
+		{"moniker", "devnet"}, {"operator_address", chain.Bech32(p+"valoper", s.c.ValidatorAddress())},
+		{"consensus_pubkey", ordered{{"@type", "/cosmos.crypto.ed25519.PubKey"}, {"key", b64(s.c.ValidatorPubKey())}}},
+		{"cons_power", "1"},
+	}
+}
+
+func (s *rest) opchildValidators(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, ordered{{"validators", []any{s.validatorJSON()}}, {"pagination", ordered{{"next_key", nil}, {"total", "1"}}}})
+}
+
+func (s *rest) opchildValidator(w http.ResponseWriter, r *http.Request) {
+	want := chain.Bech32(s.c.Config().Bech32Prefix+"valoper", s.c.ValidatorAddress())
+	if r.PathValue("valoper") != want {
+		restErr(w, http.StatusNotFound, 5, "collections: not found: key '"+r.PathValue("valoper")+"' of type github.com/cosmos/gogoproto/cosmos.base.v1beta1.ValAddress")
+		return
+	}
+	writeJSON(w, http.StatusOK, ordered{{"validator", s.validatorJSON()}})
 }
 
 type rest struct {
