@@ -219,3 +219,83 @@ func bridgeOf(t *testing.T, id string, specs []bridge.ChainSpec) uint64 {
 	t.Fatalf("no bridge for %s", id)
 	return 0
 }
+
+// TestTrafficOnEngine lets the bridge modules' own traffic run on the real engine with
+// the relayer for a while: every relayed message must succeed.
+func TestTrafficOnEngine(t *testing.T) {
+	const seed = 3
+	relKey, exKey, _ := bridge.BotKeys(seed, false)
+	cfg := devnet.DefaultConfig()
+	cfg.ManualBlocks, cfg.Seed, cfg.Accounts = true, seed, 3
+	var specs []bridge.ChainSpec
+	for _, c := range cfg.Chains {
+		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init", Executor: chain.Bech32("init", exKey.Address())}
+		if c.Kind == chain.KindL1 {
+			s.NativeDenoms, s.Executor = []string{"uinit"}, ""
+		} else {
+			s.NativeDenoms = []string{"uusdc"}
+		}
+		specs = append(specs, s)
+	}
+	wiring, err := bridge.Wire(specs, bridge.Options{TrafficRate: 0.6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
+		cm, _ := wiring.Chain(spec.ChainID)
+		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *chain.Config) {
+			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey)...)
+		}}
+	}
+	nw, err := devnet.Start(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Close()
+	var eps []relayer.Endpoint
+	for _, c := range nw.Chains() {
+		eps = append(eps, relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, relKey, exKey),
+			Relayer: chain.Bech32("init", relKey.Address()), Executor: chain.Bech32("init", exKey.Address())})
+	}
+	rel, err := relayer.New(wiring.RelayerConfig(eps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		if err := nw.ProduceBlock(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rel.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := map[string]int{}
+	for _, c := range nw.Chains() {
+		for h := int64(2); h <= c.Chain.Height(); h++ {
+			b, _ := c.Chain.Block(h)
+			for i, r := range b.Results {
+				bridgeTx := false
+				for _, ev := range r.Events {
+					switch ev.Type {
+					case "recv_packet", "acknowledge_packet", "timeout_packet", "finalize_token_deposit", "send_packet", "initiate_token_deposit":
+						counts[ev.Type]++
+						bridgeTx = true
+					}
+				}
+				byBot := false
+				if tx, err := chain.DecodeTx(b.Txs[i]); err == nil && len(tx.Signers) > 0 {
+					a, _ := chain.AddressOf(tx.Signers[0].PubKeyType, tx.Signers[0].PubKey)
+					byBot = string(a) == string(relKey.Address()) || string(a) == string(exKey.Address())
+				}
+				if r.Code != 0 && (bridgeTx || byBot) {
+					t.Errorf("%s h%d tx %d: code %d %s", c.Spec.ChainID, h, i, r.Code, r.Log)
+				}
+			}
+		}
+	}
+	if counts["recv_packet"] == 0 || counts["acknowledge_packet"] == 0 || counts["finalize_token_deposit"] == 0 {
+		t.Errorf("traffic too thin: %v", counts)
+	}
+	st := rel.Stats()
+	t.Logf("events %v; relayer %+v", counts, st)
+}
