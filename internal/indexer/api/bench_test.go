@@ -149,6 +149,19 @@ func BenchmarkTxsByAccount(b *testing.B) {
 	benchGet(b, h, "/indexer/tx/v1/txs/by_account/"+SyntheticBenchAccount("init")+"?pagination.limit=20")
 }
 
+// BenchmarkTxsByAccountDeepOffset pages 90% into the account's txs by offset: a rank range.
+func BenchmarkTxsByAccountDeepOffset(b *testing.B) {
+	h, _ := benchSetup(b)
+	acc := SyntheticBenchAccount("init")
+	rec := do(h, "/indexer/tx/v1/txs/by_account/"+acc+"?pagination.limit=1")
+	var body struct {
+		Pagination paginationJSON `json:"pagination"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &body)
+	n, _ := strconv.ParseInt(body.Pagination.Total, 10, 64)
+	benchGet(b, h, "/indexer/tx/v1/txs/by_account/"+acc+"?pagination.limit=20&pagination.offset="+strconv.FormatInt(n*9/10, 10))
+}
+
 func BenchmarkTxsByHeight(b *testing.B) {
 	h, total := benchSetup(b)
 	benchGet(b, h, "/indexer/tx/v1/txs/by_height/"+strconv.FormatInt(total/20, 10))
