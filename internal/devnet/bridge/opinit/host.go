@@ -10,6 +10,7 @@ import (
 
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"golang.org/x/crypto/sha3"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -218,6 +219,86 @@ func (h *Host) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/next_l1_sequence", with(at, h.restNextL1))
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/withdrawals/claimed/by_hash", with(at, h.restClaimed))
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/migration_info/by_l1_denom", with(at, h.restMigration))
+	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/outputs/{output_index}", with(at, h.restOutput))
+	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/last_finalized_output", with(at, h.restLastFinalized))
+}
+
+// Outputs: the devnet proposes no outputs; it presents withdrawal n as proven by output n
+// (see ExecutorAPI), proposed when the withdrawal happened, with the output root
+// SHA3-256(version ‖ storage root ‖ last block hash) of that one-leaf tree.
+
+type outputJSON struct {
+	OutputRoot    []byte `json:"output_root"`
+	L1BlockTime   string `json:"l1_block_time"`
+	L2BlockNumber string `json:"l2_block_number"`
+}
+
+func outputOf(rec WithdrawalRecord) outputJSON {
+	root, _ := hex.DecodeString(rec.Hash)
+	return outputJSON{OutputRoot: OutputRoot(1, root, make([]byte, 32)), L1BlockTime: rec.Time.UTC().Format(time.RFC3339Nano),
+		L2BlockNumber: strconv.FormatInt(rec.Height, 10)}
+}
+
+// OutputRoot is SHA3-256(version byte ‖ storage root ‖ last block hash).
+func OutputRoot(version byte, storageRoot, lastBlockHash []byte) []byte {
+	buf := append([]byte{version}, storageRoot...)
+	buf = append(buf, lastBlockHash...)
+	sum := sha3.Sum256(buf)
+	return sum[:]
+}
+
+func (h *Host) restOutput(w http.ResponseWriter, r *http.Request, _ sim.Query) {
+	b, ok := h.bridgeOr404(w, r)
+	if !ok {
+		return
+	}
+	idx, err := strconv.ParseUint(r.PathValue("output_index"), 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, 3, "type mismatch, parameter: output_index, error: "+err.Error())
+		return
+	}
+	var rec WithdrawalRecord
+	found := false
+	if h.cfg.Withdrawals != nil {
+		rec, found, _ = h.cfg.Withdrawals.Withdrawal(b.ID, idx)
+	}
+	if !found {
+		writeError(w, http.StatusNotFound, 5, "collections: not found: key '("+strconv.FormatUint(b.ID, 10)+", "+strconv.FormatUint(idx, 10)+")'")
+		return
+	}
+	writeJSON(w, struct {
+		BridgeID       string     `json:"bridge_id"`
+		OutputIndex    string     `json:"output_index"`
+		OutputProposal outputJSON `json:"output_proposal"`
+	}{strconv.FormatUint(b.ID, 10), strconv.FormatUint(idx, 10), outputOf(rec)})
+}
+
+// restLastFinalized walks the withdrawals to the newest one past the finalization period.
+func (h *Host) restLastFinalized(w http.ResponseWriter, r *http.Request, _ sim.Query) {
+	b, ok := h.bridgeOr404(w, r)
+	if !ok {
+		return
+	}
+	var last WithdrawalRecord
+	found := false
+	if h.cfg.Withdrawals != nil {
+		now := time.Now()
+		for seq := uint64(1); ; seq++ {
+			rec, ok, err := h.cfg.Withdrawals.Withdrawal(b.ID, seq)
+			if err != nil || !ok || rec.Time.Add(b.FinalizationPeriod).After(now) {
+				break
+			}
+			last, found = rec, true
+		}
+	}
+	if !found {
+		writeError(w, http.StatusNotFound, 5, "failed to get last finalized output: not found")
+		return
+	}
+	writeJSON(w, struct {
+		OutputIndex    string     `json:"output_index"`
+		OutputProposal outputJSON `json:"output_proposal"`
+	}{strconv.FormatUint(last.Sequence, 10), outputOf(last)})
 }
 
 func (h *Host) bridgeOr404(w http.ResponseWriter, r *http.Request) (Bridge, bool) {

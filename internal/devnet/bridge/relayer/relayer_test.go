@@ -506,6 +506,9 @@ func TestOPinitDepositAndWithdrawal(t *testing.T) {
 		t.Error("claim of an unknown withdrawal accepted")
 	}
 	// REST shapes
+	if got := get(t, l1, "/opinit/ophost/v1/bridges/1/outputs/1"); !strings.Contains(got, `"output_index":"1","output_proposal":{"output_root":"`) {
+		t.Errorf("output %s", got)
+	}
 	if got := get(t, mv, "/opinit/opchild/v1/next_l1_sequence"); got != `{"next_l1_sequence":"2"}` {
 		t.Errorf("next_l1_sequence %s", got)
 	}
