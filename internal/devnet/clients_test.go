@@ -148,6 +148,12 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 			if _, err := rc.Account(ctx, acc.Bech32); err != nil {
 				t.Fatalf("account: %v", err)
 			}
+			if g, err := cc.Genesis(ctx); err != nil || g == nil {
+				t.Fatalf("genesis: %v", err)
+			}
+			if _, err := cc.Validators(ctx, 1); err != nil {
+				t.Fatalf("validators: %v", err)
+			}
 			if _, err := rc.ModuleAccounts(ctx); err != nil {
 				t.Fatalf("module accounts: %v", err)
 			}

@@ -65,6 +65,7 @@ func NewComet(c *chain.Chain, log *slog.Logger) *Comet {
 		"broadcast_tx_sync": {[]string{"tx"}, s.broadcast},
 		"abci_query":        {[]string{"path", "data", "height", "prove"}, s.abciQuery},
 		"validators":        {[]string{"height", "page", "per_page"}, s.validators},
+		"genesis":           {nil, s.genesis},
 	}
 	return s
 }
@@ -288,6 +289,45 @@ func (s *Comet) abciInfo(map[string]string) (any, error) {
 	}
 	return ordered{{"response", ordered{{"data", data}, {"version", cfg.AppVersion},
 		{"last_block_height", i64(b.Height)}, {"last_block_app_hash", b64(b.ResultAppHash)}}}}, nil
+}
+
+// genesis renders the genesis document: consensus params and the auth and bank state at
+// height 1 (modules' genesis state is not rendered).
+func (s *Comet) genesis(map[string]string) (any, error) {
+	q, err := s.c.Query(1)
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.c.Config()
+	accs := []any{}
+	bals := []any{}
+	r := &rest{c: s.c}
+	for _, a := range chain.AllAccounts(q) {
+		if moduleName(a) != "" {
+			continue // module accounts are created at InitChain, not listed in genesis
+		}
+		accs = append(accs, r.accountJSON(a))
+		if coins := chain.Balances(q, a.Address); len(coins) > 0 {
+			bals = append(bals, ordered{{"address", chain.Bech32(cfg.Bech32Prefix, a.Address)}, {"coins", coinsJSON(coins)}})
+		}
+	}
+	cp := ordered{
+		{"block", ordered{{"max_bytes", "22020096"}, {"max_gas", "-1"}}},
+		{"evidence", ordered{{"max_age_num_blocks", "100000"}, {"max_age_duration", "172800000000000"}, {"max_bytes", "1048576"}}},
+		{"validator", ordered{{"pub_key_types", []string{"ed25519"}}}},
+		{"version", ordered{{"app", "0"}}},
+		{"abci", ordered{{"vote_extensions_enable_height", "0"}}},
+	}
+	return ordered{{"genesis", ordered{
+		{"genesis_time", rfc3339(cfg.GenesisTime)}, {"chain_id", cfg.ChainID}, {"initial_height", "1"},
+		{"consensus_params", cp}, {"app_hash", ""},
+		{"app_state", ordered{
+			{"auth", ordered{{"params", ordered{{"max_memo_characters", "256"}, {"tx_sig_limit", "7"}, {"tx_size_cost_per_byte", "10"},
+				{"sig_verify_cost_ed25519", "590"}, {"sig_verify_cost_secp256k1", "1000"}}}, {"accounts", accs}}},
+			{"bank", ordered{{"params", ordered{{"send_enabled", []any{}}, {"default_send_enabled", true}}}, {"balances", bals},
+				{"supply", coinsJSON(chain.Supply(q))}, {"denom_metadata", []any{}}, {"send_enabled", []any{}}}},
+		}},
+	}}}, nil
 }
 
 func (s *Comet) validators(p map[string]string) (any, error) {
