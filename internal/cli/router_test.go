@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// TestRouterCommandServesRegistry runs `rollgate router` over the router's test registry and
+// asks it for the chain list, as a wallet does first.
+func TestRouterCommandServesRegistry(t *testing.T) {
+	reg := filepath.Join(testutil.RepoRoot(t), "internal", "router", "registry", "testdata", "registry")
+	addr := freeAddr(t)
+	env, _, errb := testEnv(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, env, []string{"router", "--registry", reg, "--listen", addr, "--refresh", "0", "--log-level", "warn"})
+	}()
+	var body string
+	for i := 0; i < 100; i++ {
+		time.Sleep(50 * time.Millisecond)
+		resp, err := http.Get("http://" + addr + "/v2/info/chains")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d: %s", resp.StatusCode, b)
+		}
+		body = string(b)
+		break
+	}
+	if !strings.Contains(body, `"chain_id":"initia-devnet-1"`) {
+		t.Fatalf("chains answer lacks the L1: %.300s (stderr %s)", body, errb)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit code %d; stderr %s", code, errb)
+	}
+}
+
+func TestRouterCommandNeedsRegistry(t *testing.T) {
+	env, _, errb := testEnv(nil)
+	if code := run(context.Background(), env, []string{"router"}); code != 2 || !strings.Contains(errb.String(), "--registry") {
+		t.Fatalf("code %d stderr %q", code, errb)
+	}
+	env, _, errb = testEnv(nil)
+	if code := run(context.Background(), env, []string{"router", "--registry", t.TempDir() + "/missing", "--listen", "127.0.0.1:0"}); code != 1 || !strings.Contains(errb.String(), "load registry") {
+		t.Fatalf("code %d stderr %q", code, errb)
+	}
+}
