@@ -796,3 +796,108 @@ func TestTrafficConservation(t *testing.T) {
 	}
 	t.Logf("traffic: %v", counts)
 }
+
+// TestEventAttributeOrder checks every bridge event type the flows above produce against
+// the attribute lists of chain-events.md (§2.1, §2.3, §5.1, §5.3), in order.
+func TestEventAttributeOrder(t *testing.T) {
+	want := map[string][]string{
+		"send_packet": {"packet_data", "packet_data_hex", "packet_timeout_height", "packet_timeout_timestamp", "packet_sequence",
+			"packet_src_port", "packet_src_channel", "packet_dst_port", "packet_dst_channel", "packet_channel_ordering", "packet_connection", "connection_id"},
+		"recv_packet": {"packet_data", "packet_data_hex", "packet_timeout_height", "packet_timeout_timestamp", "packet_sequence",
+			"packet_src_port", "packet_src_channel", "packet_dst_port", "packet_dst_channel", "packet_channel_ordering", "packet_connection", "connection_id"},
+		"write_acknowledgement": {"packet_data", "packet_data_hex", "packet_timeout_height", "packet_timeout_timestamp", "packet_sequence",
+			"packet_src_port", "packet_src_channel", "packet_dst_port", "packet_dst_channel", "packet_ack", "packet_ack_hex",
+			"packet_channel_ordering", "packet_connection", "connection_id"},
+		"acknowledge_packet": {"packet_timeout_height", "packet_timeout_timestamp", "packet_sequence", "packet_src_port", "packet_src_channel",
+			"packet_dst_port", "packet_dst_channel", "packet_channel_ordering", "packet_connection", "connection_id"},
+		"timeout_packet": {"packet_timeout_height", "packet_timeout_timestamp", "packet_sequence", "packet_src_port", "packet_src_channel",
+			"packet_dst_port", "packet_dst_channel", "connection_id", "packet_channel_ordering"},
+		"ibc_transfer":              {"sender", "receiver", "amount", "denom", "memo"},
+		"denomination_trace":        {"trace_hash", "denom"},
+		"timeout":                   {"module", "refund_receiver", "refund_denom", "refund_amount", "memo"},
+		"initiate_token_deposit":    {"bridge_id", "l1_sequence", "from", "to", "l1_denom", "l2_denom", "amount", "data"},
+		"finalize_token_deposit":    {"l1_sequence", "sender", "recipient", "denom", "base_denom", "amount", "finalize_height", "success"},
+		"initiate_token_withdrawal": {"from", "to", "denom", "base_denom", "amount", "l2_sequence"},
+		"finalize_token_withdrawal": {"bridge_id", "output_index", "l2_sequence", "from", "to", "l1_denom", "l2_denom", "amount"},
+	}
+	// fungible_token_packet has three shapes: receive, ack (1st) and ack (2nd).
+	ftpShapes := [][]string{
+		{"module", "sender", "receiver", "denom", "amount", "memo", "success"},
+		{"module", "sender", "receiver", "denom", "amount", "memo", "success", "error"},
+		{"module", "sender", "receiver", "denom", "amount", "memo", "acknowledgement"},
+		{"success"}, {"error"},
+	}
+	n := newNet(t)
+	l1, mv := n.chains[l1ID], n.chains[moveID]
+	alice := acct("alice")
+	l1.Fund(alice, "uinit", 10_000)
+	ts := uint64(l1.Time().Add(time.Hour).UnixNano())
+	l1.Submit(b32("init", alice),
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "10"},
+			Sender: b32("init", alice), Receiver: b32("init", alice), TimeoutTimestamp: ts},
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "10"},
+			Sender: b32("init", alice), Receiver: "bad-receiver", TimeoutTimestamp: ts},
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-1", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "10"},
+			Sender: b32("init", alice), Receiver: b32("init", alice), TimeoutHeight: &clientv1.Height{RevisionNumber: 1, RevisionHeight: uint64(n.chains[wasmID].Height() + 1)}},
+		&ophostv1.MsgInitiateTokenDeposit{Sender: b32("init", alice), BridgeId: 1, To: b32("init", alice), Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "50"}},
+	)
+	n.settle(10)
+	l2 := opinit.L2Denom(1, "uinit")
+	mv.Submit(b32("init", alice), &opchildv1.MsgInitiateTokenWithdrawal{Sender: b32("init", alice), To: b32("init", alice), Amount: &basev1beta1.Coin{Denom: l2, Amount: "5"}})
+	n.round()
+	n.round()
+	l1.Submit(b32("init", alice), &ophostv1.MsgFinalizeTokenWithdrawal{Sender: b32("init", alice), BridgeId: 1, OutputIndex: 1,
+		From: b32("init", alice), To: b32("init", alice), Sequence: 1, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "5"}})
+	n.round()
+	if f := failedTxs(n); len(f) > 0 {
+		t.Fatalf("failed: %v", f)
+	}
+	seen := map[string]bool{}
+	ftpSeen := map[int]bool{}
+	for _, id := range n.order {
+		for _, b := range n.chains[id].Blocks {
+			for _, tx := range b.Txs {
+				for _, ev := range tx.Events {
+					keys := simtest.Keys(ev)
+					if ev.Type == "ibccallbackerror-fungible_token_packet" {
+						// a failed receive: the callback's events renamed (§2.1)
+						for i := range keys {
+							keys[i] = strings.TrimPrefix(keys[i], "ibccallbackerror-")
+						}
+						ev.Type = "fungible_token_packet"
+					}
+					if ev.Type == "fungible_token_packet" {
+						matched := false
+						for i, shape := range ftpShapes {
+							if cmp.Equal(shape, keys) {
+								ftpSeen[i], matched = true, true
+							}
+						}
+						if !matched {
+							t.Errorf("fungible_token_packet keys %v", keys)
+						}
+						continue
+					}
+					w, ok := want[ev.Type]
+					if !ok {
+						continue
+					}
+					seen[ev.Type] = true
+					if diff := cmp.Diff(w, keys); diff != "" {
+						t.Errorf("%s on %s: %s", ev.Type, id, diff)
+					}
+				}
+			}
+		}
+	}
+	for typ := range want {
+		if !seen[typ] {
+			t.Errorf("flow never emitted %s", typ)
+		}
+	}
+	for i := range ftpShapes {
+		if !ftpSeen[i] {
+			t.Errorf("fungible_token_packet shape %v never emitted", ftpShapes[i])
+		}
+	}
+}
