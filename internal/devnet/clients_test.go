@@ -337,6 +337,26 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 			}
 		}
 	}
+	// logs by filter agree with the receipts
+	transfer := common.HexToHash("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+	logs, err := cl.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(1), ToBlock: new(big.Int).SetUint64(bn), Topics: [][]common.Hash{{transfer}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for h := int64(1); h <= int64(bn); h++ {
+		rs, _ := ec.BlockReceipts(ctx, h)
+		for _, r := range rs {
+			for _, l := range r.Logs {
+				if len(l.Topics) > 0 && l.Topics[0] == transfer.Hex() {
+					want++
+				}
+			}
+		}
+	}
+	if len(logs) != want || want == 0 {
+		t.Fatalf("eth_getLogs found %d Transfer logs, receipts have %d", len(logs), want)
+	}
 	// the traffic's ERC-20 (first contract created through the factory)
 	q, _ := ch.Chain.Query(0)
 	var token common.Address

@@ -355,7 +355,7 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 	}
 
 	// per-tx endpoints, for every tx of the devnet's blocks
-	var cometTx, restTx, ethTx, ethRcpt [][]byte
+	var cometTx, restTx, ethTx, ethRcpt, ethTrace, cosmosHash [][]byte
 	for h := int64(1); h <= blocks+1; h++ {
 		b, err := ch.Chain.Block(h)
 		if err != nil {
@@ -378,12 +378,16 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 		for _, eh := range blk.Result.Transactions {
 			ethTx = append(ethTx, rpc("eth_getTransactionByHash", eh))
 			ethRcpt = append(ethRcpt, rpc("eth_getTransactionReceipt", eh))
+			ethTrace = append(ethTrace, rpc("debug_traceTransaction", eh, map[string]string{"tracer": "callTracer"}))
+			cosmosHash = append(cosmosHash, rpc("cosmos_cosmosTxHashByTxHash", eh))
 		}
 	}
 	compareShapes(t, "comet tx", shapeOf(t, readFixtures(t, fx, "comet/tx/*.json")), shapeOf(t, cometTx))
 	compareShapes(t, "rest tx", shapeOf(t, readFixtures(t, fx, "rest/tx/*.json")), shapeOf(t, restTx))
 	compareShapes(t, "eth tx", shapeOf(t, readFixtures(t, fx, "evm/eth_getTransactionByHash/*.json")), shapeOf(t, ethTx))
 	compareShapes(t, "eth receipt", shapeOf(t, readFixtures(t, fx, "evm/eth_getTransactionReceipt/*.json")), shapeOf(t, ethRcpt))
+	compareShapes(t, "eth trace", shapeOf(t, readFixtures(t, fx, "evm/debug_traceTransaction_callTracer/*.json")), shapeOf(t, ethTrace))
+	compareShapes(t, "cosmos tx hash", shapeOf(t, readFixtures(t, fx, "evm/cosmos_cosmosTxHashByTxHash/*.json")), shapeOf(t, cosmosHash))
 
 	// single documents
 	acc := ch.Chain.Accounts()[1]

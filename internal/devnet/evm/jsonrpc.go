@@ -2,6 +2,7 @@ package evm
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,11 +10,13 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
@@ -234,7 +237,7 @@ func (s *JSONRPC) dispatch(method string, p []json.RawMessage) (any, error) {
 		if !ok {
 			return nil, nil
 		}
-		return hexutil.Encode(b.cblock.TxHashes[t.cosmos][:]), nil
+		return hex.EncodeToString(b.cblock.TxHashes[t.cosmos][:]), nil
 	case "debug_traceBlockByNumber":
 		h, ok, err := s.height(str(p, 0))
 		if err != nil {
@@ -301,10 +304,110 @@ func (s *JSONRPC) dispatch(method string, p []json.RawMessage) (any, error) {
 			return nil, &rpcErr{-32000, res.Log}
 		}
 		return etx.Hash().Hex(), nil
+	case "eth_getLogs":
+		return s.getLogs(p)
+	case "eth_getBlockTransactionCountByNumber":
+		h, ok, err := s.height(str(p, 0))
+		if err != nil || !ok {
+			return nil, err
+		}
+		b, err := s.view.block(h)
+		if err != nil {
+			return nil, nil
+		}
+		return hexU(uint64(len(b.txs))), nil
 	case "eth_estimateGas":
 		return hexU(300000), nil
 	}
 	return nil, &rpcErr{-32601, fmt.Sprintf("the method %s does not exist/is not available", method)}
+}
+
+// getLogs answers eth_getLogs over a block range (at most 10,000 blocks), by address and topics.
+func (s *JSONRPC) getLogs(p []json.RawMessage) (any, error) {
+	if len(p) == 0 {
+		return nil, &rpcErr{-32602, "missing filter"}
+	}
+	var f struct {
+		FromBlock string            `json:"fromBlock"`
+		ToBlock   string            `json:"toBlock"`
+		BlockHash *common.Hash      `json:"blockHash"`
+		Address   json.RawMessage   `json:"address"`
+		Topics    []json.RawMessage `json:"topics"`
+	}
+	if err := json.Unmarshal(p[0], &f); err != nil {
+		return nil, &rpcErr{-32602, "invalid filter"}
+	}
+	var addrs []common.Address
+	if len(f.Address) > 0 && string(f.Address) != "null" {
+		var one common.Address
+		if json.Unmarshal(f.Address, &one) == nil {
+			addrs = []common.Address{one}
+		} else if err := json.Unmarshal(f.Address, &addrs); err != nil {
+			return nil, &rpcErr{-32602, "invalid address filter"}
+		}
+	}
+	topics := make([][]common.Hash, len(f.Topics))
+	for i, raw := range f.Topics {
+		if string(raw) == "null" {
+			continue
+		}
+		var one common.Hash
+		if json.Unmarshal(raw, &one) == nil {
+			topics[i] = []common.Hash{one}
+		} else if err := json.Unmarshal(raw, &topics[i]); err != nil {
+			return nil, &rpcErr{-32602, "invalid topic filter"}
+		}
+	}
+	var from, to int64
+	if f.BlockHash != nil {
+		b, ok := s.view.blockByHash(*f.BlockHash)
+		if !ok {
+			return nil, &rpcErr{-32000, "unknown block"}
+		}
+		from, to = b.height, b.height
+	} else {
+		var err error
+		if from, _, err = s.height(f.FromBlock); err != nil {
+			return nil, err
+		}
+		if to, _, err = s.height(f.ToBlock); err != nil {
+			return nil, err
+		}
+		to = min(to, s.c.Height())
+	}
+	if to-from > 10000 {
+		return nil, &rpcErr{-32005, "query exceeds the 10000 block range limit"}
+	}
+	out := []any{}
+	for h := from; h <= to; h++ {
+		b, err := s.view.block(h)
+		if err != nil {
+			break
+		}
+		for _, t := range b.txs {
+			for _, l := range t.logs {
+				if matchLog(l, addrs, topics) {
+					out = append(out, logJSON(l))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func matchLog(l *types.Log, addrs []common.Address, topics [][]common.Hash) bool {
+	if len(addrs) > 0 && !slices.Contains(addrs, l.Address) {
+		return false
+	}
+	for i, alts := range topics {
+		if len(alts) == 0 {
+			continue
+		}
+		if i >= len(l.Topics) || !slices.Contains(alts, l.Topics[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *JSONRPC) ethCall(p []json.RawMessage) (any, error) {
