@@ -65,6 +65,7 @@ type Config struct {
 	Host          string        // default 127.0.0.1
 	PortBase      int           // 0: random ports; else chain i uses PortBase+10i (rpc), +1 (rest), +2 (json-rpc)
 	Accounts      int           // keyed genesis accounts per chain, default 8
+	TxsPerBlock   int           // upper bound of the built-in traffic per block (EVM default 4, bank default 2)
 	Faults        float64       // share of failing requests (0 = off; adjustable later via Network.Faults())
 	FaultSeed     uint64
 	FaultHang     time.Duration // default 30s
@@ -146,7 +147,7 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 	}
 	dc := &Chain{Spec: spec}
 	if spec.Kind == chain.KindEVM {
-		dc.EVM = evm.New(evm.Config{FeeDenom: fee, GenesisDenoms: []string{"uusdc"}})
+		dc.EVM = evm.New(evm.Config{FeeDenom: fee, GenesisDenoms: []string{"uusdc"}, MaxTxsPerBlock: cfg.TxsPerBlock})
 		cc.Modules = append(cc.Modules, dc.EVM)
 		cc.Bank = evm.Flavor{}
 		cc.Signer, cc.Verifier = dc.EVM.Signer(), dc.EVM.Verifier()
@@ -156,7 +157,7 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 		p = cfg.Plugins(spec)
 	}
 	if spec.Kind != chain.KindEVM && !p.SkipBankTraffic {
-		cc.Modules = append(cc.Modules, chain.BankTraffic{Denoms: []string{fee, "uusdc"}})
+		cc.Modules = append(cc.Modules, chain.BankTraffic{Denoms: []string{fee, "uusdc"}, Max: cfg.TxsPerBlock})
 	}
 	cc.Modules = append(cc.Modules, p.Modules...)
 	if p.Bank != nil {

@@ -96,3 +96,41 @@ func TestL1BlockEvents(t *testing.T) {
 		t.Fatal("no BeginBlock events in 40 blocks")
 	}
 }
+
+// TestBusyTraffic: a higher traffic bound fills blocks accordingly, and the EVM traffic keeps
+// succeeding (only its deliberate reverts fail).
+func TestBusyTraffic(t *testing.T) {
+	cfg := devnet.DefaultConfig()
+	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-busy-1", Kind: chain.KindEVM}}
+	cfg.ManualBlocks, cfg.TxsPerBlock, cfg.Accounts, cfg.GenesisTime = true, 30, 20, genesis
+	net, err := devnet.Start(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Close()
+	if err := net.ProduceBlocks(30); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := net.Chain("evm-busy-1")
+	txs, maxTxs := 0, 0
+	fails := map[string]int{}
+	for h := int64(1); h <= ch.Chain.Height(); h++ {
+		b, _ := ch.Chain.Block(h)
+		txs += len(b.Txs)
+		maxTxs = max(maxTxs, len(b.Txs))
+		for _, r := range b.Results {
+			if r.Code != 0 {
+				fails[fmt.Sprintf("%s/%d %s", r.Codespace, r.Code, r.Log)]++
+			}
+		}
+	}
+	if maxTxs < 10 {
+		t.Fatalf("busiest block has %d txs", maxTxs)
+	}
+	for f, n := range fails {
+		if f != "evm/23 failed to execute message; message index: 0: Reverted" {
+			t.Errorf("unintended failure (%d×): %s", n, f)
+		}
+	}
+	t.Logf("%d txs, busiest block %d, failures %v", txs, maxTxs, fails)
+}
