@@ -109,8 +109,9 @@ func benchOne(ctx context.Context, client *http.Client, u string, clients int, d
 	if err := fetch(ctx, client, u); err != nil {
 		return BenchResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
+	// Requests started before the deadline run to completion and count, so every client
+	// contributes at least one sample however slow the server is.
+	deadline := time.Now().Add(d)
 	var mu sync.Mutex
 	var lat []time.Duration
 	errs := 0
@@ -122,12 +123,12 @@ func benchOne(ctx context.Context, client *http.Client, u string, clients int, d
 			defer wg.Done()
 			var mine []time.Duration
 			bad := 0
-			for ctx.Err() == nil {
+			for first := true; first || time.Now().Before(deadline); first = false {
+				if ctx.Err() != nil {
+					break
+				}
 				t0 := time.Now()
 				err := fetch(ctx, client, u)
-				if ctx.Err() != nil {
-					break // cut off by the deadline: not a sample
-				}
 				mine = append(mine, time.Since(t0))
 				if err != nil {
 					bad++
