@@ -147,7 +147,10 @@ func (p *Pipeline) run(ctx context.Context) error {
 			return nil
 		})
 	}
-	g.Go(func() error { return p.write(gctx, next, prev, results, tokens) })
+	batches := make(chan batch) // unbuffered: a hand-over succeeds only when the committer is idle
+	prog := newProgress(p, next-1)
+	g.Go(func() error { return p.assemble(gctx, next, prev, results, tokens, batches, prog) })
+	g.Go(func() error { return p.commit(gctx, batches, prog) })
 	return g.Wait()
 }
 
@@ -272,69 +275,31 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, e
 	return p.builder.Build(blk, results, rest, p.proposers.Resolve(ctx, blk.ProposerAddress))
 }
 
-// write is the only goroutine touching the store. It takes bundles in height order, gives each
-// its block_time, and flushes a batch when it is full, when the pipeline has reached the tip
-// and nothing else is ready, or when a catch-up batch has waited long enough.
-func (p *Pipeline) write(ctx context.Context, next int64, prev time.Time, results <-chan fetched, tokens <-chan struct{}) error {
+// batch is a run of consecutive bundles written in one WriteBlocks call.
+type batch struct {
+	bundles []store.BlockBundle
+	txs     int
+}
+
+// assemble takes bundles in height order, gives each its block_time, and hands batches to
+// the committer. A batch is handed over as soon as the committer is idle, so at the tip every
+// block goes out on its own; while the committer is busy the next batch keeps growing, so
+// catching up writes large transactions while fetching goes on. Only a full batch makes it
+// wait (and, through the window, the fetchers).
+func (p *Pipeline) assemble(ctx context.Context, next int64, prev time.Time, results <-chan fetched, tokens <-chan struct{}, batches chan<- batch, prog *progress) error {
+	defer close(batches)
 	pending := map[int64]store.BlockBundle{}
 	expected := next
-	var batch []store.BlockBundle
-	batchTxs := 0
-	var batchOpened time.Time
-	const maxBatchDelay = time.Second
-
-	prog := newProgress(p, next-1)
+	var cur batch
 	ticker := time.NewTicker(p.cfg.ProgressInterval)
 	defer ticker.Stop()
 
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		if err := p.writeBatch(ctx, batch, batchTxs); err != nil {
-			return err
-		}
-		prog.written(batch[len(batch)-1].Block.Height, len(batch), batchTxs)
-		batch, batchTxs = nil, 0
-		if p.cfg.StopAtHeight > 0 && expected > p.cfg.StopAtHeight {
-			return errStop
-		}
-		return nil
-	}
-
-	var timer <-chan time.Time
-	for {
-		// Take every bundle that is ready now before deciding whether to flush.
-		select {
-		case f := <-results:
-			pending[f.height] = f.bundle
-		drain:
-			for {
-				select {
-				case f := <-results:
-					pending[f.height] = f.bundle
-				default:
-					break drain
-				}
-			}
-		case <-ticker.C:
-			prog.log()
-			continue
-		case <-timer:
-			timer = nil
-			if err := flush(); err != nil {
-				return err
-			}
-			continue
-		case <-ctx.Done():
-			// The batch not yet written is abandoned whole; the store has every earlier one.
-			return ctx.Err()
-		}
-
-		for {
+	// take moves the ready bundles, in order, into the current batch until it is full.
+	take := func() {
+		for len(cur.bundles) < p.cfg.MaxBatchBlocks && cur.txs < p.cfg.MaxBatchTxs {
 			b, ok := pending[expected]
-			if !ok {
-				break
+			if !ok || (p.cfg.StopAtHeight > 0 && expected > p.cfg.StopAtHeight) {
+				return
 			}
 			delete(pending, expected)
 			<-tokens
@@ -342,35 +307,55 @@ func (p *Pipeline) write(ctx context.Context, next int64, prev time.Time, result
 				b.Block.BlockTimeMs = b.Block.Time.Sub(prev).Milliseconds()
 			}
 			prev = b.Block.Time
-			if len(batch) == 0 {
-				batchOpened = time.Now()
-			}
-			batch = append(batch, b)
-			batchTxs += len(b.Txs)
+			cur.bundles = append(cur.bundles, b)
+			cur.txs += len(b.Txs)
 			expected++
-			if len(batch) >= p.cfg.MaxBatchBlocks || batchTxs >= p.cfg.MaxBatchTxs ||
-				(p.cfg.StopAtHeight > 0 && expected > p.cfg.StopAtHeight) {
-				timer = nil
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		if len(batch) == 0 {
-			continue
-		}
-		// At the tip every block goes out on its own. While catching up the next height is
-		// moments away, so the batch waits for it, up to maxBatchDelay.
-		atTip := expected > p.target.Load()
-		if atTip || time.Since(batchOpened) >= maxBatchDelay {
-			timer = nil
-			if err := flush(); err != nil {
-				return err
-			}
-		} else if timer == nil {
-			timer = time.After(maxBatchDelay - time.Since(batchOpened))
 		}
 	}
+
+	for {
+		stopReached := p.cfg.StopAtHeight > 0 && expected > p.cfg.StopAtHeight
+		full := len(cur.bundles) >= p.cfg.MaxBatchBlocks || cur.txs >= p.cfg.MaxBatchTxs || stopReached
+		var out chan<- batch
+		if len(cur.bundles) > 0 {
+			out = batches
+		}
+		in := results
+		if full {
+			in = nil // hand the batch over before taking more
+		}
+		if stopReached && len(cur.bundles) == 0 {
+			return nil // everything up to the stop height is with the committer
+		}
+		select {
+		case out <- cur:
+			cur = batch{}
+			take() // bundles that arrived while the batch was full
+		case f := <-in:
+			pending[f.height] = f.bundle
+			take()
+		case <-ticker.C:
+			prog.log()
+		case <-ctx.Done():
+			// The batch not yet handed over is abandoned whole; the store has every earlier one.
+			return ctx.Err()
+		}
+	}
+}
+
+// commit is the only goroutine touching the store: it writes batches in the order received.
+func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progress) error {
+	for b := range batches {
+		if err := p.writeBatch(ctx, b.bundles, b.txs); err != nil {
+			return err
+		}
+		last := b.bundles[len(b.bundles)-1].Block.Height
+		prog.written(last, len(b.bundles), b.txs)
+		if p.cfg.StopAtHeight > 0 && last >= p.cfg.StopAtHeight {
+			return errStop
+		}
+	}
+	return ctx.Err()
 }
 
 func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, txs int) error {

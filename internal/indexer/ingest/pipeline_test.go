@@ -123,12 +123,14 @@ type memWriter struct {
 	mu      sync.Mutex
 	blocks  []store.BlockBundle
 	batches []int
-	failN   int // fail this many calls (after the first) with a transient error
+	failN   int           // fail this many calls (after the first) with a transient error
+	delay   time.Duration // time each write takes, like a commit
 	calls   int
 	onWrite func(last int64)
 }
 
 func (w *memWriter) WriteBlocks(ctx context.Context, bundles []store.BlockBundle) error {
+	time.Sleep(w.delay)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.calls++
@@ -215,7 +217,8 @@ func checkChain(t *testing.T, w *memWriter, from, to int64) {
 
 func TestPipelineWritesInOrderAndBatches(t *testing.T) {
 	src := newFakeChain(500, 0)
-	w := &memWriter{}
+	// Writes take a while, so blocks pile up behind each one and must be batched.
+	w := &memWriter{delay: 2 * time.Millisecond}
 	cfg := fastConfig()
 	cfg.StopAtHeight = 500
 	cfg.MaxBatchBlocks = 50
@@ -241,7 +244,7 @@ func TestPipelineWritesInOrderAndBatches(t *testing.T) {
 
 func TestPipelineMaxBatchTxs(t *testing.T) {
 	src := newFakeChain(200, 0)
-	w := &memWriter{}
+	w := &memWriter{delay: 2 * time.Millisecond}
 	cfg := fastConfig()
 	cfg.StopAtHeight = 200
 	cfg.MaxBatchTxs = 10

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -10,8 +11,9 @@ import (
 type progress struct {
 	p *Pipeline
 
-	height      int64 // last height written
-	blocks, txs int   // written since the last report
+	mu          sync.Mutex // written by the committer, read by the assembler's ticker
+	height      int64      // last height written
+	blocks, txs int        // written since the last report
 	since       time.Time
 }
 
@@ -20,12 +22,16 @@ func newProgress(p *Pipeline, height int64) *progress {
 }
 
 func (g *progress) written(height int64, blocks, txs int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.height = height
 	g.blocks += blocks
 	g.txs += txs
 }
 
 func (g *progress) log() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	elapsed := time.Since(g.since).Seconds()
 	if elapsed <= 0 {
 		return
