@@ -27,9 +27,10 @@ type Config struct {
 	// Window is how many heights may be fetched ahead of the last height taken by the writer
 	// (memory bound). Default 4×Concurrency.
 	Window int
-	// MaxBatchBlocks and MaxBatchTxs bound one WriteBlocks call (one database transaction)
-	// while catching up. Defaults 200 blocks and 5000 txs. At the tip every block is written
-	// as soon as it is fetched.
+	// MaxBatchBlocks and MaxBatchTxs bound one WriteBlocks call (one database transaction).
+	// Defaults 200 blocks and 5000 txs (a batch closes at the block that reaches the limit).
+	// A batch is handed to the writer as soon as the previous write has finished, so it only
+	// grows while catching up; at the tip every block is written on its own.
 	MaxBatchBlocks int
 	MaxBatchTxs    int
 
