@@ -23,7 +23,7 @@ type HTTPSubmitter struct {
 	Prefix   string
 	REST     *cosmosrest.Client
 	RPC      *comet.Client
-	GasLimit uint64               // default 2,000,000
+	GasLimit uint64              // default 2,000,000
 	Fee      []*basev1beta1.Coin // default none
 
 	mu   sync.Mutex
