@@ -399,19 +399,30 @@ func revisionHeight(chainID string, h int64) *clientv1.Height {
 	return &clientv1.Height{RevisionNumber: ibc.RevisionNumber(chainID), RevisionHeight: uint64(h)}
 }
 
-// timedOut reports whether the packet can no longer be received on its destination,
-// judged by the destination's last scanned block.
-func timedOut(p *channelv1.Packet, dst *chainState) bool {
+// timeoutState judges a packet by its destination's last scanned block: provable means
+// the destination has passed the timeout (MsgTimeout can be proven at that height);
+// hopeless means the destination's next block already would refuse the packet, so a
+// MsgRecvPacket is pointless and the relayer waits for the timeout to become provable.
+func timeoutState(p *channelv1.Packet, dst *chainState) (provable, hopeless bool) {
 	th := p.TimeoutHeight
 	if th != nil && (th.RevisionNumber != 0 || th.RevisionHeight != 0) {
-		self := revisionHeight(dst.ep.Chain.ChainID(), dst.scanned+1)
-		if self.RevisionNumber > th.RevisionNumber || (self.RevisionNumber == th.RevisionNumber && self.RevisionHeight >= th.RevisionHeight) {
-			return true
+		gte := func(h int64) bool {
+			self := revisionHeight(dst.ep.Chain.ChainID(), h)
+			return self.RevisionNumber > th.RevisionNumber || (self.RevisionNumber == th.RevisionNumber && self.RevisionHeight >= th.RevisionHeight)
+		}
+		if gte(dst.scanned) {
+			return true, true
+		}
+		if gte(dst.scanned + 1) {
+			hopeless = true
 		}
 	}
-	// A timestamp is judged against the last block's time: the next block is later still,
-	// so a packet past its timestamp now can never be received.
-	return p.TimeoutTimestamp != 0 && !dst.lastTime.IsZero() && uint64(dst.lastTime.UnixNano()) >= p.TimeoutTimestamp
+	// Timestamps: all devnet chains share one clock and the source checks the timestamp
+	// against its own block time, so the destination's last block time is the judge.
+	if p.TimeoutTimestamp != 0 && !dst.lastTime.IsZero() && uint64(dst.lastTime.UnixNano()) >= p.TimeoutTimestamp {
+		return true, true
+	}
+	return false, hopeless
 }
 
 type outbox map[string]map[string][]proto.Message // chain → signer → msgs
@@ -474,7 +485,11 @@ func (r *Relayer) submitPackets(ctx context.Context) error {
 	o := outbox{}
 	for _, pk := range sortedPackets(r.packets) {
 		src, dst := r.chains[pk.key.chain], r.chains[pk.dstChain]
-		if timedOut(pk.p, dst) {
+		provable, hopeless := timeoutState(pk.p, dst)
+		if hopeless && !provable {
+			continue
+		}
+		if provable {
 			if !r.due(pk.timeoutSub) || src.ep.Relayer == "" {
 				continue
 			}
