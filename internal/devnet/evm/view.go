@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -31,6 +33,7 @@ type ethTx struct {
 	msgInput []byte
 	msgTo    *common.Address
 	value    *big.Int
+	msgs     []chain.AnyMsg // the Cosmos messages (pseudo txs)
 }
 
 type ethBlock struct {
@@ -171,10 +174,13 @@ func (v *View) build(h int64, parent common.Hash) (*ethBlock, error) {
 			et.from = common.BytesToAddress(from)
 			et.msgInput, et.msgTo, et.value = etx.Data(), etx.To(), etx.Value()
 		} else {
-			if res.Code != 0 {
-				continue // failed Cosmos txs do not show in the Ethereum view
+			if res.Code != 0 || hasCreate(tx) {
+				// failed Cosmos txs, and (as on the real node) Cosmos-side contract creations,
+				// do not show in the Ethereum view
+				continue
 			}
 			et.pseudo = true
+			et.msgs = tx.Msgs
 			th := cb.TxHashes[i]
 			et.tx = pseudoTx(th[:])
 			et.hash = et.tx.Hash()
@@ -415,67 +421,208 @@ var (
 	decimalsInput  = hexutil.Encode(contractABI.Methods["decimals"].ID)
 	decimalsOutput = hexutil.Encode(packOut("decimals", uint8(18)))
 	zeroAddr       = strings.ToLower(common.Address{}.Hex())
-	bankCaller     = strings.ToLower(common.BytesToAddress([]byte{1}).Hex())
 )
 
-func (v *View) feeFrames(n int, gas uint64) []any {
-	out := []any{}
-	feeContract := strings.ToLower(DenomContract(v.m.cfg.FeeDenom).Hex())
-	for i := 0; i < n; i++ {
-		out = append(out, ordered{{"from", zeroAddr}, {"gas", hexU(gas - uint64(i)*55000)}, {"gasUsed", "0x19e9"}, {"to", feeContract},
-			{"input", decimalsInput}, {"output", decimalsOutput}, {"type", "STATICCALL"}})
+func hasCreate(tx *chain.Tx) bool {
+	for _, m := range tx.Msgs {
+		if m.TypeURL == "/minievm.evm.v1.MsgCreate" {
+			return true
+		}
 	}
-	return out
+	return false
 }
 
-// trace renders a callTracer result: the fee-deduction calls, then one frame per EVM call of
-// the tx (the main call for Ethereum txs, the ERC-20 calls the bank makes for Cosmos sends).
+// Precompiles the real ERC-20s consult on every transfer (seen in the captured traces).
+var (
+	precompileF1 = common.BytesToAddress([]byte{0xf1})
+	precompileF2 = common.BytesToAddress([]byte{0xf2})
+	selF1        = common.FromHex("0xf2af9ac9")
+	selF2        = common.FromHex("0x4e25ab64")
+	selSudo      = common.FromHex("0x1988513b")
+)
+
+func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// tracer hands out decreasing gas figures so frames look like nested executions.
+type tracer struct {
+	v      *View
+	budget uint64
+}
+
+func (tr *tracer) gas() uint64 {
+	tr.budget -= tr.budget / 9
+	return tr.budget
+}
+
+// frame renders one call; g is the gas it was given (taken before its children's, so a
+// child never gets more than its parent).
+func (tr *tracer) frame(g uint64, typ string, from, to common.Address, input []byte, output []byte, value *big.Int, calls []any) ordered {
+	f := ordered{{"from", lower(from)}, {"gas", hexU(g)}, {"gasUsed", hexU(g / 7)}, {"to", lower(to)}, {"input", hexutil.Encode(input)}}
+	if output != nil {
+		f = append(f, kv{"output", hexutil.Encode(output)})
+	}
+	if len(calls) > 0 {
+		f = append(f, kv{"calls", calls})
+	}
+	if value != nil {
+		f = append(f, kv{"value", (*hexutil.Big)(value).String()})
+	}
+	return append(f, kv{"type", typ})
+}
+
+func (tr *tracer) decimals() ordered {
+	return tr.frame(tr.gas(), "STATICCALL", common.Address{}, DenomContract(tr.v.m.cfg.FeeDenom), common.FromHex(decimalsInput), common.FromHex(decimalsOutput), nil, nil)
+}
+
+// recipientChecks are the two precompile lookups an ERC-20 makes about a recipient.
+func (tr *tracer) recipientChecks(token, recipient common.Address) []any {
+	arg := common.LeftPadBytes(recipient.Bytes(), 32)
+	zero := make([]byte, 32)
+	return []any{
+		tr.frame(tr.gas(), "STATICCALL", token, precompileF1, append(append([]byte(nil), selF1...), arg...), zero, nil, nil),
+		tr.frame(tr.gas(), "STATICCALL", token, precompileF2, append(append([]byte(nil), selF2...), arg...), zero, nil, nil),
+	}
+}
+
+// inner is what a call does below its own frame.
+func (tr *tracer) inner(from common.Address, to *common.Address, input []byte, value *big.Int) []any {
+	if to == nil {
+		return nil
+	}
+	if len(input) == 0 && value != nil && value.Sign() > 0 {
+		gasToken := DenomContract(tr.v.m.cfg.FeeDenom)
+		bal := append(append([]byte(nil), contractABI.Methods["balanceOf"].ID...), common.LeftPadBytes(from.Bytes(), 32)...)
+		xfer, _ := Pack("transfer", *to, value)
+		first := tr.frame(tr.gas(), "STATICCALL", common.Address{}, gasToken, bal, make([]byte, 32), nil, nil)
+		g := tr.gas()
+		return []any{first, tr.frame(g, "CALL", from, gasToken, xfer, trueWord, new(big.Int), tr.recipientChecks(gasToken, *to))}
+	}
+	name, args, err := methodBySelector(input)
+	if err != nil {
+		return nil
+	}
+	switch name {
+	case "transfer", "mint":
+		return tr.recipientChecks(*to, args[0].(common.Address))
+	case "transferFrom":
+		if r, ok := args[1].(common.Address); ok {
+			return tr.recipientChecks(*to, r)
+		}
+	}
+	return nil
+}
+
+// trace renders a callTracer result: the fee-deduction decimals() lookups, then the frames of
+// the tx's EVM calls (the main call of an Ethereum tx; for a Cosmos tx, each MsgCall and each
+// ERC-20 movement the bank makes), with the precompile lookups the real ERC-20s do.
 func (v *View) trace(t *ethTx) ordered {
 	gas := uint64(t.res.GasWanted)
-	used := uint64(t.res.GasUsed)
-	fees := 1
+	tr := &tracer{v: v, budget: gas}
+	top := ordered{{"from", zeroAddr}, {"gas", hexU(gas)}, {"gasUsed", hexU(uint64(t.res.GasUsed))}, {"to", zeroAddr}, {"input", "0x"}}
+	var calls []any
 	if !t.pseudo {
-		fees = 2
-	}
-	calls := v.feeFrames(fees, gas-gas/16)
-	top := ordered{{"from", zeroAddr}, {"gas", hexU(gas)}, {"gasUsed", hexU(used)}, {"to", zeroAddr}, {"input", "0x"}}
-	inner := gas - gas/4
-	if !t.pseudo {
-		frame := ordered{{"from", strings.ToLower(t.from.Hex())}, {"gas", hexU(inner)}, {"gasUsed", hexU(used / 3)}}
-		typ := "CALL"
+		calls = append(calls, tr.decimals(), tr.decimals())
+		typ, to := "CALL", common.Address{}
 		if t.msgTo == nil {
 			typ = "CREATE"
-			to := ""
 			if t.created != nil {
-				to = strings.ToLower(t.created.Hex())
+				to = *t.created
 			}
-			frame = append(frame, kv{"to", to})
 		} else {
-			frame = append(frame, kv{"to", strings.ToLower(t.msgTo.Hex())})
+			to = *t.msgTo
 		}
-		frame = append(frame, kv{"input", hexutil.Encode(t.msgInput)})
-		ret := retOf(t.res.Events)
+		var out []byte
+		var inner []any
+		g := tr.gas()
+		switch {
+		case t.res.Code != 0:
+			out = []byte{}
+		case typ == "CREATE":
+			out = t.msgInput
+		default:
+			if r := retOf(t.res.Events); r != "0x" {
+				out = common.FromHex(r)
+			}
+			inner = tr.inner(t.from, t.msgTo, t.msgInput, t.value)
+		}
+		main := tr.frame(g, typ, t.from, to, t.msgInput, out, t.value, inner)
 		if t.res.Code != 0 {
 			top = append(top, kv{"output", "0x"}, kv{"error", "execution reverted"})
-			frame = append(frame, kv{"output", "0x"}, kv{"error", "execution reverted"})
-		} else if typ == "CREATE" {
-			frame = append(frame, kv{"output", hexutil.Encode(t.msgInput)})
-		} else if ret != "0x" {
-			frame = append(frame, kv{"output", ret})
+			main = insertAfter(main, "output", kv{"error", "execution reverted"})
 		}
-		frame = append(frame, kv{"value", (*hexutil.Big)(t.value).String()}, kv{"type", typ})
-		calls = append(calls, frame)
-	} else {
-		for _, l := range t.logs {
-			if len(l.Topics) != 3 || l.Topics[0] != topicTransfer {
-				continue
+		calls = append(calls, main)
+		return append(top, kv{"calls", calls}, kv{"type", "CALL"})
+	}
+	evs := t.res.Events
+	for i, ev := range evs {
+		if ev.Type != "call" || attrOf(ev, "msg_index") == "" {
+			continue
+		}
+		contract := common.HexToAddress(attrOf(ev, "contract"))
+		calls = append(calls, tr.decimals())
+		if mc := msgCallAt(t.msgs, attrOf(ev, "msg_index")); mc != nil && strings.EqualFold(mc.GetContractAddr(), contract.Hex()) {
+			from, _ := parseAddr("init", mc.GetSender())
+			input := common.FromHex(mc.GetInput())
+			value, _ := parseValue(mc.GetValue())
+			var out []byte
+			if r := attrOf(ev, "ret"); r != "0x" {
+				out = common.FromHex(r)
 			}
-			input := append(common.FromHex("0x1988513b"), append(append(l.Topics[1].Bytes(), l.Topics[2].Bytes()...), l.Data...)...)
-			calls = append(calls, ordered{{"from", bankCaller}, {"gas", hexU(inner)}, {"gasUsed", hexU(used / 5)},
-				{"to", strings.ToLower(l.Address.Hex())}, {"input", hexutil.Encode(input)}, {"value", "0x0"}, {"type", "CALL"}})
+			g := tr.gas()
+			calls = append(calls, tr.frame(g, "CALL", from, contract, input, out, value, tr.inner(from, &contract, input, value)))
+			continue
+		}
+		// a bank movement: the bank module calls the ERC-20's sudoTransfer
+		if i+1 < len(evs) && evs[i+1].Type == "evm" {
+			var lj struct {
+				Topics []string `json:"topics"`
+				Data   string   `json:"data"`
+			}
+			if json.Unmarshal([]byte(attrOf(evs[i+1], "log")), &lj) == nil && len(lj.Topics) == 3 {
+				input := append(append([]byte(nil), selSudo...), common.FromHex(lj.Topics[1])...)
+				input = append(append(input, common.FromHex(lj.Topics[2])...), common.FromHex(lj.Data)...)
+				to := common.HexToAddress(lj.Topics[2])
+				arg := common.LeftPadBytes(to.Bytes(), 32)
+				g := tr.gas()
+				check := tr.frame(tr.gas(), "STATICCALL", contract, precompileF2, append(append([]byte(nil), selF2...), arg...), make([]byte, 32), nil, nil)
+				calls = append(calls, tr.frame(g, "CALL", common.Address{}, contract, input, nil, new(big.Int), []any{check}))
+			}
 		}
 	}
 	return append(top, kv{"calls", calls}, kv{"type", "CALL"})
+}
+
+func insertAfter(o ordered, key string, e kv) ordered {
+	for i, x := range o {
+		if x.k == key {
+			out := append(ordered{}, o[:i+1]...)
+			out = append(out, e)
+			return append(out, o[i+1:]...)
+		}
+	}
+	return append(o, e)
+}
+
+func attrOf(ev sim.Event, key string) string {
+	for _, a := range ev.Attributes {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+func msgCallAt(msgs []chain.AnyMsg, idx string) *evmv1.MsgCall {
+	i, err := strconv.Atoi(idx)
+	if err != nil || i < 0 || i >= len(msgs) || msgs[i].TypeURL != "/minievm.evm.v1.MsgCall" {
+		return nil
+	}
+	m, err := chain.DecodeAny(msgs[i].TypeURL, msgs[i].Value)
+	if err != nil {
+		return nil
+	}
+	mc, _ := m.(*evmv1.MsgCall)
+	return mc
 }
 
 func retOf(evs []sim.Event) string {
