@@ -102,9 +102,9 @@ func TestBuildBlock(t *testing.T) {
 			for i, tx := range got.Txs {
 				var j struct {
 					Height, Data, Timestamp, GasUsed string
-					Code                         uint32
-					Tx                           struct{ Signatures []string }
-					Logs                         []any
+					Code                             uint32
+					Tx                               struct{ Signatures []string }
+					Logs                             []any
 				}
 				if err := json.Unmarshal(tx.JSON, &j); err != nil {
 					t.Fatal(err)
