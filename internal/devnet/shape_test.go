@@ -62,31 +62,6 @@ func strKind(s string) string {
 	return "text"
 }
 
-func (sh *shape) add(path string, v any) {
-	kind := ""
-	switch x := v.(type) {
-	case nil:
-		kind = "null"
-	case bool:
-		kind = "bool"
-	case float64:
-		kind = "number"
-	case string:
-		kind = "string:" + strKind(x)
-	case []any:
-		kind = "array"
-		for _, e := range x {
-			sh.add(path+"[]", e)
-		}
-	case map[string]any:
-		kind = "object"
-	}
-	if sh.kinds[path] == nil {
-		sh.kinds[path] = map[string]bool{}
-	}
-	sh.kinds[path][kind] = true
-}
-
 // addDoc walks a document keeping object key order (encoding/json maps lose it).
 func (sh *shape) addDoc(t *testing.T, raw []byte) {
 	t.Helper()

@@ -10,7 +10,8 @@ import (
 
 	"github.com/cosmos/btcutil/bech32"
 	"github.com/ethereum/go-ethereum/crypto"
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // Cosmos addresses are defined with RIPEMD-160.
+	//lint:ignore SA1019 Cosmos secp256k1 addresses are defined with RIPEMD-160.
+	"golang.org/x/crypto/ripemd160"
 )
 
 // Public key type URLs.

@@ -8,18 +8,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/rollgate/rollgate/internal/devnet/chain"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
 // ordered is a JSON object with a fixed key order.
@@ -462,9 +459,3 @@ func (s *JSONRPC) ethCall(p []json.RawMessage) (any, error) {
 	}
 	return hexutil.Encode(ret), nil
 }
-
-var (
-	_ = big.NewInt
-	_ = strings.ToLower
-	_ sim.Query
-)

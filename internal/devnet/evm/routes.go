@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
@@ -177,5 +176,3 @@ func (f Flavor) BurnEvents(prefix string, from []byte, coins []sim.Coin) []sim.E
 	evs := f.erc20Events(common.BytesToAddress(from), common.Address{}, coins)
 	return append(evs, chain.PlainBank{}.BurnEvents(prefix, from, coins)...)
 }
-
-var _ = big.NewInt
