@@ -105,7 +105,8 @@ func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {
 	if err != nil {
 		var fe *chain.FutureHeightError
 		if errors.As(err, &fe) {
-			restErr(w, http.StatusBadRequest, 3, fmt.Sprintf("failed to load state at height %d; version does not exist (latest height: %d): invalid height", fe.Requested, fe.Current))
+			// baseapp's CreateQueryContext error, through the gateway's Unknown mapping
+			restErr(w, http.StatusInternalServerError, 2, "codespace sdk code 26: invalid height: cannot query with height in the future; please provide a valid height")
 			return nil, false
 		}
 		restErr(w, http.StatusBadRequest, 3, err.Error())
