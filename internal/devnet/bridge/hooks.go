@@ -1,12 +1,17 @@
 package bridge
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/rollgate/rollgate/internal/chain/address"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
@@ -14,6 +19,7 @@ import (
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -269,3 +275,61 @@ func (h *HookRunner) ExecIBCHook(env sim.Env, vm string, sender []byte, message 
 }
 
 func protoreflectString(s string) protoreflect.Value { return protoreflect.ValueOfString(s) }
+
+// ExecIBCCallback implements ibc.CallbackExecutor: Move calls
+// <module_address>::<module_name>::ibc_ack(id: u64, success: bool) / ibc_timeout(id: u64)
+// with BCS arguments, EVM calls ibc_ack(uint64,bool) / ibc_timeout(uint64) on the
+// callback contract; Wasm sudo callbacks are not modelled (no-op).
+func (h *HookRunner) ExecIBCCallback(env sim.Env, vm string, sender []byte, callback json.RawMessage, cb ibc.Callback) error {
+	senderStr, err := address.Bech32(env.AddressPrefix(), sender)
+	if err != nil {
+		return err
+	}
+	var c struct {
+		ID              json.Number `json:"id"`
+		ModuleAddress   string      `json:"module_address"`
+		ModuleName      string      `json:"module_name"`
+		ContractAddress string      `json:"contract_address"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(callback))
+	dec.UseNumber()
+	if vm == "wasm" {
+		return nil
+	}
+	if err := dec.Decode(&c); err != nil {
+		return fmt.Errorf("failed to decode async callback: %w", err)
+	}
+	id, err := strconv.ParseUint(strings.Trim(c.ID.String(), `"`), 10, 64)
+	if err != nil {
+		return fmt.Errorf("invalid callback id %q: %w", c.ID, err)
+	}
+	switch vm {
+	case "move":
+		idArg := binary.LittleEndian.AppendUint64(nil, id)
+		msg := &movev1.MsgExecute{Sender: senderStr, ModuleAddress: c.ModuleAddress, ModuleName: c.ModuleName,
+			FunctionName: "ibc_timeout", Args: [][]byte{idArg}}
+		if !cb.Timeout {
+			ok := []byte{0}
+			if cb.Success {
+				ok[0] = 1
+			}
+			msg.FunctionName, msg.Args = "ibc_ack", [][]byte{idArg, ok}
+		}
+		return h.run(env, msg)
+	case "evm":
+		word := func(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 24), v) }
+		var input []byte
+		if cb.Timeout {
+			input = append(crypto.Keccak256([]byte("ibc_timeout(uint64)"))[:4], word(id)...)
+		} else {
+			ok := uint64(0)
+			if cb.Success {
+				ok = 1
+			}
+			input = append(crypto.Keccak256([]byte("ibc_ack(uint64,bool)"))[:4], word(id)...)
+			input = append(input, word(ok)...)
+		}
+		return h.run(env, &evmv1.MsgCall{Sender: senderStr, ContractAddr: c.ContractAddress, Input: "0x" + hex.EncodeToString(input), Value: "0"})
+	}
+	return fmt.Errorf("no callback for vm %q", vm)
+}

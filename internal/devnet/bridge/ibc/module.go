@@ -65,6 +65,24 @@ type HookExecutor interface {
 	ExecIBCHook(env sim.Env, vm string, sender []byte, message json.RawMessage, funds sim.Coin) error
 }
 
+// Callback describes the outcome an async callback is told about.
+type Callback struct {
+	Channel  string // source channel of the packet
+	Sequence uint64
+	Ack      []byte // acknowledgement bytes (nil on timeout)
+	Success  bool   // the ack is not an error ack
+	Timeout  bool
+}
+
+// CallbackExecutor is implemented by a HookExecutor that also runs ibc-hooks async
+// callbacks (Move `ibc_ack`/`ibc_timeout`, Solidity `ibc_ack(uint64,bool)` /
+// `ibc_timeout(uint64)`, Wasm sudo) with the packet's sender as caller. callback is the
+// memo's async_callback object; env is a branch discarded on error (the module then
+// emits hook_failed).
+type CallbackExecutor interface {
+	ExecIBCCallback(env sim.Env, vm string, sender []byte, callback json.RawMessage, cb Callback) error
+}
+
 // Config configures one chain's IBC module.
 type Config struct {
 	Channels []Channel
@@ -179,6 +197,9 @@ func inFlightKey(channel, port string, seq uint64) string {
 	return "inflight/" + channel + "/" + port + "/" + seqSuffix(seq)
 }
 func clientHeightKey(clientID string) string { return "clientHeight/" + clientID }
+func callbackKey(port, channel string, seq uint64) string {
+	return "callback/" + port + "/" + channel + "/" + seqSuffix(seq)
+}
 
 func getChannel(kv sim.KVReader, port, channel string) (Channel, bool) {
 	b, ok := kv.Get(channelKey(port, channel))

@@ -133,15 +133,19 @@ func (m *Module) transfer(env sim.Env, r transferReq) (uint64, error) {
 		}
 	}
 	memo := r.memo
+	var callback json.RawMessage
 	if m.cfg.HookVM == "move" || m.cfg.HookVM == "wasm" {
 		// Initia L1 and miniwasm have the hook in the ICS4 send path, which takes the
-		// async callback out of the committed packet.
-		memo, _ = StripAsyncCallback(m.cfg.HookVM, memo)
+		// async callback out of the committed packet and keeps it for the ack/timeout.
+		memo, callback = StripAsyncCallback(m.cfg.HookVM, memo)
 	}
 	data := PacketData{Denom: fullPath, Amount: r.amount.String(), Sender: r.senderStr, Receiver: r.receiver, Memo: memo}
 	seq, err := m.sendPacket(env, ch, r.timeoutHeight, r.timeoutTimestamp, data.Bytes())
 	if err != nil {
 		return 0, err
+	}
+	if callback != nil {
+		env.Store(StoreName).Set(callbackKey(ch.PortID, ch.ChannelID, seq), callback)
 	}
 	env.Emit(event("ibc_transfer", "sender", r.senderStr, "receiver", r.receiver, "amount", r.amount.String(), "denom", r.denom, "memo", r.memo))
 	env.Emit(moduleMessage(TransferModule))
@@ -575,7 +579,47 @@ func (m *Module) onAck(env sim.Env, p *channelv1.Packet, ack Ack) error {
 	} else {
 		env.Emit(event("fungible_token_packet", "success", string(ack.Result)))
 	}
+	m.runCallback(env, p, data, Callback{Channel: p.SourceChannel, Sequence: p.Sequence, Ack: ack.Bytes(), Success: !ack.IsErr})
 	return nil
+}
+
+// runCallback runs the sender's async callback of an acknowledged or timed-out packet
+// (ibc_ack / ibc_timeout) in a branch; a failure leaves only a hook_failed event.
+func (m *Module) runCallback(env sim.Env, p *channelv1.Packet, data PacketData, cb Callback) {
+	kv := env.Store(StoreName)
+	key := callbackKey(p.SourcePort, p.SourceChannel, p.Sequence)
+	raw, stored := kv.Get(key)
+	if stored {
+		kv.Delete(key)
+	} else if m.cfg.HookVM == "evm" {
+		// minievm has no send hook: the callback is read from the packet's own memo
+		var top map[string]struct {
+			AsyncCallback json.RawMessage `json:"async_callback"`
+		}
+		if json.Unmarshal([]byte(data.Memo), &top) == nil {
+			raw = top["evm"].AsyncCallback
+		}
+	}
+	if len(raw) == 0 {
+		return
+	}
+	ce, ok := m.cfg.Hooks.(CallbackExecutor)
+	if !ok {
+		return
+	}
+	sender, err := ParseAccount(env.AddressPrefix(), data.Sender)
+	if err != nil {
+		env.Emit(event("hook_failed", "reason", "failed to get async callback", "error", err.Error()))
+		return
+	}
+	br := branch.New(env)
+	if err := ce.ExecIBCCallback(br, m.cfg.HookVM, sender, raw, cb); err != nil {
+		env.Emit(event("hook_failed", "reason", "failed to execute callback", "error", err.Error()))
+		return
+	}
+	if err := br.Commit(); err != nil {
+		env.Emit(event("hook_failed", "reason", "failed to execute callback", "error", err.Error()))
+	}
 }
 
 // refund is ICS-20 refundPacketToken: unescrow to the sender if this chain is the
@@ -703,6 +747,7 @@ func (m *Module) transferTimeout(env sim.Env, p *channelv1.Packet, data PacketDa
 	}
 	env.Emit(event("timeout", "module", TransferModule, "refund_receiver", data.Sender, "refund_denom", data.Denom,
 		"refund_amount", data.Amount, "memo", data.Memo))
+	m.runCallback(env, p, data, Callback{Channel: p.SourceChannel, Sequence: p.Sequence, Timeout: true})
 	return nil
 }
 

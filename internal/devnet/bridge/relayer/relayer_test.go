@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net/http/httptest"
 	"strconv"
@@ -899,5 +900,86 @@ func TestEventAttributeOrder(t *testing.T) {
 		if !ftpSeen[i] {
 			t.Errorf("fungible_token_packet shape %v never emitted", ftpShapes[i])
 		}
+	}
+}
+
+// recorder is an ibc.HookExecutor + CallbackExecutor that records callbacks and fails
+// the ones for callback id 13.
+type recorder struct{ calls []ibc.Callback }
+
+func (r *recorder) ExecIBCHook(sim.Env, string, []byte, json.RawMessage, sim.Coin) error { return nil }
+func (r *recorder) ExecIBCCallback(env sim.Env, vm string, _ []byte, cb json.RawMessage, c ibc.Callback) error {
+	if strings.Contains(string(cb), `"id":13`) {
+		env.Emit(sim.Event{Type: "should_vanish"})
+		return errors.New("callback reverted")
+	}
+	env.Emit(sim.Event{Type: "callback_ran"})
+	r.calls = append(r.calls, c)
+	return nil
+}
+
+func TestAsyncCallbacks(t *testing.T) {
+	rec := &recorder{}
+	specs := []bridge.ChainSpec{
+		{ChainID: l1ID, Kind: bridge.KindL1, Prefix: "init", NativeDenoms: []string{"uinit"}},
+		{ChainID: moveID, Kind: bridge.KindMinimove, Prefix: "init", Executor: b32("init", acct("executor"))},
+	}
+	w, err := bridge.Wire(specs, bridge.Options{IBCHooks: map[string]ibc.HookExecutor{l1ID: rec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &net{t: t, chains: map[string]*simtest.Chain{}, wiring: w}
+	var eps []relayer.Endpoint
+	for _, s := range specs {
+		cm, _ := w.Chain(s.ChainID)
+		c, _ := simtest.NewChain(s.ChainID, s.Prefix, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), cm.Modules()...)
+		n.chains[s.ChainID], n.order = c, append(n.order, s.ChainID)
+		eps = append(eps, relayer.Endpoint{Chain: adapter{c}, Relayer: b32(s.Prefix, acct("relayer")), Executor: s.Executor})
+	}
+	if n.rel, err = relayer.New(w.RelayerConfig(eps)); err != nil {
+		t.Fatal(err)
+	}
+	l1 := n.chains[l1ID]
+	alice := acct("alice")
+	l1.Fund(alice, "uinit", 100)
+	memo := func(id int) string {
+		return `{"move":{"async_callback":{"id":` + strconv.Itoa(id) + `,"module_address":"0x1","module_name":"cb"}},"note":"x"}`
+	}
+	l1.Submit(b32("init", alice),
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "1"},
+			Sender: b32("init", alice), Receiver: b32("init", alice), TimeoutTimestamp: uint64(l1.Time().Add(time.Hour).UnixNano()), Memo: memo(7)},
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "1"},
+			Sender: b32("init", alice), Receiver: b32("init", alice), TimeoutTimestamp: uint64(l1.Time().Add(time.Hour).UnixNano()), Memo: memo(13)},
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "1"},
+			Sender: b32("init", alice), Receiver: b32("init", alice), TimeoutHeight: &clientv1.Height{RevisionNumber: 1, RevisionHeight: uint64(n.chains[moveID].Height() + 1)}, Memo: memo(8)},
+	)
+	n.settle(10)
+	send := n.txsWith(l1ID, "send_packet")[0]
+	sps := simtest.FindEvents(send.Events, "send_packet")
+	var pd ibc.PacketData
+	_ = json.Unmarshal([]byte(simtest.Attr(sps[0], "packet_data")), &pd)
+	if pd.Memo != `{"note":"x"}` || simtest.Attr(simtest.FindEvents(send.Events, "ibc_transfer")[0], "memo") != memo(7) {
+		t.Errorf("callback not stripped from the packet: %q", pd.Memo)
+	}
+	if len(rec.calls) != 2 {
+		t.Fatalf("callbacks %+v", rec.calls)
+	}
+	var acked, timedOut bool
+	for _, c := range rec.calls {
+		acked = acked || (!c.Timeout && c.Success && c.Sequence == 1)
+		timedOut = timedOut || (c.Timeout && c.Sequence == 3)
+	}
+	if !acked || !timedOut {
+		t.Errorf("callbacks %+v", rec.calls)
+	}
+	var failed []sim.Event
+	for _, tx := range append(n.txsWith(l1ID, "acknowledge_packet"), n.txsWith(l1ID, "timeout_packet")...) {
+		failed = append(failed, simtest.FindEvents(tx.Events, "hook_failed")...)
+		if len(simtest.FindEvents(tx.Events, "should_vanish")) > 0 {
+			t.Error("events of a failed callback kept")
+		}
+	}
+	if len(failed) != 1 || simtest.Attr(failed[0], "reason") != "failed to execute callback" || simtest.Attr(failed[0], "error") != "callback reverted" {
+		t.Errorf("hook_failed %v", failed)
 	}
 }
