@@ -567,7 +567,6 @@ func lookupMsgTypes(ctx context.Context, c conn, types []string) ([]dictEntry, e
 	var keys []any
 	seen := map[string]bool{}
 	for _, m := range types {
-		m = strings.TrimPrefix(m, "/")
 		if seen[m] || !utf8.ValidString(m) || strings.IndexByte(m, 0) >= 0 {
 			// Invalid UTF-8 or NUL cannot be a stored type URL, and PostgreSQL would reject
 			// it as a text parameter.

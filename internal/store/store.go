@@ -106,7 +106,8 @@ type TxFilter struct {
 	Account    []byte // raw address bytes; nil means any account
 	SignerOnly bool   // with Account: only txs the account signed
 	Height     int64  // 0 means any height
-	// MsgTypes keeps txs holding at least one of these type URLs (without the leading '/').
+	// MsgTypes keeps txs holding at least one of these type URLs (without the leading '/',
+	// matched exactly).
 	// nil means no filter; a non-nil list whose types are all unknown yields no tx.
 	MsgTypes []string
 }

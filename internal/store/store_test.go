@@ -109,7 +109,7 @@ func (m model) want(f TxFilter, p Page) ([]int64, int64) {
 		if f.MsgTypes != nil {
 			hit := false
 			for _, mt := range f.MsgTypes {
-				hit = hit || tx.msgs[strings.TrimPrefix(mt, "/")]
+				hit = hit || tx.msgs[mt]
 			}
 			if !hit {
 				continue

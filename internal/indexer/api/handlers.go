@@ -89,11 +89,7 @@ func toBlockJSON(b store.Block) blockJSON {
 }
 
 func (s *server) blocks(r *http.Request) (any, error) {
-	q, err := query(r.URL.RawQuery)
-	if err != nil {
-		return nil, err
-	}
-	p, err := pagination(q)
+	p, err := pagination(query(r.URL.RawQuery))
 	if err != nil {
 		return nil, err
 	}
@@ -185,11 +181,7 @@ func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string
 }
 
 func (s *server) txs(r *http.Request) (any, error) {
-	q, err := query(r.URL.RawQuery)
-	if err != nil {
-		return nil, err
-	}
-	return s.txList(r, store.TxFilter{}, q)
+	return s.txList(r, store.TxFilter{}, query(r.URL.RawQuery))
 }
 
 func (s *server) txsByAccount(r *http.Request) (any, error) {
@@ -197,15 +189,9 @@ func (s *server) txsByAccount(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := query(r.URL.RawQuery)
-	if err != nil {
-		return nil, err
-	}
-	signer, err := boolParam(q, "is_signer", false)
-	if err != nil {
-		return nil, err
-	}
-	return s.txList(r, store.TxFilter{Account: acc, SignerOnly: signer}, q)
+	q := query(r.URL.RawQuery)
+	// Only the literal "true" enables it, as at the peer.
+	return s.txList(r, store.TxFilter{Account: acc, SignerOnly: q.Get("is_signer") == "true"}, q)
 }
 
 func (s *server) txsByHeight(r *http.Request) (any, error) {
@@ -213,11 +199,7 @@ func (s *server) txsByHeight(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := query(r.URL.RawQuery)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.txList(r, store.TxFilter{Height: h}, q)
+	v, err := s.txList(r, store.TxFilter{Height: h}, query(r.URL.RawQuery))
 	if err != nil {
 		return nil, err
 	}

@@ -20,62 +20,59 @@ const (
 	maxLimit     = 1000
 )
 
-// query parses the raw query string strictly: a malformed escape is a 400, where url.Query
-// would silently drop the pair (and with it, say, a bad pagination.key).
-func query(rawQuery string) (url.Values, error) {
-	v, err := url.ParseQuery(rawQuery)
-	if err != nil {
-		return nil, apierr.BadRequest("invalid query string: %s", clip(err.Error()))
+// query parses the raw query string the way the peer's HTTP stack does: pairs split on '&',
+// '+' is a space, and a malformed percent escape is kept literally instead of dropping the
+// pair (url.ParseQuery would drop it, so `pagination.key=%%%` would silently mean "no key"
+// instead of the peer's 400 on the key).
+func query(rawQuery string) url.Values {
+	v := url.Values{}
+	for _, pair := range strings.Split(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		k, val, _ := strings.Cut(pair, "=")
+		v[unescape(k)] = append(v[unescape(k)], unescape(val))
 	}
-	return v, nil
+	return v
 }
 
-// boolParam reads a boolean; absent or empty means def. Unlike the peer (which takes anything
-// unparsable as the default) a value that is not a boolean is rejected, so a typo cannot
-// silently flip the order of a page.
-func boolParam(q url.Values, name string, def bool) (bool, error) {
-	s := q.Get(name)
-	if s == "" {
-		return def, nil
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
 	}
-	b, err := strconv.ParseBool(s)
+	return strings.ReplaceAll(s, "+", " ")
+}
+
+// boolParam reads a boolean as the peer does: strconv.ParseBool, and anything absent or
+// unparsable is the default.
+func boolParam(q url.Values, name string, def bool) bool {
+	b, err := strconv.ParseBool(q.Get(name))
 	if err != nil {
-		return false, apierr.BadRequest("invalid value for %s: %s (must be a boolean)", name, clip(s))
+		return def
 	}
-	return b, nil
+	return b
 }
 
 // pagination parses pagination.*; the returned page has the native cursor kind of the
 // endpoint only when the key carried a JSON cursor.
 func pagination(q url.Values) (store.Page, error) {
 	p := store.Page{Limit: defaultLimit}
-	if s := q.Get("pagination.limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxLimit {
+	// As the peer: a value that is not an integer means the default; an integer out of range
+	// is a 400.
+	if n, err := strconv.Atoi(q.Get("pagination.limit")); err == nil {
+		if n < 1 || n > maxLimit {
 			return p, apierr.BadRequest("pagination.limit must be between 1 and %d", maxLimit)
 		}
 		p.Limit = n
 	}
-	if s := q.Get("pagination.offset"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			if strings.HasPrefix(s, "-") {
-				return p, apierr.BadRequest("pagination.offset cannot be negative")
-			}
-			return p, apierr.BadRequest("pagination.offset must be a nonnegative integer")
-		}
+	if n, err := strconv.ParseInt(q.Get("pagination.offset"), 10, 64); err == nil {
 		if n < 0 {
 			return p, apierr.BadRequest("pagination.offset cannot be negative")
 		}
 		p.Offset = n
 	}
-	var err error
-	if p.Desc, err = boolParam(q, "pagination.reverse", true); err != nil {
-		return p, err
-	}
-	if p.CountTotal, err = boolParam(q, "pagination.count_total", true); err != nil {
-		return p, err
-	}
+	p.Desc = boolParam(q, "pagination.reverse", true)
+	p.CountTotal = boolParam(q, "pagination.count_total", true)
 	if s := q.Get("pagination.key"); s != "" {
 		c, off, err := parseKey(s)
 		if err != nil {
@@ -217,13 +214,14 @@ func hashParam(s string) ([]byte, error) {
 	return b, nil
 }
 
-// msgsParam collects msgs from repeated parameters and comma-separated lists. It returns nil
-// when no type is named (no filter); a leading '/' is dropped, so a full type URL works too.
+// msgsParam collects msgs from repeated parameters and comma-separated lists, each an exact
+// type URL without the leading '/' (as stored; "/cosmos.bank.v1beta1.MsgSend" names no stored
+// type). It returns nil when no type is named (no filter).
 func msgsParam(q url.Values) ([]string, error) {
 	var out []string
 	for _, v := range q["msgs"] {
 		for _, m := range strings.Split(v, ",") {
-			m = strings.TrimPrefix(strings.TrimSpace(m), "/")
+			m = strings.TrimSpace(m)
 			if m != "" {
 				out = append(out, m)
 			}
