@@ -82,35 +82,99 @@ func TestFixtureChains(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w, dir := ingestFixture(t, name)
 			x := NewAccountExtractor("init")
-			var summary bytes.Buffer
 			ntx := 0
-			for i, b := range w.blocks {
-				if b.Block.Height != int64(i+1) {
-					t.Fatalf("block %d has height %d", i, b.Block.Height)
-				}
-				fmt.Fprintf(&summary, "block %d %X time=%s block_time=%d txs=%d gas=%d/%d fee=%s proposer=%s\n",
-					b.Block.Height, b.Block.Hash, b.Block.Time.Format(time.RFC3339Nano), b.Block.BlockTimeMs, b.Block.TxCount,
-					b.Block.GasUsed, b.Block.GasWanted, b.Block.TotalFee, proposerString(b.Block.Proposer))
+			for _, b := range w.blocks {
 				for _, tx := range b.Txs {
 					ntx++
 					checkFixtureTx(t, dir, x, tx)
-					var accs []string
-					for _, a := range tx.Accounts {
-						s := x.Bech32(a.Addr)
-						if a.Signer {
-							s += "*"
-						}
-						accs = append(accs, s)
-					}
-					sort.Strings(accs)
-					fmt.Fprintf(&summary, "  tx %X signer=%s msgs=%s accounts=%s\n", tx.Hash, x.Bech32(tx.Signer),
-						strings.Join(tx.MsgTypes, ","), strings.Join(accs, ","))
 				}
 			}
 			if ntx == 0 {
 				t.Fatal("no tx ingested")
 			}
-			testutil.Golden(t, name+".summary", summary.Bytes())
+			testutil.Golden(t, name+".summary", summary(t, w.blocks))
+		})
+	}
+}
+
+// summary renders the bundles as the reviewable golden text.
+func summary(t *testing.T, blocks []store.BlockBundle) []byte {
+	t.Helper()
+	x := NewAccountExtractor("init")
+	var out bytes.Buffer
+	for i, b := range blocks {
+		if b.Block.Height != int64(i+1) {
+			t.Fatalf("block %d has height %d", i, b.Block.Height)
+		}
+		fmt.Fprintf(&out, "block %d %X time=%s block_time=%d txs=%d gas=%d/%d fee=%s proposer=%s\n",
+			b.Block.Height, b.Block.Hash, b.Block.Time.Format(time.RFC3339Nano), b.Block.BlockTimeMs, b.Block.TxCount,
+			b.Block.GasUsed, b.Block.GasWanted, b.Block.TotalFee, proposerString(b.Block.Proposer))
+		for _, tx := range b.Txs {
+			var accs []string
+			for _, a := range tx.Accounts {
+				s := x.Bech32(a.Addr)
+				if a.Signer {
+					s += "*"
+				}
+				accs = append(accs, s)
+			}
+			sort.Strings(accs)
+			fmt.Fprintf(&out, "  tx %X signer=%s msgs=%s accounts=%s\n", tx.Hash, x.Bech32(tx.Signer),
+				strings.Join(tx.MsgTypes, ","), strings.Join(accs, ","))
+		}
+	}
+	return out.Bytes()
+}
+
+// aheadSource claims the chain is already at its final height, like a load-balanced node
+// that is ahead of the one answering the block queries: the pipeline then meets the tip
+// through the future-height errors of /block, /block_results and REST instead of /status.
+type aheadSource struct {
+	Source
+	head int64
+}
+
+func (a aheadSource) LatestHeight(context.Context) (int64, error) { return a.head, nil }
+
+// TestFollowGrowingReplay replays minievm as a chain that grows while it is being indexed
+// (the replay server answers heights above its current top with the captured future-height
+// errors, as a real node does): the pipeline must wait at the tip, pick every block up as it
+// appears, and end with exactly the bundles of the one-shot run.
+func TestFollowGrowingReplay(t *testing.T) {
+	for _, ahead := range []bool{false, true} {
+		t.Run(fmt.Sprintf("status_ahead=%v", ahead), func(t *testing.T) {
+			dir := testutil.Fixture(t, "minievm")
+			var top atomic.Int64
+			top.Store(5)
+			srv, err := replay.New(dir, replay.MaxHeight(top.Load))
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := srv.CapturedMaxHeight()
+			ts := httptest.NewServer(srv)
+			t.Cleanup(ts.Close)
+			var src Source
+			if src, err = DialSource(ts.URL, ts.URL, nil); err != nil {
+				t.Fatal(err)
+			}
+			if ahead {
+				src = aheadSource{Source: src, head: last}
+			}
+			w := &memWriter{}
+			// A new block appears only once the previous one is indexed, so every height
+			// above 5 is met at the tip first.
+			w.onWrite = func(h int64) {
+				if h == top.Load() && h < last {
+					go func() { time.Sleep(2 * time.Millisecond); top.Add(1) }()
+				}
+			}
+			cfg := fastConfig()
+			cfg.StopAtHeight = last
+			runPipeline(t, cfg, src, w, nil)
+			if len(w.batches) < int(last-5) {
+				t.Errorf("%d writes for %d blocks that appeared one by one", len(w.batches), last)
+			}
+			testutil.Golden(t, "minievm.summary", summary(t, w.blocks))
 		})
 	}
 }
