@@ -325,9 +325,10 @@ type dictEntry struct {
 	touched                  bool
 }
 
-// resolveDict fills out with an entry per key, inserting the absent keys (in the given order,
-// so ids are deterministic) with INSERT … RETURNING, which both SQLite and PostgreSQL support.
+// resolveDict fills out with an entry per key, inserting the absent keys in the given order
+// with the next free ids, so equal input gives equal ids on both backends, crash or not.
 func resolveDict[K string | []byte](ctx context.Context, tx wtx, d dict, keys []K, str func(K) string, out map[string]*dictEntry) error {
+	var next int64
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
 		args := make([]any, len(chunk))
@@ -347,9 +348,22 @@ func resolveDict[K string | []byte](ctx context.Context, tx wtx, d dict, keys []
 		if len(absent) == 0 {
 			continue
 		}
-		q = fmt.Sprintf("INSERT INTO %s (%s) VALUES %s RETURNING id, %s, %s", d.table, d.key,
-			strings.TrimSuffix(strings.Repeat("(?),", len(absent)), ","), d.key, d.counts)
-		if err := scanDict(ctx, tx, q, absent, str, out); err != nil {
+		// Ids are assigned here, gapless, rather than by an identity sequence: PostgreSQL
+		// sequences are not transactional, so a rolled-back batch would leave gaps and a
+		// replay after a crash would number the same accounts differently.
+		if next == 0 {
+			if err := queryRow(ctx, tx, "SELECT COALESCE(MAX(id), 0) FROM "+d.table, nil, &next); err != nil {
+				return fmt.Errorf("next %s id: %w", d.table, err)
+			}
+		}
+		vals := make([]any, 0, 2*len(absent))
+		for _, k := range absent {
+			next++
+			vals = append(vals, next, k)
+		}
+		q = fmt.Sprintf("INSERT INTO %s (id, %s) VALUES %s RETURNING id, %s, %s", d.table, d.key,
+			strings.TrimSuffix(strings.Repeat("(?, ?),", len(absent)), ","), d.key, d.counts)
+		if err := scanDict(ctx, tx, q, vals, str, out); err != nil {
 			return fmt.Errorf("insert %s: %w", d.table, err)
 		}
 	}
