@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,14 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 			}
 			if _, err := rc.Account(ctx, acc.Bech32); err != nil {
 				t.Fatalf("account: %v", err)
+			}
+			var byEvents struct {
+				TxResponses []json.RawMessage `json:"tx_responses"`
+				Total       string            `json:"total"`
+			}
+			if err := rc.Get(ctx, "/cosmos/tx/v1beta1/txs", url.Values{"query": {fmt.Sprintf("tx.height=%d", txHeight)}}, 0, &byEvents); err != nil ||
+				len(byEvents.TxResponses) == 0 || byEvents.Total != fmt.Sprint(len(byEvents.TxResponses)) {
+				t.Fatalf("txs by events: %v %+v", err, byEvents)
 			}
 			if g, err := cc.Genesis(ctx); err != nil || g == nil {
 				t.Fatalf("genesis: %v", err)

@@ -35,6 +35,7 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/block/{height}", s.txsByBlock)
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/{hash}", s.txByHash)
 	mux.HandleFunc("POST /cosmos/tx/v1beta1/txs", s.broadcast)
+	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs", s.txsByEvents)
 	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/blocks/latest", s.blockAt)
 	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/blocks/{height}", s.blockAt)
 	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/node_info", s.nodeInfo)
@@ -195,6 +196,66 @@ func (s *rest) txByHash(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ordered{{"tx", tj}, {"tx_response", tr}})
+}
+
+// txsByEvents is GetTxsEvent: `query` (SDK 0.50) or repeated `events` joined with AND.
+func (s *rest) txsByEvents(w http.ResponseWriter, r *http.Request) {
+	qs := r.URL.Query()
+	query := qs.Get("query")
+	if query == "" {
+		query = strings.Join(qs["events"], " AND ")
+	}
+	conds, err := parseQuery(query)
+	if err != nil {
+		restErr(w, http.StatusBadRequest, 3, "query cannot be empty")
+		return
+	}
+	page, limit := 1, 100
+	if v, err := strconv.Atoi(qs.Get("page")); err == nil && v > 0 {
+		page = v
+	}
+	if v, err := strconv.Atoi(qs.Get("limit")); err == nil && v > 0 {
+		limit = min(v, 100)
+	}
+	desc := qs.Get("order_by") == "ORDER_BY_DESC" || qs.Get("order_by") == "2"
+	type hit struct {
+		b *chain.Block
+		i int
+	}
+	var hits []hit
+	for h := int64(1); h <= s.c.Height(); h++ {
+		b, err := s.c.Block(h)
+		if err != nil {
+			break
+		}
+		for i := range b.Txs {
+			if txMatches(conds, b.Height, upperHex(b.TxHashes[i][:]), b.Results[i].Events) {
+				hits = append(hits, hit{b, i})
+			}
+		}
+	}
+	if desc {
+		for l, r := 0, len(hits)-1; l < r; l, r = l+1, r-1 {
+			hits[l], hits[r] = hits[r], hits[l]
+		}
+	}
+	start := min((page-1)*limit, len(hits))
+	end := min(start+limit, len(hits))
+	txs, resps := []any{}, []any{}
+	for _, h := range hits[start:end] {
+		tj, err := txJSON(h.b.Txs[h.i], false)
+		if err != nil {
+			restErr(w, http.StatusInternalServerError, 2, err.Error())
+			return
+		}
+		tr, err := txResponse(h.b, h.i)
+		if err != nil {
+			restErr(w, http.StatusInternalServerError, 2, err.Error())
+			return
+		}
+		txs, resps = append(txs, tj), append(resps, tr)
+	}
+	writeJSON(w, http.StatusOK, ordered{{"txs", txs}, {"tx_responses", resps}, {"pagination", nil}, {"total", strconv.Itoa(len(hits))}})
 }
 
 func (s *rest) broadcast(w http.ResponseWriter, r *http.Request) {
