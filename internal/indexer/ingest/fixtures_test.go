@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -315,4 +319,65 @@ func TestLocalTxJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flakyHandler fails a share of requests: HTTP 503, or a connection closed without answer.
+type flakyHandler struct {
+	next  http.Handler
+	mu    sync.Mutex
+	rng   *rand.Rand
+	share float64
+	fails int
+}
+
+func (f *flakyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	roll := f.rng.Float64()
+	fail := roll < f.share
+	if fail {
+		f.fails++
+	}
+	f.mu.Unlock()
+	switch {
+	case fail && roll < f.share/2:
+		http.Error(w, "upstream unavailable (injected)", http.StatusServiceUnavailable)
+	case fail:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		http.Error(w, "injected", http.StatusBadGateway)
+	default:
+		f.next.ServeHTTP(w, r)
+	}
+}
+
+// TestFlakyReplay: with a quarter of all upstream requests failing (503s and dropped
+// connections), the transport and pipeline retries still produce exactly the golden bundles.
+func TestFlakyReplay(t *testing.T) {
+	dir := testutil.Fixture(t, "minievm")
+	var top int64
+	srv, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top = srv.CapturedMaxHeight()
+	flaky := &flakyHandler{next: srv, rng: rand.New(rand.NewPCG(3, 4)), share: 0.25}
+	ts := httptest.NewServer(flaky)
+	t.Cleanup(ts.Close)
+	src, err := DialSource(ts.URL, ts.URL, nil, httpx.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &memWriter{}
+	cfg := fastConfig()
+	cfg.StopAtHeight = top
+	runPipeline(t, cfg, src, w, nil)
+	if flaky.fails == 0 {
+		t.Fatal("no failure injected")
+	}
+	t.Logf("%d requests failed on purpose", flaky.fails)
+	testutil.Golden(t, "minievm.summary", summary(t, w.blocks))
 }
