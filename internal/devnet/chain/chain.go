@@ -701,7 +701,7 @@ func (c *Chain) trafficTxs(height int64) [][]byte {
 	var out [][]byte
 	for mi, m := range c.cfg.Modules {
 		rng := rand.New(rand.NewPCG(c.cfg.Seed^chainSalt(c.cfg.ChainID), uint64(height)<<8|uint64(mi)))
-		for _, in := range m.Traffic(rng, q, c.Accounts()) {
+		for _, in := range c.safeTraffic(m, rng, q) {
 			if in.Signer < 0 || in.Signer >= len(c.keys) || len(in.Msgs) == 0 {
 				continue
 			}
@@ -714,6 +714,16 @@ func (c *Chain) trafficTxs(height int64) [][]byte {
 		}
 	}
 	return out
+}
+
+func (c *Chain) safeTraffic(m sim.Module, rng *rand.Rand, q sim.Query) (out []sim.Intent) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("traffic generator panicked; no traffic from it this block", "chain", c.cfg.ChainID, "module", m.Name(), "panic", r)
+			out = nil
+		}
+	}()
+	return m.Traffic(rng, q, c.Accounts())
 }
 
 func chainSalt(id string) uint64 {
@@ -887,7 +897,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 		menv.response = nil
 		menv.gas += gasPerMsg
 		writesBefore := len(msgO.order)
-		if err := h(menv, m); err != nil {
+		if err := safeCall(h, menv, m); err != nil {
 			return fail(i, err)
 		}
 		menv.gas += gasPerKVWrite*uint64(len(msgO.order)-writesBefore) + gasPerEvent*uint64(len(menv.events))
@@ -922,6 +932,17 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	res.GasUsed = int64(menv.gas)
 	res.Data = EncodeTxMsgData(responses)
 	return res
+}
+
+// safeCall runs a handler, turning a panic into the failure baseapp reports for one (a
+// module bug must fail its tx, not stop the chain).
+func safeCall(h sim.Handler, env sim.Env, m proto.Message) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &sim.CodedError{Codespace: "undefined", Code: 111222, Log: "panic message redacted to hide potential sensitive info"}
+		}
+	}()
+	return h(env, m)
 }
 
 func hasModuleAttr(evs []sim.Event) bool {

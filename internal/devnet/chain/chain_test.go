@@ -3,6 +3,7 @@ package chain
 import (
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -169,4 +170,38 @@ func TestHeightViews(t *testing.T) {
 		t.Fatal("future height readable")
 	}
 	var _ sim.Query = q1
+}
+
+type panicky struct{ BankTraffic }
+
+func (panicky) Name() string { return "panicky" }
+func (panicky) Handlers() map[string]sim.Handler {
+	return map[string]sim.Handler{"/cosmos.bank.v1beta1.MsgMultiSend": func(sim.Env, proto.Message) error { panic("boom") }}
+}
+func (panicky) Traffic(*rand.Rand, sim.Query, []sim.Account) []sim.Intent { panic("boom") }
+
+// TestPanicsFailTheTx: a panicking handler fails its tx with baseapp's panic code, and a
+// panicking traffic generator only loses its traffic; the chain goes on.
+func TestPanicsFailTheTx(t *testing.T) {
+	c, err := New(Config{ChainID: "panic-1", Kind: KindCosmos, NumAccounts: 2, Modules: []sim.Module{panicky{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := c.Key(0)
+	num, seq, _ := c.AccountState(k.Address())
+	ms := &bankv1beta1.MsgMultiSend{Inputs: []*bankv1beta1.Input{{Address: c.Accounts()[0].Bech32}}}
+	raw, _ := SignDirect(c.ChainID(), k, num, seq, []proto.Message{ms}, "", Fee{GasLimit: 300000})
+	if r := c.BroadcastTxSync(raw); r.Code != 0 {
+		t.Fatalf("check %+v", r)
+	}
+	b, err := c.ProduceBlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Results) != 1 || b.Results[0].Code != 111222 {
+		t.Fatalf("results %+v", b.Results)
+	}
+	if _, err := c.ProduceBlock(); err != nil || c.Height() != 3 {
+		t.Fatalf("chain stopped: %v", err)
+	}
 }
