@@ -1,9 +1,3 @@
-// Package bridge wires the devnet's cross-chain plumbing: given the network's chains it
-// builds each chain's IBC module (with consistent channel pairs L1 ↔ every other chain),
-// the OPinit modules (bridge N on L1 ↔ the N-th rollup), the relayer/executor
-// configuration, and the registry metadata the router reads (op_bridge_id, ibc_channels,
-// asset traces). The modules themselves live in bridge/ibc and bridge/opinit, the bots
-// in bridge/relayer.
 package bridge
 
 import (
