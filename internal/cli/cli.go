@@ -44,6 +44,7 @@ func commands() map[string]command {
 		"version": {"print the version", runVersion},
 		"indexer": {"ingest one chain and/or serve the indexer API", runIndexer},
 		"migrate": {"apply the store's schema migrations", runMigrate},
+		"bench":   {"measure ingestion, API and route throughput (ingest|api|route)", runBench},
 		"router":  {"serve the bridging router API", runRouter},
 	}
 }

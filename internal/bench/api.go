@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// APIConfig is what `rollgate bench api` measures.
+type APIConfig struct {
+	DSN string
+	// Txs is the store size to measure on: a store holding fewer txs is first topped up with
+	// store.FillSynthetic.
+	Txs         int
+	Concurrency int           // concurrent clients (default 16)
+	Duration    time.Duration // per endpoint (default 5 s)
+	// Account is the bech32 account of the by_account targets; empty picks the sender of the
+	// newest tx.
+	Account       string
+	AccountPrefix string // default "init"
+}
+
+// APIResult is one run's figures.
+type APIResult struct {
+	Backend   string
+	StoreTxs  int64
+	Height    int64
+	FillTxs   int           // txs added by FillSynthetic before measuring
+	FillTime  time.Duration // time FillSynthetic took
+	Targets   []api.BenchTarget
+	Endpoints []api.BenchResult
+}
+
+// API fills the store if needed, serves the indexer API over loopback HTTP and drives every
+// endpoint with api.Bench, printing a table of req/s, p50 and p99.
+func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (APIResult, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 16
+	}
+	if cfg.Duration <= 0 {
+		cfg.Duration = 5 * time.Second
+	}
+	if cfg.AccountPrefix == "" {
+		cfg.AccountPrefix = "init"
+	}
+	res := APIResult{Backend: backend(cfg.DSN)}
+	db, err := openStore(ctx, cfg.DSN, log)
+	if err != nil {
+		return res, err
+	}
+	defer db.Close()
+	have, err := countTxs(ctx, db)
+	if err != nil {
+		return res, err
+	}
+	if have < int64(cfg.Txs) {
+		res.FillTxs = cfg.Txs - int(have)
+		fmt.Fprintf(out, "filling: the store holds %d txs, adding %d synthetic txs (store.FillSynthetic)\n", have, res.FillTxs)
+		t0 := time.Now()
+		if err := store.FillSynthetic(ctx, db, res.FillTxs, store.SyntheticOptions{Prefix: cfg.AccountPrefix}); err != nil {
+			return res, err
+		}
+		res.FillTime = time.Since(t0)
+		fmt.Fprintf(out, "filled in %v (%s txs/s)\n", res.FillTime.Truncate(time.Millisecond), floor1(rate(int64(res.FillTxs), res.FillTime)))
+	}
+	if res.StoreTxs, err = countTxs(ctx, db); err != nil {
+		return res, err
+	}
+	if res.Height, err = db.IndexedHeight(ctx); err != nil {
+		return res, err
+	}
+	if res.StoreTxs == 0 {
+		return res, fmt.Errorf("the store holds no tx: give --txs")
+	}
+	if res.Targets, err = apiTargets(ctx, db, cfg.Account, cfg.AccountPrefix, res.Height); err != nil {
+		return res, err
+	}
+
+	h := api.New(api.Config{ChainID: "bench", VMType: "evm", AccountPrefix: cfg.AccountPrefix}, db, log, prometheus.NewRegistry())
+	base, stop, err := serveLoopback(h)
+	if err != nil {
+		return res, err
+	}
+	defer stop()
+	fmt.Fprintf(out, "api: %s, store of %d txs up to height %d, %d concurrent clients, %v per endpoint\n",
+		res.Backend, res.StoreTxs, res.Height, cfg.Concurrency, cfg.Duration)
+	res.Endpoints, err = api.Bench(ctx, nil, base, res.Targets, cfg.Concurrency, cfg.Duration)
+	if err != nil {
+		return res, err
+	}
+	printAPI(out, res)
+	return res, nil
+}
+
+func printAPI(out io.Writer, r APIResult) {
+	fmt.Fprintf(out, "%-24s %9s %7s %10s %9s %9s\n", "endpoint", "requests", "errors", "req/s", "p50 ms", "p99 ms")
+	paths := map[string]string{}
+	for _, t := range r.Targets {
+		paths[t.Name] = t.Path
+	}
+	byName := map[string]api.BenchResult{}
+	for _, e := range r.Endpoints {
+		byName[e.Name] = e
+		fmt.Fprintf(out, "%-24s %9d %7d %10s %9s %9s\n", e.Name, e.Requests, e.Errors, floor1(e.ReqPerSec), ms(e.P50), ms(e.P99))
+	}
+	for _, e := range r.Endpoints {
+		fmt.Fprintf(out, "  %-24s %s\n", e.Name, paths[e.Name])
+	}
+	first, ok := byName["txs"]
+	for _, deep := range []string{"txs_deep_offset", "txs_offset_900000", "txs_deep_cursor"} {
+		d, ok2 := byName[deep]
+		if !ok || !ok2 || first.P50 == 0 || first.P99 == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "%s vs txs (first page): p50 ×%.2f, p99 ×%.2f\n", deep,
+			float64(d.P50)/float64(first.P50), float64(d.P99)/float64(first.P99))
+	}
+}
+
+// apiTargets is api.BenchTargets plus what it leaves out: a block by height, a page exactly
+// 900,000 rows deep by pagination.offset, and the first and a 90%-deep page of the msgs filter
+// on the newest tx's message type.
+func apiTargets(ctx context.Context, r store.Reader, account, prefix string, height int64) ([]api.BenchTarget, error) {
+	newest, err := r.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true, CountTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	var tx newestTx
+	if len(newest.Txs) > 0 {
+		_ = json.Unmarshal(newest.Txs[0].JSON, &tx)
+	}
+	x := ingest.NewAccountExtractor(prefix)
+	if account == "" {
+		account = tx.sender(x)
+	}
+	if account == "" {
+		account = api.SyntheticBenchAccount(prefix)
+	}
+	t, err := api.BenchTargets(ctx, r, account)
+	if err != nil {
+		return nil, err
+	}
+	t = append(t, api.BenchTarget{Name: "block_by_height", Path: "/indexer/block/v1/blocks/" + strconv.FormatInt(height, 10)})
+	const deep = 900_000
+	if newest.Total >= deep+20 {
+		t = append(t, api.BenchTarget{Name: "txs_offset_900000", Path: "/indexer/tx/v1/txs?pagination.limit=20&pagination.offset=" + strconv.Itoa(deep)})
+	}
+	if mt := tx.msgType(); mt != "" && mt != "cosmos.bank.v1beta1.MsgSend" {
+		page, err := r.Txs(ctx, store.TxFilter{MsgTypes: []string{mt}}, store.Page{Limit: 1, CountTotal: true})
+		if err != nil {
+			return nil, err
+		}
+		q := "/indexer/tx/v1/txs?pagination.limit=20&msgs=" + url.QueryEscape(mt)
+		t = append(t, api.BenchTarget{Name: "txs_msgs_newest_type", Path: q})
+		if off := page.Total * 9 / 10; off > 0 {
+			key := base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(off, 10)))
+			t = append(t, api.BenchTarget{Name: "txs_msgs_deep", Path: q + "&pagination.key=" + url.QueryEscape(key)})
+		}
+	}
+	return t, nil
+}
+
+// newestTx is the part of a stored tx object the target picker reads.
+type newestTx struct {
+	Tx struct {
+		Body struct {
+			Messages []struct {
+				Type string `json:"@type"`
+			} `json:"messages"`
+		} `json:"body"`
+	} `json:"tx"`
+	Events []ingest.Event `json:"events"`
+}
+
+// sender is the first parseable `message.sender` of the tx's events, in bech32.
+func (t newestTx) sender(x *ingest.AccountExtractor) string {
+	for _, ev := range t.Events {
+		if ev.Type != "message" {
+			continue
+		}
+		for _, a := range ev.Attributes {
+			if a.Key != "sender" {
+				continue
+			}
+			if raw, ok := x.ParseAddress(a.Value); ok {
+				return x.Bech32(raw)
+			}
+		}
+	}
+	return ""
+}
+
+func (t newestTx) msgType() string {
+	if len(t.Tx.Body.Messages) == 0 {
+		return ""
+	}
+	return strings.TrimPrefix(t.Tx.Body.Messages[0].Type, "/")
+}

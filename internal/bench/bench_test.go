@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+func TestUniqueTx(t *testing.T) {
+	signed, err := proto.Marshal(&txv1beta1.TxRaw{BodyBytes: []byte("body"), AuthInfoBytes: []byte("auth"),
+		Signatures: [][]byte{bytes.Repeat([]byte{0xAB}, 65), []byte("second")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned, err := proto.Marshal(&txv1beta1.TxRaw{BodyBytes: []byte("body"), AuthInfoBytes: []byte("auth")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		tx     []byte
+		signed bool
+	}{{"signed", signed, true}, {"unsigned", unsigned, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := map[string]bool{string(tc.tx): true}
+			for _, h := range []int64{1, 2, 255, 256, 1 << 40} {
+				got, sig := uniqueTx(tc.tx, h)
+				if seen[string(got)] {
+					t.Fatalf("height %d: tx bytes not unique", h)
+				}
+				seen[string(got)] = true
+				var orig, raw txv1beta1.TxRaw
+				if err := proto.Unmarshal(tc.tx, &orig); err != nil {
+					t.Fatal(err)
+				}
+				if err := proto.Unmarshal(got, &raw); err != nil {
+					t.Fatalf("height %d: altered tx does not decode: %v", h, err)
+				}
+				if !bytes.Equal(raw.BodyBytes, orig.BodyBytes) || !bytes.Equal(raw.AuthInfoBytes, orig.AuthInfoBytes) || len(raw.Signatures) != len(orig.Signatures) {
+					t.Fatalf("height %d: body, auth info or signature count changed", h)
+				}
+				if !tc.signed {
+					if sig != (sigChange{}) {
+						t.Fatalf("unsigned tx reports a signature change %+v", sig)
+					}
+					continue
+				}
+				if sig.old != base64.StdEncoding.EncodeToString(orig.Signatures[0]) || sig.new != base64.StdEncoding.EncodeToString(raw.Signatures[0]) || sig.old == sig.new {
+					t.Fatalf("height %d: signature change %+v does not describe the bytes", h, sig)
+				}
+				if !bytes.Equal(raw.Signatures[1], orig.Signatures[1]) {
+					t.Fatalf("height %d: second signature changed", h)
+				}
+			}
+		})
+	}
+}
+
+// TestCommands runs the three benchmarks with tiny sizes on both backends and checks that
+// every figure is printed and that the stores hold what was fed. It asserts no timing.
+func TestCommands(t *testing.T) {
+	fixture := testutil.Fixture(t, "minievm-busy")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "bench.db") }},
+		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := tc.dsn(t)
+			var out bytes.Buffer
+			busy, err := Ingest(ctx, IngestConfig{DSN: dsn, Source: "busy", Fixture: fixture}, &out, nil)
+			if err != nil {
+				t.Fatalf("busy ingest: %v\n%s", err, out.String())
+			}
+			// The capture's README: heights 1..752, 7,765 txs.
+			if busy.Blocks != 752 || busy.Txs != 7765 || busy.StoreTxs != 7765 {
+				t.Errorf("busy ingest wrote %d blocks / %d txs, store holds %d txs; want 752 / 7765 / 7765", busy.Blocks, busy.Txs, busy.StoreTxs)
+			}
+			if busy.StoreBytes <= 0 {
+				t.Errorf("store size %d", busy.StoreBytes)
+			}
+			checkLines(t, out.String(), "blocks/s", "txs/s", "time", "writer busy", "store txs", "store size")
+			if _, err := Ingest(ctx, IngestConfig{DSN: dsn, Source: "busy", Fixture: fixture}, &bytes.Buffer{}, nil); err == nil {
+				t.Error("replaying the capture into a non-empty store was accepted")
+			}
+
+			out.Reset()
+			syn, err := Ingest(ctx, IngestConfig{DSN: dsn, Source: "synthetic", Fixture: fixture, Txs: 150, ReportEvery: 50}, &out, nil)
+			if err != nil {
+				t.Fatalf("synthetic ingest: %v\n%s", err, out.String())
+			}
+			if syn.FromHeight != 753 || syn.Txs < 150 || syn.StoreTxs != 7765+syn.Txs {
+				t.Errorf("synthetic ingest from %d wrote %d txs, store holds %d", syn.FromHeight, syn.Txs, syn.StoreTxs)
+			}
+			checkLines(t, out.String(), "blocks/s", "txs/s", "time", "writer busy", "store txs", "store size")
+
+			out.Reset()
+			want := int(syn.StoreTxs) + 40
+			res, err := API(ctx, APIConfig{DSN: dsn, Txs: want, Concurrency: 2, Duration: 20 * time.Millisecond}, &out, nil)
+			if err != nil {
+				t.Fatalf("api: %v\n%s", err, out.String())
+			}
+			if res.FillTxs != 40 || res.StoreTxs != int64(want) {
+				t.Errorf("filled %d txs to a store of %d, want 40 and %d", res.FillTxs, res.StoreTxs, want)
+			}
+			var names []string
+			for _, e := range res.Endpoints {
+				names = append(names, e.Name)
+				if e.Requests == 0 || e.Errors != 0 {
+					t.Errorf("%s: %d requests, %d errors", e.Name, e.Requests, e.Errors)
+				}
+			}
+			checkLines(t, out.String(), append(names, "req/s", "p50 ms", "p99 ms", "txs_deep_offset vs txs")...)
+			for _, n := range []string{"status", "blocks", "block_by_height", "txs", "tx_by_hash", "txs_by_account", "txs_by_height", "txs_msgs", "txs_deep_offset"} {
+				if !strings.Contains(strings.Join(names, " ")+" ", n+" ") {
+					t.Errorf("endpoint %s not measured (measured %v)", n, names)
+				}
+			}
+		})
+	}
+
+	t.Run("route", func(t *testing.T) {
+		var out bytes.Buffer
+		res, err := Route(ctx, RouteConfig{Chains: 5, Assets: 30, Requests: 20, Seed: 1}, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Requests != 20 || res.Chains != 5 {
+			t.Errorf("route bench ran %d requests over %d chains", res.Requests, res.Chains)
+		}
+		checkLines(t, out.String(), "p50 ms", "p99 ms", "max ms")
+	})
+}
+
+func checkLines(t *testing.T, out string, labels ...string) {
+	t.Helper()
+	for _, l := range labels {
+		if !strings.Contains(out, l) {
+			t.Errorf("output lacks %q:\n%s", l, out)
+		}
+	}
+}

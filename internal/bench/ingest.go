@@ -1,0 +1,221 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// IngestConfig is what `rollgate bench ingest` measures.
+type IngestConfig struct {
+	DSN     string // store to write into
+	Source  string // "busy": the capture replayed over loopback HTTP; "synthetic": its blocks repeated in process
+	Fixture string // captured chain directory (shared/fixtures/minievm-busy)
+	// Txs is how many txs the synthetic source feeds (whole blocks, so a few more); the busy
+	// source always feeds the whole capture.
+	Txs int
+	// Ingest is the pipeline's configuration; ChainID, StopAtHeight and the logging cadence
+	// are set here.
+	Ingest ingest.Config
+	// ReportEvery prints a progress line every this many txs written (0: 100,000).
+	ReportEvery int
+}
+
+// IngestResult is what one run achieved.
+type IngestResult struct {
+	Backend              string
+	Source               string
+	FromHeight, ToHeight int64
+	Blocks, Txs          int64
+	Elapsed              time.Duration
+	WriteCalls           int
+	WriteBusy            time.Duration // time spent inside WriteBlocks
+	StoreTxs             int64         // txs in the store afterwards
+	StoreBytes           int64         // size of the store afterwards (-1 when unknown)
+}
+
+// BlocksPerSec is Blocks over Elapsed.
+func (r IngestResult) BlocksPerSec() float64 { return rate(r.Blocks, r.Elapsed) }
+
+// TxsPerSec is Txs over Elapsed.
+func (r IngestResult) TxsPerSec() float64 { return rate(r.Txs, r.Elapsed) }
+
+// Ingest runs the real ingestion pipeline from the configured source into the store and prints
+// the figures to out (progress lines while it runs, then a summary).
+func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logger) (IngestResult, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	res := IngestResult{Backend: backend(cfg.DSN), Source: cfg.Source, StoreBytes: -1}
+	db, err := openStore(ctx, cfg.DSN, log)
+	if err != nil {
+		return res, err
+	}
+	defer db.Close()
+	indexed, err := db.IndexedHeight(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.FromHeight = indexed + 1
+
+	icfg := cfg.Ingest
+	if icfg.ChainID == "" {
+		icfg.ChainID = "local-evm-1"
+	}
+	if icfg.VMType == "" {
+		icfg.VMType = "evm"
+	}
+	if icfg.ProgressInterval == 0 {
+		icfg.ProgressInterval = time.Minute
+	}
+
+	var src ingest.Source
+	switch cfg.Source {
+	case "busy":
+		if indexed > 0 {
+			return res, fmt.Errorf("%w (indexed height %d): the busy source replays the capture from height 1, use a fresh store", errStoreNotEmpty, indexed)
+		}
+		srv, err := replay.New(cfg.Fixture)
+		if err != nil {
+			return res, err
+		}
+		top := srv.CapturedMaxHeight()
+		// The captured /status may predate the last captured blocks.
+		srv, err = replay.New(cfg.Fixture, replay.MaxHeight(func() int64 { return top }), replay.CacheSize(4096))
+		if err != nil {
+			return res, err
+		}
+		url, stop, err := serveLoopback(srv)
+		if err != nil {
+			return res, err
+		}
+		defer stop()
+		cs, err := ingest.DialSource(url, url, nil)
+		if err != nil {
+			return res, err
+		}
+		src = cs
+		icfg.StopAtHeight = top
+		fmt.Fprintf(out, "ingest: %s, busy source (%s replayed over loopback HTTP, heights 1..%d)\n", res.Backend, cfg.Fixture, top)
+	case "synthetic":
+		if cfg.Txs <= 0 {
+			return res, fmt.Errorf("--txs must be positive")
+		}
+		t0 := time.Now()
+		s, err := LoadSyntheticSource(ctx, cfg.Fixture, 0, log)
+		if err != nil {
+			return res, err
+		}
+		stopAt, n := indexed, 0
+		for n < cfg.Txs {
+			stopAt++
+			n += s.TxsAt(stopAt)
+		}
+		s.head = stopAt
+		src = s
+		icfg.StopAtHeight = stopAt
+		fmt.Fprintf(out, "ingest: %s, synthetic source (the %d non-empty blocks / %d txs of %s repeated, unique hashes; loaded in %v), heights %d..%d\n",
+			res.Backend, s.Len(), s.TxsPerCycle(), cfg.Fixture, time.Since(t0).Truncate(time.Millisecond), indexed+1, stopAt)
+	default:
+		return res, fmt.Errorf("unknown source %q (busy or synthetic)", cfg.Source)
+	}
+	icfg = icfg.WithDefaults()
+	fmt.Fprintf(out, "pipeline: concurrency %d, window %d, batches of at most %d blocks / %d txs, local tx json %v\n",
+		icfg.Concurrency, icfg.Window, icfg.MaxBatchBlocks, icfg.MaxBatchTxs, icfg.LocalTxJSON)
+
+	every := cfg.ReportEvery
+	if every <= 0 {
+		every = 100_000
+	}
+	tw := &timedWriter{Writer: db, out: out, every: int64(every)}
+	p, err := ingest.New(icfg, src, tw, log, prometheus.NewRegistry())
+	if err != nil {
+		return res, err
+	}
+	start := time.Now()
+	tw.start, tw.lastT = start, start
+	if err := p.Run(ctx); err != nil {
+		return res, fmt.Errorf("ingest: %w", err)
+	}
+	res.Elapsed = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return res, err // Run returns nil when cancelled: do not report a partial run as a result
+	}
+	res.ToHeight = icfg.StopAtHeight
+	res.Blocks, res.Txs, res.WriteCalls, res.WriteBusy = tw.blocks, tw.txs, tw.calls, tw.busy
+
+	if res.StoreTxs, err = countTxs(ctx, db); err != nil {
+		return res, err
+	}
+	res.StoreBytes = storeSize(ctx, cfg.DSN)
+	printIngest(out, res)
+	return res, nil
+}
+
+func printIngest(out io.Writer, r IngestResult) {
+	fmt.Fprintf(out, "heights       %d..%d\n", r.FromHeight, r.ToHeight)
+	fmt.Fprintf(out, "blocks        %d\n", r.Blocks)
+	fmt.Fprintf(out, "txs           %d\n", r.Txs)
+	fmt.Fprintf(out, "time          %v\n", r.Elapsed.Truncate(time.Millisecond))
+	fmt.Fprintf(out, "blocks/s      %s\n", floor1(r.BlocksPerSec()))
+	fmt.Fprintf(out, "txs/s         %s\n", floor1(r.TxsPerSec()))
+	mean := time.Duration(0)
+	if r.WriteCalls > 0 {
+		mean = r.WriteBusy / time.Duration(r.WriteCalls)
+	}
+	busy := 0.0
+	if r.Elapsed > 0 {
+		busy = 100 * r.WriteBusy.Seconds() / r.Elapsed.Seconds()
+	}
+	fmt.Fprintf(out, "writer busy   %s%% of the time (%d WriteBlocks calls, mean %v)\n", floor1(busy), r.WriteCalls, mean.Truncate(time.Microsecond))
+	fmt.Fprintf(out, "store txs     %d\n", r.StoreTxs)
+	fmt.Fprintf(out, "store size    %s\n", bytesString(r.StoreBytes))
+}
+
+// timedWriter measures the store's share of the run and prints a line every `every` txs, so
+// a writer that slows down as the store grows shows up.
+type timedWriter struct {
+	store.Writer
+	out   io.Writer
+	every int64
+
+	mu                 sync.Mutex
+	start, lastT       time.Time
+	blocks, txs, lastN int64
+	calls              int
+	busy               time.Duration
+}
+
+func (w *timedWriter) WriteBlocks(ctx context.Context, bundles []store.BlockBundle) error {
+	t0 := time.Now()
+	err := w.Writer.WriteBlocks(ctx, bundles)
+	d := time.Since(t0)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.calls++
+	w.busy += d
+	w.blocks += int64(len(bundles))
+	for _, b := range bundles {
+		w.txs += int64(len(b.Txs))
+	}
+	if w.txs-w.lastN >= w.every {
+		now := time.Now()
+		fmt.Fprintf(w.out, "  %9d txs  %8v  %s txs/s since the previous line (last batch: %d blocks, %v)\n",
+			w.txs, now.Sub(w.start).Truncate(time.Millisecond), floor1(rate(w.txs-w.lastN, now.Sub(w.lastT))),
+			len(bundles), d.Truncate(time.Millisecond))
+		w.lastN, w.lastT = w.txs, now
+	}
+	return nil
+}

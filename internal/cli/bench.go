@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/bench"
+)
+
+// runBench dispatches `rollgate bench ingest|api|route`; the measuring lives in internal/bench.
+func runBench(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(env.Stderr, "usage: rollgate bench ingest|api|route [flags]\n\n"+
+			"  ingest  run the ingestion pipeline into a store and print blocks/s and txs/s\n"+
+			"  api     serve the indexer API from a (filled) store and print req/s, p50, p99 per endpoint\n"+
+			"  route   time /v2/fungible/route over a generated registry and print p50, p99")
+		if len(args) == 0 {
+			return usagef("a benchmark is required: ingest, api or route")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "ingest":
+		return benchIngest(ctx, env, args[1:])
+	case "api":
+		return benchAPI(ctx, env, args[1:])
+	case "route":
+		return benchRoute(ctx, env, args[1:])
+	}
+	return usagef("unknown benchmark %q: ingest, api or route", args[0])
+}
+
+// profiled runs f under a CPU profile written to path, when path is set.
+func profiled(path string, f func() error) (err error) {
+	if path == "" {
+		return f()
+	}
+	stop, err := bench.StartCPUProfile(path)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stop()) }()
+	return f()
+}
+
+func benchIngest(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "bench ingest")
+	var cfg bench.IngestConfig
+	var lg logging
+	var profile string
+	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
+	f.String(&cfg.Source, "source", "synthetic", "busy (the capture replayed over loopback HTTP) or synthetic (its blocks repeated in process up to --txs)", "BENCH_SOURCE")
+	f.String(&cfg.Fixture, "fixture", "../shared/fixtures/minievm-busy", "captured chain directory", "BENCH_FIXTURE")
+	f.Int(&cfg.Txs, "txs", 1_000_000, "txs to ingest with the synthetic source", "BENCH_TXS")
+	f.Int(&cfg.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
+	f.Int(&cfg.Ingest.MaxBatchBlocks, "batch-blocks", 0, "blocks per write transaction (0: the pipeline's default)")
+	f.Int(&cfg.Ingest.MaxBatchTxs, "batch-txs", 0, "txs per write transaction (0: the pipeline's default)")
+	f.Bool(&cfg.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of REST", "LOCAL_TX_JSON")
+	f.Int(&cfg.ReportEvery, "report-every", 100_000, "print a progress line every this many txs")
+	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
+	lg.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if cfg.DSN == "" {
+		return usagef("--db (DB_DSN) is required")
+	}
+	if cfg.Source != "busy" && cfg.Source != "synthetic" {
+		return usagef("--source must be busy or synthetic, not %q", cfg.Source)
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	return profiled(profile, func() error {
+		_, err := bench.Ingest(ctx, cfg, env.Stdout, log)
+		return err
+	})
+}
+
+func benchAPI(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "bench api")
+	var cfg bench.APIConfig
+	var lg logging
+	var profile string
+	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
+	f.Int(&cfg.Txs, "txs", 1_000_000, "store size to measure on: fewer stored txs are topped up with synthetic ones", "BENCH_TXS")
+	f.Int(&cfg.Concurrency, "concurrency", 16, "concurrent clients", "BENCH_CONCURRENCY")
+	f.Duration(&cfg.Duration, "duration", 5*time.Second, "load time per endpoint", "BENCH_DURATION")
+	f.String(&cfg.Account, "account", "", "account of the by_account targets (default: the sender of the newest tx)")
+	f.String(&cfg.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
+	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
+	lg.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if cfg.DSN == "" {
+		return usagef("--db (DB_DSN) is required")
+	}
+	if cfg.Concurrency < 1 || cfg.Duration <= 0 {
+		return usagef("--concurrency and --duration must be positive")
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	return profiled(profile, func() error {
+		_, err := bench.API(ctx, cfg, env.Stdout, log)
+		return err
+	})
+}
+
+func benchRoute(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "bench route")
+	var cfg bench.RouteConfig
+	var seed int64
+	var profile string
+	f.Int(&cfg.Chains, "chains", 100, "chains in the generated registry")
+	f.Int(&cfg.Assets, "assets", 2000, "assets in the generated registry")
+	f.Int(&cfg.Requests, "requests", 10_000, "route requests to time")
+	f.Int64(&seed, "seed", 1, "registry and request generator seed")
+	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if cfg.Chains < 2 || cfg.Assets < 1 || cfg.Requests < 1 || seed < 0 {
+		return usagef("--chains must be at least 2, --assets and --requests positive, --seed nonnegative")
+	}
+	cfg.Seed = uint64(seed)
+	return profiled(profile, func() error {
+		_, err := bench.Route(ctx, cfg, env.Stdout)
+		return err
+	})
+}
