@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 )
 
@@ -60,17 +61,19 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-// TestRegistryAndEndpoints: the registry directory and endpoints.json list every chain and URL.
+// TestRegistryAndEndpoints: the registry directory and endpoints.json (written by Start into
+// the data dir) list every chain and URL.
 func TestRegistryAndEndpoints(t *testing.T) {
-	net := startNet(t, 1, 0)
-	dir := t.TempDir()
-	if err := net.WriteRegistry(dir); err != nil {
+	cfg := devnet.DefaultConfig()
+	cfg.ManualBlocks, cfg.GenesisTime = true, genesis
+	cfg.DataDir = t.TempDir()
+	net, err := devnet.Start(t.Context(), cfg, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := net.WriteEndpoints(filepath.Join(dir, "endpoints.json")); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "endpoints.json"))
+	defer net.Close()
+	dir := filepath.Join(cfg.DataDir, "registry")
+	raw, err := os.ReadFile(filepath.Join(cfg.DataDir, "endpoints.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

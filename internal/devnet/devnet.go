@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +70,10 @@ type Config struct {
 	Faults        float64       // share of failing requests (0 = off; adjustable later via Network.Faults())
 	FaultSeed     uint64
 	FaultHang     time.Duration // default 30s
+	FaultKinds    []faults.Kind // default: all (500, hang, close, truncate)
+	// DataDir, when set, receives endpoints.json and the registry directory (registry/)
+	// once the servers listen.
+	DataDir string
 	ManualBlocks  bool          // no timer: blocks only through Network.ProduceBlock (tests)
 	// Plugins returns the modules and bank flavour of a chain; nil gives the built-ins only
 	// (EVM module on evm chains, plain bank elsewhere).
@@ -202,7 +207,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		}
 		seen[s.ChainID] = true
 	}
-	n := &Network{cfg: cfg, log: log, faults: faults.New(faults.Config{Rate: cfg.Faults, Seed: cfg.FaultSeed, Hang: cfg.FaultHang})}
+	n := &Network{cfg: cfg, log: log, faults: faults.New(faults.Config{Rate: cfg.Faults, Seed: cfg.FaultSeed, Hang: cfg.FaultHang, Kinds: cfg.FaultKinds})}
 	for i, spec := range cfg.Chains {
 		dc, err := buildChain(cfg, spec, log)
 		if err != nil {
@@ -241,6 +246,16 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 			dc.Endpoints.JSONRPC = urls[2]
 		}
 		n.chains = append(n.chains, dc)
+	}
+	if cfg.DataDir != "" {
+		if err := n.WriteEndpoints(filepath.Join(cfg.DataDir, "endpoints.json")); err != nil {
+			n.Close()
+			return nil, err
+		}
+		if err := n.WriteRegistry(filepath.Join(cfg.DataDir, "registry")); err != nil {
+			n.Close()
+			return nil, err
+		}
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	n.cancel = cancel
