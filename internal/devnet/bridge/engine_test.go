@@ -108,8 +108,11 @@ func TestOnEngine(t *testing.T) {
 	if !ok {
 		t.Fatal("hook user has no account on minimove")
 	}
+	// ... and sends 10 more on to L1 over IBC in the same hook (the router's op-hook case).
 	hookTx, err := chain.SignDirect("minimove-devnet-1", hookUser, hnum, hseq, []proto.Message{&bankv1beta1.MsgSend{
-		FromAddress: hookAddr, ToAddress: userAddr, Amount: []*basev1beta1.Coin{{Denom: opinit.L2Denom(2, "uinit"), Amount: "30"}}}}, "", chain.Fee{GasLimit: 1})
+		FromAddress: hookAddr, ToAddress: userAddr, Amount: []*basev1beta1.Coin{{Denom: opinit.L2Denom(2, "uinit"), Amount: "30"}}},
+		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: opinit.L2Denom(2, "uinit"), Amount: "10"},
+			Sender: hookAddr, Receiver: hookAddr, TimeoutTimestamp: uint64(time.Now().Add(time.Hour).UnixNano())}}, "", chain.Fee{GasLimit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +148,12 @@ func TestOnEngine(t *testing.T) {
 	if got := q.Balance(user.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 77+30 {
 		t.Errorf("deposit on minimove: %s", got)
 	}
-	if got := q.Balance(hookUser.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 70 {
+	if got := q.Balance(hookUser.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 60 {
 		t.Errorf("hook recipient kept %s", got)
+	}
+	ql1, _ := l1.Chain.Query(l1.Chain.Height())
+	if got := ql1.Balance(hookUser.Address(), "ibc/"+denom.IBCHash("transfer/channel-1/"+opinit.L2Denom(2, "uinit"))); got.Int64() != 10 {
+		t.Errorf("hook's IBC transfer reached L1 with %s", got)
 	}
 	if _, seq, _ := mvc.Chain.AccountState(hookUser.Address()); seq != hseq+1 {
 		t.Errorf("hook signer sequence %d, want %d", seq, hseq+1)
@@ -165,7 +172,7 @@ func TestOnEngine(t *testing.T) {
 		_ = rel.Step(context.Background())
 	}
 	q, _ = mvc.Chain.Query(mvc.Chain.Height())
-	if got := q.Balance(hookUser.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 75 {
+	if got := q.Balance(hookUser.Address(), opinit.L2Denom(2, "uinit")); got.Int64() != 65 {
 		t.Errorf("replayed hook: recipient has %s", got)
 	}
 	var reason string
@@ -200,7 +207,7 @@ func TestOnEngine(t *testing.T) {
 			}
 		}
 	}
-	if acks != 3 {
+	if acks != 3 { // the three transfers; the hook's transfer is acked on minimove
 		t.Errorf("%d acknowledge_packet events on L1", acks)
 	}
 }
