@@ -73,8 +73,8 @@ type Config struct {
 	FaultKinds    []faults.Kind // default: all (500, hang, close, truncate)
 	// DataDir, when set, receives endpoints.json and the registry directory (registry/)
 	// once the servers listen.
-	DataDir string
-	ManualBlocks  bool          // no timer: blocks only through Network.ProduceBlock (tests)
+	DataDir      string
+	ManualBlocks bool // no timer: blocks only through Network.ProduceBlock (tests)
 	// Plugins returns the modules and bank flavour of a chain; nil gives the built-ins only
 	// (EVM module on evm chains, plain bank elsewhere).
 	Plugins func(spec ChainSpec) Plugins
