@@ -69,8 +69,19 @@ func FillSynthetic(ctx context.Context, w Writer, n int, o SyntheticOptions) err
 	if err != nil {
 		return err
 	}
-	// Sequences continue from what is stored: count the txs of earlier synthetic blocks.
+	// Hashes and amounts derive from the sequence, so continue from the stored one (a Writer
+	// that cannot be read is assumed to hold whole synthetic blocks of this shape).
 	seq := h * int64(o.TxsPerBlock)
+	if r, ok := w.(Reader); ok {
+		page, err := r.Txs(ctx, TxFilter{}, Page{Limit: 1, Desc: true})
+		if err != nil {
+			return err
+		}
+		seq = 0
+		if len(page.Txs) > 0 {
+			seq = page.Txs[0].Sequence
+		}
+	}
 	var batch []BlockBundle
 	for written := 0; written < n; {
 		h++
