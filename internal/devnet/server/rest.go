@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -386,7 +387,17 @@ func moduleName(a chain.Account) string {
 	return ""
 }
 
-func (s *rest) accountJSON(a chain.Account) ordered {
+// isEVMContract: on EVM chains contract addresses are minievm ContractAccounts (the EVM
+// module keeps its contracts under "c/<hex>").
+func (s *rest) isEVMContract(q sim.Query, addr []byte) bool {
+	if s.c.Kind() != chain.KindEVM || q == nil {
+		return false
+	}
+	_, ok := q.Store("evm").Get("c/" + hex.EncodeToString(addr))
+	return ok
+}
+
+func (s *rest) accountJSON(a chain.Account, q ...sim.Query) ordered {
 	p := s.c.Config().Bech32Prefix
 	var pk any
 	if a.PubKeyType != "" {
@@ -396,6 +407,10 @@ func (s *rest) accountJSON(a chain.Account) ordered {
 		{"account_number", strconv.FormatUint(a.Number, 10)}, {"sequence", strconv.FormatUint(a.Sequence, 10)}}
 	if n := moduleName(a); n != "" {
 		return ordered{{"@type", "/cosmos.auth.v1beta1.ModuleAccount"}, {"base_account", base}, {"name", n}, {"permissions", []string{}}}
+	}
+	if len(q) > 0 && s.isEVMContract(q[0], a.Address) {
+		codeHash := sha256.Sum256(append([]byte("code/"), a.Address...))
+		return ordered{{"@type", "/minievm.evm.v1.ContractAccount"}, {"base_account", base}, {"code_hash", b64(codeHash[:])}}
 	}
 	return append(ordered{{"@type", "/cosmos.auth.v1beta1.BaseAccount"}}, base...)
 }
@@ -410,7 +425,7 @@ func (s *rest) accounts(w http.ResponseWriter, r *http.Request) {
 	end := min(offset+limit, len(all))
 	out := []any{}
 	for i := offset; i < end; i++ {
-		out = append(out, s.accountJSON(all[i]))
+		out = append(out, s.accountJSON(all[i], q))
 	}
 	var next any
 	if end < len(all) {
@@ -433,7 +448,7 @@ func (s *rest) account(w http.ResponseWriter, r *http.Request) {
 		restErr(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
 		return
 	}
-	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a)}})
+	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a, q)}})
 }
 
 func (s *rest) moduleAccounts(w http.ResponseWriter, r *http.Request) {
