@@ -37,7 +37,7 @@ type Block struct {
 	GasUsed     int64     // sum over the block's txs
 	GasWanted   int64
 	TxCount     int
-	TotalFee    json.RawMessage // JSON array of coins summed over auth_info.fee.amount; `null` when the block has no txs
+	TotalFee    json.RawMessage // JSON array of coins summed over auth_info.fee.amount; `[]` without fees (the peer answers `[]` even for empty blocks: see the captured rollytics answers)
 }
 
 // TxAccount links an account (raw address bytes, 20 or 32) to a tx.
