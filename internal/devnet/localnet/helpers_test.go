@@ -1,0 +1,59 @@
+package localnet
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// genesis is the fixed genesis time of the tests' networks (block times, and so every
+// timeout and hash, follow from it).
+var genesis = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// startManual starts the default network with manual blocks and a fixed clock.
+func startManual(t *testing.T, seed uint64, mod func(*Config)) *Network {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Seed, cfg.ManualBlocks, cfg.GenesisTime, cfg.Accounts = seed, true, genesis, 4
+	if mod != nil {
+		mod(&cfg)
+	}
+	n, err := Start(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Close() })
+	return n
+}
+
+func httpGet(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func getJSON(t *testing.T, url string, out any) {
+	t.Helper()
+	b := httpGet(t, url)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: %v in %.300s", url, err, b)
+	}
+}
+
+func produce(t *testing.T, n *Network, count int) {
+	t.Helper()
+	if err := n.ProduceBlocks(context.Background(), count); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,92 @@
+package localnet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+)
+
+// Key returns the i-th funded genesis key of a chain as a txcodec key, so a client (test,
+// router e2e, CLI) can sign its own transactions the way a wallet does. The same index
+// gives the same key on every Initia chain of the network (eth_secp256k1); external Cosmos
+// chains use plain secp256k1 keys.
+func (n *Network) Key(chainID string, i int) (*txcodec.PrivKey, error) {
+	s, ok := n.specs[chainID]
+	if !ok {
+		return nil, fmt.Errorf("localnet: unknown chain %q", chainID)
+	}
+	if i < 0 || i >= len(n.mustChain(chainID).Accounts()) {
+		return nil, fmt.Errorf("localnet: %s has no genesis key %d", chainID, i)
+	}
+	k := n.mustChain(chainID).Key(i)
+	typ := txcodec.EthSecp256k1
+	if s.CosmosKeys {
+		typ = txcodec.Secp256k1
+	}
+	return txcodec.NewPrivKey(typ, k.Bytes())
+}
+
+// Address is the bech32 address of a key on a chain.
+func (n *Network) Address(chainID string, k *txcodec.PrivKey) string {
+	return chain.Bech32(n.specs[chainID].Prefix, k.Address())
+}
+
+func (n *Network) mustChain(id string) *chain.Chain {
+	c, _ := n.devnet.Chain(id)
+	return c.Chain
+}
+
+// Account reads an account's number and next sequence over the chain's REST gateway
+// (`/cosmos/auth/v1beta1/accounts/{addr}`), as a wallet does before signing.
+func (n *Network) Account(ctx context.Context, chainID, addr string) (number, sequence uint64, err error) {
+	e, ok := n.Endpoints()[chainID]
+	if !ok {
+		return 0, 0, fmt.Errorf("localnet: unknown chain %q", chainID)
+	}
+	cl, err := cosmosrest.New(e.REST)
+	if err != nil {
+		return 0, 0, err
+	}
+	raw, err := cl.Account(ctx, addr)
+	if err != nil {
+		return 0, 0, fmt.Errorf("localnet: account %s: %w", addr, err)
+	}
+	return ParseAccount(raw)
+}
+
+// ParseAccount reads account_number and sequence from an auth account document (a
+// BaseAccount, or a ModuleAccount/ContractAccount wrapping one in base_account), with or
+// without the {"account": …} envelope of the REST response.
+func ParseAccount(raw json.RawMessage) (number, sequence uint64, err error) {
+	var doc struct {
+		Account     json.RawMessage `json:"account"`
+		Number      string          `json:"account_number"`
+		Sequence    string          `json:"sequence"`
+		BaseAccount *struct {
+			Number   string `json:"account_number"`
+			Sequence string `json:"sequence"`
+		} `json:"base_account"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return 0, 0, fmt.Errorf("localnet: account document: %w", err)
+	}
+	if len(doc.Account) > 0 {
+		return ParseAccount(doc.Account)
+	}
+	num, seq := doc.Number, doc.Sequence
+	if doc.BaseAccount != nil {
+		num, seq = doc.BaseAccount.Number, doc.BaseAccount.Sequence
+	}
+	if number, err = strconv.ParseUint(num, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("localnet: account_number %q: %w", num, err)
+	}
+	if sequence, err = strconv.ParseUint(seq, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("localnet: sequence %q: %w", seq, err)
+	}
+	return number, sequence, nil
+}

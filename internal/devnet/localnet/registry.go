@@ -1,0 +1,143 @@
+package localnet
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router
+// only needs the registry entries to offer LayerZero routes (the values follow the router's
+// own test registry, so both describe the same network).
+const (
+	l1LZEndpoint    = 40326
+	lzChainName     = "ethereum-devnet"
+	lzChainID       = "31337"
+	lzEndpoint      = 40161
+	lzJSONRPC       = "http://127.0.0.1:8545"
+	lzUSDT          = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+	lzUSDTAdapter   = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
+	l1LZUSDTDenom   = "move/13646f5188844c54306f38be5d74e3ad8d02a6b9d538ce540b30e5845b27712d"
+	l1LZUSDTOFTAddr = "0x1e8c0fb3a0ddee518632ff8429612da8c6ba19f202390e72c977286bd8e6972b"
+)
+
+// WriteRegistry writes the initia-registry directory of the network: the engine's
+// chain.json/assetlist.json per chain (with the bridge metadata: op_bridge_id, op_denoms,
+// ibc_channels, ibc_capabilities, executor_uri), the bridge's traced assets merged into
+// each assetlist, and, with LayerZero on, the registry-only EVM peer and the L1's OFT asset.
+func (n *Network) WriteRegistry(dir string) error {
+	if err := n.devnet.WriteRegistry(dir); err != nil {
+		return err
+	}
+	for _, id := range n.order {
+		s := n.specs[id]
+		cm, _ := n.wiring.Chain(id)
+		var extra []map[string]any
+		for _, a := range cm.Registry.Assets {
+			extra = append(extra, a.AssetJSON())
+		}
+		if s.Kind == "l1" && n.cfg.LayerZero {
+			extra = append(extra, l1LZAsset())
+		}
+		if err := mergeAssets(filepath.Join(dir, s.name(), "assetlist.json"), s.name(), extra); err != nil {
+			return fmt.Errorf("registry %s: %w", id, err)
+		}
+	}
+	if n.cfg.LayerZero {
+		if err := writeJSON(filepath.Join(dir, lzChainName, "chain.json"), lzChainJSON()); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(dir, lzChainName, "assetlist.json"), lzAssetlist()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeAssets appends assets to an assetlist.json, skipping bases already listed (the
+// engine lists the chain's genesis denoms).
+func mergeAssets(path, chainName string, extra []map[string]any) error {
+	doc := map[string]any{"chain_name": chainName}
+	raw, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	case !os.IsNotExist(err):
+		return err
+	}
+	assets, _ := doc["assets"].([]any)
+	have := map[string]bool{}
+	for _, a := range assets {
+		if m, ok := a.(map[string]any); ok {
+			if b, ok := m["base"].(string); ok {
+				have[b] = true
+			}
+		}
+	}
+	for _, a := range extra {
+		b, _ := a["base"].(string)
+		if have[b] {
+			continue
+		}
+		have[b] = true
+		assets = append(assets, a)
+	}
+	if assets == nil {
+		assets = []any{}
+	}
+	doc["assets"] = assets
+	return writeJSON(path, doc)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func units(base, display string, exp int) []map[string]any {
+	return []map[string]any{{"denom": base, "exponent": 0}, {"denom": display, "exponent": exp}}
+}
+
+func l1LZAsset() map[string]any {
+	return map[string]any{
+		"description": "Tether USD (LayerZero)", "denom_units": units(l1LZUSDTDenom, "usdt", 6),
+		"base": l1LZUSDTDenom, "display": "usdt", "name": "Tether USD (LayerZero)", "symbol": "USDT",
+		"traces": []any{map[string]any{"type": "bridge", "provider": "LayerZero",
+			"counterparty": map[string]any{"chain_name": lzChainName, "chain_id": lzChainID, "base_denom": lzUSDT},
+			"chain":        map[string]any{}}},
+		"layerzero": map[string]any{"oft_address": l1LZUSDTOFTAddr},
+		"images":    []any{}, "logo_URIs": map[string]string{},
+	}
+}
+
+func lzChainJSON() map[string]any {
+	return map[string]any{
+		"$schema": "../chain.schema.json", "chain_name": lzChainName, "pretty_name": "Ethereum Devnet",
+		"chain_id": lzChainID, "chain_type": "evm", "evm_chain_id": 31337, "network_type": "devnet",
+		"apis":     map[string]any{"json-rpc": []any{map[string]string{"address": lzJSONRPC}}},
+		"metadata": map[string]any{"layerzero": map[string]any{"endpoint_id": lzEndpoint}},
+	}
+}
+
+func lzAssetlist() map[string]any {
+	return map[string]any{"$schema": "../assetlist.schema.json", "chain_name": lzChainName, "assets": []any{
+		map[string]any{"description": "Ether", "denom_units": units(lzChainName+"-native", "eth", 18),
+			"base": lzChainName + "-native", "display": "eth", "name": "Ether", "symbol": "ETH", "images": []any{}, "logo_URIs": map[string]string{}},
+		map[string]any{"description": "Tether USD", "denom_units": units(lzUSDT, "usdt", 6),
+			"base": lzUSDT, "display": "usdt", "name": "Tether USD", "symbol": "USDT",
+			"traces": []any{map[string]any{"type": "bridge", "provider": "LayerZero",
+				"counterparty": map[string]any{"chain_name": "initia", "chain_id": "initia-devnet-1", "base_denom": l1LZUSDTDenom},
+				"chain":        map[string]any{}}},
+			"layerzero": map[string]any{"oft_address": lzUSDTAdapter, "needs_approval": true},
+			"images":    []any{}, "logo_URIs": map[string]string{}},
+	}}
+}
