@@ -1,0 +1,156 @@
+package devnettest
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/movevm"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/wasmvm"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// The fixed devnet every test here runs: the goldens hold for exactly this seed, genesis time
+// and number of blocks.
+const (
+	seed     = 20261121
+	produced = 60           // blocks produced after genesis
+	tip      = produced + 1 // the genesis block is height 1
+)
+
+var genesis = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// rollup is one chain of the test network; kind names its golden directory.
+type rollup struct {
+	kind    string
+	chainID string
+}
+
+var rollups = []rollup{
+	{"evm", "minievm-devnet-1"},
+	{"move", "minimove-devnet-1"},
+	{"wasm", "miniwasm-devnet-1"},
+}
+
+// netConfig is the network of the three rollups (no L1: the indexer reads one rollup at a
+// time and the bridges are not under test), blocks stepped by hand.
+func netConfig() devnet.Config {
+	var specs []devnet.ChainSpec
+	for _, r := range rollups {
+		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: chain.Kind(r.kind)})
+	}
+	return devnet.Config{
+		Chains:       specs,
+		Seed:         seed,
+		GenesisTime:  genesis,
+		ManualBlocks: true,
+		Plugins:      plugins,
+	}
+}
+
+// plugins wires the VM modules the way a full devnet does. Both VM traffic generators send
+// their own bank transfers, so the engine's built-in bank traffic is dropped on those chains.
+func plugins(spec devnet.ChainSpec) devnet.Plugins {
+	switch spec.Kind {
+	case chain.KindMove:
+		m := movevm.New(movevm.WithGenesisCoins("uusdc"))
+		return devnet.Plugins{Modules: []sim.Module{m}, Bank: m.BankFlavor(), SkipBankTraffic: true}
+	case chain.KindWasm:
+		return devnet.Plugins{Modules: []sim.Module{wasmvm.New()}, SkipBankTraffic: true}
+	}
+	return devnet.Plugins{}
+}
+
+// startNet starts a network and closes it with the test.
+func startNet(t testing.TB, cfg devnet.Config) *devnet.Network {
+	t.Helper()
+	n, err := devnet.Start(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// backend is a store kind: its DSN for a fresh, empty store.
+type backend struct {
+	name string
+	dsn  func(t testing.TB) string
+}
+
+var backends = []backend{
+	{"sqlite", func(t testing.TB) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
+	{"postgres", func(t testing.TB) string { return testutil.PostgresDSN(t) }},
+}
+
+// openStore opens a store and closes it with the test.
+func openStore(t testing.TB, dsn string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// ingestChain runs the production pipeline with the production source (the project's CometBFT
+// and REST clients over HTTP) from the chain's endpoints into w until height stop is written.
+func ingestChain(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w store.Writer, stop int64, opts ...httpx.Option) error {
+	src, err := ingest.DialSource(ep.RPC, ep.REST, nil, opts...)
+	if err != nil {
+		return err
+	}
+	p, err := ingest.New(ingest.Config{
+		ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init",
+		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond,
+		StopAtHeight: stop,
+	}, src, w, nil, nil)
+	if err != nil {
+		return err
+	}
+	return p.Run(ctx)
+}
+
+// apiConfig is the API deployment of a rollup; version and commit are fixed so /status is
+// stable.
+func apiConfig(r rollup) api.Config {
+	return api.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", Version: "v0.0.0-devnettest", CommitHash: "0000000"}
+}
+
+func newAPI(r rollup, rd store.Reader) http.Handler {
+	return api.New(apiConfig(r), rd, nil, prometheus.NewRegistry())
+}
+
+// get answers one request in process.
+func get(h http.Handler, path string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, "http://indexer.test"+path, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func dump(t testing.TB, db *store.DB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := db.Dump(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// timeout bounds one ingestion; the whole package runs in well under it.
+const timeout = 60 * time.Second
