@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strconv"
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
@@ -24,6 +25,56 @@ func (n *Network) Key(chainID string, i int) (*txcodec.PrivKey, error) {
 		return nil, fmt.Errorf("localnet: %s has no genesis key %d", chainID, i)
 	}
 	k := n.mustChain(chainID).Key(i)
+	typ := txcodec.EthSecp256k1
+	if s.CosmosKeys {
+		typ = txcodec.Secp256k1
+	}
+	return txcodec.NewPrivKey(typ, k.Bytes())
+}
+
+// UserKeyIndex is the key index of the first user account in the seed's key sequence:
+// above the genesis traffic accounts, below the bots (bridge.RelayerKeyIndex).
+const UserKeyIndex = 500
+
+// userKey derives user i's key for a chain (eth keys on Initia chains, so one user has one
+// address on all of them).
+func userKey(seed uint64, i int, s ChainSpec) (*chain.Key, error) {
+	return chain.DeriveKey(seed, UserKeyIndex+i, !s.CosmosKeys)
+}
+
+// userAccounts are the genesis balances of the users on a chain: the fee denom and, on
+// Initia chains, uusdc.
+func userAccounts(seed uint64, users int, s ChainSpec) ([]chain.GenesisAccount, error) {
+	var out []chain.GenesisAccount
+	for i := range users {
+		k, err := userKey(seed, i, s)
+		if err != nil {
+			return nil, err
+		}
+		coins := []chain.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
+		if s.FeeDenom != "uusdc" && s.Kind != chain.KindCosmos {
+			coins = append(coins, chain.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
+		}
+		out = append(out, chain.GenesisAccount{Address: k.Address(), Coins: coins})
+	}
+	return out, nil
+}
+
+// UserKey returns funded user i of a chain (0 ≤ i < Config.Users) as a txcodec key. Users
+// hold 10^12 of the fee denom (and uusdc on Initia chains) at genesis and no seeded traffic
+// signs with them or sends to them, so their balances move only by what a client does.
+func (n *Network) UserKey(chainID string, i int) (*txcodec.PrivKey, error) {
+	s, ok := n.specs[chainID]
+	if !ok {
+		return nil, fmt.Errorf("localnet: unknown chain %q", chainID)
+	}
+	if i < 0 || i >= n.cfg.Users {
+		return nil, fmt.Errorf("localnet: no user %d (Users = %d)", i, n.cfg.Users)
+	}
+	k, err := userKey(n.cfg.Seed, i, s)
+	if err != nil {
+		return nil, err
+	}
 	typ := txcodec.EthSecp256k1
 	if s.CosmosKeys {
 		typ = txcodec.Secp256k1

@@ -76,6 +76,9 @@ type Config struct {
 	BridgeTraffic float64
 	// FinalizationPeriod of every OPinit bridge (0: withdrawals can be claimed at once).
 	FinalizationPeriod time.Duration
+	// Users is the number of funded user accounts per chain that no built-in traffic
+	// touches (default 4): clients sign with them (UserKey) and see exact balances.
+	Users int
 	// LayerZero adds the registry-only LayerZero EVM peer (ethereum-devnet) and the L1's
 	// OFT asset, so the router has LayerZero routes. No chain is simulated for it.
 	LayerZero bool
@@ -144,7 +147,9 @@ func (s ChainSpec) name() string {
 	return s.ChainID
 }
 
-func isRollup(k chain.Kind) bool { return k == chain.KindEVM || k == chain.KindMove || k == chain.KindWasm }
+func isRollup(k chain.Kind) bool {
+	return k == chain.KindEVM || k == chain.KindMove || k == chain.KindWasm
+}
 
 // Network is a running local network.
 type Network struct {
@@ -183,6 +188,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 	}
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
+	}
+	if cfg.Users <= 0 {
+		cfg.Users = 4
 	}
 	n := &Network{cfg: cfg, log: log, specs: map[string]ChainSpec{}, execURL: map[string]string{}}
 	for i := range cfg.Chains {
@@ -311,10 +319,16 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		}
 		p.Modules = append(p.Modules, cm.Modules()...)
 		botAccs := bridge.BotAccounts(s.FeeDenom, rel, ex)
+		userAccs, err := userAccounts(cfg.Seed, cfg.Users, s)
+		if err != nil {
+			log.Error("user accounts", "chain", s.ChainID, "err", err)
+		}
 		if moveFlavor != nil {
-			// The bots are funded at genesis without a flavour call: their stores exist.
-			for _, a := range botAccs {
-				moveFlavor.NoteStore(a.Address, s.FeeDenom)
+			// Funded at genesis without a flavour call: their primary stores exist.
+			for _, a := range append(append([]chain.GenesisAccount(nil), botAccs...), userAccs...) {
+				for _, c := range a.Coins {
+					moveFlavor.NoteStore(a.Address, c.Denom)
+				}
 			}
 		}
 		p.Configure = func(c *chain.Config) {
@@ -331,6 +345,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 				c.AccountCoins = coins
 			}
 			c.ExtraAccounts = append(c.ExtraAccounts, botAccs...)
+			c.ExtraAccounts = append(c.ExtraAccounts, userAccs...)
 		}
 		return p
 	}
