@@ -42,6 +42,8 @@ type Env struct {
 func commands() map[string]command {
 	return map[string]command{
 		"version": {"print the version", runVersion},
+		"up":      {"run the devnet, one indexer per rollup and the router, and print their URLs", runUp},
+		"devnet":  {"run a local network of simulated chains", runDevnet},
 		"indexer": {"ingest one chain and/or serve the indexer API", runIndexer},
 		"migrate": {"apply the store's schema migrations", runMigrate},
 		"bench":   {"measure ingestion, API and route throughput (ingest|api|route)", runBench},

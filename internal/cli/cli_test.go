@@ -4,12 +4,31 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-func testEnv(vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {
-	var out, errb bytes.Buffer
+// syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func testEnv(vars map[string]string) (*Env, *syncBuffer, *syncBuffer) {
+	var out, errb syncBuffer
 	return &Env{
 		Build:  Build{Version: "v1.2.3", Commit: "abc"},
 		Stdout: &out, Stderr: &errb,

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/localnet"
+)
+
+// upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
+// the indexer following it, and the router's URL.
+type upEndpoints struct {
+	Chains map[string]upChain `json:"chains"`
+	Router string             `json:"router"`
+}
+
+type upChain struct {
+	devnet.ChainEndpoints
+	Indexer string `json:"indexer,omitempty"`
+}
+
+func runUp(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "up")
+	var d devnetFlags
+	var lg logging
+	var dataDir, host string
+	var indexerBase, routerPort int
+	d.register(f)
+	lg.register(f)
+	f.String(&dataDir, "data-dir", ".rollgate", "state directory: devnet registry, one SQLite store per rollup, endpoints.json", "ROLLGATE_DATA_DIR")
+	f.String(&host, "listen-host", "127.0.0.1", "address the indexers and the router listen on", "ROLLGATE_LISTEN_HOST")
+	f.Int(&indexerBase, "indexer-port-base", 8080, "the indexer of rollup i listens on base+i (0: random ports)", "ROLLGATE_INDEXER_PORT_BASE")
+	f.Int(&routerPort, "router-port", 8090, "router port (0: random)", "ROLLGATE_ROUTER_PORT")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	devDir := filepath.Join(dataDir, "devnet")
+	cfg, err := d.config(devDir)
+	if err != nil {
+		return err
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	// Listen first: a taken port should fail before anything starts.
+	rollups := rollupsOf(cfg)
+	lns := map[string]net.Listener{}
+	closeAll := func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}
+	for i, id := range rollups {
+		port := 0
+		if indexerBase > 0 {
+			port = indexerBase + i
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("indexer for %s: %w", id, err)
+		}
+		lns[id] = ln
+	}
+	routerLn, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(routerPort)))
+	if err != nil {
+		closeAll()
+		return fmt.Errorf("router: %w", err)
+	}
+
+	netw, err := localnet.Start(ctx, cfg, log.With("component", "devnet"))
+	if err != nil {
+		closeAll()
+		routerLn.Close()
+		return err
+	}
+	defer netw.Close()
+	eps := netw.Endpoints()
+
+	g := newGroup(ctx)
+	var closers []func() error
+	defer func() {
+		for _, c := range closers {
+			_ = c()
+		}
+	}()
+	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String()}
+	indexers := map[string]string{}
+	for id, e := range eps {
+		out.Chains[id] = upChain{ChainEndpoints: e}
+	}
+	for _, id := range rollups {
+		e := eps[id]
+		// The devnet lives in memory and starts from genesis on every run, so an index left by
+		// an earlier run describes chains that no longer exist: start each store afresh.
+		dbPath := filepath.Join(dataDir, id+".db")
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(dbPath + suffix); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		ic := indexerConfig{
+			Mode:       "all",
+			DB:         "sqlite:" + dbPath,
+			RPC:        e.RPC,
+			REST:       e.REST,
+			JSONRPC:    e.JSONRPC,
+			MaxConns:   16,
+			BuildInfo:  env.Build,
+			LogContext: []any{"component", "indexer", "chain_id", id},
+		}
+		ic.Ingest.ChainID = id
+		ic.Ingest.VMType = string(e.Kind)
+		ic.Ingest.AccountPrefix = "init"
+		closeStore, err := startIndexer(g, ic, lns[id], log)
+		if err != nil {
+			closeAll()
+			routerLn.Close()
+			return fmt.Errorf("indexer for %s: %w", id, err)
+		}
+		closers = append(closers, closeStore)
+		url := "http://" + lns[id].Addr().String()
+		indexers[id] = url
+		c := out.Chains[id]
+		c.Indexer = url
+		out.Chains[id] = c
+	}
+	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second}
+	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
+		routerLn.Close()
+		return err
+	}
+
+	b, _ := json.MarshalIndent(out, "", "  ")
+	path := filepath.Join(dataDir, "endpoints.json")
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
+	printChains(env.Stdout, eps, indexers)
+	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
+	return g.Wait()
+}
+
+// rollupsOf lists the rollups (the chains that get an indexer) in a stable order.
+func rollupsOf(cfg localnet.Config) []string {
+	var ids []string
+	for _, c := range cfg.Chains {
+		switch c.Kind {
+		case chain.KindEVM, chain.KindMove, chain.KindWasm:
+			ids = append(ids, c.ChainID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}

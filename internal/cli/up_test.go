@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func getJSON(t *testing.T, url string, out any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: %v: %.200s", url, err, b)
+		}
+	}
+	return resp.StatusCode
+}
+
+// TestUp runs `rollgate up` the way the README says (random ports so tests can run side by
+// side): the devnet produces blocks, each rollup's indexer catches up with its chain over
+// real HTTP, the router answers from the devnet's registry, and Ctrl-C stops everything
+// with exit code 0. Twice on the same data directory, because a second `up` must not trip
+// over the first run's index.
+func TestUp(t *testing.T) {
+	dir := t.TempDir()
+	for round := 1; round <= 2; round++ {
+		env, out, errb := testEnv(nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
+				"--router-port", "0", "--interval", "100ms", "--log-level", "error"})
+		}()
+		var eps upEndpoints
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			// The URL table is printed after endpoints.json is written.
+			if strings.Contains(out.String(), "ROUTER") {
+				b, err := os.ReadFile(filepath.Join(dir, "endpoints.json"))
+				if err == nil && json.Unmarshal(b, &eps) == nil {
+					break
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if eps.Router == "" || !strings.Contains(out.String(), "ROUTER") {
+			cancel()
+			t.Fatalf("round %d: no endpoints.json/URL table; stdout %s stderr %s", round, out, errb)
+		}
+		rollups := 0
+		for id, c := range eps.Chains {
+			if c.Indexer == "" {
+				continue
+			}
+			rollups++
+			// The chain serves blocks and the indexer follows it to at least height 5.
+			var st struct {
+				ChainID string `json:"chain_id"`
+				Height  int64  `json:"height"`
+			}
+			for time.Now().Before(deadline) && st.Height < 5 {
+				time.Sleep(100 * time.Millisecond)
+				getJSON(t, c.Indexer+"/status", &st)
+			}
+			if st.ChainID != id || st.Height < 5 {
+				t.Errorf("round %d: indexer of %s at %+v", round, id, st)
+			}
+			var txs struct {
+				Txs []json.RawMessage `json:"txs"`
+			}
+			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/txs?pagination.limit=5", &txs); code != 200 || len(txs.Txs) == 0 {
+				t.Errorf("round %d: %s txs: status %d, %d txs", round, id, code, len(txs.Txs))
+			}
+		}
+		if rollups != 3 {
+			t.Errorf("round %d: %d indexers, want one per rollup (3)", round, rollups)
+		}
+		var chains struct {
+			Chains []struct {
+				ChainID string `json:"chain_id"`
+			} `json:"chains"`
+		}
+		if code := getJSON(t, eps.Router+"/v2/info/chains", &chains); code != 200 || len(chains.Chains) < len(eps.Chains) {
+			t.Errorf("round %d: router chains: status %d, %d chains for %d devnet chains", round, code, len(chains.Chains), len(eps.Chains))
+		}
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("round %d: exit code %d; stderr %s", round, code, errb)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: up did not stop", round)
+		}
+	}
+}
