@@ -337,7 +337,9 @@ func (tn *testNet) canonicalFiles(dir string) (map[string][]byte, error) {
 		live = append(live, u)
 	}
 	// longest first, so http://127.0.0.1:1234 never rewrites a prefix of http://127.0.0.1:12345
-	sort.Slice(live, func(i, j int) bool { return len(live[i]) > len(live[j]) || len(live[i]) == len(live[j]) && live[i] < live[j] })
+	sort.Slice(live, func(i, j int) bool {
+		return len(live[i]) > len(live[j]) || len(live[i]) == len(live[j]) && live[i] < live[j]
+	})
 	out := map[string][]byte{}
 	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {

@@ -1,0 +1,460 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/denom"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	signingv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/signing/v1beta1"
+	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/router/api"
+	"github.com/rollgate/rollgate/internal/router/msgs"
+	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/router/route"
+)
+
+// maxSteps bounds the blocks a transfer may take to arrive (the longest route here, a
+// deposit whose hook forwards over the L1, needs about six).
+const maxSteps = 15
+
+// wallet is what a wallet does against the router and the chains: it asks for routes and
+// messages over HTTP, signs with the standard Cosmos SDK sign modes and broadcasts over
+// CometBFT RPC, and reads balances and accounts over Cosmos REST.
+type wallet struct {
+	t      *testing.T
+	ctx    context.Context
+	tn     *testNet
+	router string
+	rpc    map[string]*comet.Client
+	rest   map[string]*cosmosrest.Client
+	reg    *registry.Registry
+	// from is the height of every chain when the current case started (for failure reports).
+	from map[string]int64
+}
+
+func newWallet(t *testing.T, tn *testNet, routerURL string, reg *registry.Registry) *wallet {
+	w := &wallet{t: t, ctx: context.Background(), tn: tn, router: routerURL, reg: reg,
+		rpc: map[string]*comet.Client{}, rest: map[string]*cosmosrest.Client{}}
+	for _, c := range tn.nw.Chains() {
+		rc, err := comet.New(c.Endpoints.RPC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := cosmosrest.New(c.Endpoints.REST)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.rpc[c.Spec.ChainID], w.rest[c.Spec.ChainID] = rc, rs
+	}
+	return w
+}
+
+func (w *wallet) post(path string, body any) (int, []byte) {
+	w.t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	resp, err := http.Post(w.router+path, "application/json", bytes.NewReader(raw))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+func addrOn(chainID string, k *chain.Key) string { return chain.Bech32(prefixOf(chainID), k.Address()) }
+
+func (w *wallet) balance(chainID, addr, denom string) *big.Int {
+	w.t.Helper()
+	coins, err := w.rest[chainID].Balances(w.ctx, addr, 0)
+	if err != nil && !cosmosrest.IsNotFound(err) {
+		w.t.Fatalf("balances of %s on %s: %v", addr, chainID, err)
+	}
+	for _, c := range coins {
+		if c.Denom == denom {
+			v, ok := new(big.Int).SetString(c.Amount, 10)
+			if !ok {
+				w.t.Fatalf("balance %q", c.Amount)
+			}
+			return v
+		}
+	}
+	return new(big.Int)
+}
+
+// account reads account_number and sequence over REST, as a wallet does before signing.
+func (w *wallet) account(chainID, addr string) (uint64, uint64) {
+	w.t.Helper()
+	raw, err := w.rest[chainID].Account(w.ctx, addr)
+	if err != nil {
+		w.t.Fatalf("account %s on %s: %v", addr, chainID, err)
+	}
+	var a struct {
+		AccountNumber string `json:"account_number"`
+		Sequence      string `json:"sequence"`
+		BaseAccount   *struct {
+			AccountNumber string `json:"account_number"`
+			Sequence      string `json:"sequence"`
+		} `json:"base_account"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		w.t.Fatal(err)
+	}
+	if a.BaseAccount != nil {
+		a.AccountNumber, a.Sequence = a.BaseAccount.AccountNumber, a.BaseAccount.Sequence
+	}
+	num, err1 := strconv.ParseUint(a.AccountNumber, 10, 64)
+	seq, err2 := strconv.ParseUint(a.Sequence, 10, 64)
+	if err1 != nil || err2 != nil {
+		w.t.Fatalf("account %s: %s", addr, raw)
+	}
+	return num, seq
+}
+
+// decode turns the router's amino JSON messages into the real protobuf messages.
+func (w *wallet) decode(list []msgs.CosmosMsg) []proto.Message {
+	w.t.Helper()
+	var out []proto.Message
+	for _, m := range list {
+		pm, err := txcodec.UnmarshalAmino(m.MsgTypeURL, []byte(m.Msg))
+		if err != nil {
+			w.t.Fatalf("%s: %v\n%s", m.MsgTypeURL, err, m.Msg)
+		}
+		if got := "/" + string(proto.MessageName(pm)); got != m.MsgTypeURL {
+			w.t.Fatalf("%s decoded as %s", m.MsgTypeURL, got)
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+// sign builds and signs a transaction of msgs on chainID with key.
+func (w *wallet) sign(chainID string, key *chain.Key, ms []proto.Message, mode signingv1beta1.SignMode, gas uint64) []byte {
+	w.t.Helper()
+	pk, err := txcodec.NewPrivKey(txcodec.EthSecp256k1, key.Bytes())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	num, seq := w.account(chainID, addrOn(chainID, key))
+	b := txcodec.Builder{ChainID: chainID, Msgs: ms, GasLimit: gas, SignMode: mode,
+		Signers: []txcodec.Signer{{Key: pk, AccountNumber: num, Sequence: seq}}}
+	raw, err := b.Build()
+	if err != nil {
+		w.t.Fatalf("sign on %s: %v", chainID, err)
+	}
+	// The signature must really be in the requested mode (the chain accepts both).
+	if d, err := txcodec.Decode(raw); err != nil || len(d.Signers) != 1 || d.Signers[0].Mode != mode {
+		w.t.Fatalf("built tx does not carry one %v signature (%v)", mode, err)
+	}
+	return raw
+}
+
+func (w *wallet) broadcast(chainID string, raw []byte) {
+	w.t.Helper()
+	res, err := w.rpc[chainID].BroadcastTxSync(w.ctx, raw)
+	if err != nil {
+		w.t.Fatalf("broadcast on %s: %v", chainID, err)
+	}
+	if res.Code != 0 {
+		w.t.Fatalf("broadcast on %s: code %d %s", chainID, res.Code, res.Log)
+	}
+}
+
+func (w *wallet) mark() {
+	w.from = map[string]int64{}
+	for id, c := range w.rpc {
+		h, err := c.LatestHeight(w.ctx)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.from[id] = h
+	}
+}
+
+// waitFor steps blocks until the balance of denom at addr on chainID has grown by want,
+// and fails with every event seen since mark if it does not within maxSteps blocks.
+func (w *wallet) waitFor(chainID, addr, denom string, before, want *big.Int) {
+	w.t.Helper()
+	for i := 0; i < maxSteps; i++ {
+		if err := w.tn.step(w.ctx); err != nil {
+			w.t.Fatal(err)
+		}
+		got := new(big.Int).Sub(w.balance(chainID, addr, denom), before)
+		if got.Cmp(want) == 0 {
+			w.t.Logf("%s %s arrived at %s on %s after %d blocks", want, denom, addr, chainID, i+1)
+			return
+		}
+		if got.Sign() != 0 {
+			w.t.Fatalf("%s received %s %s, the route promised %s\n%s", addr, got, denom, want, w.events())
+		}
+	}
+	w.t.Fatalf("%s %s did not arrive at %s on %s within %d blocks\n%s", want, denom, addr, chainID, maxSteps, w.events())
+}
+
+// events renders the transactions' results and bridge events of every chain since mark.
+func (w *wallet) events() string {
+	var sb strings.Builder
+	for _, c := range w.tn.nw.Chains() {
+		id := c.Spec.ChainID
+		top, _ := w.rpc[id].LatestHeight(w.ctx)
+		for h := w.from[id] + 1; h <= top; h++ {
+			br, err := w.rpc[id].BlockResults(w.ctx, h)
+			if err != nil {
+				fmt.Fprintf(&sb, "%s h%d: %v\n", id, h, err)
+				continue
+			}
+			for i, r := range br.TxsResults {
+				var kinds []string
+				for _, ev := range r.Events {
+					switch ev.Type {
+					case "tx", "message", "coin_spent", "coin_received", "transfer", "use_feegrant":
+						continue
+					}
+					attrs := make([]string, 0, len(ev.Attributes))
+					for _, a := range ev.Attributes {
+						v := a.Value
+						if len(v) > 80 {
+							v = v[:80] + "…"
+						}
+						attrs = append(attrs, a.Key+"="+v)
+					}
+					kinds = append(kinds, ev.Type+"{"+strings.Join(attrs, " ")+"}")
+				}
+				fmt.Fprintf(&sb, "%s h%d tx%d code=%d %s %s\n", id, h, i, r.Code, r.Log, strings.Join(kinds, " "))
+			}
+		}
+	}
+	return sb.String()
+}
+
+type e2eCase struct {
+	name               string
+	srcChain, srcDenom string
+	dstChain, dstDenom string
+	amount             string
+	signer             int // key index of the source account
+	recipient          int // key index of the final recipient
+	extra              map[string]any
+	mode               signingv1beta1.SignMode
+	wantOps            int
+	wantHook           bool
+	claim              bool // an OPinit withdrawal: claim it on L1 through the executor API
+}
+
+// TestRoutesEndToEnd runs every route kind against the devnet: route → op hook → msgs →
+// decode → sign → broadcast → the promised amount arrives.
+func TestRoutesEndToEnd(t *testing.T) {
+	tn := startNet(t)
+	reg, err := registry.Load(tn.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.New(api.Config{Balances: &api.RESTBalances{}}, registry.NewLive(reg), nil, prometheus.NewRegistry()))
+	defer srv.Close()
+	w := newWallet(t, tn, srv.URL, reg)
+
+	direct, amino := txcodec.SignModeDirect, txcodec.SignModeLegacyAminoJSON
+	l2Move := opinit.L2Denom(2, "uinit")
+	r := func(i int) int { return recipientKeyBase + i }
+	// Cases run in order: later ones spend what earlier ones delivered (the withdrawal spends
+	// the deposit, the unwinding spends the hub's voucher).
+	cases := []e2eCase{
+		{name: "same_chain_send", srcChain: l1ID, srcDenom: "uinit", dstChain: l1ID, dstDenom: "uinit", amount: "1000000",
+			signer: userKeyIndex, recipient: r(1), mode: direct, wantOps: 1},
+		{name: "l1_to_l2_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: moveID, dstDenom: l2Move, amount: "3000000",
+			signer: userKeyIndex, recipient: r(2), mode: amino, wantOps: 1},
+		{name: "l1_to_evm_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: evmID, dstDenom: opinit.L2Denom(1, "uinit"), amount: "2500000",
+			signer: userKeyIndex, recipient: r(3), mode: direct, wantOps: 1},
+		{name: "l2_to_l1_fast_ibc", srcChain: moveID, srcDenom: "umove", dstChain: l1ID, dstDenom: ibc("transfer/channel-1/umove"), amount: "700000",
+			signer: userKeyIndex, recipient: r(4), mode: amino, wantOps: 1},
+		{name: "l2_to_l1_op_withdraw", srcChain: moveID, srcDenom: l2Move, dstChain: l1ID, dstDenom: "uinit", amount: "1200000",
+			signer: r(2), recipient: r(5), extra: map[string]any{"is_op_withdraw": true}, mode: direct, wantOps: 1, claim: true},
+		{name: "l2_to_l2_multihop", srcChain: moveID, srcDenom: "umove", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/umove"), amount: "450000",
+			signer: userKeyIndex, recipient: r(6), mode: amino, wantOps: 2},
+		{name: "external_to_l1_ibc", srcChain: hubID, srcDenom: "uatom", dstChain: l1ID, dstDenom: ibc("transfer/channel-3/uatom"), amount: "900000",
+			signer: userKeyIndex, recipient: r(7), mode: direct, wantOps: 1},
+		{name: "ibc_unwind_to_origin", srcChain: l1ID, srcDenom: ibc("transfer/channel-3/uatom"), dstChain: hubID, dstDenom: "uatom", amount: "400000",
+			signer: r(7), recipient: r(8), mode: amino, wantOps: 1},
+		{name: "op_hook_deposit_then_ibc", srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/" + l2Move), amount: "800000",
+			signer: userKeyIndex, recipient: r(9), mode: direct, wantOps: 3, wantHook: true},
+	}
+	for _, tc := range cases {
+		if !t.Run(tc.name, func(t *testing.T) { w.t = t; w.run(tc) }) {
+			t.Fatalf("%s failed; later cases depend on it", tc.name)
+		}
+	}
+}
+
+func ibc(path string) string { return "ibc/" + denom.IBCHash(path) }
+
+func (w *wallet) run(tc e2eCase) {
+	t := w.t
+	signer, recipient := mustKey(t, tc.signer), mustKey(t, tc.recipient)
+	req := map[string]any{"amount_in": tc.amount, "source_asset_chain_id": tc.srcChain, "source_asset_denom": tc.srcDenom,
+		"dest_asset_chain_id": tc.dstChain, "dest_asset_denom": tc.dstDenom}
+	for k, v := range tc.extra {
+		req[k] = v
+	}
+	st, body := w.post("/v2/fungible/route", req)
+	if st != http.StatusOK {
+		t.Fatalf("route: %d %s", st, body)
+	}
+	var rt route.Route
+	if err := json.Unmarshal(body, &rt); err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Operations) != tc.wantOps || rt.RequiredOPHook != tc.wantHook || rt.TxsRequired != 1 {
+		t.Fatalf("route has %d operations, hook %v, %d txs; want %d, %v, 1:\n%s", len(rt.Operations), rt.RequiredOPHook, rt.TxsRequired, tc.wantOps, tc.wantHook, body)
+	}
+	// address_list: the user's own address on every chain of the route, the recipient last.
+	addrs := make([]string, len(rt.RequiredChainAddresses))
+	for i, c := range rt.RequiredChainAddresses {
+		addrs[i] = addrOn(c, signer)
+	}
+	dest := addrOn(tc.dstChain, recipient)
+	addrs[len(addrs)-1] = dest
+	mreq := map[string]any{"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
+		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn,
+		"amount_out": rt.AmountOut, "address_list": addrs, "slippage_tolerance_percent": "1", "operations": rt.Operations}
+	if rt.RequiredOPHook {
+		mreq["signed_op_hook"] = w.opHook(tc, rt, signer, dest)
+	}
+	st, body = w.post("/v2/fungible/msgs", mreq)
+	if st != http.StatusOK {
+		t.Fatalf("msgs: %d %s", st, body)
+	}
+	var mr msgs.Response
+	if err := json.Unmarshal(body, &mr); err != nil {
+		t.Fatal(err)
+	}
+	if len(mr.Txs) != 1 || mr.Txs[0].CosmosTx == nil {
+		t.Fatalf("want one cosmos tx: %s", body)
+	}
+	ctx := mr.Txs[0].CosmosTx
+	if ctx.ChainID != tc.srcChain || ctx.SignerAddress != addrOn(tc.srcChain, signer) {
+		t.Fatalf("tx on %s signed by %s", ctx.ChainID, ctx.SignerAddress)
+	}
+	want, ok := new(big.Int).SetString(rt.AmountOut, 10)
+	if !ok {
+		t.Fatalf("amount_out %q", rt.AmountOut)
+	}
+	// Transfers here charge no fee (estimated_fees is empty): amount_out must arrive intact.
+	if len(rt.EstimatedFees) != 0 {
+		t.Fatalf("unexpected fees %+v", rt.EstimatedFees)
+	}
+	srcBefore := w.balance(tc.srcChain, ctx.SignerAddress, tc.srcDenom)
+	before := w.balance(tc.dstChain, dest, tc.dstDenom)
+	w.mark()
+	w.broadcast(ctx.ChainID, w.sign(ctx.ChainID, signer, w.decode(ctx.Msgs), tc.mode, 2_000_000))
+	if tc.claim {
+		w.claimWithdrawal(tc, signer, dest, want)
+	} else {
+		w.waitFor(tc.dstChain, dest, tc.dstDenom, before, want)
+	}
+	spent := new(big.Int).Sub(srcBefore, w.balance(tc.srcChain, ctx.SignerAddress, tc.srcDenom))
+	if spent.String() != rt.AmountIn {
+		t.Errorf("the source account spent %s %s, the route's amount_in is %s", spent, tc.srcDenom, rt.AmountIn)
+	}
+}
+
+// opHook asks /op-hook for the rollup-side messages, signs them on the rollup as the deposit's
+// recipient (the user's rollup address) the way InterwovenKit does (SIGN_MODE_DIRECT, gas 1),
+// and returns the signed_op_hook for /msgs.
+func (w *wallet) opHook(tc e2eCase, rt route.Route, signer *chain.Key, dest string) map[string]any {
+	t := w.t
+	st, body := w.post("/op-hook", map[string]any{"source_address": addrOn(tc.srcChain, signer), "dest_address": dest,
+		"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
+		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn})
+	if st != http.StatusOK {
+		t.Fatalf("op-hook: %d %s", st, body)
+	}
+	var hr api.OPHookResponse
+	if err := json.Unmarshal(body, &hr); err != nil {
+		t.Fatal(err)
+	}
+	raw := w.sign(hr.ChainID, signer, w.decode(hr.Hook), txcodec.SignModeDirect, 1)
+	return map[string]any{"signer": addrOn(hr.ChainID, signer), "hook": base64.StdEncoding.EncodeToString(raw)}
+}
+
+// claimWithdrawal waits for the rollup's withdrawal to show in the executor API, claims it on
+// L1 with MsgFinalizeTokenWithdrawal built from the executor's answer, and waits for the L1
+// balance.
+func (w *wallet) claimWithdrawal(tc e2eCase, signer *chain.Key, dest string, want *big.Int) {
+	t := w.t
+	exec := w.reg.Chain(tc.srcChain).ExecutorURI
+	if exec == "" {
+		t.Fatalf("%s has no executor_uri in the registry", tc.srcChain)
+	}
+	type wd struct {
+		Sequence         uint64   `json:"sequence"`
+		To               string   `json:"to"`
+		From             string   `json:"from"`
+		Amount           struct{ Denom, Amount string }
+		OutputIndex      uint64   `json:"output_index"`
+		BridgeID         uint64   `json:"bridge_id"`
+		WithdrawalProofs [][]byte `json:"withdrawal_proofs"`
+		Version          []byte   `json:"version"`
+		StorageRoot      []byte   `json:"storage_root"`
+		LastBlockHash    []byte   `json:"last_block_hash"`
+	}
+	var found *wd
+	for i := 0; i < maxSteps && found == nil; i++ {
+		if err := w.tn.step(w.ctx); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(exec + "/withdrawals/" + dest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct{ Withdrawals []wd }
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Withdrawals) > 0 {
+			found = &page.Withdrawals[0]
+		}
+	}
+	if found == nil {
+		t.Fatalf("no withdrawal to %s in the executor API\n%s", dest, w.events())
+	}
+	if found.Amount.Denom != tc.dstDenom || found.Amount.Amount != want.String() {
+		t.Fatalf("withdrawal of %s %s, the route promised %s %s", found.Amount.Amount, found.Amount.Denom, want, tc.dstDenom)
+	}
+	t.Logf("initiate_token_withdrawal seen: sequence %d on bridge %d", found.Sequence, found.BridgeID)
+	// Anyone may claim; the user pays for it on L1 (the recipient may have no L1 account).
+	claimer := mustKey(t, userKeyIndex)
+	before := w.balance(l1ID, dest, tc.dstDenom)
+	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: addrOn(l1ID, claimer), BridgeId: found.BridgeID, OutputIndex: found.OutputIndex,
+		WithdrawalProofs: found.WithdrawalProofs, From: found.From, To: found.To, Sequence: found.Sequence,
+		Amount: &basev1beta1.Coin{Denom: found.Amount.Denom, Amount: found.Amount.Amount}, Version: found.Version,
+		StorageRoot: found.StorageRoot, LastBlockHash: found.LastBlockHash}
+	w.broadcast(l1ID, w.sign(l1ID, claimer, []proto.Message{claim}, txcodec.SignModeLegacyAminoJSON, 1_000_000))
+	w.waitFor(l1ID, dest, tc.dstDenom, before, want)
+}
+
