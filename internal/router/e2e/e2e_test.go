@@ -410,9 +410,9 @@ func (w *wallet) claimWithdrawal(tc e2eCase, signer *chain.Key, dest string, wan
 		t.Fatalf("%s has no executor_uri in the registry", tc.srcChain)
 	}
 	type wd struct {
-		Sequence         uint64   `json:"sequence"`
-		To               string   `json:"to"`
-		From             string   `json:"from"`
+		Sequence         uint64 `json:"sequence"`
+		To               string `json:"to"`
+		From             string `json:"from"`
 		Amount           struct{ Denom, Amount string }
 		OutputIndex      uint64   `json:"output_index"`
 		BridgeID         uint64   `json:"bridge_id"`
@@ -457,4 +457,3 @@ func (w *wallet) claimWithdrawal(tc e2eCase, signer *chain.Key, dest string, wan
 	w.broadcast(l1ID, w.sign(l1ID, claimer, []proto.Message{claim}, txcodec.SignModeLegacyAminoJSON, 1_000_000))
 	w.waitFor(l1ID, dest, tc.dstDenom, before, want)
 }
-
