@@ -262,6 +262,16 @@ func checkAminoRoundTrip(t *testing.T, body []byte) {
 		if err := txcodec.UnmarshalAminoInto([]byte(m.Msg), pm); err != nil {
 			t.Fatalf("%s: %v", m.MsgTypeURL, err)
 		}
+		// Wallets look the message up by its registered amino name and decode the
+		// {"type","value"} form: same message.
+		name, ok := txcodec.AminoName(pm)
+		if !ok {
+			t.Fatalf("%s has no amino name", m.MsgTypeURL)
+		}
+		byName, err := txcodec.UnmarshalAmino(name, []byte(`{"type":"`+name+`","value":`+m.Msg+`}`))
+		if err != nil || !proto.Equal(byName, pm) {
+			t.Fatalf("%s by amino name %s: %v", m.MsgTypeURL, name, err)
+		}
 		wire, err := proto.Marshal(pm)
 		if err != nil {
 			t.Fatal(err)
