@@ -291,3 +291,32 @@ func PubKeyFromAny(a *anypb.Any) (PubKey, error) {
 	}
 	return PubKey{Type: typ, Key: msg.GetKey()}, nil
 }
+
+// Ed25519PubKeyTypeURL is the Any type URL of ed25519 keys (validators' consensus keys).
+const Ed25519PubKeyTypeURL = "/cosmos.crypto.ed25519.PubKey"
+
+// AddressOf derives the address of a public key given as its Any type URL and raw bytes, the
+// way each key type's Address() does on chain: eth_secp256k1 (any `….ethsecp256k1.PubKey`,
+// Initia's or Ethermint's) keccak-based, secp256k1 RIPEMD160(SHA256), and ed25519 (consensus
+// keys, e.g. to map a block's proposer to its validator) SHA256(key)[:20].
+func AddressOf(typeURL string, key []byte) ([]byte, error) {
+	var typ KeyType
+	switch {
+	case strings.HasSuffix(typeURL, ".ethsecp256k1.PubKey"):
+		typ = EthSecp256k1
+	case typeURL == Secp256k1PubKeyTypeURL:
+		typ = Secp256k1
+	case typeURL == Ed25519PubKeyTypeURL:
+		if len(key) != 32 {
+			return nil, fmt.Errorf("%w: ed25519 key of %d bytes", ErrInvalidKey, len(key))
+		}
+		sum := sha256.Sum256(key)
+		return sum[:20], nil
+	default:
+		return nil, fmt.Errorf("%w: unsupported public key type %q", ErrInvalidKey, typeURL)
+	}
+	if _, err := secp256k1.ParsePubKey(key); err != nil || len(key) != 33 {
+		return nil, fmt.Errorf("%w: %s key of %d bytes", ErrInvalidKey, typ, len(key))
+	}
+	return PubKey{Type: typ, Key: key}.Address(), nil
+}

@@ -2,6 +2,7 @@ package txcodec
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -166,5 +167,41 @@ func TestSignatureFormats(t *testing.T) {
 	}
 	if _, err := NewPrivKey(Secp256k1, make([]byte, 32)); !errors.Is(err, ErrInvalidKey) {
 		t.Error("zero key accepted")
+	}
+}
+
+func TestAddressOf(t *testing.T) {
+	eth, err := PrivKeyFromSeed(EthSecp256k1, "address-of")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cos, err := PrivKeyFromSeed(Secp256k1, "address-of")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := bytes.Repeat([]byte{7}, 32)
+	edSum := sha256.Sum256(ed)
+	tests := []struct {
+		name    string
+		typeURL string
+		key     []byte
+		want    []byte
+		wantErr bool
+	}{
+		{"initia eth_secp256k1", EthSecp256k1PubKeyTypeURL, eth.PubKey().Key, eth.Address(), false},
+		{"ethermint eth_secp256k1", "/ethermint.crypto.v1.ethsecp256k1.PubKey", eth.PubKey().Key, eth.Address(), false},
+		{"secp256k1", Secp256k1PubKeyTypeURL, cos.PubKey().Key, cos.Address(), false},
+		{"ed25519 consensus key", Ed25519PubKeyTypeURL, ed, edSum[:20], false},
+		{"short ed25519", Ed25519PubKeyTypeURL, ed[:31], nil, true},
+		{"not a compressed key", Secp256k1PubKeyTypeURL, bytes.Repeat([]byte{5}, 33), nil, true},
+		{"unknown type", "/cosmos.crypto.multisig.LegacyAminoPubKey", cos.PubKey().Key, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := AddressOf(tc.typeURL, tc.key)
+			if (err != nil) != tc.wantErr || !bytes.Equal(got, tc.want) {
+				t.Errorf("AddressOf = %x, %v; want %x (error %v)", got, err, tc.want, tc.wantErr)
+			}
+		})
 	}
 }
