@@ -38,10 +38,12 @@ import (
 
 // Reasons specific to the HTTP layer.
 const (
-	ReasonInvalidJSON    = "INVALID_JSON"
-	ReasonBodyTooLarge   = "BODY_TOO_LARGE"
-	ReasonHookNotNeeded  = "OP_HOOK_NOT_REQUIRED"
-	ReasonMissingAddress = "MISSING_ADDRESS"
+	ReasonInvalidJSON   = "INVALID_JSON"
+	ReasonBodyTooLarge  = "BODY_TOO_LARGE"
+	ReasonHookNotNeeded = "OP_HOOK_NOT_REQUIRED"
+	// ReasonHookAmountRequired: /op-hook without amount_in for a route that needs a hook.
+	ReasonHookAmountRequired = "OP_HOOK_AMOUNT_REQUIRED"
+	ReasonMissingAddress     = "MISSING_ADDRESS"
 )
 
 // BalanceSource reads an account's balances on a chain (base-unit decimal strings by denom).
@@ -222,8 +224,11 @@ func (s *server) route(r *http.Request) (any, error) {
 	return rt, nil
 }
 
-// OPHookRequest is the /op-hook body. amount_in is a rollgate extension: the hook signs an
-// exact amount, so it must be known (InterwovenKit sends the route's amount_in).
+// OPHookRequest is the /op-hook body. amount_in is a rollgate extension InterwovenKit does not
+// send: the hook is an IBC MsgTransfer signed before the deposit, and ICS-20 transfers an
+// exact coin (there is no "whatever arrived" amount), so no hook works without it. A request
+// without amount_in gets 400 OP_HOOK_AMOUNT_REQUIRED (when the route needs a hook at all)
+// whose info says to send the route's amount_in.
 type OPHookRequest struct {
 	SourceAddress      string `json:"source_address"`
 	SourceAssetChainID string `json:"source_asset_chain_id"`
@@ -247,7 +252,13 @@ func (s *server) opHook(r *http.Request) (any, error) {
 	}
 	g := s.current()
 	multi := true
-	rt, err := g.Find(route.Request{AmountIn: req.AmountIn, SourceAssetChainID: req.SourceAssetChainID, SourceAssetDenom: req.SourceAssetDenom,
+	amount := req.AmountIn
+	if amount == "" {
+		// Only to learn whether the route needs a hook at all: transfers and deposits take
+		// the same path whatever the amount.
+		amount = "1"
+	}
+	rt, err := g.Find(route.Request{AmountIn: amount, SourceAssetChainID: req.SourceAssetChainID, SourceAssetDenom: req.SourceAssetDenom,
 		DestAssetChainID: req.DestAssetChainID, DestAssetDenom: req.DestAssetDenom, AllowMultiTx: &multi})
 	if err != nil {
 		return nil, err
@@ -268,6 +279,11 @@ func (s *server) opHook(r *http.Request) (any, error) {
 	}
 	dep := slices.IndexFunc(rt.Operations, func(o route.Operation) bool { return o.OPInitTransfer != nil })
 	l2 := reg.Chain(rt.Operations[dep].ToChainID())
+	if req.AmountIn == "" {
+		return nil, apierr.BadRequest("amount_in is required: the hook is a transfer on %s signed now for the exact amount the deposit will mint there", l2.ID).
+			WithDetails(ReasonHookAmountRequired).
+			WithInfo("send amount_in: the amount_in of the /v2/fungible/route response this hook is for (the same value later sent to /v2/fungible/msgs)")
+	}
 	sender, err := msgs.Rebech32(req.SourceAddress, l2.Bech32Prefix)
 	if err != nil {
 		return nil, apierr.BadRequest("source_address: %v", err).WithDetails(msgs.ReasonInvalidAddress)

@@ -499,12 +499,16 @@ func TestOPHookErrors(t *testing.T) {
 		{"not_required", base("dest_asset_chain_id", mevm, "dest_asset_denom", initL2EVM), 400, ReasonHookNotNeeded},
 		{"bad_dest_address", base("dest_address", userHub), 400, "INVALID_ADDRESS"},
 		{"missing_source_address", base("source_address", nil), 400, "MISSING_FIELD"},
-		{"missing_amount", base("amount_in", nil), 400, "MISSING_FIELD"},
+		// InterwovenKit sends no amount_in: a precise reason and what to send.
+		{"missing_amount", base("amount_in", nil), 400, ReasonHookAmountRequired},
+		{"missing_amount_no_hook_needed", base("amount_in", nil, "dest_asset_chain_id", mevm, "dest_asset_denom", initL2EVM), 400, ReasonHookNotNeeded},
+		{"bad_amount", base("amount_in", "1.5"), 400, "INVALID_AMOUNT"},
 		{"unknown_denom", base("dest_asset_denom", "ufoo"), 404, "UNKNOWN_ASSET"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, body := do(t, h, http.MethodPost, "/op-hook", tc.body)
 			checkError(t, st, body, tc.status, tc.reason)
+			testutil.Golden(t, "op_hook_errors/"+tc.name+".json", pretty(t, st, body))
 		})
 	}
 }
