@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // ordered is a JSON object with a fixed key order.
@@ -28,23 +29,7 @@ type kv struct {
 }
 
 func (o ordered) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(e.k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(e.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonx.Marshal(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
 type rpcErr struct {

@@ -4,7 +4,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // ordered is a JSON object that keeps its key order (the real nodes' field order).
@@ -26,23 +26,7 @@ type kv struct {
 }
 
 func (o ordered) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(e.k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(e.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonx.Marshal(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
 func upperHex(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // Routes implements sim.Module: the x/wasm and tokenfactory REST queries.
@@ -235,18 +236,7 @@ func orderedValue(fields []kv) orderedObj { return orderedObj(fields) }
 
 // MarshalJSON writes the members in order.
 func (o orderedObj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(marshalNoEscape(f.k))
-		b.WriteByte(':')
-		b.Write(marshalNoEscape(f.v))
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonx.MarshalUnescaped(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
 func marshalNoEscape(v any) []byte {
