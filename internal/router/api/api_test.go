@@ -40,18 +40,18 @@ const (
 )
 
 var (
-	initL2EVM = registry.L2Denom(1, "uinit")
-	atomL1    = registry.IBCDenom("transfer/channel-3/uatom")
-	atomWasm  = registry.IBCDenom("transfer/channel-0/transfer/channel-3/uatom")
-	umoveL1   = registry.IBCDenom("transfer/channel-1/umove")
-	umoveWasm = registry.IBCDenom("transfer/channel-0/transfer/channel-1/umove")
-	initMoveW = registry.IBCDenom("transfer/channel-0/transfer/channel-1/" + registry.L2Denom(2, "uinit"))
-	usdtEth   = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-	usdtL1    = "move/"
-	userInit  = addr("init", 1)
-	user2Init = addr("init", 2)
-	userHub   = addr("cosmos", 3)
-	userEth   = "0x00000000000000000000000000000000000000e4"
+	initL2EVM    = registry.L2Denom(1, "uinit")
+	atomL1       = registry.IBCDenom("transfer/channel-3/uatom")
+	atomWasm     = registry.IBCDenom("transfer/channel-0/transfer/channel-3/uatom")
+	usdcMoveL1   = registry.IBCDenom("transfer/channel-1/uusdc")
+	usdcMoveWasm = registry.IBCDenom("transfer/channel-0/transfer/channel-1/uusdc")
+	initMoveW    = registry.IBCDenom("transfer/channel-0/transfer/channel-1/" + registry.L2Denom(2, "uinit"))
+	usdtEth      = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+	usdtL1       = "move/"
+	userInit     = addr("init", 1)
+	user2Init    = addr("init", 2)
+	userHub      = addr("cosmos", 3)
+	userEth      = "0x00000000000000000000000000000000000000e4"
 )
 
 func addr(prefix string, b byte) string {
@@ -150,9 +150,9 @@ func routeCases() []routeCase {
 	return []routeCase{
 		{"same_chain_send", rq(l1, "uinit", l1, "uinit"), []string{userInit, user2Init}, false, 1, 1, false},
 		{"l1_to_l2_deposit", rq(l1, "uinit", mevm, initL2EVM), []string{userInit, user2Init}, false, 1, 1, false},
-		{"l2_to_l1_fast_ibc", rq(mmov, "umove", l1, umoveL1), []string{userInit, user2Init}, false, 1, 1, false},
+		{"l2_to_l1_fast_ibc", rq(mmov, "uusdc", l1, usdcMoveL1), []string{userInit, user2Init}, false, 1, 1, false},
 		{"l2_to_l1_op_withdraw", rq(mevm, initL2EVM, l1, "uinit", "is_op_withdraw", true), []string{userInit, user2Init}, false, 1, 1, false},
-		{"l2_to_l2_multihop", rq(mmov, "umove", mwas, umoveWasm), []string{userInit, userInit, user2Init}, false, 2, 1, false},
+		{"l2_to_l2_multihop", rq(mmov, "uusdc", mwas, usdcMoveWasm), []string{userInit, userInit, user2Init}, false, 2, 1, false},
 		{"ibc_unwind_to_origin", rq(l1, atomL1, hub, "uatom"), []string{userInit, userHub}, false, 1, 1, false},
 		{"ibc_unwind_two_hops", rq(mwas, atomWasm, hub, "uatom"), []string{userInit, userInit, userHub}, false, 2, 1, false},
 		{"op_hook_deposit_then_ibc", rq(l1, "uinit", mwas, initMoveW), []string{userInit, userInit, userInit, user2Init}, true, 3, 1, true},
@@ -317,10 +317,10 @@ func TestEndpointsGolden(t *testing.T) {
 		{"assets_from_source", http.MethodPost, "/v2/fungible/assets_from_source", map[string]any{"source_asset_chain_id": l1, "source_asset_denom": "uinit"}, 200},
 		{"assets_from_source_multi_tx", http.MethodPost, "/v2/fungible/assets_from_source", map[string]any{"source_asset_chain_id": eth, "source_asset_denom": usdtEth, "allow_multi_tx": true}, 200},
 		{"assets_from_source_unknown", http.MethodPost, "/v2/fungible/assets_from_source", map[string]any{"source_asset_chain_id": l1, "source_asset_denom": "ufoo"}, 404},
-		{"msgs_direct", http.MethodPost, "/v2/fungible/msgs_direct", map[string]any{"amount_in": "2500", "source_asset_chain_id": mmov, "source_asset_denom": "umove",
-			"dest_asset_chain_id": mwas, "dest_asset_denom": umoveWasm, "chain_ids_to_addresses": map[string]string{mmov: userInit, l1: userInit, mwas: user2Init}}, 200},
-		{"msgs_direct_missing_address", http.MethodPost, "/v2/fungible/msgs_direct", map[string]any{"amount_in": "2500", "source_asset_chain_id": mmov, "source_asset_denom": "umove",
-			"dest_asset_chain_id": mwas, "dest_asset_denom": umoveWasm, "chain_ids_to_addresses": map[string]string{mmov: userInit}}, 400},
+		{"msgs_direct", http.MethodPost, "/v2/fungible/msgs_direct", map[string]any{"amount_in": "2500", "source_asset_chain_id": mmov, "source_asset_denom": "uusdc",
+			"dest_asset_chain_id": mwas, "dest_asset_denom": usdcMoveWasm, "chain_ids_to_addresses": map[string]string{mmov: userInit, l1: userInit, mwas: user2Init}}, 200},
+		{"msgs_direct_missing_address", http.MethodPost, "/v2/fungible/msgs_direct", map[string]any{"amount_in": "2500", "source_asset_chain_id": mmov, "source_asset_denom": "uusdc",
+			"dest_asset_chain_id": mwas, "dest_asset_denom": usdcMoveWasm, "chain_ids_to_addresses": map[string]string{mmov: userInit}}, 400},
 		{"healthz", http.MethodGet, "/healthz", nil, 200},
 		{"unknown_path", http.MethodGet, "/v2/nope", nil, 404},
 		{"wrong_method", http.MethodGet, "/v2/fungible/route", nil, 400},
@@ -413,7 +413,7 @@ func TestMsgsErrors(t *testing.T) {
 		_ = json.Unmarshal(body, &rt)
 		return rt
 	}
-	multi := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": mmov, "source_asset_denom": "umove", "dest_asset_chain_id": mwas, "dest_asset_denom": umoveWasm})
+	multi := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": mmov, "source_asset_denom": "uusdc", "dest_asset_chain_id": mwas, "dest_asset_denom": usdcMoveWasm})
 	hooked := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": l1, "source_asset_denom": "uinit", "dest_asset_chain_id": mwas, "dest_asset_denom": initMoveW})
 	req := func(rt route.Route, addrs []string, mut func(ops []route.Operation), kv ...any) map[string]any {
 		ops := append([]route.Operation(nil), rt.Operations...)
@@ -448,10 +448,10 @@ func TestMsgsErrors(t *testing.T) {
 		{"address_not_bech32", req(multi, []string{userInit, "init1notanaddress", user2Init}, nil), 400, "INVALID_ADDRESS"},
 		{"address_list_short", req(multi, []string{userInit, user2Init}, nil), 400, "ADDRESS_LIST_MISMATCH"},
 		{"ops_wrong_channel", req(multi, good, func(o []route.Operation) { o[0].Transfer.Channel = "channel-9" }), 400, "INVALID_OPERATIONS"},
-		{"ops_wrong_denom_out", req(multi, good, func(o []route.Operation) { o[1].Transfer.DenomOut = umoveL1 }), 400, "INVALID_OPERATIONS"},
+		{"ops_wrong_denom_out", req(multi, good, func(o []route.Operation) { o[1].Transfer.DenomOut = usdcMoveL1 }), 400, "INVALID_OPERATIONS"},
 		{"ops_gap", req(multi, good, func(o []route.Operation) { o[1].Transfer.FromChainID = hub }), 400, "INVALID_OPERATIONS"},
 		{"ops_amount_changed", req(multi, good, func(o []route.Operation) { o[1].AmountIn = "999" }), 400, "INVALID_OPERATIONS"},
-		{"ops_two_variants", req(multi, good, func(o []route.Operation) { o[0].BankSend = &route.BankSend{ChainID: mmov, Denom: "umove"} }), 400, "INVALID_OPERATIONS"},
+		{"ops_two_variants", req(multi, good, func(o []route.Operation) { o[0].BankSend = &route.BankSend{ChainID: mmov, Denom: "uusdc"} }), 400, "INVALID_OPERATIONS"},
 		{"ops_empty", req(multi, good, nil, "operations", []any{}), 400, "INVALID_OPERATIONS"},
 		{"ops_wrong_source", req(multi, good, nil, "source_asset_denom", registry.L2Denom(2, "uinit")), 400, "INVALID_OPERATIONS"},
 		{"amount_out_mismatch", req(multi, good, nil, "amount_out", "5"), 400, "AMOUNT_OUT_MISMATCH"},
@@ -597,7 +597,7 @@ func TestConcurrentRefresh(t *testing.T) {
 			_ = live.Refresh(context.Background(), stubSource{})
 		}
 	}()
-	body := map[string]any{"amount_in": "5", "source_asset_chain_id": mmov, "source_asset_denom": "umove", "dest_asset_chain_id": mwas, "dest_asset_denom": umoveWasm}
+	body := map[string]any{"amount_in": "5", "source_asset_chain_id": mmov, "source_asset_denom": "uusdc", "dest_asset_chain_id": mwas, "dest_asset_denom": usdcMoveWasm}
 	for i := 0; i < 50; i++ {
 		if st, b := do(t, h, http.MethodPost, "/v2/fungible/route", body); st != 200 {
 			t.Fatalf("%d %s", st, b)
@@ -644,7 +644,7 @@ func FuzzEndpoints(f *testing.F) {
 		b, _ := json.Marshal(tc.req)
 		f.Add(0, string(b))
 	}
-	f.Add(2, `{"amount_in":"1","source_asset_chain_id":"`+mmov+`","source_asset_denom":"umove","dest_asset_chain_id":"`+mwas+`","dest_asset_denom":"`+umoveWasm+`","address_list":["a","b","c"],"operations":[{"transfer":{"channel":"channel-0","from_chain_id":"`+mmov+`","to_chain_id":"`+l1+`"},"tx_index":0}]}`)
+	f.Add(2, `{"amount_in":"1","source_asset_chain_id":"`+mmov+`","source_asset_denom":"uusdc","dest_asset_chain_id":"`+mwas+`","dest_asset_denom":"`+usdcMoveWasm+`","address_list":["a","b","c"],"operations":[{"transfer":{"channel":"channel-0","from_chain_id":"`+mmov+`","to_chain_id":"`+l1+`"},"tx_index":0}]}`)
 	f.Add(1, `{"source_address":"`+userInit+`","dest_address":"`+user2Init+`","amount_in":"1","source_asset_chain_id":"`+l1+`","source_asset_denom":"uinit","dest_asset_chain_id":"`+mwas+`","dest_asset_denom":"`+initMoveW+`"}`)
 	f.Add(4, `{"chains":{"`+l1+`":{"address":"`+userInit+`","denoms":["uinit"]}}}`)
 	h := newServer(f)

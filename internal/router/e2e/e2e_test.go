@@ -10,7 +10,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -25,7 +24,7 @@ import (
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/localnet"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -54,16 +53,16 @@ type wallet struct {
 func newWallet(t *testing.T, tn *testNet, routerURL string, reg *registry.Registry) *wallet {
 	w := &wallet{t: t, ctx: context.Background(), tn: tn, router: routerURL, reg: reg,
 		rpc: map[string]*comet.Client{}, rest: map[string]*cosmosrest.Client{}}
-	for _, c := range tn.nw.Chains() {
-		rc, err := comet.New(c.Endpoints.RPC)
+	for id, e := range tn.ln.Endpoints() {
+		rc, err := comet.New(e.RPC)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs, err := cosmosrest.New(c.Endpoints.REST)
+		rs, err := cosmosrest.New(e.REST)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.rpc[c.Spec.ChainID], w.rest[c.Spec.ChainID] = rc, rs
+		w.rpc[id], w.rest[id] = rc, rs
 	}
 	return w
 }
@@ -85,8 +84,6 @@ func (w *wallet) post(path string, body any) (int, []byte) {
 	}
 	return resp.StatusCode, out
 }
-
-func addrOn(chainID string, k *chain.Key) string { return chain.Bech32(prefixOf(chainID), k.Address()) }
 
 func (w *wallet) balance(chainID, addr, denom string) *big.Int {
 	w.t.Helper()
@@ -113,24 +110,9 @@ func (w *wallet) account(chainID, addr string) (uint64, uint64) {
 	if err != nil {
 		w.t.Fatalf("account %s on %s: %v", addr, chainID, err)
 	}
-	var a struct {
-		AccountNumber string `json:"account_number"`
-		Sequence      string `json:"sequence"`
-		BaseAccount   *struct {
-			AccountNumber string `json:"account_number"`
-			Sequence      string `json:"sequence"`
-		} `json:"base_account"`
-	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		w.t.Fatal(err)
-	}
-	if a.BaseAccount != nil {
-		a.AccountNumber, a.Sequence = a.BaseAccount.AccountNumber, a.BaseAccount.Sequence
-	}
-	num, err1 := strconv.ParseUint(a.AccountNumber, 10, 64)
-	seq, err2 := strconv.ParseUint(a.Sequence, 10, 64)
-	if err1 != nil || err2 != nil {
-		w.t.Fatalf("account %s: %s", addr, raw)
+	num, seq, err := localnet.ParseAccount(raw)
+	if err != nil {
+		w.t.Fatalf("account %s: %v", addr, err)
 	}
 	return num, seq
 }
@@ -152,14 +134,11 @@ func (w *wallet) decode(list []msgs.CosmosMsg) []proto.Message {
 	return out
 }
 
-// sign builds and signs a transaction of msgs on chainID with key.
-func (w *wallet) sign(chainID string, key *chain.Key, ms []proto.Message, mode signingv1beta1.SignMode, gas uint64) []byte {
+// sign builds and signs a transaction of msgs on chainID as account id.
+func (w *wallet) sign(chainID string, id int, ms []proto.Message, mode signingv1beta1.SignMode, gas uint64) []byte {
 	w.t.Helper()
-	pk, err := txcodec.NewPrivKey(txcodec.EthSecp256k1, key.Bytes())
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	num, seq := w.account(chainID, addrOn(chainID, key))
+	pk := w.tn.key(w.t, chainID, id)
+	num, seq := w.account(chainID, w.tn.ln.Address(chainID, pk))
 	b := txcodec.Builder{ChainID: chainID, Msgs: ms, GasLimit: gas, SignMode: mode,
 		Signers: []txcodec.Signer{{Key: pk, AccountNumber: num, Sequence: seq}}}
 	raw, err := b.Build()
@@ -218,8 +197,7 @@ func (w *wallet) waitFor(chainID, addr, denom string, before, want *big.Int) {
 // events renders the transactions' results and bridge events of every chain since mark.
 func (w *wallet) events() string {
 	var sb strings.Builder
-	for _, c := range w.tn.nw.Chains() {
-		id := c.Spec.ChainID
+	for _, id := range w.tn.ln.ChainIDs() {
 		top, _ := w.rpc[id].LatestHeight(w.ctx)
 		for h := w.from[id] + 1; h <= top; h++ {
 			br, err := w.rpc[id].BlockResults(w.ctx, h)
@@ -256,8 +234,8 @@ type e2eCase struct {
 	srcChain, srcDenom string
 	dstChain, dstDenom string
 	amount             string
-	signer             int // key index of the source account
-	recipient          int // key index of the final recipient
+	signer             int // account id of the source account (see recipientBase)
+	recipient          int // account id of the final recipient
 	extra              map[string]any
 	mode               signingv1beta1.SignMode
 	wantOps            int
@@ -279,28 +257,29 @@ func TestRoutesEndToEnd(t *testing.T) {
 
 	direct, amino := txcodec.SignModeDirect, txcodec.SignModeLegacyAminoJSON
 	l2Move := opinit.L2Denom(2, "uinit")
-	r := func(i int) int { return recipientKeyBase + i }
+	const user = 0 // localnet's first funded user
+	r := func(i int) int { return recipientBase + i }
 	// Cases run in order: later ones spend what earlier ones delivered (the withdrawal spends
 	// the deposit, the unwinding spends the hub's voucher).
 	cases := []e2eCase{
 		{name: "same_chain_send", srcChain: l1ID, srcDenom: "uinit", dstChain: l1ID, dstDenom: "uinit", amount: "1000000",
-			signer: userKeyIndex, recipient: r(1), mode: direct, wantOps: 1},
+			signer: user, recipient: r(1), mode: direct, wantOps: 1},
 		{name: "l1_to_l2_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: moveID, dstDenom: l2Move, amount: "3000000",
-			signer: userKeyIndex, recipient: r(2), mode: amino, wantOps: 1},
+			signer: user, recipient: r(2), mode: amino, wantOps: 1},
 		{name: "l1_to_evm_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: evmID, dstDenom: opinit.L2Denom(1, "uinit"), amount: "2500000",
-			signer: userKeyIndex, recipient: r(3), mode: direct, wantOps: 1},
-		{name: "l2_to_l1_fast_ibc", srcChain: moveID, srcDenom: "umove", dstChain: l1ID, dstDenom: ibc("transfer/channel-1/umove"), amount: "700000",
-			signer: userKeyIndex, recipient: r(4), mode: amino, wantOps: 1},
+			signer: user, recipient: r(3), mode: direct, wantOps: 1},
+		{name: "l2_to_l1_fast_ibc", srcChain: moveID, srcDenom: "uusdc", dstChain: l1ID, dstDenom: ibc("transfer/channel-1/uusdc"), amount: "700000",
+			signer: user, recipient: r(4), mode: amino, wantOps: 1},
 		{name: "l2_to_l1_op_withdraw", srcChain: moveID, srcDenom: l2Move, dstChain: l1ID, dstDenom: "uinit", amount: "1200000",
 			signer: r(2), recipient: r(5), extra: map[string]any{"is_op_withdraw": true}, mode: direct, wantOps: 1, claim: true},
-		{name: "l2_to_l2_multihop", srcChain: moveID, srcDenom: "umove", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/umove"), amount: "450000",
-			signer: userKeyIndex, recipient: r(6), mode: amino, wantOps: 2},
+		{name: "l2_to_l2_multihop", srcChain: moveID, srcDenom: "uusdc", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/uusdc"), amount: "450000",
+			signer: user, recipient: r(6), mode: amino, wantOps: 2},
 		{name: "external_to_l1_ibc", srcChain: hubID, srcDenom: "uatom", dstChain: l1ID, dstDenom: ibc("transfer/channel-3/uatom"), amount: "900000",
-			signer: userKeyIndex, recipient: r(7), mode: direct, wantOps: 1},
+			signer: user, recipient: r(7), mode: direct, wantOps: 1},
 		{name: "ibc_unwind_to_origin", srcChain: l1ID, srcDenom: ibc("transfer/channel-3/uatom"), dstChain: hubID, dstDenom: "uatom", amount: "400000",
 			signer: r(7), recipient: r(8), mode: amino, wantOps: 1},
 		{name: "op_hook_deposit_then_ibc", srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/" + l2Move), amount: "800000",
-			signer: userKeyIndex, recipient: r(9), mode: direct, wantOps: 3, wantHook: true},
+			signer: user, recipient: r(9), mode: direct, wantOps: 3, wantHook: true},
 	}
 	for _, tc := range cases {
 		if !t.Run(tc.name, func(t *testing.T) { w.t = t; w.run(tc) }) {
@@ -313,7 +292,6 @@ func ibc(path string) string { return "ibc/" + denom.IBCHash(path) }
 
 func (w *wallet) run(tc e2eCase) {
 	t := w.t
-	signer, recipient := mustKey(t, tc.signer), mustKey(t, tc.recipient)
 	req := map[string]any{"amount_in": tc.amount, "source_asset_chain_id": tc.srcChain, "source_asset_denom": tc.srcDenom,
 		"dest_asset_chain_id": tc.dstChain, "dest_asset_denom": tc.dstDenom}
 	for k, v := range tc.extra {
@@ -333,15 +311,15 @@ func (w *wallet) run(tc e2eCase) {
 	// address_list: the user's own address on every chain of the route, the recipient last.
 	addrs := make([]string, len(rt.RequiredChainAddresses))
 	for i, c := range rt.RequiredChainAddresses {
-		addrs[i] = addrOn(c, signer)
+		addrs[i] = w.tn.addr(t, c, tc.signer)
 	}
-	dest := addrOn(tc.dstChain, recipient)
+	dest := w.tn.addr(t, tc.dstChain, tc.recipient)
 	addrs[len(addrs)-1] = dest
 	mreq := map[string]any{"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
 		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn,
 		"amount_out": rt.AmountOut, "address_list": addrs, "slippage_tolerance_percent": "1", "operations": rt.Operations}
 	if rt.RequiredOPHook {
-		mreq["signed_op_hook"] = w.opHook(tc, rt, signer, dest)
+		mreq["signed_op_hook"] = w.opHook(tc, rt, dest)
 	}
 	st, body = w.post("/v2/fungible/msgs", mreq)
 	if st != http.StatusOK {
@@ -355,7 +333,7 @@ func (w *wallet) run(tc e2eCase) {
 		t.Fatalf("want one cosmos tx: %s", body)
 	}
 	ctx := mr.Txs[0].CosmosTx
-	if ctx.ChainID != tc.srcChain || ctx.SignerAddress != addrOn(tc.srcChain, signer) {
+	if ctx.ChainID != tc.srcChain || ctx.SignerAddress != w.tn.addr(t, tc.srcChain, tc.signer) {
 		t.Fatalf("tx on %s signed by %s", ctx.ChainID, ctx.SignerAddress)
 	}
 	want, ok := new(big.Int).SetString(rt.AmountOut, 10)
@@ -369,9 +347,9 @@ func (w *wallet) run(tc e2eCase) {
 	srcBefore := w.balance(tc.srcChain, ctx.SignerAddress, tc.srcDenom)
 	before := w.balance(tc.dstChain, dest, tc.dstDenom)
 	w.mark()
-	w.broadcast(ctx.ChainID, w.sign(ctx.ChainID, signer, w.decode(ctx.Msgs), tc.mode, 2_000_000))
+	w.broadcast(ctx.ChainID, w.sign(ctx.ChainID, tc.signer, w.decode(ctx.Msgs), tc.mode, 2_000_000))
 	if tc.claim {
-		w.claimWithdrawal(tc, signer, dest, want)
+		w.claimWithdrawal(tc, dest, want)
 	} else {
 		w.waitFor(tc.dstChain, dest, tc.dstDenom, before, want)
 	}
@@ -384,9 +362,9 @@ func (w *wallet) run(tc e2eCase) {
 // opHook asks /op-hook for the rollup-side messages, signs them on the rollup as the deposit's
 // recipient (the user's rollup address) the way InterwovenKit does (SIGN_MODE_DIRECT, gas 1),
 // and returns the signed_op_hook for /msgs.
-func (w *wallet) opHook(tc e2eCase, rt route.Route, signer *chain.Key, dest string) map[string]any {
+func (w *wallet) opHook(tc e2eCase, rt route.Route, dest string) map[string]any {
 	t := w.t
-	st, body := w.post("/op-hook", map[string]any{"source_address": addrOn(tc.srcChain, signer), "dest_address": dest,
+	st, body := w.post("/op-hook", map[string]any{"source_address": w.tn.addr(t, tc.srcChain, tc.signer), "dest_address": dest,
 		"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
 		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn})
 	if st != http.StatusOK {
@@ -396,14 +374,14 @@ func (w *wallet) opHook(tc e2eCase, rt route.Route, signer *chain.Key, dest stri
 	if err := json.Unmarshal(body, &hr); err != nil {
 		t.Fatal(err)
 	}
-	raw := w.sign(hr.ChainID, signer, w.decode(hr.Hook), txcodec.SignModeDirect, 1)
-	return map[string]any{"signer": addrOn(hr.ChainID, signer), "hook": base64.StdEncoding.EncodeToString(raw)}
+	raw := w.sign(hr.ChainID, tc.signer, w.decode(hr.Hook), txcodec.SignModeDirect, 1)
+	return map[string]any{"signer": w.tn.addr(t, hr.ChainID, tc.signer), "hook": base64.StdEncoding.EncodeToString(raw)}
 }
 
 // claimWithdrawal waits for the rollup's withdrawal to show in the executor API, claims it on
 // L1 with MsgFinalizeTokenWithdrawal built from the executor's answer, and waits for the L1
 // balance.
-func (w *wallet) claimWithdrawal(tc e2eCase, signer *chain.Key, dest string, want *big.Int) {
+func (w *wallet) claimWithdrawal(tc e2eCase, dest string, want *big.Int) {
 	t := w.t
 	exec := w.reg.Chain(tc.srcChain).ExecutorURI
 	if exec == "" {
@@ -448,9 +426,9 @@ func (w *wallet) claimWithdrawal(tc e2eCase, signer *chain.Key, dest string, wan
 	}
 	t.Logf("initiate_token_withdrawal seen: sequence %d on bridge %d", found.Sequence, found.BridgeID)
 	// Anyone may claim; the user pays for it on L1 (the recipient may have no L1 account).
-	claimer := mustKey(t, userKeyIndex)
+	const claimer = 0
 	before := w.balance(l1ID, dest, tc.dstDenom)
-	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: addrOn(l1ID, claimer), BridgeId: found.BridgeID, OutputIndex: found.OutputIndex,
+	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: w.tn.addr(t, l1ID, claimer), BridgeId: found.BridgeID, OutputIndex: found.OutputIndex,
 		WithdrawalProofs: found.WithdrawalProofs, From: found.From, To: found.To, Sequence: found.Sequence,
 		Amount: &basev1beta1.Coin{Denom: found.Amount.Denom, Amount: found.Amount.Amount}, Version: found.Version,
 		StorageRoot: found.StorageRoot, LastBlockHash: found.LastBlockHash}
