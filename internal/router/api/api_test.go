@@ -42,6 +42,7 @@ const (
 var (
 	initL2EVM    = registry.L2Denom(1, "uinit")
 	atomL1       = registry.IBCDenom("transfer/channel-3/uatom")
+	initHub      = registry.IBCDenom("transfer/channel-0/uinit")
 	atomWasm     = registry.IBCDenom("transfer/channel-0/transfer/channel-3/uatom")
 	usdcMoveL1   = registry.IBCDenom("transfer/channel-1/uusdc")
 	usdcMoveWasm = registry.IBCDenom("transfer/channel-0/transfer/channel-1/uusdc")
@@ -157,6 +158,8 @@ func routeCases() []routeCase {
 		{"ibc_unwind_two_hops", rq(mwas, atomWasm, hub, "uatom"), []string{userInit, userInit, userHub}, false, 2, 1, false},
 		{"op_hook_deposit_then_ibc", rq(l1, "uinit", mwas, initMoveW), []string{userInit, userInit, userInit, user2Init}, true, 3, 1, true},
 		{"layer_zero_evm_to_l1", rq(eth, usdtEth, l1, usdtL1), []string{userEth, userInit}, false, 1, 1, false},
+		// The slow withdrawal, then an IBC transfer from L1 in a second transaction.
+		{"multi_tx_withdraw_then_ibc", rq(mevm, initL2EVM, hub, initHub, "is_op_withdraw", true, "allow_multi_tx", true), []string{userInit, userInit, userHub}, false, 2, 2, false},
 	}
 }
 
@@ -372,6 +375,7 @@ func TestRouteErrors(t *testing.T) {
 		{"unknown_bridge", base("bridges", []string{"WORMHOLE"}), 400, "INVALID_BRIDGE"},
 		{"no_route_without_op_withdraw", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", l1, "dest_asset_denom", "uinit"), 400, "NO_ROUTE"},
 		{"op_withdraw_from_l1", base("dest_asset_chain_id", l1, "dest_asset_denom", atomL1, "is_op_withdraw", true), 400, "NO_ROUTE"},
+		{"no_route_needs_multi_tx", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", hub, "dest_asset_denom", initHub, "is_op_withdraw", true), 400, "NO_ROUTE"},
 		{"no_route_multi_tx", base("source_asset_chain_id", eth, "source_asset_denom", usdtEth, "dest_asset_chain_id", hub, "dest_asset_denom", "uatom"), 400, "NO_ROUTE"},
 		{"invalid_json", "{not json", 400, "INVALID_JSON"},
 		{"body_too_large", `{"amount_in":"` + strings.Repeat("1", 70<<10) + `"}`, 400, "BODY_TOO_LARGE"},
