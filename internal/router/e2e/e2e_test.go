@@ -278,6 +278,10 @@ func TestRoutesEndToEnd(t *testing.T) {
 			signer: user, recipient: r(7), mode: direct, wantOps: 1},
 		{name: "ibc_unwind_to_origin", srcChain: l1ID, srcDenom: ibc("transfer/channel-3/uatom"), dstChain: hubID, dstDenom: "uatom", amount: "400000",
 			signer: r(7), recipient: r(8), mode: amino, wantOps: 1},
+		{name: "external_to_l2_via_l1", srcChain: hubID, srcDenom: "uatom", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-3/uatom"), amount: "650000",
+			signer: user, recipient: r(10), mode: amino, wantOps: 2},
+		{name: "ibc_unwind_two_hops", srcChain: wasmID, srcDenom: ibc("transfer/channel-0/transfer/channel-3/uatom"), dstChain: hubID, dstDenom: "uatom", amount: "250000",
+			signer: r(10), recipient: r(11), mode: direct, wantOps: 2},
 		{name: "op_hook_deposit_then_ibc", srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/" + l2Move), amount: "800000",
 			signer: user, recipient: r(9), mode: direct, wantOps: 3, wantHook: true},
 	}
@@ -364,9 +368,21 @@ func (w *wallet) run(tc e2eCase) {
 // and returns the signed_op_hook for /msgs.
 func (w *wallet) opHook(tc e2eCase, rt route.Route, dest string) map[string]any {
 	t := w.t
-	st, body := w.post("/op-hook", map[string]any{"source_address": w.tn.addr(t, tc.srcChain, tc.signer), "dest_address": dest,
+	req := map[string]any{"source_address": w.tn.addr(t, tc.srcChain, tc.signer), "dest_address": dest,
 		"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
-		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn})
+		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom}
+	// InterwovenKit's body has no amount_in: the answer says what to send.
+	st, body := w.post("/op-hook", req)
+	var e struct {
+		Details []string `json:"details"`
+		Info    string   `json:"info"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || st != http.StatusBadRequest || len(e.Details) == 0 ||
+		e.Details[0] != api.ReasonHookAmountRequired || !strings.Contains(e.Info, "amount_in") {
+		t.Fatalf("op-hook without amount_in: %d %s", st, body)
+	}
+	req["amount_in"] = rt.AmountIn
+	st, body = w.post("/op-hook", req)
 	if st != http.StatusOK {
 		t.Fatalf("op-hook: %d %s", st, body)
 	}
