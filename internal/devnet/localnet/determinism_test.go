@@ -63,10 +63,10 @@ func TestTimerMode(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if st := n.Relayer().Stats(); st.AcksSubmitted > 0 && st.DepositsSubmitted > 0 {
+		if st := n.RelayerStats(); st.AcksSubmitted > 0 && st.DepositsSubmitted > 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("nothing relayed: %+v", n.Relayer().Stats())
+	t.Fatalf("nothing relayed: %+v", n.RelayerStats())
 }

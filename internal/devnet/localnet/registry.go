@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/rollgate/rollgate/internal/devnet/chain"
 )
 
 // LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router
@@ -37,7 +39,7 @@ func (n *Network) WriteRegistry(dir string) error {
 		for _, a := range cm.Registry.Assets {
 			extra = append(extra, a.AssetJSON())
 		}
-		if s.Kind == "l1" && n.cfg.LayerZero {
+		if s.Kind == chain.KindL1 && n.cfg.LayerZero {
 			extra = append(extra, l1LZAsset())
 		}
 		if err := mergeAssets(filepath.Join(dir, s.name(), "assetlist.json"), s.name(), extra); err != nil {
@@ -48,7 +50,13 @@ func (n *Network) WriteRegistry(dir string) error {
 		if err := writeJSON(filepath.Join(dir, lzChainName, "chain.json"), lzChainJSON()); err != nil {
 			return err
 		}
-		if err := writeJSON(filepath.Join(dir, lzChainName, "assetlist.json"), lzAssetlist()); err != nil {
+		var l1 ChainSpec
+		for _, id := range n.order {
+			if n.specs[id].Kind == chain.KindL1 {
+				l1 = n.specs[id]
+			}
+		}
+		if err := writeJSON(filepath.Join(dir, lzChainName, "assetlist.json"), lzAssetlist(l1.name(), l1.ChainID)); err != nil {
 			return err
 		}
 	}
@@ -128,14 +136,14 @@ func lzChainJSON() map[string]any {
 	}
 }
 
-func lzAssetlist() map[string]any {
+func lzAssetlist(l1Name, l1ID string) map[string]any {
 	return map[string]any{"$schema": "../assetlist.schema.json", "chain_name": lzChainName, "assets": []any{
 		map[string]any{"description": "Ether", "denom_units": units(lzChainName+"-native", "eth", 18),
 			"base": lzChainName + "-native", "display": "eth", "name": "Ether", "symbol": "ETH", "images": []any{}, "logo_URIs": map[string]string{}},
 		map[string]any{"description": "Tether USD", "denom_units": units(lzUSDT, "usdt", 6),
 			"base": lzUSDT, "display": "usdt", "name": "Tether USD", "symbol": "USDT",
 			"traces": []any{map[string]any{"type": "bridge", "provider": "LayerZero",
-				"counterparty": map[string]any{"chain_name": "initia", "chain_id": "initia-devnet-1", "base_denom": l1LZUSDTDenom},
+				"counterparty": map[string]any{"chain_name": l1Name, "chain_id": l1ID, "base_denom": l1LZUSDTDenom},
 				"chain":        map[string]any{}}},
 			"layerzero": map[string]any{"oft_address": lzUSDTAdapter, "needs_approval": true},
 			"images":    []any{}, "logo_URIs": map[string]string{}},
