@@ -13,32 +13,16 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
-
-func restErr(w http.ResponseWriter, status, code int, msg string) {
-	m, _ := json.Marshal(msg)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"code":%d, "message":%s, "details":[]}`, code, m)
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		restErr(w, http.StatusInternalServerError, 2, err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
 
 // Routes implements sim.Module: the minievm REST queries an indexer makes.
 func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("POST /minievm/evm/v1/call", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		var req struct {
@@ -49,17 +33,17 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 		if err := json.Unmarshal(body, &req); err != nil {
-			restErr(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		to, err := parseAddr(q.AddressPrefix(), req.ContractAddr)
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		input, err := hex.DecodeString(strings.TrimPrefix(req.Input, "0x"))
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, "invalid input")
+			gateway.WriteError(w, http.StatusBadRequest, 3, "invalid input")
 			return
 		}
 		ret, err := m.Call(q, to, input)
@@ -74,41 +58,41 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 		if errors.Is(err, ErrExecutionReverted) {
 			resp.Response, resp.Error = "", ErrExecutionReverted.Error()
 		}
-		writeJSON(w, resp)
+		gateway.WriteJSON(w, resp)
 	})
 	mux.HandleFunc("GET /minievm/evm/v1/contracts/by_denom", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		d := r.URL.Query().Get("denom")
 		if a, ok := m.ContractByDenom(q, d); ok {
-			writeJSON(w, map[string]string{"address": a.Hex()})
+			gateway.WriteJSON(w, map[string]string{"address": a.Hex()})
 			return
 		}
-		restErr(w, http.StatusNotFound, 5, "collections: not found: key '"+d+"' of type string")
+		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+d+"' of type string")
 	})
 	mux.HandleFunc("GET /minievm/evm/v1/denoms/{contract_addr}", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		a, err := parseAddr(q.AddressPrefix(), r.PathValue("contract_addr"))
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		c, ok := getContract(q.Store(StoreName), a)
 		if !ok || c.Denom == "" {
-			restErr(w, http.StatusNotFound, 5, "collections: not found")
+			gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found")
 			return
 		}
-		writeJSON(w, map[string]string{"denom": c.Denom})
+		gateway.WriteJSON(w, map[string]string{"denom": c.Denom})
 	})
 	mux.HandleFunc("GET /minievm/evm/v1/contracts/erc20_factory", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]string{"address": m.factory.Hex()})
+		gateway.WriteJSON(w, map[string]string{"address": m.factory.Hex()})
 	})
 	mux.HandleFunc("GET /minievm/evm/v1/params", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
@@ -26,28 +25,28 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /initia/move/v1/metadata", func(w http.ResponseWriter, r *http.Request) {
 		d := r.URL.Query().Get("denom")
 		if d == "" {
-			writeGatewayError(w, http.StatusBadRequest, 3, "empty denom")
+			gateway.WriteError(w, http.StatusBadRequest, 3, "empty denom")
 			return
 		}
-		writeJSON(w, map[string]string{"metadata": CoinMetadata(d).String()})
+		gateway.WriteJSON(w, map[string]string{"metadata": CoinMetadata(d).String()})
 	})
 	mux.HandleFunc("GET /initia/move/v1/denom", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			writeQueryError(w, err)
+			gateway.WriteStateError(w, err)
 			return
 		}
 		meta, err := ParseAddr(r.URL.Query().Get("metadata"))
 		if err != nil {
-			writeGatewayError(w, http.StatusInternalServerError, 2, ErrBadAddress.Error())
+			gateway.WriteError(w, http.StatusInternalServerError, 2, ErrBadAddress.Error())
 			return
 		}
 		d, ok := m.denomOf(q.Store(StoreName), meta)
 		if !ok {
-			writeGatewayError(w, http.StatusInternalServerError, 2, notFoundMessage(meta, "0x1::fungible_asset::Metadata"))
+			gateway.WriteError(w, http.StatusInternalServerError, 2, notFoundMessage(meta, "0x1::fungible_asset::Metadata"))
 			return
 		}
-		writeJSON(w, map[string]string{"denom": d})
+		gateway.WriteJSON(w, map[string]string{"denom": d})
 	})
 	mux.HandleFunc("GET /initia/move/v1/params", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -66,33 +65,33 @@ type resource struct {
 func (m *Module) serveResource(w http.ResponseWriter, r *http.Request, at sim.QueryAt) {
 	addr, err := ParseAddr(r.PathValue("address"))
 	if err != nil {
-		writeGatewayError(w, http.StatusInternalServerError, 2, ErrBadAddress.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, ErrBadAddress.Error())
 		return
 	}
 	q, err := at(r)
 	if err != nil {
-		writeQueryError(w, err)
+		gateway.WriteStateError(w, err)
 		return
 	}
 	tag := r.URL.Query().Get("struct_tag")
 	for _, res := range m.resources(q.Store(StoreName), addr) {
 		if res.StructTag == tag {
-			writeJSON(w, map[string]resource{"resource": res})
+			gateway.WriteJSON(w, map[string]resource{"resource": res})
 			return
 		}
 	}
-	writeGatewayError(w, http.StatusInternalServerError, 2, notFoundMessage(addr, tag))
+	gateway.WriteError(w, http.StatusInternalServerError, 2, notFoundMessage(addr, tag))
 }
 
 func (m *Module) serveResources(w http.ResponseWriter, r *http.Request, at sim.QueryAt) {
 	addr, err := ParseAddr(r.PathValue("address"))
 	if err != nil {
-		writeGatewayError(w, http.StatusInternalServerError, 2, ErrBadAddress.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, ErrBadAddress.Error())
 		return
 	}
 	q, err := at(r)
 	if err != nil {
-		writeQueryError(w, err)
+		gateway.WriteStateError(w, err)
 		return
 	}
 	list := m.resources(q.Store(StoreName), addr)
@@ -107,7 +106,7 @@ func (m *Module) serveResources(w http.ResponseWriter, r *http.Request, at sim.Q
 		} `json:"pagination"`
 	}{Resources: list}
 	body.Pagination.Total = strconv.Itoa(len(list))
-	writeJSON(w, body)
+	gateway.WriteJSON(w, body)
 }
 
 // resources lists the resources stored at addr in the chain's key order (the BCS struct tag,
@@ -271,34 +270,11 @@ func notFoundMessage(addr Addr, tag string) string {
 }
 
 func marshalNoEscape(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	b, err := gateway.Marshal(v)
+	if err != nil {
+		return []byte("null")
+	}
+	return b
 }
 
 func quote(s string) string { return string(marshalNoEscape(s)) }
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(marshalNoEscape(v))
-}
-
-// writeGatewayError writes a grpc-gateway error body, byte for byte as the chain does.
-func writeGatewayError(w http.ResponseWriter, status, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"code":%d, "message":%s, "details":[]}`, code, quote(msg))
-}
-
-// writeQueryError renders a failure to open the state at the requested height (future
-// heights are "codespace sdk code 26: invalid height…", 500 with gRPC code 2).
-func writeQueryError(w http.ResponseWriter, err error) {
-	var ce *sim.CodedError
-	msg := err.Error()
-	if errors.As(err, &ce) {
-		msg = fmt.Sprintf("codespace %s code %d: %s", ce.Codespace, ce.Code, ce.Log)
-	}
-	writeGatewayError(w, http.StatusInternalServerError, 2, msg)
-}

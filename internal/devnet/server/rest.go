@@ -15,16 +15,9 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
-
-// restErr writes the gRPC-gateway error body exactly as the SDK's REST server spaces it.
-func restErr(w http.ResponseWriter, status int, code int, msg string) {
-	m, _ := json.Marshal(msg)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"code":%d, "message":%s, "details":[]}`, code, m)
-}
 
 // NewREST returns the Cosmos REST handler of a chain, with the modules' routes registered.
 func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handler {
@@ -54,7 +47,7 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 		mux.HandleFunc("GET /opinit/opchild/v1/validator/{valoper}", s.opchildValidator)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		restErr(w, http.StatusNotImplemented, 12, "Not Implemented")
+		gateway.WriteError(w, http.StatusNotImplemented, 12, "Not Implemented")
 	})
 	// each module gets its own mux, so modules can neither clash with each other nor with
 	// the built-ins (a module's route wins over a built-in one)
@@ -91,7 +84,7 @@ func (s *rest) opchildValidators(w http.ResponseWriter, _ *http.Request) {
 func (s *rest) opchildValidator(w http.ResponseWriter, r *http.Request) {
 	want := chain.Bech32(s.c.Config().Bech32Prefix+"valoper", s.c.ValidatorAddress())
 	if r.PathValue("valoper") != want {
-		restErr(w, http.StatusNotFound, 5, "collections: not found: key '"+r.PathValue("valoper")+"' of type github.com/cosmos/gogoproto/cosmos.base.v1beta1.ValAddress")
+		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+r.PathValue("valoper")+"' of type github.com/cosmos/gogoproto/cosmos.base.v1beta1.ValAddress")
 		return
 	}
 	writeJSON(w, http.StatusOK, ordered{{"validator", s.validatorJSON()}})
@@ -108,10 +101,10 @@ func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {
 		var fe *chain.FutureHeightError
 		if errors.As(err, &fe) {
 			// baseapp's CreateQueryContext error, through the gateway's Unknown mapping
-			restErr(w, http.StatusInternalServerError, 2, "codespace sdk code 26: invalid height: cannot query with height in the future; please provide a valid height")
+			gateway.WriteError(w, http.StatusInternalServerError, 2, "codespace sdk code 26: invalid height: cannot query with height in the future; please provide a valid height")
 			return nil, false
 		}
-		restErr(w, http.StatusBadRequest, 3, err.Error())
+		gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 		return nil, false
 	}
 	return q, true
@@ -120,17 +113,17 @@ func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {
 func (s *rest) txsByBlock(w http.ResponseWriter, r *http.Request) {
 	h, err := strconv.ParseInt(r.PathValue("height"), 10, 64)
 	if err != nil {
-		restErr(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: height, error: %v", err))
+		gateway.WriteError(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: height, error: %v", err))
 		return
 	}
 	cur := s.c.Height()
 	if h < 1 || h > cur {
-		restErr(w, http.StatusInternalServerError, 2, fmt.Sprintf("codespace sdk code 26: invalid height: requested height %d but height must not be less than 1 or greater than the current height %d", h, cur))
+		gateway.WriteError(w, http.StatusInternalServerError, 2, fmt.Sprintf("codespace sdk code 26: invalid height: requested height %d but height must not be less than 1 or greater than the current height %d", h, cur))
 		return
 	}
 	b, err := s.c.Block(h)
 	if err != nil {
-		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 		return
 	}
 	offset, limit := pageArgs(r)
@@ -146,7 +139,7 @@ func (s *rest) txsByBlock(w http.ResponseWriter, r *http.Request) {
 	for i := offset; i < end; i++ {
 		tj, err := txJSON(b.Txs[i], false)
 		if err != nil {
-			restErr(w, http.StatusInternalServerError, 2, err.Error())
+			gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 			return
 		}
 		txs = append(txs, tj)
@@ -176,24 +169,24 @@ func (s *rest) txByHash(w http.ResponseWriter, r *http.Request) {
 	hs := strings.TrimPrefix(r.PathValue("hash"), "0x")
 	raw, err := hex.DecodeString(hs)
 	if err != nil || len(raw) != 32 {
-		restErr(w, http.StatusBadRequest, 3, "invalid tx hash: "+hs)
+		gateway.WriteError(w, http.StatusBadRequest, 3, "invalid tx hash: "+hs)
 		return
 	}
 	var h [32]byte
 	copy(h[:], raw)
 	b, i, ok := s.c.TxByHash(h)
 	if !ok {
-		restErr(w, http.StatusNotFound, 5, "tx not found: "+strings.ToUpper(hs))
+		gateway.WriteError(w, http.StatusNotFound, 5, "tx not found: "+strings.ToUpper(hs))
 		return
 	}
 	tj, err := txJSON(b.Txs[i], false)
 	if err != nil {
-		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 		return
 	}
 	tr, err := txResponse(b, i)
 	if err != nil {
-		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, ordered{{"tx", tj}, {"tx_response", tr}})
@@ -208,7 +201,7 @@ func (s *rest) txsByEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	conds, err := parseQuery(query)
 	if err != nil {
-		restErr(w, http.StatusBadRequest, 3, "query cannot be empty")
+		gateway.WriteError(w, http.StatusBadRequest, 3, "query cannot be empty")
 		return
 	}
 	page, limit := 1, 100
@@ -246,12 +239,12 @@ func (s *rest) txsByEvents(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hits[start:end] {
 		tj, err := txJSON(h.b.Txs[h.i], false)
 		if err != nil {
-			restErr(w, http.StatusInternalServerError, 2, err.Error())
+			gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 			return
 		}
 		tr, err := txResponse(h.b, h.i)
 		if err != nil {
-			restErr(w, http.StatusInternalServerError, 2, err.Error())
+			gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 			return
 		}
 		txs, resps = append(txs, tj), append(resps, tr)
@@ -266,12 +259,12 @@ func (s *rest) broadcast(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 	if err := json.Unmarshal(body, &req); err != nil {
-		restErr(w, http.StatusBadRequest, 3, err.Error())
+		gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 		return
 	}
 	raw, err := base64.StdEncoding.DecodeString(req.TxBytes)
 	if err != nil || len(raw) == 0 {
-		restErr(w, http.StatusBadRequest, 3, "invalid tx_bytes")
+		gateway.WriteError(w, http.StatusBadRequest, 3, "invalid tx_bytes")
 		return
 	}
 	res := s.c.BroadcastTxSync(raw)
@@ -287,18 +280,18 @@ func (s *rest) blockAt(w http.ResponseWriter, r *http.Request) {
 	if v := r.PathValue("height"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			restErr(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: height, error: %v", err))
+			gateway.WriteError(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: height, error: %v", err))
 			return
 		}
 		h = n
 		if cur := s.c.Height(); h > cur {
-			restErr(w, http.StatusBadRequest, 3, "requested block height is bigger then the chain length")
+			gateway.WriteError(w, http.StatusBadRequest, 3, "requested block height is bigger then the chain length")
 			return
 		}
 	}
 	b, err := s.c.Block(h)
 	if err != nil {
-		restErr(w, http.StatusInternalServerError, 2, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 		return
 	}
 	p := s.c.Config().Bech32Prefix
@@ -321,7 +314,7 @@ func (s *rest) nodeInfo(w http.ResponseWriter, _ *http.Request) {
 func (s *rest) addr(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	a, err := chain.ParseAddress(s.c.Config().Bech32Prefix, r.PathValue("address"))
 	if err != nil {
-		restErr(w, http.StatusBadRequest, 3, "invalid address: "+err.Error())
+		gateway.WriteError(w, http.StatusBadRequest, 3, "invalid address: "+err.Error())
 		return nil, false
 	}
 	return a, true
@@ -361,7 +354,7 @@ func (s *rest) balanceByDenom(w http.ResponseWriter, r *http.Request) {
 	}
 	d := r.URL.Query().Get("denom")
 	if d == "" {
-		restErr(w, http.StatusBadRequest, 3, "invalid denom")
+		gateway.WriteError(w, http.StatusBadRequest, 3, "invalid denom")
 		return
 	}
 	writeJSON(w, http.StatusOK, ordered{{"balance", ordered{{"denom", d}, {"amount", q.Balance(addr, d).String()}}}})
@@ -445,7 +438,7 @@ func (s *rest) account(w http.ResponseWriter, r *http.Request) {
 	}
 	a, found := chain.AccountAt(q, addr)
 	if !found {
-		restErr(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
+		gateway.WriteError(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
 		return
 	}
 	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a, q)}})

@@ -1,11 +1,9 @@
 package wasmvm
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -15,6 +13,7 @@ import (
 	"github.com/cosmos/btcutil/bech32"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"github.com/rollgate/rollgate/internal/jsonx"
 )
@@ -26,16 +25,16 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 		if !ok {
 			return
 		}
-		writeJSON(w, contractInfoBody(q, addr, rec))
+		gateway.WriteJSON(w, contractInfoBody(q, addr, rec))
 	})
 	mux.HandleFunc("GET /cosmwasm/wasm/v1/contract/{address}/smart/{query_data...}", func(w http.ResponseWriter, r *http.Request) {
 		data, err := decodeQueryData(r.PathValue("query_data"))
 		if err != nil {
-			writeGatewayError(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: query_data, error: %v", err))
+			gateway.WriteError(w, http.StatusBadRequest, 3, fmt.Sprintf("type mismatch, parameter: query_data, error: %v", err))
 			return
 		}
 		if !json.Valid(data) {
-			writeGatewayError(w, http.StatusBadRequest, 3, "invalid query data")
+			gateway.WriteError(w, http.StatusBadRequest, 3, "invalid query data")
 			return
 		}
 		q, addr, rec, ok := contractAt(w, r, at)
@@ -43,7 +42,7 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 			return
 		}
 		if rec.Kind != kindCW721 {
-			writeGatewayError(w, http.StatusInternalServerError, 2, "codespace wasm code 29: wasmvm error: Error calling the VM: Error resolving Wasm function: Could not get export: Missing export query")
+			gateway.WriteError(w, http.StatusInternalServerError, 2, "codespace wasm code 29: wasmvm error: Error calling the VM: Error resolving Wasm function: Could not get export: Missing export query")
 			return
 		}
 		var col collectionRec
@@ -51,10 +50,10 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 		getJSON(kvs, keyCollection(addr), &col)
 		res, err := smartQuery(kvs, addr, col, data, q.Height())
 		if err != nil {
-			writeGatewayError(w, http.StatusInternalServerError, 2, err.Error())
+			gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 			return
 		}
-		writeJSON(w, map[string]any{"data": res})
+		gateway.WriteJSON(w, map[string]any{"data": res})
 	})
 	mux.HandleFunc("GET /cosmwasm/wasm/v1/contract/{address}/history", func(w http.ResponseWriter, r *http.Request) {
 		_, _, rec, ok := contractAt(w, r, at)
@@ -72,7 +71,7 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /cosmwasm/wasm/v1/code", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			writeQueryError(w, err)
+			gateway.WriteStateError(w, err)
 			return
 		}
 		infos := []any{}
@@ -93,7 +92,7 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /cosmwasm/wasm/v1/code/{code_id}/contracts", func(w http.ResponseWriter, r *http.Request) {
 		id, err := strconv.ParseUint(r.PathValue("code_id"), 10, 64)
 		if err != nil {
-			writeGatewayError(w, http.StatusBadRequest, 3, "type mismatch, parameter: code_id")
+			gateway.WriteError(w, http.StatusBadRequest, 3, "type mismatch, parameter: code_id")
 			return
 		}
 		m.listContracts(w, r, at, "contracts", func(rec contractRec) bool { return rec.CodeID == id })
@@ -113,7 +112,7 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /miniwasm/tokenfactory/v1/denoms_from_creator/{creator}", func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			writeQueryError(w, err)
+			gateway.WriteStateError(w, err)
 			return
 		}
 		prefix := keyDenom("factory/" + r.PathValue("creator") + "/")
@@ -122,11 +121,11 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 			denoms = append(denoms, strings.TrimPrefix(k, "denom/"))
 			return true
 		})
-		writeJSON(w, map[string][]string{"denoms": denoms})
+		gateway.WriteJSON(w, map[string][]string{"denoms": denoms})
 	})
 	// The gateway cannot route a denom with slashes (raw or %2F-encoded): 501 on the real chain.
 	mux.HandleFunc("GET /miniwasm/tokenfactory/v1/denoms/{rest...}", func(w http.ResponseWriter, r *http.Request) {
-		writeGatewayError(w, http.StatusNotImplemented, 12, "Not Implemented")
+		gateway.WriteError(w, http.StatusNotImplemented, 12, "Not Implemented")
 	})
 }
 
@@ -135,7 +134,7 @@ var emptyPage = orderedValue([]kv{{"next_key", nil}, {"total", "0"}})
 func (m *Module) listContracts(w http.ResponseWriter, r *http.Request, at sim.QueryAt, field string, keep func(contractRec) bool) {
 	q, err := at(r)
 	if err != nil {
-		writeQueryError(w, err)
+		gateway.WriteStateError(w, err)
 		return
 	}
 	type item struct {
@@ -189,21 +188,21 @@ func contractAt(w http.ResponseWriter, r *http.Request, at sim.QueryAt) (sim.Que
 	var rec contractRec
 	s := r.PathValue("address")
 	if _, _, err := bech32.Decode(s, address.MaxBech32Length); err != nil {
-		writeGatewayError(w, http.StatusInternalServerError, 2, "decoding bech32 failed: "+err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, "decoding bech32 failed: "+err.Error())
 		return nil, nil, rec, false
 	}
 	q, err := at(r)
 	if err != nil {
-		writeQueryError(w, err)
+		gateway.WriteStateError(w, err)
 		return nil, nil, rec, false
 	}
 	addr, err := address.FromBech32(q.AddressPrefix(), s)
 	if err != nil {
-		writeGatewayError(w, http.StatusInternalServerError, 2, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 2, err.Error())
 		return nil, nil, rec, false
 	}
 	if !getJSON(q.Store(StoreName), keyContract(addr), &rec) {
-		writeGatewayError(w, http.StatusInternalServerError, 2, "codespace wasm code 22: no such contract: address "+s)
+		gateway.WriteError(w, http.StatusInternalServerError, 2, "codespace wasm code 22: no such contract: address "+s)
 		return nil, nil, rec, false
 	}
 	return q, addr, rec, true
@@ -240,33 +239,11 @@ func (o orderedObj) MarshalJSON() ([]byte, error) {
 }
 
 func marshalNoEscape(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := gateway.Marshal(v)
+	if err != nil {
 		return []byte("null")
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return b
 }
 
-func writeOrdered(w http.ResponseWriter, fields []kv) { writeJSON(w, orderedValue(fields)) }
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(marshalNoEscape(v))
-}
-
-func writeGatewayError(w http.ResponseWriter, status, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"code":%d, "message":%s, "details":[]}`, code, marshalNoEscape(msg))
-}
-
-func writeQueryError(w http.ResponseWriter, err error) {
-	var ce *sim.CodedError
-	msg := err.Error()
-	if errors.As(err, &ce) {
-		msg = fmt.Sprintf("codespace %s code %d: %s", ce.Codespace, ce.Code, ce.Log)
-	}
-	writeGatewayError(w, http.StatusInternalServerError, 2, msg)
-}
+func writeOrdered(w http.ResponseWriter, fields []kv) { gateway.WriteJSON(w, orderedValue(fields)) }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
@@ -34,27 +35,18 @@ func (m *Module) with(at sim.QueryAt, fn restFn) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			WriteGatewayError(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		fn(w, r, q)
 	}
 }
 
-// WriteGatewayError writes the grpc-gateway error body the Cosmos REST server sends
-// (`{"code":5, "message":"…", "details":[]}`, spacing included).
-func WriteGatewayError(w http.ResponseWriter, status, code int, msg string) {
-	b, _ := json.Marshal(msg)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(`{"code":` + strconv.Itoa(code) + `, "message":` + string(b) + `, "details":[]}`))
-}
-
 // WriteJSON writes a JSON body.
 func WriteJSON(w http.ResponseWriter, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		WriteGatewayError(w, http.StatusInternalServerError, 13, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 13, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -141,7 +133,7 @@ func (m *Module) channelOr404(w http.ResponseWriter, r *http.Request, q sim.Quer
 	port, id := r.PathValue("port_id"), r.PathValue("channel_id")
 	ch, ok := getChannel(q.Store(StoreName), port, id)
 	if !ok {
-		WriteGatewayError(w, http.StatusNotFound, 5, "port-id: "+port+", channel-id: "+id+": channel not found")
+		gateway.WriteError(w, http.StatusNotFound, 5, "port-id: "+port+", channel-id: "+id+": channel not found")
 	}
 	return ch, ok
 }
@@ -236,7 +228,7 @@ func (m *Module) restConnection(w http.ResponseWriter, r *http.Request, q sim.Qu
 			nil, selfHeight(q)})
 		return
 	}
-	WriteGatewayError(w, http.StatusNotFound, 5, id+": connection not found")
+	gateway.WriteError(w, http.StatusNotFound, 5, id+": connection not found")
 }
 
 type jsonTrace struct {
@@ -271,12 +263,12 @@ func (m *Module) lookup(w http.ResponseWriter, r *http.Request, q sim.Query) (de
 	h := strings.TrimPrefix(r.PathValue("hash"), "ibc/")
 	p, ok := q.Store(StoreName).Get(traceKey(strings.ToUpper(h)))
 	if !ok {
-		WriteGatewayError(w, http.StatusNotFound, 5, h+": denomination trace not found")
+		gateway.WriteError(w, http.StatusNotFound, 5, h+": denomination trace not found")
 		return denom.Trace{}, false
 	}
 	t, err := denom.ParseTrace(string(p))
 	if err != nil {
-		WriteGatewayError(w, http.StatusInternalServerError, 13, err.Error())
+		gateway.WriteError(w, http.StatusInternalServerError, 13, err.Error())
 		return denom.Trace{}, false
 	}
 	return t, true
@@ -293,7 +285,7 @@ func (m *Module) restDenomTrace(w http.ResponseWriter, r *http.Request, q sim.Qu
 func (m *Module) restDenomHash(w http.ResponseWriter, r *http.Request, q sim.Query) {
 	full := r.PathValue("trace")
 	if _, ok := q.Store(StoreName).Get(traceKey(denom.IBCHash(full))); !ok {
-		WriteGatewayError(w, http.StatusNotFound, 5, full+": denomination trace not found")
+		gateway.WriteError(w, http.StatusNotFound, 5, full+": denomination trace not found")
 		return
 	}
 	WriteJSON(w, map[string]any{"hash": denom.IBCHash(full)})

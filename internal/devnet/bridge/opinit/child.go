@@ -12,6 +12,7 @@ import (
 
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/proto"
 )
@@ -314,19 +315,19 @@ func (f ChildWithdrawals) Withdrawal(bridgeID, sequence uint64) (WithdrawalRecor
 func (c *Child) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /opinit/opchild/v1/bridge_info", with(at, c.restBridgeInfo))
 	mux.HandleFunc("GET /opinit/opchild/v1/next_l1_sequence", with(at, func(w http.ResponseWriter, _ *http.Request, q sim.Query) {
-		writeJSON(w, map[string]any{"next_l1_sequence": strconv.FormatUint(getUint(q.Store(ChildStore), keyNextL1), 10)})
+		gateway.WriteJSON(w, map[string]any{"next_l1_sequence": strconv.FormatUint(getUint(q.Store(ChildStore), keyNextL1), 10)})
 	}))
 	mux.HandleFunc("GET /opinit/opchild/v1/next_l2_sequence", with(at, func(w http.ResponseWriter, _ *http.Request, q sim.Query) {
-		writeJSON(w, map[string]any{"next_l2_sequence": strconv.FormatUint(getUint(q.Store(ChildStore), keyNextL2), 10)})
+		gateway.WriteJSON(w, map[string]any{"next_l2_sequence": strconv.FormatUint(getUint(q.Store(ChildStore), keyNextL2), 10)})
 	}))
 	mux.HandleFunc("GET /opinit/opchild/v1/base_denom/{denom...}", with(at, func(w http.ResponseWriter, r *http.Request, q sim.Query) {
 		d := r.PathValue("denom")
 		base, ok := q.Store(ChildStore).Get(denomPairKey(d))
 		if !ok {
-			writeError(w, http.StatusNotFound, 5, "collections: not found: key '"+d+"' of type string")
+			gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+d+"' of type string")
 			return
 		}
-		writeJSON(w, map[string]any{"base_denom": string(base)})
+		gateway.WriteJSON(w, map[string]any{"base_denom": string(base)})
 	}))
 }
 
@@ -339,7 +340,7 @@ func (c *Child) restBridgeInfo(w http.ResponseWriter, _ *http.Request, _ sim.Que
 		L1ClientID   string           `json:"l1_client_id"`
 		BridgeConfig bridgeConfigJSON `json:"bridge_config"`
 	}
-	writeJSON(w, map[string]bridgeInfo{"bridge_info": {
+	gateway.WriteJSON(w, map[string]bridgeInfo{"bridge_info": {
 		BridgeID: strconv.FormatUint(b.ID, 10), BridgeAddr: bech32(c.cfg.L1Prefix, BridgeAddress(b.ID)),
 		L1ChainID: c.cfg.L1ChainID, L1ClientID: c.cfg.L1ClientID, BridgeConfig: bridgeConfig(b),
 	}})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"golang.org/x/crypto/sha3"
 	"google.golang.org/protobuf/proto"
@@ -254,7 +255,7 @@ func (h *Host) restOutput(w http.ResponseWriter, r *http.Request, _ sim.Query) {
 	}
 	idx, err := strconv.ParseUint(r.PathValue("output_index"), 10, 64)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, 3, "type mismatch, parameter: output_index, error: "+err.Error())
+		gateway.WriteError(w, http.StatusBadRequest, 3, "type mismatch, parameter: output_index, error: "+err.Error())
 		return
 	}
 	var rec WithdrawalRecord
@@ -263,10 +264,10 @@ func (h *Host) restOutput(w http.ResponseWriter, r *http.Request, _ sim.Query) {
 		rec, found, _ = h.cfg.Withdrawals.Withdrawal(b.ID, idx)
 	}
 	if !found {
-		writeError(w, http.StatusNotFound, 5, "collections: not found: key '("+strconv.FormatUint(b.ID, 10)+", "+strconv.FormatUint(idx, 10)+")'")
+		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '("+strconv.FormatUint(b.ID, 10)+", "+strconv.FormatUint(idx, 10)+")'")
 		return
 	}
-	writeJSON(w, struct {
+	gateway.WriteJSON(w, struct {
 		BridgeID       string     `json:"bridge_id"`
 		OutputIndex    string     `json:"output_index"`
 		OutputProposal outputJSON `json:"output_proposal"`
@@ -292,10 +293,10 @@ func (h *Host) restLastFinalized(w http.ResponseWriter, r *http.Request, _ sim.Q
 		}
 	}
 	if !found {
-		writeError(w, http.StatusNotFound, 5, "failed to get last finalized output: not found")
+		gateway.WriteError(w, http.StatusNotFound, 5, "failed to get last finalized output: not found")
 		return
 	}
-	writeJSON(w, struct {
+	gateway.WriteJSON(w, struct {
 		OutputIndex    string     `json:"output_index"`
 		OutputProposal outputJSON `json:"output_proposal"`
 	}{strconv.FormatUint(last.Sequence, 10), outputOf(last)})
@@ -304,12 +305,12 @@ func (h *Host) restLastFinalized(w http.ResponseWriter, r *http.Request, _ sim.Q
 func (h *Host) bridgeOr404(w http.ResponseWriter, r *http.Request) (Bridge, bool) {
 	id, err := strconv.ParseUint(r.PathValue("bridge_id"), 10, 64)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, 3, "type mismatch, parameter: bridge_id, error: "+err.Error())
+		gateway.WriteError(w, http.StatusBadRequest, 3, "type mismatch, parameter: bridge_id, error: "+err.Error())
 		return Bridge{}, false
 	}
 	b, ok := h.bridges[id]
 	if !ok {
-		writeError(w, http.StatusNotFound, 5, "collections: not found: key '"+strconv.FormatUint(id, 10)+"' of type uint64")
+		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+strconv.FormatUint(id, 10)+"' of type uint64")
 		return Bridge{}, false
 	}
 	return b, true
@@ -330,7 +331,7 @@ func (h *Host) restBridges(w http.ResponseWriter, _ *http.Request, q sim.Query) 
 	for _, b := range h.cfg.Bridges {
 		list = append(list, h.bridgeJSON(b, q.AddressPrefix()))
 	}
-	writeJSON(w, struct {
+	gateway.WriteJSON(w, struct {
 		Bridges    []bridgeJSON `json:"bridges"`
 		Pagination pagination   `json:"pagination"`
 	}{list, pagination{Total: strconv.Itoa(len(list))}})
@@ -338,7 +339,7 @@ func (h *Host) restBridges(w http.ResponseWriter, _ *http.Request, q sim.Query) 
 
 func (h *Host) restBridge(w http.ResponseWriter, r *http.Request, q sim.Query) {
 	if b, ok := h.bridgeOr404(w, r); ok {
-		writeJSON(w, h.bridgeJSON(b, q.AddressPrefix()))
+		gateway.WriteJSON(w, h.bridgeJSON(b, q.AddressPrefix()))
 	}
 }
 
@@ -360,7 +361,7 @@ func (h *Host) pairs(q sim.Query, id uint64) []tokenPair {
 func (h *Host) restTokenPairs(w http.ResponseWriter, r *http.Request, q sim.Query) {
 	if b, ok := h.bridgeOr404(w, r); ok {
 		ps := h.pairs(q, b.ID)
-		writeJSON(w, struct {
+		gateway.WriteJSON(w, struct {
 			TokenPairs []tokenPair `json:"token_pairs"`
 			Pagination pagination  `json:"pagination"`
 		}{ps, pagination{Total: strconv.Itoa(len(ps))}})
@@ -375,11 +376,11 @@ func (h *Host) restPairByL1(w http.ResponseWriter, r *http.Request, q sim.Query)
 	l1 := r.URL.Query().Get("l1_denom")
 	for _, p := range h.pairs(q, b.ID) {
 		if p.L1Denom == l1 {
-			writeJSON(w, map[string]any{"token_pair": p})
+			gateway.WriteJSON(w, map[string]any{"token_pair": p})
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, 5, "collections: not found: key '"+l1+"'")
+	gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+l1+"'")
 }
 
 func (h *Host) restPairByL2(w http.ResponseWriter, r *http.Request, q sim.Query) {
@@ -390,16 +391,16 @@ func (h *Host) restPairByL2(w http.ResponseWriter, r *http.Request, q sim.Query)
 	l2 := r.URL.Query().Get("l2_denom")
 	for _, p := range h.pairs(q, b.ID) {
 		if p.L2Denom == l2 {
-			writeJSON(w, map[string]any{"token_pair": p})
+			gateway.WriteJSON(w, map[string]any{"token_pair": p})
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, 5, "collections: not found: key '"+l2+"'")
+	gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+l2+"'")
 }
 
 func (h *Host) restNextL1(w http.ResponseWriter, r *http.Request, q sim.Query) {
 	if b, ok := h.bridgeOr404(w, r); ok {
-		writeJSON(w, map[string]any{"next_l1_sequence": strconv.FormatUint(getUint(q.Store(HostStore), nextL1SeqKey(b.ID)), 10)})
+		gateway.WriteJSON(w, map[string]any{"next_l1_sequence": strconv.FormatUint(getUint(q.Store(HostStore), nextL1SeqKey(b.ID)), 10)})
 	}
 }
 
@@ -410,15 +411,15 @@ func (h *Host) restClaimed(w http.ResponseWriter, r *http.Request, q sim.Query) 
 	}
 	hash, err := base64.StdEncoding.DecodeString(r.URL.Query().Get("withdrawal_hash"))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, 3, "invalid withdrawal_hash: "+err.Error())
+		gateway.WriteError(w, http.StatusBadRequest, 3, "invalid withdrawal_hash: "+err.Error())
 		return
 	}
 	_, claimed := q.Store(HostStore).Get(claimedKey(b.ID, hash))
-	writeJSON(w, map[string]any{"claimed": claimed})
+	gateway.WriteJSON(w, map[string]any{"claimed": claimed})
 }
 
 func (h *Host) restMigration(w http.ResponseWriter, r *http.Request, _ sim.Query) {
 	if _, ok := h.bridgeOr404(w, r); ok {
-		writeError(w, http.StatusNotFound, 5, "collections: not found: key '"+r.URL.Query().Get("l1_denom")+"'")
+		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+r.URL.Query().Get("l1_denom")+"'")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
+	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"golang.org/x/crypto/sha3"
 	"google.golang.org/protobuf/proto"
@@ -171,29 +171,11 @@ func getUint(kv sim.KVReader, key string) uint64 {
 
 func setUint(kv sim.KV, key string, n uint64) { kv.Set(key, []byte(strconv.FormatUint(n, 10))) }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, 13, err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-// writeError writes the grpc-gateway error body of the Cosmos REST server.
-func writeError(w http.ResponseWriter, status, code int, msg string) {
-	b, _ := json.Marshal(msg)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(`{"code":` + strconv.Itoa(code) + `, "message":` + string(b) + `, "details":[]}`))
-}
-
 func with(at sim.QueryAt, fn func(http.ResponseWriter, *http.Request, sim.Query)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		q, err := at(r)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, 3, err.Error())
+			gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 			return
 		}
 		fn(w, r, q)
