@@ -2,6 +2,7 @@ package localnet
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -334,6 +336,17 @@ func TestEndToEnd(t *testing.T) {
 		recv1 := l1.one(tx.Height, "recv_packet", map[string]string{"packet_sequence": s1, "packet_dst_channel": "channel-1"})
 		// the forward: an ibc_transfer to the final receiver, and its send_packet on channel-3
 		fwd := eventWith(t, recv1.Tx, "ibc_transfer", map[string]string{"receiver": to, "amount": "500"})
+		// PFM received hop 1 into its override address (sha256(sha256("packetfowardmiddleware")
+		// ‖ "<hop-1 dst channel>/<sender>")[:20]), memo emptied, and forwarded from it
+		inner := sha256.Sum256([]byte("packetfowardmiddleware"))
+		override := sha256.Sum256(append(inner[:], []byte("channel-1/"+from)...))
+		pfm := chain.Bech32("init", override[:20])
+		if fwd["sender"] != pfm {
+			t.Errorf("forwarded by %s, want the PFM address %s", fwd["sender"], pfm)
+		}
+		if ftp := eventWith(t, recv1.Tx, "fungible_token_packet", map[string]string{"receiver": pfm}); ftp["success"] != "true" || ftp["memo"] != "" || ftp["amount"] != "500" {
+			t.Errorf("hop-1 fungible_token_packet %v", ftp)
+		}
 		var send2 map[string]string
 		for _, ev := range recv1.Tx {
 			if m := attrs(ev); ev.Type == "send_packet" && m["packet_src_channel"] == "channel-3" && packetData(t, m)["receiver"] == to {
