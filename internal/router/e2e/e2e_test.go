@@ -240,7 +240,7 @@ type e2eCase struct {
 	mode               signingv1beta1.SignMode
 	wantOps            int
 	wantHook           bool
-	claim              bool // an OPinit withdrawal: claim it on L1 through the executor API
+	wantTxs            int // 0 means 1
 }
 
 // TestRoutesEndToEnd runs every route kind against the devnet: route → op hook → msgs →
@@ -271,7 +271,7 @@ func TestRoutesEndToEnd(t *testing.T) {
 		{name: "l2_to_l1_fast_ibc", srcChain: moveID, srcDenom: "uusdc", dstChain: l1ID, dstDenom: ibc("transfer/channel-1/uusdc"), amount: "700000",
 			signer: user, recipient: r(4), mode: amino, wantOps: 1},
 		{name: "l2_to_l1_op_withdraw", srcChain: moveID, srcDenom: l2Move, dstChain: l1ID, dstDenom: "uinit", amount: "1200000",
-			signer: r(2), recipient: r(5), extra: map[string]any{"is_op_withdraw": true}, mode: direct, wantOps: 1, claim: true},
+			signer: r(2), recipient: r(5), extra: map[string]any{"is_op_withdraw": true}, mode: direct, wantOps: 1},
 		{name: "l2_to_l2_multihop", srcChain: moveID, srcDenom: "uusdc", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/uusdc"), amount: "450000",
 			signer: user, recipient: r(6), mode: amino, wantOps: 2},
 		{name: "external_to_l1_ibc", srcChain: hubID, srcDenom: "uatom", dstChain: l1ID, dstDenom: ibc("transfer/channel-3/uatom"), amount: "900000",
@@ -282,6 +282,9 @@ func TestRoutesEndToEnd(t *testing.T) {
 			signer: user, recipient: r(10), mode: amino, wantOps: 2},
 		{name: "ibc_unwind_two_hops", srcChain: wasmID, srcDenom: ibc("transfer/channel-0/transfer/channel-3/uatom"), dstChain: hubID, dstDenom: "uatom", amount: "250000",
 			signer: r(10), recipient: r(11), mode: direct, wantOps: 2},
+		// Two transactions: the slow withdrawal (claimed on L1), then IBC from L1 to the hub.
+		{name: "multi_tx_withdraw_then_ibc", srcChain: moveID, srcDenom: l2Move, dstChain: hubID, dstDenom: ibc("transfer/channel-0/uinit"), amount: "500000",
+			signer: r(2), recipient: r(12), extra: map[string]any{"is_op_withdraw": true, "allow_multi_tx": true}, mode: amino, wantOps: 2, wantTxs: 2},
 		{name: "op_hook_deposit_then_ibc", srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/" + l2Move), amount: "800000",
 			signer: user, recipient: r(9), mode: direct, wantOps: 3, wantHook: true},
 	}
@@ -309,8 +312,14 @@ func (w *wallet) run(tc e2eCase) {
 	if err := json.Unmarshal(body, &rt); err != nil {
 		t.Fatal(err)
 	}
-	if len(rt.Operations) != tc.wantOps || rt.RequiredOPHook != tc.wantHook || rt.TxsRequired != 1 {
-		t.Fatalf("route has %d operations, hook %v, %d txs; want %d, %v, 1:\n%s", len(rt.Operations), rt.RequiredOPHook, rt.TxsRequired, tc.wantOps, tc.wantHook, body)
+	wantTxs := max(tc.wantTxs, 1)
+	if len(rt.Operations) != tc.wantOps || rt.RequiredOPHook != tc.wantHook || rt.TxsRequired != wantTxs {
+		t.Fatalf("route has %d operations, hook %v, %d txs; want %d, %v, %d:\n%s", len(rt.Operations), rt.RequiredOPHook, rt.TxsRequired,
+			tc.wantOps, tc.wantHook, wantTxs, body)
+	}
+	// Transfers here charge no fee (estimated_fees is empty): amount_out must arrive intact.
+	if len(rt.EstimatedFees) != 0 {
+		t.Fatalf("unexpected fees %+v", rt.EstimatedFees)
 	}
 	// address_list: the user's own address on every chain of the route, the recipient last.
 	addrs := make([]string, len(rt.RequiredChainAddresses))
@@ -333,31 +342,39 @@ func (w *wallet) run(tc e2eCase) {
 	if err := json.Unmarshal(body, &mr); err != nil {
 		t.Fatal(err)
 	}
-	if len(mr.Txs) != 1 || mr.Txs[0].CosmosTx == nil {
-		t.Fatalf("want one cosmos tx: %s", body)
+	if len(mr.Txs) != wantTxs {
+		t.Fatalf("want %d txs: %s", wantTxs, body)
 	}
-	ctx := mr.Txs[0].CosmosTx
-	if ctx.ChainID != tc.srcChain || ctx.SignerAddress != w.tn.addr(t, tc.srcChain, tc.signer) {
-		t.Fatalf("tx on %s signed by %s", ctx.ChainID, ctx.SignerAddress)
-	}
-	want, ok := new(big.Int).SetString(rt.AmountOut, 10)
-	if !ok {
-		t.Fatalf("amount_out %q", rt.AmountOut)
-	}
-	// Transfers here charge no fee (estimated_fees is empty): amount_out must arrive intact.
-	if len(rt.EstimatedFees) != 0 {
-		t.Fatalf("unexpected fees %+v", rt.EstimatedFees)
-	}
-	srcBefore := w.balance(tc.srcChain, ctx.SignerAddress, tc.srcDenom)
-	before := w.balance(tc.dstChain, dest, tc.dstDenom)
+	srcBefore := w.balance(tc.srcChain, w.tn.addr(t, tc.srcChain, tc.signer), tc.srcDenom)
 	w.mark()
-	w.broadcast(ctx.ChainID, w.sign(ctx.ChainID, tc.signer, w.decode(ctx.Msgs), tc.mode, 2_000_000))
-	if tc.claim {
-		w.claimWithdrawal(tc, dest, want)
-	} else {
-		w.waitFor(tc.dstChain, dest, tc.dstDenom, before, want)
+	// Each transaction is signed once the previous one delivered its output to the address
+	// that signs it (the user's own address on the intermediate chain).
+	for i, tx := range mr.Txs {
+		ctx := tx.CosmosTx
+		if ctx == nil || len(tx.OperationsIndices) == 0 {
+			t.Fatalf("tx %d is not a cosmos tx: %s", i, body)
+		}
+		if ctx.SignerAddress != w.tn.addr(t, ctx.ChainID, tc.signer) || i == 0 && ctx.ChainID != tc.srcChain {
+			t.Fatalf("tx %d on %s signed by %s", i, ctx.ChainID, ctx.SignerAddress)
+		}
+		last := rt.Operations[tx.OperationsIndices[len(tx.OperationsIndices)-1]]
+		chainOut, denomOut, to := last.ToChainID(), last.DenomOut(), dest
+		if i+1 < len(mr.Txs) {
+			to = mr.Txs[i+1].CosmosTx.SignerAddress
+		}
+		want, ok := new(big.Int).SetString(last.AmountOut, 10)
+		if !ok || i+1 == len(mr.Txs) && last.AmountOut != rt.AmountOut {
+			t.Fatalf("tx %d delivers %q, the route promises %s", i, last.AmountOut, rt.AmountOut)
+		}
+		before := w.balance(chainOut, to, denomOut)
+		w.broadcast(ctx.ChainID, w.sign(ctx.ChainID, tc.signer, w.decode(ctx.Msgs), tc.mode, 2_000_000))
+		if last.OPInitTransfer != nil && last.FromChainID() != l1ID {
+			w.claimWithdrawal(chainOut, ctx.ChainID, denomOut, to, want)
+		} else {
+			w.waitFor(chainOut, to, denomOut, before, want)
+		}
 	}
-	spent := new(big.Int).Sub(srcBefore, w.balance(tc.srcChain, ctx.SignerAddress, tc.srcDenom))
+	spent := new(big.Int).Sub(srcBefore, w.balance(tc.srcChain, w.tn.addr(t, tc.srcChain, tc.signer), tc.srcDenom))
 	if spent.String() != rt.AmountIn {
 		t.Errorf("the source account spent %s %s, the route's amount_in is %s", spent, tc.srcDenom, rt.AmountIn)
 	}
@@ -397,11 +414,11 @@ func (w *wallet) opHook(tc e2eCase, rt route.Route, dest string) map[string]any 
 // claimWithdrawal waits for the rollup's withdrawal to show in the executor API, claims it on
 // L1 with MsgFinalizeTokenWithdrawal built from the executor's answer, and waits for the L1
 // balance.
-func (w *wallet) claimWithdrawal(tc e2eCase, dest string, want *big.Int) {
+func (w *wallet) claimWithdrawal(l1, rollup, l1Denom, dest string, want *big.Int) {
 	t := w.t
-	exec := w.reg.Chain(tc.srcChain).ExecutorURI
+	exec := w.reg.Chain(rollup).ExecutorURI
 	if exec == "" {
-		t.Fatalf("%s has no executor_uri in the registry", tc.srcChain)
+		t.Fatalf("%s has no executor_uri in the registry", rollup)
 	}
 	type wd struct {
 		Sequence         uint64 `json:"sequence"`
@@ -415,39 +432,49 @@ func (w *wallet) claimWithdrawal(tc e2eCase, dest string, want *big.Int) {
 		StorageRoot      []byte   `json:"storage_root"`
 		LastBlockHash    []byte   `json:"last_block_hash"`
 	}
+	list := func() []wd {
+		resp, err := http.Get(exec + "/withdrawals/" + dest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var page struct{ Withdrawals []wd }
+		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+			t.Fatal(err)
+		}
+		return page.Withdrawals
+	}
+	// The withdrawal tx is still in the mempool: what the executor lists now is older.
+	seen := map[uint64]bool{}
+	for _, x := range list() {
+		seen[x.Sequence] = true
+	}
 	var found *wd
 	for i := 0; i < maxSteps && found == nil; i++ {
 		if err := w.tn.step(w.ctx); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := http.Get(exec + "/withdrawals/" + dest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var page struct{ Withdrawals []wd }
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(page.Withdrawals) > 0 {
-			found = &page.Withdrawals[0]
+		for _, x := range list() {
+			if !seen[x.Sequence] {
+				found = &x
+				break
+			}
 		}
 	}
 	if found == nil {
 		t.Fatalf("no withdrawal to %s in the executor API\n%s", dest, w.events())
 	}
-	if found.Amount.Denom != tc.dstDenom || found.Amount.Amount != want.String() {
-		t.Fatalf("withdrawal of %s %s, the route promised %s %s", found.Amount.Amount, found.Amount.Denom, want, tc.dstDenom)
+	if found.Amount.Denom != l1Denom || found.Amount.Amount != want.String() {
+		t.Fatalf("withdrawal of %s %s, the route promised %s %s", found.Amount.Amount, found.Amount.Denom, want, l1Denom)
 	}
 	t.Logf("initiate_token_withdrawal seen: sequence %d on bridge %d", found.Sequence, found.BridgeID)
 	// Anyone may claim; the user pays for it on L1 (the recipient may have no L1 account).
 	const claimer = 0
-	before := w.balance(l1ID, dest, tc.dstDenom)
-	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: w.tn.addr(t, l1ID, claimer), BridgeId: found.BridgeID, OutputIndex: found.OutputIndex,
+	before := w.balance(l1, dest, l1Denom)
+	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: w.tn.addr(t, l1, claimer), BridgeId: found.BridgeID, OutputIndex: found.OutputIndex,
 		WithdrawalProofs: found.WithdrawalProofs, From: found.From, To: found.To, Sequence: found.Sequence,
 		Amount: &basev1beta1.Coin{Denom: found.Amount.Denom, Amount: found.Amount.Amount}, Version: found.Version,
 		StorageRoot: found.StorageRoot, LastBlockHash: found.LastBlockHash}
-	w.broadcast(l1ID, w.sign(l1ID, claimer, []proto.Message{claim}, txcodec.SignModeLegacyAminoJSON, 1_000_000))
-	w.waitFor(l1ID, dest, tc.dstDenom, before, want)
+	w.broadcast(l1, w.sign(l1, claimer, []proto.Message{claim}, txcodec.SignModeLegacyAminoJSON, 1_000_000))
+	w.waitFor(l1, dest, l1Denom, before, want)
 }
