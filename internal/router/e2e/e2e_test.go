@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -212,21 +213,52 @@ func (w *wallet) events() string {
 					case "tx", "message", "coin_spent", "coin_received", "transfer", "use_feegrant":
 						continue
 					}
-					attrs := make([]string, 0, len(ev.Attributes))
-					for _, a := range ev.Attributes {
-						v := a.Value
-						if len(v) > 80 {
-							v = v[:80] + "…"
-						}
-						attrs = append(attrs, a.Key+"="+v)
-					}
-					kinds = append(kinds, ev.Type+"{"+strings.Join(attrs, " ")+"}")
+					kinds = append(kinds, renderEvent(ev))
 				}
 				fmt.Fprintf(&sb, "%s h%d tx%d code=%d %s %s\n", id, h, i, r.Code, r.Log, strings.Join(kinds, " "))
 			}
 		}
 	}
 	return sb.String()
+}
+
+// findEvent returns the first tx event of a type with key=value on a chain since mark.
+func (w *wallet) findEvent(chainID, typ, key, value string) *comet.Event {
+	top, err := w.rpc[chainID].LatestHeight(w.ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for h := w.from[chainID] + 1; h <= top; h++ {
+		br, err := w.rpc[chainID].BlockResults(w.ctx, h)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, r := range br.TxsResults {
+			for i, ev := range r.Events {
+				if ev.Type != typ {
+					continue
+				}
+				for _, a := range ev.Attributes {
+					if a.Key == key && a.Value == value {
+						return &r.Events[i]
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func renderEvent(ev comet.Event) string {
+	attrs := make([]string, 0, len(ev.Attributes))
+	for _, a := range ev.Attributes {
+		v := a.Value
+		if len(v) > 80 {
+			v = v[:80] + "…"
+		}
+		attrs = append(attrs, a.Key+"="+v)
+	}
+	return ev.Type + "{" + strings.Join(attrs, " ") + "}"
 }
 
 type e2eCase struct {
@@ -467,7 +499,11 @@ func (w *wallet) claimWithdrawal(l1, rollup, l1Denom, dest string, want *big.Int
 	if found.Amount.Denom != l1Denom || found.Amount.Amount != want.String() {
 		t.Fatalf("withdrawal of %s %s, the route promised %s %s", found.Amount.Amount, found.Amount.Denom, want, l1Denom)
 	}
-	t.Logf("initiate_token_withdrawal seen: sequence %d on bridge %d", found.Sequence, found.BridgeID)
+	if ev := w.findEvent(rollup, "initiate_token_withdrawal", "l2_sequence", strconv.FormatUint(found.Sequence, 10)); ev == nil {
+		t.Fatalf("no initiate_token_withdrawal event with l2_sequence %d on %s\n%s", found.Sequence, rollup, w.events())
+	} else {
+		t.Logf("%s: %s", rollup, renderEvent(*ev))
+	}
 	// Anyone may claim; the user pays for it on L1 (the recipient may have no L1 account).
 	const claimer = 0
 	before := w.balance(l1, dest, l1Denom)
