@@ -1,4 +1,5 @@
-// Package e2e proves the router against a running devnet: for every route kind the router
+// Package e2e proves the router against a running devnet (internal/devnet/localnet with
+// manual blocks): for every route kind the router
 // serves (same-chain send, OPinit deposit, fast IBC and OPinit withdrawal from a rollup,
 // rollup → rollup over the L1 with packet-forward, an external Cosmos chain reached over
 // IBC and an `ibc/` voucher unwound to it, a deposit whose op hook continues over IBC), its
