@@ -163,8 +163,18 @@ func appendAssets(path string, extra []map[string]any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	list, _ := doc["assets"].([]any)
+	have := map[string]bool{}
+	for _, a := range list {
+		if m, ok := a.(map[string]any); ok {
+			b, _ := m["base"].(string)
+			have[b] = true
+		}
+	}
 	for _, a := range extra {
-		list = append(list, a)
+		// once localnet lists an overlay entry itself, its own entry wins
+		if b, _ := a["base"].(string); !have[b] {
+			list = append(list, a)
+		}
 	}
 	doc["assets"] = list
 	b, err := json.MarshalIndent(doc, "", "  ")
