@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet/bridge"
 	"testing"
 	"time"
 )
@@ -69,4 +71,62 @@ func TestTimerMode(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("nothing relayed: %+v", n.RelayerStats())
+}
+
+// TestBridgeTrafficSucceeds runs busy bridge traffic next to every VM's own traffic: every
+// tx carrying a bridge event or signed by a bot must succeed on every chain, and the relayer
+// must end with nothing stuck.
+func TestBridgeTrafficSucceeds(t *testing.T) {
+	n := startManual(t, 4, func(c *Config) { c.BridgeTraffic = 0.6 })
+	produce(t, n, 40)
+	bots := map[string]bool{}
+	for _, cosmos := range []bool{false, true} {
+		rel, ex, err := bridge.BotKeys(4, cosmos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bots[string(rel.Address())], bots[string(ex.Address())] = true, true
+	}
+	counts, botTxs := map[string]int{}, 0
+	for _, id := range n.ChainIDs() {
+		c := newClient(t, n, id)
+		for _, typ := range []string{"recv_packet", "acknowledge_packet", "finalize_token_deposit", "initiate_token_withdrawal", "send_packet", "initiate_token_deposit"} {
+			counts[typ] += len(c.events(2, typ, nil))
+		}
+		for h := int64(2); h <= c.height(); h++ {
+			br, err := c.rpc.BlockResults(context.Background(), h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blk, err := c.rpc.Block(context.Background(), h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range br.TxsResults {
+				bridge := false
+				for _, ev := range r.Events {
+					bridge = bridge || bridgeEventTypes[ev.Type]
+				}
+				// a failed tx carries no message events: tell bot txs by their signer
+				if tx, err := txcodec.Decode(blk.Block.Data.Txs[i]); err == nil && len(tx.Signers) > 0 && tx.Signers[0].PubKey != nil {
+					if bots[string(tx.Signers[0].PubKey.Address())] {
+						bridge = true
+						botTxs++
+					}
+				}
+				if r.Code != 0 && bridge {
+					t.Errorf("%s h%d tx %d: code %d %s: %s", id, h, i, r.Code, r.Codespace, r.Log)
+				}
+			}
+		}
+	}
+	for _, typ := range []string{"recv_packet", "acknowledge_packet", "finalize_token_deposit", "initiate_token_withdrawal"} {
+		if counts[typ] == 0 {
+			t.Errorf("no %s in 40 blocks: %v", typ, counts)
+		}
+	}
+	if botTxs == 0 {
+		t.Error("no tx signed by the relayer or the executor found")
+	}
+	t.Logf("bridge events %v, %d bot txs, relayer %+v", counts, botTxs, n.RelayerStats())
 }
