@@ -353,10 +353,13 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 			c.Bech32Prefix = s.Prefix
 			c.CosmosKeys = s.CosmosKeys
 			if c.FeeDenom != s.FeeDenom {
+				// The engine funded its own fee denom: fund this one instead (an external
+				// chain keeps only its own token; Initia chains keep uusdc too).
+				old := c.FeeDenom
 				c.FeeDenom = s.FeeDenom
 				coins := []chain.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000_000)}}
-				for _, co := range c.AccountCoins[1:] {
-					if s.Kind != chain.KindCosmos {
+				for _, co := range c.AccountCoins {
+					if co.Denom != old && co.Denom != s.FeeDenom && s.Kind != chain.KindCosmos {
 						coins = append(coins, co)
 					}
 				}
