@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -283,7 +284,20 @@ func TestRoutesEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Config{Balances: &api.RESTBalances{}}, registry.NewLive(reg), nil, prometheus.NewRegistry()))
+	// The router refreshes what the registry cannot know from the chains themselves (bridges,
+	// token pairs, channel states) over their REST gateways: that must work on the devnet too.
+	live := registry.NewLive(reg)
+	if err := live.Refresh(context.Background(), &registry.RESTSource{}); err != nil {
+		t.Fatalf("refresh from the devnet: %v", err)
+	}
+	for _, c := range live.Current().Chains {
+		for _, ch := range c.Channels {
+			if ch.State != "STATE_OPEN" {
+				t.Errorf("%s %s: state %q after refresh", c.ID, ch.ID, ch.State)
+			}
+		}
+	}
+	srv := httptest.NewServer(api.New(api.Config{Balances: &api.RESTBalances{}}, live, nil, prometheus.NewRegistry()))
 	defer srv.Close()
 	w := newWallet(t, tn, srv.URL, reg)
 
@@ -352,6 +366,10 @@ func (w *wallet) run(tc e2eCase) {
 	// Transfers here charge no fee (estimated_fees is empty): amount_out must arrive intact.
 	if len(rt.EstimatedFees) != 0 {
 		t.Fatalf("unexpected fees %+v", rt.EstimatedFees)
+	}
+	// The refreshed registry knows the devnet's bridges finalize at once.
+	if tc.extra["is_op_withdraw"] == true && !slices.ContainsFunc(rt.ExtraInfos, func(s string) bool { return strings.Contains(s, "claimable on "+l1ID+" at once") }) {
+		t.Errorf("withdrawal extra_infos %q", rt.ExtraInfos)
 	}
 	// address_list: the user's own address on every chain of the route, the recipient last.
 	addrs := make([]string, len(rt.RequiredChainAddresses))

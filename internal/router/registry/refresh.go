@@ -66,7 +66,7 @@ func (r *Registry) Refresh(ctx context.Context, src Source) (*Registry, error) {
 			if l2 == nil {
 				continue
 			}
-			l2.OPFinalization = b.FinalizationPeriod
+			l2.OPFinalization, l2.OPFinalizationKnown = b.FinalizationPeriod, true
 			pairs, err := src.TokenPairs(ctx, l1, b.ID)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s bridge %d token pairs: %w", l1.ID, b.ID, err))

@@ -51,8 +51,10 @@ type Chain struct {
 	MinitiaType string // minievm | minimove | miniwasm
 	OPDenoms    []string
 	ExecutorURI string
-	// OPFinalization is the bridge's finalization period learnt by Refresh (0 = unknown).
-	OPFinalization time.Duration
+	// OPFinalization is the bridge's finalization period learnt by Refresh; it means something
+	// only when OPFinalizationKnown (a devnet bridge may really finalize at once).
+	OPFinalization      time.Duration
+	OPFinalizationKnown bool
 
 	PFM   bool // packet-forward middleware on this chain's receive path
 	Hooks bool // IBC hooks

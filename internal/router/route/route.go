@@ -44,7 +44,7 @@ type Config struct {
 	// Per-hop duration estimates in seconds.
 	IBCSeconds        int `json:"ibc_seconds"`         // default 30: relay of one ICS-20 packet
 	OPDepositSeconds  int `json:"op_deposit_seconds"`  // default 15: executor relays the deposit after L1 inclusion
-	OPWithdrawSeconds int `json:"op_withdraw_seconds"` // default 604800: used when the bridge's finalization period is unknown
+	OPWithdrawSeconds int `json:"op_withdraw_seconds"` // default 604800: used when the bridge's finalization period is unknown (no Refresh yet)
 	LayerZeroSeconds  int `json:"layer_zero_seconds"`  // default 180
 	SwapSeconds       int `json:"swap_seconds"`        // default 0: the swap runs in the same tx as the previous hop
 	BankSendSeconds   int `json:"bank_send_seconds"`   // default 6: one block
@@ -470,8 +470,8 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 	case kindWithdraw:
 		sameTx = l.cont == contHook
 		secs := g.cfg.OPWithdrawSeconds
-		if d := from.chain.OPFinalization; d > 0 {
-			secs = int(d / time.Second)
+		if c := from.chain; c.OPFinalizationKnown || c.OPFinalization > 0 {
+			secs = int(c.OPFinalization / time.Second)
 		}
 		nl.secs += secs
 	case kindLZ:
@@ -554,8 +554,12 @@ func (g *Graph) render(req Request, last *label) *Route {
 			op.OPInitTransfer = &OPInitTransfer{FromChainID: from.chain.ID, ToChainID: to.chain.ID, DenomIn: from.asset.Denom,
 				DenomOut: to.asset.Denom, OPInitBridgeID: strconv.FormatUint(l.via.bridgeID, 10), BridgeID: BridgeOPInit, SmartRelay: req.SmartRelay}
 			if l.via.kind == kindWithdraw {
-				r.ExtraInfos = append(r.ExtraInfos, fmt.Sprintf("OPinit withdrawal from %s: claimable on %s after the bridge's finalization period (about %s); the claim is a separate transaction",
-					from.chain.ID, to.chain.ID, time.Duration(l.secs-prev.secs)*time.Second))
+				wait := fmt.Sprintf("after the bridge's finalization period (about %s)", time.Duration(l.secs-prev.secs)*time.Second)
+				if l.secs == prev.secs {
+					wait = "at once (the bridge's finalization period is zero)"
+				}
+				r.ExtraInfos = append(r.ExtraInfos, fmt.Sprintf("OPinit withdrawal from %s: claimable on %s %s; the claim is a separate transaction",
+					from.chain.ID, to.chain.ID, wait))
 			}
 		case kindLZ:
 			feeAmt := g.cfg.LayerZeroFee[from.chain.ID]

@@ -3,6 +3,7 @@ package route
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,6 +169,19 @@ func TestRefreshedStateChangesRoutes(t *testing.T) {
 	}
 	if rt.EstimatedRouteDurationSeconds != 90 {
 		t.Errorf("withdrawal duration %d, want the bridge's 90 s finalization period", rt.EstimatedRouteDurationSeconds)
+	}
+	// A bridge that finalizes at once (the devnet's) is a known zero, not an unknown period.
+	now, err := reg.Refresh(t.Context(), fakeSource{bridges: []registry.BridgeInfo{{ID: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err = Build(now, Config{}).Find(Request{AmountIn: "5", SourceAssetChainID: "minievm-devnet-1", SourceAssetDenom: registry.L2Denom(1, "uinit"),
+		DestAssetChainID: "initia-devnet-1", DestAssetDenom: "uinit", IsOPWithdraw: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.EstimatedRouteDurationSeconds != 0 || len(rt.ExtraInfos) != 1 || !strings.Contains(rt.ExtraInfos[0], "at once") {
+		t.Errorf("withdrawal over a zero finalization period: %d s, %q", rt.EstimatedRouteDurationSeconds, rt.ExtraInfos)
 	}
 }
 
