@@ -339,6 +339,30 @@ func TestRoutesEndToEnd(t *testing.T) {
 			t.Fatalf("%s failed; later cases depend on it", tc.name)
 		}
 	}
+	// /v2/info/balances reads the same chains: every recipient holds what its route delivered.
+	w.t = t
+	spenders := map[int]bool{}
+	for _, tc := range cases {
+		spenders[tc.signer] = true
+	}
+	for _, tc := range cases {
+		if spenders[tc.recipient] {
+			continue // spent part of it in a later case
+		}
+		st, out := w.post("/v2/info/balances", map[string]any{"chains": map[string]any{
+			tc.dstChain: map[string]any{"address": tn.addr(t, tc.dstChain, tc.recipient), "denoms": []string{tc.dstDenom}}}})
+		var resp struct {
+			Chains map[string]struct {
+				Denoms map[string]api.DenomBalance `json:"denoms"`
+			} `json:"chains"`
+		}
+		if err := json.Unmarshal(out, &resp); err != nil || st != http.StatusOK {
+			t.Fatalf("balances: %d %s", st, out)
+		}
+		if got := resp.Chains[tc.dstChain].Denoms[tc.dstDenom]; got.Amount != tc.amount || got.Error != nil {
+			t.Errorf("%s: /v2/info/balances says %+v, the route delivered %s", tc.name, got, tc.amount)
+		}
+	}
 }
 
 func ibc(path string) string { return "ibc/" + denom.IBCHash(path) }
