@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +38,12 @@ type params struct {
 	acc1        string // the fee payer of the first tx
 	acc1Hex     string
 	acc2        string // the first fee payer other than acc1
+	other       string // the first address in an event value that never pays a fee (contract, object)
 }
+
+// addrLike matches the address forms event values carry: 0x hex of 20 or 32 bytes, bech32 of
+// 20 or 32 bytes.
+var addrLike = regexp.MustCompile(`^(?:0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})|init1(?:[02-9ac-hj-np-z]{38}|[02-9ac-hj-np-z]{58}))$`)
 
 type apiTx struct {
 	TxHash string `json:"txhash"`
@@ -130,6 +136,24 @@ func pickParams(t testing.TB, h http.Handler) params {
 			counts[strings.TrimPrefix(m.Type, "/")]++
 		}
 	}
+	payers := map[string]bool{}
+	for _, tx := range txs.Txs {
+		if raw, err := address.Parse("init", tx.feePayer()); err == nil {
+			payers[string(raw)] = true
+		}
+	}
+	for _, tx := range txs.Txs {
+		for _, e := range tx.Events {
+			for _, a := range e.Attributes {
+				if p.other != "" || !addrLike.MatchString(a.Value) {
+					continue
+				}
+				if raw, err := address.Parse("init", a.Value); err == nil && !payers[string(raw)] {
+					p.other = a.Value
+				}
+			}
+		}
+	}
 	types := make([]string, 0, len(counts))
 	for m := range counts {
 		types = append(types, m)
@@ -140,8 +164,8 @@ func pickParams(t testing.TB, h http.Handler) params {
 		}
 		return types[i] < types[j]
 	})
-	if len(types) < 2 || p.acc1 == "" || p.acc2 == "" {
-		t.Fatalf("the chain lacks variety: message types %v, accounts %q %q", types, p.acc1, p.acc2)
+	if len(types) < 2 || p.acc1 == "" || p.acc2 == "" || p.other == "" {
+		t.Fatalf("the chain lacks variety: message types %v, accounts %q %q %q", types, p.acc1, p.acc2, p.other)
 	}
 	p.msgA, p.msgB, p.msgRare = types[0], types[1], types[len(types)-1]
 	raw, err := address.Parse("init", p.acc1)
@@ -230,6 +254,8 @@ func goldenCases(p params) []gcase {
 		{"txs_by_account_acc1_msgs", acc1 + "?msgs=" + p.msgA + "&is_signer=true&pagination.limit=1", ""},
 		{"txs_by_account_acc2_msgs_comma", acc2 + "?msgs=" + p.msgA + "," + p.msgB + "&pagination.limit=2", ""},
 		{"txs_by_account_acc2_msgs_unknown", acc2 + "?msgs=no.such.Msg", ""},
+		{"txs_by_account_other", byAcc(p.other) + "?pagination.limit=3", ""},
+		{"txs_by_account_other_is_signer", byAcc(p.other) + "?is_signer=true", ""},
 		{"txs_by_account_unknown", byAcc("0x1234"), ""},
 		{"txs_by_account_unknown_offset", byAcc("0x1234") + "?pagination.offset=200&pagination.limit=100", ""},
 		{"ERR_txs_by_account_bad_checksum", byAcc(badSum), ""},
@@ -264,6 +290,14 @@ func goldenCases(p params) []gcase {
 		{"ERR_key_negative_cursor", txs + "?pagination.key=" + b64(`{"sequence":-1}`), ""},
 		{"ERR_key_unknown_field", txs + "?pagination.key=" + b64(`{"page":3}`), ""},
 		{"reverse_garbage_default", blocks + "?pagination.reverse=maybe&pagination.limit=1", ""},
+		{"count_total_garbage_default", txs + "?pagination.count_total=maybe&pagination.limit=1", ""},
+		{"blocks_limit1000", blocks + "?pagination.limit=1000&pagination.reverse=false", ""},
+		{"ERR_limit_negative", txs + "?pagination.limit=-1", ""},
+		{"ERR_msgs_too_many", txs + "?msgs=" + strings.TrimSuffix(strings.Repeat(p.msgA+",", 101), ","), ""},
+		{"ERR_tx_by_hash_too_long", txs + "/" + strings.Repeat("ab", 65), ""},
+		{"ERR_txs_by_account_bad_hex", byAcc("0x" + strings.Repeat("zz", 20)), ""},
+		{"ERR_txs_by_height_neg1", txs + "/by_height/-1", ""},
+		{"ERR_txs_by_height_huge", txs + "/by_height/99999999999999999999", ""},
 		{"is_signer_not_literal_true", acc1 + "?is_signer=True&pagination.limit=1", ""},
 	}
 	if p.empty != 0 {
