@@ -433,53 +433,24 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.runRelayer(rctx, cfg.BlockInterval)
+			n.relayer.Run(rctx, cfg.BlockInterval)
 		}()
 	}
 	log.Info("localnet started", "chains", len(n.order), "manual", cfg.ManualBlocks)
 	return n, nil
 }
 
-// runRelayer steps the relayer on a ticker like relayer.Run does, but under n.mu: the
-// relayer is not safe for concurrent use, and RelayerStats/RelayerPending read it.
-func (n *Network) runRelayer(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			n.mu.Lock()
-			err := n.relayer.Step(ctx)
-			n.mu.Unlock()
-			if err != nil && ctx.Err() == nil {
-				n.log.Warn("relayer step failed", "err", err)
-			}
-		}
-	}
-}
-
 // RelayerStats are the relayer's and executor's counters (safe while the network runs).
-func (n *Network) RelayerStats() relayer.Stats {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.relayer.Stats()
-}
+func (n *Network) RelayerStats() relayer.Stats { return n.relayer.Stats() }
 
 // RelayerPending reports the packets, acknowledgements and deposits awaiting delivery (safe
 // while the network runs).
-func (n *Network) RelayerPending() (packets, acks, deposits int) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.relayer.Pending()
-}
+func (n *Network) RelayerPending() (packets, acks, deposits int) { return n.relayer.Pending() }
 
 // Devnet is the engine network (chains, faults, endpoints).
 func (n *Network) Devnet() *devnet.Network { return n.devnet }
 
-// Relayer is the IBC relayer and OPinit executor serving the network. It is not safe for
-// concurrent use: while blocks run on timers, use RelayerStats and RelayerPending.
+// Relayer is the IBC relayer and OPinit executor serving the network.
 func (n *Network) Relayer() *relayer.Relayer { return n.relayer }
 
 // Bridge is the bridge wiring (channels, bridge ids, registry metadata per chain).

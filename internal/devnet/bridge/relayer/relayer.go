@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
@@ -145,8 +146,11 @@ type Relayer struct {
 	acks     map[packetKey]*ackItem
 	deposits map[depositKey]*deposit
 	bridges  map[uint64]BridgeLink
-	step     int
-	stats    Stats
+	// mu serialises Step with the readers of its state (Stats, Pending), which callers may
+	// poll from other goroutines while Run steps.
+	mu    sync.Mutex
+	step  int
+	stats Stats
 }
 
 // New validates the configuration and returns a relayer that has scanned nothing yet.
@@ -196,16 +200,24 @@ func New(cfg Config) (*Relayer, error) {
 }
 
 // Stats returns the counters.
-func (r *Relayer) Stats() Stats { return r.stats }
+func (r *Relayer) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
 
 // Pending reports how many packets, acknowledgements and deposits await delivery.
 func (r *Relayer) Pending() (packets, acks, deposits int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return len(r.packets), len(r.acks), len(r.deposits)
 }
 
 // Step scans every chain's new blocks, then submits what they call for. Errors of one
-// chain do not stop the others; the first is returned.
+// chain do not stop the others; the first is returned. Steps never overlap.
 func (r *Relayer) Step(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.step++
 	var first error
 	keep := func(err error) {
