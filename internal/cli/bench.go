@@ -90,6 +90,7 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	f.Int(&cfg.Concurrency, "concurrency", 16, "concurrent clients", "BENCH_CONCURRENCY")
 	f.Duration(&cfg.Duration, "duration", 5*time.Second, "load time per endpoint", "BENCH_DURATION")
 	f.String(&cfg.Account, "account", "", "account of the by_account targets (default: the sender of the newest tx)")
+	f.Bool(&cfg.Analyze, "analyze", true, "run ANALYZE on a PostgreSQL store first (a bulk-loaded database has no planner statistics until autovacuum runs)")
 	f.String(&cfg.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)

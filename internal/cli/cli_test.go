@@ -105,3 +105,50 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		})
 	}
 }
+
+func TestDevnetFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+		check   func(t *testing.T, d devnetFlags)
+	}{
+		{name: "defaults", check: func(t *testing.T, d devnetFlags) {
+			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" {
+				t.Errorf("defaults: %+v", d)
+			}
+		}},
+		{name: "faults out of range", args: []string{"--faults", "1.5"}, wantErr: "--faults must be a number from 0 to 1"},
+		{name: "faults not a number", args: []string{"--faults", "lots"}, wantErr: "--faults must be a number"},
+		{name: "interval too short", args: []string{"--interval", "1ms"}, wantErr: "--interval must be at least 10ms"},
+		{name: "bad chains", args: []string{"--chains", "a:nope"}, wantErr: "--chains"},
+		{name: "custom chains", args: []string{"--chains", "l1-1:l1,evm-1:evm", "--faults", "0.25"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, _ := testEnv(nil)
+			f := newFlags(env, "devnet")
+			var d devnetFlags
+			d.register(f)
+			if err := f.parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := d.config(t.TempDir())
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.check != nil {
+				tc.check(t, d)
+			}
+			if tc.name == "custom chains" && (len(cfg.Chains) != 2 || cfg.Faults != 0.25) {
+				t.Errorf("config: %d chains, faults %v", len(cfg.Chains), cfg.Faults)
+			}
+		})
+	}
+}

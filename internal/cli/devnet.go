@@ -64,18 +64,11 @@ func (d *devnetFlags) config(dataDir string) (localnet.Config, error) {
 	}
 	cfg := localnet.DefaultConfig()
 	if d.chains != "" {
-		specs, err := devnet.ParseChains(d.chains)
+		specs, err := localnet.ParseChains(d.chains)
 		if err != nil {
 			return cfg, usagef("--chains: %v", err)
 		}
-		cfg.Chains = cfg.Chains[:0]
-		for _, s := range specs {
-			cs := localnet.ChainSpec{ChainID: s.ChainID, Kind: s.Kind, Name: s.Name}
-			if s.Kind == chain.KindCosmos {
-				cs.Prefix = "cosmos"
-			}
-			cfg.Chains = append(cfg.Chains, cs)
-		}
+		cfg.Chains = specs
 	}
 	cfg.Seed = uint64(d.seed)
 	cfg.BlockInterval = d.interval

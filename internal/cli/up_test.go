@@ -106,3 +106,51 @@ func TestUp(t *testing.T) {
 		}
 	}
 }
+
+// TestDevnetCommand runs `rollgate devnet` and checks what it promises: every chain serves
+// CometBFT RPC with blocks moving, and endpoints.json plus the registry are on disk.
+func TestDevnetCommand(t *testing.T) {
+	dir := t.TempDir()
+	env, out, errb := testEnv(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, env, []string{"devnet", "--data-dir", dir, "--port-base", "0", "--interval", "50ms", "--log-level", "error"})
+	}()
+	var eps map[string]struct {
+		Kind string `json:"kind"`
+		RPC  string `json:"rpc"`
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && !strings.Contains(out.String(), "Ctrl-C") {
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "endpoints.json"))
+	if err != nil || json.Unmarshal(b, &eps) != nil || len(eps) < 4 {
+		cancel()
+		t.Fatalf("endpoints.json: %v %s; stdout %s stderr %s", err, b, out, errb)
+	}
+	for id, e := range eps {
+		if _, err := os.Stat(filepath.Join(dir, "registry")); err != nil {
+			t.Fatalf("registry: %v", err)
+		}
+		var st struct {
+			Result struct {
+				SyncInfo struct {
+					Height string `json:"latest_block_height"`
+				} `json:"sync_info"`
+			} `json:"result"`
+		}
+		for time.Now().Before(deadline) && (st.Result.SyncInfo.Height == "" || st.Result.SyncInfo.Height == "1") {
+			getJSON(t, e.RPC+"/status", &st)
+			time.Sleep(20 * time.Millisecond)
+		}
+		if h := st.Result.SyncInfo.Height; h == "" || h == "1" {
+			t.Errorf("%s (%s): no blocks after genesis, height %q", id, e.Kind, h)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit code %d; stderr %s", code, errb)
+	}
+}
