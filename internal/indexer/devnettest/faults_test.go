@@ -96,8 +96,7 @@ func TestFaultTolerance(t *testing.T) {
 							default:
 							}
 							requests.Add(1)
-							if msg := check(srv.URL + paths[i%len(paths)]); msg != "" {
-								bad.Add(1)
+							if msg := check(srv.URL + paths[i%len(paths)]); msg != "" && bad.Add(1) <= 10 {
 								t.Errorf("%s API under upstream faults: %s", r.kind, msg)
 							}
 						}
@@ -181,10 +180,13 @@ func hammerPaths(t testing.TB, n *devnet.Network, r rollup) []string {
 	return paths
 }
 
+// apiClient bounds each API request, so a hung answer fails the test instead of stalling it.
+var apiClient = &http.Client{Timeout: 15 * time.Second}
+
 // check requests url and describes what is wrong with the answer: a 5xx, or a body that
 // is not JSON.
 func check(url string) string {
-	resp, err := http.Get(url)
+	resp, err := apiClient.Get(url)
 	if err != nil {
 		return err.Error()
 	}
