@@ -272,7 +272,11 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, e
 			return store.BlockBundle{}, fmt.Errorf("height %d: %w: %d txs in the block, %d from REST", h, ErrInvalidData, len(blk.Txs), len(rest))
 		}
 	}
-	return p.builder.Build(blk, results, rest, p.proposers.Resolve(ctx, blk.ProposerAddress))
+	proposer, err := p.proposers.Resolve(ctx, blk.ProposerAddress)
+	if err != nil {
+		return store.BlockBundle{}, fmt.Errorf("height %d: %w", h, err)
+	}
+	return p.builder.Build(blk, results, rest, proposer)
 }
 
 // batch is a run of consecutive bundles written in one WriteBlocks call.

@@ -2,10 +2,15 @@ package ingest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -28,27 +33,33 @@ func newProposerResolver(src Source, log *slog.Logger, refreshEvery time.Duratio
 	return &proposerResolver{src: src, log: log, refreshEvery: refreshEvery, byCons: map[string]*store.Proposer{}}
 }
 
-// Resolve returns the proposer, or nil when it cannot be resolved: a failed lookup is logged
-// and never stops ingestion.
-func (r *proposerResolver) Resolve(ctx context.Context, consAddr []byte) *store.Proposer {
+// Resolve returns the proposer, or nil when it cannot be resolved: a chain without the opchild
+// module, or a proposer outside its validator set, is logged and never stops ingestion. A
+// lookup that failed for a passing reason (node unreachable, 5xx other than 501) is returned
+// as an error instead, so the height is fetched again rather than stored without its proposer
+// for good.
+func (r *proposerResolver) Resolve(ctx context.Context, consAddr []byte) (*store.Proposer, error) {
 	if len(consAddr) == 0 {
-		return nil
+		return nil, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok := r.byCons[string(consAddr)]; ok {
-		return p
+		return p, nil
 	}
 	if r.fetched && time.Since(r.lastFetch) < r.refreshEvery {
-		return nil
+		return nil, nil
 	}
 	r.lastFetch = time.Now()
 	vals, err := r.src.Validators(ctx)
 	if err != nil {
+		if transientLookup(err) {
+			return nil, fmt.Errorf("validator lookup: %w", err)
+		}
 		if ctx.Err() == nil {
 			r.log.Warn("proposer lookup failed; storing the block without proposer", "err", err)
 		}
-		return nil
+		return nil, nil
 	}
 	r.fetched = true
 	for _, v := range vals {
@@ -64,5 +75,15 @@ func (r *proposerResolver) Resolve(ctx context.Context, consAddr []byte) *store.
 	if !ok {
 		r.log.Warn("block proposer is not in the opchild validator set", "proposer_address", consAddr)
 	}
-	return p
+	return p, nil
+}
+
+// transientLookup tells a validator lookup that may succeed when repeated from one that says
+// the chain has no such list (404, 501, gRPC Unimplemented).
+func transientLookup(err error) bool {
+	if httpx.IsUnreachable(err) {
+		return true
+	}
+	var e *cosmosrest.Error
+	return errors.As(err, &e) && e.HTTPStatus >= 500 && e.HTTPStatus != http.StatusNotImplemented && e.Code != 12
 }
