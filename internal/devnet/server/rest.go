@@ -25,6 +25,11 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &rest{c: c, log: log}
+	for _, m := range modules {
+		if ms, ok := m.(MetadataSource); ok {
+			s.meta = append(s.meta, ms)
+		}
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/block/{height}", s.txsByBlock)
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/{hash}", s.txByHash)
@@ -39,9 +44,9 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts", s.accounts)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts/{address}", s.account)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/module_accounts", s.moduleAccounts)
-	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, ordered{{"metadatas", []any{}}, {"pagination", ordered{{"next_key", nil}, {"total", "0"}}}})
-	})
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/supply/by_denom", s.supplyOf)
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata", s.denomsMetadata)
+	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata_by_query_string", s.denomMetadataByQuery)
 	if c.Kind() != chain.KindL1 {
 		mux.HandleFunc("GET /opinit/opchild/v1/validators", s.opchildValidators)
 		mux.HandleFunc("GET /opinit/opchild/v1/validator/{valoper}", s.opchildValidator)
@@ -91,8 +96,9 @@ func (s *rest) opchildValidator(w http.ResponseWriter, r *http.Request) {
 }
 
 type rest struct {
-	c   *chain.Chain
-	log *slog.Logger
+	c    *chain.Chain
+	log  *slog.Logger
+	meta []MetadataSource
 }
 
 func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {

@@ -667,3 +667,14 @@ func (BankFlavor) BurnEvents(prefix string, from []byte, coins []sim.Coin) []sim
 	amt := coinsString(coins)
 	return []sim.Event{ev("coin_spent", "spender", fb, "amount", amt), ev("burn", "burner", fb, "amount", amt)}
 }
+
+// MetadataDenoms lists the tokenfactory denoms: creating one sets its default x/bank
+// metadata, which the chain's bank routes serve (server.MetadataSource).
+func (m *Module) MetadataDenoms(q sim.Query) []string {
+	var out []string
+	q.Store(StoreName).Iterate("denom/", func(k string, _ []byte) bool {
+		out = append(out, strings.TrimPrefix(k, "denom/"))
+		return true
+	})
+	return out
+}
