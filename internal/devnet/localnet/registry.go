@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/rollgate/rollgate/internal/chain/denom"
+	"github.com/rollgate/rollgate/internal/devnet/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 )
 
@@ -26,12 +29,15 @@ const (
 
 // WriteRegistry writes the initia-registry directory of the network: the engine's
 // chain.json/assetlist.json per chain (with the bridge metadata: op_bridge_id, op_denoms,
-// ibc_channels, ibc_capabilities, executor_uri), the bridge's traced assets merged into
-// each assetlist, and, with LayerZero on, the registry-only EVM peer and the L1's OFT asset.
+// ibc_channels, ibc_capabilities, executor_uri), the bridge's one-hop traced assets and the
+// vouchers that reach a rollup through the L1 by packet forwarding (see forwardedVouchers)
+// merged into each assetlist, and, with LayerZero on, the registry-only EVM peer and the
+// L1's OFT asset.
 func (n *Network) WriteRegistry(dir string) error {
 	if err := n.devnet.WriteRegistry(dir); err != nil {
 		return err
 	}
+	forwarded := n.forwardedVouchers()
 	for _, id := range n.order {
 		s := n.specs[id]
 		cm, _ := n.wiring.Chain(id)
@@ -39,6 +45,7 @@ func (n *Network) WriteRegistry(dir string) error {
 		for _, a := range cm.Registry.Assets {
 			extra = append(extra, a.AssetJSON())
 		}
+		extra = append(extra, forwarded[id]...)
 		if s.Kind == chain.KindL1 && n.cfg.LayerZero {
 			extra = append(extra, l1LZAsset())
 		}
@@ -61,6 +68,129 @@ func (n *Network) WriteRegistry(dir string) error {
 		}
 	}
 	return nil
+}
+
+// forwardedVouchers lists, per rollup, the ICS-20 vouchers that arrive on it through the L1
+// by packet forwarding (two hops, origin → L1 → rollup): every other rollup's native tokens,
+// every external chain's tokens, and every other rollup's OPinit-bridged L1 tokens (its
+// l2/ INIT). Their path is the full two-hop path the rollup's chain records,
+// transfer/<rollup's channel to the L1>/transfer/<L1's channel to the origin>/<denom>.
+// For the L1 it lists the one-hop vouchers of the rollups' bridged L1 tokens, the hop those
+// routes pass through.
+func (n *Network) forwardedVouchers() map[string][]map[string]any {
+	var l1 ChainSpec
+	for _, id := range n.order {
+		if n.specs[id].Kind == chain.KindL1 {
+			l1 = n.specs[id]
+		}
+	}
+	l1m, ok := n.wiring.Chain(l1.ChainID)
+	if !ok {
+		return nil
+	}
+	l1Channel := map[string]string{} // origin chain id → the L1's channel to it
+	for _, c := range l1m.Channels {
+		l1Channel[c.CounterpartyChainID] = c.ChannelID
+	}
+	// what each chain originates: its native denoms, and on a rollup its bridged L1 denoms
+	type token struct{ denom, l1Denom string }
+	origins := map[string][]token{}
+	for _, id := range n.order {
+		s := n.specs[id]
+		if s.Kind == chain.KindL1 {
+			continue
+		}
+		for _, d := range s.NativeDenoms {
+			origins[id] = append(origins[id], token{denom: d})
+		}
+		if cm, ok := n.wiring.Chain(id); ok && isRollup(s.Kind) && cm.BridgeID != 0 {
+			for _, d := range l1.NativeDenoms {
+				origins[id] = append(origins[id], token{denom: denom.L2(cm.BridgeID, d), l1Denom: d})
+			}
+		}
+	}
+	out := map[string][]map[string]any{}
+	// The L1 hop of a rollup's bridged L1 token: listed on the L1 too (the bridge lists the
+	// rollups' native tokens there already), so the route engine sees the middle of the
+	// two-hop routes as a real node of the origin rollup's token.
+	for _, src := range n.order {
+		ss := n.specs[src]
+		scm, ok := n.wiring.Chain(src)
+		if !ok || !isRollup(ss.Kind) || l1Channel[src] == "" || len(scm.Channels) == 0 {
+			continue
+		}
+		for _, tok := range origins[src] {
+			if tok.l1Denom == "" {
+				continue
+			}
+			trace := "transfer/" + l1Channel[src]
+			path := trace + "/" + tok.denom
+			out[l1.ChainID] = append(out[l1.ChainID], forwardedAsset(denom.IBC(trace, tok.denom), path, tok.denom, tok.l1Denom,
+				bridge.TraceCounterparty{ChainName: ss.name(), ChainID: src, BaseDenom: tok.denom, ChannelID: scm.Channels[0].ChannelID},
+				bridge.TraceChain{ChannelID: l1Channel[src], Path: path}, ""))
+		}
+	}
+	for _, dst := range n.order {
+		ds := n.specs[dst]
+		dcm, ok := n.wiring.Chain(dst)
+		if !isRollup(ds.Kind) || !ok || len(dcm.Channels) == 0 {
+			continue
+		}
+		toL1 := dcm.Channels[0].ChannelID
+		for _, src := range n.order {
+			ss := n.specs[src]
+			if src == dst || ss.Kind == chain.KindL1 || l1Channel[src] == "" {
+				continue
+			}
+			scm, _ := n.wiring.Chain(src)
+			srcToL1 := ""
+			if len(scm.Channels) > 0 {
+				srcToL1 = scm.Channels[0].ChannelID
+			}
+			for _, tok := range origins[src] {
+				trace := "transfer/" + toL1 + "/transfer/" + l1Channel[src]
+				path := trace + "/" + tok.denom
+				out[dst] = append(out[dst], forwardedAsset(denom.IBC(trace, tok.denom), path, tok.denom, tok.l1Denom,
+					bridge.TraceCounterparty{ChainName: ss.name(), ChainID: src, BaseDenom: tok.denom, ChannelID: srcToL1},
+					bridge.TraceChain{ChannelID: toL1, Path: path}, l1.name()))
+			}
+		}
+	}
+	return out
+}
+
+// forwardedAsset is the assetlist entry of a voucher (two hops when via names the chain in
+// between). Units and symbol come from the
+// token's own denom ("uusdc" → USDC, 6 decimals), or for a bridged L1 token from the L1
+// denom it stands for.
+func forwardedAsset(base, path, originDenom, l1Denom string, cp bridge.TraceCounterparty, ch bridge.TraceChain, via string) map[string]any {
+	unit := originDenom
+	if l1Denom != "" {
+		unit = l1Denom
+	}
+	display, exp := unit, 0
+	if len(unit) > 1 && unit[0] == 'u' {
+		display, exp = unit[1:], 6
+	}
+	units := []map[string]any{{"denom": base, "exponent": 0}}
+	if exp > 0 {
+		units = append(units, map[string]any{"denom": display, "exponent": exp})
+	}
+	sym := strings.ToUpper(display)
+	what := originDenom
+	if l1Denom != "" {
+		what = "bridged " + l1Denom + " (" + originDenom + ")"
+	}
+	desc := fmt.Sprintf("%s of %s (%s)", what, cp.ChainName, path)
+	if via != "" {
+		desc = fmt.Sprintf("%s of %s, forwarded through %s (%s)", what, cp.ChainName, via, path)
+	}
+	return map[string]any{
+		"description": desc,
+		"denom_units": units, "base": base, "display": display, "name": sym, "symbol": sym,
+		"traces": []bridge.RegistryTrace{{Type: "ibc", Counterparty: cp, Chain: ch}},
+		"images": []any{}, "logo_URIs": map[string]string{},
+	}
 }
 
 // mergeAssets appends assets to an assetlist.json, skipping bases already listed (the

@@ -55,6 +55,18 @@ func TestRegistryGivesRoutes(t *testing.T) {
 			DestAssetChainID: "initia-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-1", "uusdc"), AllowMultiTx: &yes}, []string{"transfer"}, denom.IBC("transfer/channel-1", "uusdc"), 1, nil},
 		{"L1 token to the external chain over IBC", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit",
 			DestAssetChainID: "cosmoshub-devnet-1", DestAssetDenom: voucher}, []string{"transfer"}, voucher, 1, nil},
+		{"rollup token to another rollup through the L1 (PFM)", route.Request{AmountIn: "1000", SourceAssetChainID: "minimove-devnet-1", SourceAssetDenom: "uusdc",
+			DestAssetChainID: "miniwasm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-1", "uusdc")}, []string{"transfer", "transfer"},
+			denom.IBC("transfer/channel-0/transfer/channel-1", "uusdc"), 1, nil},
+		{"external token to a rollup through the L1 (PFM)", route.Request{AmountIn: "1000", SourceAssetChainID: "cosmoshub-devnet-1", SourceAssetDenom: "uatom",
+			DestAssetChainID: "minievm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-3", "uatom")}, []string{"transfer", "transfer"},
+			denom.IBC("transfer/channel-0/transfer/channel-3", "uatom"), 1, nil},
+		{"rollup's bridged INIT to another rollup through the L1", route.Request{AmountIn: "1000", SourceAssetChainID: "miniwasm-devnet-1", SourceAssetDenom: l2(3),
+			DestAssetChainID: "minimove-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-2", l2(3))}, []string{"transfer", "transfer"},
+			denom.IBC("transfer/channel-0/transfer/channel-2", l2(3)), 1, nil},
+		{"L1 INIT deposited to a rollup, then forwarded to another (hook)", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit",
+			DestAssetChainID: "minievm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-1", l2(2))}, []string{"op_init_transfer", "transfer", "transfer"},
+			denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), 1, []string{"2"}},
 		{"LayerZero L1→EVM peer", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
 			DestAssetChainID: lzChainID, DestAssetDenom: lzUSDT}, []string{"layer_zero_transfer"}, lzUSDT, 1, nil},
 	}
@@ -148,4 +160,57 @@ func jsonPaths(t *testing.T, path string) map[string]bool {
 	}
 	walk("$", v)
 	return out
+}
+
+// TestForwardedVouchers: every rollup lists the vouchers that reach it through the L1 by
+// packet forwarding (the other rollups' native and bridged tokens, the external chain's
+// token), each with its full two-hop path and origin; the L1 lists the one-hop vouchers of
+// the rollups' bridged INIT those routes pass through.
+func TestForwardedVouchers(t *testing.T) {
+	dir := t.TempDir()
+	startManual(t, 1, func(c *Config) { c.DataDir = dir })
+	reg, err := registry.Load(filepath.Join(dir, "registry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2 := func(id uint64) string { return denom.L2(id, "uinit") }
+	// origin chain id, its L1 channel, and what it sends
+	type origin struct {
+		id, l1Channel string
+		denoms        []string
+	}
+	origins := []origin{
+		{"minievm-devnet-1", "channel-0", []string{"uusdc", l2(1)}},
+		{"minimove-devnet-1", "channel-1", []string{"uusdc", l2(2)}},
+		{"miniwasm-devnet-1", "channel-2", []string{"uusdc", l2(3)}},
+		{"cosmoshub-devnet-1", "channel-3", []string{"uatom"}},
+	}
+	for _, dst := range []string{"minievm-devnet-1", "minimove-devnet-1", "miniwasm-devnet-1"} {
+		for _, o := range origins {
+			if o.id == dst {
+				continue
+			}
+			for _, d := range o.denoms {
+				path := "transfer/channel-0/transfer/" + o.l1Channel + "/" + d
+				a := reg.Chain(dst).Asset("ibc/" + denom.IBCHash(path))
+				if a == nil {
+					t.Errorf("%s lacks %s", dst, path)
+					continue
+				}
+				if a.Path != path || a.OriginChainID != o.id || a.OriginDenom != d || a.Decimals != 6 {
+					t.Errorf("%s %s: path %s origin %s %s decimals %d", dst, path, a.Path, a.OriginChainID, a.OriginDenom, a.Decimals)
+				}
+			}
+		}
+	}
+	for _, o := range origins[:3] {
+		path := "transfer/" + o.l1Channel + "/" + o.denoms[1]
+		if a := reg.Chain("initia-devnet-1").Asset("ibc/" + denom.IBCHash(path)); a == nil || a.OriginChainID != o.id || a.Symbol != "INIT" {
+			t.Errorf("initia lacks %s of %s: %+v", path, o.id, a)
+		}
+	}
+	// nothing forwarded to the external chain, nothing lists its own token as a voucher
+	if got := len(reg.Chain("cosmoshub-devnet-1").Assets); got != 2 {
+		t.Errorf("cosmoshub lists %d assets, want uatom and the INIT voucher", got)
+	}
 }

@@ -3,17 +3,13 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
@@ -105,84 +101,9 @@ func (tn *testNet) addr(t testing.TB, chainID string, id int) string {
 	return tn.ln.Address(chainID, tn.key(t, chainID, id))
 }
 
-// writeRegistry writes localnet's registry plus the router's overlay (see overlayAssets).
-func (tn *testNet) writeRegistry(dir string) error {
-	if err := tn.ln.WriteRegistry(dir); err != nil {
-		return err
-	}
-	for id, extra := range overlayAssets() {
-		if err := appendAssets(filepath.Join(dir, chainName(id), "assetlist.json"), extra); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func chainName(id string) string { return id[:strings.Index(id, "-devnet")] }
-
-// overlayAssets are registry entries localnet does not write yet but the router needs to
-// offer the multi-hop routes the issue asks for: a destination must be a listed asset, and
-// localnet lists one-hop vouchers only. They are the vouchers packet-forward delivers through
-// the L1 (channel ids as bridge.Wire assigns them: L1 channel-N ↔ the N-th other chain's
-// channel-0): a rollup's token on another rollup, the hub's ATOM on a rollup, and minimove's
-// OPinit INIT forwarded to miniwasm (the op-hook route). Drop an entry once localnet writes it.
-func overlayAssets() map[string][]map[string]any {
-	return map[string][]map[string]any{
-		wasmID: {
-			voucher("transfer/channel-0/transfer/channel-1/uusdc", moveID, "uusdc", "USDC", 6),
-			voucher("transfer/channel-0/transfer/channel-3/uatom", hubID, "uatom", "ATOM", 6),
-			voucher("transfer/channel-0/transfer/channel-1/"+opinit.L2Denom(2, "uinit"), moveID, opinit.L2Denom(2, "uinit"), "INIT", 6),
-		},
-	}
-}
-
-// voucher is an assetlist entry for an ICS-20 voucher with its full path.
-func voucher(path, originChain, originDenom, symbol string, decimals int) map[string]any {
-	base := "ibc/" + denom.IBCHash(path)
-	parts := strings.Split(path, "/")
-	display := strings.ToLower(symbol)
-	return map[string]any{
-		"description": "bridged " + originDenom + " (" + path + ")", "base": base, "display": display, "name": symbol, "symbol": symbol,
-		"denom_units": []map[string]any{{"denom": base, "exponent": 0}, {"denom": display, "exponent": decimals}},
-		"traces": []map[string]any{{"type": "ibc",
-			"counterparty": map[string]any{"chain_name": chainName(originChain), "chain_id": originChain, "base_denom": originDenom},
-			"chain":        map[string]any{"channel_id": parts[1], "path": path}}},
-		"images": []any{}, "logo_URIs": map[string]string{},
-	}
-}
-
-func appendAssets(path string, extra []map[string]any) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var doc map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	list, _ := doc["assets"].([]any)
-	have := map[string]bool{}
-	for _, a := range list {
-		if m, ok := a.(map[string]any); ok {
-			b, _ := m["base"].(string)
-			have[b] = true
-		}
-	}
-	for _, a := range extra {
-		// once localnet lists an overlay entry itself, its own entry wins
-		if b, _ := a["base"].(string); !have[b] {
-			list = append(list, a)
-		}
-	}
-	doc["assets"] = list
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+// writeRegistry writes localnet's registry (its one-hop vouchers and the two-hop ones that
+// arrive through the L1 by packet forwarding, which the multi-hop routes need).
+func (tn *testNet) writeRegistry(dir string) error { return tn.ln.WriteRegistry(dir) }
 
 // canonicalFiles reads the registry directory with every live URL replaced by its canonical
 // form (relative path → content), so the copy does not depend on the ports the OS handed out.
