@@ -14,6 +14,11 @@ type api struct {
 	Address string `json:"address"`
 }
 
+// feeToken is a chain.json fee_tokens entry. The devnet's engine enforces no minimum gas
+// price: CheckTx and DeliverTx accept a tx with no fee at all, and any fee a tx does carry
+// is only moved to the fee collector (chain.Chain.deliver). So every tier of every fee token
+// is 0, fixed_min_gas_price included: the registry tells wallets and the router what the
+// chains require (nothing) rather than a price they do not enforce.
 type feeToken struct {
 	Denom            string  `json:"denom"`
 	FixedMinGasPrice float64 `json:"fixed_min_gas_price"`
@@ -72,6 +77,12 @@ func (n *Network) chainJSON(c *Chain) map[string]any {
 	for k, v := range c.Spec.Metadata {
 		meta[k] = v
 	}
+	// Initia chains sign with eth_secp256k1 keys (coin type 60); a chain with plain Cosmos
+	// keys (the external hub) signs with secp256k1 under the Cosmos coin type.
+	keyAlgos, slip44 := []string{"ethsecp256k1", "secp256k1"}, 60
+	if c.Chain.Config().CosmosKeys {
+		keyAlgos, slip44 = []string{"secp256k1"}, 118
+	}
 	out := map[string]any{
 		"$schema":       "../chain.schema.json",
 		"chain_name":    c.Spec.name(),
@@ -80,8 +91,8 @@ func (n *Network) chainJSON(c *Chain) map[string]any {
 		"bech32_prefix": c.Chain.Config().Bech32Prefix,
 		"network_type":  "devnet",
 		"apis":          apis,
-		"key_algos":     []string{"ethsecp256k1", "secp256k1"},
-		"slip44":        60,
+		"key_algos":     keyAlgos,
+		"slip44":        slip44,
 		"fees":          map[string]any{"fee_tokens": []feeToken{{Denom: c.Chain.Config().FeeDenom}}},
 		"metadata":      meta,
 	}
@@ -91,9 +102,15 @@ func (n *Network) chainJSON(c *Chain) map[string]any {
 	return out
 }
 
+// prettyNames are display names for chain_names that do not read as a name once capitalised.
+var prettyNames = map[string]string{"cosmoshub": "Cosmos Hub"}
+
 func prettyName(s string) string {
 	if s == "" {
 		return s
+	}
+	if p, ok := prettyNames[s]; ok {
+		return p + " Devnet"
 	}
 	return strings.ToUpper(s[:1]) + s[1:] + " Devnet"
 }
@@ -107,7 +124,15 @@ func (n *Network) assetlist(c *Chain) map[string]any {
 		if coin.Denom == "GAS" {
 			exp, display = 18, "gas"
 		}
-		a := asset{Description: "devnet " + coin.Denom, Base: coin.Denom, Display: display, Name: strings.ToUpper(display),
+		// Says where the token comes from: several chains mint their own "USDC" at genesis
+		// (the L1 among them), next to the bridged vouchers of each other's.
+		desc := fmt.Sprintf("%s issued at genesis on %s (%s), native to this devnet chain, not bridged",
+			strings.ToUpper(display), prettyName(c.Spec.name()), c.Spec.ChainID)
+		name := strings.ToUpper(display)
+		if coin.Denom != cfg.FeeDenom {
+			name += " (" + prettyName(c.Spec.name()) + ")" // "USDC (Initia Devnet)"
+		}
+		a := asset{Description: desc, Base: coin.Denom, Display: display, Name: name,
 			Symbol: strings.ToUpper(display), DenomUnits: []denomUnit{{coin.Denom, 0}, {display, exp}}, Images: []any{}, LogoURIs: map[string]string{}}
 		if display == coin.Denom { // no micro prefix: a single unit
 			a.DenomUnits = []denomUnit{{coin.Denom, 0}}

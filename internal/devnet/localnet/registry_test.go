@@ -1,6 +1,7 @@
 package localnet
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,7 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/chain/denom"
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	"github.com/rollgate/rollgate/internal/devnet/chain"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -212,5 +218,77 @@ func TestForwardedVouchers(t *testing.T) {
 	// nothing forwarded to the external chain, nothing lists its own token as a voucher
 	if got := len(reg.Chain("cosmoshub-devnet-1").Assets); got != 2 {
 		t.Errorf("cosmoshub lists %d assets, want uatom and the INIT voucher", got)
+	}
+}
+
+// TestZeroFeesAsRegistered: every chain.json says its fee tokens cost nothing (all gas price
+// tiers 0), and every chain does take a tx that pays no fee at all, so a wallet following
+// the registry gets its txs in.
+func TestZeroFeesAsRegistered(t *testing.T) {
+	dir := t.TempDir()
+	n := startManual(t, 1, func(c *Config) { c.DataDir = dir })
+	ctx := context.Background()
+	hashes := map[string][32]byte{}
+	for _, id := range n.ChainIDs() {
+		s, _ := n.Spec(id)
+		var cj struct {
+			Fees struct {
+				FeeTokens []map[string]any `json:"fee_tokens"`
+			} `json:"fees"`
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "registry", s.name(), "chain.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &cj); err != nil {
+			t.Fatal(err)
+		}
+		if len(cj.Fees.FeeTokens) != 1 || cj.Fees.FeeTokens[0]["denom"] != s.FeeDenom {
+			t.Errorf("%s: fee tokens %v, want %s", id, cj.Fees.FeeTokens, s.FeeDenom)
+		}
+		for _, ft := range cj.Fees.FeeTokens {
+			for _, k := range []string{"fixed_min_gas_price", "low_gas_price", "average_gas_price", "high_gas_price"} {
+				if v, ok := ft[k].(float64); !ok || v != 0 {
+					t.Errorf("%s: %s = %v, want 0 (the engine enforces no minimum gas price)", id, k, ft[k])
+				}
+			}
+		}
+		from, err := userKey(1, 0, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to, err := userKey(1, 1, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := n.mustChain(id)
+		num, seq, ok := c.AccountState(from.Address())
+		if !ok {
+			t.Fatalf("%s: user 0 has no account", id)
+		}
+		msg := &bankv1beta1.MsgSend{FromAddress: chain.Bech32(s.Prefix, from.Address()), ToAddress: chain.Bech32(s.Prefix, to.Address()),
+			Amount: []*basev1beta1.Coin{{Denom: s.FeeDenom, Amount: "1"}}}
+		raw, err = chain.SignDirect(id, from, num, seq, []proto.Message{msg}, "", chain.Fee{GasLimit: 200_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := c.BroadcastTxSync(raw)
+		if res.Code != 0 {
+			t.Fatalf("%s: zero-fee tx refused by CheckTx: %d %s", id, res.Code, res.Log)
+		}
+		hashes[id] = res.Hash
+	}
+	if err := n.ProduceBlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id, h := range hashes {
+		b, i, ok := n.mustChain(id).TxByHash(h)
+		if !ok {
+			t.Errorf("%s: zero-fee tx not in a block", id)
+			continue
+		}
+		if r := b.Results[i]; r.Code != 0 {
+			t.Errorf("%s: zero-fee tx failed: %d %s", id, r.Code, r.Log)
+		}
 	}
 }
