@@ -133,7 +133,7 @@ const (
 	opMint                      // mint an NFT
 	opTransfer                  // transfer_nft (by an approved spender when there is one)
 	opSendNFT                   // send_nft to the receiver stub
-	opApprove                   // approve, now and then revoke
+	opApprove                   // approve (never revoke: the captured client sent none)
 	opUpdateInfo                // update_nft_info by the collection's creator
 	opBurnNFT                   // burn an NFT
 	opCreateDenom               // tokenfactory MsgCreateDenom
