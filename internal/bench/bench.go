@@ -86,6 +86,19 @@ func storeSize(ctx context.Context, dsn string) int64 {
 	return n
 }
 
+// analyze refreshes PostgreSQL's planner statistics of the whole database.
+func analyze(ctx context.Context, dsn string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
+}
+
 func rate(n int64, d time.Duration) float64 {
 	if d <= 0 {
 		return 0

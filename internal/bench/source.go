@@ -27,6 +27,14 @@ type capturedHeight struct {
 	results []ingest.TxResult
 	rest    []json.RawMessage
 	offset  time.Duration // block time minus the time of the first kept height
+	txs     []capturedTx
+}
+
+// capturedTx locates, once, what SyntheticSource alters in each tx, so serving a height is
+// copies and XORs rather than searches.
+type capturedTx struct {
+	sigOff, sigLen int // the first signature in the tx bytes; sigOff -1 when unsigned
+	rest, restOff  int // the REST tx holding that signature and where its base64 starts; rest -1 when none
 }
 
 // SyntheticSource is an ingest.Source that repeats the non-empty blocks of a captured chain
@@ -83,7 +91,22 @@ func LoadSyntheticSource(ctx context.Context, dir string, head int64, log *slog.
 			first = blk.Time
 		}
 		last = blk.Time
-		s.blocks = append(s.blocks, capturedHeight{block: blk, results: res, rest: rest, offset: blk.Time.Sub(first)})
+		c := capturedHeight{block: blk, results: res, rest: rest, offset: blk.Time.Sub(first)}
+		for _, tx := range blk.Txs {
+			ct := capturedTx{rest: -1}
+			ct.sigOff, ct.sigLen = findSig(tx)
+			if ct.sigOff >= 0 {
+				quoted := []byte(`"` + base64.StdEncoding.EncodeToString(tx[ct.sigOff:ct.sigOff+ct.sigLen]) + `"`)
+				for j, r := range rest {
+					if i := bytes.Index(r, quoted); i >= 0 {
+						ct.rest, ct.restOff = j, i+1
+						break
+					}
+				}
+			}
+			c.txs = append(c.txs, ct)
+		}
+		s.blocks = append(s.blocks, c)
 	}
 	if len(s.blocks) == 0 {
 		return nil, fmt.Errorf("%s: no captured block holds a tx", dir)
@@ -168,7 +191,7 @@ func (s *SyntheticSource) Block(_ context.Context, h int64) (*ingest.RawBlock, e
 	b.Time = s.base.Add(time.Duration(rep)*s.cycle + c.offset)
 	b.Txs = make([][]byte, len(c.block.Txs))
 	for i, tx := range c.block.Txs {
-		b.Txs[i], _ = uniqueTx(tx, h)
+		b.Txs[i] = alterTx(tx, c.txs[i].sigOff, c.txs[i].sigLen, h)
 	}
 	return &b, nil
 }
@@ -191,18 +214,16 @@ func (s *SyntheticSource) BlockTxs(_ context.Context, h int64) ([]json.RawMessag
 	c := s.at(h)
 	out := make([]json.RawMessage, len(c.rest))
 	copy(out, c.rest)
-	for _, tx := range c.block.Txs {
-		_, sig := uniqueTx(tx, h)
-		if sig.old == "" {
+	for i, tx := range c.block.Txs {
+		ct := c.txs[i]
+		if ct.sigOff < 0 || ct.rest < 0 {
 			continue
 		}
-		for j, r := range out {
-			old := []byte(`"` + sig.old + `"`)
-			if bytes.Contains(r, old) {
-				out[j] = bytes.ReplaceAll(r, old, []byte(`"`+sig.new+`"`))
-				break
-			}
-		}
+		sig := append([]byte(nil), tx[ct.sigOff:ct.sigOff+ct.sigLen]...)
+		xorHeight(sig, h)
+		r := append(json.RawMessage(nil), out[ct.rest]...)
+		base64.StdEncoding.Encode(r[ct.restOff:], sig) // same length as the original's base64
+		out[ct.rest] = r
 	}
 	return out, nil
 }
@@ -212,41 +233,46 @@ func (s *SyntheticSource) Validators(context.Context) ([]ingest.Validator, error
 	return s.validators, nil
 }
 
-type sigChange struct{ old, new string } // base64, as REST renders signatures
-
-// uniqueTx returns a copy of a TxRaw encoding whose first signature is XORed with h (same
-// length, so nothing else moves), or, for a tx without signatures, with h appended as an
-// unknown field, which protobuf decoders keep aside.
-func uniqueTx(tx []byte, h int64) ([]byte, sigChange) {
-	out := append([]byte(nil), tx...)
-	for b := out; len(b) > 0; {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
+// findSig returns where the first signature of a TxRaw encoding lies, or -1 when it has none.
+func findSig(tx []byte) (off, n int) {
+	for b := tx; len(b) > 0; {
+		num, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
 			break
 		}
-		start := len(out) - len(b) + n
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		m := protowire.ConsumeFieldValue(num, typ, b[k:])
 		if m < 0 {
 			break
 		}
 		if num == 3 && typ == protowire.BytesType {
-			v, k := protowire.ConsumeBytes(b[n:])
-			if k >= 0 && len(v) > 0 {
-				at := start + (k - len(v))
-				sig := out[at : at+len(v)]
-				old := base64.StdEncoding.EncodeToString(sig)
-				var x [8]byte
-				binary.BigEndian.PutUint64(x[:], uint64(h))
-				for i := range min(len(sig), len(x)) {
-					sig[i] ^= x[i]
-				}
-				return out, sigChange{old: old, new: base64.StdEncoding.EncodeToString(sig)}
+			if v, j := protowire.ConsumeBytes(b[k:]); j >= 0 && len(v) > 0 {
+				return len(tx) - len(b) + k + j - len(v), len(v)
 			}
 		}
-		b = b[n+m:]
+		b = b[k+m:]
 	}
-	out = protowire.AppendTag(out, 1000, protowire.VarintType)
-	return protowire.AppendVarint(out, uint64(h)), sigChange{}
+	return -1, 0
+}
+
+// alterTx returns a copy of a TxRaw encoding made unique to height h: its first signature
+// (at off, n bytes) XORed with h, so nothing else moves, or, for a tx without signatures
+// (off < 0), h appended as an unknown field, which protobuf decoders keep aside.
+func alterTx(tx []byte, off, n int, h int64) []byte {
+	out := append(make([]byte, 0, len(tx)+12), tx...)
+	if off < 0 {
+		out = protowire.AppendTag(out, 1000, protowire.VarintType)
+		return protowire.AppendVarint(out, uint64(h))
+	}
+	xorHeight(out[off:off+n], h)
+	return out
+}
+
+func xorHeight(sig []byte, h int64) {
+	var x [8]byte
+	binary.BigEndian.PutUint64(x[:], uint64(h))
+	for i := range min(len(sig), len(x)) {
+		sig[i] ^= x[i]
+	}
 }
 
 var _ ingest.Source = (*SyntheticSource)(nil)
