@@ -124,6 +124,9 @@ type Graph struct {
 	cfg   Config
 	nodes []node
 	index map[string]int32
+	// listed is the number of nodes that are registry assets; the nodes after them are
+	// in-between vouchers of packet-forward hops, never endpoints.
+	listed int32
 }
 
 func nodeKey(chainID, denom string) string {
@@ -683,9 +686,10 @@ func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asse
 			heap.Push(q, nl)
 		}
 	}
+	// Only registry assets are destinations; in-between vouchers are passed through.
 	var out []*registry.Asset
-	for i := range g.nodes {
-		if seen[int32(i)] && int32(i) != src {
+	for i := range g.listed {
+		if seen[i] && i != src {
 			out = append(out, g.nodes[i].asset)
 		}
 	}
@@ -698,8 +702,19 @@ func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asse
 // PFM, and one more hop from B lands on a listed denom. Such nodes are never endpoints, which
 // keeps the graph bounded to one extra hop per listed pair.
 func (g *Graph) addForwardingNodes() {
-	listed := len(g.nodes)
-	for i := 0; i < listed; i++ {
+	listed := int32(len(g.nodes))
+	g.listed = listed
+	// leadsOn reports whether a node with these edges takes the voucher anywhere but back
+	// to the source it came from (which only closes a cycle for that source).
+	leadsOn := func(outs []edge, from int32) bool {
+		for _, e := range outs {
+			if e.to != from {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range listed {
 		c, a := g.nodes[i].chain, g.nodes[i].asset
 		if c.Type != registry.ChainTypeCosmos {
 			continue
@@ -715,20 +730,29 @@ func (g *Graph) addForwardingNodes() {
 			path := registry.ReceivedPath(a.Path, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
 			denom := registry.IBCDenom(path)
 			key := nodeKey(mid.ID, denom)
-			if _, ok := g.index[key]; ok {
+			if at, ok := g.index[key]; ok {
+				// A listed asset already has its regular edges. An in-between node made
+				// when another source met the same voucher first (a token's home chain and
+				// a chain unwinding its voucher of it both land it there) serves this
+				// source too.
+				if at >= listed && leadsOn(g.nodes[at].out, i) {
+					g.nodes[i].out = append(g.nodes[i].out, edge{kind: kindIBC, to: at, port: ch.Port, channel: ch.ID})
+				}
 				continue
 			}
+			// Every usable channel counts, the way back included: it is how another source
+			// sharing the node unwinds home through the hub.
 			var outs []edge
 			for _, ch2 := range mid.Channels {
-				if !ch2.Usable() || ch2.CounterpartyChainID == c.ID && ch2.CounterpartyID == ch.ID {
+				if !ch2.Usable() {
 					continue
 				}
 				p2 := registry.ReceivedPath(path, ch2.Port, ch2.ID, ch2.CounterpartyPort, ch2.CounterpartyID)
-				if to, ok := g.index[nodeKey(ch2.CounterpartyChainID, registry.IBCDenom(p2))]; ok && to < int32(listed) {
+				if to, ok := g.index[nodeKey(ch2.CounterpartyChainID, registry.IBCDenom(p2))]; ok && to < listed {
 					outs = append(outs, edge{kind: kindIBC, to: to, port: ch2.Port, channel: ch2.ID})
 				}
 			}
-			if len(outs) == 0 {
+			if !leadsOn(outs, i) {
 				continue
 			}
 			trace, _ := registry.SplitPath(path)

@@ -335,3 +335,61 @@ func TestRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardingNodeSharedBySources: when two chains can both put the same unlisted voucher
+// on a packet-forwarding hub (the token's home chain sending it there, and another chain
+// unwinding its two-hop voucher to it), both must reach the hub's in-between node, whichever
+// of them the graph visits first.
+func TestForwardingNodeSharedBySources(t *testing.T) {
+	ch := func(id, peer, peerID string) registry.Channel {
+		return registry.Channel{Port: "transfer", ID: id, CounterpartyChainID: peer, CounterpartyPort: "transfer", CounterpartyID: peerID}
+	}
+	viaHub := func(hubToDst string) string { return "transfer/channel-0/transfer/" + hubToDst + "/ux" }
+	// Y is listed first, so the hub's node for X's token is first met from Y's voucher.
+	y := &registry.Chain{Name: "y", ID: "y-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "y", PFM: true, Memo: true,
+		Channels: []registry.Channel{ch("channel-0", "h-1", "channel-1")},
+		Assets:   []*registry.Asset{{Denom: registry.IBCDenom(viaHub("channel-0")), Path: viaHub("channel-0")}}}
+	x := &registry.Chain{Name: "x", ID: "x-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "x", PFM: true, Memo: true,
+		Channels: []registry.Channel{ch("channel-0", "h-1", "channel-0")},
+		Assets:   []*registry.Asset{{Denom: "ux"}}}
+	z := &registry.Chain{Name: "z", ID: "z-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "z", PFM: true, Memo: true,
+		Channels: []registry.Channel{ch("channel-0", "h-1", "channel-2")},
+		Assets:   []*registry.Asset{{Denom: registry.IBCDenom(viaHub("channel-0")), Path: viaHub("channel-0")}}}
+	h := &registry.Chain{Name: "h", ID: "h-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "h", PFM: true, Memo: true,
+		Channels: []registry.Channel{ch("channel-0", "x-1", "channel-0"), ch("channel-1", "y-1", "channel-0"), ch("channel-2", "z-1", "channel-0")}}
+	reg, err := registry.New([]*registry.Chain{y, x, z, h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Build(reg, Config{})
+	voucher := registry.IBCDenom(viaHub("channel-0"))
+	// The hub's in-between voucher is passed through, never offered as a destination.
+	reach, err := g.Reachable("x-1", "ux", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range reach {
+		if a.ChainID == "h-1" {
+			t.Errorf("reachable lists the unlisted in-between voucher %s on h-1", a.Denom)
+		}
+	}
+	if len(reach) != 2 {
+		t.Errorf("reachable from ux on x-1: %d assets, want the vouchers listed on y-1 and z-1", len(reach))
+	}
+	for _, tc := range []struct{ name, src, srcDenom, dst, dstDenom string }{
+		{"home chain through the hub", "x-1", "ux", "z-1", voucher},
+		{"voucher through the hub", "y-1", voucher, "z-1", voucher},
+		{"voucher unwound home through the hub", "y-1", voucher, "x-1", "ux"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, err := g.Find(Request{AmountIn: "100", SourceAssetChainID: tc.src, SourceAssetDenom: tc.srcDenom,
+				DestAssetChainID: tc.dst, DestAssetDenom: tc.dstDenom})
+			if err != nil {
+				t.Fatalf("no route: %v", err)
+			}
+			if rt.TxsRequired != 1 || len(rt.ChainIDs) != 3 || rt.ChainIDs[1] != "h-1" {
+				t.Errorf("route %v in %d txs, want one forwarded tx through h-1", rt.ChainIDs, rt.TxsRequired)
+			}
+		})
+	}
+}
