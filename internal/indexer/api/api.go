@@ -110,6 +110,8 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		s.mux.Handle(rt.pattern, s.wrap(rt))
 	}
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	s.mux.Handle("GET /swagger/", swaggerUI) // /swagger/doc.json above is more specific
+	s.mux.Handle("GET /swagger", swaggerUI)
 	s.mux.Handle("/", s.wrap(route{pattern: "unmatched", h: func(r *http.Request) (any, error) {
 		return nil, apierr.NotFoundf("Cannot %s %s", r.Method, clip(r.URL.Path))
 	}}))
@@ -132,7 +134,9 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 
 // ServeHTTP tolerates a trailing slash by dropping it before routing.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+	// Trailing slashes are tolerated by trimming them, except Swagger UI's own page, whose
+	// relative asset URLs need it.
+	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") && p != "/swagger/" {
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = strings.TrimRight(p, "/")
 		r2.URL.RawPath = strings.TrimRight(r.URL.RawPath, "/")

@@ -24,7 +24,6 @@ func (s *server) routes() []route {
 		{pattern: "GET /indexer/tx/v1/txs/{tx_hash}", h: s.tx, inSpec: true},
 
 		{pattern: "GET /swagger/doc.json", h: s.swaggerDoc},
-		{pattern: "GET /swagger", h: s.swaggerUI, contentType: "text/html; charset=utf-8"},
 		{pattern: "GET /healthz", h: s.healthz, noCache: true},
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/swaggerui"
 )
 
 // Reasons specific to the HTTP layer.
@@ -128,6 +129,9 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 		mux.Handle(rt.method+" "+rt.path, s.wrap(rt.path, rt.h(s)))
 	}
 	mux.Handle("GET /swagger/doc.json", s.wrap("/swagger/doc.json", func(*http.Request) (any, error) { return json.RawMessage(swaggerDoc), nil }))
+	ui := swaggerui.Handler("/swagger/", "/swagger/doc.json")
+	mux.Handle("GET /swagger/", ui)
+	mux.Handle("GET /swagger", ui)
 	mux.Handle("GET /healthz", s.wrap("/healthz", func(*http.Request) (any, error) { return map[string]string{"status": "ok"}, nil }))
 	mux.Handle("/", s.wrap("unmatched", func(r *http.Request) (any, error) {
 		for _, rt := range routes {

@@ -548,6 +548,13 @@ func TestSwaggerCoversRoutes(t *testing.T) {
 			t.Errorf("swagger documents %s, which is not served", p)
 		}
 	}
+	// Swagger UI over the document.
+	if st, body := do(t, h, http.MethodGet, "/swagger/", nil); st != 200 || !strings.Contains(string(body), "swagger-ui") {
+		t.Errorf("/swagger/: %d", st)
+	}
+	if st, body := do(t, h, http.MethodGet, "/swagger/swagger-initializer.js", nil); st != 200 || !strings.Contains(string(body), `"/swagger/doc.json"`) {
+		t.Errorf("initializer: %d %.200s", st, body)
+	}
 }
 
 func TestMetrics(t *testing.T) {
