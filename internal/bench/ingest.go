@@ -23,8 +23,8 @@ type IngestConfig struct {
 	// Txs is how many txs the synthetic source feeds (whole blocks, so a few more); the busy
 	// source always feeds the whole capture.
 	Txs int
-	// Ingest is the pipeline's configuration; ChainID, StopAtHeight and the logging cadence
-	// are set here.
+	// Ingest is the pipeline's configuration. StopAtHeight is set here; an empty ChainID,
+	// VMType or ProgressInterval becomes local-evm-1, evm and one minute.
 	Ingest ingest.Config
 	// ReportEvery prints a progress line every this many txs written (0: 100,000).
 	ReportEvery int
