@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// TestBenchCommands runs each benchmark at a tiny size through the command line, checking it
+// prints its figures (never their values: timings are not asserted) and rejects bad usage.
+func TestBenchCommands(t *testing.T) {
+	busy := testutil.Fixture(t, "minievm-busy")
+	db := "sqlite:" + filepath.Join(t.TempDir(), "bench.db")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout []string
+		inStderr string
+	}{
+		{"route", []string{"bench", "route", "--chains", "10", "--assets", "60", "--requests", "200"}, 0, []string{"p50", "p99"}, ""},
+		{"ingest", []string{"bench", "ingest", "--db", db, "--source", "synthetic", "--txs", "2000", "--fixture", busy, "--log-level", "error"}, 0,
+			[]string{"blocks/s", "txs/s"}, ""},
+		{"api on the ingested store", []string{"bench", "api", "--db", db, "--txs", "2000", "--duration", "100ms", "--concurrency", "2", "--log-level", "error"}, 0,
+			[]string{"tx_by_hash", "p99"}, ""},
+		{"no benchmark named", []string{"bench"}, 2, nil, "a benchmark is required"},
+		{"unknown benchmark", []string{"bench", "disk"}, 2, nil, `unknown benchmark "disk"`},
+		{"ingest needs a store", []string{"bench", "ingest"}, 2, nil, "--db (DB_DSN) is required"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out, errb := testEnv(nil)
+			if code := run(context.Background(), env, tc.args); code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr %s", code, tc.code, errb)
+			}
+			for _, s := range tc.inStdout {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if !strings.Contains(errb.String(), tc.inStderr) {
+				t.Errorf("stderr %q lacks %q", errb, tc.inStderr)
+			}
+		})
+	}
+}
