@@ -5,6 +5,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"net/http"
@@ -136,4 +137,17 @@ type BankFlavor interface {
 	SendEvents(prefix string, from, to []byte, coins []Coin) []Event
 	MintEvents(prefix string, to []byte, coins []Coin) []Event
 	BurnEvents(prefix string, from []byte, coins []Coin) []Event
+}
+
+// Typed adapts a handler of one concrete message type, so modules write
+// `"/pkg.MsgX": sim.Typed(m.handleX)`. A message of another type (the engine routed a type
+// URL to the wrong handler) fails like the SDK's router does for a message it cannot handle.
+func Typed[M proto.Message](h func(env Env, msg M) error) Handler {
+	return func(env Env, msg proto.Message) error {
+		m, ok := msg.(M)
+		if !ok {
+			return &CodedError{Codespace: "sdk", Code: 6, Log: fmt.Sprintf("unrecognized message type: %T", msg)}
+		}
+		return h(env, m)
+	}
 }

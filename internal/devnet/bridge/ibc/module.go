@@ -14,11 +14,9 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	channelv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // StoreName is the KV namespace of the module.
@@ -119,41 +117,11 @@ func (m *Module) Name() string { return "ibc" }
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{
-		URLTransfer: func(env sim.Env, msg proto.Message) error {
-			t, ok := msg.(*transferv1.MsgTransfer)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return m.handleTransfer(env, t)
-		},
-		URLRecvPacket: func(env sim.Env, msg proto.Message) error {
-			r, ok := msg.(*channelv1.MsgRecvPacket)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return m.handleRecv(env, r)
-		},
-		URLAcknowledgment: func(env sim.Env, msg proto.Message) error {
-			a, ok := msg.(*channelv1.MsgAcknowledgement)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return m.handleAck(env, a)
-		},
-		URLTimeout: func(env sim.Env, msg proto.Message) error {
-			t, ok := msg.(*channelv1.MsgTimeout)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return m.handleTimeout(env, t)
-		},
-		URLUpdateClient: func(env sim.Env, msg proto.Message) error {
-			u, ok := msg.(*clientv1.MsgUpdateClient)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return m.handleUpdateClient(env, u)
-		},
+		URLTransfer:       sim.Typed(m.handleTransfer),
+		URLRecvPacket:     sim.Typed(m.handleRecv),
+		URLAcknowledgment: sim.Typed(m.handleAck),
+		URLTimeout:        sim.Typed(m.handleTimeout),
+		URLUpdateClient:   sim.Typed(m.handleUpdateClient),
 	}
 }
 

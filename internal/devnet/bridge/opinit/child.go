@@ -14,7 +14,6 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // ChildStore is the KV namespace of opchild.
@@ -96,20 +95,8 @@ func (c *Child) InitGenesis(env sim.Env) error {
 // Handlers implements sim.Module.
 func (c *Child) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{
-		URLFinalizeTokenDeposit: func(env sim.Env, msg proto.Message) error {
-			m, ok := msg.(*opchildv1.MsgFinalizeTokenDeposit)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return c.finalizeDeposit(env, m)
-		},
-		URLInitiateTokenWithdrawal: func(env sim.Env, msg proto.Message) error {
-			m, ok := msg.(*opchildv1.MsgInitiateTokenWithdrawal)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return c.initiateWithdrawal(env, m)
-		},
+		URLFinalizeTokenDeposit:    sim.Typed(c.finalizeDeposit),
+		URLInitiateTokenWithdrawal: sim.Typed(c.initiateWithdrawal),
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"golang.org/x/crypto/sha3"
-	"google.golang.org/protobuf/proto"
 )
 
 // HostStore is the KV namespace of ophost.
@@ -95,20 +94,8 @@ func (h *Host) InitGenesis(env sim.Env) error {
 // Handlers implements sim.Module.
 func (h *Host) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{
-		URLInitiateTokenDeposit: func(env sim.Env, msg proto.Message) error {
-			m, ok := msg.(*ophostv1.MsgInitiateTokenDeposit)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return h.initiateDeposit(env, m)
-		},
-		URLFinalizeTokenWithdrawal: func(env sim.Env, msg proto.Message) error {
-			m, ok := msg.(*ophostv1.MsgFinalizeTokenWithdrawal)
-			if !ok {
-				return coded("sdk", 12, fmt.Sprintf("unexpected message %T", msg))
-			}
-			return h.finalizeWithdrawal(env, m)
-		},
+		URLInitiateTokenDeposit:    sim.Typed(h.initiateDeposit),
+		URLFinalizeTokenWithdrawal: sim.Typed(h.finalizeWithdrawal),
 	}
 }
 
