@@ -57,6 +57,9 @@ type DB struct {
 	log *slog.Logger
 
 	writeMu sync.Mutex
+
+	// stats refreshes planner statistics after bulk writes (PostgreSQL only; nil on SQLite).
+	stats *statsKeeper
 }
 
 var _ Store = (*DB)(nil)
@@ -65,11 +68,20 @@ func newDB(be backend, log *slog.Logger) *DB {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &DB{be: be, log: log}
+	d := &DB{be: be, log: log}
+	if a, ok := be.(analyzer); ok {
+		d.stats = newStatsKeeper(a, log)
+	}
+	return d
 }
 
-// Close releases the connections.
-func (d *DB) Close() error { return d.be.close() }
+// Close waits for a running statistics refresh (cancelling it) and releases the connections.
+func (d *DB) Close() error {
+	if d.stats != nil {
+		d.stats.stop()
+	}
+	return d.be.close()
+}
 
 func queryRow(ctx context.Context, c conn, q string, args []any, dest ...any) error {
 	r, err := c.query(ctx, q, args...)
@@ -290,6 +302,10 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 		return fmt.Errorf("commit: %w", err)
 	}
 	committed = true
+	if d.stats != nil {
+		blocks := int64(len(bundles))
+		d.stats.wrote(blocks+seq-st.lastSequence, last-st.firstHeight+1+seq)
+	}
 	return nil
 }
 

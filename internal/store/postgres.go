@@ -72,6 +72,13 @@ func (c pgConn) query(ctx context.Context, q string, args ...any) (rows, error) 
 	return r, nil
 }
 
+// analyze refreshes the statistics of the tables WriteBlocks writes. It runs on its own pool
+// connection, outside any write transaction.
+func (b *pgBackend) analyze(ctx context.Context) error {
+	_, err := b.pool.Exec(ctx, "ANALYZE block, tx, tx_accounts, tx_msg_types, account_dict, msg_type_dict")
+	return err
+}
+
 func (b *pgBackend) reader() conn      { return pgConn{b.pool} }
 func (b *pgBackend) forUpdate() string { return " FOR UPDATE" }
 func (b *pgBackend) close() error      { b.pool.Close(); return nil }

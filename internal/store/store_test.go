@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -503,4 +505,95 @@ func TestSyntheticSameOnBothBackends(t *testing.T) {
 	if len(dumps) == 2 && dumps["sqlite"] != dumps["postgres"] {
 		t.Error("sqlite and postgres dumps differ")
 	}
+}
+
+// A bulk load on PostgreSQL leaves the tables analyzed, so a lookup by hash is planned on the
+// hash index even where autovacuum is off (as on the benchmark machine).
+func TestPostgresAnalyzesAfterBulkWrite(t *testing.T) {
+	db := openT(t, testutil.PostgresDSN(t))
+	ctx := context.Background()
+	pg := db.be.(*pgBackend)
+	if err := FillSynthetic(ctx, db, 20_000, SyntheticOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db.stats.wait()
+	for _, table := range []string{"block", "tx", "tx_accounts", "tx_msg_types", "account_dict", "msg_type_dict"} {
+		var analyzed bool
+		var reltuples float64
+		err := pg.pool.QueryRow(ctx, `SELECT s.last_analyze IS NOT NULL, c.reltuples FROM pg_stat_user_tables s
+			JOIN pg_class c ON c.oid = s.relid WHERE s.relname = $1`, table).Scan(&analyzed, &reltuples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !analyzed || reltuples <= 0 {
+			t.Errorf("%s: analyzed %v, reltuples %v after a bulk write", table, analyzed, reltuples)
+		}
+	}
+	var hash []byte
+	if err := pg.pool.QueryRow(ctx, "SELECT hash FROM tx WHERE sequence = 12345").Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	r, err := pg.pool.Query(ctx, "EXPLAIN SELECT sequence, height, data FROM tx WHERE hash = $1", hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var line string
+		if err := r.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan[0], "Index Scan") || !strings.Contains(strings.Join(plan, "\n"), "tx_hash") {
+		t.Errorf("lookup by hash is not an index scan on the hash index:\n%s", strings.Join(plan, "\n"))
+	}
+}
+
+// The refresh threshold: always after the first write, then once the rows written since reach
+// max(50,000, 10 % of the store).
+func TestStatsKeeperThreshold(t *testing.T) {
+	a := &countingAnalyzer{}
+	k := newStatsKeeper(a, slog.New(slog.DiscardHandler))
+	defer k.stop()
+	steps := []struct {
+		rows, total int64
+		want        int
+	}{
+		{10, 10, 1},            // the first write always
+		{49_000, 49_010, 1},    // 49,000 < 50,000
+		{1_000, 50_010, 2},     // 50,000 reached
+		{60_000, 1_000_000, 2}, // 60,000 < 10 % of 1,000,000
+		{40_000, 1_040_000, 2}, // 100,000 < 104,000
+		{4_000, 1_044_000, 2},  // 104,000 < 104,400
+		{1_000, 1_045_000, 3},  // 105,000 ≥ 104,500
+	}
+	for i, s := range steps {
+		k.wrote(s.rows, s.total)
+		k.wait()
+		if got := a.n(); got != s.want {
+			t.Fatalf("step %d: %d refreshes, want %d", i, got, s.want)
+		}
+	}
+}
+
+type countingAnalyzer struct {
+	mu    sync.Mutex
+	count int
+}
+
+func (c *countingAnalyzer) analyze(context.Context) error {
+	c.mu.Lock()
+	c.count++
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *countingAnalyzer) n() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.count
 }
