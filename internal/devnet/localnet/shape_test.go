@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/testutil"
+	"github.com/rollgate/rollgate/internal/testutil/jsonshape"
 )
 
 // shapeBlocks is how long the shape test runs the network: enough for every operation of
@@ -107,7 +108,7 @@ func fetchBlocks(t *testing.T, s rollupServer, top int64) blockDocs {
 		if err := json.Unmarshal(blk, &b); err != nil {
 			t.Fatalf("block %d: %v", h, err)
 		}
-		evs := txEvents(t, res)
+		evs := jsonshape.TxEvents(t, res)
 		if len(evs) != len(b.Result.Block.Data.Txs) {
 			t.Fatalf("height %d: %d txs, %d results", h, len(b.Result.Block.Data.Txs), len(evs))
 		}
@@ -148,34 +149,19 @@ func compareBlocks(t *testing.T, fx string, d blockDocs, exemptTypes map[string]
 		{"txs by block", "rest/txs_block/*.json", d.txsByBlock},
 		{"tx by hash", "rest/tx/*.json", d.txByHash},
 	} {
-		for _, p := range shapeDiff(c.name, shapeOfDocs(t, fixtureDocs(t, fx, c.pattern)), shapeOfDocs(t, c.docs), exemptPath) {
+		for _, p := range jsonshape.Diff(c.name, shapeOf(t, jsonshape.ReadGlob(t, fx, c.pattern)), shapeOf(t, c.docs), exemptPath) {
 			t.Error(p)
 		}
 	}
 
-	real := map[string]map[string]bool{}
-	for _, doc := range fixtureDocs(t, fx, "comet/block_results/*.json") {
-		for _, evs := range txEvents(t, doc) {
-			for _, ev := range evs {
-				typ, keys := eventKey(ev)
-				if real[typ] == nil {
-					real[typ] = map[string]bool{}
-				}
-				real[typ][keys] = true
-			}
-		}
-	}
-	mine := map[string]map[string]bool{}
+	real := jsonshape.BlockResultVariants(t, jsonshape.ReadGlob(t, fx, "comet/block_results/*.json"), jsonshape.EventOptions{})
+	mine := jsonshape.Variants{}
 	for _, evs := range d.events {
 		for _, ev := range evs {
-			typ, keys := eventKey(ev)
-			if mine[typ] == nil {
-				mine[typ] = map[string]bool{}
-			}
-			mine[typ][keys] = true
+			mine.Add(ev, jsonshape.EventOptions{})
 		}
 	}
-	types := sorted(boolKeys(real))
+	types := jsonshape.Sorted(real)
 	t.Logf("event types of the real chain: %s", strings.Join(types, " "))
 	t.Logf("%d non-bridge and %d bridge txs compared", len(d.events), d.bridgeTxs)
 	for _, typ := range types {
@@ -187,24 +173,16 @@ func compareBlocks(t *testing.T, fx string, d blockDocs, exemptTypes map[string]
 			t.Errorf("event %s (real chain) never emitted by the devnet in %d blocks", typ, shapeBlocks)
 		}
 	}
-	for _, typ := range sorted(boolKeys(mine)) {
+	for _, typ := range jsonshape.Sorted(mine) {
 		if real[typ] == nil {
 			continue // a type the capture never showed: nothing to compare with
 		}
 		for keys := range mine[typ] {
 			if !real[typ][keys] {
-				t.Errorf("event %s has attribute keys [%s], the real chain %v", typ, keys, sorted(real[typ]))
+				t.Errorf("event %s has attribute keys [%s], the real chain %v", typ, keys, jsonshape.Sorted(real[typ]))
 			}
 		}
 	}
-}
-
-func boolKeys[V any](m map[string]V) map[string]bool {
-	out := map[string]bool{}
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // moveEventAttrs collects an attribute of every `move` event with a type tag.
@@ -213,9 +191,9 @@ func moveEventAttrs(t *testing.T, results [][]byte, tag, key string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, doc := range results {
-		for _, evs := range txEvents(t, doc) {
+		for _, evs := range jsonshape.TxEvents(t, doc) {
 			for _, ev := range evs {
-				typ, _ := eventKey(ev)
+				typ, _ := jsonshape.EventKey(ev, jsonshape.EventOptions{})
 				if typ != "move<"+tag+">" {
 					continue
 				}
@@ -246,7 +224,7 @@ func eventsWhere(t *testing.T, results [][]byte, typ, key, value string) []map[s
 	t.Helper()
 	var out []map[string]any
 	for _, doc := range results {
-		for _, evs := range txEvents(t, doc) {
+		for _, evs := range jsonshape.TxEvents(t, doc) {
 			for _, ev := range evs {
 				if ev["type"] == typ && (key == "" || attrValue(ev, key) == value) {
 					out = append(out, ev)
@@ -270,9 +248,9 @@ func compareQueries(t *testing.T, fx string, groups []queryGroup) {
 		}
 		var real [][]byte
 		for _, p := range g.patterns {
-			real = append(real, fixtureDocs(t, fx, p)...)
+			real = append(real, jsonshape.ReadGlob(t, fx, p)...)
 		}
-		for _, p := range shapeDiff(g.name, shapeOfDocs(t, real), shapeOfDocs(t, g.docs), g.skip) {
+		for _, p := range jsonshape.Diff(g.name, shapeOf(t, real), shapeOf(t, g.docs), g.skip) {
 			t.Error(p)
 		}
 	}
