@@ -35,15 +35,15 @@ type Options struct {
 }
 
 var (
-	re0x     = regexp.MustCompile(`^0x[0-9a-fA-F]*$`)
-	reDigits = regexp.MustCompile(`^-?[0-9]+$`)
-	reHEX    = regexp.MustCompile(`^[0-9A-F]{40,}$`)
-	reHexLow = regexp.MustCompile(`^[0-9a-f]{40,}$`)
-	reRFC    = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
-	reAddr   = regexp.MustCompile(`^[a-z]+(valoper|valcons)?1[02-9ac-hj-np-z]{38,}$`)
+	re0x       = regexp.MustCompile(`^0x[0-9a-fA-F]*$`)
+	reDigits   = regexp.MustCompile(`^-?[0-9]+$`)
+	reHEX      = regexp.MustCompile(`^[0-9A-F]{40,}$`)
+	reHexLow   = regexp.MustCompile(`^[0-9a-f]{40,}$`)
+	reRFC      = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
+	reAddr     = regexp.MustCompile(`^[a-z]+(valoper|valcons)?1[02-9ac-hj-np-z]{38,}$`)
 	reAddrData = regexp.MustCompile(`^1[02-9ac-hj-np-z]{38,}$`)
-	reBase64 = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
-	reCoins  = regexp.MustCompile(`^[0-9]+[a-zA-Z][a-zA-Z0-9/]*(,[0-9]+[a-zA-Z][a-zA-Z0-9/]*)*$`)
+	reBase64   = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+	reCoins    = regexp.MustCompile(`^[0-9]+[a-zA-Z][a-zA-Z0-9/]*(,[0-9]+[a-zA-Z][a-zA-Z0-9/]*)*$`)
 )
 
 // Encoding classifies a string value: empty, 0xhex, decimal, HEX, hex (with LowerHex), time,
