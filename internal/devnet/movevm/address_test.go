@@ -83,7 +83,7 @@ func TestTraffic(t *testing.T) {
 	fails := 0
 	reasons := map[string]int{}
 	for range 150 {
-		q, _ := f.queryAt(nil)
+		q, _ := f.QueryAt(nil)
 		a := m.Traffic(rng1, q, accs)
 		b := m.Traffic(rng2, q, accs)
 		if len(a) != len(b) {
@@ -105,7 +105,7 @@ func TestTraffic(t *testing.T) {
 					t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
 				}
 			}
-			kv, bal := cloneState(f)
+			kv, bal := f.Snapshot()
 			for _, msg := range in.Msgs {
 				var err error
 				switch x := msg.(type) {
@@ -121,12 +121,12 @@ func TestTraffic(t *testing.T) {
 				if err != nil {
 					reasons[err.Error()]++
 					fails++
-					f.kv, f.bal = kv, bal
+					f.Restore(kv, bal)
 					break
 				}
 			}
 		}
-		f.commit()
+		f.Commit()
 	}
 	for _, k := range []string{"json:mint", "json:transfer", "create_collection", "mint", "transfer", "transfer_call", "set_uri", "burn", "initialize", "mint_to", "burn"} {
 		if kinds[k] == 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -199,31 +200,31 @@ func toProto(t *testing.T, m fxMsg) proto.Message {
 	return nil
 }
 
-func genesis(t *testing.T) (*Module, *fakeChain) {
+func genesis(t *testing.T) (*Module, *simtest.Chain) {
 	t.Helper()
 	m := New(WithGenesisCoins("umin", "uusdc"))
 	f := newFakeChain()
 	// The flavor renders before the engine applies the balance change; a positive balance
 	// means the account already has its primary store.
 	m.BankFlavor().StoreExists = func(owner []byte, denom string) bool { return f.Balance(owner, denom).Sign() > 0 }
-	f.flavor = m.BankFlavor()
+	f.Flavor = m.BankFlavor()
 	e12, e9, e15 := big.NewInt(1_000_000_000_000), big.NewInt(1_000_000_000), big.NewInt(1_000_000_000_000_000)
-	f.bal[balKey{string(accVal), "umin"}] = e15
+	f.Bal.Set(accVal, "umin", e15)
 	for _, a := range [][]byte{acc1, acc2, acc3} {
-		f.bal[balKey{string(a), "umin"}] = new(big.Int).Set(e12)
-		f.bal[balKey{string(a), "uusdc"}] = new(big.Int).Set(e9)
+		f.Bal.Set(a, "umin", new(big.Int).Set(e12))
+		f.Bal.Set(a, "uusdc", new(big.Int).Set(e9))
 	}
-	f.bal[balKey{string(acc4), "umin"}] = new(big.Int).Set(e9)
+	f.Bal.Set(acc4, "umin", new(big.Int).Set(e9))
 	if err := m.InitGenesis(f); err != nil {
 		t.Fatal(err)
 	}
-	f.commit()
+	f.Commit()
 	return m, f
 }
 
 // replay runs the fixture chain through the module (Move calls) and the flavor (bank sends
 // and fees), comparing every event with the capture; it returns the chain for query tests.
-func replay(t *testing.T) (*Module, *fakeChain) {
+func replay(t *testing.T) (*Module, *simtest.Chain) {
 	dir := testutil.Fixture(t, "minimove")
 	m, f := genesis(t)
 	feeCollector := ModuleAccount("fee_collector")
@@ -233,25 +234,25 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 		if !ok {
 			break
 		}
-		f.height = int64(h)
+		f.BlockHeight = int64(h)
 		for i, tx := range blk.txs {
 			res := blk.results[i]
 			wantTx, wantMsgs := msgEvents(res.Events)
-			snapKV, snapBal := cloneState(f)
+			snapKV, snapBal := f.Snapshot()
 			// Fee payment through the flavor (tx-level events).
-			f.events = nil
+			f.Events = nil
 			if fee := coinsOf(t, tx.AuthInfo.Fee.Amount); len(fee) > 0 {
 				payer := mustBech(t, tx.Body.Messages[0].Sender+tx.Body.Messages[0].From)
 				_ = f.Send(payer, feeCollector, fee)
 			}
 			if res.Code == 0 || len(wantTx) > 0 {
-				if diff := cmp.Diff(wantTx, nonNil(f.events)); diff != "" {
+				if diff := cmp.Diff(wantTx, nonNil(f.Events)); diff != "" {
 					t.Errorf("h%d tx%d fee events (-want +got):\n%s", h, i, diff)
 				}
 			}
 			var failed error
 			for j, msg := range tx.Body.Messages {
-				f.events = nil
+				f.Events = nil
 				var err error
 				if msg.Type == "/cosmos.bank.v1beta1.MsgSend" {
 					if res.Code != 0 {
@@ -266,7 +267,7 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 					failed = err
 					break
 				}
-				if diff := cmp.Diff(wantMsgs[itoa(j)], nonNil(f.events)); diff != "" {
+				if diff := cmp.Diff(wantMsgs[itoa(j)], nonNil(f.Events)); diff != "" {
 					t.Errorf("h%d tx%d msg%d %s (-want +got):\n%s", h, i, j, msg.FunctionName, diff)
 				}
 			}
@@ -282,10 +283,10 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 						t.Errorf("h%d tx%d: error %s/%d %q, chain %s/%d %q", h, i, ce.Codespace, ce.Code, ce.Log, res.Codespace, res.Code, res.Log)
 					}
 				}
-				f.kv, f.bal = snapKV, snapBal
+				f.Restore(snapKV, snapBal)
 			}
 		}
-		f.commit()
+		f.Commit()
 	}
 	return m, f
 }
@@ -295,18 +296,6 @@ func nonNil(e []sim.Event) []sim.Event {
 		return []sim.Event(nil)
 	}
 	return e
-}
-
-func cloneState(f *fakeChain) (memKV, map[balKey]*big.Int) {
-	kv := memKV{}
-	for k, v := range f.kv {
-		kv[k] = v
-	}
-	b := map[balKey]*big.Int{}
-	for k, v := range f.bal {
-		b[k] = new(big.Int).Set(v)
-	}
-	return kv, b
 }
 
 func mustBech(t *testing.T, s string) []byte {
@@ -328,7 +317,7 @@ func TestResourceQueries(t *testing.T) {
 	m, f := replay(t)
 	dir := testutil.Fixture(t, "minimove")
 	mux := http.NewServeMux()
-	m.Routes(mux, f.queryAt)
+	m.Routes(mux, f.QueryAt)
 	idx, err := os.ReadFile(filepath.Join(dir, "index.jsonl"))
 	if err != nil {
 		t.Fatal(err)

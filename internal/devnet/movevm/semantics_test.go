@@ -69,10 +69,10 @@ func TestEntryFunctionSemantics(t *testing.T) {
 			return h(f, execMsg(s1, "simple_nft", "burn", []string{"0x1::nft::Nft"}, bcsAddr(NftAddr(a1, "M", "m1"))))
 		}, ""},
 		{"re-mint m1: object version 2", func() error {
-			f.events = nil
+			f.Events = nil
 			err := h(f, execMsg(s1, "simple_nft", "mint", nil, bcsStr("M"), bcsStr("t"), bcsStr("m1"), bcsStr("u"), bcsEmptyVec(), bcsEmptyVec(), bcsEmptyVec(), bcsNone()))
-			if err == nil && !strings.Contains(f.events[1].Attributes[1].Value, `"version":"2"`) {
-				t.Errorf("re-created object: %s", f.events[1].Attributes[1].Value)
+			if err == nil && !strings.Contains(f.Events[1].Attributes[1].Value, `"version":"2"`) {
+				t.Errorf("re-created object: %s", f.Events[1].Attributes[1].Value)
 			}
 			return err
 		}, ""},
@@ -97,8 +97,8 @@ func TestEntryFunctionSemantics(t *testing.T) {
 		}, "::managed_coin, code=393218"},
 	}
 	for _, c := range cases {
-		f.events = nil
-		kv, bal := cloneState(f)
+		f.Events = nil
+		kv, bal := f.Snapshot()
 		err := c.run()
 		switch {
 		case c.wantErr == "" && err != nil:
@@ -108,16 +108,16 @@ func TestEntryFunctionSemantics(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Codespace != "undefined" || ce.Code != 1 || !strings.HasSuffix(ce.Log, c.wantErr) && !strings.Contains(ce.Log, c.wantErr) {
 				t.Errorf("%s: got %v, want ...%s", c.name, err, c.wantErr)
 			}
-			f.kv, f.bal = kv, bal
+			f.Restore(kv, bal)
 		}
 		if c.name == "create" {
-			data := f.events[2].Attributes[1].Value
+			data := f.Events[2].Attributes[1].Value
 			if !strings.Contains(data, `"uri":"https://x.invalid/?a=1&b=<2>"`) || !strings.Contains(data, `"royalty":{"royalty":"0.1"`) {
 				t.Errorf("collection event data %s", data)
 			}
 		}
 	}
-	if o := f.kv[keyObj(nft)]; !strings.Contains(string(o), a1.Hex()) {
+	if o := f.KV[keyObj(nft)]; !strings.Contains(string(o), a1.Hex()) {
 		t.Errorf("NFT owner after the JSON transfer: %s", o)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
 	tokenfactoryv1 "github.com/rollgate/rollgate/internal/chain/protos/miniwasm/tokenfactory/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -186,27 +187,27 @@ func mustBech(t *testing.T, s string) []byte {
 	return b
 }
 
-func genesis(t *testing.T) (*Module, *fakeChain) {
+func genesis(t *testing.T) (*Module, *simtest.Chain) {
 	m := New()
 	f := newFakeChain()
-	f.flavor = BankFlavor{}
+	f.Flavor = BankFlavor{}
 	e12, e9, e15 := big.NewInt(1_000_000_000_000), big.NewInt(1_000_000_000), big.NewInt(1_000_000_000_000_000)
-	f.bal[balKey{string(accVal), "umin"}] = e15
+	f.Bal.Set(accVal, "umin", e15)
 	for _, a := range [][]byte{acc1, acc2, acc3} {
-		f.bal[balKey{string(a), "umin"}] = new(big.Int).Set(e12)
-		f.bal[balKey{string(a), "uusdc"}] = new(big.Int).Set(e9)
+		f.Bal.Set(a, "umin", new(big.Int).Set(e12))
+		f.Bal.Set(a, "uusdc", new(big.Int).Set(e9))
 	}
-	f.bal[balKey{string(acc4), "umin"}] = new(big.Int).Set(e9)
+	f.Bal.Set(acc4, "umin", new(big.Int).Set(e9))
 	if err := m.InitGenesis(f); err != nil {
 		t.Fatal(err)
 	}
-	f.commit()
+	f.Commit()
 	return m, f
 }
 
 // replay runs the captured miniwasm chain through the module and the plain bank flavor,
 // comparing every event and failure with the capture.
-func replay(t *testing.T) (*Module, *fakeChain) {
+func replay(t *testing.T) (*Module, *simtest.Chain) {
 	dir := testutil.Fixture(t, "miniwasm")
 	m, f := genesis(t)
 	handlers := m.Handlers()
@@ -235,24 +236,24 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 			Txs []fxTx `json:"txs"`
 		}
 		readJSON(t, filepath.Join(dir, "rest", "txs_block", pad4(h)+".json"), &tb)
-		f.height, f.now = int64(h), blk.Result.Block.Header.Time
+		f.BlockHeight, f.Now = int64(h), blk.Result.Block.Header.Time
 		for i, tx := range tb.Txs {
 			res := br.Result.TxsResults[i]
 			wantTx, wantMsgs := split(res)
-			kv, bal := cloneState(f)
-			f.events = nil
+			kv, bal := f.Snapshot()
+			f.Events = nil
 			if fee := coins(t, tx.AuthInfo.Fee.Amount); len(fee) > 0 {
 				payer := mustBech(t, tx.Body.Messages[0].Sender+tx.Body.Messages[0].From)
 				_ = f.Send(payer, feeCollector, fee)
 			}
 			if res.Code == 0 {
-				if diff := cmp.Diff(wantTx, f.events); diff != "" {
+				if diff := cmp.Diff(wantTx, f.Events); diff != "" {
 					t.Errorf("h%d tx%d fee events (-want +got):\n%s", h, i, diff)
 				}
 			}
 			var failed error
 			for j, msg := range tx.Body.Messages {
-				f.events, f.response = nil, nil
+				f.Events, f.Response = nil, nil
 				var err error
 				if msg.Type == "/cosmos.bank.v1beta1.MsgSend" {
 					if res.Code != 0 {
@@ -270,13 +271,13 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 					break
 				}
 				compared++
-				if f.response != nil {
-					got, _ := proto.MarshalOptions{Deterministic: true}.Marshal(f.response)
+				if f.Response != nil {
+					got, _ := proto.MarshalOptions{Deterministic: true}.Marshal(f.Response)
 					if want := msgResponses(t, res.Data); j >= len(want) || !bytes.Equal(want[j], got) {
 						t.Errorf("h%d tx%d msg%d response %x, chain %x", h, i, j, got, want)
 					}
 				}
-				if diff := cmp.Diff(wantMsgs[big.NewInt(int64(j)).String()], f.events); diff != "" {
+				if diff := cmp.Diff(wantMsgs[big.NewInt(int64(j)).String()], f.Events); diff != "" {
 					t.Errorf("h%d tx%d msg%d %s (-want +got):\n%s", h, i, j, msg.Type, diff)
 				}
 			}
@@ -290,27 +291,15 @@ func replay(t *testing.T) (*Module, *fakeChain) {
 				if errors.As(failed, &ce) && (ce.Code != res.Code || ce.Codespace != res.Codespace || !strings.HasSuffix(res.Log, ": "+ce.Log)) {
 					t.Errorf("h%d tx%d: error %s/%d %q, chain %s/%d %q", h, i, ce.Codespace, ce.Code, ce.Log, res.Codespace, res.Code, res.Log)
 				}
-				f.kv, f.bal = kv, bal
+				f.Restore(kv, bal)
 			}
 		}
-		f.commit()
+		f.Commit()
 	}
 	if compared < 40 {
 		t.Fatalf("only %d messages compared", compared)
 	}
 	return m, f
-}
-
-func cloneState(f *fakeChain) (memKV, map[balKey]*big.Int) {
-	kv := memKV{}
-	for k, v := range f.kv {
-		kv[k] = v
-	}
-	b := map[balKey]*big.Int{}
-	for k, v := range f.bal {
-		b[k] = new(big.Int).Set(v)
-	}
-	return kv, b
 }
 
 func TestReplayFixtureEvents(t *testing.T) { replay(t) }
@@ -321,7 +310,7 @@ func TestQueries(t *testing.T) {
 	m, f := replay(t)
 	dir := testutil.Fixture(t, "miniwasm")
 	mux := http.NewServeMux()
-	m.Routes(mux, f.queryAt)
+	m.Routes(mux, f.QueryAt)
 	idx, err := os.ReadFile(filepath.Join(dir, "index.jsonl"))
 	if err != nil {
 		t.Fatal(err)

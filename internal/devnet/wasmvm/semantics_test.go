@@ -26,11 +26,11 @@ func b32(b []byte) string { s, _ := address.Bech32("init", b); return s }
 // JSON encoders like to escape.
 func TestContractSemantics(t *testing.T) {
 	m, f := genesis(t)
-	f.now = time.Unix(1795252706, 5)
+	f.Now = time.Unix(1795252706, 5)
 	h := m.Handlers()
 	s1, s2, s3 := b32(acc1), b32(acc2), b32(acc3)
 	exec := func(sender, contract, msg string) error {
-		f.events = nil
+		f.Events = nil
 		return h[TypeMsgExecuteContract](f, &wasmv1.MsgExecuteContract{Sender: sender, Contract: contract, Msg: []byte(msg)})
 	}
 	if err := h[TypeMsgStoreCode](f, &wasmv1.MsgStoreCode{Sender: s1, WasmByteCode: CW721Code}); err != nil {
@@ -61,7 +61,7 @@ func TestContractSemantics(t *testing.T) {
 		{"missing token", s1, `{"burn":{"token_id":"zz"}}`, "key: [00, 06, 74, 6F, 6B, 65, 6E, 73, 7A, 7A] not found: execute wasm contract failed"},
 	}
 	for _, st := range steps {
-		kv, bal := cloneState(f)
+		kv, bal := f.Snapshot()
 		err := exec(st.sender, col, st.msg)
 		if st.wantErr == "" {
 			if err != nil {
@@ -73,12 +73,12 @@ func TestContractSemantics(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Codespace != "wasm" || !strings.Contains(ce.Log, st.wantErr) {
 			t.Errorf("%s: got %v, want %q", st.name, err, st.wantErr)
 		}
-		f.kv, f.bal = kv, bal
+		f.Restore(kv, bal)
 	}
-	f.commit()
+	f.Commit()
 
 	mux := http.NewServeMux()
-	m.Routes(mux, f.queryAt)
+	m.Routes(mux, f.QueryAt)
 	get := func(q string) string {
 		req := httptest.NewRequest(http.MethodGet, "/cosmwasm/wasm/v1/contract/"+col+"/smart/"+base64.StdEncoding.EncodeToString([]byte(q)), nil)
 		rec := httptest.NewRecorder()
@@ -104,7 +104,7 @@ func TestContractSemantics(t *testing.T) {
 
 	// tokenfactory
 	tf := func(url string, msg proto.Message) error {
-		f.events = nil
+		f.Events = nil
 		return h[url](f, msg)
 	}
 	d := FactoryDenom(s2, "zz")

@@ -23,14 +23,14 @@ func TestTraffic(t *testing.T) {
 		accs = append(accs, sim.Account{Addr: a, Bech32: b})
 	}
 	m, f := genesis(t)
-	f.now = time.Unix(1795252706, 0)
+	f.Now = time.Unix(1795252706, 0)
 	handlers := m.Handlers()
 	rng1, rng2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
 	seen := map[string]int{}
 	fails := 0
 	reasons := map[string]int{}
 	for range 200 {
-		q, _ := f.queryAt(nil)
+		q, _ := f.QueryAt(nil)
 		a, b := m.Traffic(rng1, q, accs), m.Traffic(rng2, q, accs)
 		if len(a) != len(b) {
 			t.Fatalf("same seed, %d vs %d intents", len(a), len(b))
@@ -51,7 +51,7 @@ func TestTraffic(t *testing.T) {
 					t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
 				}
 			}
-			kv, bal := cloneState(f)
+			kv, bal := f.Snapshot()
 			for _, msg := range in.Msgs {
 				url := "/" + string(proto.MessageName(msg))
 				var err error
@@ -71,7 +71,7 @@ func TestTraffic(t *testing.T) {
 							if k == "transfer_nft" && json.Unmarshal(body, &b) == nil {
 								var tok tokenRec
 								ca, _ := address.FromBech32("init", x.Contract)
-								if getJSON(f.kv, keyToken(ca, b.TokenID), &tok) {
+								if getJSON(f.KV, keyToken(ca, b.TokenID), &tok) {
 									for _, ap := range tok.Approvals {
 										if ap.Spender == x.Sender {
 											seen["transfer_nft by spender"]++
@@ -88,12 +88,12 @@ func TestTraffic(t *testing.T) {
 				if err != nil {
 					reasons[err.Error()]++
 					fails++
-					f.kv, f.bal = kv, bal
+					f.Restore(kv, bal)
 					break
 				}
 			}
 		}
-		f.commit()
+		f.Commit()
 	}
 	for _, k := range []string{TypeMsgStoreCode, TypeMsgInstantiateContract, TypeMsgCreateDenom, TypeMsgMint, "mint", "transfer_nft", "transfer_nft by spender", "send_nft", "approve", "update_nft_info", "burn", "ping", "MsgSend"} {
 		if seen[k] == 0 {
