@@ -12,6 +12,7 @@ import (
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 )
 
 // TestTraffic: the same seed and state give the same intents; executing them covers every
@@ -58,7 +59,7 @@ func TestTraffic(t *testing.T) {
 				if s, ok := msg.(*bankv1beta1.MsgSend); ok {
 					seen["MsgSend"]++
 					c := s.Amount[0]
-					err = f.Send(mustBech(t, s.FromAddress), mustBech(t, s.ToAddress), toSimCoins(t, c.Denom, c.Amount))
+					err = f.Send(simtest.MustBech(t, "init", s.FromAddress), simtest.MustBech(t, "init", s.ToAddress), simtest.Coins(t, []simtest.Coin{{Denom: c.Denom, Amount: c.Amount}}))
 				} else {
 					if x, ok := msg.(*wasmv1.MsgExecuteContract); ok {
 						var top map[string]json.RawMessage
@@ -113,10 +114,6 @@ func TestTraffic(t *testing.T) {
 	if fails == 0 || fails > 60 {
 		t.Errorf("%d failures (%v)", fails, seen)
 	}
-}
-
-func toSimCoins(t *testing.T, denom, amount string) []sim.Coin {
-	return coins(t, []fxCoin{{Denom: denom, Amount: amount}})
 }
 
 // msgSender is the signer field of the messages the generators build.
