@@ -60,6 +60,8 @@ type DB struct {
 
 	// stats refreshes planner statistics after bulk writes (PostgreSQL only; nil on SQLite).
 	stats *statsKeeper
+	// state caches indexed_height for the readers (see stateTTL).
+	state stateCache
 }
 
 var _ Store = (*DB)(nil)
@@ -117,7 +119,7 @@ func readState(ctx context.Context, c conn, suffix string) (state, error) {
 
 // IndexedHeight returns the last height written, or 0 for an empty store.
 func (d *DB) IndexedHeight(ctx context.Context) (int64, error) {
-	s, err := readState(ctx, d.be.reader(), "")
+	s, err := d.readerState(ctx, d.be.reader())
 	return s.height, err
 }
 
@@ -302,6 +304,7 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 		return fmt.Errorf("commit: %w", err)
 	}
 	committed = true
+	d.state.put(state{height: last, firstHeight: st.firstHeight, lastSequence: seq}, time.Now())
 	if d.stats != nil {
 		blocks := int64(len(bundles))
 		d.stats.wrote(blocks+seq-st.lastSequence, last-st.firstHeight+1+seq)
@@ -491,7 +494,7 @@ func dir(desc bool) string {
 // height and the total is a subtraction.
 func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
 	c := d.be.reader()
-	st, err := readState(ctx, c, "")
+	st, err := d.readerState(ctx, c)
 	if err != nil {
 		return BlockPage{}, err
 	}
@@ -537,7 +540,7 @@ func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
 // AvgBlockTime implements Reader.
 func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
 	c := d.be.reader()
-	st, err := readState(ctx, c, "")
+	st, err := d.readerState(ctx, c)
 	if err != nil {
 		return 0, err
 	}
@@ -645,7 +648,7 @@ func lookupMsgTypes(ctx context.Context, c conn, types []string) ([]dictEntry, e
 // Only the page's rows are joined to tx.
 func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	c := d.be.reader()
-	st, err := readState(ctx, c, "")
+	st, err := d.readerState(ctx, c)
 	if err != nil {
 		return TxPage{}, err
 	}

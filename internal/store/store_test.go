@@ -597,3 +597,63 @@ func (c *countingAnalyzer) n() int {
 	defer c.mu.Unlock()
 	return c.count
 }
+
+// The readers' cached indexed_height: this DB's own writes are visible at once; another
+// process's writes once the cached row is older than stateTTL.
+func TestIndexedHeightCache(t *testing.T) {
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		fill := func(w Writer, txs int) {
+			t.Helper()
+			if err := FillSynthetic(ctx, w, txs, SyntheticOptions{TxsPerBlock: 5, BatchBlocks: 2}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check := func(r Reader, height, txs int64) {
+			t.Helper()
+			h, err := r.IndexedHeight(ctx)
+			if err != nil || h != height {
+				t.Fatalf("IndexedHeight %d %v, want %d", h, err, height)
+			}
+			page, err := r.Txs(ctx, TxFilter{}, Page{Limit: 1, Desc: true, CountTotal: true})
+			if err != nil || page.Total != txs || len(page.Txs) != 1 || page.Txs[0].Sequence != txs {
+				t.Fatalf("newest tx page %+v %v, want %d txs", page, err, txs)
+			}
+			bp, err := r.Blocks(ctx, Page{Limit: 1, Desc: true, CountTotal: true})
+			if err != nil || bp.Total != height || bp.Blocks[0].Height != height {
+				t.Fatalf("newest block page %+v %v, want height %d", bp, err, height)
+			}
+		}
+		fill(db, 10)
+		check(db, 2, 10)
+		fill(db, 10) // the cached row is replaced by the commit
+		check(db, 4, 20)
+
+		// A second writer on the same database, as a separate process would be.
+		other := &DB{be: db.be, log: db.log}
+		fill(other, 10)
+		time.Sleep(stateTTL)
+		check(db, 6, 30)
+	})
+}
+
+func TestStateCacheNeverGoesBack(t *testing.T) {
+	var c stateCache
+	t0 := time.Unix(1000, 0)
+	if _, ok := c.get(t0); ok {
+		t.Fatal("empty cache answered")
+	}
+	c.put(state{height: 5, firstHeight: 1, lastSequence: 50}, t0)
+	// A read that started before a commit and finished after it.
+	c.put(state{height: 4, firstHeight: 1, lastSequence: 40}, t0.Add(time.Millisecond))
+	if s, ok := c.get(t0.Add(2 * time.Millisecond)); !ok || s.height != 5 {
+		t.Fatalf("got %+v %v, want height 5", s, ok)
+	}
+	if _, ok := c.get(t0.Add(stateTTL)); ok {
+		t.Fatal("expired row answered")
+	}
+	c.put(state{height: 5, firstHeight: 1, lastSequence: 50}, t0.Add(stateTTL))
+	if s, ok := c.get(t0.Add(stateTTL + time.Millisecond)); !ok || s.height != 5 {
+		t.Fatalf("refreshed row: got %+v %v", s, ok)
+	}
+}
