@@ -1,14 +1,11 @@
 package movevm
 
 import (
-	"math/rand/v2"
 	"testing"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 )
 
 // Addresses from the minimove fixture README and its events, recomputed from the formulas.
@@ -70,41 +67,16 @@ func TestDecimal(t *testing.T) {
 // TestTraffic replays generated traffic through the handlers: the same seed and state give
 // the same intents, and the intents execute (failures only where deliberate).
 func TestTraffic(t *testing.T) {
-	accs := []sim.Account{}
-	for _, a := range [][]byte{acc1, acc2, acc3, acc4} {
-		b, _ := address.Bech32("init", a)
-		accs = append(accs, sim.Account{Addr: a, Bech32: b})
-	}
+	accs := simtest.Accounts("init", acc1, acc2, acc3, acc4)
 	m, f := genesis(t)
 	handlers := m.Handlers()
-	rng1 := rand.New(rand.NewPCG(7, 8))
-	rng2 := rand.New(rand.NewPCG(7, 8))
+	twins := simtest.NewTwins(7, 8)
 	kinds := map[string]int{}
 	fails := 0
 	reasons := map[string]int{}
 	for range 150 {
 		q, _ := f.QueryAt(nil)
-		a := m.Traffic(rng1, q, accs)
-		b := m.Traffic(rng2, q, accs)
-		if len(a) != len(b) {
-			t.Fatalf("same seed, %d vs %d intents", len(a), len(b))
-		}
-		for i := range a {
-			if a[i].Signer != b[i].Signer || len(a[i].Msgs) != len(b[i].Msgs) {
-				t.Fatalf("intent %d differs", i)
-			}
-			for j := range a[i].Msgs {
-				if !proto.Equal(a[i].Msgs[j], b[i].Msgs[j]) {
-					t.Fatalf("intent %d msg %d differs", i, j)
-				}
-			}
-		}
-		for _, in := range a {
-			for _, msg := range in.Msgs {
-				if got := msgSender(msg); got != accs[in.Signer].Bech32 {
-					t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
-				}
-			}
+		for _, in := range twins.Traffic(t, m, q, accs) {
 			kv, bal := f.Snapshot()
 			for _, msg := range in.Msgs {
 				var err error
@@ -142,15 +114,4 @@ func TestTraffic(t *testing.T) {
 	if fails == 0 || fails > 40 {
 		t.Errorf("%d failures in the traffic (%v)", fails, kinds)
 	}
-}
-
-// msgSender is the signer field of the messages the generators build.
-func msgSender(m proto.Message) string {
-	switch x := m.(type) {
-	case interface{ GetFromAddress() string }:
-		return x.GetFromAddress()
-	case interface{ GetSender() string }:
-		return x.GetSender()
-	}
-	return ""
 }

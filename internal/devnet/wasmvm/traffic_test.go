@@ -2,7 +2,6 @@ package wasmvm
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -11,47 +10,23 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 )
 
 // TestTraffic: the same seed and state give the same intents; executing them covers every
 // operation of the mix, with failures only where the generator means them.
 func TestTraffic(t *testing.T) {
-	var accs []sim.Account
-	for _, a := range [][]byte{acc1, acc2, acc3, acc4} {
-		b, _ := address.Bech32("init", a)
-		accs = append(accs, sim.Account{Addr: a, Bech32: b})
-	}
+	accs := simtest.Accounts("init", acc1, acc2, acc3, acc4)
 	m, f := genesis(t)
 	f.Now = time.Unix(1795252706, 0)
 	handlers := m.Handlers()
-	rng1, rng2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+	twins := simtest.NewTwins(1, 2)
 	seen := map[string]int{}
 	fails := 0
 	reasons := map[string]int{}
 	for range 200 {
 		q, _ := f.QueryAt(nil)
-		a, b := m.Traffic(rng1, q, accs), m.Traffic(rng2, q, accs)
-		if len(a) != len(b) {
-			t.Fatalf("same seed, %d vs %d intents", len(a), len(b))
-		}
-		for i := range a {
-			if a[i].Signer != b[i].Signer || len(a[i].Msgs) != len(b[i].Msgs) {
-				t.Fatalf("intent %d differs", i)
-			}
-			for j := range a[i].Msgs {
-				if !proto.Equal(a[i].Msgs[j], b[i].Msgs[j]) {
-					t.Fatalf("intent %d msg %d differs", i, j)
-				}
-			}
-		}
-		for _, in := range a {
-			for _, msg := range in.Msgs {
-				if got := msgSender(msg); got != accs[in.Signer].Bech32 {
-					t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
-				}
-			}
+		for _, in := range twins.Traffic(t, m, q, accs) {
 			kv, bal := f.Snapshot()
 			for _, msg := range in.Msgs {
 				url := "/" + string(proto.MessageName(msg))
@@ -114,15 +89,4 @@ func TestTraffic(t *testing.T) {
 	if fails == 0 || fails > 60 {
 		t.Errorf("%d failures (%v)", fails, seen)
 	}
-}
-
-// msgSender is the signer field of the messages the generators build.
-func msgSender(m proto.Message) string {
-	switch x := m.(type) {
-	case interface{ GetFromAddress() string }:
-		return x.GetFromAddress()
-	case interface{ GetSender() string }:
-		return x.GetSender()
-	}
-	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -62,6 +63,16 @@ func MustBech(t testing.TB, prefix, s string) []byte {
 		t.Fatalf("%q: %v", s, err)
 	}
 	return b
+}
+
+// Accounts are sim.Accounts over raw addresses.
+func Accounts(prefix string, addrs ...[]byte) []sim.Account {
+	var out []sim.Account
+	for _, a := range addrs {
+		b, _ := address.Bech32(prefix, a)
+		out = append(out, sim.Account{Addr: a, Bech32: b})
+	}
+	return out
 }
 
 // Coin is a coin as JSON carries it.
@@ -388,4 +399,52 @@ func ReplayQueries(t testing.TB, dir string, mux http.Handler, match func(url st
 		n++
 	}
 	return n
+}
+
+// Twins draws a module's traffic from two generators seeded alike, to prove it a pure
+// function of the seed and the state.
+type Twins struct{ a, b *rand.Rand }
+
+// NewTwins seeds both generators with the same PCG seed.
+func NewTwins(seed1, seed2 uint64) *Twins {
+	return &Twins{a: rand.New(rand.NewPCG(seed1, seed2)), b: rand.New(rand.NewPCG(seed1, seed2))}
+}
+
+// Traffic returns the module's intents for the state, failing the test when the twin draw
+// differs or when a message is not from the intent's signer.
+func (tw *Twins) Traffic(t testing.TB, m sim.Module, q sim.Query, accs []sim.Account) []sim.Intent {
+	t.Helper()
+	a, b := m.Traffic(tw.a, q, accs), m.Traffic(tw.b, q, accs)
+	if len(a) != len(b) {
+		t.Fatalf("same seed, %d vs %d intents", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Signer != b[i].Signer || len(a[i].Msgs) != len(b[i].Msgs) {
+			t.Fatalf("intent %d differs", i)
+		}
+		for j := range a[i].Msgs {
+			if !proto.Equal(a[i].Msgs[j], b[i].Msgs[j]) {
+				t.Fatalf("intent %d msg %d differs", i, j)
+			}
+		}
+	}
+	for _, in := range a {
+		for _, msg := range in.Msgs {
+			if got := MsgSender(msg); got != accs[in.Signer].Bech32 {
+				t.Fatalf("intent signed by %s carries a message from %s", accs[in.Signer].Bech32, got)
+			}
+		}
+	}
+	return a
+}
+
+// MsgSender is the signer field of the messages the traffic generators build.
+func MsgSender(m proto.Message) string {
+	switch x := m.(type) {
+	case interface{ GetFromAddress() string }:
+		return x.GetFromAddress()
+	case interface{ GetSender() string }:
+		return x.GetSender()
+	}
+	return ""
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -72,5 +74,21 @@ func TestLoadBlock(t *testing.T) {
 	}
 	if Pad4(2) != "0002" || Pad4(12345) != "2345" {
 		t.Error("Pad4")
+	}
+}
+
+func TestMsgSenderAndAccounts(t *testing.T) {
+	accs := Accounts("init", Acc1)
+	if len(accs) != 1 || !bytes.Equal(accs[0].Addr, Acc1) || !bytes.Equal(MustBech(t, "init", accs[0].Bech32), Acc1) {
+		t.Fatalf("Accounts = %+v", accs)
+	}
+	if got := MsgSender(&bankv1beta1.MsgSend{FromAddress: "a"}); got != "a" {
+		t.Errorf("MsgSend sender %q", got)
+	}
+	if got := MsgSender(&movev1.MsgExecute{Sender: "b"}); got != "b" {
+		t.Errorf("MsgExecute sender %q", got)
+	}
+	if got := MsgSender(&bankv1beta1.MsgSendResponse{}); got != "" {
+		t.Errorf("no sender field: %q", got)
 	}
 }
