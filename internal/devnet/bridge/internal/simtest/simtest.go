@@ -1,23 +1,23 @@
 // Package simtest is a small in-memory stand-in for the devnet engine, used by the bridge
 // packages' tests: chains that run sim.Modules, execute transactions with the baseapp
 // event conventions (message event first, msg_index on every event, rollback on failure),
-// render bank events the way a plain Cosmos SDK chain does, and produce blocks.
+// render bank events the way a plain Cosmos SDK chain does, and produce blocks. Its state is
+// kept in the devnet-wide test doubles of internal/devnet/sim/simtest.
 package simtest
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	simfake "github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -53,8 +53,8 @@ type Chain struct {
 
 	height   int64
 	now      time.Time
-	kv       map[string]map[string][]byte
-	balances map[string]*big.Int
+	kv       map[string]simfake.KV // per module
+	balances simfake.Balances
 	mempool  []pendingTx
 	Blocks   []Block
 	txCount  int
@@ -67,7 +67,7 @@ type Chain struct {
 // NewChain builds a chain at height 1 (genesis) with the modules' genesis applied.
 func NewChain(id, prefix string, start time.Time, modules ...sim.Module) (*Chain, error) {
 	c := &Chain{ID: id, Prefix: prefix, Modules: modules, handlers: map[string]sim.Handler{},
-		height: 1, now: start, kv: map[string]map[string][]byte{}, balances: map[string]*big.Int{}}
+		height: 1, now: start, kv: map[string]simfake.KV{}, balances: simfake.Balances{}}
 	for _, m := range modules {
 		for url, h := range m.Handlers() {
 			c.handlers[url] = h
@@ -89,22 +89,11 @@ func (c *Chain) Time() time.Time { return c.now }
 
 // Fund credits coins without events (genesis balances).
 func (c *Chain) Fund(addr []byte, denom string, amount int64) {
-	k := balKey(addr, denom)
-	b, ok := c.balances[k]
-	if !ok {
-		b = new(big.Int)
-		c.balances[k] = b
-	}
-	b.Add(b, big.NewInt(amount))
+	c.balances.Credit(addr, sim.Coin{Denom: denom, Amount: big.NewInt(amount)})
 }
 
 // Balance reads a balance.
-func (c *Chain) Balance(addr []byte, denom string) *big.Int {
-	if b, ok := c.balances[balKey(addr, denom)]; ok {
-		return new(big.Int).Set(b)
-	}
-	return new(big.Int)
-}
+func (c *Chain) Balance(addr []byte, denom string) *big.Int { return c.balances.Get(addr, denom) }
 
 // Submit queues a tx for the next block.
 func (c *Chain) Submit(signer string, msgs ...proto.Message) {
@@ -140,15 +129,7 @@ func (c *Chain) Exec(signer string, msgs ...proto.Message) TxResult {
 }
 
 // Supply sums every balance of a denom.
-func (c *Chain) Supply(denom string) *big.Int {
-	sum := new(big.Int)
-	for k, v := range c.balances {
-		if strings.HasSuffix(k, "|"+denom) {
-			sum.Add(sum, v)
-		}
-	}
-	return sum
-}
+func (c *Chain) Supply(denom string) *big.Int { return c.balances.Supply(denom) }
 
 // Block returns the block at height h.
 func (c *Chain) Block(h int64) (Block, bool) {
@@ -165,7 +146,7 @@ func (c *Chain) exec(p pendingTx) TxResult {
 	hash := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d", c.ID, c.height, c.txCount)))
 	res := TxResult{Height: c.height, Hash: hash[:], Signer: p.signer, Msgs: p.msgs}
 	kvSnap := cloneKV(c.kv)
-	balSnap := cloneBal(c.balances)
+	balSnap := c.balances.Clone()
 	env := c.newEnv(hash[:])
 	for i, m := range p.msgs {
 		url := "/" + string(proto.MessageName(m))
@@ -212,24 +193,10 @@ func (c *Chain) exec(p pendingTx) TxResult {
 	return res
 }
 
-func balKey(addr []byte, denom string) string { return hex.EncodeToString(addr) + "|" + denom }
-
-func cloneKV(in map[string]map[string][]byte) map[string]map[string][]byte {
-	out := make(map[string]map[string][]byte, len(in))
+func cloneKV(in map[string]simfake.KV) map[string]simfake.KV {
+	out := make(map[string]simfake.KV, len(in))
 	for m, kv := range in {
-		cp := make(map[string][]byte, len(kv))
-		for k, v := range kv {
-			cp[k] = v
-		}
-		out[m] = cp
-	}
-	return out
-}
-
-func cloneBal(in map[string]*big.Int) map[string]*big.Int {
-	out := make(map[string]*big.Int, len(in))
-	for k, v := range in {
-		out[k] = new(big.Int).Set(v)
+		out[m] = kv.Clone()
 	}
 	return out
 }
@@ -274,19 +241,12 @@ func coinsString(coins []sim.Coin) string {
 }
 
 func (e *Env) move(addr []byte, c sim.Coin, sign int) error {
-	k := balKey(addr, c.Denom)
-	b, ok := e.c.balances[k]
-	if !ok {
-		b = new(big.Int)
-		e.c.balances[k] = b
+	if sign >= 0 {
+		e.c.balances.Credit(addr, c)
+		return nil
 	}
-	if sign < 0 {
-		if b.Cmp(c.Amount) < 0 {
-			return &sim.CodedError{Codespace: "sdk", Code: 5, Log: fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds", b, c.Denom, c.Amount, c.Denom)}
-		}
-		b.Sub(b, c.Amount)
-	} else {
-		b.Add(b, c.Amount)
+	if b := e.c.balances.Get(addr, c.Denom); !e.c.balances.Debit(addr, c) {
+		return &sim.CodedError{Codespace: "sdk", Code: 5, Log: fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds", b, c.Denom, c.Amount, c.Denom)}
 	}
 	return nil
 }
@@ -341,33 +301,22 @@ type kv struct {
 	module string
 }
 
-func (s *kv) m() map[string][]byte {
+// m looks the module's map up on every call: a rolled-back tx replaces the chain's maps.
+func (s *kv) m() simfake.KV {
 	m, ok := s.c.kv[s.module]
 	if !ok {
-		m = map[string][]byte{}
+		m = simfake.KV{}
 		s.c.kv[s.module] = m
 	}
 	return m
 }
 
-func (s *kv) Get(key string) ([]byte, bool) { v, ok := s.m()[key]; return v, ok }
-func (s *kv) Set(key string, value []byte)  { s.m()[key] = append([]byte{}, value...) }
-func (s *kv) Delete(key string)             { delete(s.m(), key) }
-func (s *kv) Iterate(prefix string, fn func(string, []byte) bool) {
-	m := s.m()
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		if strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !fn(k, m[k]) {
-			return
-		}
-	}
-}
+func (s *kv) Get(key string) ([]byte, bool) { return s.m().Get(key) }
+
+// Set keeps an empty value non-nil, as this engine always has.
+func (s *kv) Set(key string, value []byte)                        { s.m()[key] = append([]byte{}, value...) }
+func (s *kv) Delete(key string)                                   { s.m().Delete(key) }
+func (s *kv) Iterate(prefix string, fn func(string, []byte) bool) { s.m().Iterate(prefix, fn) }
 
 // Query is a sim.Query over the chain's latest state.
 type Query struct{ c *Chain }
