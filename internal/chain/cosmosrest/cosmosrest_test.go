@@ -21,26 +21,12 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/testutil"
+	"github.com/rollgate/rollgate/internal/testutil/replaytest"
 )
 
 func serve(t *testing.T, name string, opts ...replay.Option) (*replay.Server, *cosmosrest.Client) {
 	t.Helper()
-	rs, err := replay.New(testutil.Fixture(t, name), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rs)
-	t.Cleanup(srv.Close)
-	c, err := cosmosrest.New(srv.URL, httpx.WithMaxAttempts(2), httpx.WithBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if m := rs.Misses(); len(m) > 0 {
-			t.Errorf("replay misses: %v", m)
-		}
-	})
-	return rs, c
+	return replaytest.Serve(t, name, cosmosrest.New, opts...)
 }
 
 var errUnsendable = errors.New("request cannot be sent")

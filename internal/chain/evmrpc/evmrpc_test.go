@@ -5,39 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/testutil"
+	"github.com/rollgate/rollgate/internal/testutil/replaytest"
 )
 
 func serve(t *testing.T, name string, opts ...replay.Option) (*replay.Server, *evmrpc.Client) {
 	t.Helper()
-	rs, err := replay.New(testutil.Fixture(t, name), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rs)
-	t.Cleanup(srv.Close)
-	c, err := evmrpc.New(srv.URL, httpx.WithMaxAttempts(2), httpx.WithBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if m := rs.Misses(); len(m) > 0 {
-			t.Errorf("replay misses: %v", m)
-		}
-	})
-	return rs, c
+	return replaytest.Serve(t, name, evmrpc.New, opts...)
 }
 
 type capReq struct {
