@@ -80,18 +80,11 @@ func genesis(t *testing.T) (*Module, *simtest.Chain) {
 // and fees), comparing every event with the capture; it returns the chain for query tests.
 func replay(t *testing.T) (*Module, *simtest.Chain) {
 	m, f := genesis(t)
-	handlers := m.Handlers()
 	simtest.Replay{
 		Dir:          testutil.Fixture(t, "minimove"),
 		Chain:        f,
 		FeeCollector: ModuleAccount("fee_collector"),
-		Handle: func(msg simtest.FixtureMsg) error {
-			var fx fxMsg
-			if err := json.Unmarshal(msg.Raw, &fx); err != nil {
-				t.Fatal(err)
-			}
-			return handlers[msg.Type](f, toProto(t, fx))
-		},
+		Handle:       simtest.Dispatch(t, f, m.Handlers(), func(fx fxMsg) proto.Message { return toProto(t, fx) }),
 	}.Run(t)
 	return m, f
 }

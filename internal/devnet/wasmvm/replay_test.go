@@ -89,19 +89,12 @@ func genesis(t *testing.T) (*Module, *simtest.Chain) {
 // comparing every event, message response and failure with the capture.
 func replay(t *testing.T) (*Module, *simtest.Chain) {
 	m, f := genesis(t)
-	handlers := m.Handlers()
 	compared := simtest.Replay{
 		Dir:          testutil.Fixture(t, "miniwasm"),
 		Chain:        f,
 		FeeCollector: ModuleAccount("fee_collector"),
 		BlockTime:    true,
-		Handle: func(msg simtest.FixtureMsg) error {
-			var fx fxMsg
-			if err := json.Unmarshal(msg.Raw, &fx); err != nil {
-				t.Fatal(err)
-			}
-			return handlers[msg.Type](f, toProto(t, fx))
-		},
+		Handle:       simtest.Dispatch(t, f, m.Handlers(), func(fx fxMsg) proto.Message { return toProto(t, fx) }),
 	}.Run(t)
 	if compared < 40 {
 		t.Fatalf("only %d messages compared", compared)

@@ -278,6 +278,20 @@ type Replay struct {
 	Handle func(msg FixtureMsg) error
 }
 
+// Dispatch is a Replay.Handle for a module: it decodes each message into the module's own
+// fixture type M, converts it with toProto and runs the module's handler for its type URL
+// on the chain.
+func Dispatch[M any](t testing.TB, f *Chain, handlers map[string]sim.Handler, toProto func(M) proto.Message) func(FixtureMsg) error {
+	return func(msg FixtureMsg) error {
+		t.Helper()
+		var m M
+		if err := json.Unmarshal(msg.Raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		return handlers[msg.Type](f, toProto(m))
+	}
+}
+
 // Run replays the capture; it returns how many messages ran and were compared.
 func (r Replay) Run(t testing.TB) int {
 	t.Helper()
