@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -14,7 +15,8 @@ import (
 // a write transaction takes the lock up front instead of failing on upgrade) and a read pool
 // that WAL lets run beside the writer.
 type sqliteBackend struct {
-	w, r *sql.DB
+	w, r  *sql.DB
+	stmts stmtCache
 }
 
 func openSQLite(ctx context.Context, path string) (*sqliteBackend, error) {
@@ -38,7 +40,79 @@ func openSQLite(ctx context.Context, path string) (*sqliteBackend, error) {
 	}
 	r.SetMaxOpenConns(max(4, 2*runtime.NumCPU()))
 	r.SetMaxIdleConns(max(4, 2*runtime.NumCPU()))
-	return &sqliteBackend{w: w, r: r}, nil
+	b := &sqliteBackend{w: w, r: r}
+	b.stmts.db = r
+	return b, nil
+}
+
+// stmtCacheSize bounds the prepared read statements. The read queries are a small fixed set of
+// texts plus IN-list variants whose length follows the request (msgs=…), so the bound only
+// matters for hostile input: texts beyond it run unprepared.
+const stmtCacheSize = 256
+
+// stmtCache keeps one prepared statement per read query text. Parsing and planning a statement
+// was 15 % of the API's CPU on SQLite, more than running most of them; database/sql prepares a
+// cached statement once on each pooled connection and reuses it.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// get returns the prepared statement for q, or nil when the cache is full.
+func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	st, ok := c.m[q]
+	full := len(c.m) >= stmtCacheSize
+	c.mu.Unlock()
+	if ok || full {
+		return st, nil
+	}
+	// Prepared outside the lock: preparing may wait for a pooled connection.
+	st, err := c.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.m[q]; ok {
+		_ = st.Close()
+		return prev, nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	if len(c.m) >= stmtCacheSize {
+		_ = st.Close()
+		return nil, nil
+	}
+	c.m[q] = st
+	return st, nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		_ = st.Close()
+	}
+	c.m = nil
+}
+
+// query runs q as a cached prepared statement.
+func (c *stmtCache) query(ctx context.Context, q string, args ...any) (rows, error) {
+	st, err := c.get(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return sqlConn{c.db}.query(ctx, q, args...)
+	}
+	r, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{r}, nil
 }
 
 type sqlRows struct{ *sql.Rows }
@@ -59,10 +133,11 @@ func (c sqlConn) query(ctx context.Context, q string, args ...any) (rows, error)
 	return sqlRows{r}, nil
 }
 
-func (b *sqliteBackend) reader() conn      { return sqlConn{b.r} }
+func (b *sqliteBackend) reader() conn      { return &b.stmts }
 func (b *sqliteBackend) forUpdate() string { return "" }
 
 func (b *sqliteBackend) close() error {
+	b.stmts.close()
 	err1 := b.r.Close()
 	err2 := b.w.Close()
 	if err1 != nil {

@@ -657,3 +657,28 @@ func TestStateCacheNeverGoesBack(t *testing.T) {
 		t.Fatalf("refreshed row: got %+v %v", s, ok)
 	}
 }
+
+// Read statements are prepared once per text, up to stmtCacheSize texts; texts beyond that
+// still answer, unprepared.
+func TestSQLiteStatementCache(t *testing.T) {
+	db := openT(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"))
+	ctx := context.Background()
+	sb := db.be.(*sqliteBackend)
+	// A cached text answers again with other arguments.
+	for _, h := range []int64{1, 2} {
+		var got int64
+		if err := queryRow(ctx, db.be.reader(), "SELECT ? + 0", []any{h}, &got); err != nil || got != h {
+			t.Fatalf("cached statement with %d: %d %v", h, got, err)
+		}
+	}
+	for i := range stmtCacheSize + 5 {
+		var got int
+		q := "SELECT " + strings.TrimSuffix(strings.Repeat("1+", i+1), "+") + " AS n"
+		if err := queryRow(ctx, db.be.reader(), q, nil, &got); err != nil || got != i+1 {
+			t.Fatalf("%s: %d %v", q, got, err)
+		}
+	}
+	if n := len(sb.stmts.m); n != stmtCacheSize {
+		t.Fatalf("%d cached statements, want %d", n, stmtCacheSize)
+	}
+}
