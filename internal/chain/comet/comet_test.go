@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path"
@@ -14,36 +13,20 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/testutil"
+	"github.com/rollgate/rollgate/internal/testutil/replaytest"
 )
 
 var chains = []string{"minievm", "minimove", "miniwasm"}
 
 func serve(t *testing.T, name string, opts ...replay.Option) (*replay.Server, *comet.Client) {
 	t.Helper()
-	rs, err := replay.New(testutil.Fixture(t, name), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(rs)
-	t.Cleanup(srv.Close)
-	c, err := comet.New(srv.URL, httpx.WithMaxAttempts(2), httpx.WithBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if m := rs.Misses(); len(m) > 0 {
-			t.Errorf("replay misses: %v", m)
-		}
-	})
-	return rs, c
+	return replaytest.Serve(t, name, comet.New, opts...)
 }
 
 // sameJSON checks that re-encoding the typed value gives the captured JSON back, i.e. the types
