@@ -177,8 +177,8 @@ func (m *Module) InitGenesis(env sim.Env) error {
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{
-		"/minievm.evm.v1.MsgCall":   m.handleCall,
-		"/minievm.evm.v1.MsgCreate": m.handleCreate,
+		"/minievm.evm.v1.MsgCall":   sim.Typed(m.handleCall),
+		"/minievm.evm.v1.MsgCreate": sim.Typed(m.handleCreate),
 	}
 }
 
@@ -265,11 +265,7 @@ func (m *Module) newExec(env sim.Env) (*exec, error) {
 	return &exec{env: env, kv: env.Store(StoreName), q: q, m: m}, nil
 }
 
-func (m *Module) handleCall(env sim.Env, msg proto.Message) error {
-	mc, ok := msg.(*evmv1.MsgCall)
-	if !ok {
-		return fmt.Errorf("evm: unexpected message %T", msg)
-	}
+func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
 	sender, err := parseAddr(env.AddressPrefix(), mc.GetSender())
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
@@ -337,11 +333,7 @@ func msgResponse(name, result, contractAddr string, logs []ethLog) (proto.Messag
 	return m, nil
 }
 
-func (m *Module) handleCreate(env sim.Env, msg proto.Message) error {
-	mc, ok := msg.(*evmv1.MsgCreate)
-	if !ok {
-		return fmt.Errorf("evm: unexpected message %T", msg)
-	}
+func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
 	sender, err := parseAddr(env.AddressPrefix(), mc.GetSender())
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}

@@ -107,12 +107,12 @@ func (m *Module) InitGenesis(sim.Env) error { return nil }
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{
-		TypeMsgStoreCode:           m.storeCode,
-		TypeMsgInstantiateContract: m.instantiate,
-		TypeMsgExecuteContract:     m.execute,
-		TypeMsgCreateDenom:         m.createDenom,
-		TypeMsgMint:                m.tfMint,
-		TypeMsgBurn:                m.tfBurn,
+		TypeMsgStoreCode:           sim.Typed(m.storeCode),
+		TypeMsgInstantiateContract: sim.Typed(m.instantiate),
+		TypeMsgExecuteContract:     sim.Typed(m.execute),
+		TypeMsgCreateDenom:         sim.Typed(m.createDenom),
+		TypeMsgMint:                sim.Typed(m.tfMint),
+		TypeMsgBurn:                sim.Typed(m.tfBurn),
 	}
 }
 
@@ -318,11 +318,7 @@ func transferFunds(env sim.Env, from, to []byte, coins []sim.Coin) error {
 
 // ---- x/wasm handlers ----
 
-func (m *Module) storeCode(env sim.Env, msg proto.Message) error {
-	x, ok := msg.(*wasmv1.MsgStoreCode)
-	if !ok {
-		return fmt.Errorf("wasmvm: unexpected message %T", msg)
-	}
+func (m *Module) storeCode(env sim.Env, x *wasmv1.MsgStoreCode) error {
 	if _, err := parseAcc(env.AddressPrefix(), x.Sender); err != nil {
 		return err
 	}
@@ -369,11 +365,7 @@ func uncompress(b []byte) ([]byte, error) {
 	return out, nil
 }
 
-func (m *Module) instantiate(env sim.Env, msg proto.Message) error {
-	x, ok := msg.(*wasmv1.MsgInstantiateContract)
-	if !ok {
-		return fmt.Errorf("wasmvm: unexpected message %T", msg)
-	}
+func (m *Module) instantiate(env sim.Env, x *wasmv1.MsgInstantiateContract) error {
 	sender, err := parseAcc(env.AddressPrefix(), x.Sender)
 	if err != nil {
 		return err
@@ -442,11 +434,7 @@ func compactJSON(b []byte) json.RawMessage {
 	return buf.Bytes()
 }
 
-func (m *Module) execute(env sim.Env, msg proto.Message) error {
-	x, ok := msg.(*wasmv1.MsgExecuteContract)
-	if !ok {
-		return fmt.Errorf("wasmvm: unexpected message %T", msg)
-	}
+func (m *Module) execute(env sim.Env, x *wasmv1.MsgExecuteContract) error {
 	sender, err := parseAcc(env.AddressPrefix(), x.Sender)
 	if err != nil {
 		return err
@@ -515,11 +503,7 @@ type denomRec struct {
 	Admin string `json:"admin"`
 }
 
-func (m *Module) createDenom(env sim.Env, msg proto.Message) error {
-	x, ok := msg.(*tokenfactoryv1.MsgCreateDenom)
-	if !ok {
-		return fmt.Errorf("wasmvm: unexpected message %T", msg)
-	}
+func (m *Module) createDenom(env sim.Env, x *tokenfactoryv1.MsgCreateDenom) error {
 	if _, err := parseAcc(env.AddressPrefix(), x.Sender); err != nil {
 		return err
 	}
@@ -559,11 +543,7 @@ func (m *Module) denomAdmin(env sim.Env, sender string, c *basev1beta1.Coin) (si
 	return coins[0], nil
 }
 
-func (m *Module) tfMint(env sim.Env, msg proto.Message) error {
-	x, ok := msg.(*tokenfactoryv1.MsgMint)
-	if !ok {
-		return fmt.Errorf("wasmvm: unexpected message %T", msg)
-	}
+func (m *Module) tfMint(env sim.Env, x *tokenfactoryv1.MsgMint) error {
 	coin, err := m.denomAdmin(env, x.Sender, x.Amount)
 	if err != nil {
 		return err
@@ -596,11 +576,7 @@ func (m *Module) tfMint(env sim.Env, msg proto.Message) error {
 	return nil
 }
 
-func (m *Module) tfBurn(env sim.Env, msg proto.Message) error {
-	x, ok := msg.(*tokenfactoryv1.MsgBurn)
-	if !ok {
-		return fmt.Errorf("wasmvm: unexpected message %T", msg)
-	}
+func (m *Module) tfBurn(env sim.Env, x *tokenfactoryv1.MsgBurn) error {
 	coin, err := m.denomAdmin(env, x.Sender, x.Amount)
 	if err != nil {
 		return err
