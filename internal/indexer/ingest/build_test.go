@@ -152,3 +152,39 @@ func TestSanitize(t *testing.T) {
 		t.Errorf("json %s", got)
 	}
 }
+
+// The signer cache answers exactly what the derivation answers, for every key type, the
+// second time too, and keeps key types apart for the same key bytes.
+func TestSignerAddressCache(t *testing.T) {
+	ethKey, err := base64.StdEncoding.DecodeString("AwN/QHZvvIOeG2mhloXOQvlnp0qH1ZelLvUlgQSEkIsz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := make([]byte, 32)
+	tests := []struct {
+		name    string
+		typeURL string
+		key     []byte
+	}{
+		{"eth_secp256k1", "/initia.crypto.v1beta1.ethsecp256k1.PubKey", ethKey},
+		{"secp256k1, same bytes", "/cosmos.crypto.secp256k1.PubKey", ethKey},
+		{"ed25519", "/cosmos.crypto.ed25519.PubKey", ed},
+		{"unknown type", "/cosmos.crypto.multisig.LegacyAminoPubKey", ethKey},
+		{"invalid key", "/cosmos.crypto.secp256k1.PubKey", ethKey[:20]},
+	}
+	b := NewBuilder("", "init")
+	for round := range 2 {
+		for _, tt := range tests {
+			want, werr := pubKeyAddress(tt.typeURL, tt.key)
+			if werr != nil {
+				want = nil
+			}
+			if got := b.signerAddress(tt.typeURL, tt.key); string(got) != string(want) || (got == nil) != (want == nil) {
+				t.Errorf("round %d, %s: %x, want %x", round, tt.name, got, want)
+			}
+		}
+	}
+	if a, c := b.signerAddress(tests[0].typeURL, ethKey), b.signerAddress(tests[1].typeURL, ethKey); string(a) == string(c) {
+		t.Errorf("eth_secp256k1 and secp256k1 addresses of one key are equal: %x", a)
+	}
+}
