@@ -62,6 +62,8 @@ type DB struct {
 	stats *statsKeeper
 	// state caches indexed_height for the readers (see stateTTL).
 	state stateCache
+	// lookups caches the dictionary and height lookups of filtered lists (see lookupCache).
+	lookups lookupCache
 }
 
 var _ Store = (*DB)(nil)
@@ -655,12 +657,12 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	empty := TxPage{Txs: []TxRecord{}}
 	lo, hi := int64(1), st.lastSequence
 	if f.Height != 0 {
-		err := queryRow(ctx, c, "SELECT first_sequence, last_sequence FROM block WHERE height = ?", []any{f.Height}, &lo, &hi)
+		lo, hi, err = d.cachedHeightRange(ctx, c, st, f.Height)
 		if errors.Is(err, ErrNotFound) {
 			return empty, nil
 		}
 		if err != nil {
-			return TxPage{}, fmt.Errorf("txs of height: %w", err)
+			return TxPage{}, err
 		}
 	}
 	if hi < lo {
@@ -668,7 +670,7 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	}
 	var acc *dictEntry
 	if f.Account != nil {
-		if acc, err = lookupAccount(ctx, c, f.Account); err != nil {
+		if acc, err = d.cachedAccount(ctx, c, st, f.Account); err != nil {
 			return TxPage{}, err
 		}
 		if acc == nil {
@@ -678,7 +680,7 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	var msgs []dictEntry
 	var msgIDs []int64
 	if f.MsgTypes != nil {
-		if msgs, err = lookupMsgTypes(ctx, c, f.MsgTypes); err != nil {
+		if msgs, err = d.cachedMsgTypes(ctx, c, st, f.MsgTypes); err != nil {
 			return TxPage{}, err
 		}
 		if len(msgs) == 0 {
@@ -906,11 +908,10 @@ func scanTxs(r rows) ([]TxRecord, error) {
 	out := []TxRecord{}
 	for r.Next() {
 		var t TxRecord
-		var data string
-		if err := r.Scan(&t.Sequence, &t.Height, &data); err != nil {
+		// Scanned as bytes: a string would be copied once more into the RawMessage.
+		if err := r.Scan(&t.Sequence, &t.Height, (*[]byte)(&t.JSON)); err != nil {
 			return nil, err
 		}
-		t.JSON = json.RawMessage(data)
 		out = append(out, t)
 	}
 	return out, r.Err()

@@ -605,7 +605,7 @@ func TestIndexedHeightCache(t *testing.T) {
 		ctx := context.Background()
 		fill := func(w Writer, txs int) {
 			t.Helper()
-			if err := FillSynthetic(ctx, w, txs, SyntheticOptions{TxsPerBlock: 5, BatchBlocks: 2}); err != nil {
+			if err := FillSynthetic(ctx, w, txs, SyntheticOptions{TxsPerBlock: 5, BatchBlocks: 2, Accounts: 2}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -622,6 +622,25 @@ func TestIndexedHeightCache(t *testing.T) {
 			bp, err := r.Blocks(ctx, Page{Limit: 1, Desc: true, CountTotal: true})
 			if err != nil || bp.Total != height || bp.Blocks[0].Height != height {
 				t.Fatalf("newest block page %+v %v, want height %d", bp, err, height)
+			}
+			// The filtered lists' cached lookups follow the writes too.
+			lists := []struct {
+				name string
+				f    TxFilter
+				want int64
+			}{
+				// Account 0 of 2 signs the even sequences.
+				{"signer", TxFilter{Account: SyntheticAccount(0), SignerOnly: true}, txs / 2},
+				// MsgSend is the type of sequences ≡ 0..7 (mod 10).
+				{"msgs", TxFilter{MsgTypes: []string{SyntheticMsgTypes[0]}}, txs / 10 * 8},
+				{"newest height", TxFilter{Height: height}, 5},
+				{"next height", TxFilter{Height: height + 1}, 0},
+			}
+			for _, l := range lists {
+				page, err := r.Txs(ctx, l.f, Page{Limit: 100, CountTotal: true})
+				if err != nil || page.Total != l.want || int64(len(page.Txs)) != l.want {
+					t.Fatalf("%s: total %d, %d txs, %v; want %d", l.name, page.Total, len(page.Txs), err, l.want)
+				}
 			}
 		}
 		fill(db, 10)
