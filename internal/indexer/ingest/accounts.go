@@ -90,8 +90,13 @@ func (x *AccountExtractor) Extract(events []Event) [][]byte {
 			case attr.Key == "ret":
 				// Return data of EVM calls is arbitrary bytes; the peer never indexes it.
 			default:
-				for _, piece := range strings.Split(attr.Value, ",") {
-					if x.bech32R.MatchString(piece) || anchoredHex.MatchString(piece) {
+				// strings.Split(value, ",") without the slice, and the two anchored patterns
+				// matched by hand: this loop runs over every attribute of every event.
+				rest := attr.Value
+				for more := true; more; {
+					var piece string
+					piece, rest, more = strings.Cut(rest, ",")
+					if x.isBech32Candidate(piece) || isHexCandidate(piece) {
 						add(piece)
 					}
 				}
@@ -99,6 +104,34 @@ func (x *AccountExtractor) Extract(events []Event) [][]byte {
 		}
 	}
 	return out
+}
+
+// isBech32Candidate is bech32R.MatchString: prefix, "1", then 38 or 58 of [a-z0-9].
+func (x *AccountExtractor) isBech32Candidate(s string) bool {
+	rest, ok := strings.CutPrefix(s, x.prefix+"1")
+	if !ok || (len(rest) != 38 && len(rest) != 58) {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// isHexCandidate is anchoredHex.MatchString: "0x" then 1 to 64 hex digits.
+func isHexCandidate(s string) bool {
+	rest, ok := strings.CutPrefix(s, "0x")
+	if !ok || len(rest) < 1 || len(rest) > 64 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseAddress normalises an account the way the peer's AccAddressFromString does: bech32 with

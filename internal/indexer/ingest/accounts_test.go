@@ -171,3 +171,23 @@ func TestPubKeyAddress(t *testing.T) {
 }
 
 func b64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
+
+// The hand-written matchers accept exactly what the peer's patterns accept.
+func TestCandidateMatchersEqualPatterns(t *testing.T) {
+	x := NewAccountExtractor("init")
+	cands := []string{
+		"", "0x", "0x0", "0xG", "0xabcDEF", "0X12", " 0x12", "0x12 ", "0x" + strings.Repeat("f", 64), "0x" + strings.Repeat("f", 65),
+		"init1", "init1" + strings.Repeat("q", 38), "init1" + strings.Repeat("q", 37), "init1" + strings.Repeat("q", 58),
+		"init1" + strings.Repeat("q", 39), "init1" + strings.Repeat("Q", 38), "init1" + strings.Repeat("q", 37) + "-",
+		"cosmos1" + strings.Repeat("q", 38), "initinit1" + strings.Repeat("q", 38), "init10wzzgt4rr3947kt505tcjdsvh8x6g5vn3n2j5d",
+		"init1" + strings.Repeat("9", 58), "init1" + strings.Repeat("é", 19),
+	}
+	for _, c := range cands {
+		if got, want := x.isBech32Candidate(c), x.bech32R.MatchString(c); got != want {
+			t.Errorf("bech32 %q: %v, pattern %v", c, got, want)
+		}
+		if got, want := isHexCandidate(c), anchoredHex.MatchString(c); got != want {
+			t.Errorf("hex %q: %v, pattern %v", c, got, want)
+		}
+	}
+}
