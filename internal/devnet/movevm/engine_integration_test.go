@@ -1,5 +1,3 @@
-//go:build devnetintegration
-
 package movevm
 
 import (
@@ -11,8 +9,8 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
-// TestOnEngine runs the module's traffic on the real devnet engine (go test -tags
-// devnetintegration): only deliberate failures, and the events an indexer reads are there.
+// TestOnEngine runs the module's traffic on the real devnet engine: only deliberate
+// failures, and the events an indexer reads are there.
 func TestOnEngine(t *testing.T) {
 	mod := New(WithGenesisCoins("uusdc"))
 	e12 := big.NewInt(1_000_000_000_000)
