@@ -138,78 +138,49 @@ func copyCoins(coins []sim.Coin) []sim.Coin {
 	return out
 }
 
-// Send records a transfer after checking the sender's (branched) balance.
-func (e *Env) Send(from, to []byte, coins []sim.Coin) error {
-	if err := e.check(from, coins); err != nil {
-		return err
+// record applies a coin movement to the branched balances and records it for replay on
+// commit: from (when set) must hold the coins and loses them, to (when set) gains them.
+func (e *Env) record(kind opKind, from, to []byte, coins []sim.Coin) error {
+	if from != nil {
+		if err := e.check(from, coins); err != nil {
+			return err
+		}
 	}
 	coins = copyCoins(coins)
 	for _, c := range coins {
-		e.add(from, c, -1)
-		e.add(to, c, 1)
+		if from != nil {
+			e.add(from, c, -1)
+		}
+		if to != nil {
+			e.add(to, c, 1)
+		}
 	}
-	e.ops = append(e.ops, op{kind: opSend, from: from, to: to, coins: coins})
+	e.ops = append(e.ops, op{kind: kind, from: from, to: to, coins: coins})
 	return nil
 }
+
+// Send records a transfer after checking the sender's (branched) balance.
+func (e *Env) Send(from, to []byte, coins []sim.Coin) error { return e.record(opSend, from, to, coins) }
 
 // Mint records a mint.
-func (e *Env) Mint(to []byte, coins []sim.Coin) error {
-	coins = copyCoins(coins)
-	for _, c := range coins {
-		e.add(to, c, 1)
-	}
-	e.ops = append(e.ops, op{kind: opMint, to: to, coins: coins})
-	return nil
-}
+func (e *Env) Mint(to []byte, coins []sim.Coin) error { return e.record(opMint, nil, to, coins) }
 
 // Burn records a burn after checking the balance.
-func (e *Env) Burn(from []byte, coins []sim.Coin) error {
-	if err := e.check(from, coins); err != nil {
-		return err
-	}
-	coins = copyCoins(coins)
-	for _, c := range coins {
-		e.add(from, c, -1)
-	}
-	e.ops = append(e.ops, op{kind: opBurn, from: from, coins: coins})
-	return nil
-}
+func (e *Env) Burn(from []byte, coins []sim.Coin) error { return e.record(opBurn, from, nil, coins) }
 
 // SendQuiet is Send without bank events (VMs that render the movement themselves).
 func (e *Env) SendQuiet(from, to []byte, coins []sim.Coin) error {
-	if err := e.check(from, coins); err != nil {
-		return err
-	}
-	coins = copyCoins(coins)
-	for _, c := range coins {
-		e.add(from, c, -1)
-		e.add(to, c, 1)
-	}
-	e.ops = append(e.ops, op{kind: opSendQuiet, from: from, to: to, coins: coins})
-	return nil
+	return e.record(opSendQuiet, from, to, coins)
 }
 
 // MintQuiet is Mint without bank events.
 func (e *Env) MintQuiet(to []byte, coins []sim.Coin) error {
-	coins = copyCoins(coins)
-	for _, c := range coins {
-		e.add(to, c, 1)
-	}
-	e.ops = append(e.ops, op{kind: opMintQuiet, to: to, coins: coins})
-	return nil
+	return e.record(opMintQuiet, nil, to, coins)
 }
 
 // BurnQuiet is Burn without bank events.
 func (e *Env) BurnQuiet(from []byte, coins []sim.Coin) error {
-	if err := e.check(from, coins); err != nil {
-		return err
-	}
-	coins = copyCoins(coins)
-	for _, c := range coins {
-		e.add(from, c, -1)
-	}
-	e.ops = append(e.ops, op{kind: opBurnQuiet, from: from, coins: coins})
-	return nil
+	return e.record(opBurnQuiet, from, nil, coins)
 }
 
 // AdjustBalance changes a balance without bank events.
