@@ -143,3 +143,20 @@ func ToBech32(hrp, s string) (string, error) {
 	}
 	return Bech32(hrp, b)
 }
+
+// ParseAccount parses an account address as chain messages carry it: bech32 with the chain's
+// prefix, or 0x hex of exactly 20 or 32 bytes. Unlike Parse it accepts no bare or padded hex,
+// because a chain's address codec rejects those.
+func ParseAccount(hrp, s string) ([]byte, error) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		b, err := ParseHex(s)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) != 20 && len(b) != 32 {
+			return nil, fmt.Errorf("%w: %q: %d bytes", ErrInvalid, s, len(b))
+		}
+		return b, nil
+	}
+	return FromBech32(hrp, s)
+}

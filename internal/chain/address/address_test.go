@@ -139,3 +139,32 @@ func TestParseHex(t *testing.T) {
 		t.Error("Hex")
 	}
 }
+
+func TestParseAccount(t *testing.T) {
+	acc1 := "init13jxn2s5lwnkzghuw7t6068j4rnle04jslx73ct"
+	hex20 := "0x8c8d35429f74ec245f8ef2f4fd1e551cff97d650"
+	hex32 := "0x77107865c1d632d45b63db2ff8fd315f3fd46cb79b0870bc61088a4939e8ab96"
+	tests := []struct {
+		in      string
+		wantLen int
+		wantErr bool
+	}{
+		{acc1, 20, false},
+		{hex20, 20, false},
+		{strings.ToUpper(hex20[:2]) + hex20[2:], 20, false},
+		{hex32, 32, false},
+		{"0x01", 0, true},               // Parse pads it; a chain's codec does not
+		{hex20[2:], 0, true},            // bare hex is not an account here
+		{"cosmos1" + acc1[5:], 0, true}, // other prefix
+		{"0xzz", 0, true},
+	}
+	for _, tc := range tests {
+		b, err := ParseAccount("init", tc.in)
+		if (err != nil) != tc.wantErr || (!tc.wantErr && len(b) != tc.wantLen) {
+			t.Errorf("ParseAccount(%q) = %x, %v", tc.in, b, err)
+		}
+	}
+	if b, _ := ParseAccount("init", acc1); Hex(b) != hex20 {
+		t.Errorf("bech32 and hex forms differ: %s", Hex(b))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	channelv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"
@@ -64,7 +65,7 @@ func (m *Module) handleTransfer(env sim.Env, msg *transferv1.MsgTransfer) error 
 	if !ok || amt.Sign() <= 0 {
 		return coded("sdk", 10, fmt.Sprintf("%s%s: invalid coins", msg.Token.Amount, msg.Token.Denom))
 	}
-	sender, err := ParseAccount(env.AddressPrefix(), msg.Sender)
+	sender, err := address.ParseAccount(env.AddressPrefix(), msg.Sender)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("string could not be parsed as address: %v: invalid address", err))
 	}
@@ -422,7 +423,7 @@ func (m *Module) pfmRecv(env sim.Env, p *channelv1.Packet, data PacketData) *Ack
 
 // forward sends the next hop from the intermediate account and records it in flight.
 func (m *Module) forward(env sim.Env, f inFlight, port, channel, receiver, next, localDenom string, amount *big.Int) error {
-	sender, err := ParseAccount(env.AddressPrefix(), f.OriginalSenderAddress)
+	sender, err := address.ParseAccount(env.AddressPrefix(), f.OriginalSenderAddress)
 	if err != nil {
 		return err
 	}
@@ -465,7 +466,7 @@ func fungibleRecvEvent(data PacketData, success bool, err error) sim.Event {
 // receiveTokens is the ICS-20 keeper's OnRecvPacket: unescrow a returning token or mint
 // the voucher of a new trace.
 func (m *Module) receiveTokens(env sim.Env, p *channelv1.Packet, data PacketData) error {
-	receiver, err := ParseAccount(env.AddressPrefix(), data.Receiver)
+	receiver, err := address.ParseAccount(env.AddressPrefix(), data.Receiver)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("failed to decode receiver address %s: %v: invalid address", data.Receiver, err))
 	}
@@ -607,7 +608,7 @@ func (m *Module) runCallback(env sim.Env, p *channelv1.Packet, data PacketData, 
 	if !ok {
 		return
 	}
-	sender, err := ParseAccount(env.AddressPrefix(), data.Sender)
+	sender, err := address.ParseAccount(env.AddressPrefix(), data.Sender)
 	if err != nil {
 		env.Emit(event("hook_failed", "reason", "failed to get async callback", "error", err.Error()))
 		return
@@ -625,7 +626,7 @@ func (m *Module) runCallback(env sim.Env, p *channelv1.Packet, data PacketData, 
 // refund is ICS-20 refundPacketToken: unescrow to the sender if this chain is the
 // token's source for that channel, else mint the voucher back.
 func (m *Module) refund(env sim.Env, p *channelv1.Packet, data PacketData) error {
-	sender, err := ParseAccount(env.AddressPrefix(), data.Sender)
+	sender, err := address.ParseAccount(env.AddressPrefix(), data.Sender)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("failed to decode sender address %s: %v: invalid address", data.Sender, err))
 	}

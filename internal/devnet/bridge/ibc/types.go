@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/chain/address"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -277,22 +276,6 @@ func ForwardReceiver(destChannel, originalSender string) []byte {
 // the full 32-byte SHA-256(SHA-256("ibc-<vm>-hook-intermediary") ‖ "<dest channel>/<sender>").
 func HookIntermediary(vm, destChannel, sender string) []byte {
 	return addressHash("ibc-"+vm+"-hook-intermediary", []byte(destChannel+"/"+sender))
-}
-
-// ParseAccount decodes an account given as bech32 with the chain's prefix or as 0x hex
-// (20 or 32 bytes, accepted by the rollups' address codecs).
-func ParseAccount(prefix, s string) ([]byte, error) {
-	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		b, err := address.ParseHex(s)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) != 20 && len(b) != 32 {
-			return nil, fmt.Errorf("%w: %q: %d bytes", address.ErrInvalid, s, len(b))
-		}
-		return b, nil
-	}
-	return address.FromBech32(prefix, s)
 }
 
 // coded builds the error type the engine turns into a failed tx's codespace and code.

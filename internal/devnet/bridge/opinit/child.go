@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
@@ -118,7 +119,7 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 	if !ok {
 		return coded("sdk", 10, fmt.Sprintf("%s%s: invalid coins", m.Amount.Amount, m.Amount.Denom))
 	}
-	to, err := parseAccount(env.AddressPrefix(), m.To)
+	to, err := address.ParseAccount(env.AddressPrefix(), m.To)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("invalid to address: %v: invalid address", err))
 	}
@@ -197,7 +198,7 @@ func (c *Child) deposit(env sim.Env, to []byte, coins []sim.Coin) error {
 }
 
 func (c *Child) initiateWithdrawal(env sim.Env, m *opchildv1.MsgInitiateTokenWithdrawal) error {
-	sender, err := parseAccount(env.AddressPrefix(), m.Sender)
+	sender, err := address.ParseAccount(env.AddressPrefix(), m.Sender)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("invalid sender address: %v: invalid address", err))
 	}

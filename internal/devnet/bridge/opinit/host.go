@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
@@ -100,7 +101,7 @@ func (h *Host) Handlers() map[string]sim.Handler {
 }
 
 func (h *Host) initiateDeposit(env sim.Env, m *ophostv1.MsgInitiateTokenDeposit) error {
-	sender, err := parseAccount(env.AddressPrefix(), m.Sender)
+	sender, err := address.ParseAccount(env.AddressPrefix(), m.Sender)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("invalid sender address: %v: invalid address", err))
 	}
@@ -156,7 +157,7 @@ func (h *Host) finalizeWithdrawal(env sim.Env, m *ophostv1.MsgFinalizeTokenWithd
 	if !ok || !amt.IsUint64() {
 		return coded("sdk", 10, fmt.Sprintf("%s%s: invalid coins", m.Amount.Amount, m.Amount.Denom))
 	}
-	to, err := parseAccount(env.AddressPrefix(), m.To)
+	to, err := address.ParseAccount(env.AddressPrefix(), m.To)
 	if err != nil {
 		return coded("sdk", 7, fmt.Sprintf("invalid to address: %v: invalid address", err))
 	}

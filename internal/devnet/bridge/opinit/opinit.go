@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"fmt"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -135,21 +134,6 @@ func bech32(prefix string, b []byte) string {
 		return ""
 	}
 	return s
-}
-
-// parseAccount accepts bech32 with the chain prefix or 0x hex (20 or 32 bytes).
-func parseAccount(prefix, s string) ([]byte, error) {
-	if len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") {
-		b, err := address.ParseHex(s)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) != 20 && len(b) != 32 {
-			return nil, fmt.Errorf("%w: %q: %d bytes", address.ErrInvalid, s, len(b))
-		}
-		return b, nil
-	}
-	return address.FromBech32(prefix, s)
 }
 
 func parseAmount(s string) (*big.Int, bool) {
