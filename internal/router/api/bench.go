@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/bench/synthnet"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -33,7 +34,7 @@ func (r BenchResult) String() string {
 // decode, search, render, encode) between random assets of a generated registry with the
 // given size. It is what `rollgate bench route` prints; it asserts nothing.
 func BenchRoute(ctx context.Context, chains, assets, requests int, seed uint64) (BenchResult, error) {
-	reg, err := registry.Synthetic(chains, assets, seed)
+	reg, err := synthnet.Registry(chains, assets, seed)
 	if err != nil {
 		return BenchResult{}, err
 	}

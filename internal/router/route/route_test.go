@@ -3,6 +3,7 @@ package route
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/bench/synthnet"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -269,8 +271,11 @@ func TestParseAmount(t *testing.T) {
 	}
 }
 
+// TestSyntheticRoutes routes over the benchmark's generated network: every spoke-to-spoke
+// voucher the generator placed must be reachable from its home spoke in one transaction,
+// forwarded over the hub, amount preserved.
 func TestSyntheticRoutes(t *testing.T) {
-	reg, err := registry.Synthetic(100, 2000, 1)
+	reg, err := synthnet.Registry(100, 2000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,19 +287,34 @@ func TestSyntheticRoutes(t *testing.T) {
 		t.Fatalf("%d chains, %d assets", len(reg.Chains), n)
 	}
 	g := Build(reg, Config{})
-	// spoke-1's token forwarded to spoke-2 over the hub: one tx with a forward memo.
-	p := "transfer/channel-0/transfer/channel-0/utok1"
-	rt, err := g.Find(Request{AmountIn: "7", SourceAssetChainID: "spoke-1", SourceAssetDenom: "utok1", DestAssetChainID: "spoke-2", DestAssetDenom: registry.IBCDenom(p)})
-	if reg.Chain("spoke-2").Asset(registry.IBCDenom(p)) == nil {
-		t.Skip("seed did not place utok1 on spoke-2")
+	checked := 0
+	for _, c := range reg.Chains {
+		for _, a := range c.Assets {
+			// Two-hop vouchers only: a spoke's token forwarded over the hub to this spoke.
+			if strings.Count(a.Path, "/") != 4 || checked >= 50 {
+				continue
+			}
+			checked++
+			rt, err := g.Find(Request{AmountIn: "7", SourceAssetChainID: a.OriginChainID, SourceAssetDenom: a.OriginDenom,
+				DestAssetChainID: c.ID, DestAssetDenom: a.Denom})
+			if err != nil {
+				t.Fatalf("%s on %s from %s: %v", a.Denom, c.ID, a.OriginChainID, err)
+			}
+			want := []string{a.OriginChainID, "hub-1", c.ID}
+			if rt.TxsRequired != 1 || len(rt.Operations) != 2 || !slices.Equal(rt.ChainIDs, want) || rt.AmountOut != "7" ||
+				rt.Operations[0].Transfer == nil || rt.Operations[1].Transfer == nil || rt.Operations[1].Transfer.DenomOut != a.Denom {
+				t.Fatalf("route to %s on %s: txs=%d chains=%v out=%s ops=%+v; want one forwarded tx over %v",
+					a.Denom, c.ID, rt.TxsRequired, rt.ChainIDs, rt.AmountOut, rt.Operations, want)
+			}
+		}
 	}
-	if err != nil || rt.TxsRequired != 1 || len(rt.Operations) != 2 {
-		t.Fatalf("route %+v, %v", rt, err)
+	if checked < 50 {
+		t.Fatalf("the generator placed only %d two-hop vouchers; want at least 50 to route", checked)
 	}
 }
 
 func BenchmarkRoute(b *testing.B) {
-	reg, err := registry.Synthetic(100, 2000, 1)
+	reg, err := synthnet.Registry(100, 2000, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

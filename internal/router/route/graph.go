@@ -1,0 +1,294 @@
+// Package route is the router's route engine: a graph whose nodes are (chain, denom) pairs
+// of the registry and whose edges are ICS-20 transfers (including unwinding an `ibc/`
+// voucher along its trace), OPinit deposits and withdrawals, LayerZero OFT sends and swaps on
+// configured venues, searched best-first for the best route.
+//
+// Only denoms the registry lists are nodes: like Skip, the router does not propose denoms it
+// has never seen, and it keeps the graph small enough to build once per registry snapshot and
+// search in well under a millisecond. Routes are ranked by amount out (higher first), then
+// number of transactions, then estimated duration, then number of hops.
+package route
+
+import (
+	"strings"
+
+	"github.com/holiman/uint256"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+// Machine reasons carried in error details[0].
+const (
+	ReasonNoRoute          = "NO_ROUTE"
+	ReasonUnknownChain     = "UNKNOWN_CHAIN"
+	ReasonUnknownAsset     = "UNKNOWN_ASSET"
+	ReasonInvalidAmount    = "INVALID_AMOUNT"
+	ReasonAmountTooLow     = "AMOUNT_TOO_LOW"
+	ReasonAmountTooHigh    = "AMOUNT_TOO_HIGH"
+	ReasonMissingField     = "MISSING_FIELD"
+	ReasonUnsupportedField = "UNSUPPORTED_FIELD"
+	ReasonInvalidBridge    = "INVALID_BRIDGE"
+	ReasonBadPrice         = "BAD_PRICE"
+)
+
+// Config holds the estimates the engine cannot learn from chains. Zero values take the
+// documented defaults (see docs/router-api.md).
+type Config struct {
+	// Per-hop duration estimates in seconds.
+	IBCSeconds        int `json:"ibc_seconds"`         // default 30: relay of one ICS-20 packet
+	OPDepositSeconds  int `json:"op_deposit_seconds"`  // default 15: executor relays the deposit after L1 inclusion
+	OPWithdrawSeconds int `json:"op_withdraw_seconds"` // default 604800: used when the bridge's finalization period is unknown (no Refresh yet)
+	LayerZeroSeconds  int `json:"layer_zero_seconds"`  // default 180
+	SwapSeconds       int `json:"swap_seconds"`        // default 0: the swap runs in the same tx as the previous hop
+	BankSendSeconds   int `json:"bank_send_seconds"`   // default 6: one block
+	// LayerZeroFee is the messaging fee (in the source chain's fee token base unit) per source
+	// chain id; it is charged on top of the amount (FEE_BEHAVIOR_ADDITIONAL).
+	LayerZeroFee map[string]string `json:"layer_zero_fee"`
+	// DefaultAllowMultiTx applies when the request does not set allow_multi_tx (Skip: false).
+	DefaultAllowMultiTx bool `json:"default_allow_multi_tx"`
+	// MaxHops bounds the search (default 6).
+	MaxHops int `json:"max_hops"`
+	// Venues are the configured swap venues.
+	Venues []Venue `json:"venues"`
+}
+
+// Venue is a configured swap venue with constant-product pools.
+type Venue struct {
+	Name    string `json:"name"`
+	ChainID string `json:"chain_id"`
+	Pools   []Pool `json:"pools"`
+}
+
+// Pool is a constant-product pool; reserves are base-unit decimal strings, FeeBps the swap fee.
+type Pool struct {
+	ID       string `json:"id"`
+	DenomA   string `json:"denom_a"`
+	DenomB   string `json:"denom_b"`
+	ReserveA string `json:"reserve_a"`
+	ReserveB string `json:"reserve_b"`
+	FeeBps   int    `json:"fee_bps"`
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.IBCSeconds, 30)
+	def(&c.OPDepositSeconds, 15)
+	def(&c.OPWithdrawSeconds, 604800)
+	def(&c.LayerZeroSeconds, 180)
+	def(&c.BankSendSeconds, 6)
+	def(&c.MaxHops, 6)
+	return c
+}
+
+type edgeKind uint8
+
+const (
+	kindIBC edgeKind = iota
+	kindDeposit
+	kindWithdraw
+	kindLZ
+	kindSwap
+)
+
+type edge struct {
+	kind edgeKind
+	to   int32
+	// IBC: the channel on the from chain.
+	port, channel string
+	bridgeID      uint64
+	venue         *Venue
+	pool          *Pool
+	rA, rB        *uint256.Int // swap reserves, in→out
+}
+
+type node struct {
+	chain *registry.Chain
+	asset *registry.Asset
+	out   []edge
+}
+
+// Graph is the routing graph of one registry snapshot; build it once per snapshot.
+type Graph struct {
+	reg   *registry.Registry
+	cfg   Config
+	nodes []node
+	index map[string]int32
+	// listed is the number of nodes that are registry assets; the nodes after them are
+	// in-between vouchers of packet-forward hops, never endpoints.
+	listed int32
+}
+
+func nodeKey(chainID, denom string) string {
+	if strings.HasPrefix(denom, "0x") || strings.HasPrefix(denom, "0X") {
+		denom = strings.ToLower(denom)
+	}
+	return chainID + "\x00" + denom
+}
+
+// Registry is the snapshot the graph was built from.
+func (g *Graph) Registry() *registry.Registry { return g.reg }
+
+// Build constructs the graph of reg.
+func Build(reg *registry.Registry, cfg Config) *Graph {
+	g := &Graph{reg: reg, cfg: cfg.withDefaults(), index: map[string]int32{}}
+	for _, c := range reg.Chains {
+		for _, a := range c.Assets {
+			g.index[nodeKey(c.ID, a.Denom)] = int32(len(g.nodes))
+			g.nodes = append(g.nodes, node{chain: c, asset: a})
+		}
+	}
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		c, a := n.chain, n.asset
+		if c.Type == registry.ChainTypeCosmos {
+			for _, ch := range c.Channels {
+				if !ch.Usable() {
+					continue
+				}
+				dst := reg.Chain(ch.CounterpartyChainID)
+				if dst == nil || dst.Type != registry.ChainTypeCosmos {
+					continue
+				}
+				path := registry.ReceivedPath(a.Path, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
+				if to, ok := g.index[nodeKey(dst.ID, registry.IBCDenom(path))]; ok {
+					n.out = append(n.out, edge{kind: kindIBC, to: to, port: ch.Port, channel: ch.ID})
+				}
+			}
+		}
+		if a.OP != nil && c.BridgeID == a.OP.BridgeID {
+			if l1, ok := g.index[nodeKey(a.OP.L1ChainID, a.OP.L1Denom)]; ok {
+				n.out = append(n.out, edge{kind: kindWithdraw, to: l1, bridgeID: a.OP.BridgeID})
+				g.nodes[l1].out = append(g.nodes[l1].out, edge{kind: kindDeposit, to: int32(i), bridgeID: a.OP.BridgeID})
+			}
+		}
+		if a.LZ != nil && a.LZ.OFT != "" && a.LZ.PeerChainID != "" && c.LZEndpointID != 0 {
+			if to, ok := g.index[nodeKey(a.LZ.PeerChainID, a.LZ.PeerDenom)]; ok {
+				peer := &g.nodes[to]
+				if peer.chain.LZEndpointID != 0 && peer.asset.LZ != nil && peer.asset.LZ.OFT != "" {
+					addUnique(n, edge{kind: kindLZ, to: to})
+					addUnique(peer, edge{kind: kindLZ, to: int32(i)})
+				}
+			}
+		}
+	}
+	g.addForwardingNodes()
+	for vi := range g.cfg.Venues {
+		v := &g.cfg.Venues[vi]
+		for pi := range v.Pools {
+			p := &v.Pools[pi]
+			ra, errA := uint256.FromDecimal(p.ReserveA)
+			rb, errB := uint256.FromDecimal(p.ReserveB)
+			ia, okA := g.index[nodeKey(v.ChainID, p.DenomA)]
+			ib, okB := g.index[nodeKey(v.ChainID, p.DenomB)]
+			if errA != nil || errB != nil || !okA || !okB || ra.IsZero() || rb.IsZero() {
+				continue
+			}
+			g.nodes[ia].out = append(g.nodes[ia].out, edge{kind: kindSwap, to: ib, venue: v, pool: p, rA: ra, rB: rb})
+			g.nodes[ib].out = append(g.nodes[ib].out, edge{kind: kindSwap, to: ia, venue: v, pool: p, rA: rb, rB: ra})
+		}
+	}
+	return g
+}
+
+func addUnique(n *node, e edge) {
+	for _, o := range n.out {
+		if o.kind == e.kind && o.to == e.to {
+			return
+		}
+	}
+	n.out = append(n.out, e)
+}
+
+// Lookup resolves a (chain, denom) pair to its registry chain and asset, with the API errors
+// for unknown ones.
+func (g *Graph) Lookup(chainField, chainID, denomField, denom string) (*registry.Chain, *registry.Asset, *apierr.Error) {
+	if chainID == "" {
+		return nil, nil, apierr.BadRequest("%s is required", chainField).WithDetails(ReasonMissingField)
+	}
+	if denom == "" {
+		return nil, nil, apierr.BadRequest("%s is required", denomField).WithDetails(ReasonMissingField)
+	}
+	c := g.reg.Chain(chainID)
+	if c == nil {
+		return nil, nil, apierr.NotFoundf("unknown chain %q in %s", chainID, chainField).WithDetails(ReasonUnknownChain)
+	}
+	a := c.Asset(denom)
+	if a == nil {
+		return nil, nil, apierr.NotFoundf("unknown %s %q on chain %s", denomField, denom, chainID).WithDetails(ReasonUnknownAsset)
+	}
+	return c, a, nil
+}
+
+// addForwardingNodes adds intermediate-only nodes for vouchers a registry does not list but
+// that a packet-forward hop passes through (e.g. a rollup's `l2/` INIT on its way over the L1
+// to another rollup): (B, denom) exists when some listed asset arrives there over IBC, B runs
+// PFM, and one more hop from B lands on a listed denom. Such nodes are never endpoints, which
+// keeps the graph bounded to one extra hop per listed pair.
+func (g *Graph) addForwardingNodes() {
+	listed := int32(len(g.nodes))
+	g.listed = listed
+	// leadsOn reports whether a node with these edges takes the voucher anywhere but back
+	// to the source it came from (which only closes a cycle for that source).
+	leadsOn := func(outs []edge, from int32) bool {
+		for _, e := range outs {
+			if e.to != from {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range listed {
+		c, a := g.nodes[i].chain, g.nodes[i].asset
+		if c.Type != registry.ChainTypeCosmos {
+			continue
+		}
+		for _, ch := range c.Channels {
+			if !ch.Usable() {
+				continue
+			}
+			mid := g.reg.Chain(ch.CounterpartyChainID)
+			if mid == nil || mid.Type != registry.ChainTypeCosmos || !mid.PFM {
+				continue
+			}
+			path := registry.ReceivedPath(a.Path, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
+			denom := registry.IBCDenom(path)
+			key := nodeKey(mid.ID, denom)
+			if at, ok := g.index[key]; ok {
+				// A listed asset already has its regular edges. An in-between node made
+				// when another source met the same voucher first (a token's home chain and
+				// a chain unwinding its voucher of it both land it there) serves this
+				// source too.
+				if at >= listed && leadsOn(g.nodes[at].out, i) {
+					g.nodes[i].out = append(g.nodes[i].out, edge{kind: kindIBC, to: at, port: ch.Port, channel: ch.ID})
+				}
+				continue
+			}
+			// Every usable channel counts, the way back included: it is how another source
+			// sharing the node unwinds home through the hub.
+			var outs []edge
+			for _, ch2 := range mid.Channels {
+				if !ch2.Usable() {
+					continue
+				}
+				p2 := registry.ReceivedPath(path, ch2.Port, ch2.ID, ch2.CounterpartyPort, ch2.CounterpartyID)
+				if to, ok := g.index[nodeKey(ch2.CounterpartyChainID, registry.IBCDenom(p2))]; ok && to < listed {
+					outs = append(outs, edge{kind: kindIBC, to: to, port: ch2.Port, channel: ch2.ID})
+				}
+			}
+			if !leadsOn(outs, i) {
+				continue
+			}
+			trace, _ := registry.SplitPath(path)
+			va := &registry.Asset{ChainID: mid.ID, Denom: denom, Path: path, Trace: trace, Symbol: a.Symbol, Decimals: a.Decimals,
+				OriginChainID: a.OriginChainID, OriginDenom: a.OriginDenom}
+			g.index[key] = int32(len(g.nodes))
+			g.nodes = append(g.nodes, node{chain: mid, asset: va, out: outs})
+			g.nodes[i].out = append(g.nodes[i].out, edge{kind: kindIBC, to: int32(len(g.nodes) - 1), port: ch.Port, channel: ch.ID})
+		}
+	}
+}

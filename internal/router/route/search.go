@@ -1,0 +1,341 @@
+package route
+
+import (
+	"container/heap"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/holiman/uint256"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+// ParseAmount parses a base-unit amount: a decimal integer, 1 ≤ amount < 2^256.
+func ParseAmount(field, s string) (*uint256.Int, *apierr.Error) {
+	if s == "" {
+		return nil, apierr.BadRequest("%s is required", field).WithDetails(ReasonMissingField)
+	}
+	if strings.HasPrefix(s, "-") {
+		if isDigits(s[1:]) {
+			return nil, apierr.BadRequest("%s must be positive", field).WithDetails(ReasonAmountTooLow)
+		}
+		return nil, apierr.BadRequest("%s must be a base-unit integer", field).WithDetails(ReasonInvalidAmount)
+	}
+	if !isDigits(s) {
+		return nil, apierr.BadRequest("%s must be a base-unit integer", field).WithDetails(ReasonInvalidAmount)
+	}
+	v, err := uint256.FromDecimal(s)
+	if err != nil {
+		return nil, apierr.BadRequest("%s exceeds 2^256-1", field).WithDetails(ReasonAmountTooHigh)
+	}
+	if v.IsZero() {
+		return nil, apierr.BadRequest("%s must be positive", field).WithDetails(ReasonAmountTooLow)
+	}
+	return v, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// continuation says what the next hop may do without a new user transaction.
+type continuation uint8
+
+const (
+	contNone    continuation = iota
+	contForward              // after an ICS-20 hop into a PFM chain: a packet-forward memo
+	contHook                 // after an OPinit deposit: a signed hook executed on the rollup
+)
+
+type label struct {
+	node   int32
+	cont   continuation
+	hook   bool // the route already uses the op hook
+	amount *uint256.Int
+	txs    int
+	secs   int
+	hops   int
+	prev   *label
+	via    *edge
+	seq    int
+}
+
+// better reports whether a ranks before b.
+func better(a, b *label) bool {
+	if c := a.amount.Cmp(b.amount); c != 0 {
+		return c > 0
+	}
+	if a.txs != b.txs {
+		return a.txs < b.txs
+	}
+	if a.secs != b.secs {
+		return a.secs < b.secs
+	}
+	if a.hops != b.hops {
+		return a.hops < b.hops
+	}
+	return a.seq < b.seq
+}
+
+type pq []*label
+
+func (q pq) Len() int           { return len(q) }
+func (q pq) Less(i, j int) bool { return better(q[i], q[j]) }
+func (q pq) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *pq) Push(x any)        { *q = append(*q, x.(*label)) }
+func (q *pq) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// maxLabels bounds the work of one search whatever the registry looks like.
+const maxLabels = 50000
+
+// Find computes the best route for req.
+func (g *Graph) Find(req Request) (*Route, error) {
+	amount, aerr := ParseAmount("amount_in", req.AmountIn)
+	if aerr != nil {
+		if req.AmountIn == "" && req.AmountOut != "" {
+			return nil, apierr.BadRequest("exact-out routes (amount_out) are not supported; send amount_in").WithDetails(ReasonUnsupportedField)
+		}
+		return nil, aerr
+	}
+	srcChain, srcAsset, e := g.Lookup("source_asset_chain_id", req.SourceAssetChainID, "source_asset_denom", req.SourceAssetDenom)
+	if e != nil {
+		return nil, e
+	}
+	dstChain, dstAsset, e := g.Lookup("dest_asset_chain_id", req.DestAssetChainID, "dest_asset_denom", req.DestAssetDenom)
+	if e != nil {
+		return nil, e
+	}
+	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true, kindSwap: req.AllowSwaps == nil || *req.AllowSwaps}
+	if len(req.Bridges) > 0 {
+		allowed[kindIBC], allowed[kindDeposit], allowed[kindWithdraw], allowed[kindLZ] = false, false, false, false
+		for _, b := range req.Bridges {
+			switch b {
+			case BridgeIBC:
+				allowed[kindIBC] = true
+			case BridgeOPInit:
+				allowed[kindDeposit], allowed[kindWithdraw] = true, req.IsOPWithdraw
+			case BridgeLayerZero:
+				allowed[kindLZ] = true
+			case "AXELAR", "CCTP", "HYPERLANE", "GO_FAST", "STARGATE", "EUREKA", "CCTP_V2":
+				// Known bridge types this router has no edges for.
+			default:
+				return nil, apierr.BadRequest("unknown bridge type %q", b).WithDetails(ReasonInvalidBridge)
+			}
+		}
+	}
+	multi := g.cfg.DefaultAllowMultiTx
+	if req.AllowMultiTx != nil {
+		multi = *req.AllowMultiTx
+	}
+	src, dst := g.index[nodeKey(srcChain.ID, srcAsset.Denom)], g.index[nodeKey(dstChain.ID, dstAsset.Denom)]
+
+	if src == dst {
+		if req.IsOPWithdraw {
+			return nil, g.noRoute(req, "is_op_withdraw needs a rollup source and an L1 destination")
+		}
+		return g.sameChain(req, srcChain, srcAsset, amount), nil
+	}
+	if req.IsOPWithdraw && srcChain.BridgeID == 0 {
+		return nil, g.noRoute(req, "is_op_withdraw needs a rollup source and an L1 destination")
+	}
+
+	q := query{src: src, dst: dst, amount: amount, allowed: allowed, multi: multi, withdrawFirst: req.IsOPWithdraw}
+	found := g.search(q, nil)
+	if found == nil {
+		info := ""
+		if !req.IsOPWithdraw && srcAsset.OP != nil && dstChain.ID == srcAsset.OP.L1ChainID && dstAsset.Denom == srcAsset.OP.L1Denom {
+			info = "this token leaves the rollup through the OPinit bridge: set is_op_withdraw"
+		} else if !multi {
+			q.multi = true
+			if g.search(q, nil) != nil {
+				info = "no single-transaction route; set allow_multi_tx to accept a route needing several transactions"
+			}
+		}
+		return nil, g.noRoute(req, info)
+	}
+	return g.render(req, found), nil
+}
+
+// query is what one search explores: from src, over the allowed edge kinds, within one
+// transaction unless multi. dst < 0 explores everything reachable instead of stopping at dst.
+type query struct {
+	src, dst int32
+	amount   *uint256.Int
+	allowed  map[edgeKind]bool
+	multi    bool
+	// withdrawFirst makes the OPinit withdrawal the first hop (the "Lossless" option).
+	withdrawFirst bool
+}
+
+// search is the engine's one best-first search. It returns the best label at q.dst (nil when
+// unreachable or when exploring), calling reached for every label it keeps.
+func (g *Graph) search(q query, reached func(*label)) *label {
+	best := map[[3]int32]*label{}
+	open := &pq{}
+	seq := 0
+	heap.Push(open, &label{node: q.src, amount: q.amount, seq: seq})
+	for open.Len() > 0 && seq < maxLabels {
+		l := heap.Pop(open).(*label)
+		if l.node == q.dst {
+			return l
+		}
+		k := [3]int32{l.node, int32(l.cont), b2i(l.hook)}
+		if b, ok := best[k]; ok && b != l {
+			continue
+		}
+		if l.hops >= g.cfg.MaxHops {
+			continue
+		}
+		n := &g.nodes[l.node]
+		for ei := range n.out {
+			ed := &n.out[ei]
+			if !q.allowed[ed.kind] {
+				continue
+			}
+			if q.withdrawFirst && l.prev == nil && ed.kind != kindWithdraw {
+				continue
+			}
+			nl := g.extend(l, ed)
+			if nl == nil || (!q.multi && nl.txs > 1) {
+				continue
+			}
+			seq++
+			nl.seq = seq
+			k := [3]int32{nl.node, int32(nl.cont), b2i(nl.hook)}
+			if b, ok := best[k]; ok && !better(nl, b) {
+				continue
+			}
+			best[k] = nl
+			if reached != nil {
+				reached(nl)
+			}
+			heap.Push(open, nl)
+		}
+	}
+	return nil
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (g *Graph) noRoute(req Request, info string) error {
+	e := apierr.BadRequest("no route found from %s on %s to %s on %s", req.SourceAssetDenom, req.SourceAssetChainID,
+		req.DestAssetDenom, req.DestAssetChainID).WithDetails(ReasonNoRoute)
+	if info != "" {
+		e = e.WithInfo(info)
+	}
+	return e
+}
+
+// extend applies one edge to a label, or returns nil when the hop cannot follow it.
+func (g *Graph) extend(l *label, ed *edge) *label {
+	from := &g.nodes[l.node]
+	nl := &label{node: ed.to, amount: l.amount, txs: l.txs, secs: l.secs, hops: l.hops + 1, prev: l, via: ed, hook: l.hook}
+	sameTx := false
+	switch ed.kind {
+	case kindIBC:
+		// The hop rides in the previous hop's tx as a forward memo (PFM on this chain) or as
+		// the rollup-side hook of a deposit.
+		sameTx = l.cont == contForward || l.cont == contHook
+		if to := g.nodes[ed.to].chain; to.PFM {
+			nl.cont = contForward
+		}
+		nl.secs += g.cfg.IBCSeconds
+	case kindDeposit:
+		nl.cont = contHook
+		nl.secs += g.cfg.OPDepositSeconds
+		if l.hook {
+			// Only one signed hook per route: a second deposit cannot continue in the same tx.
+			nl.cont = contNone
+		}
+	case kindWithdraw:
+		sameTx = l.cont == contHook
+		secs := g.cfg.OPWithdrawSeconds
+		if c := from.chain; c.OPFinalizationKnown || c.OPFinalization > 0 {
+			secs = int(c.OPFinalization / time.Second)
+		}
+		nl.secs += secs
+	case kindLZ:
+		nl.secs += g.cfg.LayerZeroSeconds
+	case kindSwap:
+		out, _ := swapOut(l.amount, ed)
+		if out == nil || out.IsZero() {
+			return nil
+		}
+		nl.amount = out
+		sameTx = l.prev == nil
+		// A swap's output can leave in the same transaction (the swap entry point's post-swap
+		// IBC transfer action).
+		nl.cont = contForward
+		nl.secs += g.cfg.SwapSeconds
+	}
+	switch {
+	case l.prev == nil:
+		nl.txs = 1
+	case !sameTx:
+		nl.txs++
+	}
+	if sameTx && l.cont == contHook {
+		nl.hook = true
+	}
+	return nl
+}
+
+// swapOut is the constant-product output of in on the edge's pool, and the price impact.
+func swapOut(in *uint256.Int, ed *edge) (*uint256.Int, *big.Rat) {
+	fee := uint64(10000 - ed.pool.FeeBps)
+	inFee := new(big.Int).Mul(in.ToBig(), new(big.Int).SetUint64(fee))
+	num := new(big.Int).Mul(inFee, ed.rB.ToBig())
+	den := new(big.Int).Add(new(big.Int).Mul(ed.rA.ToBig(), big.NewInt(10000)), inFee)
+	out := new(big.Int).Quo(num, den)
+	o, overflow := uint256.FromBig(out)
+	if overflow {
+		return nil, nil
+	}
+	// impact = 1 - (out/in) / (rB/rA)
+	exec := new(big.Rat).SetFrac(out, in.ToBig())
+	spot := new(big.Rat).SetFrac(ed.rB.ToBig(), ed.rA.ToBig())
+	impact := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).Quo(exec, spot))
+	return o, impact
+}
+
+// Reachable lists the assets the source asset can be transferred to (no swaps, at most one
+// transaction unless multiTx), in registry order, the source excluded.
+func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asset, error) {
+	srcChain, srcAsset, e := g.Lookup("source_asset_chain_id", chainID, "source_asset_denom", denom)
+	if e != nil {
+		return nil, e
+	}
+	src := g.index[nodeKey(srcChain.ID, srcAsset.Denom)]
+	seen := map[int32]bool{src: true}
+	all := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: true, kindLZ: true}
+	g.search(query{src: src, dst: -1, amount: uint256.NewInt(1), allowed: all, multi: multiTx},
+		func(l *label) { seen[l.node] = true })
+	// Only registry assets are destinations; in-between vouchers are passed through.
+	var out []*registry.Asset
+	for i := range g.listed {
+		if seen[i] && i != src {
+			out = append(out, g.nodes[i].asset)
+		}
+	}
+	return out, nil
+}
