@@ -557,7 +557,9 @@ func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
 	if err := queryRow(ctx, c, "SELECT time_ns FROM block WHERE height = ?", []any{st.height}, &tHi); err != nil {
 		return 0, fmt.Errorf("avg block time: %w", err)
 	}
-	return float64(tHi-tLo) / 1e9 / float64(st.height-lo), nil
+	// The peer reads the times back from PostgreSQL, which keeps microseconds (truncated on
+	// the way in), so the average is taken over whole microseconds.
+	return float64(tHi/1000-tLo/1000) / 1e6 / float64(st.height-lo), nil
 }
 
 // Tx implements Reader. The rows of the hash are read whole and the first is picked here:

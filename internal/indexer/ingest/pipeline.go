@@ -308,7 +308,7 @@ func (p *Pipeline) assemble(ctx context.Context, next int64, prev time.Time, res
 			delete(pending, expected)
 			<-tokens
 			if !prev.IsZero() {
-				b.Block.BlockTimeMs = b.Block.Time.Sub(prev).Milliseconds()
+				b.Block.BlockTimeMs = blockTimeMs(b.Block.Time, prev)
 			}
 			prev = b.Block.Time
 			cur.bundles = append(cur.bundles, b)
@@ -345,6 +345,13 @@ func (p *Pipeline) assemble(ctx context.Context, next int64, prev time.Time, res
 			return ctx.Err()
 		}
 	}
+}
+
+// blockTimeMs is the peer's block_time: it subtracts the times as PostgreSQL stores them,
+// truncated to microseconds, so a nanosecond-exact difference can be 1 ms off its answer
+// (busy capture, height 228: 10.049999907 s exact, 10.050000 s truncated).
+func blockTimeMs(cur, prev time.Time) int64 {
+	return cur.Truncate(time.Microsecond).Sub(prev.Truncate(time.Microsecond)).Milliseconds()
 }
 
 // commit is the only goroutine touching the store: it writes batches in the order received.
