@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
 
@@ -138,11 +138,11 @@ func printChains(w io.Writer, eps devnet.Endpoints, indexers map[string]string) 
 	tw.Flush()
 }
 
-func kindOrder(k chain.Kind) int {
+func kindOrder(k engine.Kind) int {
 	switch k {
-	case chain.KindL1:
+	case engine.KindL1:
 		return 0
-	case chain.KindEVM, chain.KindMove, chain.KindWasm:
+	case engine.KindEVM, engine.KindMove, engine.KindWasm:
 		return 1
 	}
 	return 2

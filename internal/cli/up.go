@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
 
@@ -157,7 +157,7 @@ func rollupsOf(cfg localnet.Config) []string {
 	var ids []string
 	for _, c := range cfg.Chains {
 		switch c.Kind {
-		case chain.KindEVM, chain.KindMove, chain.KindWasm:
+		case engine.KindEVM, engine.KindMove, engine.KindWasm:
 			ids = append(ids, c.ChainID)
 		}
 	}

@@ -25,8 +25,8 @@ import (
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
-	"github.com/rollgate/rollgate/internal/devnet/evm"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
 )
 
 func opts() []httpx.Option {
@@ -172,7 +172,7 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 
 // TestHistoricalQueries: REST reads honour x-cosmos-block-height.
 func TestHistoricalQueries(t *testing.T) {
-	net := startNet(t, 9, 0, devnet.ChainSpec{ChainID: "l1-hist-1", Kind: chain.KindL1})
+	net := startNet(t, 9, 0, devnet.ChainSpec{ChainID: "l1-hist-1", Kind: engine.KindL1})
 	ch, _ := net.Chain("l1-hist-1")
 	k := ch.Chain.Key(0)
 	to := ch.Chain.Accounts()[1]
@@ -205,11 +205,11 @@ func TestHistoricalQueries(t *testing.T) {
 	}
 }
 
-func signSend(t *testing.T, c *chain.Chain, k *chain.Key, num, seq uint64, to, denom string, amt int64) []byte {
+func signSend(t *testing.T, c *engine.Chain, k *engine.Key, num, seq uint64, to, denom string, amt int64) []byte {
 	t.Helper()
-	msg := &bankv1beta1.MsgSend{FromAddress: chain.Bech32("init", k.Address()), ToAddress: to,
+	msg := &bankv1beta1.MsgSend{FromAddress: engine.Bech32("init", k.Address()), ToAddress: to,
 		Amount: []*basev1beta1.Coin{{Denom: denom, Amount: fmt.Sprint(amt)}}}
-	raw, err := chain.SignDirect(c.ChainID(), k, num, seq, []proto.Message{msg}, "", chain.Fee{GasLimit: 200000})
+	raw, err := engine.SignDirect(c.ChainID(), k, num, seq, []proto.Message{msg}, "", engine.Fee{GasLimit: 200000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func signSend(t *testing.T, c *chain.Chain, k *chain.Key, num, seq uint64, to, d
 // TestBroadcastChecks: CheckTx rejects bad signatures and wrong sequences with the SDK's codes,
 // accepts a good tx, and the next block executes it.
 func TestBroadcastChecks(t *testing.T) {
-	net := startNet(t, 11, 0, devnet.ChainSpec{ChainID: "l1-check-1", Kind: chain.KindL1})
+	net := startNet(t, 11, 0, devnet.ChainSpec{ChainID: "l1-check-1", Kind: engine.KindL1})
 	ch, _ := net.Chain("l1-check-1")
 	cc, _ := comet.New(ch.Endpoints.RPC, opts()...)
 	ctx := context.Background()
@@ -274,7 +274,7 @@ func TestBroadcastChecks(t *testing.T) {
 // TestEVMWithProjectClientAndEthclient drives the EVM rollup's JSON-RPC with evmrpc and
 // go-ethereum's ethclient, including a tx sent through eth_sendRawTransaction.
 func TestEVMWithProjectClientAndEthclient(t *testing.T) {
-	net := startNet(t, 13, 25, devnet.ChainSpec{ChainID: "minievm-clients-1", Kind: chain.KindEVM})
+	net := startNet(t, 13, 25, devnet.ChainSpec{ChainID: "minievm-clients-1", Kind: engine.KindEVM})
 	ch, _ := net.Chain("minievm-clients-1")
 	ctx := context.Background()
 	ec, err := evmrpc.New(ch.Endpoints.JSONRPC, opts()...)
@@ -370,7 +370,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 	q, _ := ch.Chain.Query(0)
 	var token common.Address
 	for _, acc := range ch.Chain.Accounts() {
-		for _, c := range chain.Balances(q, acc.Addr) {
+		for _, c := range engine.Balances(q, acc.Addr) {
 			if strings.HasPrefix(c.Denom, "evm/") {
 				token = common.HexToAddress(c.Denom[4:])
 			}

@@ -17,17 +17,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
-	"github.com/rollgate/rollgate/internal/devnet/evm"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/faults"
 	"github.com/rollgate/rollgate/internal/devnet/server"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
 )
 
 // ChainSpec describes one chain of the network.
 type ChainSpec struct {
 	ChainID string
-	Kind    chain.Kind
+	Kind    engine.Kind
 	// Name is the registry chain_name; default: the chain id without its "-devnet-N" suffix.
 	Name string
 	// Metadata is merged into the registry chain.json "metadata" (op_bridge_id, ibc_channels...).
@@ -51,7 +51,7 @@ type Plugins struct {
 	Modules []sim.Module
 	Bank    sim.BankFlavor
 	// Configure may adjust the engine config last (fee denom, genesis accounts, ...).
-	Configure func(*chain.Config)
+	Configure func(*engine.Config)
 	// SkipBankTraffic drops the built-in bank traffic of non-EVM chains (when a plugged VM
 	// module generates its own bank sends).
 	SkipBankTraffic bool
@@ -84,10 +84,10 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Chains: []ChainSpec{
-			{ChainID: "initia-devnet-1", Kind: chain.KindL1},
-			{ChainID: "minievm-devnet-1", Kind: chain.KindEVM},
-			{ChainID: "minimove-devnet-1", Kind: chain.KindMove},
-			{ChainID: "miniwasm-devnet-1", Kind: chain.KindWasm},
+			{ChainID: "initia-devnet-1", Kind: engine.KindL1},
+			{ChainID: "minievm-devnet-1", Kind: engine.KindEVM},
+			{ChainID: "minimove-devnet-1", Kind: engine.KindMove},
+			{ChainID: "miniwasm-devnet-1", Kind: engine.KindWasm},
 		},
 		Seed:          1,
 		BlockInterval: 500 * time.Millisecond,
@@ -97,7 +97,7 @@ func DefaultConfig() Config {
 // Chain is one running chain of the network.
 type Chain struct {
 	Spec      ChainSpec
-	Chain     *chain.Chain
+	Chain     *engine.Chain
 	EVM       *evm.Module // nil unless Kind is evm
 	Modules   []sim.Module
 	Endpoints ChainEndpoints
@@ -106,11 +106,11 @@ type Chain struct {
 
 // ChainEndpoints are the URLs of one chain.
 type ChainEndpoints struct {
-	Kind      chain.Kind `json:"kind"`
-	ChainName string     `json:"chain_name"`
-	RPC       string     `json:"rpc"`
-	REST      string     `json:"rest"`
-	JSONRPC   string     `json:"json_rpc,omitempty"`
+	Kind      engine.Kind `json:"kind"`
+	ChainName string      `json:"chain_name"`
+	RPC       string      `json:"rpc"`
+	REST      string      `json:"rest"`
+	JSONRPC   string      `json:"json_rpc,omitempty"`
 }
 
 // Endpoints maps chain ids to their endpoints (the endpoints.json content).
@@ -127,11 +127,11 @@ type Network struct {
 	closed sync.Once
 }
 
-func feeDenom(k chain.Kind) string {
+func feeDenom(k engine.Kind) string {
 	switch k {
-	case chain.KindEVM:
+	case engine.KindEVM:
 		return "GAS"
-	case chain.KindL1:
+	case engine.KindL1:
 		return "uinit"
 	}
 	return "umin"
@@ -141,17 +141,17 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 	fee := feeDenom(spec.Kind)
 	big24, _ := new(big.Int).SetString("1000000000000000000000000", 10)
 	amt := big24
-	if spec.Kind != chain.KindEVM {
+	if spec.Kind != engine.KindEVM {
 		amt = big.NewInt(1_000_000_000_000_000)
 	}
-	cc := chain.Config{
+	cc := engine.Config{
 		ChainID: spec.ChainID, Kind: spec.Kind, BlockInterval: cfg.BlockInterval, Seed: cfg.Seed,
 		GenesisTime: cfg.GenesisTime, NumAccounts: cfg.Accounts, FeeDenom: fee,
-		AccountCoins: []chain.Coin{{Denom: fee, Amount: amt}, {Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)}},
+		AccountCoins: []engine.Coin{{Denom: fee, Amount: amt}, {Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)}},
 		Logger:       log.With("chain", spec.ChainID),
 	}
 	dc := &Chain{Spec: spec}
-	if spec.Kind == chain.KindEVM {
+	if spec.Kind == engine.KindEVM {
 		dc.EVM = evm.New(evm.Config{FeeDenom: fee, GenesisDenoms: []string{"uusdc"}, MaxTxsPerBlock: cfg.TxsPerBlock})
 		cc.Modules = append(cc.Modules, dc.EVM)
 		cc.Bank = evm.Flavor{}
@@ -161,8 +161,8 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 	if cfg.Plugins != nil {
 		p = cfg.Plugins(spec)
 	}
-	if spec.Kind != chain.KindEVM && !p.SkipBankTraffic {
-		cc.Modules = append(cc.Modules, chain.BankTraffic{Denoms: []string{fee, "uusdc"}, Max: cfg.TxsPerBlock})
+	if spec.Kind != engine.KindEVM && !p.SkipBankTraffic {
+		cc.Modules = append(cc.Modules, engine.BankTraffic{Denoms: []string{fee, "uusdc"}, Max: cfg.TxsPerBlock})
 	}
 	cc.Modules = append(cc.Modules, p.Modules...)
 	if p.Bank != nil {
@@ -171,7 +171,7 @@ func buildChain(cfg Config, spec ChainSpec, log *slog.Logger) (*Chain, error) {
 	if p.Configure != nil {
 		p.Configure(&cc)
 	}
-	c, err := chain.New(cc)
+	c, err := engine.New(cc)
 	if err != nil {
 		return nil, fmt.Errorf("chain %s: %w", spec.ChainID, err)
 	}
@@ -318,8 +318,8 @@ func ParseChains(s string) ([]ChainSpec, error) {
 		if !ok || id == "" {
 			return nil, fmt.Errorf("chain %q: want <chain-id>:<kind>", part)
 		}
-		switch k := chain.Kind(kind); k {
-		case chain.KindL1, chain.KindEVM, chain.KindMove, chain.KindWasm, chain.KindCosmos:
+		switch k := engine.Kind(kind); k {
+		case engine.KindL1, engine.KindEVM, engine.KindMove, engine.KindWasm, engine.KindCosmos:
 			out = append(out, ChainSpec{ChainID: id, Kind: k})
 		default:
 			return nil, fmt.Errorf("chain %q: unknown kind %q", part, kind)

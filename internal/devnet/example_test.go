@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
@@ -15,14 +15,14 @@ import (
 func Example() {
 	cfg := devnet.DefaultConfig()
 	cfg.Chains = []devnet.ChainSpec{
-		{ChainID: "initia-devnet-1", Kind: chain.KindL1},
-		{ChainID: "minievm-devnet-1", Kind: chain.KindEVM},
+		{ChainID: "initia-devnet-1", Kind: engine.KindL1},
+		{ChainID: "minievm-devnet-1", Kind: engine.KindEVM},
 	}
 	cfg.Seed = 7
 	cfg.GenesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cfg.ManualBlocks = true // tests step blocks; leave false for a timer (cfg.BlockInterval)
 	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
-		var mods []sim.Module // e.g. movevm.New(...), bridge modules
+		var mods []sim.Module // e.g. move.New(...), bridge modules
 		return devnet.Plugins{Modules: mods}
 	}
 	net, err := devnet.Start(context.Background(), cfg, nil)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/faults"
 )
 
@@ -18,7 +18,7 @@ import (
 // every block a reader sees is complete (its results match its txs).
 func TestTimerProductionWithConcurrentReaders(t *testing.T) {
 	cfg := devnet.DefaultConfig()
-	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-live-1", Kind: chain.KindEVM}, {ChainID: "l1-live-1", Kind: chain.KindL1}}
+	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-live-1", Kind: engine.KindEVM}, {ChainID: "l1-live-1", Kind: engine.KindL1}}
 	cfg.BlockInterval = 20 * time.Millisecond
 	net, err := devnet.Start(context.Background(), cfg, nil)
 	if err != nil {
@@ -70,7 +70,7 @@ func TestTimerProductionWithConcurrentReaders(t *testing.T) {
 
 // TestNetworkFaultsHook: the network's injector fails real endpoint calls when switched on.
 func TestNetworkFaultsHook(t *testing.T) {
-	net := startNet(t, 2, 2, devnet.ChainSpec{ChainID: "l1-faults-1", Kind: chain.KindL1})
+	net := startNet(t, 2, 2, devnet.ChainSpec{ChainID: "l1-faults-1", Kind: engine.KindL1})
 	e := net.Endpoints()["l1-faults-1"]
 	net.Faults().SetKinds(faults.Error500)
 	net.Faults().SetRate(1)

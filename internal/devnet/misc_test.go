@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 func TestParseChains(t *testing.T) {
@@ -32,7 +32,7 @@ func TestParseChains(t *testing.T) {
 // TestCometJSONRPCForms: JSON-RPC POST with named and positional params, batches, and the
 // URI form answer the same block.
 func TestCometJSONRPCForms(t *testing.T) {
-	net := startNet(t, 4, 3, devnet.ChainSpec{ChainID: "l1-forms-1", Kind: chain.KindL1})
+	net := startNet(t, 4, 3, devnet.ChainSpec{ChainID: "l1-forms-1", Kind: engine.KindL1})
 	e := net.Endpoints()["l1-forms-1"]
 	_, uri := get(t, e.RPC+"/block?height=2")
 	var u struct {
@@ -79,7 +79,7 @@ func TestCometJSONRPCForms(t *testing.T) {
 // TestL1BlockEvents: the L1 distributes collected fees in BeginBlock, with the trailing
 // mode attribute the SDK appends.
 func TestL1BlockEvents(t *testing.T) {
-	net := startNet(t, 6, 40, devnet.ChainSpec{ChainID: "l1-events-1", Kind: chain.KindL1})
+	net := startNet(t, 6, 40, devnet.ChainSpec{ChainID: "l1-events-1", Kind: engine.KindL1})
 	ch, _ := net.Chain("l1-events-1")
 	seen := 0
 	for h := int64(1); h <= ch.Chain.Height(); h++ {
@@ -101,7 +101,7 @@ func TestL1BlockEvents(t *testing.T) {
 // succeeding (only its deliberate reverts fail).
 func TestBusyTraffic(t *testing.T) {
 	cfg := devnet.DefaultConfig()
-	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-busy-1", Kind: chain.KindEVM}}
+	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-busy-1", Kind: engine.KindEVM}}
 	cfg.ManualBlocks, cfg.TxsPerBlock, cfg.Accounts, cfg.GenesisTime = true, 30, 20, genesis
 	net, err := devnet.Start(t.Context(), cfg, nil)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 type api struct {
@@ -16,7 +16,7 @@ type api struct {
 
 // feeToken is a chain.json fee_tokens entry. The devnet's engine enforces no minimum gas
 // price: CheckTx and DeliverTx accept a tx with no fee at all, and any fee a tx does carry
-// is only moved to the fee collector (chain.Chain.deliver). So every tier of every fee token
+// is only moved to the fee collector (engine.Chain.deliver). So every tier of every fee token
 // is 0, fixed_min_gas_price included: the registry tells wallets and the router what the
 // chains require (nothing) rather than a price they do not enforce.
 type feeToken struct {
@@ -45,13 +45,13 @@ type asset struct {
 	LogoURIs    map[string]string `json:"logo_URIs"`
 }
 
-func minitiaType(k chain.Kind) string {
+func minitiaType(k engine.Kind) string {
 	switch k {
-	case chain.KindEVM:
+	case engine.KindEVM:
 		return "minievm"
-	case chain.KindMove:
+	case engine.KindMove:
 		return "minimove"
-	case chain.KindWasm:
+	case engine.KindWasm:
 		return "miniwasm"
 	}
 	return ""
@@ -69,7 +69,7 @@ func (n *Network) chainJSON(c *Chain) map[string]any {
 		"ibc_channels": []any{},
 		"assetlist":    "file://" + filepath.ToSlash(filepath.Join(c.Spec.name(), "assetlist.json")),
 	}
-	if c.Spec.Kind == chain.KindL1 {
+	if c.Spec.Kind == engine.KindL1 {
 		meta["is_l1"] = true
 	} else if t := minitiaType(c.Spec.Kind); t != "" {
 		meta["minitia"] = map[string]string{"type": t, "version": c.Chain.Config().AppVersion}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/testutil"
 	"github.com/rollgate/rollgate/internal/testutil/jsonshape"
 )
@@ -39,7 +39,7 @@ func compareShapes(t *testing.T, name string, real, got *jsonshape.Shape) {
 func TestShapesMatchRealMinievm(t *testing.T) {
 	fx := testutil.Fixture(t, "minievm")
 	const blocks = 60
-	net := startNet(t, 3, blocks, devnet.ChainSpec{ChainID: "minievm-devnet-1", Kind: chain.KindEVM})
+	net := startNet(t, 3, blocks, devnet.ChainSpec{ChainID: "minievm-devnet-1", Kind: engine.KindEVM})
 	e := net.Endpoints()["minievm-devnet-1"]
 	ch, _ := net.Chain("minievm-devnet-1")
 
@@ -195,7 +195,7 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 func TestShapesPlainBankMatchRealMiniwasm(t *testing.T) {
 	fx := testutil.Fixture(t, "miniwasm")
 	const blocks = 40
-	net := startNet(t, 8, blocks, devnet.ChainSpec{ChainID: "miniwasm-devnet-1", Kind: chain.KindWasm})
+	net := startNet(t, 8, blocks, devnet.ChainSpec{ChainID: "miniwasm-devnet-1", Kind: engine.KindWasm})
 	e := net.Endpoints()["miniwasm-devnet-1"]
 	fetch := func(f string) [][]byte {
 		var docs [][]byte
@@ -228,7 +228,7 @@ func TestShapesPlainBankMatchRealMiniwasm(t *testing.T) {
 // (including its reverts for ERC-721 decimals and totalSupply).
 func TestContractCallsMatchRealMinievm(t *testing.T) {
 	fx := testutil.Fixture(t, "minievm")
-	net := startNet(t, 3, 40, devnet.ChainSpec{ChainID: "minievm-calls-1", Kind: chain.KindEVM})
+	net := startNet(t, 3, 40, devnet.ChainSpec{ChainID: "minievm-calls-1", Kind: engine.KindEVM})
 	ch, _ := net.Chain("minievm-calls-1")
 	e := ch.Endpoints
 	q, _ := ch.Chain.Query(0)

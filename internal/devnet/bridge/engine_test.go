@@ -15,7 +15,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/proto"
 )
@@ -36,23 +36,23 @@ func TestOnEngine(t *testing.T) {
 	var specs []bridge.ChainSpec
 	for _, c := range cfg.Chains {
 		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init"}
-		if c.Kind == chain.KindL1 {
+		if c.Kind == engine.KindL1 {
 			s.NativeDenoms = []string{"uinit"}
 		} else {
-			s.Executor = chain.Bech32("init", exKey.Address())
+			s.Executor = engine.Bech32("init", exKey.Address())
 		}
 		specs = append(specs, s)
 	}
 	var nw *devnet.Network
 	wd := opinit.ChildWithdrawals(func(id uint64) (sim.Query, error) {
 		for _, c := range nw.Chains() {
-			if c.Spec.Kind != chain.KindL1 && bridgeOf(t, c.Spec.ChainID, specs) == id {
+			if c.Spec.Kind != engine.KindL1 && bridgeOf(t, c.Spec.ChainID, specs) == id {
 				return c.Chain.Query(c.Chain.Height())
 			}
 		}
 		return nil, nil
 	})
-	hookUser, _ := chain.DeriveKey(seed, 500, true)
+	hookUser, _ := engine.DeriveKey(seed, 500, true)
 	runners := map[string]opinit.DepositHookExecutor{}
 	for _, s := range specs {
 		if s.Kind != bridge.KindL1 {
@@ -73,7 +73,7 @@ func TestOnEngine(t *testing.T) {
 	}
 	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
 		cm, _ := wiring.Chain(spec.ChainID)
-		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *chain.Config) {
+		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *engine.Config) {
 			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey, hookUser)...)
 		}}
 	}
@@ -85,7 +85,7 @@ func TestOnEngine(t *testing.T) {
 	var eps []relayer.Endpoint
 	for _, c := range nw.Chains() {
 		eps = append(eps, relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, relKey, exKey),
-			Relayer: chain.Bech32("init", relKey.Address()), Executor: chain.Bech32("init", exKey.Address())})
+			Relayer: engine.Bech32("init", relKey.Address()), Executor: engine.Bech32("init", exKey.Address())})
 	}
 	rel, err := relayer.New(wiring.RelayerConfig(eps))
 	if err != nil {
@@ -93,7 +93,7 @@ func TestOnEngine(t *testing.T) {
 	}
 	l1, _ := nw.Chain("initia-devnet-1")
 	user := l1.Chain.Key(0)
-	userAddr := chain.Bech32("init", user.Address())
+	userAddr := engine.Bech32("init", user.Address())
 	var msgs []proto.Message
 	for i := range eps[1:] {
 		msgs = append(msgs, &transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-" + string(rune('0'+i)),
@@ -103,22 +103,22 @@ func TestOnEngine(t *testing.T) {
 	msgs = append(msgs, &ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2, To: userAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "77"}})
 	// A deposit with a signed hook: the recipient forwards 30 of it on arrival.
 	mvc, _ := nw.Chain("minimove-devnet-1")
-	hookAddr := chain.Bech32("init", hookUser.Address())
+	hookAddr := engine.Bech32("init", hookUser.Address())
 	hnum, hseq, ok := mvc.Chain.AccountState(hookUser.Address())
 	if !ok {
 		t.Fatal("hook user has no account on minimove")
 	}
 	// ... and sends 10 more on to L1 over IBC in the same hook (the router's op-hook case).
-	hookTx, err := chain.SignDirect("minimove-devnet-1", hookUser, hnum, hseq, []proto.Message{&bankv1beta1.MsgSend{
+	hookTx, err := engine.SignDirect("minimove-devnet-1", hookUser, hnum, hseq, []proto.Message{&bankv1beta1.MsgSend{
 		FromAddress: hookAddr, ToAddress: userAddr, Amount: []*basev1beta1.Coin{{Denom: opinit.L2Denom(2, "uinit"), Amount: "30"}}},
 		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-0", Token: &basev1beta1.Coin{Denom: opinit.L2Denom(2, "uinit"), Amount: "10"},
-			Sender: hookAddr, Receiver: hookAddr, TimeoutTimestamp: uint64(time.Now().Add(time.Hour).UnixNano())}}, "", chain.Fee{GasLimit: 1})
+			Sender: hookAddr, Receiver: hookAddr, TimeoutTimestamp: uint64(time.Now().Add(time.Hour).UnixNano())}}, "", engine.Fee{GasLimit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs = append(msgs, &ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2, To: hookAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "100"}, Data: hookTx})
 	num, seq, _ := l1.Chain.AccountState(user.Address())
-	raw, err := chain.SignDirect(l1.Spec.ChainID, user, num, seq, msgs, "", chain.Fee{GasLimit: 3_000_000})
+	raw, err := engine.SignDirect(l1.Spec.ChainID, user, num, seq, msgs, "", engine.Fee{GasLimit: 3_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +161,8 @@ func TestOnEngine(t *testing.T) {
 	// Replaying the same signed hook fails its sequence check: the deposit is kept, the
 	// hook is not run, finalize_token_deposit says why.
 	num, seq, _ = l1.Chain.AccountState(user.Address())
-	raw, _ = chain.SignDirect(l1.Spec.ChainID, user, num, seq, []proto.Message{&ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2,
-		To: hookAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "5"}, Data: hookTx}}, "", chain.Fee{GasLimit: 1_000_000})
+	raw, _ = engine.SignDirect(l1.Spec.ChainID, user, num, seq, []proto.Message{&ophostv1.MsgInitiateTokenDeposit{Sender: userAddr, BridgeId: 2,
+		To: hookAddr, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "5"}, Data: hookTx}}, "", engine.Fee{GasLimit: 1_000_000})
 	if res := l1.Chain.BroadcastTxSync(raw); res.Code != 0 {
 		t.Fatalf("broadcast: %s", res.Log)
 	}
@@ -236,8 +236,8 @@ func TestTrafficOnEngine(t *testing.T) {
 	cfg.ManualBlocks, cfg.Seed, cfg.Accounts = true, seed, 3
 	var specs []bridge.ChainSpec
 	for _, c := range cfg.Chains {
-		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init", Executor: chain.Bech32("init", exKey.Address())}
-		if c.Kind == chain.KindL1 {
+		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init", Executor: engine.Bech32("init", exKey.Address())}
+		if c.Kind == engine.KindL1 {
 			s.NativeDenoms, s.Executor = []string{"uinit"}, ""
 		} else {
 			s.NativeDenoms = []string{"uusdc"}
@@ -250,7 +250,7 @@ func TestTrafficOnEngine(t *testing.T) {
 	}
 	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
 		cm, _ := wiring.Chain(spec.ChainID)
-		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *chain.Config) {
+		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *engine.Config) {
 			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey)...)
 		}}
 	}
@@ -262,7 +262,7 @@ func TestTrafficOnEngine(t *testing.T) {
 	var eps []relayer.Endpoint
 	for _, c := range nw.Chains() {
 		eps = append(eps, relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, relKey, exKey),
-			Relayer: chain.Bech32("init", relKey.Address()), Executor: chain.Bech32("init", exKey.Address())})
+			Relayer: engine.Bech32("init", relKey.Address()), Executor: engine.Bech32("init", exKey.Address())})
 	}
 	rel, err := relayer.New(wiring.RelayerConfig(eps))
 	if err != nil {
@@ -290,8 +290,8 @@ func TestTrafficOnEngine(t *testing.T) {
 					}
 				}
 				byBot := false
-				if tx, err := chain.DecodeTx(b.Txs[i]); err == nil && len(tx.Signers) > 0 {
-					a, _ := chain.AddressOf(tx.Signers[0].PubKeyType, tx.Signers[0].PubKey)
+				if tx, err := engine.DecodeTx(b.Txs[i]); err == nil && len(tx.Signers) > 0 {
+					a, _ := engine.AddressOf(tx.Signers[0].PubKeyType, tx.Signers[0].PubKey)
 					byBot = string(a) == string(relKey.Address()) || string(a) == string(exKey.Address())
 				}
 				if r.Code != 0 && (bridgeTx || byBot) {

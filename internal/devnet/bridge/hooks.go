@@ -20,7 +20,7 @@ import (
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -63,7 +63,7 @@ func (h *HookRunner) AddModules(modules ...sim.Module) {
 }
 
 func (h *HookRunner) run(env sim.Env, m proto.Message) error {
-	url := chain.TypeURL(m)
+	url := engine.TypeURL(m)
 	if fn, ok := h.routes[url]; ok {
 		return fn(env, m)
 	}
@@ -74,11 +74,11 @@ func (h *HookRunner) run(env sim.Env, m proto.Message) error {
 }
 
 func (h *HookRunner) send(env sim.Env, m proto.Message) error {
-	from, err := chain.ParseAddress(env.AddressPrefix(), chain.GetString(m, "from_address"))
+	from, err := engine.ParseAddress(env.AddressPrefix(), engine.GetString(m, "from_address"))
 	if err != nil {
 		return err
 	}
-	to, err := chain.ParseAddress(env.AddressPrefix(), chain.GetString(m, "to_address"))
+	to, err := engine.ParseAddress(env.AddressPrefix(), engine.GetString(m, "to_address"))
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (h *HookRunner) send(env sim.Env, m proto.Message) error {
 	return env.Send(from, to, coins)
 }
 
-// envQuery reads the chain's accounts through an Env, so chain.AccountAt works inside a tx.
+// envQuery reads the chain's accounts through an Env, so engine.AccountAt works inside a tx.
 type envQuery struct{ env sim.Env }
 
 func (q envQuery) ChainID() string                            { return q.env.ChainID() }
@@ -110,7 +110,7 @@ func (q envQuery) Balance(addr []byte, denom string) *big.Int { return q.env.Bal
 // signature count, signature verification, sequence check and increment, then the
 // messages; gas is not capped).
 func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) error {
-	tx, err := chain.DecodeTx(data)
+	tx, err := engine.DecodeTx(data)
 	if err != nil {
 		return fmt.Errorf("failed to decode hook tx: %w", err)
 	}
@@ -122,7 +122,7 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 	}
 	msgs := make([]proto.Message, 0, len(tx.Msgs))
 	for _, a := range tx.Msgs {
-		m, err := chain.DecodeAny(a.TypeURL, a.Value)
+		m, err := engine.DecodeAny(a.TypeURL, a.Value)
 		if err != nil {
 			return err
 		}
@@ -130,21 +130,21 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 	}
 	var signers [][]byte
 	for i, si := range tx.Signers {
-		addr, err := chain.AddressOf(si.PubKeyType, si.PubKey)
+		addr, err := engine.AddressOf(si.PubKeyType, si.PubKey)
 		if err != nil {
 			return fmt.Errorf("invalid pubkey: %w", err)
 		}
-		acc, ok := chain.AccountAt(envQuery{env}, addr)
+		acc, ok := engine.AccountAt(envQuery{env}, addr)
 		if !ok {
-			return fmt.Errorf("account %s not found", chain.Bech32(env.AddressPrefix(), addr))
+			return fmt.Errorf("account %s not found", engine.Bech32(env.AddressPrefix(), addr))
 		}
 		if si.Sequence != acc.Sequence {
 			return fmt.Errorf("account sequence mismatch, expected %d, got %d: incorrect account sequence", acc.Sequence, si.Sequence)
 		}
 		var signBytes []byte
 		switch si.Mode {
-		case chain.SignModeDirect:
-			signBytes = chain.SignDoc(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number)
+		case engine.SignModeDirect:
+			signBytes = engine.SignDoc(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number)
 		case signModeAminoJSON:
 			body, fee, err := bodyAndFee(tx)
 			if err != nil {
@@ -156,7 +156,7 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 		default:
 			return fmt.Errorf("unsupported sign mode %d", si.Mode)
 		}
-		if !chain.VerifyDirect(si.PubKeyType, si.PubKey, signBytes, tx.Signatures[i]) {
+		if !engine.VerifyDirect(si.PubKeyType, si.PubKey, signBytes, tx.Signatures[i]) {
 			return fmt.Errorf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, env.ChainID())
 		}
 		if err := bumpSequence(env, addr, si); err != nil {
@@ -170,7 +170,7 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 			return err
 		}
 		for _, w := range want {
-			b, err := chain.ParseAddress(env.AddressPrefix(), w)
+			b, err := engine.ParseAddress(env.AddressPrefix(), w)
 			if err != nil {
 				return fmt.Errorf("invalid signer %s: %w", w, err)
 			}
@@ -187,7 +187,7 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 	return nil
 }
 
-func bodyAndFee(tx *chain.Tx) (*txv1beta1.TxBody, *txv1beta1.Fee, error) {
+func bodyAndFee(tx *engine.Tx) (*txv1beta1.TxBody, *txv1beta1.Fee, error) {
 	var body txv1beta1.TxBody
 	if err := proto.Unmarshal(tx.BodyBytes, &body); err != nil {
 		return nil, nil, fmt.Errorf("tx body: %w", err)
@@ -205,7 +205,7 @@ func bodyAndFee(tx *chain.Tx) (*txv1beta1.TxBody, *txv1beta1.Fee, error) {
 
 // bumpSequence increments the signer's sequence (and records its public key) in the
 // engine's account record, keeping every other field of it.
-func bumpSequence(env sim.Env, addr []byte, si chain.SignerInfo) error {
+func bumpSequence(env sim.Env, addr []byte, si engine.SignerInfo) error {
 	kv := env.Store("auth")
 	key := "a/" + hex.EncodeToString(addr)
 	raw, ok := kv.Get(key)

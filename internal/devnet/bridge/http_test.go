@@ -16,7 +16,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -32,10 +32,10 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 	var specs []bridge.ChainSpec
 	for _, c := range cfg.Chains {
 		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init"}
-		if c.Kind == chain.KindL1 {
+		if c.Kind == engine.KindL1 {
 			s.NativeDenoms = []string{"uinit"}
 		} else {
-			s.Executor = chain.Bech32("init", exKey.Address())
+			s.Executor = engine.Bech32("init", exKey.Address())
 		}
 		specs = append(specs, s)
 	}
@@ -45,7 +45,7 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 	}
 	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
 		cm, _ := wiring.Chain(spec.ChainID)
-		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *chain.Config) {
+		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *engine.Config) {
 			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey)...)
 		}}
 	}
@@ -54,7 +54,7 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nw.Close()
-	toTxcodec := func(k *chain.Key) *txcodec.PrivKey {
+	toTxcodec := func(k *engine.Key) *txcodec.PrivKey {
 		pk, err := txcodec.NewPrivKey(txcodec.EthSecp256k1, k.ECDSA().D.FillBytes(make([]byte, 32)))
 		if err != nil {
 			t.Fatal(err)
@@ -79,7 +79,7 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		eps = append(eps, relayer.Endpoint{Chain: &relayer.Comet{ID: c.Spec.ChainID, Client: rpc, Submit: sub.Submit},
-			Relayer: chain.Bech32("init", relKey.Address()), Executor: chain.Bech32("init", exKey.Address())})
+			Relayer: engine.Bech32("init", relKey.Address()), Executor: engine.Bech32("init", exKey.Address())})
 	}
 	rel, err := relayer.New(wiring.RelayerConfig(eps))
 	if err != nil {
@@ -87,13 +87,13 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 	}
 	l1, _ := nw.Chain("initia-devnet-1")
 	user := l1.Chain.Key(0)
-	ua := chain.Bech32("init", user.Address())
+	ua := engine.Bech32("init", user.Address())
 	num, seq, _ := l1.Chain.AccountState(user.Address())
-	raw, _ := chain.SignDirect(l1.Spec.ChainID, user, num, seq, []proto.Message{
+	raw, _ := engine.SignDirect(l1.Spec.ChainID, user, num, seq, []proto.Message{
 		&transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: "channel-1", Token: &basev1beta1.Coin{Denom: "uinit", Amount: "12"},
 			Sender: ua, Receiver: ua, TimeoutTimestamp: uint64(time.Now().Add(time.Hour).UnixNano())},
 		&ophostv1.MsgInitiateTokenDeposit{Sender: ua, BridgeId: 1, To: ua, Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "34"}},
-	}, "", chain.Fee{GasLimit: 2_000_000})
+	}, "", engine.Fee{GasLimit: 2_000_000})
 	if res := l1.Chain.BroadcastTxSync(raw); res.Code != 0 {
 		t.Fatal(res.Log)
 	}

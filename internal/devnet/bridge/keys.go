@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // Indices of the bot keys in the network seed's key sequence, far above the genesis
@@ -16,12 +16,12 @@ const (
 
 // BotKeys derives the relayer and bridge-executor keys of a network seed (eth keys unless
 // the chain signs with plain Cosmos keys). The same seed gives the same bots everywhere.
-func BotKeys(seed uint64, cosmosKeys bool) (relayerKey, executorKey *chain.Key, err error) {
-	relayerKey, err = chain.DeriveKey(seed, RelayerKeyIndex, !cosmosKeys)
+func BotKeys(seed uint64, cosmosKeys bool) (relayerKey, executorKey *engine.Key, err error) {
+	relayerKey, err = engine.DeriveKey(seed, RelayerKeyIndex, !cosmosKeys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("relayer key: %w", err)
 	}
-	executorKey, err = chain.DeriveKey(seed, ExecutorKeyIndex, !cosmosKeys)
+	executorKey, err = engine.DeriveKey(seed, ExecutorKeyIndex, !cosmosKeys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("executor key: %w", err)
 	}
@@ -29,12 +29,12 @@ func BotKeys(seed uint64, cosmosKeys bool) (relayerKey, executorKey *chain.Key, 
 }
 
 // BotAccounts are the genesis accounts the bots need on a chain (append them to
-// chain.Config.ExtraAccounts): they must exist to sign, and pay fees in feeDenom.
-func BotAccounts(feeDenom string, keys ...*chain.Key) []chain.GenesisAccount {
+// engine.Config.ExtraAccounts): they must exist to sign, and pay fees in feeDenom.
+func BotAccounts(feeDenom string, keys ...*engine.Key) []engine.GenesisAccount {
 	amt, _ := new(big.Int).SetString("1000000000000000000000", 10)
-	out := make([]chain.GenesisAccount, 0, len(keys))
+	out := make([]engine.GenesisAccount, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, chain.GenesisAccount{Address: k.Address(), Coins: []chain.Coin{{Denom: feeDenom, Amount: new(big.Int).Set(amt)}}})
+		out = append(out, engine.GenesisAccount{Address: k.Address(), Coins: []engine.Coin{{Denom: feeDenom, Amount: new(big.Int).Set(amt)}}})
 	}
 	return out
 }

@@ -18,7 +18,7 @@ import (
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -340,7 +340,7 @@ func TestEndToEnd(t *testing.T) {
 		// ‖ "<hop-1 dst channel>/<sender>")[:20]), memo emptied, and forwarded from it
 		inner := sha256.Sum256([]byte("packetfowardmiddleware"))
 		override := sha256.Sum256(append(inner[:], []byte("channel-1/"+from)...))
-		pfm := chain.Bech32("init", override[:20])
+		pfm := engine.Bech32("init", override[:20])
 		if fwd["sender"] != pfm {
 			t.Errorf("forwarded by %s, want the PFM address %s", fwd["sender"], pfm)
 		}

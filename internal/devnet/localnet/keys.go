@@ -9,7 +9,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // Key returns the i-th funded genesis key of a chain as a txcodec key, so a client (test,
@@ -38,24 +38,24 @@ const UserKeyIndex = 500
 
 // userKey derives user i's key for a chain (eth keys on Initia chains, so one user has one
 // address on all of them).
-func userKey(seed uint64, i int, s ChainSpec) (*chain.Key, error) {
-	return chain.DeriveKey(seed, UserKeyIndex+i, !s.CosmosKeys)
+func userKey(seed uint64, i int, s ChainSpec) (*engine.Key, error) {
+	return engine.DeriveKey(seed, UserKeyIndex+i, !s.CosmosKeys)
 }
 
 // userAccounts are the genesis balances of the users on a chain: the fee denom and, on
 // Initia chains, uusdc.
-func userAccounts(seed uint64, users int, s ChainSpec) ([]chain.GenesisAccount, error) {
-	var out []chain.GenesisAccount
+func userAccounts(seed uint64, users int, s ChainSpec) ([]engine.GenesisAccount, error) {
+	var out []engine.GenesisAccount
 	for i := range users {
 		k, err := userKey(seed, i, s)
 		if err != nil {
 			return nil, err
 		}
-		coins := []chain.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
-		if s.FeeDenom != "uusdc" && s.Kind != chain.KindCosmos {
-			coins = append(coins, chain.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
+		coins := []engine.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
+		if s.FeeDenom != "uusdc" && s.Kind != engine.KindCosmos {
+			coins = append(coins, engine.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
 		}
-		out = append(out, chain.GenesisAccount{Address: k.Address(), Coins: coins})
+		out = append(out, engine.GenesisAccount{Address: k.Address(), Coins: coins})
 	}
 	return out, nil
 }
@@ -84,10 +84,10 @@ func (n *Network) UserKey(chainID string, i int) (*txcodec.PrivKey, error) {
 
 // Address is the bech32 address of a key on a chain.
 func (n *Network) Address(chainID string, k *txcodec.PrivKey) string {
-	return chain.Bech32(n.specs[chainID].Prefix, k.Address())
+	return engine.Bech32(n.specs[chainID].Prefix, k.Address())
 }
 
-func (n *Network) mustChain(id string) *chain.Chain {
+func (n *Network) mustChain(id string) *engine.Chain {
 	c, _ := n.devnet.Chain(id)
 	return c.Chain
 }

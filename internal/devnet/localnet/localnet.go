@@ -26,17 +26,17 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/faults"
-	"github.com/rollgate/rollgate/internal/devnet/movevm"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/wasmvm"
+	"github.com/rollgate/rollgate/internal/devnet/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
 )
 
 // ChainSpec describes one chain of the local network.
 type ChainSpec struct {
 	ChainID string
-	Kind    chain.Kind // l1, evm, move, wasm or cosmos
+	Kind    engine.Kind // l1, evm, move, wasm or cosmos
 	// Name is the registry chain_name (default: the chain id without "-devnet-N").
 	Name string
 	// Prefix is the bech32 account prefix (default "init"; "cosmos" suits an external chain).
@@ -89,11 +89,11 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Chains: []ChainSpec{
-			{ChainID: "initia-devnet-1", Kind: chain.KindL1},
-			{ChainID: "minievm-devnet-1", Kind: chain.KindEVM},
-			{ChainID: "minimove-devnet-1", Kind: chain.KindMove},
-			{ChainID: "miniwasm-devnet-1", Kind: chain.KindWasm},
-			{ChainID: "cosmoshub-devnet-1", Kind: chain.KindCosmos, Prefix: "cosmos"},
+			{ChainID: "initia-devnet-1", Kind: engine.KindL1},
+			{ChainID: "minievm-devnet-1", Kind: engine.KindEVM},
+			{ChainID: "minimove-devnet-1", Kind: engine.KindMove},
+			{ChainID: "miniwasm-devnet-1", Kind: engine.KindWasm},
+			{ChainID: "cosmoshub-devnet-1", Kind: engine.KindCosmos, Prefix: "cosmos"},
 		},
 		Seed:          1,
 		BlockInterval: 500 * time.Millisecond,
@@ -112,7 +112,7 @@ func ParseChains(s string) ([]ChainSpec, error) {
 	out := make([]ChainSpec, 0, len(specs))
 	for _, sp := range specs {
 		cs := ChainSpec{ChainID: sp.ChainID, Kind: sp.Kind}
-		if sp.Kind == chain.KindCosmos {
+		if sp.Kind == engine.KindCosmos {
 			cs.Prefix = "cosmos"
 		}
 		out = append(out, cs)
@@ -125,7 +125,7 @@ func (s ChainSpec) withDefaults() ChainSpec {
 	if s.Prefix == "" {
 		s.Prefix = "init"
 	}
-	if s.Kind == chain.KindCosmos {
+	if s.Kind == engine.KindCosmos {
 		s.CosmosKeys = true
 		if s.FeeDenom == "" {
 			s.FeeDenom = "uatom"
@@ -133,9 +133,9 @@ func (s ChainSpec) withDefaults() ChainSpec {
 	}
 	if s.FeeDenom == "" {
 		switch s.Kind {
-		case chain.KindL1:
+		case engine.KindL1:
 			s.FeeDenom = "uinit"
-		case chain.KindEVM:
+		case engine.KindEVM:
 			s.FeeDenom = "GAS"
 		default:
 			s.FeeDenom = "umin"
@@ -143,9 +143,9 @@ func (s ChainSpec) withDefaults() ChainSpec {
 	}
 	if len(s.NativeDenoms) == 0 {
 		switch s.Kind {
-		case chain.KindL1:
+		case engine.KindL1:
 			s.NativeDenoms = []string{s.FeeDenom}
-		case chain.KindEVM, chain.KindMove, chain.KindWasm:
+		case engine.KindEVM, engine.KindMove, engine.KindWasm:
 			s.NativeDenoms = []string{"uusdc"}
 		default:
 			s.NativeDenoms = []string{s.FeeDenom}
@@ -165,8 +165,8 @@ func (s ChainSpec) name() string {
 	return s.ChainID
 }
 
-func isRollup(k chain.Kind) bool {
-	return k == chain.KindEVM || k == chain.KindMove || k == chain.KindWasm
+func isRollup(k engine.Kind) bool {
+	return k == engine.KindEVM || k == engine.KindMove || k == engine.KindWasm
 }
 
 // Network is a running local network.
@@ -226,7 +226,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 	if err != nil {
 		return nil, err
 	}
-	bots := func(s ChainSpec) (*chain.Key, *chain.Key) {
+	bots := func(s ChainSpec) (*engine.Key, *engine.Key) {
 		if s.CosmosKeys {
 			return relCos, exCos
 		}
@@ -266,10 +266,10 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		bs := bridge.ChainSpec{ChainID: s.ChainID, Kind: string(s.Kind), Prefix: s.Prefix, ChainName: s.name(), NativeDenoms: s.NativeDenoms}
 		if isRollup(s.Kind) {
 			_, ex := bots(s)
-			bs.Executor = chain.Bech32(s.Prefix, ex.Address())
+			bs.Executor = engine.Bech32(s.Prefix, ex.Address())
 		}
 		bspecs = append(bspecs, bs)
-		if s.Kind == chain.KindCosmos {
+		if s.Kind == engine.KindCosmos {
 			continue // an external chain runs no ibc-hooks
 		}
 		r := bridge.NewHookRunner(s.ChainID)
@@ -309,7 +309,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		if u, ok := n.execURL[s.ChainID]; ok {
 			meta["executor_uri"] = u
 		}
-		if s.Kind == chain.KindL1 && cfg.LayerZero {
+		if s.Kind == engine.KindL1 && cfg.LayerZero {
 			meta["layerzero"] = map[string]any{"endpoint_id": l1LZEndpoint}
 		}
 		dcfg.Chains = append(dcfg.Chains, devnet.ChainSpec{ChainID: s.ChainID, Kind: s.Kind, Name: s.Name, Metadata: meta})
@@ -319,21 +319,21 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		cm, _ := n.wiring.Chain(ds.ChainID)
 		rel, ex := bots(s)
 		p := devnet.Plugins{}
-		var moveFlavor *movevm.BankFlavor
+		var moveFlavor *move.BankFlavor
 		switch s.Kind {
-		case chain.KindL1:
-			mod := movevm.New(movevm.WithBaseDenom(s.FeeDenom), movevm.WithGenesisCoins("uusdc"), movevm.WithLogger(log))
+		case engine.KindL1:
+			mod := move.New(move.WithBaseDenom(s.FeeDenom), move.WithGenesisCoins("uusdc"), move.WithLogger(log))
 			moveFlavor = mod.BankFlavor()
 			p.Modules, p.Bank, p.SkipBankTraffic = []sim.Module{mod}, moveFlavor, true
-		case chain.KindMove:
-			mod := movevm.New(movevm.WithGenesisCoins("uusdc"), movevm.WithLogger(log))
+		case engine.KindMove:
+			mod := move.New(move.WithGenesisCoins("uusdc"), move.WithLogger(log))
 			moveFlavor = mod.BankFlavor()
 			p.Modules, p.Bank, p.SkipBankTraffic = []sim.Module{mod}, moveFlavor, true
-		case chain.KindWasm:
-			p.Modules, p.Bank, p.SkipBankTraffic = []sim.Module{wasmvm.New(wasmvm.WithLogger(log))}, wasmvm.BankFlavor{}, true
-		case chain.KindCosmos:
+		case engine.KindWasm:
+			p.Modules, p.Bank, p.SkipBankTraffic = []sim.Module{wasm.New(wasm.WithLogger(log))}, wasm.BankFlavor{}, true
+		case engine.KindCosmos:
 			p.SkipBankTraffic = true
-			p.Modules = []sim.Module{chain.BankTraffic{Denoms: []string{s.FeeDenom}, Max: cfg.TxsPerBlock}}
+			p.Modules = []sim.Module{engine.BankTraffic{Denoms: []string{s.FeeDenom}, Max: cfg.TxsPerBlock}}
 		}
 		p.Modules = append(p.Modules, cm.Modules()...)
 		botAccs := bridge.BotAccounts(s.FeeDenom, rel, ex)
@@ -343,13 +343,13 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		}
 		if moveFlavor != nil {
 			// Funded at genesis without a flavour call: their primary stores exist.
-			for _, a := range append(append([]chain.GenesisAccount(nil), botAccs...), userAccs...) {
+			for _, a := range append(append([]engine.GenesisAccount(nil), botAccs...), userAccs...) {
 				for _, c := range a.Coins {
 					moveFlavor.NoteStore(a.Address, c.Denom)
 				}
 			}
 		}
-		p.Configure = func(c *chain.Config) {
+		p.Configure = func(c *engine.Config) {
 			c.Bech32Prefix = s.Prefix
 			c.CosmosKeys = s.CosmosKeys
 			if c.FeeDenom != s.FeeDenom {
@@ -357,9 +357,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 				// chain keeps only its own token; Initia chains keep uusdc too).
 				old := c.FeeDenom
 				c.FeeDenom = s.FeeDenom
-				coins := []chain.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000_000)}}
+				coins := []engine.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000_000)}}
 				for _, co := range c.AccountCoins {
-					if co.Denom != old && co.Denom != s.FeeDenom && s.Kind != chain.KindCosmos {
+					if co.Denom != old && co.Denom != s.FeeDenom && s.Kind != engine.KindCosmos {
 						coins = append(coins, co)
 					}
 				}
@@ -386,9 +386,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 		s := n.specs[id]
 		c, _ := n.devnet.Chain(id)
 		rel, ex := bots(s)
-		ep := relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, rel, ex), Relayer: chain.Bech32(s.Prefix, rel.Address())}
+		ep := relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, rel, ex), Relayer: engine.Bech32(s.Prefix, rel.Address())}
 		if isRollup(s.Kind) {
-			ep.Executor = chain.Bech32(s.Prefix, ex.Address())
+			ep.Executor = engine.Bech32(s.Prefix, ex.Address())
 		}
 		eps = append(eps, ep)
 	}

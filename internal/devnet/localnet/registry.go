@@ -9,7 +9,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router
@@ -46,7 +46,7 @@ func (n *Network) WriteRegistry(dir string) error {
 			extra = append(extra, a.AssetJSON())
 		}
 		extra = append(extra, forwarded[id]...)
-		if s.Kind == chain.KindL1 && n.cfg.LayerZero {
+		if s.Kind == engine.KindL1 && n.cfg.LayerZero {
 			extra = append(extra, l1LZAsset())
 		}
 		if err := mergeAssets(filepath.Join(dir, s.name(), "assetlist.json"), s.name(), extra); err != nil {
@@ -59,7 +59,7 @@ func (n *Network) WriteRegistry(dir string) error {
 		}
 		var l1 ChainSpec
 		for _, id := range n.order {
-			if n.specs[id].Kind == chain.KindL1 {
+			if n.specs[id].Kind == engine.KindL1 {
 				l1 = n.specs[id]
 			}
 		}
@@ -80,7 +80,7 @@ func (n *Network) WriteRegistry(dir string) error {
 func (n *Network) forwardedVouchers() map[string][]map[string]any {
 	var l1 ChainSpec
 	for _, id := range n.order {
-		if n.specs[id].Kind == chain.KindL1 {
+		if n.specs[id].Kind == engine.KindL1 {
 			l1 = n.specs[id]
 		}
 	}
@@ -97,7 +97,7 @@ func (n *Network) forwardedVouchers() map[string][]map[string]any {
 	origins := map[string][]token{}
 	for _, id := range n.order {
 		s := n.specs[id]
-		if s.Kind == chain.KindL1 {
+		if s.Kind == engine.KindL1 {
 			continue
 		}
 		for _, d := range s.NativeDenoms {
@@ -139,7 +139,7 @@ func (n *Network) forwardedVouchers() map[string][]map[string]any {
 		toL1 := dcm.Channels[0].ChannelID
 		for _, src := range n.order {
 			ss := n.specs[src]
-			if src == dst || ss.Kind == chain.KindL1 || l1Channel[src] == "" {
+			if src == dst || ss.Kind == engine.KindL1 || l1Channel[src] == "" {
 				continue
 			}
 			scm, _ := n.wiring.Chain(src)

@@ -14,7 +14,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -266,9 +266,9 @@ func TestZeroFeesAsRegistered(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: user 0 has no account", id)
 		}
-		msg := &bankv1beta1.MsgSend{FromAddress: chain.Bech32(s.Prefix, from.Address()), ToAddress: chain.Bech32(s.Prefix, to.Address()),
+		msg := &bankv1beta1.MsgSend{FromAddress: engine.Bech32(s.Prefix, from.Address()), ToAddress: engine.Bech32(s.Prefix, to.Address()),
 			Amount: []*basev1beta1.Coin{{Denom: s.FeeDenom, Amount: "1"}}}
-		raw, err = chain.SignDirect(id, from, num, seq, []proto.Message{msg}, "", chain.Fee{GasLimit: 200_000})
+		raw, err = engine.SignDirect(id, from, num, seq, []proto.Message{msg}, "", engine.Fee{GasLimit: 200_000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,24 +9,24 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/server"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/wasmvm"
+	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
 )
 
-var _ server.MetadataSource = (*wasmvm.Module)(nil)
+var _ server.MetadataSource = (*wasm.Module)(nil)
 
 // TestBankDenomRoutes: supply/by_denom and denoms_metadata_by_query_string answer at the
 // height of x-cosmos-block-height, as x/bank does: a tokenfactory denom has its supply and
 // default metadata once created; before that (and for a denom nobody created) the supply is
 // 0 and the metadata NotFound.
 func TestBankDenomRoutes(t *testing.T) {
-	mod := wasmvm.New()
+	mod := wasm.New()
 	e12 := big.NewInt(1_000_000_000_000)
-	c, err := chain.New(chain.Config{ChainID: "miniwasm-devnet-1", Kind: chain.KindWasm, Seed: 3, NumAccounts: 4,
+	c, err := engine.New(engine.Config{ChainID: "miniwasm-devnet-1", Kind: engine.KindWasm, Seed: 3, NumAccounts: 4,
 		AccountCoins: []sim.Coin{{Denom: "umin", Amount: e12}, {Denom: "uusdc", Amount: e12}},
-		Modules:      []sim.Module{mod}, Bank: wasmvm.BankFlavor{}})
+		Modules:      []sim.Module{mod}, Bank: wasm.BankFlavor{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestBankDenomRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	supplyNow := "0"
-	for _, co := range chain.Supply(q) {
+	for _, co := range engine.Supply(q) {
 		if co.Denom == denom {
 			supplyNow = co.Amount.String()
 		}

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // rpcError is a JSON-RPC error with the HTTP status CometBFT answers it with.
@@ -42,13 +42,13 @@ type cometMethod struct {
 
 // Comet serves one chain's CometBFT RPC.
 type Comet struct {
-	c       *chain.Chain
+	c       *engine.Chain
 	log     *slog.Logger
 	methods map[string]cometMethod
 }
 
 // NewComet returns the CometBFT RPC handler of a chain.
-func NewComet(c *chain.Chain, log *slog.Logger) *Comet {
+func NewComet(c *engine.Chain, log *slog.Logger) *Comet {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -257,9 +257,9 @@ func (s *Comet) status(map[string]string) (any, error) {
 }
 
 // nodeID is a stable fake p2p id per chain.
-func nodeID(c *chain.Chain) string { return hex.EncodeToString(c.ValidatorAddress()) }
+func nodeID(c *engine.Chain) string { return hex.EncodeToString(c.ValidatorAddress()) }
 
-func nodeInfo(c *chain.Chain, rest bool) ordered {
+func nodeInfo(c *engine.Chain, rest bool) ordered {
 	channels := any("40414230386061")
 	if rest {
 		raw, _ := hex.DecodeString("40414230386061")
@@ -284,7 +284,7 @@ func (s *Comet) abciInfo(map[string]string) (any, error) {
 	}
 	cfg := s.c.Config()
 	data := "minitia" // what every rollup's app answers; the L1 says initia
-	if s.c.Kind() == chain.KindL1 {
+	if s.c.Kind() == engine.KindL1 {
 		data = "initia"
 	}
 	return ordered{{"response", ordered{{"data", data}, {"version", cfg.AppVersion},
@@ -302,13 +302,13 @@ func (s *Comet) genesis(map[string]string) (any, error) {
 	accs := []any{}
 	bals := []any{}
 	r := &rest{c: s.c}
-	for _, a := range chain.AllAccounts(q) {
+	for _, a := range engine.AllAccounts(q) {
 		if moduleName(a) != "" {
 			continue // module accounts are created at InitChain, not listed in genesis
 		}
 		accs = append(accs, r.accountJSON(a))
-		if coins := chain.Balances(q, a.Address); len(coins) > 0 {
-			bals = append(bals, ordered{{"address", chain.Bech32(cfg.Bech32Prefix, a.Address)}, {"coins", coinsJSON(coins)}})
+		if coins := engine.Balances(q, a.Address); len(coins) > 0 {
+			bals = append(bals, ordered{{"address", engine.Bech32(cfg.Bech32Prefix, a.Address)}, {"coins", coinsJSON(coins)}})
 		}
 	}
 	cp := ordered{
@@ -325,7 +325,7 @@ func (s *Comet) genesis(map[string]string) (any, error) {
 			{"auth", ordered{{"params", ordered{{"max_memo_characters", "256"}, {"tx_sig_limit", "7"}, {"tx_size_cost_per_byte", "10"},
 				{"sig_verify_cost_ed25519", "590"}, {"sig_verify_cost_secp256k1", "1000"}}}, {"accounts", accs}}},
 			{"bank", ordered{{"params", ordered{{"send_enabled", []any{}}, {"default_send_enabled", true}}}, {"balances", bals},
-				{"supply", coinsJSON(chain.Supply(q))}, {"denom_metadata", []any{}}, {"send_enabled", []any{}}}},
+				{"supply", coinsJSON(engine.Supply(q))}, {"denom_metadata", []any{}}, {"send_enabled", []any{}}}},
 		}},
 	}}}, nil
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"github.com/rollgate/rollgate/internal/jsonx"
 )
@@ -38,11 +38,11 @@ func rfc3339(t time.Time) string {
 
 // --- CometBFT shapes ---
 
-func cometBlockID(id chain.BlockID) ordered {
+func cometBlockID(id engine.BlockID) ordered {
 	return ordered{{"hash", upperHex(id.Hash)}, {"parts", ordered{{"total", id.PartsTotal}, {"hash", upperHex(id.PartsHash)}}}}
 }
 
-func cometHeader(b *chain.Block) ordered {
+func cometHeader(b *engine.Block) ordered {
 	return ordered{
 		{"version", ordered{{"block", "11"}}},
 		{"chain_id", b.ChainID},
@@ -70,7 +70,7 @@ func emptyHash(h []byte) []byte {
 	return h
 }
 
-func txsB64(b *chain.Block) []string {
+func txsB64(b *engine.Block) []string {
 	out := make([]string, 0, len(b.Txs))
 	for _, t := range b.Txs {
 		out = append(out, b64(t))
@@ -78,7 +78,7 @@ func txsB64(b *chain.Block) []string {
 	return out
 }
 
-func cometLastCommit(b *chain.Block) ordered {
+func cometLastCommit(b *engine.Block) ordered {
 	sigs := []any{}
 	if b.Height > 1 {
 		sigs = append(sigs, ordered{{"block_id_flag", 2}, {"validator_address", upperHex(b.ProposerAddress)},
@@ -87,7 +87,7 @@ func cometLastCommit(b *chain.Block) ordered {
 	return ordered{{"height", i64(b.LastCommitHeight)}, {"round", 0}, {"block_id", cometBlockID(b.LastBlockID)}, {"signatures", sigs}}
 }
 
-func cometBlock(b *chain.Block) ordered {
+func cometBlock(b *engine.Block) ordered {
 	return ordered{
 		{"block_id", cometBlockID(b.ID)},
 		{"block", ordered{
@@ -114,7 +114,7 @@ func events(evs []sim.Event) any {
 	return out
 }
 
-func execResult(r chain.TxResult) ordered {
+func execResult(r engine.TxResult) ordered {
 	var data any
 	if len(r.Data) > 0 {
 		data = b64(r.Data)
@@ -138,7 +138,7 @@ var consensusParams = ordered{
 	{"abci", ordered{}},
 }
 
-func cometBlockResults(b *chain.Block) ordered {
+func cometBlockResults(b *engine.Block) ordered {
 	var txs any
 	if len(b.Results) > 0 {
 		rs := make([]any, 0, len(b.Results))
@@ -158,7 +158,7 @@ func cometBlockResults(b *chain.Block) ordered {
 	}
 }
 
-func cometTx(b *chain.Block, i int) ordered {
+func cometTx(b *engine.Block, i int) ordered {
 	return ordered{
 		{"hash", upperHex(b.TxHashes[i][:])}, {"height", i64(b.Height)}, {"index", i},
 		{"tx_result", execResult(b.Results[i])}, {"tx", b64(b.Txs[i])},
@@ -167,11 +167,11 @@ func cometTx(b *chain.Block, i int) ordered {
 
 // --- Cosmos REST shapes ---
 
-func restBlockID(id chain.BlockID) ordered {
+func restBlockID(id engine.BlockID) ordered {
 	return ordered{{"hash", b64(id.Hash)}, {"part_set_header", ordered{{"total", id.PartsTotal}, {"hash", b64(id.PartsHash)}}}}
 }
 
-func restBlock(b *chain.Block, prefix string, sdk bool) ordered {
+func restBlock(b *engine.Block, prefix string, sdk bool) ordered {
 	h := ordered{
 		{"version", ordered{{"block", "11"}, {"app", "0"}}},
 		{"chain_id", b.ChainID}, {"height", i64(b.Height)}, {"time", rfc3339(b.Time)},
@@ -182,7 +182,7 @@ func restBlock(b *chain.Block, prefix string, sdk bool) ordered {
 		{"last_results_hash", b64(b.LastResultsHash)}, {"evidence_hash", b64(b.EvidenceHash)},
 	}
 	if sdk {
-		h = append(h, kv{"proposer_address", chain.Bech32(prefix+"valcons", b.ProposerAddress)})
+		h = append(h, kv{"proposer_address", engine.Bech32(prefix+"valcons", b.ProposerAddress)})
 	} else {
 		h = append(h, kv{"proposer_address", b64(b.ProposerAddress)})
 	}
@@ -199,7 +199,7 @@ func restBlock(b *chain.Block, prefix string, sdk bool) ordered {
 	}
 }
 
-func coinsJSON(cs []chain.Coin) []any {
+func coinsJSON(cs []engine.Coin) []any {
 	out := make([]any, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, ordered{{"denom", c.Denom}, {"amount", c.Amount.String()}})
@@ -215,7 +215,7 @@ func txJSON(raw []byte, withType bool) (json.RawMessage, error) {
 	return txcodec.TxJSON(raw)
 }
 
-func txResponse(b *chain.Block, i int) (ordered, error) {
+func txResponse(b *engine.Block, i int) (ordered, error) {
 	tj, err := txJSON(b.Txs[i], true)
 	if err != nil {
 		return nil, err

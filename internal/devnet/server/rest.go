@@ -14,13 +14,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
 // NewREST returns the Cosmos REST handler of a chain, with the modules' routes registered.
-func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handler {
+func NewREST(c *engine.Chain, modules []sim.Module, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -47,7 +47,7 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/supply/by_denom", s.supplyOf)
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata", s.denomsMetadata)
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata_by_query_string", s.denomMetadataByQuery)
-	if c.Kind() != chain.KindL1 {
+	if c.Kind() != engine.KindL1 {
 		mux.HandleFunc("GET /opinit/opchild/v1/validators", s.opchildValidators)
 		mux.HandleFunc("GET /opinit/opchild/v1/validator/{valoper}", s.opchildValidator)
 	}
@@ -76,7 +76,7 @@ func NewREST(c *chain.Chain, modules []sim.Module, log *slog.Logger) http.Handle
 func (s *rest) validatorJSON() ordered {
 	p := s.c.Config().Bech32Prefix
 	return ordered{
-		{"moniker", "devnet"}, {"operator_address", chain.Bech32(p+"valoper", s.c.ValidatorAddress())},
+		{"moniker", "devnet"}, {"operator_address", engine.Bech32(p+"valoper", s.c.ValidatorAddress())},
 		{"consensus_pubkey", ordered{{"@type", "/cosmos.crypto.ed25519.PubKey"}, {"key", b64(s.c.ValidatorPubKey())}}},
 		{"cons_power", "1"},
 	}
@@ -87,7 +87,7 @@ func (s *rest) opchildValidators(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *rest) opchildValidator(w http.ResponseWriter, r *http.Request) {
-	want := chain.Bech32(s.c.Config().Bech32Prefix+"valoper", s.c.ValidatorAddress())
+	want := engine.Bech32(s.c.Config().Bech32Prefix+"valoper", s.c.ValidatorAddress())
 	if r.PathValue("valoper") != want {
 		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+r.PathValue("valoper")+"' of type github.com/cosmos/gogoproto/cosmos.base.v1beta1.ValAddress")
 		return
@@ -96,7 +96,7 @@ func (s *rest) opchildValidator(w http.ResponseWriter, r *http.Request) {
 }
 
 type rest struct {
-	c    *chain.Chain
+	c    *engine.Chain
 	log  *slog.Logger
 	meta []MetadataSource
 }
@@ -104,7 +104,7 @@ type rest struct {
 func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {
 	q, err := s.c.QueryAt(r)
 	if err != nil {
-		var fe *chain.FutureHeightError
+		var fe *engine.FutureHeightError
 		if errors.As(err, &fe) {
 			// baseapp's CreateQueryContext error, through the gateway's Unknown mapping
 			gateway.WriteError(w, http.StatusInternalServerError, 2, "codespace sdk code 26: invalid height: cannot query with height in the future; please provide a valid height")
@@ -219,7 +219,7 @@ func (s *rest) txsByEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	desc := qs.Get("order_by") == "ORDER_BY_DESC" || qs.Get("order_by") == "2"
 	type hit struct {
-		b *chain.Block
+		b *engine.Block
 		i int
 	}
 	var hits []hit
@@ -318,7 +318,7 @@ func (s *rest) nodeInfo(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *rest) addr(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	a, err := chain.ParseAddress(s.c.Config().Bech32Prefix, r.PathValue("address"))
+	a, err := engine.ParseAddress(s.c.Config().Bech32Prefix, r.PathValue("address"))
 	if err != nil {
 		gateway.WriteError(w, http.StatusBadRequest, 3, "invalid address: "+err.Error())
 		return nil, false
@@ -336,9 +336,9 @@ func (s *rest) balances(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offset, limit := pageArgs(r)
-	all := chain.Balances(q, addr)
+	all := engine.Balances(q, addr)
 	end := min(offset+limit, len(all))
-	page := []chain.Coin{}
+	page := []engine.Coin{}
 	if offset < end {
 		page = all[offset:end]
 	}
@@ -371,15 +371,15 @@ func (s *rest) supply(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sup := chain.Supply(q)
+	sup := engine.Supply(q)
 	writeJSON(w, http.StatusOK, ordered{{"supply", coinsJSON(sup)}, {"pagination", ordered{{"next_key", nil}, {"total", strconv.Itoa(len(sup))}}}})
 }
 
 var moduleNames = []string{"fee_collector", "distribution", "bank"}
 
-func moduleName(a chain.Account) string {
+func moduleName(a engine.Account) string {
 	for _, n := range moduleNames {
-		if string(chain.ModuleAddress(n)) == string(a.Address) {
+		if string(engine.ModuleAddress(n)) == string(a.Address) {
 			return n
 		}
 	}
@@ -389,20 +389,20 @@ func moduleName(a chain.Account) string {
 // isEVMContract: on EVM chains contract addresses are minievm ContractAccounts (the EVM
 // module keeps its contracts under "c/<hex>").
 func (s *rest) isEVMContract(q sim.Query, addr []byte) bool {
-	if s.c.Kind() != chain.KindEVM || q == nil {
+	if s.c.Kind() != engine.KindEVM || q == nil {
 		return false
 	}
 	_, ok := q.Store("evm").Get("c/" + hex.EncodeToString(addr))
 	return ok
 }
 
-func (s *rest) accountJSON(a chain.Account, q ...sim.Query) ordered {
+func (s *rest) accountJSON(a engine.Account, q ...sim.Query) ordered {
 	p := s.c.Config().Bech32Prefix
 	var pk any
 	if a.PubKeyType != "" {
 		pk = ordered{{"@type", a.PubKeyType}, {"key", b64(a.PubKey)}}
 	}
-	base := ordered{{"address", chain.Bech32(p, a.Address)}, {"pub_key", pk},
+	base := ordered{{"address", engine.Bech32(p, a.Address)}, {"pub_key", pk},
 		{"account_number", strconv.FormatUint(a.Number, 10)}, {"sequence", strconv.FormatUint(a.Sequence, 10)}}
 	if n := moduleName(a); n != "" {
 		return ordered{{"@type", "/cosmos.auth.v1beta1.ModuleAccount"}, {"base_account", base}, {"name", n}, {"permissions", []string{}}}
@@ -419,7 +419,7 @@ func (s *rest) accounts(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	all := chain.AllAccounts(q)
+	all := engine.AllAccounts(q)
 	offset, limit := pageArgs(r)
 	end := min(offset+limit, len(all))
 	out := []any{}
@@ -442,7 +442,7 @@ func (s *rest) account(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, found := chain.AccountAt(q, addr)
+	a, found := engine.AccountAt(q, addr)
 	if !found {
 		gateway.WriteError(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
 		return
@@ -457,7 +457,7 @@ func (s *rest) moduleAccounts(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []any{}
 	for _, n := range moduleNames {
-		if a, ok := chain.AccountAt(q, chain.ModuleAddress(n)); ok {
+		if a, ok := engine.AccountAt(q, engine.ModuleAddress(n)); ok {
 			out = append(out, s.accountJSON(a))
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
@@ -155,7 +155,7 @@ func (s *Comet) txSearch(p map[string]string) (any, error) {
 		return nil, internalErr(fmt.Errorf("expected order_by to be either `asc` or `desc` or empty"))
 	}
 	type hit struct {
-		b *chain.Block
+		b *engine.Block
 		i int
 	}
 	var hits []hit
@@ -254,24 +254,24 @@ func (s *Comet) abciQuery(p map[string]string) (any, error) {
 	args := pbStrings(data)
 	switch p["path"] {
 	case "/cosmos.auth.v1beta1.Query/Account":
-		addr, err := chain.ParseAddress(prefix, args[1])
+		addr, err := engine.ParseAddress(prefix, args[1])
 		if err != nil {
 			return resp(7, err.Error()+": invalid address", nil, "sdk"), nil
 		}
-		a, ok := chain.AccountAt(q, addr)
+		a, ok := engine.AccountAt(q, addr)
 		if !ok {
 			return resp(22, fmt.Sprintf("account %s not found: key not found", args[1]), nil, "sdk"), nil
 		}
 		var base []byte
-		base = pbBytes(base, 1, []byte(chain.Bech32(prefix, addr)))
+		base = pbBytes(base, 1, []byte(engine.Bech32(prefix, addr)))
 		if a.PubKeyType != "" {
-			base = pbBytes(base, 2, chain.EncodeAny(a.PubKeyType, pbBytes(nil, 1, a.PubKey)))
+			base = pbBytes(base, 2, engine.EncodeAny(a.PubKeyType, pbBytes(nil, 1, a.PubKey)))
 		}
 		base = pbVarint(base, 3, a.Number)
 		base = pbVarint(base, 4, a.Sequence)
-		return resp(0, "", pbBytes(nil, 1, chain.EncodeAny("/cosmos.auth.v1beta1.BaseAccount", base)), ""), nil
+		return resp(0, "", pbBytes(nil, 1, engine.EncodeAny("/cosmos.auth.v1beta1.BaseAccount", base)), ""), nil
 	case "/cosmos.bank.v1beta1.Query/Balance":
-		addr, err := chain.ParseAddress(prefix, args[1])
+		addr, err := engine.ParseAddress(prefix, args[1])
 		if err != nil {
 			return resp(7, err.Error()+": invalid address", nil, "sdk"), nil
 		}

@@ -7,14 +7,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
 // checkAgainstChain compares what the store holds with the chain itself: every height
 // 1..tip exactly once with the chain's block hash and tx count, and every tx exactly once, in
 // block order, with the chain's hash, under dense sequences.
-func checkAgainstChain(t testing.TB, rd store.Reader, c *chain.Chain, tip int64) {
+func checkAgainstChain(t testing.TB, rd store.Reader, c *engine.Chain, tip int64) {
 	t.Helper()
 	ctx := context.Background()
 	if h, err := rd.IndexedHeight(ctx); err != nil || h != tip {

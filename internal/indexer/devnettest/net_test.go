@@ -13,10 +13,10 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
-	"github.com/rollgate/rollgate/internal/devnet/movevm"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/wasmvm"
+	"github.com/rollgate/rollgate/internal/devnet/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -50,7 +50,7 @@ var rollups = []rollup{
 func netConfig() devnet.Config {
 	var specs []devnet.ChainSpec
 	for _, r := range rollups {
-		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: chain.Kind(r.kind)})
+		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: engine.Kind(r.kind)})
 	}
 	return devnet.Config{
 		Chains:       specs,
@@ -65,11 +65,11 @@ func netConfig() devnet.Config {
 // their own bank transfers, so the engine's built-in bank traffic is dropped on those chains.
 func plugins(spec devnet.ChainSpec) devnet.Plugins {
 	switch spec.Kind {
-	case chain.KindMove:
-		m := movevm.New(movevm.WithGenesisCoins("uusdc"))
+	case engine.KindMove:
+		m := move.New(move.WithGenesisCoins("uusdc"))
 		return devnet.Plugins{Modules: []sim.Module{m}, Bank: m.BankFlavor(), SkipBankTraffic: true}
-	case chain.KindWasm:
-		return devnet.Plugins{Modules: []sim.Module{wasmvm.New()}, SkipBankTraffic: true}
+	case engine.KindWasm:
+		return devnet.Plugins{Modules: []sim.Module{wasm.New()}, SkipBankTraffic: true}
 	}
 	return devnet.Plugins{}
 }

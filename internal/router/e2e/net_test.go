@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
 
@@ -82,7 +82,7 @@ func (tn *testNet) key(t testing.TB, chainID string, id int) *txcodec.PrivKey {
 		return k
 	}
 	s, _ := tn.ln.Spec(chainID)
-	ck, err := chain.DeriveKey(seed, id, !s.CosmosKeys)
+	ck, err := engine.DeriveKey(seed, id, !s.CosmosKeys)
 	if err != nil {
 		t.Fatal(err)
 	}

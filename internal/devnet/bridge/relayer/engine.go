@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/rollgate/rollgate/internal/devnet/chain"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -13,12 +13,12 @@ import (
 // store and transactions are signed (SIGN_MODE_DIRECT) with the bot keys it is given and
 // submitted through the chain's broadcast_tx_sync path (CheckTx included).
 type EngineChain struct {
-	Chain *chain.Chain
+	Chain *engine.Chain
 	// GasLimit of every relayer tx (default 2,000,000).
 	GasLimit uint64
 
 	mu   sync.Mutex
-	keys map[string]*chain.Key
+	keys map[string]*engine.Key
 	sent map[string]sent
 }
 
@@ -31,10 +31,10 @@ var _ Chain = (*EngineChain)(nil)
 
 // NewEngineChain wraps c; keys are the accounts the relayer may sign with (relayer and,
 // on rollups, executor), looked up by their bech32 address on c.
-func NewEngineChain(c *chain.Chain, keys ...*chain.Key) *EngineChain {
-	e := &EngineChain{Chain: c, keys: map[string]*chain.Key{}, sent: map[string]sent{}}
+func NewEngineChain(c *engine.Chain, keys ...*engine.Key) *EngineChain {
+	e := &EngineChain{Chain: c, keys: map[string]*engine.Key{}, sent: map[string]sent{}}
 	for _, k := range keys {
-		e.keys[chain.Bech32(c.Config().Bech32Prefix, k.Address())] = k
+		e.keys[engine.Bech32(c.Config().Bech32Prefix, k.Address())] = k
 	}
 	return e
 }
@@ -75,7 +75,7 @@ func (e *EngineChain) Broadcast(_ context.Context, signer string, msgs []proto.M
 	}
 	// A block committed between reading the sequence and CheckTx makes the first attempt
 	// stale; one fresh retry covers it.
-	var res chain.CheckResult
+	var res engine.CheckResult
 	var h int64
 	var seq uint64
 	for attempt := 0; attempt < 2; attempt++ {
@@ -88,7 +88,7 @@ func (e *EngineChain) Broadcast(_ context.Context, signer string, msgs []proto.M
 		if prev, ok := e.sent[signer]; ok && prev.height == h && prev.seq >= seq {
 			seq = prev.seq + 1
 		}
-		raw, err := chain.SignDirect(e.ChainID(), k, num, seq, msgs, "", chain.Fee{GasLimit: gas})
+		raw, err := engine.SignDirect(e.ChainID(), k, num, seq, msgs, "", engine.Fee{GasLimit: gas})
 		if err != nil {
 			return err
 		}

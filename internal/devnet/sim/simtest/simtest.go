@@ -2,7 +2,7 @@
 // that run on it: a sorted KV, a balance book, and Chain, a fake sim.Env that keeps one
 // snapshot of its state per committed height so REST routes can be queried at any height.
 // Chain also implements the engine extras modules reach by type assertion (the quiet bank
-// of wasmvm.QuietBank, SetMsgResponse), so a module sees it as it sees the real engine.
+// of wasm.QuietBank, SetMsgResponse), so a module sees it as it sees the real engine.
 package simtest
 
 import (
