@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,7 @@ type routerConfig struct {
 	Registry    string        // initia-registry layout directory
 	Listen      string        // host:port
 	Refresh     time.Duration // 0 disables refreshing from the chains
-	RouteConfig string        // optional JSON file with route.Config (durations, fees, venues)
+	RouteConfig string        // optional JSON file with route.Config (durations, fees)
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
 }
 
@@ -29,7 +30,7 @@ func (c *routerConfig) register(f *flags) {
 	f.String(&c.Registry, "registry", "", "registry directory in the initia-registry layout (required)", "ROUTER_REGISTRY")
 	f.String(&c.Listen, "listen", "", "listen address (default :$PORT, :8090)", "LISTEN_ADDR")
 	f.Duration(&c.Refresh, "refresh", 30*time.Second, "how often bridges, token pairs and channels are re-read from the chains (0: never)", "ROUTER_REFRESH")
-	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, fees, swap venues (optional)", "ROUTER_ROUTE_CONFIG")
+	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROUTER_ROUTE_CONFIG")
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
 }
 
@@ -81,7 +82,11 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(b, &acfg.Route); err != nil {
+		// Strict: a misspelt key, or the swap venues this router no longer takes, is an
+		// error rather than a silently ignored setting.
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&acfg.Route); err != nil {
 			return fmt.Errorf("route config %s: %w", cfg.RouteConfig, err)
 		}
 	}

@@ -55,7 +55,7 @@ type BalanceSource interface {
 
 // Config configures the API.
 type Config struct {
-	// Route holds the route engine's estimates (durations, fees, venues, defaults).
+	// Route holds the route engine's estimates (durations, fees, defaults).
 	Route route.Config
 	// IBCTimeout is the default relative timeout of generated IBC transfers (5 min when 0).
 	IBCTimeout time.Duration
@@ -222,9 +222,6 @@ func (s *server) route(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := route.CheckSafety(req, rt); err != nil {
-		return nil, err
-	}
 	return rt, nil
 }
 
@@ -333,9 +330,6 @@ func (s *server) msgsDirect(r *http.Request) (any, error) {
 	g := s.current()
 	rt, err := g.Find(req.Request)
 	if err != nil {
-		return nil, err
-	}
-	if err := route.CheckSafety(req.Request, rt); err != nil {
 		return nil, err
 	}
 	addrs := make([]string, len(rt.RequiredChainAddresses))
@@ -480,7 +474,7 @@ func (s *server) chains(r *http.Request) (any, error) {
 func renderChain(reg *registry.Registry, c *registry.Chain) Chain {
 	ch := Chain{ChainName: c.Name, ChainID: c.ID, PFMEnabled: c.PFM, SupportsMemo: c.Memo, Bech32Prefix: c.Bech32Prefix,
 		FeeAssets: []FeeAsset{}, ChainType: c.Type, IsTestnet: c.Testnet, PrettyName: c.PrettyName,
-		CosmosModuleSupport: CosmosModuleSupport{Authz: c.Type == registry.ChainTypeCosmos, Feegrant: c.Type == registry.ChainTypeCosmos},
+		CosmosModuleSupport: CosmosModuleSupport{Authz: c.Authz, Feegrant: c.Feegrant},
 		IBCCapabilities:     IBCCapabilities{CosmosPFM: c.PFM, CosmosIBCHooks: c.Hooks, CosmosMemo: c.Memo}}
 	if c.LogoURI != "" {
 		l := c.LogoURI

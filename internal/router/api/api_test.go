@@ -438,7 +438,18 @@ func TestMsgsErrors(t *testing.T) {
 		}
 		return m
 	}
-	lzBack := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": l1, "source_asset_denom": usdtL1, "dest_asset_chain_id": eth, "dest_asset_denom": usdtEth})
+	// The router offers no LayerZero send from a Cosmos chain (msgs cannot build one), yet /msgs
+	// must still refuse one a client writes itself: the offered EVM→L1 hop, reversed.
+	lzBack := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": eth, "source_asset_denom": usdtEth, "dest_asset_chain_id": l1, "dest_asset_denom": usdtL1})
+	reg, err := registry.Load(devnetRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := *lzBack.Operations[0].LayerZeroTransfer
+	back.FromChainID, back.ToChainID, back.DenomIn, back.DenomOut = l1, eth, usdtL1, usdtEth
+	back.SourceOFTContractAddress, back.DestinationEndpointID = reg.Chain(l1).Asset(usdtL1).LZ.OFT, reg.Chain(eth).LZEndpointID
+	lzBack.Operations[0].LayerZeroTransfer = &back
+	lzBack.SourceAssetChainID, lzBack.SourceAssetDenom, lzBack.DestAssetChainID, lzBack.DestAssetDenom = l1, usdtL1, eth, usdtEth
 	good := []string{userInit, userInit, user2Init}
 	shortAddr, _ := bech32.EncodeFromBase256("init", []byte{1, 2, 3})
 	for _, tc := range []struct {

@@ -1,7 +1,10 @@
 // Package route is the router's route engine: a graph whose nodes are (chain, denom) pairs
 // of the registry and whose edges are ICS-20 transfers (including unwinding an `ibc/`
-// voucher along its trace), OPinit deposits and withdrawals, LayerZero OFT sends and swaps on
-// configured venues, searched best-first for the best route.
+// voucher along its trace), OPinit deposits and withdrawals and LayerZero OFT sends from EVM
+// chains, searched best-first for the best route.
+//
+// The engine offers only hops the msgs package can build messages for: no swaps (no venue on
+// the devnet executes one yet) and no LayerZero sends from Cosmos chains.
 //
 // Only denoms the registry lists are nodes: like Skip, the router does not propose denoms it
 // has never seen, and it keeps the graph small enough to build once per registry snapshot and
@@ -11,8 +14,6 @@ package route
 
 import (
 	"strings"
-
-	"github.com/holiman/uint256"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -29,7 +30,6 @@ const (
 	ReasonMissingField     = "MISSING_FIELD"
 	ReasonUnsupportedField = "UNSUPPORTED_FIELD"
 	ReasonInvalidBridge    = "INVALID_BRIDGE"
-	ReasonBadPrice         = "BAD_PRICE"
 )
 
 // Config holds the estimates the engine cannot learn from chains. Zero values take the
@@ -40,7 +40,6 @@ type Config struct {
 	OPDepositSeconds  int `json:"op_deposit_seconds"`  // default 15: executor relays the deposit after L1 inclusion
 	OPWithdrawSeconds int `json:"op_withdraw_seconds"` // default 604800: used when the bridge's finalization period is unknown (no Refresh yet)
 	LayerZeroSeconds  int `json:"layer_zero_seconds"`  // default 180
-	SwapSeconds       int `json:"swap_seconds"`        // default 0: the swap runs in the same tx as the previous hop
 	BankSendSeconds   int `json:"bank_send_seconds"`   // default 6: one block
 	// LayerZeroFee is the messaging fee (in the source chain's fee token base unit) per source
 	// chain id; it is charged on top of the amount (FEE_BEHAVIOR_ADDITIONAL).
@@ -49,25 +48,6 @@ type Config struct {
 	DefaultAllowMultiTx bool `json:"default_allow_multi_tx"`
 	// MaxHops bounds the search (default 6).
 	MaxHops int `json:"max_hops"`
-	// Venues are the configured swap venues.
-	Venues []Venue `json:"venues"`
-}
-
-// Venue is a configured swap venue with constant-product pools.
-type Venue struct {
-	Name    string `json:"name"`
-	ChainID string `json:"chain_id"`
-	Pools   []Pool `json:"pools"`
-}
-
-// Pool is a constant-product pool; reserves are base-unit decimal strings, FeeBps the swap fee.
-type Pool struct {
-	ID       string `json:"id"`
-	DenomA   string `json:"denom_a"`
-	DenomB   string `json:"denom_b"`
-	ReserveA string `json:"reserve_a"`
-	ReserveB string `json:"reserve_b"`
-	FeeBps   int    `json:"fee_bps"`
 }
 
 func (c Config) withDefaults() Config {
@@ -92,7 +72,6 @@ const (
 	kindDeposit
 	kindWithdraw
 	kindLZ
-	kindSwap
 )
 
 type edge struct {
@@ -101,9 +80,6 @@ type edge struct {
 	// IBC: the channel on the from chain.
 	port, channel string
 	bridgeID      uint64
-	venue         *Venue
-	pool          *Pool
-	rA, rB        *uint256.Int // swap reserves, in→out
 }
 
 type node struct {
@@ -170,28 +146,18 @@ func Build(reg *registry.Registry, cfg Config) *Graph {
 			if to, ok := g.index[nodeKey(a.LZ.PeerChainID, a.LZ.PeerDenom)]; ok {
 				peer := &g.nodes[to]
 				if peer.chain.LZEndpointID != 0 && peer.asset.LZ != nil && peer.asset.LZ.OFT != "" {
-					addUnique(n, edge{kind: kindLZ, to: to})
-					addUnique(peer, edge{kind: kindLZ, to: int32(i)})
+					// Only EVM chains send: msgs builds the OFT send as an EVM call only.
+					if c.Type == registry.ChainTypeEVM {
+						addUnique(n, edge{kind: kindLZ, to: to})
+					}
+					if peer.chain.Type == registry.ChainTypeEVM {
+						addUnique(peer, edge{kind: kindLZ, to: int32(i)})
+					}
 				}
 			}
 		}
 	}
 	g.addForwardingNodes()
-	for vi := range g.cfg.Venues {
-		v := &g.cfg.Venues[vi]
-		for pi := range v.Pools {
-			p := &v.Pools[pi]
-			ra, errA := uint256.FromDecimal(p.ReserveA)
-			rb, errB := uint256.FromDecimal(p.ReserveB)
-			ia, okA := g.index[nodeKey(v.ChainID, p.DenomA)]
-			ib, okB := g.index[nodeKey(v.ChainID, p.DenomB)]
-			if errA != nil || errB != nil || !okA || !okB || ra.IsZero() || rb.IsZero() {
-				continue
-			}
-			g.nodes[ia].out = append(g.nodes[ia].out, edge{kind: kindSwap, to: ib, venue: v, pool: p, rA: ra, rB: rb})
-			g.nodes[ib].out = append(g.nodes[ib].out, edge{kind: kindSwap, to: ia, venue: v, pool: p, rA: rb, rB: ra})
-		}
-	}
 	return g
 }
 

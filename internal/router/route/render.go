@@ -2,7 +2,6 @@ package route
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/holiman/uint256"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -36,7 +34,6 @@ func (g *Graph) render(req Request, last *label) *Route {
 		DestAssetDenom: g.nodes[last.node].asset.Denom, DestAssetChainID: g.nodes[last.node].chain.ID,
 		ChainIDs: []string{src.chain.ID}, TxsRequired: last.txs, EstimatedRouteDurationSeconds: last.secs,
 		EstimatedFees: []Fee{}, RequiredOPHook: last.hook}
-	maxImpact := new(big.Rat)
 	for i := 1; i < len(path); i++ {
 		l, prev := path[i], path[i-1]
 		from, to := &g.nodes[prev.node], &g.nodes[l.node]
@@ -69,21 +66,6 @@ func (g *Graph) render(req Request, last *label) *Route {
 			oi := i - 1
 			r.EstimatedFees = append(r.EstimatedFees, Fee{BridgeID: BridgeLayerZero, Amount: feeAmt, OriginAsset: feeAsset,
 				ChainID: from.chain.ID, TxIndex: op.TxIndex, OperationIndex: &oi, FeeBehavior: "FEE_BEHAVIOR_ADDITIONAL"})
-		case kindSwap:
-			_, impact := swapOut(prev.amount, l.via)
-			if impact.Cmp(maxImpact) > 0 {
-				maxImpact = impact
-			}
-			venue := SwapVenue{Name: l.via.venue.Name, ChainID: l.via.venue.ChainID}
-			op.Swap = &Swap{SwapIn: &SwapIn{SwapVenue: venue,
-				SwapOperations: []SwapOperation{{Pool: l.via.pool.ID, DenomIn: from.asset.Denom, DenomOut: to.asset.Denom}},
-				SwapAmountIn:   prev.amount.Dec(), PriceImpactPercent: percent(impact), EstimatedAmountOut: l.amount.Dec()},
-				EstimatedAffiliateFee: "0" + to.asset.Denom, FromChainID: from.chain.ID, ChainID: from.chain.ID,
-				DenomIn: from.asset.Denom, DenomOut: to.asset.Denom, SwapVenues: []SwapVenue{venue}}
-			r.DoesSwap = true
-			if !slices.Contains(r.SwapVenues, venue) {
-				r.SwapVenues = append(r.SwapVenues, venue)
-			}
 		}
 		r.Operations = append(r.Operations, op)
 		if to.chain.ID != r.ChainIDs[len(r.ChainIDs)-1] {
@@ -95,13 +77,6 @@ func (g *Graph) render(req Request, last *label) *Route {
 		// Sender and recipient on the same chain.
 		r.RequiredChainAddresses = append(r.RequiredChainAddresses, r.ChainIDs[0])
 	}
-	if r.DoesSwap {
-		p := percent(maxImpact)
-		r.SwapPriceImpactPercent = &p
-		if maxImpact.Cmp(big.NewRat(1, 10)) > 0 {
-			r.Warning = &Warning{Type: "BAD_PRICE_WARNING", Message: "swap price impact is " + p + "%"}
-		}
-	}
 	if r.TxsRequired > 1 {
 		r.ExtraInfos = append(r.ExtraInfos, fmt.Sprintf("this route needs %d transactions, each signed separately", r.TxsRequired))
 	}
@@ -109,21 +84,6 @@ func (g *Graph) render(req Request, last *label) *Route {
 		r.ExtraInfos = append(r.ExtraInfos, "the transfer continues on the rollup after the OPinit deposit: sign the hook from /op-hook first")
 	}
 	return r
-}
-
-// CheckSafety turns a bad-price route into an error unless the caller allows unsafe routes.
-func CheckSafety(req Request, r *Route) error {
-	if r.Warning != nil && r.Warning.Type == "BAD_PRICE_WARNING" && !req.AllowUnsafe {
-		return apierr.BadRequest("swap execution price deviates too far from the pool price: %s", r.Warning.Message).
-			WithDetails(ReasonBadPrice).WithInfo("set allow_unsafe to accept this route")
-	}
-	return nil
-}
-
-func percent(r *big.Rat) string {
-	p := new(big.Rat).Mul(r, big.NewRat(100, 1))
-	s := p.FloatString(2)
-	return s
 }
 
 func (g *Graph) feeAsset(c *registry.Chain) Asset {

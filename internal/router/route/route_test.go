@@ -202,54 +202,41 @@ func (f fakeSource) Channels(_ context.Context, c *registry.Chain) ([]registry.C
 	return f.chans[c.ID], nil
 }
 
-func TestSwaps(t *testing.T) {
+// TestOffersOnlyBuildableHops pins what the engine leaves out until msgs can build it:
+// LayerZero sends from a Cosmos chain (the way back from the EVM chain) and swaps, whatever
+// allow_swaps says.
+func TestOffersOnlyBuildableHops(t *testing.T) {
 	reg, err := registry.Load("../registry/testdata/registry")
 	if err != nil {
 		t.Fatal(err)
 	}
-	atom := registry.IBCDenom("transfer/channel-3/uatom")
-	venue := Venue{Name: "initia-dex", ChainID: "initia-devnet-1", Pools: []Pool{{ID: "1", DenomA: "uinit", DenomB: atom, ReserveA: "1000000000", ReserveB: "500000000", FeeBps: 30}}}
-	g := Build(reg, Config{Venues: []Venue{venue}})
-	req := Request{AmountIn: "1000000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit", DestAssetChainID: "cosmoshub-devnet-1", DestAssetDenom: "uatom"}
-	rt, err := g.Find(req)
-	if err != nil {
-		t.Fatal(err)
+	g := Build(reg, Config{})
+	usdtEth, usdtL1 := "0x5FbDB2315678afecb367f032d93F642f64180aa3", ""
+	for _, a := range reg.Chain("initia-devnet-1").Assets {
+		if a.Symbol == "USDT" {
+			usdtL1 = a.Denom
+		}
 	}
-	// 1e6 in, 0.3% fee: 997000*5e8/(1e9+997000) = 498003 (floor).
-	if !rt.DoesSwap || rt.AmountOut != "498003" || len(rt.Operations) != 2 || rt.Operations[0].Swap == nil || rt.Operations[1].Transfer == nil {
-		t.Fatalf("route = %+v", rt)
-	}
-	if rt.Warning != nil || CheckSafety(req, rt) != nil {
-		t.Errorf("small swap flagged: %+v", rt.Warning)
-	}
-	noSwaps := req
-	noSwaps.AllowSwaps = ptr(false)
-	if _, err := g.Find(noSwaps); reason(err) != ReasonNoRoute {
-		t.Errorf("allow_swaps=false: %v", err)
-	}
-	big := req
-	big.AmountIn = "1000000000"
-	rt, err = g.Find(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rt.Warning == nil || reason(CheckSafety(big, rt)) != ReasonBadPrice {
-		t.Errorf("half-the-pool swap not flagged: %+v", rt.Warning)
-	}
-	big.AllowUnsafe = true
-	if CheckSafety(big, rt) != nil {
-		t.Error("allow_unsafe did not accept the route")
-	}
-	// Two pools for the same pair: the deeper one gives more out and wins.
-	deep := venue
-	deep.Name = "deep-dex"
-	deep.Pools = []Pool{{ID: "9", DenomA: "uinit", DenomB: atom, ReserveA: "100000000000", ReserveB: "50000000000", FeeBps: 30}}
-	rt, err = Build(reg, Config{Venues: []Venue{venue, deep}}).Find(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rt.Operations[0].Swap.SwapIn.SwapVenue.Name != "deep-dex" {
-		t.Errorf("picked %s", rt.Operations[0].Swap.SwapIn.SwapVenue.Name)
+	for _, tc := range []struct {
+		name       string
+		req        Request
+		wantReason string
+	}{
+		{"layer_zero_from_evm", Request{SourceAssetChainID: "31337", SourceAssetDenom: usdtEth, DestAssetChainID: "initia-devnet-1", DestAssetDenom: usdtL1}, ""},
+		{"layer_zero_from_cosmos", Request{SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: usdtL1, DestAssetChainID: "31337", DestAssetDenom: usdtEth}, ReasonNoRoute},
+		{"swap_asked_for", Request{AllowSwaps: ptr(true), SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit", DestAssetChainID: "cosmoshub-devnet-1", DestAssetDenom: "uatom"}, ReasonNoRoute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.req.AmountIn = "1000"
+			tc.req.AllowMultiTx = ptr(true)
+			rt, err := g.Find(tc.req)
+			if reason(err) != tc.wantReason {
+				t.Fatalf("err = %v, want reason %q", err, tc.wantReason)
+			}
+			if rt != nil && rt.DoesSwap {
+				t.Errorf("route swaps: %+v", rt)
+			}
+		})
 	}
 }
 

@@ -2,7 +2,6 @@ package route
 
 import (
 	"container/heap"
-	"math/big"
 	"strings"
 	"time"
 
@@ -120,7 +119,7 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	if e != nil {
 		return nil, e
 	}
-	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true, kindSwap: req.AllowSwaps == nil || *req.AllowSwaps}
+	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true}
 	if len(req.Bridges) > 0 {
 		allowed[kindIBC], allowed[kindDeposit], allowed[kindWithdraw], allowed[kindLZ] = false, false, false, false
 		for _, b := range req.Bridges {
@@ -276,17 +275,6 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 		nl.secs += secs
 	case kindLZ:
 		nl.secs += g.cfg.LayerZeroSeconds
-	case kindSwap:
-		out, _ := swapOut(l.amount, ed)
-		if out == nil || out.IsZero() {
-			return nil
-		}
-		nl.amount = out
-		sameTx = l.prev == nil
-		// A swap's output can leave in the same transaction (the swap entry point's post-swap
-		// IBC transfer action).
-		nl.cont = contForward
-		nl.secs += g.cfg.SwapSeconds
 	}
 	switch {
 	case l.prev == nil:
@@ -300,25 +288,7 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 	return nl
 }
 
-// swapOut is the constant-product output of in on the edge's pool, and the price impact.
-func swapOut(in *uint256.Int, ed *edge) (*uint256.Int, *big.Rat) {
-	fee := uint64(10000 - ed.pool.FeeBps)
-	inFee := new(big.Int).Mul(in.ToBig(), new(big.Int).SetUint64(fee))
-	num := new(big.Int).Mul(inFee, ed.rB.ToBig())
-	den := new(big.Int).Add(new(big.Int).Mul(ed.rA.ToBig(), big.NewInt(10000)), inFee)
-	out := new(big.Int).Quo(num, den)
-	o, overflow := uint256.FromBig(out)
-	if overflow {
-		return nil, nil
-	}
-	// impact = 1 - (out/in) / (rB/rA)
-	exec := new(big.Rat).SetFrac(out, in.ToBig())
-	spot := new(big.Rat).SetFrac(ed.rB.ToBig(), ed.rA.ToBig())
-	impact := new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).Quo(exec, spot))
-	return o, impact
-}
-
-// Reachable lists the assets the source asset can be transferred to (no swaps, at most one
+// Reachable lists the assets the source asset can be transferred to (at most one
 // transaction unless multiTx), in registry order, the source excluded.
 func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asset, error) {
 	srcChain, srcAsset, e := g.Lookup("source_asset_chain_id", chainID, "source_asset_denom", denom)
