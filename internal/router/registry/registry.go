@@ -62,6 +62,10 @@ type Chain struct {
 
 	LZEndpointID uint32 // LayerZero endpoint id, 0 when the chain has none
 
+	// Authz and Feegrant say whether the chain runs the x/authz and x/feegrant modules, as the
+	// registry states it (metadata.cosmos_module_support); false when it does not say.
+	Authz, Feegrant bool
+
 	RPC, REST, JSONRPC []string
 	FeeTokens          []FeeToken
 
@@ -225,6 +229,11 @@ type chainFile struct {
 		LayerZero *struct {
 			EndpointID uint32 `json:"endpoint_id"`
 		} `json:"layerzero"`
+		// Named as in Skip's Chain; absent means not offered.
+		CosmosModuleSupport *struct {
+			Authz    bool `json:"authz"`
+			Feegrant bool `json:"feegrant"`
+		} `json:"cosmos_module_support"`
 	} `json:"metadata"`
 }
 
@@ -394,6 +403,9 @@ func parseChain(raw []byte) (*Chain, error) {
 	// Initia's L1 and rollups all run PFM, hooks and memos in their transfer stacks; other
 	// chains must say so.
 	c.PFM, c.Hooks, c.Memo = c.IsInitia(), c.IsInitia(), c.Type == ChainTypeCosmos
+	if m := f.Metadata.CosmosModuleSupport; m != nil {
+		c.Authz, c.Feegrant = m.Authz, m.Feegrant
+	}
 	if caps := f.Metadata.IBCCapabilities; caps != nil {
 		if caps.CosmosPFM != nil {
 			c.PFM = *caps.CosmosPFM

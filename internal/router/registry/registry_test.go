@@ -250,3 +250,25 @@ func TestRESTSource(t *testing.T) {
 		t.Errorf("channel-3 = %+v", ch)
 	}
 }
+
+// TestModuleSupport: authz and feegrant are what chain.json states, false when it is silent.
+func TestModuleSupport(t *testing.T) {
+	for _, tc := range []struct {
+		name, metadata  string
+		authz, feegrant bool
+	}{
+		{"silent", `{}`, false, false},
+		{"both", `{"cosmos_module_support":{"authz":true,"feegrant":true}}`, true, true},
+		{"authz_only", `{"cosmos_module_support":{"authz":true}}`, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseChain([]byte(`{"chain_name":"x","chain_id":"x-1","bech32_prefix":"x","metadata":` + tc.metadata + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Authz != tc.authz || c.Feegrant != tc.feegrant {
+				t.Errorf("authz=%v feegrant=%v, want %v %v", c.Authz, c.Feegrant, tc.authz, tc.feegrant)
+			}
+		})
+	}
+}
