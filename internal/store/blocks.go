@@ -1,0 +1,126 @@
+package store
+
+// Block reads. Heights are dense from the indexed_height row's first_height to its height, so
+// offsets and totals of the block list are arithmetic.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee"
+
+func scanBlocks(r rows) ([]Block, error) {
+	defer r.Close()
+	out := []Block{}
+	for r.Next() {
+		var b Block
+		var tns int64
+		var proposer sql.NullString
+		var fee string
+		if err := r.Scan(&b.Height, &b.ChainID, &b.Hash, &tns, &b.BlockTimeMs, &proposer, &b.GasUsed, &b.GasWanted, &b.TxCount, &fee); err != nil {
+			return nil, err
+		}
+		b.Time = time.Unix(0, tns).UTC()
+		if proposer.Valid {
+			var p Proposer
+			if err := json.Unmarshal([]byte(proposer.String), &p); err != nil {
+				return nil, fmt.Errorf("block %d proposer: %w", b.Height, err)
+			}
+			b.Proposer = &p
+		}
+		b.TotalFee = json.RawMessage(fee)
+		out = append(out, b)
+	}
+	return out, r.Err()
+}
+
+// Block implements Reader.
+func (d *DB) Block(ctx context.Context, height int64) (Block, error) {
+	r, err := d.be.reader().query(ctx, "SELECT "+blockCols+" FROM block WHERE height = ?", height)
+	if err != nil {
+		return Block{}, fmt.Errorf("block %d: %w", height, err)
+	}
+	bs, err := scanBlocks(r)
+	if err != nil {
+		return Block{}, fmt.Errorf("block %d: %w", height, err)
+	}
+	if len(bs) == 0 {
+		return Block{}, ErrNotFound
+	}
+	return bs[0], nil
+}
+
+// Blocks implements Reader. Heights are dense from first_height to height, so an offset is a
+// height and the total is a subtraction.
+func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
+	c := d.be.reader()
+	st, err := d.readerState(ctx, c)
+	if err != nil {
+		return BlockPage{}, err
+	}
+	var cond string
+	var bound int64
+	switch p.After.Kind {
+	case CursorHeight:
+		bound = p.After.Value
+		cond = map[bool]string{true: "height < ?", false: "height > ?"}[p.Desc]
+	case CursorSequence:
+		// The block holding that tx: the page continues past it.
+		var h int64
+		err := queryRow(ctx, c, "SELECT height FROM tx WHERE sequence <= ? ORDER BY sequence DESC LIMIT 1", []any{p.After.Value}, &h)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return BlockPage{}, fmt.Errorf("resolve sequence cursor: %w", err)
+		}
+		bound = h
+		cond = map[bool]string{true: "height < ?", false: "height > ?"}[p.Desc]
+	default:
+		if p.Offset > st.height-st.firstHeight {
+			bound, cond = 0, "height < ?"
+		} else if p.Desc {
+			bound, cond = st.height-p.Offset, "height <= ?"
+		} else {
+			bound, cond = st.firstHeight+p.Offset, "height >= ?"
+		}
+	}
+	r, err := c.query(ctx, "SELECT "+blockCols+" FROM block WHERE "+cond+" ORDER BY height "+dir(p.Desc)+" LIMIT ?", bound, limitOf(p))
+	if err != nil {
+		return BlockPage{}, fmt.Errorf("blocks: %w", err)
+	}
+	bs, err := scanBlocks(r)
+	if err != nil {
+		return BlockPage{}, fmt.Errorf("blocks: %w", err)
+	}
+	out := BlockPage{Blocks: bs}
+	if p.CountTotal && st.height > 0 {
+		out.Total = st.height - st.firstHeight + 1
+	}
+	return out, nil
+}
+
+// AvgBlockTime implements Reader.
+func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
+	c := d.be.reader()
+	st, err := d.readerState(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	lo := max(st.firstHeight, st.height-int64(n)+1)
+	if st.height-lo < 1 {
+		return 0, nil
+	}
+	var tLo, tHi int64
+	if err := queryRow(ctx, c, "SELECT time_ns FROM block WHERE height = ?", []any{lo}, &tLo); err != nil {
+		return 0, fmt.Errorf("avg block time: %w", err)
+	}
+	if err := queryRow(ctx, c, "SELECT time_ns FROM block WHERE height = ?", []any{st.height}, &tHi); err != nil {
+		return 0, fmt.Errorf("avg block time: %w", err)
+	}
+	// The peer reads the times back from PostgreSQL, which keeps microseconds (truncated on
+	// the way in), so the average is taken over whole microseconds.
+	return float64(tHi/1000-tLo/1000) / 1e6 / float64(st.height-lo), nil
+}

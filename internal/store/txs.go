@@ -1,0 +1,170 @@
+package store
+
+// Tx reads: one tx by hash, and tx lists. A list request is first resolved (dictionary ids,
+// the height's sequence range, the cursor as a sequence bound) into a txQuery; txplans.go
+// then answers it with the cheapest plan that serves its shape.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Tx implements Reader. The rows of the hash are read whole and the first is picked here:
+// with "ORDER BY sequence LIMIT 1" PostgreSQL may walk the primary key looking for the hash
+// instead of using the hash index.
+func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
+	r, err := d.be.reader().query(ctx, "SELECT sequence, height, data FROM tx WHERE hash = ?", nonNil(hash))
+	if err != nil {
+		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
+	}
+	txs, err := scanTxs(r)
+	if err != nil {
+		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
+	}
+	if len(txs) == 0 {
+		return TxRecord{}, ErrNotFound
+	}
+	first := txs[0]
+	for _, t := range txs[1:] {
+		if t.Sequence < first.Sequence {
+			first = t
+		}
+	}
+	return first, nil
+}
+
+// Txs implements Reader: the request is resolved, then answered by the plan txPlanFor picks
+// (see txplans.go). Only the page's rows are joined to tx.
+func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
+	c := d.be.reader()
+	q, ok, err := d.resolveTxQuery(ctx, c, f, p)
+	if err != nil {
+		return TxPage{}, err
+	}
+	if !ok {
+		return TxPage{Txs: []TxRecord{}}, nil
+	}
+	return txPlanFor(q).run(ctx, c, q)
+}
+
+// txQuery is a tx list request resolved against the store: what every plan works from.
+type txQuery struct {
+	f TxFilter
+	p Page
+
+	acc    *dictEntry  // the filter's account; nil without one
+	msgs   []dictEntry // the filter's known message types in id order; nil without a msgs filter
+	msgIDs []int64     // their ids
+
+	// lo..hi is the sequence range the page is taken from, narrowed by the cursor; fullLo..fullHi
+	// the filter's whole range (all txs, or one block's), which totals count over.
+	lo, hi, fullLo, fullHi int64
+	hasCursor              bool
+	limit                  int
+}
+
+// offset is the number of matching rows to skip: the page's offset, unless a cursor replaces it.
+func (q *txQuery) offset() int64 {
+	if q.hasCursor {
+		return 0
+	}
+	return q.p.Offset
+}
+
+// resolveTxQuery looks up what the filter names; ok is false when it names something the
+// store does not hold (an unknown account, height or set of types), so the page is empty.
+func (d *DB) resolveTxQuery(ctx context.Context, c conn, f TxFilter, p Page) (q *txQuery, ok bool, err error) {
+	st, err := d.readerState(ctx, c)
+	if err != nil {
+		return nil, false, err
+	}
+	q = &txQuery{f: f, p: p, lo: 1, hi: st.lastSequence, limit: limitOf(p)}
+	if f.Height != 0 {
+		q.lo, q.hi, err = d.cachedHeightRange(ctx, c, st, f.Height)
+		if errors.Is(err, ErrNotFound) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if q.hi < q.lo {
+		return nil, false, nil
+	}
+	if f.Account != nil {
+		if q.acc, err = d.cachedAccount(ctx, c, st, f.Account); err != nil || q.acc == nil {
+			return nil, false, err
+		}
+	}
+	if f.MsgTypes != nil {
+		if q.msgs, err = d.cachedMsgTypes(ctx, c, st, f.MsgTypes); err != nil || len(q.msgs) == 0 {
+			return nil, false, err
+		}
+		for _, m := range q.msgs {
+			q.msgIDs = append(q.msgIDs, m.id)
+		}
+	}
+	q.fullLo, q.fullHi = q.lo, q.hi
+	if p.After.Kind == CursorNone {
+		return q, true, nil
+	}
+	q.hasCursor = true
+	after, err := cursorSequence(ctx, c, st, p)
+	if err != nil {
+		return nil, false, err
+	}
+	// Narrowed by comparing before adding or subtracting, so extreme cursor values cannot overflow.
+	switch {
+	case p.Desc && after <= q.lo:
+		q.hi = q.lo - 1
+	case p.Desc:
+		q.hi = min(q.hi, after-1)
+	case after >= q.hi:
+		q.lo = q.hi + 1
+	default:
+		q.lo = max(q.lo, after+1)
+	}
+	return q, true, nil
+}
+
+// cursorSequence turns the page's cursor into an exclusive sequence bound in page order: a
+// height cursor means "past that block's txs".
+func cursorSequence(ctx context.Context, c conn, st state, p Page) (int64, error) {
+	var after int64
+	switch {
+	case p.After.Kind == CursorSequence:
+		after = p.After.Value
+	case p.After.Kind == CursorHeight && p.Desc:
+		err := queryRow(ctx, c, "SELECT first_sequence FROM block WHERE height >= ? ORDER BY height LIMIT 1", []any{p.After.Value}, &after)
+		if errors.Is(err, ErrNotFound) {
+			after, err = st.lastSequence+1, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("resolve height cursor: %w", err)
+		}
+	case p.After.Kind == CursorHeight:
+		err := queryRow(ctx, c, "SELECT last_sequence FROM block WHERE height <= ? ORDER BY height DESC LIMIT 1", []any{p.After.Value}, &after)
+		if errors.Is(err, ErrNotFound) {
+			after, err = 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("resolve height cursor: %w", err)
+		}
+	}
+	return after, nil
+}
+
+func scanTxs(r rows) ([]TxRecord, error) {
+	defer r.Close()
+	out := []TxRecord{}
+	for r.Next() {
+		var t TxRecord
+		// Scanned as bytes: a string would be copied once more into the RawMessage.
+		if err := r.Scan(&t.Sequence, &t.Height, (*[]byte)(&t.JSON)); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, r.Err()
+}

@@ -1,0 +1,238 @@
+package store
+
+// The write path: one WriteBlocks call is one database transaction that locks the
+// indexed_height row, resolves the dictionaries, bulk-inserts the rows and moves the row on.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// WriteBlocks implements Writer. Bundles at or below the indexed height are skipped, so
+// replaying a batch after a crash is a no-op for the part that was committed.
+func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error) {
+	if len(bundles) == 0 {
+		return nil
+	}
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+
+	tx, err := d.be.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
+				err = fmt.Errorf("rollback: %w", rerr)
+			}
+		}
+	}()
+	st, err := readState(ctx, tx, d.be.forUpdate())
+	if err != nil {
+		return err
+	}
+	if bundles, err = pendingBundles(st, bundles); err != nil || len(bundles) == 0 {
+		return err
+	}
+	if st.height == 0 {
+		st.firstHeight = bundles[0].Block.Height
+	}
+	// The dictionaries are read inside the transaction, after the indexed_height lock, so the
+	// per-key counters that the ranks continue from are current even with a second writer.
+	accKeys, msgKeys := dictKeys(bundles)
+	accs := map[string]*dictEntry{}
+	if err := resolveDict(ctx, tx, accountDict, accKeys, func(k []byte) string { return string(k) }, accs); err != nil {
+		return err
+	}
+	msgs := map[string]*dictEntry{}
+	if err := resolveDict(ctx, tx, msgTypeDict, msgKeys, func(k string) string { return k }, msgs); err != nil {
+		return err
+	}
+	rs := rowSet{seq: st.lastSequence, accs: accs, msgs: msgs}
+	for _, b := range bundles {
+		if err := rs.addBundle(b); err != nil {
+			return err
+		}
+	}
+	if err := rs.insert(ctx, tx); err != nil {
+		return err
+	}
+	if err := updateCounts(ctx, tx, accountDict, accs); err != nil {
+		return err
+	}
+	if err := updateCounts(ctx, tx, msgTypeDict, msgs); err != nil {
+		return err
+	}
+	last := bundles[len(bundles)-1].Block.Height
+	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
+		last, st.firstHeight, rs.seq); err != nil {
+		return fmt.Errorf("update indexed_height: %w", err)
+	}
+	if err := tx.commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	committed = true
+	d.state.put(state{height: last, firstHeight: st.firstHeight, lastSequence: rs.seq}, time.Now())
+	if d.stats != nil {
+		blocks := int64(len(bundles))
+		d.stats.wrote(blocks+rs.seq-st.lastSequence, last-st.firstHeight+1+rs.seq)
+	}
+	return nil
+}
+
+// pendingBundles drops the bundles the store already holds and checks that the rest continue
+// the stored chain one height at a time.
+func pendingBundles(st state, bundles []BlockBundle) ([]BlockBundle, error) {
+	i := 0
+	for i < len(bundles) && st.height > 0 && bundles[i].Block.Height <= st.height {
+		i++
+	}
+	bundles = bundles[i:]
+	for k, b := range bundles {
+		h := b.Block.Height
+		switch {
+		case h < 1:
+			return nil, fmt.Errorf("%w: height %d", ErrHeightGap, h)
+		case k == 0 && st.height > 0 && h != st.height+1:
+			return nil, fmt.Errorf("%w: indexed height is %d, got %d", ErrHeightGap, st.height, h)
+		case k > 0 && h != bundles[k-1].Block.Height+1:
+			return nil, fmt.Errorf("%w: %d follows %d", ErrHeightGap, h, bundles[k-1].Block.Height)
+		}
+	}
+	return bundles, nil
+}
+
+// dictKeys lists the accounts and message types of the bundles in first-seen order, so the
+// ids resolveDict assigns are deterministic.
+func dictKeys(bundles []BlockBundle) (accKeys [][]byte, msgKeys []string) {
+	seenAcc := map[string]bool{}
+	seenMsg := map[string]bool{}
+	for _, b := range bundles {
+		for _, t := range b.Txs {
+			if t.Signer != nil && !seenAcc[string(t.Signer)] {
+				seenAcc[string(t.Signer)] = true
+				accKeys = append(accKeys, t.Signer)
+			}
+			for _, a := range t.Accounts {
+				if !seenAcc[string(a.Addr)] {
+					seenAcc[string(a.Addr)] = true
+					accKeys = append(accKeys, a.Addr)
+				}
+			}
+			for _, m := range t.MsgTypes {
+				m = strings.TrimPrefix(m, "/")
+				if !seenMsg[m] {
+					seenMsg[m] = true
+					msgKeys = append(msgKeys, m)
+				}
+			}
+		}
+	}
+	return accKeys, msgKeys
+}
+
+// rowSet collects the rows of one write transaction, numbering txs from seq+1 and ranking
+// each edge row by the dictionary counters it advances.
+type rowSet struct {
+	seq        int64 // the last sequence assigned
+	accs, msgs map[string]*dictEntry
+
+	blocks, txs, accounts, msgTypes [][]any
+}
+
+func (rs *rowSet) addBundle(b BlockBundle) error {
+	blk := b.Block
+	first := rs.seq + 1
+	for idx, t := range b.Txs {
+		if t.Height != 0 && t.Height != blk.Height {
+			return fmt.Errorf("tx %X: height %d inside block %d", t.Hash, t.Height, blk.Height)
+		}
+		rs.addTx(t, idx, blk.Height)
+	}
+	var proposer any
+	if blk.Proposer != nil {
+		pj, err := json.Marshal(blk.Proposer)
+		if err != nil {
+			return fmt.Errorf("proposer of %d: %w", blk.Height, err)
+		}
+		proposer = string(pj)
+	}
+	fee := string(blk.TotalFee)
+	if len(blk.TotalFee) == 0 {
+		fee = "null"
+	}
+	rs.blocks = append(rs.blocks, []any{blk.Height, blk.ChainID, nonNil(blk.Hash), blk.Time.UnixNano(), blk.BlockTimeMs,
+		proposer, blk.GasUsed, blk.GasWanted, blk.TxCount, fee, first, rs.seq})
+	return nil
+}
+
+func (rs *rowSet) addTx(t Tx, idx int, height int64) {
+	rs.seq++
+	seq := rs.seq
+	var signerID any
+	if t.Signer != nil {
+		signerID = rs.accs[string(t.Signer)].id
+	}
+	rs.txs = append(rs.txs, []any{seq, t.Hash, height, idx, signerID, string(t.JSON)})
+
+	// One edge per distinct account, a signer if any of its mentions is.
+	edges := map[string]bool{}
+	var order []string
+	add := func(addr []byte, signer bool) {
+		k := string(addr)
+		if _, ok := edges[k]; !ok {
+			order = append(order, k)
+		}
+		edges[k] = edges[k] || signer
+	}
+	if t.Signer != nil {
+		add(t.Signer, true)
+	}
+	for _, a := range t.Accounts {
+		add(a.Addr, a.Signer)
+	}
+	for _, k := range order {
+		e := rs.accs[k]
+		e.txCount++
+		var signerOrd any
+		if edges[k] {
+			e.signerCount++
+			signerOrd = e.signerCount
+		}
+		e.touched = true
+		rs.accounts = append(rs.accounts, []any{e.id, seq, edges[k], e.txCount, signerOrd})
+	}
+	seen := map[string]bool{}
+	for _, m := range t.MsgTypes {
+		m = strings.TrimPrefix(m, "/")
+		if !seen[m] {
+			seen[m] = true
+			e := rs.msgs[m]
+			e.txCount++
+			e.touched = true
+			rs.msgTypes = append(rs.msgTypes, []any{e.id, seq, e.txCount})
+		}
+	}
+}
+
+func (rs *rowSet) insert(ctx context.Context, tx wtx) error {
+	if err := tx.insertRows(ctx, "block", []string{"height", "chain_id", "hash", "time_ns", "block_time_ms", "proposer",
+		"gas_used", "gas_wanted", "tx_count", "total_fee", "first_sequence", "last_sequence"}, rs.blocks); err != nil {
+		return fmt.Errorf("insert blocks: %w", err)
+	}
+	if err := tx.insertRows(ctx, "tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, rs.txs); err != nil {
+		return fmt.Errorf("insert txs: %w", err)
+	}
+	if err := tx.insertRows(ctx, "tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, rs.accounts); err != nil {
+		return fmt.Errorf("insert tx_accounts: %w", err)
+	}
+	if err := tx.insertRows(ctx, "tx_msg_types", []string{"msg_type_id", "sequence", "ord"}, rs.msgTypes); err != nil {
+		return fmt.Errorf("insert tx_msg_types: %w", err)
+	}
+	return nil
+}
