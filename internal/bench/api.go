@@ -17,13 +17,14 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/store/storetest"
 )
 
 // APIConfig is what `rollgate bench api` measures.
 type APIConfig struct {
 	DSN string
 	// Txs is the store size to measure on: a store holding fewer txs is first topped up with
-	// store.FillSynthetic.
+	// storetest.Fill.
 	Txs         int
 	Concurrency int           // concurrent clients (default 16)
 	Duration    time.Duration // per endpoint (default 5 s)
@@ -42,8 +43,8 @@ type APIResult struct {
 	Backend   string
 	StoreTxs  int64
 	Height    int64
-	FillTxs   int           // txs added by FillSynthetic before measuring
-	FillTime  time.Duration // time FillSynthetic took
+	FillTxs   int           // txs added by storetest.Fill before measuring
+	FillTime  time.Duration // time storetest.Fill took
 	Targets   []api.BenchTarget
 	Endpoints []api.BenchResult
 }
@@ -75,9 +76,9 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 	}
 	if have < int64(cfg.Txs) {
 		res.FillTxs = cfg.Txs - int(have)
-		fmt.Fprintf(out, "filling: the store holds %d txs, adding %d synthetic txs (store.FillSynthetic)\n", have, res.FillTxs)
+		fmt.Fprintf(out, "filling: the store holds %d txs, adding %d synthetic txs (storetest.Fill)\n", have, res.FillTxs)
 		t0 := time.Now()
-		if err := store.FillSynthetic(ctx, db, res.FillTxs, store.SyntheticOptions{Prefix: cfg.AccountPrefix}); err != nil {
+		if err := storetest.Fill(ctx, db, res.FillTxs, storetest.Options{Prefix: cfg.AccountPrefix}); err != nil {
 			return res, err
 		}
 		res.FillTime = time.Since(t0)

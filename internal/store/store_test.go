@@ -382,38 +382,6 @@ func TestWriteIdempotentAndAtomic(t *testing.T) {
 	}
 }
 
-func TestReopenKeepsDataAndMigrations(t *testing.T) {
-	path := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
-	ctx := context.Background()
-	db, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := FillSynthetic(ctx, db, 25, SyntheticOptions{TxsPerBlock: 5, BatchBlocks: 2}); err != nil {
-		t.Fatal(err)
-	}
-	d1 := dump(t, db)
-	db.Close()
-	if err := Migrate(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	db2 := openT(t, path)
-	if d2 := dump(t, db2); d1 != d2 {
-		t.Fatal("reopen changed the data")
-	}
-	if h, _ := db2.IndexedHeight(ctx); h != 5 {
-		t.Fatalf("height %d", h)
-	}
-	page, err := db2.Txs(ctx, TxFilter{Account: SyntheticAccount(3), SignerOnly: true}, Page{Limit: 10, Desc: true, CountTotal: true})
-	if err != nil || page.Total == 0 || len(page.Txs) == 0 {
-		t.Fatalf("synthetic account txs: %+v %v", page, err)
-	}
-	var v map[string]any
-	if err := json.Unmarshal(page.Txs[0].JSON, &v); err != nil {
-		t.Fatalf("synthetic JSON invalid: %v", err)
-	}
-}
-
 func TestOpenRejectsUnknownDSN(t *testing.T) {
 	_, err := Open(context.Background(), "mysql://user:secret@host/db", nil)
 	if err == nil || strings.Contains(err.Error(), "secret") {
@@ -475,84 +443,6 @@ func TestRolledBackBatchLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// TestSyntheticSameOnBothBackends: the bulk path (COPY on PostgreSQL, prepared inserts on
-// SQLite) stores the same rows, ranks and counters, batch boundaries notwithstanding.
-func TestSyntheticSameOnBothBackends(t *testing.T) {
-	dumps := map[string]string{}
-	for name, open := range backends(t) {
-		t.Run(name, func(t *testing.T) {
-			db := open(t)
-			ctx := context.Background()
-			o := SyntheticOptions{TxsPerBlock: 7, Accounts: 13, BatchBlocks: 4}
-			if err := FillSynthetic(ctx, db, 150, o); err != nil {
-				t.Fatal(err)
-			}
-			if err := FillSynthetic(ctx, db, 95, o); err != nil {
-				t.Fatal(err)
-			}
-			page, err := db.Txs(ctx, TxFilter{Account: SyntheticAccount(3), SignerOnly: true}, Page{Limit: 1000, CountTotal: true})
-			if err != nil || int(page.Total) != len(page.Txs) || page.Total == 0 {
-				t.Fatalf("signer page: %d txs, total %d, %v", len(page.Txs), page.Total, err)
-			}
-			for _, tx := range page.Txs {
-				if tx.Sequence%13 != 3 {
-					t.Fatalf("sequence %d not signed by account 3", tx.Sequence)
-				}
-			}
-			dumps[name] = dump(t, db)
-		})
-	}
-	if len(dumps) == 2 && dumps["sqlite"] != dumps["postgres"] {
-		t.Error("sqlite and postgres dumps differ")
-	}
-}
-
-// A bulk load on PostgreSQL leaves the tables analyzed, so a lookup by hash is planned on the
-// hash index even where autovacuum is off (as on the benchmark machine).
-func TestPostgresAnalyzesAfterBulkWrite(t *testing.T) {
-	db := openT(t, testutil.PostgresDSN(t))
-	ctx := context.Background()
-	pg := db.be.(*pgBackend)
-	if err := FillSynthetic(ctx, db, 20_000, SyntheticOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	db.stats.wait()
-	for _, table := range []string{"block", "tx", "tx_accounts", "tx_msg_types", "account_dict", "msg_type_dict"} {
-		var analyzed bool
-		var reltuples float64
-		err := pg.pool.QueryRow(ctx, `SELECT s.last_analyze IS NOT NULL, c.reltuples FROM pg_stat_user_tables s
-			JOIN pg_class c ON c.oid = s.relid WHERE s.relname = $1`, table).Scan(&analyzed, &reltuples)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !analyzed || reltuples <= 0 {
-			t.Errorf("%s: analyzed %v, reltuples %v after a bulk write", table, analyzed, reltuples)
-		}
-	}
-	var hash []byte
-	if err := pg.pool.QueryRow(ctx, "SELECT hash FROM tx WHERE sequence = 12345").Scan(&hash); err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	r, err := pg.pool.Query(ctx, "EXPLAIN SELECT sequence, height, data FROM tx WHERE hash = $1", hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r.Next() {
-		var line string
-		if err := r.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(plan[0], "Index Scan") || !strings.Contains(strings.Join(plan, "\n"), "tx_hash") {
-		t.Errorf("lookup by hash is not an index scan on the hash index:\n%s", strings.Join(plan, "\n"))
-	}
-}
-
 // The refresh threshold: always after the first write, then once the rows written since reach
 // max(50,000, 10 % of the store).
 func TestStatsKeeperThreshold(t *testing.T) {
@@ -596,64 +486,6 @@ func (c *countingAnalyzer) n() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.count
-}
-
-// The readers' cached indexed_height: this DB's own writes are visible at once; another
-// process's writes once the cached row is older than stateTTL.
-func TestIndexedHeightCache(t *testing.T) {
-	forEach(t, func(t *testing.T, db *DB) {
-		ctx := context.Background()
-		fill := func(w Writer, txs int) {
-			t.Helper()
-			if err := FillSynthetic(ctx, w, txs, SyntheticOptions{TxsPerBlock: 5, BatchBlocks: 2, Accounts: 2}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		check := func(r Reader, height, txs int64) {
-			t.Helper()
-			h, err := r.IndexedHeight(ctx)
-			if err != nil || h != height {
-				t.Fatalf("IndexedHeight %d %v, want %d", h, err, height)
-			}
-			page, err := r.Txs(ctx, TxFilter{}, Page{Limit: 1, Desc: true, CountTotal: true})
-			if err != nil || page.Total != txs || len(page.Txs) != 1 || page.Txs[0].Sequence != txs {
-				t.Fatalf("newest tx page %+v %v, want %d txs", page, err, txs)
-			}
-			bp, err := r.Blocks(ctx, Page{Limit: 1, Desc: true, CountTotal: true})
-			if err != nil || bp.Total != height || bp.Blocks[0].Height != height {
-				t.Fatalf("newest block page %+v %v, want height %d", bp, err, height)
-			}
-			// The filtered lists' cached lookups follow the writes too.
-			lists := []struct {
-				name string
-				f    TxFilter
-				want int64
-			}{
-				// Account 0 of 2 signs the even sequences.
-				{"signer", TxFilter{Account: SyntheticAccount(0), SignerOnly: true}, txs / 2},
-				// MsgSend is the type of sequences ≡ 0..7 (mod 10).
-				{"msgs", TxFilter{MsgTypes: []string{SyntheticMsgTypes[0]}}, txs / 10 * 8},
-				{"newest height", TxFilter{Height: height}, 5},
-				{"next height", TxFilter{Height: height + 1}, 0},
-			}
-			for _, l := range lists {
-				page, err := r.Txs(ctx, l.f, Page{Limit: 100, CountTotal: true})
-				if err != nil || page.Total != l.want || int64(len(page.Txs)) != l.want {
-					t.Fatalf("%s: total %d, %d txs, %v; want %d", l.name, page.Total, len(page.Txs), err, l.want)
-				}
-			}
-		}
-		fill(db, 10)
-		check(db, 2, 10)
-		fill(db, 10) // the cached row is replaced by the commit
-		check(db, 4, 20)
-
-		// A second writer on the same database, as a separate process would be.
-		other := &DB{be: db.be, log: db.log}
-		fill(other, 10)
-		time.Sleep(stateTTL)
-		check(db, 6, 30)
-	})
 }
 
 func TestStateCacheNeverGoesBack(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/store/storetest"
 )
 
 // BenchTarget is one endpoint to load: a name for the report and a path with query.
@@ -74,10 +75,10 @@ func BenchTargets(ctx context.Context, r store.Reader, account string) ([]BenchT
 	return t, nil
 }
 
-// SyntheticBenchAccount is the bech32 form of an account store.FillSynthetic uses (the
+// SyntheticBenchAccount is the bech32 form of an account storetest.Fill uses (the
 // signer of every Accounts-th tx), for BenchTargets.
 func SyntheticBenchAccount(prefix string) string {
-	s, _ := address.Bech32(prefix, store.SyntheticAccount(1))
+	s, _ := address.Bech32(prefix, storetest.Account(1))
 	return s
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/store/storetest"
 )
 
 // Benchmarks run on demand only (go test -run '^$' -bench . ./internal/indexer/api/). They use
@@ -60,7 +61,7 @@ func benchSetup(b *testing.B) (http.Handler, int64) {
 			if s := os.Getenv("ROLLGATE_BENCH_TXS"); s != "" {
 				n, _ = strconv.Atoi(s)
 			}
-			if bench.err = store.FillSynthetic(ctx, db, n, store.SyntheticOptions{}); bench.err != nil {
+			if bench.err = storetest.Fill(ctx, db, n, storetest.Options{}); bench.err != nil {
 				return
 			}
 		}

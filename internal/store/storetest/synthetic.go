@@ -1,4 +1,7 @@
-package store
+// Package storetest writes deterministic synthetic chains into a store.Writer, for `rollgate
+// bench`, benchmarks and tests that need volume rather than realism. It is kept out of package
+// store so the production store carries no bench-only code.
+package storetest
 
 import (
 	"context"
@@ -12,10 +15,11 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/store"
 )
 
-// SyntheticOptions shapes the data FillSynthetic writes. Zero values take the defaults.
-type SyntheticOptions struct {
+// Options shapes the data Fill writes. Zero values take the defaults.
+type Options struct {
 	ChainID     string    // default "bench-1"
 	TxsPerBlock int       // default 10
 	Accounts    int       // size of the account pool, default 1000
@@ -24,21 +28,21 @@ type SyntheticOptions struct {
 	Prefix      string    // bech32 prefix in the tx JSON, default "init"
 }
 
-// SyntheticMsgTypes are the message types FillSynthetic uses: a tx's type is
-// SyntheticMsgTypes[sequence%10 among 0..7 → 0, 8 → 1, 9 → 2], so MsgSend dominates.
-var SyntheticMsgTypes = []string{"cosmos.bank.v1beta1.MsgSend", "minievm.evm.v1.MsgCall", "cosmos.authz.v1beta1.MsgExec"}
+// MsgTypes are the message types Fill uses: a tx's type is
+// MsgTypes[sequence%10 among 0..7 → 0, 8 → 1, 9 → 2], so MsgSend dominates.
+var MsgTypes = []string{"cosmos.bank.v1beta1.MsgSend", "minievm.evm.v1.MsgCall", "cosmos.authz.v1beta1.MsgExec"}
 
-// SyntheticAccount is the i-th account of FillSynthetic's pool (20 bytes).
-func SyntheticAccount(i int) []byte {
+// Account is the i-th account of Fill's pool (20 bytes).
+func Account(i int) []byte {
 	h := sha256.Sum256([]byte("rollgate-synthetic-account-" + strconv.Itoa(i)))
 	return h[:20]
 }
 
-// FillSynthetic appends n synthetic txs (in whole blocks) after the store's indexed height,
+// Fill appends n synthetic txs (in whole blocks) after the store's indexed height,
 // in large WriteBlocks batches so the backend's bulk path (COPY on PostgreSQL) does the work.
 // Tx sequence s is signed by account s%Accounts and sends to account (s*7+1)%Accounts.
 // It is meant for `rollgate bench` and benchmarks; the data is deterministic.
-func FillSynthetic(ctx context.Context, w Writer, n int, o SyntheticOptions) error {
+func Fill(ctx context.Context, w store.Writer, n int, o Options) error {
 	if o.ChainID == "" {
 		o.ChainID = "bench-1"
 	}
@@ -59,7 +63,7 @@ func FillSynthetic(ctx context.Context, w Writer, n int, o SyntheticOptions) err
 	}
 	bech := make([]string, o.Accounts)
 	for i := range bech {
-		s, err := address.Bech32(o.Prefix, SyntheticAccount(i))
+		s, err := address.Bech32(o.Prefix, Account(i))
 		if err != nil {
 			return err
 		}
@@ -72,8 +76,8 @@ func FillSynthetic(ctx context.Context, w Writer, n int, o SyntheticOptions) err
 	// Hashes and amounts derive from the sequence, so continue from the stored one (a Writer
 	// that cannot be read is assumed to hold whole synthetic blocks of this shape).
 	seq := h * int64(o.TxsPerBlock)
-	if r, ok := w.(Reader); ok {
-		page, err := r.Txs(ctx, TxFilter{}, Page{Limit: 1, Desc: true})
+	if r, ok := w.(store.Reader); ok {
+		page, err := r.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true})
 		if err != nil {
 			return err
 		}
@@ -82,12 +86,12 @@ func FillSynthetic(ctx context.Context, w Writer, n int, o SyntheticOptions) err
 			seq = page.Txs[0].Sequence
 		}
 	}
-	var batch []BlockBundle
+	var batch []store.BlockBundle
 	for written := 0; written < n; {
 		h++
 		bt := o.Start.Add(time.Duration(h-1) * 500 * time.Millisecond)
-		b := BlockBundle{Block: Block{ChainID: o.ChainID, Height: h, Time: bt, BlockTimeMs: 500,
-			Proposer: &Proposer{Moniker: "bench", OperatorAddress: "initvaloper1bench"}}}
+		b := store.BlockBundle{Block: store.Block{ChainID: o.ChainID, Height: h, Time: bt, BlockTimeMs: 500,
+			Proposer: &store.Proposer{Moniker: "bench", OperatorAddress: "initvaloper1bench"}}}
 		if h == 1 {
 			b.Block.BlockTimeMs = 0
 		}
@@ -97,19 +101,19 @@ func FillSynthetic(ctx context.Context, w Writer, n int, o SyntheticOptions) err
 			seq++
 			written++
 			from, to := int(seq%int64(o.Accounts)), int((seq*7+1)%int64(o.Accounts))
-			mt := SyntheticMsgTypes[0]
+			mt := MsgTypes[0]
 			switch seq % 10 {
 			case 8:
-				mt = SyntheticMsgTypes[1]
+				mt = MsgTypes[1]
 			case 9:
-				mt = SyntheticMsgTypes[2]
+				mt = MsgTypes[2]
 			}
 			th := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("tx"), uint64(seq)))
-			accs := []TxAccount{{Addr: SyntheticAccount(from), Signer: true}}
+			accs := []store.TxAccount{{Addr: Account(from), Signer: true}}
 			if to != from {
-				accs = append(accs, TxAccount{Addr: SyntheticAccount(to)})
+				accs = append(accs, store.TxAccount{Addr: Account(to)})
 			}
-			b.Txs = append(b.Txs, Tx{Hash: th[:], Height: h, Index: i, Signer: SyntheticAccount(from), MsgTypes: []string{mt},
+			b.Txs = append(b.Txs, store.Tx{Hash: th[:], Height: h, Index: i, Signer: Account(from), MsgTypes: []string{mt},
 				Accounts: accs, JSON: syntheticTxJSON(th[:], h, bt, mt, bech[from], bech[to], seq)})
 			b.Block.GasUsed += 100000
 			b.Block.GasWanted += 200000
