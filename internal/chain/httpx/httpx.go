@@ -3,6 +3,9 @@
 // with exponential backoff and jitter, rotation to the next URL after a failure, an optional
 // concurrency limit and typed errors that separate "the upstream answered X" from "the upstream
 // could not be reached".
+//
+// A base URL may carry credentials (user:password@, ?apikey=...): they are sent upstream, and
+// every URL the package puts in an error, a log line, a metrics hook or Endpoints is redacted.
 package httpx
 
 import (
@@ -17,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -80,6 +84,7 @@ type Hooks struct {
 // Client sends requests to one logical upstream served by one or more base URLs.
 type Client struct {
 	bases       []*url.URL
+	names       []string // bases, redacted: what errors, logs and hooks show
 	cur         atomic.Int64
 	hc          *http.Client
 	timeout     time.Duration
@@ -90,6 +95,7 @@ type Client struct {
 	limiter     *Limiter
 	hooks       Hooks
 	header      http.Header
+	warn        failureLog
 }
 
 // Option configures a Client.
@@ -159,12 +165,14 @@ func NewList(endpoints []string, opts ...Option) (*Client, error) {
 	for _, e := range endpoints {
 		u, err := url.Parse(strings.TrimRight(e, "/"))
 		if err != nil {
-			return nil, fmt.Errorf("httpx: endpoint %q: %w", e, err)
+			// url.Parse quotes the whole input, credentials included.
+			return nil, fmt.Errorf("httpx: endpoint %q: %s", Redact(e), RedactText(err.Error()))
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("httpx: endpoint %q: scheme must be http or https", e)
+			return nil, fmt.Errorf("httpx: endpoint %q: scheme must be http or https", Redact(e))
 		}
 		c.bases = append(c.bases, u)
+		c.names = append(c.names, Redact(u.String()))
 	}
 	for _, o := range opts {
 		o(c)
@@ -181,14 +189,8 @@ func NewList(endpoints []string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Endpoints returns the base URLs, in rotation order.
-func (c *Client) Endpoints() []string {
-	out := make([]string, len(c.bases))
-	for i, b := range c.bases {
-		out[i] = b.String()
-	}
-	return out
-}
+// Endpoints returns the base URLs, in rotation order, redacted.
+func (c *Client) Endpoints() []string { return append([]string(nil), c.names...) }
 
 // Request is one logical call; it may be sent several times.
 type Request struct {
@@ -289,11 +291,13 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (last attempt: %v)", ctx.Err(), last)
 		}
+		// Only failures worth a retry are the upstream's fault; a definitive answer is not.
+		c.warn.failed(c.log, c.names[idx], req.Path, attempt, err)
 		if len(c.bases) > 1 {
 			// Move the shared cursor on only if nobody else has already done so.
 			if c.cur.CompareAndSwap(int64(idx), int64((idx+1)%len(c.bases))) {
-				c.log.Warn("httpx: rotating endpoint", "from", c.bases[idx].String(),
-					"to", c.bases[(idx+1)%len(c.bases)].String(), "err", err)
+				c.log.Warn("httpx: rotating endpoint", "from", c.names[idx],
+					"to", c.names[(idx+1)%len(c.bases)], "err", err)
 			}
 		}
 		if c.maxAttempts > 0 && attempt >= c.maxAttempts {
@@ -343,7 +347,14 @@ func (c *Client) buildURL(base *url.URL, req Request) (string, error) {
 			u.RawPath = ""
 		}
 	}
-	q := rawQuery
+	// The base URL's own query (an API key, a network selector) comes first and is kept.
+	q := base.RawQuery
+	if rawQuery != "" {
+		if q != "" {
+			q += "&"
+		}
+		q += rawQuery
+	}
 	if len(req.Query) > 0 {
 		if q != "" {
 			q += "&"
@@ -373,12 +384,12 @@ func (c *Client) once(ctx context.Context, idx int, req Request) (*Response, err
 	defer cancel()
 
 	start := time.Now()
-	resp, err, retry := c.send(actx, target, req)
+	resp, err, retry := c.send(actx, target, c.shown(idx, target), req)
 	if err != nil && ctx.Err() != nil {
 		retry = true // the caller's context ended; Do reports that
 	}
 	if c.hooks.OnAttempt != nil {
-		a := Attempt{BaseURL: c.bases[idx].String(), Method: req.Method, Path: req.Path, Err: err,
+		a := Attempt{BaseURL: c.names[idx], Method: req.Method, Path: req.Path, Err: err,
 			Duration: time.Since(start), Retry: err != nil && retry}
 		if resp != nil {
 			a.Status = resp.Status
@@ -388,14 +399,23 @@ func (c *Client) once(ctx context.Context, idx int, req Request) (*Response, err
 	return resp, err, retry
 }
 
-func (c *Client) send(ctx context.Context, target string, req Request) (*Response, error, bool) {
+// shown is target as errors may print it: redacted only when the base carries credentials.
+func (c *Client) shown(idx int, target string) string {
+	if c.names[idx] == c.bases[idx].String() {
+		return target
+	}
+	return Redact(target)
+}
+
+// send runs one HTTP exchange with target; errors and the Response name it as shown.
+func (c *Client) send(ctx context.Context, target, shown string, req Request) (*Response, error, bool) {
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, req.Method, target, body)
 	if err != nil {
-		return nil, fmt.Errorf("httpx: %w", err), false
+		return nil, fmt.Errorf("httpx: %s", RedactText(err.Error())), false
 	}
 	for k, vs := range c.header {
 		for _, v := range vs {
@@ -415,27 +435,60 @@ func (c *Client) send(ctx context.Context, target string, req Request) (*Respons
 	}
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", req.Method, target, err), true
+		// *url.Error repeats the full target; name it as shown instead.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = shown
+		}
+		return nil, fmt.Errorf("%s %s: %w", req.Method, shown, err), true
 	}
 	defer hresp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(hresp.Body, MaxBodyBytes))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading body: %w", req.Method, target, err), true
+		return nil, fmt.Errorf("%s %s: reading body: %w", req.Method, shown, err), true
 	}
-	resp := &Response{URL: target, Status: hresp.StatusCode, Header: hresp.Header,
+	resp := &Response{URL: shown, Status: hresp.StatusCode, Header: hresp.Header,
 		ContentType: hresp.Header.Get("Content-Type"), Body: data}
 	if hresp.StatusCode >= 200 && hresp.StatusCode < 300 {
 		if req.ExpectJSON && !json.Valid(data) {
-			return nil, fmt.Errorf("%s %s: HTTP %d, %d bytes: %w", req.Method, target, hresp.StatusCode, len(data), ErrInvalidBody), true
+			return nil, fmt.Errorf("%s %s: HTTP %d, %d bytes: %w", req.Method, shown, hresp.StatusCode, len(data), ErrInvalidBody), true
 		}
 		return resp, nil, false
 	}
-	se := &StatusError{URL: target, Method: req.Method, Status: hresp.StatusCode, ContentType: resp.ContentType, Body: data}
+	se := &StatusError{URL: shown, Method: req.Method, Status: hresp.StatusCode, ContentType: resp.ContentType, Body: data}
 	retry := hresp.StatusCode >= 500 || hresp.StatusCode == http.StatusTooManyRequests || hresp.StatusCode == http.StatusRequestTimeout
 	if retry && req.Final != nil && req.Final(hresp.StatusCode, data) {
 		retry = false
 	}
 	return resp, se, retry
+}
+
+// failureWarnEvery is how often a client logs a failed attempt at warn level; the failures in
+// between are counted and reported with the next warning, so an outage is visible at once
+// without a line per retry.
+const failureWarnEvery = 10 * time.Second
+
+// failureLog rate-limits the warnings about failed attempts of one client.
+type failureLog struct {
+	mu         sync.Mutex
+	last       time.Time
+	suppressed int
+}
+
+func (f *failureLog) failed(log *slog.Logger, base, path string, attempt int, err error) {
+	f.mu.Lock()
+	now := time.Now()
+	if !f.last.IsZero() && now.Sub(f.last) < failureWarnEvery {
+		f.suppressed++
+		f.mu.Unlock()
+		log.Debug("httpx: attempt failed", "url", base, "path", path, "attempt", attempt, "err", err)
+		return
+	}
+	n := f.suppressed
+	f.last, f.suppressed = now, 0
+	f.mu.Unlock()
+	log.Warn("httpx: upstream attempt failed", "url", base, "path", path, "attempt", attempt, "err", err,
+		"failures_since_last_warning", n)
 }
 
 // GetJSON is a convenience for a GET expecting a JSON 2xx body.
