@@ -37,6 +37,11 @@ var dumpTables = []dumpTable{
 	{"tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, "ibiiIs"},
 	{"tx_accounts", "account_id, sequence", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, "iiBiI"},
 	{"tx_msg_types", "msg_type_id, sequence", []string{"msg_type_id", "sequence", "ord"}, "iii"},
+	{"nft_collection", "addr", []string{"addr", "height", "time_ns", "name", "origin_name", "name_norm", "origin_norm", "creator", "nft_count"}, "biissssbi"},
+	{"nft_dict", "id", []string{"id", "collection_addr", "token_id", "tx_count"}, "ibsi"},
+	{"nft", "collection_addr, token_id", []string{"collection_addr", "token_id", "nft_id", "object_addr", "owner", "uri", "height", "time_ns"}, "bsibbsii"},
+	{"nft_txs", "nft_id, sequence", []string{"nft_id", "sequence", "ord"}, "iii"},
+	{"nft_not_collection", "addr", []string{"addr", "height"}, "bi"},
 }
 
 // Dump implements Store: one "## table" header per table, then one tab-separated line per

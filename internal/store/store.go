@@ -61,6 +61,10 @@ type Tx struct {
 type BlockBundle struct {
 	Block Block
 	Txs   []Tx // in block order
+	// NFTs are the block's NFT changes in event order, applied after its txs (nft.go).
+	NFTs []NFTChange
+	// NotNFT are contracts found at this height not to be NFT collections.
+	NotNFT [][]byte
 }
 
 // Writer is the ingestion side of the store.
@@ -149,6 +153,7 @@ type Reader interface {
 	Tx(ctx context.Context, hash []byte) (TxRecord, error)
 	// Txs returns a page of txs ordered by sequence.
 	Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error)
+	NFTReader
 }
 
 // Store is a backend: both sides plus maintenance.

@@ -68,6 +68,9 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 	if err := updateCounts(ctx, tx, msgTypeDict, msgs); err != nil {
 		return err
 	}
+	if err := writeNFTs(ctx, tx, bundles, st.lastSequence); err != nil {
+		return err
+	}
 	last := bundles[len(bundles)-1].Block.Height
 	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
 		last, st.firstHeight, rs.seq); err != nil {

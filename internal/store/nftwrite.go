@@ -1,0 +1,272 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// nftWriter applies the NFT changes of one WriteBlocks call inside its transaction. NFT
+// events are few next to txs, so each change is a statement or two; what it reads (dictionary
+// entries, collections) is cached for the transaction.
+type nftWriter struct {
+	tx      wtx
+	dict    map[string]*dictEntry // collection\x00token_id → nft_dict entry
+	nextID  int64                 // last nft_dict id handed out; 0 = not read yet
+	colls   map[string]*collInfo  // collection address → what the writer knows of it
+	touched map[string]bool       // collections whose nft_count must be recounted
+	edges   map[[2]int64]bool
+	edgeRow [][]any
+}
+
+type collInfo struct {
+	exists  bool
+	creator []byte
+}
+
+func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" + tokenID }
+
+// writeNFTs applies every bundle's NFT changes in order; seq0 is the last tx sequence before
+// the first bundle (the writer numbers txs densely from there).
+func writeNFTs(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) error {
+	w := &nftWriter{tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
+		touched: map[string]bool{}, edges: map[[2]int64]bool{}}
+	first := seq0 + 1
+	changed := false
+	for _, b := range bundles {
+		for _, addr := range b.NotNFT {
+			changed = true
+			if err := tx.exec(ctx, "INSERT INTO nft_not_collection (addr, height) VALUES (?, ?) ON CONFLICT (addr) DO NOTHING",
+				nonNil(addr), b.Block.Height); err != nil {
+				return fmt.Errorf("record not-an-NFT contract: %w", err)
+			}
+		}
+		for i := range b.NFTs {
+			changed = true
+			c := &b.NFTs[i]
+			var seq int64
+			if c.TxIndex >= 0 && c.TxIndex < len(b.Txs) {
+				seq = first + int64(c.TxIndex)
+			}
+			if err := w.apply(ctx, b, c, seq); err != nil {
+				return fmt.Errorf("height %d: nft change %d: %w", b.Block.Height, i, err)
+			}
+		}
+		first += int64(len(b.Txs))
+	}
+	if !changed {
+		return nil
+	}
+	return w.finish(ctx)
+}
+
+func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq int64) error {
+	h, tns := b.Block.Height, b.Block.Time.UnixNano()
+	switch c.Kind {
+	case NFTCreateCollection:
+		return w.createCollection(ctx, b, c)
+	case NFTOriginName:
+		return w.tx.exec(ctx, "UPDATE nft_collection SET origin_name = ?, origin_norm = ? WHERE name = ?",
+			clean(c.OriginName), NormalizeCollectionName(clean(c.OriginName)), clean(c.Name))
+	case NFTMint:
+		ci, err := w.collection(ctx, c.Collection)
+		if err != nil || !ci.exists {
+			return err
+		}
+		owner := c.Owner
+		if owner == nil {
+			owner = ci.creator
+		}
+		e, err := w.entry(ctx, c.Collection, c.TokenID)
+		if err != nil {
+			return err
+		}
+		if err := w.tx.exec(ctx, "INSERT INTO nft (collection_addr, token_id, nft_id, object_addr, owner, uri, height, time_ns) "+
+			"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (collection_addr, token_id) DO UPDATE SET nft_id = excluded.nft_id, "+
+			"object_addr = excluded.object_addr, owner = excluded.owner, uri = excluded.uri, height = excluded.height, time_ns = excluded.time_ns",
+			c.Collection, clean(c.TokenID), e.id, nonNil(c.ObjectAddr), nonNil(owner), clean(c.URI), h, tns); err != nil {
+			return fmt.Errorf("mint: %w", err)
+		}
+		w.touched[string(c.Collection)] = true
+		return w.edge(c, e, seq)
+	}
+
+	// Changes to an existing token.
+	coll, tokenID := c.Collection, c.TokenID
+	if coll == nil {
+		// Move: the event names the NFT object only.
+		err := queryRow(ctx, w.tx, "SELECT collection_addr, token_id FROM nft WHERE object_addr = ?", []any{nonNil(c.ObjectAddr)}, &coll, &tokenID)
+		if errors.Is(err, ErrNotFound) {
+			return nil // not an NFT object (Move transfers every kind of object)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	var q string
+	var args []any
+	switch c.Kind {
+	case NFTTransfer:
+		q, args = "UPDATE nft SET owner = ?, height = ?, time_ns = ? WHERE collection_addr = ? AND token_id = ?", []any{nonNil(c.Owner), h, tns}
+	case NFTSetURI:
+		q, args = "UPDATE nft SET uri = ?, height = ?, time_ns = ? WHERE collection_addr = ? AND token_id = ?", []any{clean(c.URI), h, tns}
+	case NFTBurn:
+		q = "DELETE FROM nft WHERE collection_addr = ? AND token_id = ?"
+		w.touched[string(coll)] = true
+	default:
+		return fmt.Errorf("unknown change kind %d", c.Kind)
+	}
+	if !c.Edge || seq == 0 {
+		return w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...)
+	}
+	var n int64
+	// Only a token the store holds gets an edge, as at the peer (tx_nfts is written for the
+	// rows the change touched).
+	if err := queryRow(ctx, w.tx, "SELECT COUNT(*) FROM nft WHERE collection_addr = ? AND token_id = ?", []any{coll, clean(tokenID)}, &n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
+		return err
+	}
+	e, err := w.entry(ctx, coll, tokenID)
+	if err != nil {
+		return err
+	}
+	return w.edge(c, e, seq)
+}
+
+func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTChange) error {
+	ci, err := w.collection(ctx, c.Collection)
+	if err != nil || ci.exists {
+		return err
+	}
+	h, tns, creator := b.Block.Height, b.Block.Time.UnixNano(), c.Creator
+	if c.CreatorFromFirstTx {
+		if fh, ft, fc, ok, err := firstTxOf(ctx, w.tx, c.Collection); err != nil {
+			return err
+		} else if ok {
+			h, tns, creator = fh, ft, fc
+		}
+	}
+	name := clean(c.Name)
+	if err := w.tx.exec(ctx, "INSERT INTO nft_collection (addr, height, time_ns, name, origin_name, name_norm, origin_norm, creator, nft_count) "+
+		"VALUES (?, ?, ?, ?, '', ?, '', ?, 0)", c.Collection, h, tns, name, NormalizeCollectionName(name), nonNil(creator)); err != nil {
+		return fmt.Errorf("create collection: %w", err)
+	}
+	ci.exists, ci.creator = true, nonNil(creator)
+	return nil
+}
+
+// firstTxOf finds the first tx touching addr (its ord-1 tx_accounts row): its height, block
+// time and signer. The txs of the batch being written are already in the tables.
+func firstTxOf(ctx context.Context, tx wtx, addr []byte) (height, timeNs int64, signer []byte, ok bool, err error) {
+	var signerID *int64
+	err = queryRow(ctx, tx, "SELECT t.height, b.time_ns, t.signer_id FROM account_dict a "+
+		"JOIN tx_accounts e ON e.account_id = a.id AND e.ord = 1 JOIN tx t ON t.sequence = e.sequence "+
+		"JOIN block b ON b.height = t.height WHERE a.account = ?", []any{addr}, &height, &timeNs, &signerID)
+	if errors.Is(err, ErrNotFound) {
+		return 0, 0, nil, false, nil
+	}
+	if err != nil {
+		return 0, 0, nil, false, fmt.Errorf("first tx of collection: %w", err)
+	}
+	if signerID != nil {
+		if err := queryRow(ctx, tx, "SELECT account FROM account_dict WHERE id = ?", []any{*signerID}, &signer); err != nil {
+			return 0, 0, nil, false, fmt.Errorf("collection creator: %w", err)
+		}
+	}
+	return height, timeNs, signer, true, nil
+}
+
+func (w *nftWriter) collection(ctx context.Context, addr []byte) (*collInfo, error) {
+	if ci, ok := w.colls[string(addr)]; ok {
+		return ci, nil
+	}
+	ci := &collInfo{}
+	err := queryRow(ctx, w.tx, "SELECT creator FROM nft_collection WHERE addr = ?", []any{nonNil(addr)}, &ci.creator)
+	switch {
+	case err == nil:
+		ci.exists = true
+	case !errors.Is(err, ErrNotFound):
+		return nil, fmt.Errorf("read collection: %w", err)
+	}
+	w.colls[string(addr)] = ci
+	return ci, nil
+}
+
+// entry returns the token's dictionary entry, adding it with the next gapless id (as
+// resolveDict does, so a replay after a crash numbers tokens the same way).
+func (w *nftWriter) entry(ctx context.Context, coll []byte, tokenID string) (*dictEntry, error) {
+	tokenID = clean(tokenID)
+	k := nftKey(coll, tokenID)
+	if e, ok := w.dict[k]; ok {
+		return e, nil
+	}
+	e := &dictEntry{}
+	err := queryRow(ctx, w.tx, "SELECT id, tx_count FROM nft_dict WHERE collection_addr = ? AND token_id = ?", []any{coll, tokenID}, &e.id, &e.txCount)
+	if errors.Is(err, ErrNotFound) {
+		if w.nextID == 0 {
+			if err := queryRow(ctx, w.tx, "SELECT COALESCE(MAX(id), 0) FROM nft_dict", nil, &w.nextID); err != nil {
+				return nil, fmt.Errorf("next nft id: %w", err)
+			}
+		}
+		w.nextID++
+		e.id = w.nextID
+		err = w.tx.exec(ctx, "INSERT INTO nft_dict (id, collection_addr, token_id, tx_count) VALUES (?, ?, ?, 0)", e.id, coll, tokenID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("nft dictionary: %w", err)
+	}
+	w.dict[k] = e
+	return e, nil
+}
+
+func (w *nftWriter) edge(c *NFTChange, e *dictEntry, seq int64) error {
+	if !c.Edge || seq == 0 || w.edges[[2]int64{e.id, seq}] {
+		return nil
+	}
+	w.edges[[2]int64{e.id, seq}] = true
+	e.txCount++
+	e.touched = true
+	w.edgeRow = append(w.edgeRow, []any{e.id, seq, e.txCount})
+	return nil
+}
+
+// finish writes the edges and counters and recounts the touched collections.
+func (w *nftWriter) finish(ctx context.Context) error {
+	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
+		return fmt.Errorf("insert nft_txs: %w", err)
+	}
+	for _, e := range w.dict {
+		if e.touched {
+			if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", e.txCount, e.id); err != nil {
+				return fmt.Errorf("update nft_dict: %w", err)
+			}
+		}
+	}
+	colls := make([]string, 0, len(w.touched))
+	for k := range w.touched {
+		colls = append(colls, k)
+	}
+	slices.Sort(colls)
+	for _, k := range colls {
+		if err := w.tx.exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
+			[]byte(k), []byte(k)); err != nil {
+			return fmt.Errorf("count collection tokens: %w", err)
+		}
+	}
+	return nil
+}
+
+// clean removes NUL characters, which PostgreSQL text cannot hold (the peer strips them too).
+func clean(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}
