@@ -65,6 +65,8 @@ type BlockBundle struct {
 	NFTs []NFTChange
 	// NotNFT are contracts found at this height not to be NFT collections.
 	NotNFT [][]byte
+	// EVMTxs are the block's EVM receipts in transactionIndex order (EVM chains; evm.go).
+	EVMTxs []EVMTx
 }
 
 // Writer is the ingestion side of the store.
@@ -160,6 +162,7 @@ type Reader interface {
 type Store interface {
 	Reader
 	Writer
+	EVMReader
 	// Dump writes every table's rows in a canonical order and text form, so two stores
 	// holding the same data dump to the same bytes.
 	Dump(ctx context.Context, w io.Writer) error

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// EVMTx is one EVM transaction receipt of a block (eth_getBlockReceipts), written with the
+// block in the same database transaction.
+type EVMTx struct {
+	Hash     []byte          // transactionHash (32 bytes)
+	Index    int             // transactionIndex
+	Signer   []byte          // the receipt's from (20 bytes); nil when absent
+	Accounts []TxAccount     // from, to, created contract, log addresses, address topics; deduplicated
+	JSON     json.RawMessage // the API's EvmTx object, stored once and served verbatim
+}
+
+// EVMTxFilter narrows an EVM tx list; the zero value lists every EVM tx. Account and Height
+// are not combined by the API.
+type EVMTxFilter struct {
+	Account    []byte // raw address bytes; nil means any account
+	SignerOnly bool   // with Account: only txs whose receipt from is the account
+	Height     int64  // 0 means any height
+}
+
+// EVMReader is the API side of the EVM tables.
+type EVMReader interface {
+	// EVMTx returns the EVM tx with that hash (the first if it occurs twice) or ErrNotFound.
+	EVMTx(ctx context.Context, hash []byte) (TxRecord, error)
+	// EVMTxs returns a page of EVM txs ordered by their sequence; totals are exact.
+	EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error)
+	// InternalTxHeight is the last height whose internal txs are stored (0: none yet).
+	InternalTxHeight(ctx context.Context) (int64, error)
+	// InternalTxs returns a page of internal txs ordered by their sequence; totals are exact.
+	InternalTxs(ctx context.Context, f InternalTxFilter, p Page) (TxPage, error)
+}
+
+var _ EVMReader = (*DB)(nil)
+
+// evmAccountDict is account_dict seen through its EVM counters (migration 0003).
+var evmAccountDict = dict{"account_dict", "account", "evm_tx_count, evm_signer_count", "evm_tx_count = v.column2, evm_signer_count = v.column3"}
+
+// writeEVMTxs stores the bundles' EVM txs inside the block write transaction, continuing the
+// EVM sequence and the accounts' ranks. Called by WriteBlocks after the Cosmos rows.
+func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+	var keys [][]byte
+	seen := map[string]bool{}
+	n := 0
+	for _, b := range bundles {
+		for _, t := range b.EVMTxs {
+			n++
+			if t.Signer != nil && !seen[string(t.Signer)] {
+				seen[string(t.Signer)] = true
+				keys = append(keys, t.Signer)
+			}
+			for _, a := range t.Accounts {
+				if !seen[string(a.Addr)] {
+					seen[string(a.Addr)] = true
+					keys = append(keys, a.Addr)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var seq int64
+	if err := queryRow(ctx, tx, "SELECT last_sequence FROM evm_state WHERE id = 1", nil, &seq); err != nil {
+		return fmt.Errorf("read evm_state: %w", err)
+	}
+	accs := map[string]*dictEntry{}
+	if err := resolveDict(ctx, tx, evmAccountDict, keys, func(k []byte) string { return string(k) }, accs); err != nil {
+		return err
+	}
+	txRows := make([][]any, 0, n)
+	var accRows [][]any
+	for _, b := range bundles {
+		for _, t := range b.EVMTxs {
+			seq++
+			var signerID any
+			if t.Signer != nil {
+				signerID = accs[string(t.Signer)].id
+			}
+			txRows = append(txRows, []any{seq, nonNil(t.Hash), b.Block.Height, t.Index, signerID, string(t.JSON)})
+			edges := map[string]bool{}
+			var order []string
+			add := func(addr []byte, signer bool) {
+				k := string(addr)
+				if _, ok := edges[k]; !ok {
+					order = append(order, k)
+				}
+				edges[k] = edges[k] || signer
+			}
+			if t.Signer != nil {
+				add(t.Signer, true)
+			}
+			for _, a := range t.Accounts {
+				add(a.Addr, a.Signer)
+			}
+			for _, k := range order {
+				e := accs[k]
+				e.txCount++
+				var signerOrd any
+				if edges[k] {
+					e.signerCount++
+					signerOrd = e.signerCount
+				}
+				e.touched = true
+				accRows = append(accRows, []any{e.id, seq, edges[k], e.txCount, signerOrd})
+			}
+		}
+	}
+	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
+		return fmt.Errorf("insert evm_tx: %w", err)
+	}
+	if err := tx.insertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
+		return fmt.Errorf("insert evm_tx_accounts: %w", err)
+	}
+	if err := updateCounts(ctx, tx, evmAccountDict, accs); err != nil {
+		return err
+	}
+	if err := tx.exec(ctx, "UPDATE evm_state SET last_sequence = ? WHERE id = 1", seq); err != nil {
+		return fmt.Errorf("update evm_state: %w", err)
+	}
+	return nil
+}
+
+// EVMTx implements EVMReader.
+func (d *DB) EVMTx(ctx context.Context, hash []byte) (TxRecord, error) {
+	r, err := d.be.reader().query(ctx, "SELECT sequence, height, data FROM evm_tx WHERE hash = ?", nonNil(hash))
+	if err != nil {
+		return TxRecord{}, fmt.Errorf("evm tx by hash: %w", err)
+	}
+	txs, err := scanTxs(r)
+	if err != nil {
+		return TxRecord{}, fmt.Errorf("evm tx by hash: %w", err)
+	}
+	if len(txs) == 0 {
+		return TxRecord{}, ErrNotFound
+	}
+	first := txs[0]
+	for _, t := range txs[1:] {
+		if t.Sequence < first.Sequence {
+			first = t
+		}
+	}
+	return first, nil
+}
+
+// EVMTxs implements EVMReader: all txs and one height are dense sequence ranges, one account
+// is a rank range on its edge rows (see seqList).
+func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) {
+	c := d.be.reader()
+	l := seqList{table: "evm_tx"}
+	switch {
+	case f.Account != nil:
+		var id, n, signers int64
+		err := queryRow(ctx, c, "SELECT id, evm_tx_count, evm_signer_count FROM account_dict WHERE account = ?", []any{nonNil(f.Account)}, &id, &n, &signers)
+		if errors.Is(err, ErrNotFound) {
+			return TxPage{Txs: []TxRecord{}}, nil
+		}
+		if err != nil {
+			return TxPage{}, fmt.Errorf("evm txs: account: %w", err)
+		}
+		l.edge, l.key, l.ord, l.n = "evm_tx_accounts", "account_id", "ord", n
+		l.keyVal = id
+		if f.SignerOnly {
+			l.ord, l.n, l.cond = "signer_ord", signers, " AND e.signer"
+		}
+	case f.Height != 0:
+		if err := l.rangeOf(ctx, c, "height", f.Height); err != nil {
+			return TxPage{}, fmt.Errorf("evm txs: %w", err)
+		}
+	default:
+		l.lo = 1
+		if err := queryRow(ctx, c, "SELECT last_sequence FROM evm_state WHERE id = 1", nil, &l.hi); err != nil {
+			return TxPage{}, fmt.Errorf("evm txs: %w", err)
+		}
+	}
+	return l.page(ctx, c, p)
+}
+
+func init() {
+	dumpTables = append(dumpTables,
+		dumpTable{"account_dict", "id", []string{"id", "evm_tx_count", "evm_signer_count"}, "iii"},
+		dumpTable{"evm_state", "id", []string{"id", "last_sequence", "internal_height", "internal_last_sequence"}, "iiii"},
+		dumpTable{"evm_tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, "ibiiIs"},
+		dumpTable{"evm_tx_accounts", "account_id, sequence", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, "iiBiI"},
+		dumpTable{"evm_internal_tx", "sequence", []string{"sequence", "height", "hash", "data"}, "iibs"},
+		dumpTable{"evm_internal_account", "account", []string{"account", "tx_count"}, "bi"},
+		dumpTable{"evm_internal_tx_accounts", "account, sequence", []string{"account", "sequence", "ord"}, "bii"},
+	)
+}

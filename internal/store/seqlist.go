@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+)
+
+// seqList is one list of a table whose rows carry a dense global 1-based sequence (columns
+// sequence, height, data), in one of two shapes, both answered by keyset reads only:
+//
+//   - dense: the contiguous range [lo, hi] of sequences (every row, one height, one tx's
+//     internal calls), so an offset or a cursor is arithmetic on the primary key;
+//   - ranked (edge != ""): the rows of one key in an edge table whose rows carry a dense
+//     per-key rank (ord), so an offset is a rank range and the total is the key's counter.
+type seqList struct {
+	table  string
+	lo, hi int64
+
+	edge, key, ord string // edge table, its key column, its rank column
+	cond           string // extra condition on the edge row e (e.g. " AND e.signer")
+	keyVal         any
+	n              int64 // rows of the key = its highest rank
+}
+
+// rangeOf makes l the dense range of the rows whose col equals v (empty when none).
+func (l *seqList) rangeOf(ctx context.Context, c conn, col string, v any) error {
+	var lo, hi sql.NullInt64
+	if err := queryRow(ctx, c, "SELECT MIN(sequence), MAX(sequence) FROM "+l.table+" WHERE "+col+" = ?", []any{v}, &lo, &hi); err != nil {
+		return fmt.Errorf("%s range: %w", l.table, err)
+	}
+	l.lo, l.hi = 1, 0
+	if lo.Valid && hi.Valid {
+		l.lo, l.hi = lo.Int64, hi.Int64
+	}
+	return nil
+}
+
+// after turns the page's cursor into an exclusive sequence bound in page order. A height
+// cursor means "after that block's rows", as on the Cosmos tx lists.
+func (l *seqList) after(ctx context.Context, c conn, p Page) (int64, bool, error) {
+	switch p.After.Kind {
+	case CursorSequence:
+		return p.After.Value, true, nil
+	case CursorHeight:
+		var s sql.NullInt64
+		q := "SELECT MAX(sequence) FROM " + l.table + " WHERE height <= ?"
+		if p.Desc {
+			q = "SELECT MIN(sequence) FROM " + l.table + " WHERE height >= ?"
+		}
+		if err := queryRow(ctx, c, q, []any{p.After.Value}, &s); err != nil {
+			return 0, false, fmt.Errorf("resolve height cursor: %w", err)
+		}
+		switch {
+		case s.Valid:
+			return s.Int64, true, nil
+		case p.Desc:
+			return math.MaxInt64, true, nil
+		default:
+			return 0, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
+	out := TxPage{Txs: []TxRecord{}}
+	after, hasCursor, err := l.after(ctx, c, p)
+	if err != nil {
+		return TxPage{}, err
+	}
+	limit := limitOf(p)
+	var q string
+	var args []any
+	if l.edge == "" {
+		lo, hi := l.lo, l.hi
+		if p.CountTotal && hi >= lo {
+			out.Total = hi - lo + 1
+		}
+		switch {
+		case hasCursor && p.Desc:
+			hi = min(hi, after-1)
+		case hasCursor:
+			lo = max(lo, after+1)
+		case p.Offset > hi-lo:
+			return out, nil
+		case p.Desc:
+			hi -= p.Offset
+		default:
+			lo += p.Offset
+		}
+		if hi < lo {
+			return out, nil
+		}
+		q = "SELECT sequence, height, data FROM " + l.table + " WHERE sequence BETWEEN ? AND ? ORDER BY sequence " + dir(p.Desc) + " LIMIT ?"
+		args = []any{lo, hi, limit}
+	} else {
+		if p.CountTotal {
+			out.Total = l.n
+		}
+		var sub string
+		if hasCursor {
+			op := ">"
+			if p.Desc {
+				op = "<"
+			}
+			sub = "SELECT e.sequence AS sequence FROM " + l.edge + " e WHERE e." + l.key + " = ?" + l.cond +
+				" AND e.sequence " + op + " ? ORDER BY e.sequence " + dir(p.Desc) + " LIMIT ?"
+			args = []any{l.keyVal, after, limit}
+		} else {
+			if p.Offset >= l.n {
+				return out, nil
+			}
+			a, b := int64(1), l.n
+			if p.Desc {
+				b -= p.Offset
+			} else {
+				a += p.Offset
+			}
+			sub = "SELECT e.sequence AS sequence FROM " + l.edge + " e WHERE e." + l.key + " = ? AND e." + l.ord +
+				" BETWEEN ? AND ? ORDER BY e." + l.ord + " " + dir(p.Desc) + " LIMIT ?"
+			args = []any{l.keyVal, a, b, limit}
+		}
+		q = "SELECT t.sequence, t.height, t.data FROM " + l.table + " t JOIN (" + sub + ") s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
+	}
+	r, err := c.query(ctx, q, args...)
+	if err != nil {
+		return TxPage{}, fmt.Errorf("%s list: %w", l.table, err)
+	}
+	if out.Txs, err = scanTxs(r); err != nil {
+		return TxPage{}, fmt.Errorf("%s list: %w", l.table, err)
+	}
+	return out, nil
+}
