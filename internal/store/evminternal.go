@@ -193,3 +193,22 @@ func (d *DB) InternalTxs(ctx context.Context, f InternalTxFilter, p Page) (TxPag
 	}
 	return l.page(ctx, c, p)
 }
+
+// EVMTxHeights lists the heights in [from, to] holding EVM txs, ascending: the blocks the
+// internal-tx follower has to trace.
+func (d *DB) EVMTxHeights(ctx context.Context, from, to int64) ([]int64, error) {
+	r, err := d.be.reader().query(ctx, "SELECT DISTINCT height FROM evm_tx WHERE height BETWEEN ? AND ? ORDER BY height", from, to)
+	if err != nil {
+		return nil, fmt.Errorf("evm tx heights: %w", err)
+	}
+	defer r.Close()
+	var out []int64
+	for r.Next() {
+		var h int64
+		if err := r.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, r.Err()
+}

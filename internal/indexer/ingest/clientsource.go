@@ -18,6 +18,7 @@ import (
 type ClientSource struct {
 	rpc  *comet.Client
 	rest *cosmosrest.Client
+	evm  EVMSource // nil unless WithEVM: not an EVM chain, or no JSON-RPC given
 }
 
 // DialSource builds the production source from the RPC_URL and REST_URL settings (each may
@@ -66,6 +67,16 @@ func DialSource(rpcURLs, restURLs string, reg prometheus.Registerer, opts ...htt
 func NewClientSource(rpc *comet.Client, rest *cosmosrest.Client) *ClientSource {
 	return &ClientSource{rpc: rpc, rest: rest}
 }
+
+// WithEVM adds the chain's Ethereum JSON-RPC (EVM chains), from which the pipeline reads
+// each block's receipts.
+func (s *ClientSource) WithEVM(e EVMSource) *ClientSource {
+	s.evm = e
+	return s
+}
+
+// EVM returns the JSON-RPC source, or nil.
+func (s *ClientSource) EVM() EVMSource { return s.evm }
 
 // future maps both clients' "height not reached yet" answers to ErrFutureHeight.
 func future(err error) error {

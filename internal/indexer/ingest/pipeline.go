@@ -37,6 +37,7 @@ type Pipeline struct {
 	proposers *proposerResolver
 
 	target atomic.Int64 // latest chain height seen
+	evm    EVMSource    // receipts of EVM chains; nil elsewhere
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -63,6 +64,7 @@ func New(cfg Config, src Source, w store.Writer, logger *slog.Logger, reg promet
 		m:         m,
 		builder:   NewBuilder(cfg.ChainID, cfg.AccountPrefix),
 		proposers: newProposerResolver(src, logger, cfg.ValidatorRefresh),
+		evm:       evmOf(cfg, src),
 	}, nil
 }
 
@@ -276,7 +278,17 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, e
 	if err != nil {
 		return store.BlockBundle{}, fmt.Errorf("height %d: %w", h, err)
 	}
-	return p.builder.Build(blk, results, rest, proposer)
+	b, err := p.builder.Build(blk, results, rest, proposer)
+	if err != nil || p.evm == nil || len(blk.Txs) == 0 {
+		// EVM txs are Cosmos txs, so a block without txs has no receipts to ask for.
+		return b, err
+	}
+	receipts, err := p.evm.BlockReceipts(ctx, h)
+	if err != nil {
+		return store.BlockBundle{}, err
+	}
+	b.EVMTxs, err = p.builder.extractor.BuildEVMTxs(h, receipts)
+	return b, err
 }
 
 // batch is a run of consecutive bundles written in one WriteBlocks call.
