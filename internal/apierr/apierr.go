@@ -20,12 +20,19 @@ type Code int
 
 // The codes rollgate answers with.
 const (
+	// Canceled: the client went away before the answer (HTTP 499, nginx's "client closed
+	// request"); nobody reads the body, but metrics and logs must not call it a server error.
+	Canceled         Code = 1
 	InvalidArgument  Code = 3
 	DeadlineExceeded Code = 4
 	NotFound         Code = 5
 	Internal         Code = 13
+	Unimplemented    Code = 12
 	Unavailable      Code = 14
 )
+
+// StatusClientClosedRequest is the HTTP status recorded for a client that disconnected.
+const StatusClientClosedRequest = 499
 
 // HTTPStatus is the HTTP status that goes with the code.
 func (c Code) HTTPStatus() int {
@@ -34,6 +41,12 @@ func (c Code) HTTPStatus() int {
 		return http.StatusBadRequest
 	case NotFound:
 		return http.StatusNotFound
+	case Unimplemented:
+		// Only routing answers with it: a known path asked with a method it does not serve,
+		// as grpc-gateway reports a 405.
+		return http.StatusMethodNotAllowed
+	case Canceled:
+		return StatusClientClosedRequest
 	case DeadlineExceeded:
 		return http.StatusGatewayTimeout
 	case Unavailable:
@@ -73,6 +86,11 @@ func NotFoundf(format string, args ...any) *Error {
 	return &Error{Code: NotFound, Message: fmt.Sprintf(format, args...)}
 }
 
+// MethodNotAllowed is a known path asked with a method it does not serve (HTTP 405, code 12).
+func MethodNotAllowed(format string, args ...any) *Error {
+	return &Error{Code: Unimplemented, Message: fmt.Sprintf(format, args...), Details: []string{"METHOD_NOT_ALLOWED"}}
+}
+
 // WithDetails returns a copy of e carrying machine-readable reasons.
 func (e *Error) WithDetails(details ...string) *Error {
 	c := *e
@@ -88,7 +106,7 @@ func (e *Error) WithInfo(info string) *Error {
 }
 
 // From classifies any error: an *Error is kept, a context deadline becomes DeadlineExceeded,
-// a cancelled request becomes Unavailable, anything else is Internal with a fixed message so
+// a cancelled request becomes Canceled, anything else is Internal with a fixed message so
 // that SQL text or stack traces never reach the client.
 func From(err error) *Error {
 	var e *Error
@@ -99,7 +117,7 @@ func From(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: DeadlineExceeded, Message: "request timed out", Cause: err}
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: Unavailable, Message: "request cancelled", Cause: err}
+		return &Error{Code: Canceled, Message: "request cancelled", Cause: err}
 	}
 	return &Error{Code: Internal, Message: "internal error", Cause: err}
 }

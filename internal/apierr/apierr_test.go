@@ -27,6 +27,10 @@ func TestWrite(t *testing.T) {
 			`{"code":13,"message":"internal error","details":[]}`},
 		{"deadline", fmt.Errorf("query: %w", context.DeadlineExceeded), 504,
 			`{"code":4,"message":"request timed out","details":[]}`},
+		{"client gone", fmt.Errorf("query: %w", context.Canceled), 499,
+			`{"code":1,"message":"request cancelled","details":[]}`},
+		{"method not allowed", MethodNotAllowed("POST /x: use GET"), 405,
+			`{"code":12,"message":"POST /x: use GET","details":["METHOD_NOT_ALLOWED"]}`},
 		{"unavailable", &Error{Code: Unavailable, Message: "store unavailable"}, 503,
 			`{"code":14,"message":"store unavailable","details":[]}`},
 	}

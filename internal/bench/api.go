@@ -45,12 +45,12 @@ type APIResult struct {
 	Height    int64
 	FillTxs   int           // txs added by storetest.Fill before measuring
 	FillTime  time.Duration // time storetest.Fill took
-	Targets   []api.BenchTarget
-	Endpoints []api.BenchResult
+	Targets   []Target
+	Endpoints []EndpointResult
 }
 
 // API fills the store if needed, serves the indexer API over loopback HTTP and drives every
-// endpoint with api.Bench, printing a table of req/s, p50 and p99.
+// endpoint with load, printing a table of req/s, p50 and p99.
 func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (APIResult, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -112,7 +112,7 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 	defer stop()
 	fmt.Fprintf(out, "api: %s, store of %d txs up to height %d, %d concurrent clients, %v per endpoint\n",
 		res.Backend, res.StoreTxs, res.Height, cfg.Concurrency, cfg.Duration)
-	res.Endpoints, err = api.Bench(ctx, nil, base, res.Targets, cfg.Concurrency, cfg.Duration)
+	res.Endpoints, err = load(ctx, nil, base, res.Targets, cfg.Concurrency, cfg.Duration)
 	if err != nil {
 		return res, err
 	}
@@ -126,7 +126,7 @@ func printAPI(out io.Writer, r APIResult) {
 	for _, t := range r.Targets {
 		paths[t.Name] = t.Path
 	}
-	byName := map[string]api.BenchResult{}
+	byName := map[string]EndpointResult{}
 	for _, e := range r.Endpoints {
 		byName[e.Name] = e
 		fmt.Fprintf(out, "%-24s %9d %7d %10s %9s %9s\n", e.Name, e.Requests, e.Errors, floor1(e.ReqPerSec), ms(e.P50), ms(e.P99))
@@ -145,10 +145,10 @@ func printAPI(out io.Writer, r APIResult) {
 	}
 }
 
-// apiTargets is api.BenchTargets plus what it leaves out: a block by height, a page exactly
+// apiTargets is Targets plus what it leaves out: a block by height, a page exactly
 // 900,000 rows deep by pagination.offset, and the first and a 90%-deep page of the msgs filter
 // on the newest tx's message type.
-func apiTargets(ctx context.Context, r store.Reader, account, prefix string, height int64) ([]api.BenchTarget, error) {
+func apiTargets(ctx context.Context, r store.Reader, account, prefix string, height int64) ([]Target, error) {
 	newest, err := r.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true, CountTotal: true})
 	if err != nil {
 		return nil, err
@@ -162,16 +162,16 @@ func apiTargets(ctx context.Context, r store.Reader, account, prefix string, hei
 		account = tx.sender(x)
 	}
 	if account == "" {
-		account = api.SyntheticBenchAccount(prefix)
+		account = syntheticAccount(prefix)
 	}
-	t, err := api.BenchTargets(ctx, r, account)
+	t, err := baseTargets(ctx, r, account)
 	if err != nil {
 		return nil, err
 	}
-	t = append(t, api.BenchTarget{Name: "block_by_height", Path: "/indexer/block/v1/blocks/" + strconv.FormatInt(height, 10)})
+	t = append(t, Target{Name: "block_by_height", Path: "/indexer/block/v1/blocks/" + strconv.FormatInt(height, 10)})
 	const deep = 900_000
 	if newest.Total >= deep+20 {
-		t = append(t, api.BenchTarget{Name: "txs_offset_900000", Path: "/indexer/tx/v1/txs?pagination.limit=20&pagination.offset=" + strconv.Itoa(deep)})
+		t = append(t, Target{Name: "txs_offset_900000", Path: "/indexer/tx/v1/txs?pagination.limit=20&pagination.offset=" + strconv.Itoa(deep)})
 	}
 	if mt := tx.msgType(); mt != "" && mt != "cosmos.bank.v1beta1.MsgSend" {
 		page, err := r.Txs(ctx, store.TxFilter{MsgTypes: []string{mt}}, store.Page{Limit: 1, CountTotal: true})
@@ -179,10 +179,10 @@ func apiTargets(ctx context.Context, r store.Reader, account, prefix string, hei
 			return nil, err
 		}
 		q := "/indexer/tx/v1/txs?pagination.limit=20&msgs=" + url.QueryEscape(mt)
-		t = append(t, api.BenchTarget{Name: "txs_msgs_newest_type", Path: q})
+		t = append(t, Target{Name: "txs_msgs_newest_type", Path: q})
 		if off := page.Total * 9 / 10; off > 0 {
 			key := base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(off, 10)))
-			t = append(t, api.BenchTarget{Name: "txs_msgs_deep", Path: q + "&pagination.key=" + url.QueryEscape(key)})
+			t = append(t, Target{Name: "txs_msgs_deep", Path: q + "&pagination.key=" + url.QueryEscape(key)})
 		}
 	}
 	return t, nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-
-	routerapi "github.com/rollgate/rollgate/internal/router/api"
 )
 
 // RouteConfig is what `rollgate bench route` measures.
@@ -14,13 +12,13 @@ type RouteConfig struct {
 	Seed                     uint64
 }
 
-// Route times /v2/fungible/route over a generated registry (router/api.BenchRoute) and prints
+// Route times /v2/fungible/route over a generated registry (routeLatency) and prints
 // p50/p99.
-func Route(ctx context.Context, cfg RouteConfig, out io.Writer) (routerapi.BenchResult, error) {
+func Route(ctx context.Context, cfg RouteConfig, out io.Writer) (RouteResult, error) {
 	if cfg.Requests <= 0 {
-		return routerapi.BenchResult{}, fmt.Errorf("--requests must be positive")
+		return RouteResult{}, fmt.Errorf("--requests must be positive")
 	}
-	res, err := routerapi.BenchRoute(ctx, cfg.Chains, cfg.Assets, cfg.Requests, cfg.Seed)
+	res, err := routeLatency(ctx, cfg.Chains, cfg.Assets, cfg.Requests, cfg.Seed)
 	if err != nil {
 		return res, err
 	}

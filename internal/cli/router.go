@@ -76,7 +76,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	if err != nil {
 		return fmt.Errorf("load registry: %w", err)
 	}
-	acfg := api.Config{Balances: &api.RESTBalances{}}
+	acfg := api.Config{Balances: &registry.RESTBalances{}}
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)
 		if err != nil {

@@ -1,41 +1,40 @@
 package swaggerui
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
+	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 )
 
-func TestHandler(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.Handle("GET /swagger/", Handler("/swagger/", "/swagger/doc.json"))
-	mux.Handle("GET /swagger", Handler("/swagger/", "/swagger/doc.json"))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+func TestFile(t *testing.T) {
+	ui := New("/swagger/doc.json")
 	tests := []struct {
-		path     string
-		status   int
+		name     string
+		err      error
+		ctype    string
 		contains string
 	}{
-		{"/swagger/", 200, `<div id="swagger-ui">`},
-		{"/swagger/swagger-initializer.js", 200, `url: "/swagger/doc.json"`},
-		{"/swagger/swagger-ui-bundle.js", 200, "SwaggerUIBundle"},
-		{"/swagger/swagger-ui.css", 200, ".swagger-ui"},
-		{"/swagger", 200, `<div id="swagger-ui">`}, // redirected to /swagger/
-		{"/swagger/nope.js", 404, ""},
+		{"", nil, "text/html", `<div id="swagger-ui">`},
+		{"index.html", nil, "text/html", `<div id="swagger-ui">`},
+		{"swagger-initializer.js", nil, "text/javascript", `url: "/swagger/doc.json"`},
+		{"swagger-ui-bundle.js", nil, "javascript", "SwaggerUIBundle"},
+		{"swagger-ui.css", nil, "text/css", ".swagger-ui"},
+		{"nope.js", fs.ErrNotExist, "", ""},
+		{"\x00", fs.ErrNotExist, "", ""},
+		{"\xff", fs.ErrInvalid, "", ""},
+		{"../go.mod", fs.ErrInvalid, "", ""},
+		{"a//b", fs.ErrInvalid, "", ""},
+		{"/index.html", fs.ErrInvalid, "", ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.path, func(t *testing.T) {
-			resp, err := http.Get(srv.URL + tc.path)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(tc.name, func(t *testing.T) {
+			b, ct, err := ui.File(tc.name)
+			if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+				t.Fatalf("err = %v, want %v", err, tc.err)
 			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.contains) {
-				t.Errorf("%s: %d, body %.120q; want %d containing %q", tc.path, resp.StatusCode, b, tc.status, tc.contains)
+			if !strings.Contains(ct, tc.ctype) || !strings.Contains(string(b), tc.contains) {
+				t.Errorf("%q: type %q, body %.120q; want %q containing %q", tc.name, ct, b, tc.ctype, tc.contains)
 			}
 		})
 	}

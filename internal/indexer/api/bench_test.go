@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/store/storetest"
 )
@@ -147,13 +147,13 @@ func BenchmarkTxsMsgsDeepOffset(b *testing.B) {
 
 func BenchmarkTxsByAccount(b *testing.B) {
 	h, _ := benchSetup(b)
-	benchGet(b, h, "/indexer/tx/v1/txs/by_account/"+SyntheticBenchAccount("init")+"?pagination.limit=20")
+	benchGet(b, h, "/indexer/tx/v1/txs/by_account/"+syntheticAccount()+"?pagination.limit=20")
 }
 
 // BenchmarkTxsByAccountDeepOffset pages 90% into the account's txs by offset: a rank range.
 func BenchmarkTxsByAccountDeepOffset(b *testing.B) {
 	h, _ := benchSetup(b)
-	acc := SyntheticBenchAccount("init")
+	acc := syntheticAccount()
 	rec := do(h, "/indexer/tx/v1/txs/by_account/"+acc+"?pagination.limit=1")
 	var body struct {
 		Pagination paginationJSON `json:"pagination"`
@@ -173,32 +173,8 @@ func BenchmarkBlocksDeepPage(b *testing.B) {
 	benchGet(b, h, "/indexer/block/v1/blocks?pagination.limit=20&pagination.offset="+strconv.FormatInt(total/10*9/10, 10))
 }
 
-// TestBenchDriver runs the load driver for a moment against a real server: it must report
-// requests and no errors (no timing is asserted).
-func TestBenchDriver(t *testing.T) {
-	db := openLoaded(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"))
-	srv := httptest.NewServer(New(testCfg, db, nil, nil))
-	defer srv.Close()
-	targets, err := BenchTargets(context.Background(), db, acc1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(targets) < 10 {
-		t.Fatalf("targets: %v", targets)
-	}
-	res, err := Bench(context.Background(), nil, srv.URL, targets[:3], 2, 50*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range res {
-		if r.Requests == 0 || r.Errors != 0 || r.P99 < r.P50 {
-			t.Errorf("%+v", r)
-		}
-	}
-	// Every default target answers 200 on this data.
-	for _, tg := range targets {
-		if rec := do(srv.Config.Handler, tg.Path); rec.Code != 200 {
-			t.Errorf("%s: %d %s", tg.Path, rec.Code, rec.Body)
-		}
-	}
+// syntheticAccount is an account store.FillSynthetic makes sign every Accounts-th tx.
+func syntheticAccount() string {
+	s, _ := address.Bech32("init", store.SyntheticAccount(1))
+	return s
 }

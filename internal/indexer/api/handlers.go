@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -122,7 +123,7 @@ func (s *server) block(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pinned{struct {
+	return httpapi.Pinned{Body: struct {
 		Block blockJSON `json:"block"`
 	}{toBlockJSON(b)}}, nil
 }
@@ -177,7 +178,7 @@ func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string
 	b.WriteString(`],"pagination":`)
 	b.Write(pj)
 	b.WriteString("}\n")
-	return rawJSON(b.Bytes()), nil
+	return httpapi.Raw(b.Bytes()), nil
 }
 
 func (s *server) txs(r *http.Request) (any, error) {
@@ -205,7 +206,7 @@ func (s *server) txsByHeight(r *http.Request) (any, error) {
 	}
 	// The txs of an indexed height never change.
 	if ih, err := s.store.IndexedHeight(r.Context()); err == nil && h <= ih {
-		return pinned{v}, nil
+		return httpapi.Pinned{Body: v}, nil
 	}
 	return v, nil
 }
@@ -226,5 +227,5 @@ func (s *server) tx(r *http.Request) (any, error) {
 	b = append(b, `{"tx":`...)
 	b = append(b, t.JSON...)
 	b = append(b, "}\n"...)
-	return pinned{rawJSON(b)}, nil
+	return httpapi.Pinned{Body: httpapi.Raw(b)}, nil
 }

@@ -1,29 +1,20 @@
 package api
 
-// route is one entry of the routes table.
-type route struct {
-	pattern string // net/http ServeMux pattern; also the metrics label
-	h       handlerFunc
-	// inSpec marks the API routes that openapi.json must describe (the swagger test checks
-	// both directions); operational routes are left out of the document.
-	inSpec      bool
-	contentType string // default application/json
-	noCache     bool
-}
+import "github.com/rollgate/rollgate/internal/httpapi"
 
-// routes is the whole API surface. NFT, rich-list and EVM routes belong to later issues.
-func (s *server) routes() []route {
-	return []route{
-		{pattern: "GET /status", h: s.status, inSpec: true},
-		{pattern: "GET /indexer/block/v1/blocks", h: s.blocks, inSpec: true},
-		{pattern: "GET /indexer/block/v1/blocks/{height}", h: s.block, inSpec: true},
-		{pattern: "GET /indexer/block/v1/avg_blocktime", h: s.avgBlockTime, inSpec: true},
-		{pattern: "GET /indexer/tx/v1/txs", h: s.txs, inSpec: true},
-		{pattern: "GET /indexer/tx/v1/txs/by_account/{account}", h: s.txsByAccount, inSpec: true},
-		{pattern: "GET /indexer/tx/v1/txs/by_height/{height}", h: s.txsByHeight, inSpec: true},
-		{pattern: "GET /indexer/tx/v1/txs/{tx_hash}", h: s.tx, inSpec: true},
+// routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi).
+// NFT, rich-list and EVM routes belong to later issues.
+func (s *server) routes() []httpapi.Route {
+	return []httpapi.Route{
+		{Pattern: "GET /status", Handler: s.status, InSpec: true},
+		{Pattern: "GET /indexer/block/v1/blocks", Handler: s.blocks, InSpec: true},
+		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true},
+		{Pattern: "GET /indexer/block/v1/avg_blocktime", Handler: s.avgBlockTime, InSpec: true},
+		{Pattern: "GET /indexer/tx/v1/txs", Handler: s.txs, InSpec: true},
+		{Pattern: "GET /indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccount, InSpec: true},
+		{Pattern: "GET /indexer/tx/v1/txs/by_height/{height}", Handler: s.txsByHeight, InSpec: true},
+		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true},
 
-		{pattern: "GET /swagger/doc.json", h: s.swaggerDoc},
-		{pattern: "GET /healthz", h: s.healthz, noCache: true},
+		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 	}
 }

@@ -297,7 +297,7 @@ func TestRoutesEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	srv := httptest.NewServer(api.New(api.Config{Balances: &api.RESTBalances{}}, live, nil, prometheus.NewRegistry()))
+	srv := httptest.NewServer(api.New(api.Config{Balances: &registry.RESTBalances{}}, live, nil, prometheus.NewRegistry()))
 	defer srv.Close()
 	w := newWallet(t, tn, srv.URL, reg)
 

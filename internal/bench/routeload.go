@@ -1,4 +1,4 @@
-package api
+package bench
 
 import (
 	"bytes"
@@ -14,37 +14,38 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/bench/synthnet"
+	routerapi "github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
-// BenchResult is the latency distribution of /v2/fungible/route over a synthetic registry.
-type BenchResult struct {
+// RouteResult is the latency distribution of /v2/fungible/route over a synthetic registry.
+type RouteResult struct {
 	Chains, Assets int
 	Requests       int
 	Routed         int // requests answered 200 (the rest are NO_ROUTE 400s, also timed)
 	P50, P99, Max  time.Duration
 }
 
-func (r BenchResult) String() string {
+func (r RouteResult) String() string {
 	return fmt.Sprintf("route: %d chains, %d assets, %d requests (%d routed): p50 %v, p99 %v, max %v",
 		r.Chains, r.Assets, r.Requests, r.Routed, r.P50, r.P99, r.Max)
 }
 
-// BenchRoute times `requests` in-process POST /v2/fungible/route calls (full handler: JSON
+// routeLatency times `requests` in-process POST /v2/fungible/route calls (full handler: JSON
 // decode, search, render, encode) between random assets of a generated registry with the
 // given size. It is what `rollgate bench route` prints; it asserts nothing.
-func BenchRoute(ctx context.Context, chains, assets, requests int, seed uint64) (BenchResult, error) {
+func routeLatency(ctx context.Context, chains, assets, requests int, seed uint64) (RouteResult, error) {
 	reg, err := synthnet.Registry(chains, assets, seed)
 	if err != nil {
-		return BenchResult{}, err
+		return RouteResult{}, err
 	}
-	h := New(Config{}, registry.NewLive(reg), nil, prometheus.NewRegistry())
+	h := routerapi.New(routerapi.Config{}, registry.NewLive(reg), nil, prometheus.NewRegistry())
 	type pair struct{ src, dst *registry.Asset }
 	var all []*registry.Asset
 	for _, c := range reg.Chains {
 		all = append(all, c.Assets...)
 	}
-	res := BenchResult{Chains: len(reg.Chains), Assets: len(all), Requests: requests}
+	res := RouteResult{Chains: len(reg.Chains), Assets: len(all), Requests: requests}
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	bodies := make([][]byte, requests)
 	bySymbol := map[string][]*registry.Asset{}

@@ -1,4 +1,4 @@
-package api
+package bench
 
 import (
 	"context"
@@ -18,14 +18,14 @@ import (
 	"github.com/rollgate/rollgate/internal/store/storetest"
 )
 
-// BenchTarget is one endpoint to load: a name for the report and a path with query.
-type BenchTarget struct {
+// Target is one endpoint to load: a name for the report and a path with query.
+type Target struct {
 	Name string
 	Path string
 }
 
-// BenchResult is what one target sustained.
-type BenchResult struct {
+// EndpointResult is what one target sustained.
+type EndpointResult struct {
 	Name      string
 	Requests  int     // completed requests (any status)
 	Errors    int     // transport errors and non-200 answers
@@ -33,11 +33,11 @@ type BenchResult struct {
 	P50, P99  time.Duration
 }
 
-// BenchTargets picks representative requests from what the store holds: the newest tx by
+// baseTargets picks representative requests from what the store holds: the newest tx by
 // hash, first pages of the lists, a page 90% deep by offset key and by cursor, the txs of the
 // newest height with txs, and (when account is non-empty) that account's txs.
-func BenchTargets(ctx context.Context, r store.Reader, account string) ([]BenchTarget, error) {
-	t := []BenchTarget{
+func baseTargets(ctx context.Context, r store.Reader, account string) ([]Target, error) {
+	t := []Target{
 		{"status", "/status"},
 		{"blocks", "/indexer/block/v1/blocks?pagination.limit=20"},
 		{"avg_blocktime", "/indexer/block/v1/avg_blocktime"},
@@ -54,43 +54,43 @@ func BenchTargets(ctx context.Context, r store.Reader, account string) ([]BenchT
 			TxHash string `json:"txhash"`
 		}
 		if err := json.Unmarshal(newest.JSON, &tx); err == nil && tx.TxHash != "" {
-			t = append(t, BenchTarget{"tx_by_hash", "/indexer/tx/v1/txs/" + tx.TxHash})
+			t = append(t, Target{"tx_by_hash", "/indexer/tx/v1/txs/" + tx.TxHash})
 		}
-		t = append(t, BenchTarget{"txs_by_height", "/indexer/tx/v1/txs/by_height/" + strconv.FormatInt(newest.Height, 10)})
+		t = append(t, Target{"txs_by_height", "/indexer/tx/v1/txs/by_height/" + strconv.FormatInt(newest.Height, 10)})
 		deep := page.Total * 9 / 10
 		key := base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(deep, 10)))
-		t = append(t, BenchTarget{"txs_deep_offset", "/indexer/tx/v1/txs?pagination.limit=20&pagination.key=" + url.QueryEscape(key)})
+		t = append(t, Target{"txs_deep_offset", "/indexer/tx/v1/txs?pagination.limit=20&pagination.key=" + url.QueryEscape(key)})
 		cur := base64.StdEncoding.EncodeToString([]byte(`{"sequence":` + strconv.FormatInt(page.Total-deep, 10) + `}`))
-		t = append(t, BenchTarget{"txs_deep_cursor", "/indexer/tx/v1/txs?pagination.limit=20&pagination.key=" + url.QueryEscape(cur)})
-		t = append(t, BenchTarget{"blocks_deep_offset", "/indexer/block/v1/blocks?pagination.limit=20&pagination.offset=" +
+		t = append(t, Target{"txs_deep_cursor", "/indexer/tx/v1/txs?pagination.limit=20&pagination.key=" + url.QueryEscape(cur)})
+		t = append(t, Target{"blocks_deep_offset", "/indexer/block/v1/blocks?pagination.limit=20&pagination.offset=" +
 			strconv.FormatInt(newest.Height*9/10, 10)})
 	}
 	if account != "" {
 		t = append(t,
-			BenchTarget{"txs_by_account", "/indexer/tx/v1/txs/by_account/" + url.PathEscape(account) + "?pagination.limit=20"},
-			BenchTarget{"txs_by_account_signer", "/indexer/tx/v1/txs/by_account/" + url.PathEscape(account) + "?pagination.limit=20&is_signer=true"},
-			BenchTarget{"txs_by_account_deep", "/indexer/tx/v1/txs/by_account/" + url.PathEscape(account) + "?pagination.limit=20&pagination.offset=500"},
+			Target{"txs_by_account", "/indexer/tx/v1/txs/by_account/" + url.PathEscape(account) + "?pagination.limit=20"},
+			Target{"txs_by_account_signer", "/indexer/tx/v1/txs/by_account/" + url.PathEscape(account) + "?pagination.limit=20&is_signer=true"},
+			Target{"txs_by_account_deep", "/indexer/tx/v1/txs/by_account/" + url.PathEscape(account) + "?pagination.limit=20&pagination.offset=500"},
 		)
 	}
 	return t, nil
 }
 
-// SyntheticBenchAccount is the bech32 form of an account storetest.Fill uses (the
-// signer of every Accounts-th tx), for BenchTargets.
-func SyntheticBenchAccount(prefix string) string {
+// syntheticAccount is the bech32 form of an account storetest.Fill uses (the signer of
+// every Accounts-th tx), for baseTargets.
+func syntheticAccount(prefix string) string {
 	s, _ := address.Bech32(prefix, storetest.Account(1))
 	return s
 }
 
-// Bench drives each target in turn with `clients` concurrent clients for d, against
+// load drives each target in turn with `clients` concurrent clients for d, against
 // baseURL (e.g. "http://127.0.0.1:8080"), and reports throughput and latency percentiles.
 // Nothing here asserts a timing; the caller prints the results.
-func Bench(ctx context.Context, client *http.Client, baseURL string, targets []BenchTarget, clients int, d time.Duration) ([]BenchResult, error) {
+func load(ctx context.Context, client *http.Client, baseURL string, targets []Target, clients int, d time.Duration) ([]EndpointResult, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	}
 	clients = max(clients, 1)
-	var out []BenchResult
+	var out []EndpointResult
 	for _, tg := range targets {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -105,10 +105,10 @@ func Bench(ctx context.Context, client *http.Client, baseURL string, targets []B
 	return out, nil
 }
 
-func benchOne(ctx context.Context, client *http.Client, u string, clients int, d time.Duration) (BenchResult, error) {
+func benchOne(ctx context.Context, client *http.Client, u string, clients int, d time.Duration) (EndpointResult, error) {
 	// One request first, so a wrong URL fails loudly instead of measuring 404s.
 	if err := fetch(ctx, client, u); err != nil {
-		return BenchResult{}, err
+		return EndpointResult{}, err
 	}
 	// Requests started before the deadline run to completion and count, so every client
 	// contributes at least one sample however slow the server is.
@@ -144,7 +144,7 @@ func benchOne(ctx context.Context, client *http.Client, u string, clients int, d
 	wg.Wait()
 	el := time.Since(start)
 	slices.Sort(lat)
-	r := BenchResult{Requests: len(lat), Errors: errs}
+	r := EndpointResult{Requests: len(lat), Errors: errs}
 	if el > 0 {
 		r.ReqPerSec = float64(len(lat)) / el.Seconds()
 	}

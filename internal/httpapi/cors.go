@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CORS are the cross-origin settings, with the peer's (rollytics) names and defaults.
+type CORS struct {
+	// Enabled turns CORS on (CORS_ENABLED, default false).
+	Enabled bool
+	// AllowOrigins lists the origins browsers may call from (CORS_ALLOW_ORIGINS, default
+	// "*"): "*" is any origin, "https://app.example.com" one origin, "https://*.example.com"
+	// or "*.example.com" any subdomain of example.com (with that scheme, or any).
+	AllowOrigins []string
+	// AllowMethods answers a preflight's Access-Control-Allow-Methods; empty means the
+	// methods the asked path serves.
+	AllowMethods []string
+	// AllowHeaders answers Access-Control-Allow-Headers; empty means the headers the
+	// preflight asks for.
+	AllowHeaders []string
+	// AllowCredentials sends Access-Control-Allow-Credentials: true. It is ignored when any
+	// origin is allowed: browsers refuse credentials with a wildcard origin.
+	AllowCredentials bool
+	// ExposeHeaders lists response headers scripts may read beyond the safelisted ones.
+	ExposeHeaders []string
+	// MaxAge is how long a browser may keep a preflight's answer; zero sends no
+	// Access-Control-Max-Age (the browser's default, a few seconds).
+	MaxAge time.Duration
+}
+
+type cors struct {
+	anyOrigin   bool
+	exact       []string // lower-case origins
+	suffixes    []string // ".example.com" of "*.example.com" patterns
+	schemes     []string // the scheme of each suffix pattern ("" = any)
+	methods     string
+	headers     string
+	credentials bool
+	expose      string
+	maxAge      string
+}
+
+func newCORS(c CORS) *cors {
+	out := &cors{methods: strings.Join(c.AllowMethods, ", "), headers: strings.Join(c.AllowHeaders, ", "),
+		expose: strings.Join(c.ExposeHeaders, ", ")}
+	origins := c.AllowOrigins
+	if len(origins) == 0 {
+		origins = []string{"*"}
+	}
+	for _, o := range origins {
+		o = strings.ToLower(strings.TrimSpace(o))
+		switch {
+		case o == "*":
+			out.anyOrigin = true
+		case strings.Contains(o, "*."):
+			scheme, host, found := strings.Cut(o, "://")
+			if !found {
+				scheme, host = "", o
+			}
+			out.schemes = append(out.schemes, scheme)
+			out.suffixes = append(out.suffixes, strings.TrimPrefix(host, "*"))
+		case o != "":
+			out.exact = append(out.exact, strings.TrimSuffix(o, "/"))
+		}
+	}
+	out.credentials = c.AllowCredentials && !out.anyOrigin
+	if c.MaxAge > 0 {
+		out.maxAge = strconv.Itoa(int(c.MaxAge.Seconds()))
+	}
+	return out
+}
+
+// allowOrigin is the Access-Control-Allow-Origin value for origin, "" when it is not allowed.
+func (c *cors) allowOrigin(origin string) string {
+	if origin == "" {
+		return ""
+	}
+	if c.anyOrigin {
+		return "*"
+	}
+	o := strings.ToLower(origin)
+	if slices.Contains(c.exact, o) {
+		return origin
+	}
+	scheme, host, ok := strings.Cut(o, "://")
+	if !ok {
+		return ""
+	}
+	for i, suf := range c.suffixes {
+		// "*.example.com" is a subdomain, not example.com itself nor evilexample.com.
+		if (c.schemes[i] == "" || c.schemes[i] == scheme) && strings.HasSuffix(host, suf) && len(host) > len(suf) {
+			return origin
+		}
+	}
+	return ""
+}
+
+// actual adds the headers of a cross-origin request that is not a preflight.
+func (c *cors) actual(h http.Header, r *http.Request) {
+	h.Add("Vary", "Origin")
+	ao := c.allowOrigin(r.Header.Get("Origin"))
+	if ao == "" {
+		return
+	}
+	h.Set("Access-Control-Allow-Origin", ao)
+	if c.credentials {
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
+	if c.expose != "" {
+		h.Set("Access-Control-Expose-Headers", c.expose)
+	}
+}
+
+// preflight adds the headers answering an OPTIONS preflight for a path serving allowed.
+func (c *cors) preflight(h http.Header, r *http.Request, allowed []string) {
+	h.Add("Vary", "Origin")
+	h.Add("Vary", "Access-Control-Request-Method")
+	h.Add("Vary", "Access-Control-Request-Headers")
+	ao := c.allowOrigin(r.Header.Get("Origin"))
+	if ao == "" || r.Header.Get("Access-Control-Request-Method") == "" {
+		return // not a preflight, or an origin we do not serve: the browser blocks the call
+	}
+	h.Set("Access-Control-Allow-Origin", ao)
+	methods := c.methods
+	if methods == "" {
+		methods = strings.Join(allowed, ", ")
+	}
+	h.Set("Access-Control-Allow-Methods", methods)
+	headers := c.headers
+	if headers == "" {
+		headers = r.Header.Get("Access-Control-Request-Headers")
+	}
+	if headers != "" {
+		h.Set("Access-Control-Allow-Headers", headers)
+	}
+	if c.credentials {
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
+	if c.maxAge != "" {
+		h.Set("Access-Control-Max-Age", c.maxAge)
+	}
+}

@@ -1,0 +1,214 @@
+// Package httpapi is the one HTTP layer of rollgate's two APIs, the indexer's and the
+// router's. An API is a routes table: each Route pairs a net/http ServeMux pattern with a
+// Handler, the one handler signature, which returns a body or an error and never touches the
+// ResponseWriter. One wrap turns either into the response, so status codes, JSON error bodies
+// (internal/apierr), cache headers, CORS, 405s, client disconnects and metrics are decided
+// here, once, for both APIs (in the manner of Prometheus' web/api/v1).
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+)
+
+// Handler is the one handler signature. The body it returns is JSON-encoded, except Raw and
+// Blob, which are written as they are; Pinned marks a body that will never change.
+type Handler func(r *http.Request) (any, error)
+
+// Route is one entry of an API's routes table.
+type Route struct {
+	// Pattern is a ServeMux pattern with its method ("GET /indexer/tx/v1/txs/{tx_hash}"); it
+	// is also the route's metrics label. A GET route answers HEAD too.
+	Pattern string
+	Handler Handler
+	// InSpec marks the routes the API's OpenAPI document must describe (each API's swagger
+	// test checks both directions); operational routes are left out of the document.
+	InSpec bool
+	// NoStore answers with Cache-Control: no-store (health, answers to POSTs).
+	NoStore bool
+}
+
+// Method is the pattern's method ("GET").
+func (rt Route) Method() string { m, _, _ := strings.Cut(rt.Pattern, " "); return m }
+
+// Path is the pattern's path ("/indexer/tx/v1/txs/{tx_hash}").
+func (rt Route) Path() string { _, p, _ := strings.Cut(rt.Pattern, " "); return p }
+
+// Raw is a body the handler already encoded as JSON (tx lists splice stored tx JSON in
+// verbatim rather than re-encoding it).
+type Raw []byte
+
+// Blob is a body that is not JSON (Swagger UI's files).
+type Blob struct {
+	ContentType string
+	Body        []byte
+}
+
+// Pinned wraps a body whose content is fixed for good (a block or tx that exists), so
+// clients and proxies may keep it longer.
+type Pinned struct{ Body any }
+
+// Options configure one API.
+type Options struct {
+	// Namespace prefixes the metric names ("rollgate_indexer_api" gives
+	// rollgate_indexer_api_requests_total and friends).
+	Namespace string
+	// Log receives server errors at error level and client disconnects at debug; nil discards.
+	Log *slog.Logger
+	// Registry receives the metrics and is served at /metrics; nil means a private registry.
+	// Two APIs built on one registry share the collectors instead of failing.
+	Registry *prometheus.Registry
+	// RequestTimeout bounds a handler's context; exceeding it is a 504. Zero means no bound.
+	RequestTimeout time.Duration
+	// MaxAge is the Cache-Control max-age of successful answers; default 1 s.
+	MaxAge time.Duration
+	// PinnedMaxAge is the max-age of Pinned answers; default 60 s.
+	PinnedMaxAge time.Duration
+	// MapError turns the API's domain errors (store.ErrNotFound, route errors, ...) into
+	// *apierr.Error; anything it returns unchanged is classified by apierr.From. Nil means
+	// handlers return apierr errors themselves.
+	MapError func(error) error
+	// NotFound is the error for a path no route serves; default a 404 naming the request.
+	NotFound func(r *http.Request) error
+	// OpenAPI is served at /swagger/doc.json, with Swagger UI (embedded) at /swagger/; nil
+	// serves neither.
+	OpenAPI []byte
+	// CORS lets browser apps on other origins call the API.
+	CORS CORS
+}
+
+func (o *Options) defaults() {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	if o.MaxAge == 0 {
+		o.MaxAge = time.Second
+	}
+	if o.PinnedMaxAge == 0 {
+		o.PinnedMaxAge = 60 * time.Second
+	}
+	if o.NotFound == nil {
+		o.NotFound = func(r *http.Request) error {
+			return apierr.NotFoundf("no route for %s %s", r.Method, Clip(r.URL.Path))
+		}
+	}
+}
+
+type server struct {
+	opts Options
+	log  *slog.Logger
+	mux  *http.ServeMux
+	m    *metrics
+	cors *cors
+}
+
+// unmatched is the metrics label of requests no route serves (404, 405).
+const unmatched = "unmatched"
+
+// New returns the API serving routes, plus /metrics, /swagger/ (when opts.OpenAPI is set),
+// answers to OPTIONS and CORS preflights, and JSON 404s and 405s for everything else.
+func New(opts Options, routes []Route) http.Handler {
+	opts.defaults()
+	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace)}
+	if opts.CORS.Enabled {
+		s.cors = newCORS(opts.CORS)
+	}
+	for _, rt := range routes {
+		s.mux.Handle(rt.Pattern, s.wrap(rt))
+	}
+	if opts.OpenAPI != nil {
+		for _, rt := range swaggerRoutes(opts.OpenAPI) {
+			s.mux.Handle(rt.Pattern, s.wrap(rt))
+		}
+		s.mux.Handle("GET /swagger", http.RedirectHandler("/swagger/", http.StatusMovedPermanently))
+	}
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{Registry: opts.Registry}))
+	s.mux.Handle("/", http.HandlerFunc(s.unmatched))
+	return s
+}
+
+// ServeHTTP tolerates a trailing slash, answers OPTIONS, and adds the CORS headers before
+// routing.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Swagger UI's own page keeps its slash: its relative asset URLs need it.
+	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") && p != "/swagger/" {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = strings.TrimRight(p, "/")
+		r2.URL.RawPath = strings.TrimRight(r.URL.RawPath, "/")
+		if r2.URL.Path == "" {
+			r2.URL.Path = "/"
+		}
+		r = r2
+	}
+	if r.Method == http.MethodOptions {
+		if allowed := s.allowed(r); len(allowed) > 0 {
+			start := time.Now()
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			if s.cors != nil {
+				s.cors.preflight(w.Header(), r, allowed)
+			}
+			w.WriteHeader(http.StatusNoContent)
+			s.m.observe("OPTIONS", http.StatusNoContent, time.Since(start))
+			return
+		}
+	} else if s.cors != nil {
+		s.cors.actual(w.Header(), r)
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// candidateMethods are the methods a 405's Allow header may list (OPTIONS is added: every
+// known path answers it).
+var candidateMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowed lists the methods some route serves at r's path; empty when the path is unknown.
+func (s *server) allowed(r *http.Request) []string {
+	var out []string
+	probe := *r
+	for _, m := range candidateMethods {
+		probe.Method = m
+		if _, pattern := s.mux.Handler(&probe); pattern != "/" && pattern != "" {
+			out = append(out, m)
+		}
+	}
+	if len(out) > 0 && !slices.Contains(out, http.MethodOptions) {
+		out = append(out, http.MethodOptions)
+	}
+	return out
+}
+
+// unmatched answers what no route serves: a known path with the wrong method is a 405 with
+// Allow, anything else the API's 404.
+func (s *server) unmatched(w http.ResponseWriter, r *http.Request) {
+	rt := Route{Pattern: unmatched, NoStore: true, Handler: func(r *http.Request) (any, error) { return nil, s.opts.NotFound(r) }}
+	if allowed := s.allowed(r); len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		// The message names the methods that do the work; Allow lists HEAD and OPTIONS too.
+		use := slices.DeleteFunc(slices.Clone(allowed), func(m string) bool { return m == http.MethodHead || m == http.MethodOptions })
+		rt.Handler = func(r *http.Request) (any, error) {
+			return nil, apierr.MethodNotAllowed("%s %s: use %s", r.Method, Clip(r.URL.Path), strings.Join(use, ", "))
+		}
+	}
+	s.wrap(rt).ServeHTTP(w, r)
+}
+
+// Clip keeps echoed input short: error messages quote what the client sent, and a 10 kB path
+// segment should not come back as a 10 kB message.
+func Clip(s string) string {
+	const max = 128
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
+}

@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics is the one metrics set of both APIs; only the name prefix differs.
+type metrics struct {
+	requests    *prometheus.CounterVec   // by route pattern and HTTP status code
+	duration    *prometheus.HistogramVec // by route pattern
+	panics      prometheus.Counter
+	disconnects *prometheus.CounterVec // by route pattern
+}
+
+func newMetrics(reg prometheus.Registerer, ns string) *metrics {
+	return &metrics{
+		requests: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "_requests_total",
+			Help: "API requests by route pattern and HTTP status code (499: the client went away).",
+		}, []string{"route", "code"})),
+		duration: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    ns + "_request_duration_seconds",
+			Help:    "API request latency by route pattern, in seconds.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"})),
+		panics: register(reg, prometheus.NewCounter(prometheus.CounterOpts{
+			Name: ns + "_panics_total",
+			Help: "Handler panics recovered by the API (each answered with a 500).",
+		})),
+		disconnects: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "_client_disconnects_total",
+			Help: "Requests whose client went away before the answer, by route pattern (not server errors).",
+		}, []string{"route"})),
+	}
+}
+
+func (m *metrics) observe(route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// register adds c to reg, or returns the collector already registered under the same name:
+// a second API built on one registry shares the metrics instead of panicking.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,22 @@
+package api
+
+import "github.com/rollgate/rollgate/internal/httpapi"
+
+// routes is the one routes table; /swagger/doc.json documents exactly the InSpec entries
+// (Swagger, /metrics, 404s and 405s come from httpapi). Answers to POSTs depend on the body,
+// so no cache may keep them.
+func (s *server) routes() []httpapi.Route {
+	return []httpapi.Route{
+		{Pattern: "POST /v2/fungible/route", Handler: s.route, InSpec: true, NoStore: true},
+		{Pattern: "POST /op-hook", Handler: s.opHook, InSpec: true, NoStore: true},
+		{Pattern: "POST /v2/fungible/msgs", Handler: s.msgs, InSpec: true, NoStore: true},
+		{Pattern: "POST /v2/fungible/msgs_direct", Handler: s.msgsDirect, InSpec: true, NoStore: true},
+		{Pattern: "GET /v2/info/chains", Handler: s.chains, InSpec: true},
+		{Pattern: "GET /v2/fungible/assets", Handler: s.assets, InSpec: true},
+		{Pattern: "GET /v2/info/bridges", Handler: s.bridges, InSpec: true},
+		{Pattern: "POST /v2/info/balances", Handler: s.balances, InSpec: true, NoStore: true},
+		{Pattern: "POST /v2/fungible/assets_from_source", Handler: s.assetsFromSource, InSpec: true, NoStore: true},
+
+		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
+	}
+}

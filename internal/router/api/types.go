@@ -1,0 +1,131 @@
+package api
+
+import (
+	"github.com/rollgate/rollgate/internal/router/msgs"
+	"github.com/rollgate/rollgate/internal/router/route"
+)
+
+// The request and response bodies of the Skip Go API v2 (and Initia router) endpoints this
+// API serves, with their wire names.
+
+// OPHookRequest is the /op-hook body. amount_in is a rollgate extension InterwovenKit does not
+// send: the hook is an IBC MsgTransfer signed before the deposit, and ICS-20 transfers an
+// exact coin (there is no "whatever arrived" amount), so no hook works without it. A request
+// without amount_in gets 400 OP_HOOK_AMOUNT_REQUIRED (when the route needs a hook at all)
+// whose info says to send the route's amount_in.
+type OPHookRequest struct {
+	SourceAddress      string `json:"source_address"`
+	SourceAssetChainID string `json:"source_asset_chain_id"`
+	SourceAssetDenom   string `json:"source_asset_denom"`
+	DestAddress        string `json:"dest_address"`
+	DestAssetChainID   string `json:"dest_asset_chain_id"`
+	DestAssetDenom     string `json:"dest_asset_denom"`
+	AmountIn           string `json:"amount_in"`
+}
+
+// OPHookResponse is the /op-hook response.
+type OPHookResponse struct {
+	ChainID string           `json:"chain_id"`
+	Hook    []msgs.CosmosMsg `json:"hook"`
+}
+
+// MsgsDirectRequest is the /msgs_direct body: a route request plus addresses by chain.
+type MsgsDirectRequest struct {
+	route.Request
+	ChainIDsToAddresses      map[string]string  `json:"chain_ids_to_addresses"`
+	SlippageTolerancePercent string             `json:"slippage_tolerance_percent"`
+	TimeoutSeconds           string             `json:"timeout_seconds"`
+	SignedOPHook             *msgs.SignedOPHook `json:"signed_op_hook"`
+}
+
+// MsgsDirectResponse is the /msgs_direct response.
+type MsgsDirectResponse struct {
+	Msgs          []msgs.Msg  `json:"msgs"`
+	Txs           []msgs.Tx   `json:"txs"`
+	Route         route.Route `json:"route"`
+	MinAmountOut  string      `json:"min_amount_out"`
+	EstimatedFees []route.Fee `json:"estimated_fees"`
+}
+
+// Chain is the /v2/info/chains record (Skip Chain + Initia's rpc/rest/evm_fee_asset).
+type Chain struct {
+	ChainName           string              `json:"chain_name"`
+	ChainID             string              `json:"chain_id"`
+	PFMEnabled          bool                `json:"pfm_enabled"`
+	CosmosModuleSupport CosmosModuleSupport `json:"cosmos_module_support"`
+	SupportsMemo        bool                `json:"supports_memo"`
+	LogoURI             *string             `json:"logo_uri"`
+	Bech32Prefix        string              `json:"bech32_prefix"`
+	FeeAssets           []FeeAsset          `json:"fee_assets"`
+	ChainType           string              `json:"chain_type"`
+	IBCCapabilities     IBCCapabilities     `json:"ibc_capabilities"`
+	IsTestnet           bool                `json:"is_testnet"`
+	PrettyName          string              `json:"pretty_name"`
+	RPC                 string              `json:"rpc,omitempty"`
+	REST                string              `json:"rest,omitempty"`
+	EVMFeeAsset         *EVMFeeAsset        `json:"evm_fee_asset,omitempty"`
+}
+
+// CosmosModuleSupport lists optional Cosmos modules.
+type CosmosModuleSupport struct {
+	Authz    bool `json:"authz"`
+	Feegrant bool `json:"feegrant"`
+}
+
+// IBCCapabilities lists IBC middleware capabilities.
+type IBCCapabilities struct {
+	CosmosPFM       bool `json:"cosmos_pfm"`
+	CosmosIBCHooks  bool `json:"cosmos_ibc_hooks"`
+	CosmosMemo      bool `json:"cosmos_memo"`
+	CosmosAutopilot bool `json:"cosmos_autopilot"`
+}
+
+// FeeAsset is a gas token with price tiers.
+type FeeAsset struct {
+	Denom    string    `json:"denom"`
+	GasPrice *GasPrice `json:"gas_price"`
+}
+
+// GasPrice is a gas price tier set (decimal strings).
+type GasPrice struct {
+	Low     string `json:"low"`
+	Average string `json:"average"`
+	High    string `json:"high"`
+}
+
+// EVMFeeAsset describes the native coin of an EVM chain.
+type EVMFeeAsset struct {
+	Name     string `json:"name"`
+	Symbol   string `json:"symbol"`
+	Decimals int    `json:"decimals"`
+}
+
+// BalancesRequest is the /v2/info/balances body.
+type BalancesRequest struct {
+	Chains map[string]struct {
+		Address string   `json:"address"`
+		Denoms  []string `json:"denoms"`
+	} `json:"chains"`
+}
+
+// DenomBalance is one balance entry.
+type DenomBalance struct {
+	Amount          string     `json:"amount"`
+	Decimals        *int       `json:"decimals,omitempty"`
+	FormattedAmount string     `json:"formatted_amount"`
+	Price           *string    `json:"price,omitempty"`
+	ValueUSD        *string    `json:"value_usd,omitempty"`
+	Error           *ErrorInfo `json:"error,omitempty"`
+}
+
+// ErrorInfo is a per-entry error.
+type ErrorInfo struct {
+	Message string `json:"message"`
+}
+
+// AssetsFromSourceRequest is the /v2/fungible/assets_from_source body.
+type AssetsFromSourceRequest struct {
+	SourceAssetDenom   string `json:"source_asset_denom"`
+	SourceAssetChainID string `json:"source_asset_chain_id"`
+	AllowMultiTx       bool   `json:"allow_multi_tx"`
+}
