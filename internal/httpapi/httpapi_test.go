@@ -35,7 +35,9 @@ func testAPI(t *testing.T, opts Options) http.Handler {
 	routes := []Route{
 		{Pattern: "GET /json", Handler: func(*http.Request) (any, error) { return map[string]string{"a": "<&>"}, nil }},
 		{Pattern: "GET /raw", Handler: func(*http.Request) (any, error) { return Raw(`{"raw":true}` + "\n"), nil }},
-		{Pattern: "GET /pinned/{id}", Handler: func(r *http.Request) (any, error) { return Pinned{Body: map[string]string{"id": r.PathValue("id")}}, nil }},
+		{Pattern: "GET /pinned/{id}", Handler: func(r *http.Request) (any, error) {
+			return Pinned{Body: map[string]string{"id": r.PathValue("id")}}, nil
+		}},
 		{Pattern: "GET /health", NoStore: true, Handler: func(*http.Request) (any, error) { return "ok", nil }},
 		{Pattern: "GET /domain", Handler: func(*http.Request) (any, error) { return nil, fmt.Errorf("load: %w", errDomainMissing) }},
 		{Pattern: "GET /bad", Handler: func(*http.Request) (any, error) { return nil, apierr.BadRequest("bad thing") }},

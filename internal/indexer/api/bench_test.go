@@ -173,8 +173,8 @@ func BenchmarkBlocksDeepPage(b *testing.B) {
 	benchGet(b, h, "/indexer/block/v1/blocks?pagination.limit=20&pagination.offset="+strconv.FormatInt(total/10*9/10, 10))
 }
 
-// syntheticAccount is an account store.FillSynthetic makes sign every Accounts-th tx.
+// syntheticAccount is an account storetest.Fill makes sign every Accounts-th tx.
 func syntheticAccount() string {
-	s, _ := address.Bech32("init", store.SyntheticAccount(1))
+	s, _ := address.Bech32("init", storetest.Account(1))
 	return s
 }
