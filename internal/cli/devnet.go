@@ -12,7 +12,6 @@ import (
 
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
 
 // devnetFlags are the settings of the local network shared by `devnet` and `up`.
@@ -48,23 +47,23 @@ func parseShare(name, s string) (float64, error) {
 	return v, nil
 }
 
-func (d *devnetFlags) config(dataDir string) (localnet.Config, error) {
+func (d *devnetFlags) config(dataDir string) (devnet.Config, error) {
 	var err error
 	if d.faults, err = parseShare("faults", d.faultsRaw); err != nil {
-		return localnet.Config{}, err
+		return devnet.Config{}, err
 	}
 	if d.bridgeTraffic, err = parseShare("bridge-traffic", d.bridgeRaw); err != nil {
-		return localnet.Config{}, err
+		return devnet.Config{}, err
 	}
 	if d.interval < 10*time.Millisecond {
-		return localnet.Config{}, usagef("--interval must be at least 10ms")
+		return devnet.Config{}, usagef("--interval must be at least 10ms")
 	}
 	if d.portBase < 0 || d.portBase > 65000 {
-		return localnet.Config{}, usagef("--port-base must be 0 or a port below 65000")
+		return devnet.Config{}, usagef("--port-base must be 0 or a port below 65000")
 	}
-	cfg := localnet.DefaultConfig()
+	cfg := devnet.DefaultConfig()
 	if d.chains != "" {
-		specs, err := localnet.ParseChains(d.chains)
+		specs, err := devnet.ParseChains(d.chains)
 		if err != nil {
 			return cfg, usagef("--chains: %v", err)
 		}
@@ -100,7 +99,7 @@ func runDevnet(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	net, err := localnet.Start(ctx, cfg, log)
+	net, err := devnet.Start(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

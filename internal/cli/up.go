@@ -13,7 +13,6 @@ import (
 
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
 
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
@@ -78,7 +77,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("router: %w", err)
 	}
 
-	netw, err := localnet.Start(ctx, cfg, log.With("component", "devnet"))
+	netw, err := devnet.Start(ctx, cfg, log.With("component", "devnet"))
 	if err != nil {
 		closeAll()
 		routerLn.Close()
@@ -153,7 +152,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 }
 
 // rollupsOf lists the rollups (the chains that get an indexer) in a stable order.
-func rollupsOf(cfg localnet.Config) []string {
+func rollupsOf(cfg devnet.Config) []string {
 	var ids []string
 	for _, c := range cfg.Chains {
 		switch c.Kind {

@@ -95,9 +95,18 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 			if err != nil || res.TotalCount == 0 {
 				t.Fatalf("tx_search: %v %+v", err, res)
 			}
-			res, err = cc.TxSearch(ctx, "message.action='/cosmos.bank.v1beta1.MsgSend'", 1, 30, "desc")
-			if err != nil || res.TotalCount == 0 || len(res.Txs) == 0 {
-				t.Fatalf("tx_search by event: %v %+v", err, res)
+			// Search by the action of the tx found above (each VM's traffic has its own mix).
+			action := ""
+			for _, ev := range tx.TxResult.Events {
+				for _, a := range ev.Attributes {
+					if ev.Type == "message" && a.Key == "action" && action == "" {
+						action = a.Value
+					}
+				}
+			}
+			res, err = cc.TxSearch(ctx, fmt.Sprintf("message.action='%s'", action), 1, 30, "desc")
+			if err != nil || action == "" || res.TotalCount == 0 || len(res.Txs) == 0 {
+				t.Fatalf("tx_search by event message.action=%q: %v %+v", action, err, res)
 			}
 			bc, err := cc.Blockchain(ctx, 1, 5)
 			if err != nil || len(bc.BlockMetas) != 5 || bc.LastHeight != ch.Chain.Height() {
@@ -182,7 +191,7 @@ func TestHistoricalQueries(t *testing.T) {
 		t.Fatalf("broadcast: %+v", r)
 	}
 	before := ch.Chain.Height()
-	if err := net.ProduceBlock(); err != nil {
+	if err := net.ProduceBlock(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rc, _ := cosmosrest.New(ch.Endpoints.REST, opts()...)
@@ -252,7 +261,7 @@ func TestBroadcastChecks(t *testing.T) {
 			t.Errorf("%s: code %d %q (%s), want %d %q", c.name, res.Code, res.Codespace, res.Log, c.code, c.codespace)
 		}
 	}
-	if err := net.ProduceBlock(); err != nil {
+	if err := net.ProduceBlock(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	_, seq2, _ := ch.Chain.AccountState(k.Address())
@@ -437,7 +446,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 	if err := cl.SendTransaction(ctx, signed); err != nil {
 		t.Fatalf("send: %v", err)
 	}
-	if err := net.ProduceBlock(); err != nil {
+	if err := net.ProduceBlock(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	rcpt, err := cl.TransactionReceipt(ctx, signed.Hash())

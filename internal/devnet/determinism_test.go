@@ -64,7 +64,7 @@ func TestDeterminism(t *testing.T) {
 // TestRegistryAndEndpoints: the registry directory and endpoints.json (written by Start into
 // the data dir) list every chain and URL.
 func TestRegistryAndEndpoints(t *testing.T) {
-	cfg := devnet.DefaultConfig()
+	cfg := standalone()
 	cfg.ManualBlocks, cfg.GenesisTime = true, genesis
 	cfg.DataDir = t.TempDir()
 	net, err := devnet.Start(t.Context(), cfg, nil)

@@ -15,10 +15,19 @@ import (
 
 var genesis = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
+// standalone is the network these tests run: an L1 and one rollup of each VM, without
+// bridges, so what they see is the engine, the servers and the VMs alone.
+func standalone() devnet.Config {
+	cfg := devnet.DefaultConfig()
+	cfg.Chains = cfg.Chains[:4]
+	cfg.Bridges, cfg.BridgeTraffic, cfg.Users, cfg.LayerZero = false, 0, 0, false
+	return cfg
+}
+
 // startNet starts a manual-block network of the given chains and produces n blocks.
 func startNet(t testing.TB, seed uint64, n int, specs ...devnet.ChainSpec) *devnet.Network {
 	t.Helper()
-	cfg := devnet.DefaultConfig()
+	cfg := standalone()
 	if len(specs) > 0 {
 		cfg.Chains = specs
 	}
@@ -29,7 +38,7 @@ func startNet(t testing.TB, seed uint64, n int, specs ...devnet.ChainSpec) *devn
 	}
 	t.Cleanup(func() { net.Close() })
 	for i := 0; i < n; i++ {
-		if err := net.ProduceBlock(); err != nil {
+		if err := net.ProduceBlock(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}

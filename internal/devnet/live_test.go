@@ -17,7 +17,7 @@ import (
 // TestTimerProductionWithConcurrentReaders: blocks come from the timer while clients read;
 // every block a reader sees is complete (its results match its txs).
 func TestTimerProductionWithConcurrentReaders(t *testing.T) {
-	cfg := devnet.DefaultConfig()
+	cfg := standalone()
 	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-live-1", Kind: engine.KindEVM}, {ChainID: "l1-live-1", Kind: engine.KindL1}}
 	cfg.BlockInterval = 20 * time.Millisecond
 	net, err := devnet.Start(context.Background(), cfg, nil)

@@ -100,7 +100,7 @@ func TestL1BlockEvents(t *testing.T) {
 // TestBusyTraffic: a higher traffic bound fills blocks accordingly, and the EVM traffic keeps
 // succeeding (only its deliberate reverts fail).
 func TestBusyTraffic(t *testing.T) {
-	cfg := devnet.DefaultConfig()
+	cfg := standalone()
 	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-busy-1", Kind: engine.KindEVM}}
 	cfg.ManualBlocks, cfg.TxsPerBlock, cfg.Accounts, cfg.GenesisTime = true, 30, 20, genesis
 	net, err := devnet.Start(t.Context(), cfg, nil)
@@ -108,7 +108,7 @@ func TestBusyTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer net.Close()
-	if err := net.ProduceBlocks(30); err != nil {
+	if err := net.ProduceBlocks(t.Context(), 30); err != nil {
 		t.Fatal(err)
 	}
 	ch, _ := net.Chain("evm-busy-1")

@@ -5,7 +5,8 @@
 // ibc_channels, asset traces). The modules live in bridge/ibc and bridge/opinit, the
 // bots in bridge/relayer.
 //
-// Wiring into the engine (see TestOnEngine for a complete, running example):
+// Wiring into the engine (internal/devnet does this for the devnet; TestOnEngine is a
+// complete, running example on bare engine chains):
 //
 //  1. relKey, exKey := BotKeys(seed, cosmosKeys); every rollup's ChainSpec.Executor is
 //     exKey's bech32 address.
@@ -13,8 +14,8 @@
 //     Options.DepositHooks / Options.IBCHooks; Options.Withdrawals is an
 //     opinit.ChildWithdrawals over the rollups' latest state.
 //  3. net := Wire(specs, opts); for each chain: engine modules += net.Chain(id).Modules(),
-//     ChainSpec.Metadata = Registry.Metadata(), chain.Config.ExtraAccounts +=
-//     BotAccounts(feeDenom, relKey, exKey); then runner.AddModules(all the chain's
+//     engine.Config.ExtraAccounts += BotAccounts(feeDenom, relKey, exKey), and the
+//     chain's Registry goes into its chain.json; then runner.AddModules(all the chain's
 //     modules) so hooks reach the VMs.
 //  4. rel := relayer.New(net.RelayerConfig(endpoints)) with one
 //     relayer.NewEngineChain(chain, relKey, exKey) endpoint per chain; call rel.Step(ctx)

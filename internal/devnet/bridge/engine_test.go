@@ -11,7 +11,6 @@ import (
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
-	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
@@ -29,12 +28,8 @@ func TestOnEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := devnet.DefaultConfig()
-	cfg.ManualBlocks = true
-	cfg.Seed = seed
-	cfg.Accounts = 2
 	var specs []bridge.ChainSpec
-	for _, c := range cfg.Chains {
+	for _, c := range defaultChains {
 		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init"}
 		if c.Kind == engine.KindL1 {
 			s.NativeDenoms = []string{"uinit"}
@@ -43,7 +38,7 @@ func TestOnEngine(t *testing.T) {
 		}
 		specs = append(specs, s)
 	}
-	var nw *devnet.Network
+	var nw *engineNet
 	wd := opinit.ChildWithdrawals(func(id uint64) (sim.Query, error) {
 		for _, c := range nw.Chains() {
 			if c.Spec.Kind != engine.KindL1 && bridgeOf(t, c.Spec.ChainID, specs) == id {
@@ -67,21 +62,10 @@ func TestOnEngine(t *testing.T) {
 		cm, _ := wiring.Chain(id)
 		r.(*bridge.HookRunner).AddModules(cm.Modules()...)
 	}
-	for i := range cfg.Chains {
-		cm, _ := wiring.Chain(cfg.Chains[i].ChainID)
-		cfg.Chains[i].Metadata = cm.Registry.Metadata()
-	}
-	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
-		cm, _ := wiring.Chain(spec.ChainID)
-		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *engine.Config) {
-			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey, hookUser)...)
-		}}
-	}
-	nw, err = devnet.Start(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nw.Close()
+	nw = startEngineNet(t, seed, 2, defaultChains, func(id, fee string) ([]sim.Module, []engine.GenesisAccount) {
+		cm, _ := wiring.Chain(id)
+		return cm.Modules(), bridge.BotAccounts(fee, relKey, exKey, hookUser)
+	})
 	var eps []relayer.Endpoint
 	for _, c := range nw.Chains() {
 		eps = append(eps, relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, relKey, exKey),
@@ -232,10 +216,8 @@ func bridgeOf(t *testing.T, id string, specs []bridge.ChainSpec) uint64 {
 func TestTrafficOnEngine(t *testing.T) {
 	const seed = 3
 	relKey, exKey, _ := bridge.BotKeys(seed, false)
-	cfg := devnet.DefaultConfig()
-	cfg.ManualBlocks, cfg.Seed, cfg.Accounts = true, seed, 3
 	var specs []bridge.ChainSpec
-	for _, c := range cfg.Chains {
+	for _, c := range defaultChains {
 		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init", Executor: engine.Bech32("init", exKey.Address())}
 		if c.Kind == engine.KindL1 {
 			s.NativeDenoms, s.Executor = []string{"uinit"}, ""
@@ -248,17 +230,10 @@ func TestTrafficOnEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
-		cm, _ := wiring.Chain(spec.ChainID)
-		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *engine.Config) {
-			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey)...)
-		}}
-	}
-	nw, err := devnet.Start(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nw.Close()
+	nw := startEngineNet(t, seed, 3, defaultChains, func(id, fee string) ([]sim.Module, []engine.GenesisAccount) {
+		cm, _ := wiring.Chain(id)
+		return cm.Modules(), bridge.BotAccounts(fee, relKey, exKey)
+	})
 	var eps []relayer.Endpoint
 	for _, c := range nw.Chains() {
 		eps = append(eps, relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, relKey, exKey),

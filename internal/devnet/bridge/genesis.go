@@ -3,7 +3,6 @@ package bridge
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
@@ -125,45 +124,6 @@ type TraceChain struct {
 	ChannelID string `json:"channel_id,omitempty"`
 	Path      string `json:"path,omitempty"`
 	BridgeID  string `json:"bridge_id,omitempty"`
-}
-
-// Metadata is the chain.json "metadata" entries of the bridge (for the engine's
-// ChainSpec.Metadata): op_bridge_id and op_denoms on rollups, ibc_channels everywhere.
-func (r Registry) Metadata() map[string]any {
-	chs := make([]any, 0, len(r.IBCChannels))
-	for _, c := range r.IBCChannels {
-		chs = append(chs, c)
-	}
-	m := map[string]any{"ibc_channels": chs,
-		// rollgate registry extension the router reads: what the transfer stack supports.
-		"ibc_capabilities": map[string]bool{"cosmos_pfm": true, "cosmos_ibc_hooks": r.Hooks, "cosmos_memo": true}}
-	if r.OpBridgeID != "" {
-		m["op_bridge_id"] = r.OpBridgeID
-		m["op_denoms"] = append([]string{}, r.OpDenoms...)
-	}
-	return m
-}
-
-// AssetJSON renders a bridged asset as a full initia-registry assetlist entry (units
-// and symbol derived from the origin's base denom: "uinit" → INIT with 6 decimals).
-func (a RegistryAsset) AssetJSON() map[string]any {
-	base := a.Base
-	if len(a.Traces) > 0 {
-		base = a.Traces[0].Counterparty.BaseDenom
-	}
-	display, exp := base, 0
-	if len(base) > 1 && base[0] == 'u' {
-		display, exp = base[1:], 6
-	}
-	units := []map[string]any{{"denom": a.Base, "exponent": 0}}
-	if exp > 0 {
-		units = append(units, map[string]any{"denom": display, "exponent": exp})
-	}
-	sym := strings.ToUpper(display)
-	return map[string]any{
-		"description": "bridged " + base, "denom_units": units, "base": a.Base, "display": display,
-		"name": sym, "symbol": sym, "traces": a.Traces, "images": []any{}, "logo_URIs": map[string]string{},
-	}
 }
 
 // Network is the wiring of every chain.

@@ -12,11 +12,11 @@ import (
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -26,11 +26,9 @@ import (
 func TestHTTPRelayOnEngine(t *testing.T) {
 	const seed = 5
 	relKey, exKey, _ := bridge.BotKeys(seed, false)
-	cfg := devnet.DefaultConfig()
-	cfg.ManualBlocks, cfg.Seed, cfg.Accounts = true, seed, 2
-	cfg.Chains = cfg.Chains[:3] // L1, minievm, minimove
+	chains := defaultChains[:3] // L1, minievm, minimove
 	var specs []bridge.ChainSpec
-	for _, c := range cfg.Chains {
+	for _, c := range chains {
 		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init"}
 		if c.Kind == engine.KindL1 {
 			s.NativeDenoms = []string{"uinit"}
@@ -43,17 +41,10 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Plugins = func(spec devnet.ChainSpec) devnet.Plugins {
-		cm, _ := wiring.Chain(spec.ChainID)
-		return devnet.Plugins{Modules: cm.Modules(), Configure: func(c *engine.Config) {
-			c.ExtraAccounts = append(c.ExtraAccounts, bridge.BotAccounts(c.FeeDenom, relKey, exKey)...)
-		}}
-	}
-	nw, err := devnet.Start(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nw.Close()
+	nw := startEngineNet(t, seed, 2, chains, func(id, fee string) ([]sim.Module, []engine.GenesisAccount) {
+		cm, _ := wiring.Chain(id)
+		return cm.Modules(), bridge.BotAccounts(fee, relKey, exKey)
+	})
 	toTxcodec := func(k *engine.Key) *txcodec.PrivKey {
 		pk, err := txcodec.NewPrivKey(txcodec.EthSecp256k1, k.ECDSA().D.FillBytes(make([]byte, 32)))
 		if err != nil {

@@ -33,7 +33,7 @@ const faultRate = 0.25
 // meanwhile the API of each store, hammered concurrently, must never answer 5xx.
 func TestFaultTolerance(t *testing.T) {
 	clean := startNet(t, netConfig())
-	if err := clean.ProduceBlocks(produced); err != nil {
+	if err := clean.ProduceBlocks(t.Context(), produced); err != nil {
 		t.Fatal(err)
 	}
 	for _, be := range backends {
@@ -55,7 +55,7 @@ func TestFaultTolerance(t *testing.T) {
 			cfg.Faults, cfg.FaultSeed, cfg.FaultHang = faultRate, seed, 2*time.Second
 			cfg.FaultKinds = faults.AllKinds
 			faulty := startNet(t, cfg)
-			if err := faulty.ProduceBlocks(produced / 2); err != nil {
+			if err := faulty.ProduceBlocks(t.Context(), produced/2); err != nil {
 				t.Fatal(err)
 			}
 
@@ -108,7 +108,7 @@ func TestFaultTolerance(t *testing.T) {
 			go func() {
 				for range produced - produced/2 {
 					time.Sleep(10 * time.Millisecond)
-					if err := faulty.ProduceBlock(); err != nil {
+					if err := faulty.ProduceBlock(ctx); err != nil {
 						producing <- err
 						return
 					}

@@ -345,7 +345,7 @@ func nextKey(t testing.TB, body []byte) string {
 // difference between them by writing one golden over the other.
 func TestGolden(t *testing.T) {
 	n := startNet(t, netConfig())
-	if err := n.ProduceBlocks(produced); err != nil {
+	if err := n.ProduceBlocks(t.Context(), produced); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rollups {

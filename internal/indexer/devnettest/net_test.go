@@ -14,9 +14,6 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
-	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -45,8 +42,9 @@ var rollups = []rollup{
 	{"wasm", "miniwasm-devnet-1"},
 }
 
-// netConfig is the network of the three rollups (no L1: the indexer reads one rollup at a
-// time and the bridges are not under test), blocks stepped by hand.
+// netConfig is the network of the three rollups (no L1 and no bridges: the indexer reads one
+// rollup at a time and the bridges are not under test), blocks stepped by hand. Each chain
+// runs its kind's VM, as in the full devnet.
 func netConfig() devnet.Config {
 	var specs []devnet.ChainSpec
 	for _, r := range rollups {
@@ -57,21 +55,7 @@ func netConfig() devnet.Config {
 		Seed:         seed,
 		GenesisTime:  genesis,
 		ManualBlocks: true,
-		Plugins:      plugins,
 	}
-}
-
-// plugins wires the VM modules the way a full devnet does. Both VM traffic generators send
-// their own bank transfers, so the engine's built-in bank traffic is dropped on those chains.
-func plugins(spec devnet.ChainSpec) devnet.Plugins {
-	switch spec.Kind {
-	case engine.KindMove:
-		m := move.New(move.WithGenesisCoins("uusdc"))
-		return devnet.Plugins{Modules: []sim.Module{m}, Bank: m.BankFlavor(), SkipBankTraffic: true}
-	case engine.KindWasm:
-		return devnet.Plugins{Modules: []sim.Module{wasm.New()}, SkipBankTraffic: true}
-	}
-	return devnet.Plugins{}
 }
 
 // startNet starts a network and closes it with the test.

@@ -19,7 +19,7 @@ import (
 // its proposer, exactly as a run without the fault does.
 func TestProposerSurvivesFailedLookup(t *testing.T) {
 	n := startNet(t, netConfig())
-	if err := n.ProduceBlocks(produced); err != nil {
+	if err := n.ProduceBlocks(t.Context(), produced); err != nil {
 		t.Fatal(err)
 	}
 	r := rollups[0]

@@ -1,4 +1,4 @@
-// Package e2e proves the router against a running devnet (internal/devnet/localnet with
+// Package e2e proves the router against a running devnet (internal/devnet with
 // manual blocks). For every route kind the router serves (same-chain send, OPinit deposit,
 // fast IBC and OPinit withdrawal from a rollup, rollup → rollup over the L1 with
 // packet-forward, an external Cosmos chain reached over IBC and `ibc/` vouchers unwound to it,

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"io"
 	"math/big"
 	"net/http"
@@ -26,7 +27,6 @@ import (
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
-	"github.com/rollgate/rollgate/internal/devnet/localnet"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -112,7 +112,7 @@ func (w *wallet) account(chainID, addr string) (uint64, uint64) {
 	if err != nil {
 		w.t.Fatalf("account %s on %s: %v", addr, chainID, err)
 	}
-	num, seq, err := localnet.ParseAccount(raw)
+	num, seq, err := devnet.ParseAccount(raw)
 	if err != nil {
 		w.t.Fatalf("account %s: %v", addr, err)
 	}
@@ -303,7 +303,7 @@ func TestRoutesEndToEnd(t *testing.T) {
 
 	direct, amino := txcodec.SignModeDirect, txcodec.SignModeLegacyAminoJSON
 	l2Move := opinit.L2Denom(2, "uinit")
-	const user = 0 // localnet's first funded user
+	const user = 0 // the devnet's first funded user
 	r := func(i int) int { return recipientBase + i }
 	// Cases run in order: later ones spend what earlier ones delivered (the withdrawal spends
 	// the deposit, the unwinding spends the hub's voucher).

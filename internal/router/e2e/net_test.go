@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,10 +12,9 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/localnet"
 )
 
-// The network under test is internal/devnet/localnet's default devnet (L1, minievm, minimove,
+// The network under test is internal/devnet's default devnet (L1, minievm, minimove,
 // miniwasm, cosmoshub over IBC, the registry-only LayerZero peer ethereum-devnet) with manual
 // blocks, a fixed seed and genesis time, and no seeded bridge traffic.
 const (
@@ -25,12 +25,12 @@ const (
 	wasmID = "miniwasm-devnet-1"
 	hubID  = "cosmoshub-devnet-1"
 
-	// Account ids of the tests: below recipientBase they are localnet's funded users
+	// Account ids of the tests: below recipientBase they are the devnet's funded users
 	// (UserKey); from recipientBase on, fresh keys derived from the seed that hold nothing at
 	// genesis and that no traffic touches, so a recipient's balance moves only by the route.
 	recipientBase = 600
 
-	// canonicalPortBase lays the committed registry copy's URLs out as localnet's PortBase
+	// canonicalPortBase lays the committed registry copy's URLs out as the devnet's PortBase
 	// does: chain i serves rpc on +10i, rest +1, json-rpc +2, the rollup's executor API +3.
 	canonicalPortBase = 26000
 )
@@ -38,19 +38,19 @@ const (
 var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 type testNet struct {
-	ln  *localnet.Network
+	ln  *devnet.Network
 	dir string // registry directory with the live URLs
 }
 
-// startNet starts the localnet with manual blocks and writes its registry to a temp dir.
+// startNet starts the devnet with manual blocks and writes its registry to a temp dir.
 func startNet(t testing.TB) *testNet {
 	t.Helper()
-	cfg := localnet.DefaultConfig()
+	cfg := devnet.DefaultConfig()
 	cfg.Seed, cfg.GenesisTime, cfg.ManualBlocks = seed, genesisTime, true
 	cfg.BlockInterval = time.Second
 	cfg.BridgeTraffic = 0 // only the tests' transfers cross the bridges
 	cfg.Accounts, cfg.TxsPerBlock = 1, 1
-	ln, err := localnet.Start(context.Background(), cfg, nil)
+	ln, err := devnet.Start(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func startNet(t testing.TB) *testNet {
 	return tn
 }
 
-// step produces one block on every chain; localnet lets the relayer and executor act on it.
+// step produces one block on every chain; the devnet lets the relayer and executor act on it.
 func (tn *testNet) step(ctx context.Context) error { return tn.ln.ProduceBlock(ctx) }
 
 func (tn *testNet) prefix(chainID string) string {
@@ -101,7 +101,7 @@ func (tn *testNet) addr(t testing.TB, chainID string, id int) string {
 	return tn.ln.Address(chainID, tn.key(t, chainID, id))
 }
 
-// writeRegistry writes localnet's registry (its one-hop vouchers and the two-hop ones that
+// writeRegistry writes the devnet's registry (its one-hop vouchers and the two-hop ones that
 // arrive through the L1 by packet forwarding, which the multi-hop routes need).
 func (tn *testNet) writeRegistry(dir string) error { return tn.ln.WriteRegistry(dir) }
 

@@ -1,4 +1,4 @@
-package localnet
+package devnet
 
 import (
 	"context"
@@ -261,7 +261,7 @@ func TestZeroFeesAsRegistered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := n.mustChain(id)
+		c := engineOf(t, n, id)
 		num, seq, ok := c.AccountState(from.Address())
 		if !ok {
 			t.Fatalf("%s: user 0 has no account", id)
@@ -282,7 +282,7 @@ func TestZeroFeesAsRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id, h := range hashes {
-		b, i, ok := n.mustChain(id).TxByHash(h)
+		b, i, ok := engineOf(t, n, id).TxByHash(h)
 		if !ok {
 			t.Errorf("%s: zero-fee tx not in a block", id)
 			continue

@@ -1,4 +1,4 @@
-package localnet
+package devnet
 
 import (
 	"testing"

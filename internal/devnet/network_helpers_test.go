@@ -1,8 +1,9 @@
-package localnet
+package devnet
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"io"
 	"net/http"
 	"testing"
@@ -56,4 +57,14 @@ func produce(t *testing.T, n *Network, count int) {
 	if err := n.ProduceBlocks(context.Background(), count); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// engineOf is a chain's engine; the chain must exist.
+func engineOf(t *testing.T, n *Network, id string) *engine.Chain {
+	t.Helper()
+	c, ok := n.Chain(id)
+	if !ok {
+		t.Fatalf("no chain %s", id)
+	}
+	return c.Chain
 }

@@ -1,4 +1,4 @@
-package localnet_test
+package devnet_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/rollgate/rollgate/internal/devnet/localnet"
+	"github.com/rollgate/rollgate/internal/devnet"
 )
 
 // Example is how `rollgate devnet` / `rollgate up` start the full network: timers on, the
@@ -15,10 +15,10 @@ import (
 func Example() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := localnet.DefaultConfig()
+	cfg := devnet.DefaultConfig()
 	cfg.DataDir = "/tmp/rollgate-devnet" // endpoints.json + registry/ (router: registry.Load(DataDir+"/registry"))
 	cfg.PortBase = 26650                 // chain i: 26650+10i rpc, +1 rest, +2 json-rpc, +3 executor API
-	n, err := localnet.Start(ctx, cfg, slog.Default())
+	n, err := devnet.Start(ctx, cfg, slog.Default())
 	if err != nil {
 		fmt.Println(err)
 		return

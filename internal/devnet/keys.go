@@ -1,4 +1,4 @@
-package localnet
+package devnet
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
@@ -17,16 +18,16 @@ import (
 // gives the same key on every Initia chain of the network (eth_secp256k1); external Cosmos
 // chains use plain secp256k1 keys.
 func (n *Network) Key(chainID string, i int) (*txcodec.PrivKey, error) {
-	s, ok := n.specs[chainID]
+	c, ok := n.Chain(chainID)
 	if !ok {
-		return nil, fmt.Errorf("localnet: unknown chain %q", chainID)
+		return nil, fmt.Errorf("devnet: unknown chain %q", chainID)
 	}
-	if i < 0 || i >= len(n.mustChain(chainID).Accounts()) {
-		return nil, fmt.Errorf("localnet: %s has no genesis key %d", chainID, i)
+	if i < 0 || i >= len(c.Chain.Accounts()) {
+		return nil, fmt.Errorf("devnet: %s has no genesis key %d", chainID, i)
 	}
-	k := n.mustChain(chainID).Key(i)
+	k := c.Chain.Key(i)
 	typ := txcodec.EthSecp256k1
-	if s.CosmosKeys {
+	if c.Spec.CosmosKeys {
 		typ = txcodec.Secp256k1
 	}
 	return txcodec.NewPrivKey(typ, k.Bytes())
@@ -64,12 +65,12 @@ func userAccounts(seed uint64, users int, s ChainSpec) ([]engine.GenesisAccount,
 // hold 10^12 of the fee denom (and uusdc on Initia chains) at genesis and no seeded traffic
 // signs with them or sends to them, so their balances move only by what a client does.
 func (n *Network) UserKey(chainID string, i int) (*txcodec.PrivKey, error) {
-	s, ok := n.specs[chainID]
+	s, ok := n.Spec(chainID)
 	if !ok {
-		return nil, fmt.Errorf("localnet: unknown chain %q", chainID)
+		return nil, fmt.Errorf("devnet: unknown chain %q", chainID)
 	}
 	if i < 0 || i >= n.cfg.Users {
-		return nil, fmt.Errorf("localnet: no user %d (Users = %d)", i, n.cfg.Users)
+		return nil, fmt.Errorf("devnet: no user %d (Users = %d)", i, n.cfg.Users)
 	}
 	k, err := userKey(n.cfg.Seed, i, s)
 	if err != nil {
@@ -82,14 +83,17 @@ func (n *Network) UserKey(chainID string, i int) (*txcodec.PrivKey, error) {
 	return txcodec.NewPrivKey(typ, k.Bytes())
 }
 
-// Address is the bech32 address of a key on a chain.
+// Address is the bech32 address of a key on a chain ("" for an unknown chain).
 func (n *Network) Address(chainID string, k *txcodec.PrivKey) string {
-	return engine.Bech32(n.specs[chainID].Prefix, k.Address())
-}
-
-func (n *Network) mustChain(id string) *engine.Chain {
-	c, _ := n.devnet.Chain(id)
-	return c.Chain
+	s, ok := n.Spec(chainID)
+	if !ok {
+		return ""
+	}
+	a, err := address.Bech32(s.Prefix, k.Address())
+	if err != nil {
+		return "" // unreachable: Start checked the prefix
+	}
+	return a
 }
 
 // Account reads an account's number and next sequence over the chain's REST gateway
@@ -97,7 +101,7 @@ func (n *Network) mustChain(id string) *engine.Chain {
 func (n *Network) Account(ctx context.Context, chainID, addr string) (number, sequence uint64, err error) {
 	e, ok := n.Endpoints()[chainID]
 	if !ok {
-		return 0, 0, fmt.Errorf("localnet: unknown chain %q", chainID)
+		return 0, 0, fmt.Errorf("devnet: unknown chain %q", chainID)
 	}
 	cl, err := cosmosrest.New(e.REST)
 	if err != nil {
@@ -105,7 +109,7 @@ func (n *Network) Account(ctx context.Context, chainID, addr string) (number, se
 	}
 	raw, err := cl.Account(ctx, addr)
 	if err != nil {
-		return 0, 0, fmt.Errorf("localnet: account %s: %w", addr, err)
+		return 0, 0, fmt.Errorf("devnet: account %s: %w", addr, err)
 	}
 	return ParseAccount(raw)
 }
@@ -124,7 +128,7 @@ func ParseAccount(raw json.RawMessage) (number, sequence uint64, err error) {
 		} `json:"base_account"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return 0, 0, fmt.Errorf("localnet: account document: %w", err)
+		return 0, 0, fmt.Errorf("devnet: account document: %w", err)
 	}
 	if len(doc.Account) > 0 {
 		return ParseAccount(doc.Account)
@@ -134,10 +138,10 @@ func ParseAccount(raw json.RawMessage) (number, sequence uint64, err error) {
 		num, seq = doc.BaseAccount.Number, doc.BaseAccount.Sequence
 	}
 	if number, err = strconv.ParseUint(num, 10, 64); err != nil {
-		return 0, 0, fmt.Errorf("localnet: account_number %q: %w", num, err)
+		return 0, 0, fmt.Errorf("devnet: account_number %q: %w", num, err)
 	}
 	if sequence, err = strconv.ParseUint(seq, 10, 64); err != nil {
-		return 0, 0, fmt.Errorf("localnet: sequence %q: %w", seq, err)
+		return 0, 0, fmt.Errorf("devnet: sequence %q: %w", seq, err)
 	}
 	return number, sequence, nil
 }

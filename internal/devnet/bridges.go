@@ -1,0 +1,148 @@
+package devnet
+
+import (
+	"fmt"
+
+	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/devnet/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+)
+
+// bridges is the bridge side of a network: the OPinit and IBC wiring (modules and registry
+// metadata per chain), the ibc-hooks runners, the relayer and executor bots, and the
+// relayer/executor itself.
+type bridges struct {
+	wiring  *bridge.Network
+	runners map[string]*bridge.HookRunner
+	// bots are the relayer and executor keys: eth_secp256k1 on Initia chains, secp256k1 on
+	// external ones (index 0 and 1 of the pair).
+	initiaBots, cosmosBots [2]*engine.Key
+	relayer                *relayer.Relayer
+	execURL                map[string]string // rollup chain id → executor API URL
+}
+
+// wireBridges wires the OPinit bridges L1 ↔ every rollup and the IBC channels L1 ↔ every
+// other chain. The chains do not exist yet: what reads them (the L1's view of a rollup's
+// withdrawals) looks them up in n when it runs.
+func wireBridges(n *Network) (*bridges, error) {
+	b := &bridges{runners: map[string]*bridge.HookRunner{}, execURL: map[string]string{}}
+	var err error
+	if b.initiaBots[0], b.initiaBots[1], err = bridge.BotKeys(n.cfg.Seed, false); err != nil {
+		return nil, err
+	}
+	if b.cosmosBots[0], b.cosmosBots[1], err = bridge.BotKeys(n.cfg.Seed, true); err != nil {
+		return nil, err
+	}
+	var specs []bridge.ChainSpec
+	ibcHooks := map[string]ibc.HookExecutor{}
+	depHooks := map[string]opinit.DepositHookExecutor{}
+	for _, s := range n.cfg.Chains {
+		bs := bridge.ChainSpec{ChainID: s.ChainID, Kind: string(s.Kind), Prefix: s.Prefix, ChainName: s.name(), NativeDenoms: s.NativeDenoms}
+		if isRollup(s.Kind) {
+			bs.Executor = b.bech32(s, b.bots(s)[1])
+		}
+		specs = append(specs, bs)
+		if s.Kind == engine.KindCosmos {
+			continue // an external chain runs no ibc-hooks
+		}
+		r := bridge.NewHookRunner(s.ChainID)
+		b.runners[s.ChainID] = r
+		ibcHooks[s.ChainID] = r
+		if isRollup(s.Kind) {
+			depHooks[s.ChainID] = r
+		}
+	}
+	wd := opinit.ChildWithdrawals(func(id uint64) (sim.Query, error) {
+		for _, cm := range b.wiring.Chains {
+			if cm.BridgeID == id {
+				c, ok := n.Chain(cm.Spec.ChainID)
+				if !ok {
+					break
+				}
+				return c.Chain.Query(c.Chain.Height())
+			}
+		}
+		return nil, fmt.Errorf("no rollup for bridge %d", id)
+	})
+	b.wiring, err = bridge.Wire(specs, bridge.Options{IBCHooks: ibcHooks, DepositHooks: depHooks, Withdrawals: wd,
+		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// bots are the relayer and executor keys a chain's kind of key signs with.
+func (b *bridges) bots(s ChainSpec) [2]*engine.Key {
+	if s.CosmosKeys {
+		return b.cosmosBots
+	}
+	return b.initiaBots
+}
+
+func (b *bridges) bech32(s ChainSpec, k *engine.Key) string {
+	a, err := address.Bech32(s.Prefix, k.Address())
+	if err != nil {
+		// Prefixes are the network's own constants: a bad one is a programming error.
+		panic(fmt.Sprintf("devnet: bech32 prefix %q: %v", s.Prefix, err))
+	}
+	return a
+}
+
+// chainParts are the bridge modules and funded bot accounts of a chain (none without
+// bridges).
+func (b *bridges) chainParts(s ChainSpec) ([]sim.Module, []engine.GenesisAccount) {
+	if b == nil {
+		return nil, nil
+	}
+	cm, _ := b.wiring.Chain(s.ChainID)
+	bots := b.bots(s)
+	return cm.Modules(), bridge.BotAccounts(s.FeeDenom, bots[0], bots[1])
+}
+
+// start hands the built chains to the hook runners and builds the relayer/executor.
+func (b *bridges) start(n *Network) error {
+	for id, r := range b.runners {
+		c, _ := n.Chain(id)
+		r.AddModules(c.Modules...)
+	}
+	var eps []relayer.Endpoint
+	for _, c := range n.chains {
+		bots := b.bots(c.Spec)
+		ep := relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, bots[0], bots[1]), Relayer: b.bech32(c.Spec, bots[0])}
+		if isRollup(c.Spec.Kind) {
+			ep.Executor = b.bech32(c.Spec, bots[1])
+		}
+		eps = append(eps, ep)
+	}
+	rcfg := b.wiring.RelayerConfig(eps)
+	rcfg.Logger = n.log.With("component", "relayer")
+	r, err := relayer.New(rcfg)
+	if err != nil {
+		return err
+	}
+	b.relayer = r
+	return nil
+}
+
+// serveExecutorAPIs starts each rollup's OPinit executor API (port +3 of the chain).
+func (b *bridges) serveExecutorAPIs(n *Network) error {
+	for i, c := range n.chains {
+		if !isRollup(c.Spec.Kind) {
+			continue
+		}
+		ln, err := listen(n.cfg.Host, n.cfg.port(i, 3))
+		if err != nil {
+			return fmt.Errorf("executor api for %s: %w", c.Spec.ChainID, err)
+		}
+		cm, _ := b.wiring.Chain(c.Spec.ChainID)
+		ch := c.Chain
+		n.serve(ln, opinit.ExecutorAPI(cm.BridgeID, func() (sim.Query, error) { return ch.Query(ch.Height()) }), "executor api "+c.Spec.ChainID)
+		b.execURL[c.Spec.ChainID] = "http://" + ln.Addr().String()
+	}
+	return nil
+}
