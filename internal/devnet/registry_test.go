@@ -73,8 +73,14 @@ func TestRegistryGivesRoutes(t *testing.T) {
 		{"L1 INIT deposited to a rollup, then forwarded to another (hook)", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit",
 			DestAssetChainID: "minievm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-1", l2(2))}, []string{"op_init_transfer", "transfer", "transfer"},
 			denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), 1, []string{"2"}},
-		{"LayerZero L1→EVM peer", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
-			DestAssetChainID: lzChainID, DestAssetDenom: lzUSDT}, []string{"layer_zero_transfer"}, lzUSDT, 1, nil},
+		{"LayerZero EVM peer→L1", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
+			DestAssetChainID: "initia-devnet-1", DestAssetDenom: l1LZUSDTDenom}, []string{"layer_zero_transfer"}, l1LZUSDTDenom, 1, nil},
+	}
+	// The router builds OFT sends as EVM calls only, so it offers no LayerZero send from the
+	// L1 (a Cosmos chain): the registry still lists the L1's OFT asset for the way back.
+	if r, err := g.Find(route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
+		DestAssetChainID: lzChainID, DestAssetDenom: lzUSDT}); err == nil {
+		t.Errorf("a LayerZero route from the L1 was offered: %+v", r)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
