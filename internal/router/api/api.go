@@ -100,9 +100,19 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 	}, s.routes())
 }
 
-// mapError is where the router's domain errors become HTTP errors.
+// mapError is the one place the router's domain errors become HTTP errors: a request the
+// route engine or the message builder refuses is a 400, one naming an unknown chain or asset
+// a 404, each with its machine reason; anything else is left to apierr (a 5xx).
 func mapError(err error) error {
-	return err
+	var re *route.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	code := apierr.InvalidArgument
+	if re.Kind == route.Unknown {
+		code = apierr.NotFound
+	}
+	return &apierr.Error{Code: code, Message: re.Message, Details: []string{re.Reason}, Info: re.Info}
 }
 
 // current returns the graph of the current registry snapshot, rebuilding it when the

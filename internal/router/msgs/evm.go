@@ -9,8 +9,8 @@ import (
 	"github.com/cosmos/btcutil/bech32"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/router/route"
 )
 
 // The two EVM calls the router emits: ERC-20 transfer and the LayerZero v2 OFT send
@@ -126,5 +126,5 @@ func (b Builder) evmTx(req Request, p *plan, i int, signer string) (*EVMTx, erro
 		}
 		return tx, nil
 	}
-	return nil, apierr.BadRequest("operation %d cannot run on EVM chain %s", i, chain.ID).WithDetails(ReasonUnsupportedOp)
+	return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot run on EVM chain %s", i, chain.ID)
 }

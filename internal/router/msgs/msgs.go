@@ -25,7 +25,6 @@ import (
 	"github.com/holiman/uint256"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
@@ -179,12 +178,12 @@ func ValidateAddress(c *registry.Chain, addr string) error {
 	return nil
 }
 
-func addrErr(i int, chainID string, err error) *apierr.Error {
-	return apierr.BadRequest("address_list[%d] for chain %s: %v", i, chainID, err).WithDetails(ReasonInvalidAddress)
+func addrErr(i int, chainID string, err error) *route.Error {
+	return route.Invalidf(ReasonInvalidAddress, "address_list[%d] for chain %s: %v", i, chainID, err)
 }
 
-func opsErr(format string, args ...any) *apierr.Error {
-	return apierr.BadRequest("operations: "+format, args...).WithDetails(ReasonInvalidOperations)
+func opsErr(format string, args ...any) *route.Error {
+	return route.Invalidf(ReasonInvalidOperations, "operations: "+format, args...)
 }
 
 // plan is the validated, position-annotated form of the operations.
@@ -329,7 +328,7 @@ func (b Builder) checkOp(i int, op route.Operation, inPath string) (string, erro
 		}
 	case op.BankSend != nil:
 	case op.Swap != nil:
-		return "", apierr.BadRequest("operation %d: message generation for swaps is not supported yet", i).WithDetails(ReasonUnsupportedOp)
+		return "", route.Invalidf(ReasonUnsupportedOp, "operation %d: message generation for swaps is not supported yet", i)
 	}
 	return out.Path, nil
 }
@@ -359,7 +358,7 @@ func (b Builder) Build(req Request) (*Response, error) {
 	if req.TimeoutSeconds != "" {
 		s, err := strconv.ParseUint(req.TimeoutSeconds, 10, 32)
 		if err != nil || s == 0 {
-			return nil, apierr.BadRequest("timeout_seconds must be a positive integer").WithDetails(ReasonInvalidTimeout)
+			return nil, route.Invalidf(ReasonInvalidTimeout, "timeout_seconds must be a positive integer")
 		}
 		timeout = time.Duration(s) * time.Second
 	}
@@ -368,8 +367,8 @@ func (b Builder) Build(req Request) (*Response, error) {
 		return nil, err
 	}
 	if len(req.AddressList) != len(p.required) {
-		return nil, apierr.BadRequest("address_list has %d entries, the route needs %d (%s)", len(req.AddressList), len(p.required),
-			strings.Join(p.required, ", ")).WithDetails(ReasonAddressListLength)
+		return nil, route.Invalidf(ReasonAddressListLength, "address_list has %d entries, the route needs %d (%s)", len(req.AddressList), len(p.required),
+			strings.Join(p.required, ", "))
 	}
 	for i, a := range req.AddressList {
 		c := b.Reg.Chain(p.required[i])
@@ -384,7 +383,7 @@ func (b Builder) Build(req Request) (*Response, error) {
 			return nil, e
 		}
 		if !v.Eq(amountOut) {
-			return nil, apierr.BadRequest("amount_out %s does not match the operations' %s", req.AmountOut, amountOut.Dec()).WithDetails(ReasonAmountOutMismatch)
+			return nil, route.Invalidf(ReasonAmountOutMismatch, "amount_out %s does not match the operations' %s", req.AmountOut, amountOut.Dec())
 		}
 	}
 	now := time.Now
@@ -431,17 +430,17 @@ func (b Builder) Build(req Request) (*Response, error) {
 
 func (b Builder) lookup(chainField, chainID, denomField, denom string) error {
 	if chainID == "" {
-		return apierr.BadRequest("%s is required", chainField).WithDetails(route.ReasonMissingField)
+		return route.Invalidf(route.ReasonMissingField, "%s is required", chainField)
 	}
 	if denom == "" {
-		return apierr.BadRequest("%s is required", denomField).WithDetails(route.ReasonMissingField)
+		return route.Invalidf(route.ReasonMissingField, "%s is required", denomField)
 	}
 	c := b.Reg.Chain(chainID)
 	if c == nil {
-		return apierr.NotFoundf("unknown chain %q in %s", chainID, chainField).WithDetails(route.ReasonUnknownChain)
+		return route.Unknownf(route.ReasonUnknownChain, "unknown chain %q in %s", chainID, chainField)
 	}
 	if c.Asset(denom) == nil {
-		return apierr.NotFoundf("unknown %s %q on chain %s", denomField, denom, chainID).WithDetails(route.ReasonUnknownAsset)
+		return route.Unknownf(route.ReasonUnknownAsset, "unknown %s %q on chain %s", denomField, denom, chainID)
 	}
 	return nil
 }
@@ -452,7 +451,7 @@ func parseSlippage(s string) (*big.Rat, error) {
 	}
 	r, ok := new(big.Rat).SetString(s)
 	if !ok || strings.ContainsAny(s, "/eE") || r.Sign() < 0 || r.Cmp(big.NewRat(100, 1)) > 0 {
-		return nil, apierr.BadRequest("slippage_tolerance_percent must be a decimal between 0 and 100").WithDetails(ReasonInvalidSlippage)
+		return nil, route.Invalidf(ReasonInvalidSlippage, "slippage_tolerance_percent must be a decimal between 0 and 100")
 	}
 	return r, nil
 }
@@ -547,9 +546,9 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 		}
 		msgs = append(msgs, cm)
 	case first.LayerZeroTransfer != nil:
-		return nil, apierr.BadRequest("LayerZero sends from Cosmos chain %s are not supported; only EVM sources", chain.ID).WithDetails(ReasonUnsupportedOp)
+		return nil, route.Invalidf(ReasonUnsupportedOp, "LayerZero sends from Cosmos chain %s are not supported; only EVM sources", chain.ID)
 	default:
-		return nil, apierr.BadRequest("operation %d cannot start a transaction", start).WithDetails(ReasonUnsupportedOp)
+		return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot start a transaction", start)
 	}
 	tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: msgs}
 	return tx, nil
@@ -559,22 +558,22 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 // recipient, so a wrong hook fails here instead of on the rollup after the funds moved.
 func checkHook(h *SignedOPHook, to string) ([]byte, error) {
 	if h == nil || h.Hook == "" {
-		return nil, apierr.BadRequest("the route continues after the OPinit deposit: signed_op_hook is required").
-			WithDetails(ReasonOPHookRequired).WithInfo("call /op-hook, sign the returned messages and send them as signed_op_hook")
+		return nil, route.Invalidf(ReasonOPHookRequired, "the route continues after the OPinit deposit: signed_op_hook is required").
+			WithInfo("call /op-hook, sign the returned messages and send them as signed_op_hook")
 	}
 	raw, err := base64.StdEncoding.DecodeString(h.Hook)
 	if err != nil {
-		return nil, apierr.BadRequest("signed_op_hook.hook must be base64: %v", err).WithDetails(ReasonInvalidOPHook)
+		return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.hook must be base64: %v", err)
 	}
 	var tx txv1beta1.Tx
 	if err := proto.Unmarshal(raw, &tx); err != nil || tx.Body == nil || len(tx.Body.Messages) == 0 || len(tx.Signatures) == 0 {
-		return nil, apierr.BadRequest("signed_op_hook.hook is not a signed transaction").WithDetails(ReasonInvalidOPHook)
+		return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.hook is not a signed transaction")
 	}
 	if h.Signer != "" && h.Signer != to {
 		_, a, err1 := bech32.DecodeToBase256(h.Signer)
 		_, b, err2 := bech32.DecodeToBase256(to)
 		if err1 != nil || err2 != nil || string(a) != string(b) {
-			return nil, apierr.BadRequest("signed_op_hook.signer %s is not the deposit recipient %s", h.Signer, to).WithDetails(ReasonInvalidOPHook)
+			return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.signer %s is not the deposit recipient %s", h.Signer, to)
 		}
 	}
 	return raw, nil
@@ -647,7 +646,7 @@ func (b Builder) OPHook(ops []route.Operation, depositIndex int, sender, receive
 		end++
 	}
 	if end == depositIndex+1 {
-		return "", nil, apierr.BadRequest("the route does not continue after the OPinit deposit: no hook is needed").WithDetails(route.ReasonNoRoute)
+		return "", nil, route.Invalidf(route.ReasonNoRoute, "the route does not continue after the OPinit deposit: no hook is needed")
 	}
 	l2 := b.Reg.Chain(ops[depositIndex].ToChainID())
 	hookOps := ops[depositIndex+1 : end]

@@ -15,7 +15,6 @@ package route
 import (
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -172,20 +171,20 @@ func addUnique(n *node, e edge) {
 
 // Lookup resolves a (chain, denom) pair to its registry chain and asset, with the API errors
 // for unknown ones.
-func (g *Graph) Lookup(chainField, chainID, denomField, denom string) (*registry.Chain, *registry.Asset, *apierr.Error) {
+func (g *Graph) Lookup(chainField, chainID, denomField, denom string) (*registry.Chain, *registry.Asset, *Error) {
 	if chainID == "" {
-		return nil, nil, apierr.BadRequest("%s is required", chainField).WithDetails(ReasonMissingField)
+		return nil, nil, Invalidf(ReasonMissingField, "%s is required", chainField)
 	}
 	if denom == "" {
-		return nil, nil, apierr.BadRequest("%s is required", denomField).WithDetails(ReasonMissingField)
+		return nil, nil, Invalidf(ReasonMissingField, "%s is required", denomField)
 	}
 	c := g.reg.Chain(chainID)
 	if c == nil {
-		return nil, nil, apierr.NotFoundf("unknown chain %q in %s", chainID, chainField).WithDetails(ReasonUnknownChain)
+		return nil, nil, Unknownf(ReasonUnknownChain, "unknown chain %q in %s", chainID, chainField)
 	}
 	a := c.Asset(denom)
 	if a == nil {
-		return nil, nil, apierr.NotFoundf("unknown %s %q on chain %s", denomField, denom, chainID).WithDetails(ReasonUnknownAsset)
+		return nil, nil, Unknownf(ReasonUnknownAsset, "unknown %s %q on chain %s", denomField, denom, chainID)
 	}
 	return c, a, nil
 }

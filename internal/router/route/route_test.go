@@ -10,7 +10,6 @@ import (
 
 	"github.com/holiman/uint256"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/bench/synthnet"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
@@ -45,9 +44,9 @@ func line(t *testing.T, pfmB, direct bool) *registry.Registry {
 }
 
 func reason(err error) string {
-	var e *apierr.Error
-	if errors.As(err, &e) && len(e.Details) > 0 {
-		return e.Details[0]
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
 	}
 	return ""
 }
@@ -250,7 +249,7 @@ func TestParseAmount(t *testing.T) {
 		_, err := ParseAmount("amount_in", tc.in)
 		got := ""
 		if err != nil {
-			got = err.Details[0]
+			got = err.Reason
 		}
 		if got != tc.reason {
 			t.Errorf("ParseAmount(%q) reason %q, want %q", tc.in, got, tc.reason)

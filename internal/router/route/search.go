@@ -7,30 +7,29 @@ import (
 
 	"github.com/holiman/uint256"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
 // ParseAmount parses a base-unit amount: a decimal integer, 1 ≤ amount < 2^256.
-func ParseAmount(field, s string) (*uint256.Int, *apierr.Error) {
+func ParseAmount(field, s string) (*uint256.Int, *Error) {
 	if s == "" {
-		return nil, apierr.BadRequest("%s is required", field).WithDetails(ReasonMissingField)
+		return nil, Invalidf(ReasonMissingField, "%s is required", field)
 	}
 	if strings.HasPrefix(s, "-") {
 		if isDigits(s[1:]) {
-			return nil, apierr.BadRequest("%s must be positive", field).WithDetails(ReasonAmountTooLow)
+			return nil, Invalidf(ReasonAmountTooLow, "%s must be positive", field)
 		}
-		return nil, apierr.BadRequest("%s must be a base-unit integer", field).WithDetails(ReasonInvalidAmount)
+		return nil, Invalidf(ReasonInvalidAmount, "%s must be a base-unit integer", field)
 	}
 	if !isDigits(s) {
-		return nil, apierr.BadRequest("%s must be a base-unit integer", field).WithDetails(ReasonInvalidAmount)
+		return nil, Invalidf(ReasonInvalidAmount, "%s must be a base-unit integer", field)
 	}
 	v, err := uint256.FromDecimal(s)
 	if err != nil {
-		return nil, apierr.BadRequest("%s exceeds 2^256-1", field).WithDetails(ReasonAmountTooHigh)
+		return nil, Invalidf(ReasonAmountTooHigh, "%s exceeds 2^256-1", field)
 	}
 	if v.IsZero() {
-		return nil, apierr.BadRequest("%s must be positive", field).WithDetails(ReasonAmountTooLow)
+		return nil, Invalidf(ReasonAmountTooLow, "%s must be positive", field)
 	}
 	return v, nil
 }
@@ -107,7 +106,7 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	amount, aerr := ParseAmount("amount_in", req.AmountIn)
 	if aerr != nil {
 		if req.AmountIn == "" && req.AmountOut != "" {
-			return nil, apierr.BadRequest("exact-out routes (amount_out) are not supported; send amount_in").WithDetails(ReasonUnsupportedField)
+			return nil, Invalidf(ReasonUnsupportedField, "exact-out routes (amount_out) are not supported; send amount_in")
 		}
 		return nil, aerr
 	}
@@ -133,7 +132,7 @@ func (g *Graph) Find(req Request) (*Route, error) {
 			case "AXELAR", "CCTP", "HYPERLANE", "GO_FAST", "STARGATE", "EUREKA", "CCTP_V2":
 				// Known bridge types this router has no edges for.
 			default:
-				return nil, apierr.BadRequest("unknown bridge type %q", b).WithDetails(ReasonInvalidBridge)
+				return nil, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", b)
 			}
 		}
 	}
@@ -237,8 +236,8 @@ func b2i(b bool) int32 {
 }
 
 func (g *Graph) noRoute(req Request, info string) error {
-	e := apierr.BadRequest("no route found from %s on %s to %s on %s", req.SourceAssetDenom, req.SourceAssetChainID,
-		req.DestAssetDenom, req.DestAssetChainID).WithDetails(ReasonNoRoute)
+	e := Invalidf(ReasonNoRoute, "no route found from %s on %s to %s on %s", req.SourceAssetDenom, req.SourceAssetChainID,
+		req.DestAssetDenom, req.DestAssetChainID)
 	if info != "" {
 		e = e.WithInfo(info)
 	}
