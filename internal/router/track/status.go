@@ -1,0 +1,188 @@
+package track
+
+// Overall states (Skip's TransactionState) and the coarse status the contract adds.
+const (
+	StateSubmitted        = "STATE_SUBMITTED"
+	StatePending          = "STATE_PENDING"
+	StatePendingError     = "STATE_PENDING_ERROR"
+	StateCompletedSuccess = "STATE_COMPLETED_SUCCESS"
+	StateCompletedError   = "STATE_COMPLETED_ERROR"
+	StateAbandoned        = "STATE_ABANDONED"
+
+	StatusCompleted = "STATE_COMPLETED"
+	StatusFailed    = "STATE_FAILED"
+)
+
+// Per-hop states: IBC (Skip's TransferState) and OPinit (Skip's OPInitTransferState).
+const (
+	TransferUnknown  = "TRANSFER_UNKNOWN"
+	TransferPending  = "TRANSFER_PENDING"
+	TransferReceived = "TRANSFER_RECEIVED"
+	TransferSuccess  = "TRANSFER_SUCCESS"
+	TransferFailure  = "TRANSFER_FAILURE"
+
+	OPInitUnknown  = "OPINIT_TRANSFER_UNKNOWN"
+	OPInitSent     = "OPINIT_TRANSFER_SENT"
+	OPInitReceived = "OPINIT_TRANSFER_RECEIVED"
+)
+
+// Withdrawal stages of an L2 → L1 OPinit hop (rollgate extension `withdrawal.state`; the hop's
+// Skip `state` stays OPINIT_TRANSFER_SENT until the claim, then OPINIT_TRANSFER_RECEIVED).
+const (
+	WithdrawalWaitingOutput      = "OPINIT_WITHDRAWAL_WAITING_FOR_OUTPUT"
+	WithdrawalFinalizationPeriod = "OPINIT_WITHDRAWAL_FINALIZATION_PERIOD"
+	WithdrawalClaimable          = "OPINIT_WITHDRAWAL_CLAIMABLE"
+	WithdrawalClaimed            = "OPINIT_WITHDRAWAL_CLAIMED"
+)
+
+// Error types.
+const (
+	PacketErrorAck     = "PACKET_ERROR_ACKNOWLEDGEMENT"
+	PacketErrorTimeout = "PACKET_ERROR_TIMEOUT"
+
+	StatusErrorExecution = "STATUS_ERROR_TRANSACTION_EXECUTION"
+	StatusErrorTransfer  = "STATUS_ERROR_TRANSFER"
+)
+
+// StatusOf maps a detailed state to the contract's coarse status.
+func StatusOf(state string) string {
+	switch state {
+	case StateCompletedSuccess:
+		return StatusCompleted
+	case StateCompletedError, StateAbandoned:
+		return StatusFailed
+	case StatePendingError:
+		return StatePending
+	}
+	return state
+}
+
+// Terminal reports whether a detailed state is final.
+func Terminal(state string) bool {
+	return state == StateCompletedSuccess || state == StateCompletedError || state == StateAbandoned
+}
+
+// ChainTx is Skip's ChainTransaction.
+type ChainTx struct {
+	ChainID      string `json:"chain_id"`
+	TxHash       string `json:"tx_hash"`
+	ExplorerLink string `json:"explorer_link"`
+	OnChainAt    string `json:"on_chain_at"`
+}
+
+// PacketError is Skip's PacketError.
+type PacketError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Packet is Skip's Packet (the txs of one IBC hop); absent txs are null.
+type Packet struct {
+	SendTx        *ChainTx     `json:"send_tx"`
+	ReceiveTx     *ChainTx     `json:"receive_tx"`
+	AcknowledgeTx *ChainTx     `json:"acknowledge_tx"`
+	TimeoutTx     *ChainTx     `json:"timeout_tx"`
+	Error         *PacketError `json:"error"`
+}
+
+// IBCTransferInfo is one IBC hop.
+type IBCTransferInfo struct {
+	FromChainID string `json:"from_chain_id"`
+	ToChainID   string `json:"to_chain_id"`
+	SrcChainID  string `json:"src_chain_id"`
+	DstChainID  string `json:"dst_chain_id"`
+	State       string `json:"state"`
+	PacketTxs   Packet `json:"packet_txs"`
+}
+
+// OPInitTxs is Skip's OPInitTransferTxs.
+type OPInitTxs struct {
+	SendTx    *ChainTx `json:"send_tx"`
+	ReceiveTx *ChainTx `json:"receive_tx"`
+}
+
+// Withdrawal is rollgate's view of an L2 → L1 withdrawal between its L2 tx and the L1 claim.
+type Withdrawal struct {
+	State       string `json:"state"`
+	BridgeID    string `json:"bridge_id"`
+	L2Sequence  string `json:"l2_sequence"`
+	OutputIndex string `json:"output_index,omitempty"`
+	// ClaimableAt is when the output's finalization period ends (RFC 3339).
+	ClaimableAt string `json:"claimable_at,omitempty"`
+	// ExecutorURL is where the claim's proof is served (`/withdrawal/{sequence}`).
+	ExecutorURL string `json:"executor_url,omitempty"`
+}
+
+// OPInitTransferInfo is one OPinit hop (deposit or withdrawal).
+type OPInitTransferInfo struct {
+	FromChainID string      `json:"from_chain_id"`
+	ToChainID   string      `json:"to_chain_id"`
+	State       string      `json:"state"`
+	Txs         OPInitTxs   `json:"txs"`
+	Withdrawal  *Withdrawal `json:"withdrawal,omitempty"`
+	// Error is set when the deposit arrived but its hook failed, or the deposit itself failed
+	// (rollgate extension; Skip's OPinit hop has no error field).
+	Error *string `json:"error,omitempty"`
+}
+
+// TransferEvent is one entry of transfer_sequence (exactly one member set).
+type TransferEvent struct {
+	IBCTransfer    *IBCTransferInfo    `json:"ibc_transfer,omitempty"`
+	OPInitTransfer *OPInitTransferInfo `json:"op_init_transfer,omitempty"`
+}
+
+// NextBlocking points at the hop a transfer waits on.
+type NextBlocking struct {
+	TransferSequenceIndex int `json:"transfer_sequence_index"`
+}
+
+// AssetRelease says where the funds are.
+type AssetRelease struct {
+	ChainID  string  `json:"chain_id"`
+	Denom    string  `json:"denom"`
+	Amount   *string `json:"amount"`
+	Released bool    `json:"released"`
+}
+
+// ErrorDetails is Skip's TransactionExecutionErrorDetails.
+type ErrorDetails struct {
+	Code    uint32 `json:"code"`
+	Message string `json:"message"`
+}
+
+// StatusError is Skip's StatusError.
+type StatusError struct {
+	Type    string        `json:"type"`
+	Message string        `json:"message"`
+	Details *ErrorDetails `json:"details,omitempty"`
+}
+
+// TransferStatus is one transfer started by the tracked tx.
+type TransferStatus struct {
+	State                string          `json:"state"`
+	TransferSequence     []TransferEvent `json:"transfer_sequence"`
+	NextBlockingTransfer *NextBlocking   `json:"next_blocking_transfer"`
+	TransferAssetRelease *AssetRelease   `json:"transfer_asset_release,omitempty"`
+	Error                *StatusError    `json:"error"`
+}
+
+// StatusResponse is the /v2/tx/status answer.
+type StatusResponse struct {
+	Transfers            []TransferStatus `json:"transfers"`
+	State                string           `json:"state"`
+	Status               string           `json:"status"`
+	NextBlockingTransfer *NextBlocking    `json:"next_blocking_transfer"`
+	TransferAssetRelease *AssetRelease    `json:"transfer_asset_release,omitempty"`
+	Error                *StatusError     `json:"error"`
+	TransferSequence     []TransferEvent  `json:"transfer_sequence"`
+}
+
+// TrackResponse is the /v2/tx/track and /v2/tx/submit answer.
+type TrackResponse struct {
+	TxHash       string `json:"tx_hash"`
+	ExplorerLink string `json:"explorer_link"`
+}
+
+func submitted() StatusResponse {
+	return StatusResponse{Transfers: []TransferStatus{}, State: StateSubmitted, Status: StatusOf(StateSubmitted), TransferSequence: []TransferEvent{}}
+}

@@ -1,0 +1,501 @@
+package track
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Store keeps tracked transfers, the bridge events seen on the watched chains and the scan
+// cursors. SQLite (one process) and PostgreSQL (several replicas) share one implementation
+// over database/sql; the queries are written with ? placeholders and rewritten for pgx.
+type Store struct {
+	db       *sql.DB
+	postgres bool
+}
+
+// ErrNotFound is returned for an unknown (chain, tx hash).
+var ErrNotFound = errors.New("track: not found")
+
+// OpenStore opens the tracker store named by dsn ("sqlite:<path>" or "postgres://…") and applies
+// its migrations.
+func OpenStore(ctx context.Context, dsn string) (*Store, error) {
+	var s Store
+	var err error
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
+		if path == "" {
+			return nil, fmt.Errorf("track store: sqlite DSN without a path")
+		}
+		// One connection: SQLite serialises writers anyway, and the tracker's reads are point
+		// lookups, so a single connection avoids SQLITE_BUSY between our own goroutines.
+		s.db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err == nil {
+			s.db.SetMaxOpenConns(1)
+		}
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		s.db, err = sql.Open("pgx", dsn)
+		s.postgres = true
+		if err == nil {
+			s.db.SetMaxOpenConns(8)
+		}
+	default:
+		return nil, fmt.Errorf("track store: unsupported DSN: want sqlite:<path> or postgres://…")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("track store: %w", err)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("track store: %w", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// q rewrites ? placeholders to $n for PostgreSQL.
+func (s *Store) q(query string) string {
+	if !s.postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	dialect := "sqlite"
+	if s.postgres {
+		dialect = "postgres"
+	}
+	dir := "migrations/" + dialect
+	ents, err := fs.ReadDir(migrations, dir)
+	if err != nil {
+		return err
+	}
+	type mig struct {
+		v    int
+		name string
+	}
+	var ms []mig
+	for _, e := range ents {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
+			return fmt.Errorf("track migration %s: name must be <version>_<name>.sql", e.Name())
+		}
+		ms = append(ms, mig{v, e.Name()})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].v < ms[j].v })
+	for i, m := range ms {
+		if m.v != i+1 {
+			return fmt.Errorf("track migrations of %s are not numbered 1..n", dialect)
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("track migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if s.postgres {
+		// Two replicas starting together must not both apply a migration ("rollgate track").
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7237953928125212774)"); err != nil {
+			return fmt.Errorf("track migrate: lock: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS track_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"); err != nil {
+		return fmt.Errorf("track migrate: %w", err)
+	}
+	applied := map[int]bool{}
+	rows, err := tx.QueryContext(ctx, "SELECT version FROM track_schema_version")
+	if err != nil {
+		return fmt.Errorf("track migrate: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	for _, m := range ms {
+		if applied[m.v] {
+			continue
+		}
+		b, err := fs.ReadFile(migrations, dir+"/"+m.name)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(b)); err != nil {
+			return fmt.Errorf("track migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO track_schema_version (version, name) VALUES (?, ?)"), m.v, m.name); err != nil {
+			return fmt.Errorf("track migration %s: %w", m.name, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Event is one stored chain event.
+type Event struct {
+	ID       int64
+	ChainID  string
+	Kind     string
+	Key      string
+	Height   int64
+	TxIndex  int
+	Pos      int
+	MsgIndex int
+	TxHash   string
+	Time     time.Time
+	Attrs    map[string]string
+}
+
+// Transfer is one stored tracked transfer.
+type Transfer struct {
+	ChainID, TxHash string
+	Created         time.Time
+	State           string
+	Terminal        bool
+	Doc             json.RawMessage
+}
+
+// Register inserts a transfer in STATE_SUBMITTED unless it is already known; created reports
+// whether this call inserted it.
+func (s *Store) Register(ctx context.Context, chainID, hash string, now time.Time, doc []byte) (created bool, err error) {
+	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO track_transfer (chain_id, tx_hash, created_ns, updated_ns, state, terminal, doc)
+		VALUES (?, ?, ?, ?, ?, 0, ?) ON CONFLICT (chain_id, tx_hash) DO NOTHING`),
+		chainID, hash, now.UnixNano(), now.UnixNano(), StateSubmitted, string(doc))
+	if err != nil {
+		return false, fmt.Errorf("track register: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// Get returns one transfer.
+func (s *Store) Get(ctx context.Context, chainID, hash string) (*Transfer, error) {
+	var t Transfer
+	var created int64
+	var term int
+	var doc string
+	err := s.db.QueryRowContext(ctx, s.q("SELECT chain_id, tx_hash, created_ns, state, terminal, doc FROM track_transfer WHERE chain_id = ? AND tx_hash = ?"),
+		chainID, hash).Scan(&t.ChainID, &t.TxHash, &created, &t.State, &term, &doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("track get: %w", err)
+	}
+	t.Created, t.Terminal, t.Doc = time.Unix(0, created), term == 1, json.RawMessage(doc)
+	return &t, nil
+}
+
+// Claim gives owner the lease of up to limit active transfers that are free, expired or
+// already its own, and returns the ones it holds now. On PostgreSQL the candidate rows are
+// locked with FOR UPDATE SKIP LOCKED, so two replicas claiming at once never take the same row.
+func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]Transfer, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("track claim: %w", err)
+	}
+	defer tx.Rollback()
+	sel := "SELECT chain_id, tx_hash, created_ns, state FROM track_transfer WHERE terminal = 0 AND (owner = ? OR lease_until < ?) ORDER BY created_ns LIMIT ?"
+	if s.postgres {
+		sel += " FOR UPDATE SKIP LOCKED"
+	}
+	rows, err := tx.QueryContext(ctx, s.q(sel), owner, now.UnixNano(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("track claim: %w", err)
+	}
+	var out []Transfer
+	for rows.Next() {
+		var t Transfer
+		var created int64
+		if err := rows.Scan(&t.ChainID, &t.TxHash, &created, &t.State); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		t.Created = time.Unix(0, created)
+		out = append(out, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	until := now.Add(lease).UnixNano()
+	for _, t := range out {
+		if _, err := tx.ExecContext(ctx, s.q("UPDATE track_transfer SET owner = ?, lease_until = ? WHERE chain_id = ? AND tx_hash = ?"),
+			owner, until, t.ChainID, t.TxHash); err != nil {
+			return nil, fmt.Errorf("track claim: %w", err)
+		}
+	}
+	return out, tx.Commit()
+}
+
+// Release gives up owner's leases (graceful shutdown), so another replica takes over at once.
+func (s *Store) Release(ctx context.Context, owner string) error {
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE track_transfer SET owner = '', lease_until = 0 WHERE owner = ?"), owner)
+	if err == nil {
+		_, err = s.db.ExecContext(ctx, s.q("UPDATE track_cursor SET owner = '', lease_until = 0 WHERE owner = ?"), owner)
+	}
+	return err
+}
+
+// Update writes a transfer's new state and status document, only while owner holds its lease
+// (a replica whose lease expired must not overwrite its successor's work). ok is false when
+// the lease was lost.
+func (s *Store) Update(ctx context.Context, owner, chainID, hash, state string, terminal bool, doc []byte, now time.Time) (ok bool, err error) {
+	term := 0
+	if terminal {
+		term = 1
+	}
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE track_transfer SET state = ?, terminal = ?, doc = ?, updated_ns = ? WHERE chain_id = ? AND tx_hash = ? AND owner = ?"),
+		state, term, string(doc), now.UnixNano(), chainID, hash, owner)
+	if err != nil {
+		return false, fmt.Errorf("track update: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// Pending lists the hashes of a chain's transfers not yet seen on chain.
+func (s *Store) Pending(ctx context.Context, chainID string) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT tx_hash FROM track_transfer WHERE chain_id = ? AND state = ? AND terminal = 0"), chainID, StateSubmitted)
+	if err != nil {
+		return nil, fmt.Errorf("track pending: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out[h] = true
+	}
+	return out, rows.Err()
+}
+
+// Cursor is a chain's scan position.
+type Cursor struct {
+	Height int64
+	Time   time.Time
+}
+
+// LeaseCursor takes or renews owner's lease on scanning chainID and returns the cursor; ok is
+// false while another replica holds it. A chain scanned for the first time starts at start.
+func (s *Store) LeaseCursor(ctx context.Context, chainID, owner string, now time.Time, lease time.Duration, start int64) (Cursor, bool, error) {
+	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO track_cursor (chain_id, height, time_ns, owner, lease_until) VALUES (?, ?, 0, '', 0) ON CONFLICT (chain_id) DO NOTHING"),
+		chainID, start); err != nil {
+		return Cursor{}, false, fmt.Errorf("track cursor: %w", err)
+	}
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE track_cursor SET owner = ?, lease_until = ? WHERE chain_id = ? AND (owner = ? OR lease_until < ?)"),
+		owner, now.Add(lease).UnixNano(), chainID, owner, now.UnixNano())
+	if err != nil {
+		return Cursor{}, false, fmt.Errorf("track cursor: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return Cursor{}, false, nil
+	}
+	var c Cursor
+	var tns int64
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT height, time_ns FROM track_cursor WHERE chain_id = ?"), chainID).Scan(&c.Height, &tns); err != nil {
+		return Cursor{}, false, fmt.Errorf("track cursor: %w", err)
+	}
+	if tns > 0 {
+		c.Time = time.Unix(0, tns)
+	}
+	return c, true, nil
+}
+
+// ChainTime returns the time of the last block scanned on chainID (zero when none).
+func (s *Store) ChainTime(ctx context.Context, chainID string) (time.Time, error) {
+	var tns int64
+	err := s.db.QueryRowContext(ctx, s.q("SELECT time_ns FROM track_cursor WHERE chain_id = ?"), chainID).Scan(&tns)
+	if errors.Is(err, sql.ErrNoRows) || tns == 0 {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(0, tns), nil
+}
+
+// SaveBlocks stores the events of scanned blocks and advances chainID's cursor in one
+// transaction, only while owner holds the scan lease, so a crash between the two cannot skip
+// or half-write a block.
+func (s *Store) SaveBlocks(ctx context.Context, chainID, owner string, evs []Event, to Cursor) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("track save: %w", err)
+	}
+	defer tx.Rollback()
+	if err := s.insertEvents(ctx, tx, evs); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, s.q("UPDATE track_cursor SET height = ?, time_ns = ? WHERE chain_id = ? AND owner = ? AND height < ?"),
+		to.Height, to.Time.UnixNano(), chainID, owner, to.Height)
+	if err != nil {
+		return fmt.Errorf("track save: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("track save: lost the scan lease of %s", chainID)
+	}
+	return tx.Commit()
+}
+
+// InsertEvents stores events outside a scan (a tracked tx looked up by hash); duplicates of
+// what a scan stored are ignored.
+func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.insertEvents(ctx, tx, evs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO track_event (chain_id, kind, key, height, tx_index, pos, msg_index, tx_hash, time_ns, attrs)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chain_id, height, tx_index, pos) DO NOTHING`))
+	if err != nil {
+		return fmt.Errorf("track events: %w", err)
+	}
+	defer stmt.Close()
+	for _, e := range evs {
+		a, _ := json.Marshal(e.Attrs)
+		if _, err := stmt.ExecContext(ctx, e.ChainID, e.Kind, e.Key, e.Height, e.TxIndex, e.Pos, e.MsgIndex, e.TxHash, e.Time.UnixNano(), string(a)); err != nil {
+			return fmt.Errorf("track events: %w", err)
+		}
+	}
+	return nil
+}
+
+const eventCols = "id, chain_id, kind, key, height, tx_index, pos, msg_index, tx_hash, time_ns, attrs"
+
+func scanEvents(rows *sql.Rows) ([]Event, error) {
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var tns int64
+		var attrs string
+		if err := rows.Scan(&e.ID, &e.ChainID, &e.Kind, &e.Key, &e.Height, &e.TxIndex, &e.Pos, &e.MsgIndex, &e.TxHash, &tns, &attrs); err != nil {
+			return nil, err
+		}
+		e.Time = time.Unix(0, tns).UTC()
+		if err := json.Unmarshal([]byte(attrs), &e.Attrs); err != nil {
+			return nil, fmt.Errorf("track event %d: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Find returns the first event of kind with key on chainID, nil when none was seen.
+func (s *Store) Find(ctx context.Context, chainID, kind, key string) (*Event, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND kind = ? AND key = ? ORDER BY height, tx_index, pos LIMIT 1"),
+		chainID, kind, key)
+	if err != nil {
+		return nil, fmt.Errorf("track find: %w", err)
+	}
+	evs, err := scanEvents(rows)
+	if err != nil || len(evs) == 0 {
+		return nil, err
+	}
+	return &evs[0], nil
+}
+
+// TxEvents returns the stored events of one tx in order.
+func (s *Store) TxEvents(ctx context.Context, chainID, hash string) ([]Event, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND tx_hash = ? ORDER BY height, tx_index, pos"), chainID, hash)
+	if err != nil {
+		return nil, fmt.Errorf("track tx events: %w", err)
+	}
+	return scanEvents(rows)
+}
+
+// EventKey identifies what a transfer waits for.
+type EventKey struct{ ChainID, Kind, Key string }
+
+// Since returns the keys of events stored after id, and the highest id seen.
+func (s *Store) Since(ctx context.Context, id int64, limit int) ([]EventKey, int64, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, chain_id, kind, key FROM track_event WHERE id > ? ORDER BY id LIMIT ?"), id, limit)
+	if err != nil {
+		return nil, id, fmt.Errorf("track since: %w", err)
+	}
+	defer rows.Close()
+	var out []EventKey
+	for rows.Next() {
+		var k EventKey
+		if err := rows.Scan(&id, &k.ChainID, &k.Kind, &k.Key); err != nil {
+			return nil, id, err
+		}
+		out = append(out, k)
+	}
+	return out, id, rows.Err()
+}
+
+// MaxEventID is the highest event id stored (0 when none).
+func (s *Store) MaxEventID(ctx context.Context) (int64, error) {
+	var id sql.NullInt64
+	err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM track_event").Scan(&id)
+	return id.Int64, err
+}
+
+// Counts returns the number of transfers by state (tests, metrics).
+func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT state, COUNT(*) FROM track_transfer GROUP BY state")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}

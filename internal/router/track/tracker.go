@@ -1,0 +1,433 @@
+package track
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+// Domain errors; the API layer turns them into HTTP answers.
+var (
+	// ErrUnknownChain: the chain id is not in the registry (or has no RPC to follow it on).
+	ErrUnknownChain = errors.New("chain ID not supported")
+	// ErrInvalidHash: the tx hash is not 32 bytes of hex.
+	ErrInvalidHash = errors.New("tx hash must be 64 hex characters")
+	// ErrInvalidTx: /submit got bytes that are not base64.
+	ErrInvalidTx = errors.New("tx must be base64 encoded")
+)
+
+// RejectedError is a tx the chain refused at broadcast (CheckTx code ≠ 0).
+type RejectedError struct {
+	Code      uint32
+	Codespace string
+	Log       string
+}
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("tx is invalid on chain: code %d (%s): %s", e.Code, e.Codespace, e.Log)
+}
+
+// Config configures a Tracker; zero values take the defaults in brackets.
+type Config struct {
+	// Owner names this replica in leases (random).
+	Owner string
+	// Poll is how often a caught-up chain is asked for its tip and the evaluator wakes (200 ms).
+	Poll time.Duration
+	// Batch is the number of heights fetched in one JSON-RPC batch (20).
+	Batch int
+	// Lease is how long a replica's claim on a transfer or a chain scan lasts without renewal (15 s).
+	Lease time.Duration
+	// Backfill is how many blocks below the tip a chain's first scan starts (1000).
+	Backfill int64
+	// AbandonAfter: a tx not seen on chain this long after registration is STATE_ABANDONED (30 min).
+	AbandonAfter time.Duration
+	// Sweep: every transfer held is evaluated again at least this often (10 s), beside the
+	// event-driven evaluations.
+	Sweep time.Duration
+	// Probe follows withdrawals between L2 and the L1 claim (a RESTProber).
+	Probe WithdrawalProber
+	// RPCOptions configure the chain clients.
+	RPCOptions []httpx.Option
+	// Now is the clock (time.Now).
+	Now func() time.Time
+	// Log (discard).
+	Log *slog.Logger
+}
+
+type tkey struct{ chainID, hash string }
+
+type held struct {
+	created time.Time
+	waits   []EventKey
+	recheck time.Time
+	doc     []byte
+}
+
+// Tracker registers txs, scans the watched chains' blocks and keeps every registered
+// transfer's status up to date in the Store until it is terminal.
+type Tracker struct {
+	cfg  Config
+	st   *Store
+	live *registry.Live
+	log  *slog.Logger
+
+	rpcMu sync.Mutex
+	rpc   map[string]*comet.Client
+
+	mu        sync.Mutex
+	held      map[tkey]*held
+	waitIdx   map[EventKey]map[tkey]bool
+	dirty     map[tkey]bool
+	lastEvent int64
+	lastSweep time.Time
+	lastClaim time.Time
+
+	wake chan struct{}
+
+	calls, blocks, evals atomic.Int64
+}
+
+// New returns a tracker over the store and the live registry.
+func New(st *Store, live *registry.Live, cfg Config) *Tracker {
+	if cfg.Owner == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		cfg.Owner = hex.EncodeToString(b[:])
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 200 * time.Millisecond
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 20
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 15 * time.Second
+	}
+	if cfg.Backfill <= 0 {
+		cfg.Backfill = 1000
+	}
+	if cfg.AbandonAfter == 0 {
+		cfg.AbandonAfter = 30 * time.Minute
+	}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = 10 * time.Second
+	}
+	if cfg.Probe == nil {
+		cfg.Probe = &RESTProber{Options: cfg.RPCOptions}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Tracker{cfg: cfg, st: st, live: live, log: cfg.Log, rpc: map[string]*comet.Client{},
+		held: map[tkey]*held{}, waitIdx: map[EventKey]map[tkey]bool{}, dirty: map[tkey]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// Owner is this replica's lease name.
+func (t *Tracker) Owner() string { return t.cfg.Owner }
+
+// Stats are the tracker's counters: upstream RPC calls made by the scanners, blocks scanned,
+// transfer evaluations.
+type Stats struct{ Calls, Blocks, Evaluations int64 }
+
+// Stats returns the counters.
+func (t *Tracker) Stats() Stats {
+	return Stats{Calls: t.calls.Load(), Blocks: t.blocks.Load(), Evaluations: t.evals.Load()}
+}
+
+func (t *Tracker) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Tracker) client(chainID string) (*comet.Client, error) {
+	c := t.live.Current().Chain(chainID)
+	if c == nil || c.Type != registry.ChainTypeCosmos || len(c.RPC) == 0 {
+		return nil, ErrUnknownChain
+	}
+	t.rpcMu.Lock()
+	defer t.rpcMu.Unlock()
+	if cl, ok := t.rpc[chainID]; ok {
+		return cl, nil
+	}
+	cl, err := comet.New(strings.Join(c.RPC, ","), t.cfg.RPCOptions...)
+	if err != nil {
+		return nil, err
+	}
+	t.rpc[chainID] = cl
+	return cl, nil
+}
+
+// NormalizeHash checks a tx hash and returns it in CometBFT's upper-case form.
+func NormalizeHash(h string) (string, error) {
+	h = strings.TrimPrefix(strings.TrimPrefix(h, "0x"), "0X")
+	if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
+		return "", ErrInvalidHash
+	}
+	return strings.ToUpper(h), nil
+}
+
+// Track registers (chainID, hash). It is idempotent and answers at once: a hash the chain has
+// not included yet is kept in STATE_SUBMITTED and picked up by the chain's scanner.
+func (t *Tracker) Track(ctx context.Context, chainID, hash string) (TrackResponse, error) {
+	hash, err := NormalizeHash(hash)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	rpc, err := t.client(chainID)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	doc, _ := json.Marshal(submitted())
+	created, err := t.st.Register(ctx, chainID, hash, t.cfg.Now(), doc)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	if created {
+		// A tx already in a block the scanner passed before it was registered is found by
+		// hash, once; its events are stored as a scan would have.
+		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
+			t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
+		}
+		t.poke()
+	}
+	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
+}
+
+func (t *Tracker) lookup(ctx context.Context, chainID, hash string, rpc *comet.Client) error {
+	res, err := rpc.Tx(ctx, hash, false)
+	if err != nil {
+		if comet.IsNotFound(err) {
+			return nil // not included yet: the scanner will see it
+		}
+		return err
+	}
+	blk, err := rpc.Block(ctx, res.Height)
+	if err != nil {
+		return err
+	}
+	at := blk.Block.Header.Time.UTC()
+	return t.st.InsertEvents(ctx, extract(chainID, res.Height, int(res.Index), hash, at, &res.TxResult, true))
+}
+
+// Submit broadcasts a signed tx (base64 TxRaw) to the chain's RPC with broadcast_tx_sync and
+// tracks it.
+func (t *Tracker) Submit(ctx context.Context, chainID string, tx []byte) (TrackResponse, error) {
+	rpc, err := t.client(chainID)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	res, err := rpc.BroadcastTxSync(ctx, tx)
+	if err != nil {
+		return TrackResponse{}, fmt.Errorf("broadcast to %s: %w", chainID, err)
+	}
+	if res.Code != 0 {
+		return TrackResponse{}, &RejectedError{Code: res.Code, Codespace: res.Codespace, Log: res.Log}
+	}
+	return t.Track(ctx, chainID, TxHash(tx))
+}
+
+// Status returns the last computed /v2/tx/status answer (ErrNotFound for an unregistered
+// (chain, hash)).
+func (t *Tracker) Status(ctx context.Context, chainID, hash string) (json.RawMessage, error) {
+	hash, err := NormalizeHash(hash)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := t.st.Get(ctx, chainID, hash)
+	if err != nil {
+		return nil, err
+	}
+	return tr.Doc, nil
+}
+
+// Run scans every watched chain and keeps the held transfers' status current until ctx ends;
+// then it gives up its leases so another replica takes over at once.
+func (t *Tracker) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, c := range t.live.Current().Chains {
+		rpc, err := t.client(c.ID)
+		if err != nil {
+			continue // not a chain we can follow (EVM, no RPC)
+		}
+		wg.Add(1)
+		go func(id string) {
+			defer wg.Done()
+			t.scanLoop(ctx, id, rpc)
+		}(c.ID)
+	}
+	t.evalLoop(ctx)
+	wg.Wait()
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	return t.st.Release(rctx, t.cfg.Owner)
+}
+
+func (t *Tracker) evalLoop(ctx context.Context) {
+	tick := time.NewTicker(t.cfg.Poll)
+	defer tick.Stop()
+	for {
+		if err := t.round(ctx); err != nil && ctx.Err() == nil {
+			t.log.Debug("track round", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-t.wake:
+		}
+	}
+}
+
+// round claims transfers, marks those whose awaited events arrived (or whose recheck time
+// came) and evaluates them.
+func (t *Tracker) round(ctx context.Context) error {
+	now := t.cfg.Now()
+	if now.Sub(t.lastClaim) >= t.cfg.Lease/3 || len(t.held) == 0 {
+		claimed, err := t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, 1<<20)
+		if err != nil {
+			return err
+		}
+		t.lastClaim = now
+		keep := make(map[tkey]bool, len(claimed))
+		t.mu.Lock()
+		for _, c := range claimed {
+			k := tkey{c.ChainID, c.TxHash}
+			keep[k] = true
+			if _, ok := t.held[k]; !ok {
+				t.held[k] = &held{created: c.Created}
+				t.dirty[k] = true
+			}
+		}
+		for k := range t.held {
+			if !keep[k] {
+				t.drop(k)
+			}
+		}
+		t.mu.Unlock()
+	}
+	keys, last, err := t.st.Since(ctx, t.lastEvent, 1<<16)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.lastEvent = last
+	for _, k := range keys {
+		for tk := range t.waitIdx[k] {
+			t.dirty[tk] = true
+		}
+	}
+	sweep := now.Sub(t.lastSweep) >= t.cfg.Sweep
+	if sweep {
+		t.lastSweep = now
+	}
+	for k, h := range t.held {
+		if sweep || (!h.recheck.IsZero() && !now.Before(h.recheck)) {
+			t.dirty[k] = true
+		}
+	}
+	todo := make([]tkey, 0, len(t.dirty))
+	for k := range t.dirty {
+		todo = append(todo, k)
+	}
+	clear(t.dirty)
+	t.mu.Unlock()
+	var errs []error
+	for _, k := range todo {
+		if err := t.evaluate(ctx, k, now); err != nil {
+			errs = append(errs, err)
+			t.mu.Lock()
+			t.dirty[k] = true // incomplete: again next round
+			t.mu.Unlock()
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// drop forgets a transfer (terminal or claimed by another replica); t.mu held.
+func (t *Tracker) drop(k tkey) {
+	if h, ok := t.held[k]; ok {
+		for _, w := range h.waits {
+			delete(t.waitIdx[w], k)
+			if len(t.waitIdx[w]) == 0 {
+				delete(t.waitIdx, w)
+			}
+		}
+	}
+	delete(t.held, k)
+	delete(t.dirty, k)
+}
+
+func (t *Tracker) evaluate(ctx context.Context, k tkey, now time.Time) error {
+	t.mu.Lock()
+	h, ok := t.held[k]
+	t.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	t.evals.Add(1)
+	ev := &evaluation{ctx: ctx, st: t.st, reg: t.live.Current(), probe: t.cfg.Probe, now: now}
+	resp := ev.evaluate(k.chainID, k.hash, h.created, t.cfg.AbandonAfter)
+	if ev.err != nil {
+		return ev.err
+	}
+	doc, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	term := Terminal(resp.State)
+	if !bytes.Equal(doc, h.doc) {
+		ok, err := t.st.Update(ctx, t.cfg.Owner, k.chainID, k.hash, resp.State, term, doc, now)
+		if err != nil {
+			return err
+		}
+		if !ok { // the lease went to another replica
+			t.mu.Lock()
+			t.drop(k)
+			t.mu.Unlock()
+			return nil
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if term {
+		t.drop(k)
+		return nil
+	}
+	for _, w := range h.waits {
+		delete(t.waitIdx[w], k)
+		if len(t.waitIdx[w]) == 0 {
+			delete(t.waitIdx, w)
+		}
+	}
+	h.waits, h.recheck, h.doc = ev.waits, ev.recheck, doc
+	for _, w := range h.waits {
+		m := t.waitIdx[w]
+		if m == nil {
+			m = map[tkey]bool{}
+			t.waitIdx[w] = m
+		}
+		m[k] = true
+	}
+	return nil
+}
