@@ -60,6 +60,9 @@ type Config struct {
 	Balances BalanceSource
 	// CORS lets browser apps on other origins call the API (off by default).
 	CORS httpapi.CORS
+	// Tracker serves /v2/tx/track, /v2/tx/status and /v2/tx/submit; nil answers them with 404
+	// TRACKING_DISABLED.
+	Tracker Tracker
 }
 
 type server struct {

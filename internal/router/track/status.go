@@ -163,7 +163,9 @@ type TransferStatus struct {
 	TransferSequence     []TransferEvent `json:"transfer_sequence"`
 	NextBlockingTransfer *NextBlocking   `json:"next_blocking_transfer"`
 	TransferAssetRelease *AssetRelease   `json:"transfer_asset_release,omitempty"`
-	Error                *StatusError    `json:"error"`
+	// Error is omitted rather than null: Skip's schema puts nullable beside a $ref here, which
+	// OpenAPI 3.0 ignores, so a strict validator rejects null.
+	Error *StatusError `json:"error,omitempty"`
 }
 
 // StatusResponse is the /v2/tx/status answer.

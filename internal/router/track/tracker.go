@@ -95,8 +95,8 @@ type Tracker struct {
 	lastSweep time.Time
 	lastClaim time.Time
 
-	wake chan struct{}
-
+	wake                 chan struct{}
+	newWork              atomic.Bool // a transfer was registered here: claim it in the next round
 	calls, blocks, evals atomic.Int64
 }
 
@@ -206,6 +206,7 @@ func (t *Tracker) Track(ctx context.Context, chainID, hash string) (TrackRespons
 		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
 			t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
 		}
+		t.newWork.Store(true)
 		t.poke()
 	}
 	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
@@ -280,6 +281,28 @@ func (t *Tracker) Run(ctx context.Context) error {
 	return t.st.Release(rctx, t.cfg.Owner)
 }
 
+// Step scans every watched chain up to its tip and evaluates what changed, once, in the
+// caller's goroutine: tests and tools drive the tracker block by block with it (Run does the
+// same continuously).
+func (t *Tracker) Step(ctx context.Context) error {
+	for _, c := range t.live.Current().Chains {
+		rpc, err := t.client(c.ID)
+		if err != nil {
+			continue
+		}
+		for {
+			n, err := t.scanPass(ctx, c.ID, rpc)
+			if err != nil {
+				return err
+			}
+			if n < t.cfg.Batch {
+				break
+			}
+		}
+	}
+	return t.round(ctx)
+}
+
 func (t *Tracker) evalLoop(ctx context.Context) {
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
@@ -300,7 +323,7 @@ func (t *Tracker) evalLoop(ctx context.Context) {
 // came) and evaluates them.
 func (t *Tracker) round(ctx context.Context) error {
 	now := t.cfg.Now()
-	if now.Sub(t.lastClaim) >= t.cfg.Lease/3 || len(t.held) == 0 {
+	if now.Sub(t.lastClaim) >= t.cfg.Lease/3 || t.newWork.Swap(false) {
 		claimed, err := t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, 1<<20)
 		if err != nil {
 			return err

@@ -1,0 +1,138 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/track"
+)
+
+// Reasons of the tracking endpoints.
+const (
+	ReasonTxNotFound    = "TX_NOT_FOUND"
+	ReasonInvalidTxHash = "INVALID_TX_HASH"
+	ReasonInvalidTx     = "INVALID_TX"
+	ReasonTxRejected    = "TX_REJECTED"
+	ReasonNoTracker     = "TRACKING_DISABLED"
+)
+
+// Tracker is what the tracking endpoints need (*track.Tracker implements it).
+type Tracker interface {
+	Track(ctx context.Context, chainID, hash string) (track.TrackResponse, error)
+	Submit(ctx context.Context, chainID string, tx []byte) (track.TrackResponse, error)
+	Status(ctx context.Context, chainID, hash string) (json.RawMessage, error)
+}
+
+// TrackRequest is the /v2/tx/track body.
+type TrackRequest struct {
+	TxHash  string `json:"tx_hash"`
+	ChainID string `json:"chain_id"`
+}
+
+// SubmitRequest is the /v2/tx/submit body: a signed TxRaw in base64.
+type SubmitRequest struct {
+	Tx      string `json:"tx"`
+	ChainID string `json:"chain_id"`
+}
+
+// trackErr turns the tracker's domain errors into API errors.
+func trackErr(err error, chainID string) error {
+	var rej *track.RejectedError
+	switch {
+	case errors.Is(err, track.ErrUnknownChain):
+		return apierr.NotFoundf("chain ID not supported: %s", chainID).WithDetails("UNKNOWN_CHAIN")
+	case errors.Is(err, track.ErrInvalidHash):
+		return apierr.BadRequest("%v", err).WithDetails(ReasonInvalidTxHash)
+	case errors.Is(err, track.ErrNotFound):
+		return apierr.NotFoundf("tx not found").WithDetails(ReasonTxNotFound).
+			WithInfo("register the tx with POST /v2/tx/track (or send it through /v2/tx/submit) first")
+	case errors.As(err, &rej):
+		return apierr.BadRequest("%v", rej).WithDetails(ReasonTxRejected)
+	}
+	return err
+}
+
+func (s *server) tracker() (Tracker, error) {
+	if s.cfg.Tracker == nil {
+		return nil, apierr.NotFoundf("transfer tracking is not enabled on this router").WithDetails(ReasonNoTracker)
+	}
+	return s.cfg.Tracker, nil
+}
+
+func missing(field string) error {
+	return apierr.BadRequest("%s is required", field).WithDetails(route.ReasonMissingField)
+}
+
+func (s *server) txTrack(r *http.Request) (any, error) {
+	tr, err := s.tracker()
+	if err != nil {
+		return nil, err
+	}
+	var req TrackRequest
+	if err := s.decode(r, &req); err != nil {
+		return nil, err
+	}
+	switch {
+	case req.TxHash == "":
+		return nil, missing("tx_hash")
+	case req.ChainID == "":
+		return nil, missing("chain_id")
+	}
+	res, err := tr.Track(r.Context(), req.ChainID, req.TxHash)
+	if err != nil {
+		return nil, trackErr(err, req.ChainID)
+	}
+	return res, nil
+}
+
+func (s *server) txSubmit(r *http.Request) (any, error) {
+	tr, err := s.tracker()
+	if err != nil {
+		return nil, err
+	}
+	var req SubmitRequest
+	if err := s.decode(r, &req); err != nil {
+		return nil, err
+	}
+	switch {
+	case req.Tx == "":
+		return nil, missing("tx")
+	case req.ChainID == "":
+		return nil, missing("chain_id")
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(req.Tx))
+	if err != nil || len(raw) == 0 {
+		return nil, apierr.BadRequest("tx must be base64 encoded").WithDetails(ReasonInvalidTx)
+	}
+	res, err := tr.Submit(r.Context(), req.ChainID, raw)
+	if err != nil {
+		return nil, trackErr(err, req.ChainID)
+	}
+	return res, nil
+}
+
+func (s *server) txStatus(r *http.Request) (any, error) {
+	tr, err := s.tracker()
+	if err != nil {
+		return nil, err
+	}
+	q := r.URL.Query()
+	hash, chainID := q.Get("tx_hash"), q.Get("chain_id")
+	switch {
+	case hash == "":
+		return nil, missing("tx_hash")
+	case chainID == "":
+		return nil, missing("chain_id")
+	}
+	doc, err := tr.Status(r.Context(), chainID, hash)
+	if err != nil {
+		return nil, trackErr(err, chainID)
+	}
+	return doc, nil
+}

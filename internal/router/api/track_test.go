@@ -1,0 +1,118 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/router/track"
+)
+
+// fakeTracker answers like *track.Tracker for one known tx on one chain.
+type fakeTracker struct{ submitted []byte }
+
+const knownHash = "39208D72B5A8EA1AFDFC52165C15D2E9419EDB66D6676D29430BD4BAE9E471DF"
+
+func (f *fakeTracker) Track(_ context.Context, chainID, hash string) (track.TrackResponse, error) {
+	if chainID != "initia-devnet-1" {
+		return track.TrackResponse{}, track.ErrUnknownChain
+	}
+	h, err := track.NormalizeHash(hash)
+	if err != nil {
+		return track.TrackResponse{}, err
+	}
+	return track.TrackResponse{TxHash: h, ExplorerLink: "x/" + h}, nil
+}
+
+func (f *fakeTracker) Submit(ctx context.Context, chainID string, tx []byte) (track.TrackResponse, error) {
+	if string(tx) == "rejected" {
+		return track.TrackResponse{}, &track.RejectedError{Code: 5, Codespace: "sdk", Log: "insufficient funds"}
+	}
+	f.submitted = tx
+	return f.Track(ctx, chainID, track.TxHash(tx))
+}
+
+func (f *fakeTracker) Status(_ context.Context, chainID, hash string) (json.RawMessage, error) {
+	h, err := track.NormalizeHash(hash)
+	if err != nil {
+		return nil, err
+	}
+	if chainID != "initia-devnet-1" || h != knownHash {
+		return nil, track.ErrNotFound
+	}
+	return json.RawMessage(`{"state":"STATE_SUBMITTED","status":"STATE_SUBMITTED","transfer_sequence":[]}`), nil
+}
+
+// TestTrackEndpoints checks the tracking endpoints' answers and that every client mistake is a
+// 4xx JSON error with a reason (never a 5xx).
+func TestTrackEndpoints(t *testing.T) {
+	reg, err := registry.Load("../registry/testdata/devnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft := &fakeTracker{}
+	h := New(Config{Tracker: ft}, registry.NewLive(reg), nil, prometheus.NewRegistry())
+	off := New(Config{}, registry.NewLive(reg), nil, prometheus.NewRegistry())
+	cases := []struct {
+		name       string
+		h          http.Handler
+		method     string
+		path, body string
+		want       int
+		reason     string // details[0] of an error, or a substring of a 200 body
+	}{
+		{"track", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"0x` + strings.ToLower(knownHash) + `","chain_id":"initia-devnet-1"}`, 200, `"tx_hash":"` + knownHash},
+		{"track missing hash", h, http.MethodPost, "/v2/tx/track", `{"chain_id":"initia-devnet-1"}`, 400, "MISSING_FIELD"},
+		{"track missing chain", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"` + knownHash + `"}`, 400, "MISSING_FIELD"},
+		{"track bad hash", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"xyz","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTxHash},
+		{"track short hash", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"ABCD","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTxHash},
+		{"track unknown chain", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"` + knownHash + `","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
+		{"track bad json", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":`, 400, ReasonInvalidJSON},
+		{"status", h, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + knownHash, "", 200, `"status":"STATE_SUBMITTED"`},
+		{"status unknown tx", h, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + strings.Repeat("00", 32), "", 404, ReasonTxNotFound},
+		{"status unknown chain", h, http.MethodGet, "/v2/tx/status?chain_id=nope-1&tx_hash=" + knownHash, "", 404, ReasonTxNotFound},
+		{"status bad hash", h, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=zz", "", 400, ReasonInvalidTxHash},
+		{"status missing", h, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1", "", 400, "MISSING_FIELD"},
+		{"status wrong method", h, http.MethodPost, "/v2/tx/status", `{}`, 405, "METHOD_NOT_ALLOWED"},
+		{"submit", h, http.MethodPost, "/v2/tx/submit", `{"tx":"dHhieXRlcw==","chain_id":"initia-devnet-1"}`, 200, `"tx_hash":"` + track.TxHash([]byte("txbytes"))},
+		{"submit not base64", h, http.MethodPost, "/v2/tx/submit", `{"tx":"!!","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTx},
+		{"submit missing tx", h, http.MethodPost, "/v2/tx/submit", `{"chain_id":"initia-devnet-1"}`, 400, "MISSING_FIELD"},
+		{"submit rejected", h, http.MethodPost, "/v2/tx/submit", `{"tx":"cmVqZWN0ZWQ=","chain_id":"initia-devnet-1"}`, 400, ReasonTxRejected},
+		{"submit unknown chain", h, http.MethodPost, "/v2/tx/submit", `{"tx":"dHhieXRlcw==","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
+		{"tracking disabled", off, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + knownHash, "", 404, ReasonNoTracker},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			st, out := do(t, tc.h, tc.method, tc.path, body)
+			if st != tc.want && !(tc.want == 405 && st == 400) {
+				t.Fatalf("status %d, want %d: %s", st, tc.want, out)
+			}
+			if st == 200 {
+				if !strings.Contains(string(out), tc.reason) {
+					t.Fatalf("answer %s lacks %s", out, tc.reason)
+				}
+				return
+			}
+			var e struct {
+				Code    int      `json:"code"`
+				Message string   `json:"message"`
+				Details []string `json:"details"`
+			}
+			if err := json.Unmarshal(out, &e); err != nil || len(e.Details) == 0 || e.Details[0] != tc.reason || e.Message == "" {
+				t.Fatalf("error body %s, want reason %s", out, tc.reason)
+			}
+		})
+	}
+	if string(ft.submitted) != "txbytes" {
+		t.Errorf("the tracker was handed %q", ft.submitted)
+	}
+}
