@@ -367,7 +367,9 @@ func TestRoutesEndToEnd(t *testing.T) {
 
 func ibc(path string) string { return "ibc/" + denom.IBCHash(path) }
 
-func (w *wallet) run(tc e2eCase) {
+// prepare asks the router for tc's route and messages as a wallet does (route, op hook when
+// required, msgs) and returns them with the recipient's address.
+func (w *wallet) prepare(tc e2eCase) (route.Route, msgs.Response, string) {
 	t := w.t
 	req := map[string]any{"amount_in": tc.amount, "source_asset_chain_id": tc.srcChain, "source_asset_denom": tc.srcDenom,
 		"dest_asset_chain_id": tc.dstChain, "dest_asset_denom": tc.dstDenom}
@@ -419,6 +421,12 @@ func (w *wallet) run(tc e2eCase) {
 	if len(mr.Txs) != wantTxs {
 		t.Fatalf("want %d txs: %s", wantTxs, body)
 	}
+	return rt, mr, dest
+}
+
+func (w *wallet) run(tc e2eCase) {
+	t := w.t
+	rt, mr, dest := w.prepare(tc)
 	srcBefore := w.balance(tc.srcChain, w.tn.addr(t, tc.srcChain, tc.signer), tc.srcDenom)
 	w.mark()
 	// Each transaction is signed once the previous one delivered its output to the address
@@ -426,7 +434,7 @@ func (w *wallet) run(tc e2eCase) {
 	for i, tx := range mr.Txs {
 		ctx := tx.CosmosTx
 		if ctx == nil || len(tx.OperationsIndices) == 0 {
-			t.Fatalf("tx %d is not a cosmos tx: %s", i, body)
+			t.Fatalf("tx %d is not a cosmos tx: %+v", i, tx)
 		}
 		if ctx.SignerAddress != w.tn.addr(t, ctx.ChainID, tc.signer) || i == 0 && ctx.ChainID != tc.srcChain {
 			t.Fatalf("tx %d on %s signed by %s", i, ctx.ChainID, ctx.SignerAddress)
