@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/router/track"
 )
 
 // routerConfig is everything `rollgate router` needs; `up` fills one for the devnet.
@@ -24,6 +27,7 @@ type routerConfig struct {
 	Refresh     time.Duration // 0 disables refreshing from the chains
 	RouteConfig string        // optional JSON file with route.Config (durations, fees)
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
+	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -32,6 +36,7 @@ func (c *routerConfig) register(f *flags) {
 	f.Duration(&c.Refresh, "refresh", 30*time.Second, "how often bridges, token pairs and channels are re-read from the chains (0: never)", "ROUTER_REFRESH")
 	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROUTER_ROUTE_CONFIG")
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
+	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
 }
 
 func runRouter(ctx context.Context, env *Env, args []string) error {
@@ -70,6 +75,32 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 	return g.Wait()
 }
 
+// startTracker opens the tracker's store and runs the tracker in g; the store closes when g ends.
+func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (*track.Tracker, error) {
+	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		if dir := filepath.Dir(strings.TrimPrefix(path, "//")); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := track.OpenStore(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	tr := track.New(st, live, track.Config{Log: log.With("component", "tracker")})
+	g.Go(func(ctx context.Context) error {
+		defer st.Close()
+		if err := tr.Run(ctx); err != nil {
+			log.Warn("tracker stop", "err", err)
+		}
+		return ctx.Err()
+	})
+	return tr, nil
+}
+
 // startRouter loads the registry and adds the router API (and its refresher) to g.
 func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) error {
 	reg, err := registry.Load(cfg.Registry)
@@ -94,6 +125,13 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	live := registry.NewLive(reg)
 	prom := prometheus.NewRegistry()
 	prom.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if cfg.TrackDB != "" && cfg.TrackDB != "off" {
+		tr, err := startTracker(g, cfg.TrackDB, live, log)
+		if err != nil {
+			return err
+		}
+		acfg.Tracker = tr
+	}
 	h := api.New(acfg, live, log, prom)
 	if cfg.Refresh > 0 {
 		g.Go(func(ctx context.Context) error {

@@ -21,7 +21,8 @@ func TestRouterCommandServesRegistry(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, env, []string{"router", "--registry", reg, "--listen", addr, "--refresh", "0", "--log-level", "warn"})
+		done <- run(ctx, env, []string{"router", "--registry", reg, "--listen", addr, "--refresh", "0", "--log-level", "warn",
+			"--track-db", "sqlite:" + filepath.Join(t.TempDir(), "track.db")})
 	}()
 	var body string
 	for i := 0; i < 100; i++ {
@@ -40,6 +41,16 @@ func TestRouterCommandServesRegistry(t *testing.T) {
 	}
 	if !strings.Contains(body, `"chain_id":"initia-devnet-1"`) {
 		t.Fatalf("chains answer lacks the L1: %.300s (stderr %s)", body, errb)
+	}
+	// The tracker is wired in: an unknown tx is a 404 JSON error, not a missing route.
+	resp, err := http.Get("http://" + addr + "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + strings.Repeat("AB", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), `"TX_NOT_FOUND"`) {
+		t.Fatalf("status of an unknown tx: %d %s", resp.StatusCode, b)
 	}
 	cancel()
 	if code := <-done; code != 0 {

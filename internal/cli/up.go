@@ -134,7 +134,14 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		c.Indexer = url
 		out.Chains[id] = c
 	}
-	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second}
+	// Like the rollups' stores, the tracker's describes the previous run's chains: start afresh.
+	trackPath := filepath.Join(dataDir, "router-track.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(trackPath + suffix); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		routerLn.Close()
 		return err
