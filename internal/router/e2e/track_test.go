@@ -64,7 +64,7 @@ func startTrackNet(t *testing.T, dsn string) *trackNet {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	tr := track.New(st, live, track.Config{Probe: &track.RESTProber{Interval: time.Nanosecond}})
-	srv := httptest.NewServer(api.New(api.Config{Balances: &api.RESTBalances{}, Tracker: tr}, live, nil, prometheus.NewRegistry()))
+	srv := httptest.NewServer(api.New(api.Config{Balances: &registry.RESTBalances{}, Tracker: tr}, live, nil, prometheus.NewRegistry()))
 	t.Cleanup(srv.Close)
 	return &trackNet{wallet: newWallet(t, tn, srv.URL, live.Current()), tr: tr, st: st, reg: live.Current()}
 }
