@@ -32,6 +32,7 @@ type indexerConfig struct {
 	JSONRPC    string // comma-separated Ethereum JSON-RPC URLs (EVM chains)
 	Ingest     ingest.Config
 	MaxConns   int // upstream requests in flight per client
+	CORS       corsFlags
 	BuildInfo  Build
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
 }
@@ -50,6 +51,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Int(&c.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
 	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
+	c.CORS.register(f)
 }
 
 func (c *indexerConfig) validate(env *Env) error {
@@ -68,6 +70,9 @@ func (c *indexerConfig) validate(env *Env) error {
 	}
 	if c.Mode != "api" && (c.RPC == "" || c.REST == "") {
 		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
+	}
+	if err := c.CORS.validate(); err != nil {
+		return err
 	}
 	if c.Listen == "" {
 		port := env.Getenv("PORT")
@@ -150,6 +155,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			AccountPrefix: cfg.Ingest.AccountPrefix,
 			Version:       cfg.BuildInfo.Version,
 			CommitHash:    cfg.BuildInfo.Commit,
+			CORS:          cfg.CORS.config(),
 		}, db, log, reg)
 	}
 

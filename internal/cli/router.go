@@ -28,6 +28,7 @@ type routerConfig struct {
 	RouteConfig string        // optional JSON file with route.Config (durations, fees)
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
 	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
+	CORS        corsFlags
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -37,6 +38,7 @@ func (c *routerConfig) register(f *flags) {
 	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROUTER_ROUTE_CONFIG")
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
 	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
+	c.CORS.register(f)
 }
 
 func runRouter(ctx context.Context, env *Env, args []string) error {
@@ -50,6 +52,9 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 	}
 	if cfg.Registry == "" {
 		return usagef("--registry (ROUTER_REGISTRY) is required")
+	}
+	if err := cfg.CORS.validate(); err != nil {
+		return err
 	}
 	if cfg.Listen == "" {
 		port := env.Getenv("PORT")
@@ -107,7 +112,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	if err != nil {
 		return fmt.Errorf("load registry: %w", err)
 	}
-	acfg := api.Config{Balances: &registry.RESTBalances{}}
+	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config()}
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)
 		if err != nil {

@@ -117,6 +117,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			MaxConns:   16,
 			BuildInfo:  env.Build,
 			LogContext: []any{"component", "indexer", "chain_id", id},
+			CORS:       corsAnyOrigin,
 		}
 		ic.Ingest.ChainID = id
 		ic.Ingest.VMType = string(e.Kind)
@@ -141,7 +142,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath}
+	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		routerLn.Close()
 		return err

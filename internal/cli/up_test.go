@@ -83,6 +83,10 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/txs?pagination.limit=5", &txs); code != 200 || len(txs.Txs) == 0 {
 				t.Errorf("round %d: %s txs: status %d, %d txs", round, id, code, len(txs.Txs))
 			}
+			// `up` serves browser apps on any origin.
+			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
+				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
+			}
 		}
 		if rollups != 3 {
 			t.Errorf("round %d: %d indexers, want one per rollup (3)", round, rollups)
@@ -94,6 +98,9 @@ func TestUp(t *testing.T) {
 		}
 		if code := getJSON(t, eps.Router+"/v2/info/chains", &chains); code != 200 || len(chains.Chains) < len(eps.Chains) {
 			t.Errorf("round %d: router chains: status %d, %d chains for %d devnet chains", round, code, len(chains.Chains), len(eps.Chains))
+		}
+		if !preflightAllowsAnyOrigin(t, eps.Router+"/v2/fungible/route", http.MethodPost) {
+			t.Errorf("round %d: router refuses a cross-origin preflight", round)
 		}
 		cancel()
 		select {

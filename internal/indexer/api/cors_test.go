@@ -1,0 +1,33 @@
+package api
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/rollgate/rollgate/internal/httpapi/httpapitest"
+)
+
+// samples fill the wildcards of every route with values the loaded chain answers.
+var samples = map[string]string{"height": "35", "account": acc1, "tx_hash": txSend, "file": "index.html"}
+
+func TestCORSPreflightEveryRoute(t *testing.T) {
+	cfg := testCfg
+	cfg.CORS = httpapitest.CORS
+	h := New(cfg, backends(t)["sqlite"](t), nil, nil)
+	httpapitest.CheckCORS(t, h, append((&server{}).routes(), httpapitest.Operational...), samples)
+}
+
+func TestMethodNotAllowedEveryRoute(t *testing.T) {
+	h := New(testCfg, backends(t)["sqlite"](t), nil, nil)
+	httpapitest.CheckMethodNotAllowed(t, h, append((&server{}).routes(), httpapitest.Operational...), samples)
+	// CORS off (the default): a preflight gets Allow, no permission.
+	req := httptest.NewRequest(http.MethodOptions, "http://idx.test/status", nil)
+	req.Header.Set("Origin", "https://explorer.example.com")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNoContent || rec.Header().Get("Allow") != "GET, HEAD, OPTIONS" || rec.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight with CORS disabled: %d %v", rec.Code, rec.Header())
+	}
+}
