@@ -1,5 +1,5 @@
-// Package testutil holds helpers shared by the tests of several packages: locating the
-// shared fixtures, golden files, and throwaway PostgreSQL databases.
+// Package testutil holds helpers shared by the tests of several packages: the captured chains
+// shipped in testdata/fixtures/, golden files, and throwaway PostgreSQL databases.
 package testutil
 
 import (
@@ -30,30 +30,6 @@ func RepoRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
-}
-
-// Shared returns the shared/ directory (the project's specs, references and captured chains):
-// $ROLLGATE_SHARED, else ../shared beside the repository. When it is missing the test is
-// skipped on a developer machine and fails in CI (CI=true), where it must be present.
-func Shared(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("ROLLGATE_SHARED")
-	if dir == "" {
-		dir = filepath.Join(RepoRoot(t), "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "fixtures")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared fixtures not found at %s (set ROLLGATE_SHARED)", dir)
-		}
-		t.Skipf("shared fixtures not found at %s (set ROLLGATE_SHARED)", dir)
-	}
-	return dir
-}
-
-// Fixture returns the path of a captured chain or peer answer set, e.g. Fixture(t, "minievm").
-func Fixture(t testing.TB, name string) string {
-	t.Helper()
-	return filepath.Join(Shared(t), "fixtures", name)
 }
 
 // Golden compares got with testdata/<name>, byte for byte. With -update it writes the file

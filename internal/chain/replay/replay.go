@@ -1,4 +1,4 @@
-// Package replay serves a captured chain (shared/fixtures/<dir>: index.jsonl plus one file per
+// Package replay serves a captured chain (testdata/fixtures/<dir>: index.jsonl plus one file per
 // response) as an http.Handler, so the chain clients, the indexer and end-to-end tests run
 // against real bytes without a node. One server answers CometBFT RPC (URI GETs and JSON-RPC
 // POSTs), Cosmos REST and Ethereum JSON-RPC together: captures from different ports are told
