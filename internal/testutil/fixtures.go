@@ -158,3 +158,16 @@ func writeFile(target string, r io.Reader, mode fs.FileMode) error {
 	}
 	return out.Close()
 }
+
+// Busy names the large capture (752 blocks, 89 MB unpacked). Under -short one package,
+// internal/bench, owns it; the client and replay tests that also check it in the full suite
+// list their captures with WithBusy, so the short tier replays it once instead of in every package.
+const Busy = "minievm-busy"
+
+// WithBusy returns names plus Busy, or names alone under -short.
+func WithBusy(names ...string) []string {
+	if testing.Short() {
+		return names
+	}
+	return append(names[:len(names):len(names)], Busy)
+}

@@ -51,11 +51,8 @@ func sameJSON(t *testing.T, what string, raw json.RawMessage, v any) {
 
 func TestCapturedResponses(t *testing.T) {
 	ctx := context.Background()
-	for _, chain := range append(chains, "minievm-busy") {
+	for _, chain := range testutil.WithBusy(chains...) {
 		t.Run(chain, func(t *testing.T) {
-			if chain == "minievm-busy" && testing.Short() {
-				t.Skip("large capture")
-			}
 			rs, c := serve(t, chain)
 			dir := testutil.Fixture(t, chain)
 			var n int

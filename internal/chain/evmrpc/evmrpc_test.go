@@ -45,11 +45,8 @@ func hexHeight(t *testing.T, v any) int64 {
 }
 
 func TestCapturedResponses(t *testing.T) {
-	for _, chain := range []string{"minievm", "minievm-busy"} {
+	for _, chain := range testutil.WithBusy("minievm") {
 		t.Run(chain, func(t *testing.T) {
-			if chain == "minievm-busy" && testing.Short() {
-				t.Skip("large capture")
-			}
 			testCaptured(t, chain)
 		})
 	}

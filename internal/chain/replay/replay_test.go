@@ -56,11 +56,8 @@ func do(t *testing.T, method, url string, body []byte, hdr map[string]string) (i
 
 // Every captured request, sent as captured, gets the captured status, content type and bytes.
 func TestReplaysEveryCapture(t *testing.T) {
-	for _, name := range []string{"minievm", "minimove", "miniwasm", "minievm-busy"} {
+	for _, name := range testutil.WithBusy("minievm", "minimove", "miniwasm") {
 		t.Run(name, func(t *testing.T) {
-			if name == "minievm-busy" && testing.Short() {
-				t.Skip("large capture")
-			}
 			s, srv, dir := start(t, name, CacheSize(16))
 			n := 0
 			for _, rec := range s.Records() {
