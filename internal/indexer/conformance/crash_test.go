@@ -157,7 +157,7 @@ func TestCrashSafety(t *testing.T) {
 // crashRuns ingests into crashDSN through at least 20 SIGKILLed children, then one that runs
 // to the end, and compares the store's dump with want.
 func crashRuns(t *testing.T, crashDSN, url string, top int64, refTime time.Duration, want []byte) {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	rng := rand.New(rand.NewPCG(crashSeed(t), 7))
 	const wantKills = 20
 	kills := 0
 	var heights []string
@@ -351,4 +351,20 @@ func canonicalIDs(t *testing.T, dump []byte) []byte {
 		}
 	}
 	return []byte(out.String())
+}
+
+// crashSeed picks the kill schedule's seed: $ROLLGATE_CRASH_SEED when set, so a failure can be
+// replayed, else the clock. The seed is logged, and go test prints the log of a failing test.
+func crashSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ROLLGATE_CRASH_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ROLLGATE_CRASH_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("kill schedule seed %d (replay with ROLLGATE_CRASH_SEED=%d)", seed, seed)
+	return seed
 }
