@@ -8,12 +8,13 @@ import (
 	"github.com/rollgate/rollgate/internal/cli"
 )
 
-// Set by -ldflags "-X main.version=... -X main.commit=...".
+// Set by -ldflags "-X main.version=... -X main.commit=..."; otherwise cli.StampedBuild reads
+// them from the build information the toolchain embeds.
 var (
 	version = "dev"
 	commit  = "unknown"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.Build{Version: version, Commit: commit}))
+	os.Exit(cli.Main(os.Args[1:], cli.StampedBuild(cli.Build{Version: version, Commit: commit})))
 }
