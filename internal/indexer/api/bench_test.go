@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/store/storetest"
+	"go.uber.org/goleak"
 )
 
 // Benchmarks run on demand only (go test -run '^$' -bench . ./internal/indexer/api/). They use
@@ -31,10 +33,18 @@ var bench struct {
 	err   error
 }
 
+// TestMain removes the benchmarks' store, and fails the package when a goroutine outlives the
+// tests: the servers and clients started here must all stop when their test ends.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if bench.dir != "" {
 		os.RemoveAll(bench.dir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
