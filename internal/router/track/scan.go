@@ -14,15 +14,22 @@ import (
 // registered or resumed later finds what already happened by a local lookup. It returns the
 // number of blocks scanned.
 func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Client) (int, error) {
+	// Lease first: a replica that does not scan this chain makes no upstream call for it.
+	cur, ok, err := t.st.LeaseCursor(ctx, chainID, t.cfg.Owner, t.cfg.Now(), t.cfg.Lease, -1)
+	if err != nil || !ok {
+		return 0, err // another replica scans this chain
+	}
 	tip, err := rpc.LatestHeight(ctx)
 	t.calls.Add(1)
 	if err != nil {
 		return 0, fmt.Errorf("%s tip: %w", chainID, err)
 	}
-	start := max(tip-t.cfg.Backfill, 0)
-	cur, ok, err := t.st.LeaseCursor(ctx, chainID, t.cfg.Owner, t.cfg.Now(), t.cfg.Lease, start)
-	if err != nil || !ok {
-		return 0, err // another replica scans this chain
+	if cur.Height < 0 {
+		// First scan of this chain: start Backfill blocks below the tip.
+		cur.Height = max(tip-t.cfg.Backfill, 0)
+		if err := t.st.SaveBlocks(ctx, chainID, t.cfg.Owner, nil, cur); err != nil {
+			return 0, err
+		}
 	}
 	if cur.Height >= tip {
 		return 0, nil

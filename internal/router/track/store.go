@@ -222,46 +222,66 @@ func (s *Store) Get(ctx context.Context, chainID, hash string) (*Transfer, error
 	return &t, nil
 }
 
-// Claim gives owner the lease of up to limit active transfers that are free, expired or
-// already its own, and returns the ones it holds now. On PostgreSQL the candidate rows are
-// locked with FOR UPDATE SKIP LOCKED, so two replicas claiming at once never take the same row.
-func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]Transfer, error) {
+// Claim renews owner's leases on the active transfers it holds, takes up to limit more that
+// are free or whose lease expired, and returns every active transfer it holds now (fresh
+// reports how many were newly taken). On PostgreSQL the candidate rows are locked with FOR
+// UPDATE SKIP LOCKED, so two replicas claiming at once never take the same row.
+func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) (held []Transfer, fresh int, err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("track claim: %w", err)
+		return nil, 0, fmt.Errorf("track claim: %w", err)
 	}
 	defer tx.Rollback()
-	sel := "SELECT chain_id, tx_hash, created_ns, state FROM track_transfer WHERE terminal = 0 AND (owner = ? OR lease_until < ?) ORDER BY created_ns LIMIT ?"
+	until := now.Add(lease).UnixNano()
+	if _, err := tx.ExecContext(ctx, s.q("UPDATE track_transfer SET lease_until = ? WHERE owner = ? AND terminal = 0"), until, owner); err != nil {
+		return nil, 0, fmt.Errorf("track claim: %w", err)
+	}
+	sel := "SELECT chain_id, tx_hash FROM track_transfer WHERE terminal = 0 AND owner <> ? AND lease_until < ? ORDER BY created_ns LIMIT ?"
 	if s.postgres {
 		sel += " FOR UPDATE SKIP LOCKED"
 	}
 	rows, err := tx.QueryContext(ctx, s.q(sel), owner, now.UnixNano(), limit)
 	if err != nil {
-		return nil, fmt.Errorf("track claim: %w", err)
+		return nil, 0, fmt.Errorf("track claim: %w", err)
 	}
-	var out []Transfer
+	var take [][2]string
+	for rows.Next() {
+		var k [2]string
+		if err := rows.Scan(&k[0], &k[1]); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		take = append(take, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	for _, k := range take {
+		if _, err := tx.ExecContext(ctx, s.q("UPDATE track_transfer SET owner = ?, lease_until = ? WHERE chain_id = ? AND tx_hash = ?"),
+			owner, until, k[0], k[1]); err != nil {
+			return nil, 0, fmt.Errorf("track claim: %w", err)
+		}
+	}
+	rows, err = tx.QueryContext(ctx, s.q("SELECT chain_id, tx_hash, created_ns, state FROM track_transfer WHERE owner = ? AND terminal = 0"), owner)
+	if err != nil {
+		return nil, 0, fmt.Errorf("track claim: %w", err)
+	}
 	for rows.Next() {
 		var t Transfer
 		var created int64
 		if err := rows.Scan(&t.ChainID, &t.TxHash, &created, &t.State); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, 0, err
 		}
 		t.Created = time.Unix(0, created)
-		out = append(out, t)
+		held = append(held, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	until := now.Add(lease).UnixNano()
-	for _, t := range out {
-		if _, err := tx.ExecContext(ctx, s.q("UPDATE track_transfer SET owner = ?, lease_until = ? WHERE chain_id = ? AND tx_hash = ?"),
-			owner, until, t.ChainID, t.TxHash); err != nil {
-			return nil, fmt.Errorf("track claim: %w", err)
-		}
-	}
-	return out, tx.Commit()
+	return held, len(take), tx.Commit()
 }
 
 // Release gives up owner's leases (graceful shutdown), so another replica takes over at once.
@@ -315,7 +335,8 @@ type Cursor struct {
 }
 
 // LeaseCursor takes or renews owner's lease on scanning chainID and returns the cursor; ok is
-// false while another replica holds it. A chain scanned for the first time starts at start.
+// false while another replica holds it. A chain never scanned gets a cursor at start (-1: the
+// caller picks the first height and saves it).
 func (s *Store) LeaseCursor(ctx context.Context, chainID, owner string, now time.Time, lease time.Duration, start int64) (Cursor, bool, error) {
 	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO track_cursor (chain_id, height, time_ns, owner, lease_until) VALUES (?, ?, 0, '', 0) ON CONFLICT (chain_id) DO NOTHING"),
 		chainID, start); err != nil {

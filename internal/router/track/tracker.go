@@ -50,6 +50,9 @@ type Config struct {
 	Batch int
 	// Lease is how long a replica's claim on a transfer or a chain scan lasts without renewal (15 s).
 	Lease time.Duration
+	// ClaimBatch bounds the transfers a replica takes over in one round, so replicas starting
+	// together share the work (256).
+	ClaimBatch int
 	// Backfill is how many blocks below the tip a chain's first scan starts (1000).
 	Backfill int64
 	// AbandonAfter: a tx not seen on chain this long after registration is STATE_ABANDONED (30 min).
@@ -61,6 +64,9 @@ type Config struct {
 	Probe WithdrawalProber
 	// RPCOptions configure the chain clients.
 	RPCOptions []httpx.Option
+	// Observe, when set, is told of every status this replica wrote (tests use it to show each
+	// transfer is processed by one replica).
+	Observe func(chainID, hash, state string)
 	// Now is the clock (time.Now).
 	Now func() time.Time
 	// Log (discard).
@@ -115,6 +121,9 @@ func New(st *Store, live *registry.Live, cfg Config) *Tracker {
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = 15 * time.Second
+	}
+	if cfg.ClaimBatch <= 0 {
+		cfg.ClaimBatch = 256
 	}
 	if cfg.Backfill <= 0 {
 		cfg.Backfill = 1000
@@ -324,9 +333,12 @@ func (t *Tracker) evalLoop(ctx context.Context) {
 func (t *Tracker) round(ctx context.Context) error {
 	now := t.cfg.Now()
 	if now.Sub(t.lastClaim) >= t.cfg.Lease/3 || t.newWork.Swap(false) {
-		claimed, err := t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, 1<<20)
+		claimed, fresh, err := t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, t.cfg.ClaimBatch)
 		if err != nil {
 			return err
+		}
+		if fresh == t.cfg.ClaimBatch {
+			t.newWork.Store(true) // more may be waiting: claim again next round
 		}
 		t.lastClaim = now
 		keep := make(map[tkey]bool, len(claimed))
@@ -429,6 +441,9 @@ func (t *Tracker) evaluate(ctx context.Context, k tkey, now time.Time) error {
 			t.drop(k)
 			t.mu.Unlock()
 			return nil
+		}
+		if t.cfg.Observe != nil {
+			t.cfg.Observe(k.chainID, k.hash, resp.State)
 		}
 	}
 	t.mu.Lock()

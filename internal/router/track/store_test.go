@@ -1,0 +1,189 @@
+package track
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// backends opens a fresh store on each backend: SQLite always, PostgreSQL when reachable
+// (required in CI).
+func backends(t *testing.T) map[string]func(t *testing.T) (*Store, string) {
+	return map[string]func(t *testing.T) (*Store, string){
+		"sqlite": func(t *testing.T) (*Store, string) {
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "track.db")
+			return openT(t, dsn), dsn
+		},
+		"postgres": func(t *testing.T) (*Store, string) {
+			dsn := testutil.PostgresDSN(t)
+			return openT(t, dsn), dsn
+		},
+	}
+}
+
+func openT(t *testing.T, dsn string) *Store {
+	t.Helper()
+	st, err := OpenStore(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func TestStore(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st, dsn := open(t)
+			// Opening again applies nothing twice.
+			again := openT(t, dsn)
+			now := time.Unix(1_700_000_000, 0)
+
+			created, err := st.Register(ctx, "a-1", "H1", now, []byte(`{"state":"STATE_SUBMITTED"}`))
+			if err != nil || !created {
+				t.Fatalf("register: %v %v", created, err)
+			}
+			if created, err := again.Register(ctx, "a-1", "H1", now.Add(time.Second), []byte(`{}`)); err != nil || created {
+				t.Fatalf("second register created=%v err=%v; want an idempotent no-op", created, err)
+			}
+			if _, err := st.Get(ctx, "a-1", "H2"); err != ErrNotFound {
+				t.Fatalf("unknown tx: %v", err)
+			}
+			tr, err := st.Get(ctx, "a-1", "H1")
+			if err != nil || tr.State != StateSubmitted || string(tr.Doc) != `{"state":"STATE_SUBMITTED"}` || !tr.Created.Equal(now) {
+				t.Fatalf("get: %+v %v", tr, err)
+			}
+			pend, err := st.Pending(ctx, "a-1")
+			if err != nil || !pend["H1"] || len(pend) != 1 {
+				t.Fatalf("pending %v %v", pend, err)
+			}
+
+			// Events: stored once however often a scan or a lookup reports them.
+			ev := Event{ChainID: "a-1", Kind: KindSend, Key: "transfer/channel-0/1", Height: 5, TxIndex: 0, Pos: 3, MsgIndex: 0,
+				TxHash: "H1", Time: now.UTC(), Attrs: map[string]string{"packet_sequence": "1"}}
+			if _, ok, err := st.LeaseCursor(ctx, "a-1", "r1", now, time.Minute, 0); err != nil || !ok {
+				t.Fatalf("lease cursor: %v %v", ok, err)
+			}
+			if _, ok, err := again.LeaseCursor(ctx, "a-1", "r2", now, time.Minute, 0); err != nil || ok {
+				t.Fatalf("a second replica leased a held cursor: %v %v", ok, err)
+			}
+			if err := st.SaveBlocks(ctx, "a-1", "r1", []Event{ev}, Cursor{Height: 5, Time: now}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.SaveBlocks(ctx, "a-1", "r2", nil, Cursor{Height: 6, Time: now}); err == nil {
+				t.Fatal("a replica without the lease advanced the cursor")
+			}
+			if err := st.InsertEvents(ctx, []Event{ev}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.Find(ctx, "a-1", KindSend, "transfer/channel-0/1")
+			if err != nil || got == nil || got.Attrs["packet_sequence"] != "1" || !got.Time.Equal(now) || got.Height != 5 {
+				t.Fatalf("find: %+v %v", got, err)
+			}
+			if evs, err := st.TxEvents(ctx, "a-1", "H1"); err != nil || len(evs) != 1 {
+				t.Fatalf("tx events: %d %v", len(evs), err)
+			}
+			keys, last, err := st.Since(ctx, 0, 100)
+			if err != nil || len(keys) != 1 || keys[0] != (EventKey{"a-1", KindSend, "transfer/channel-0/1"}) || last != got.ID {
+				t.Fatalf("since: %v %d %v", keys, last, err)
+			}
+			if ct, err := st.ChainTime(ctx, "a-1"); err != nil || !ct.Equal(now) {
+				t.Fatalf("chain time %v %v", ct, err)
+			}
+			c, ok, err := st.LeaseCursor(ctx, "a-1", "r1", now, time.Minute, 0)
+			if err != nil || !ok || c.Height != 5 {
+				t.Fatalf("cursor after save: %+v %v %v", c, ok, err)
+			}
+
+			// Leases: the holder updates; another replica may not until the lease expires.
+			cl, fresh, err := st.Claim(ctx, "r1", now, time.Minute, 10)
+			if err != nil || len(cl) != 1 || fresh != 1 {
+				t.Fatalf("claim: %v %v", cl, err)
+			}
+			if cl2, _, err := again.Claim(ctx, "r2", now.Add(time.Second), time.Minute, 10); err != nil || len(cl2) != 0 {
+				t.Fatalf("r2 claimed a leased transfer: %v %v", cl2, err)
+			}
+			if ok, err := again.Update(ctx, "r2", "a-1", "H1", StatePending, false, []byte(`{}`), now); err != nil || ok {
+				t.Fatalf("r2 updated r1's transfer: %v %v", ok, err)
+			}
+			if ok, err := st.Update(ctx, "r1", "a-1", "H1", StatePending, false, []byte(`{"state":"STATE_PENDING"}`), now); err != nil || !ok {
+				t.Fatalf("r1 update: %v %v", ok, err)
+			}
+			if cl2, _, err := again.Claim(ctx, "r2", now.Add(2*time.Minute), time.Minute, 10); err != nil || len(cl2) != 1 {
+				t.Fatalf("r2 could not take over an expired lease: %v %v", cl2, err)
+			}
+			if ok, err := again.Update(ctx, "r2", "a-1", "H1", StateCompletedSuccess, true, []byte(`{}`), now); err != nil || !ok {
+				t.Fatalf("r2 update: %v %v", ok, err)
+			}
+			if cl, _, err := st.Claim(ctx, "r1", now.Add(time.Hour), time.Minute, 10); err != nil || len(cl) != 0 {
+				t.Fatalf("a terminal transfer was claimed: %v %v", cl, err)
+			}
+			counts, err := st.Counts(ctx)
+			if err != nil || counts[StateCompletedSuccess] != 1 {
+				t.Fatalf("counts %v %v", counts, err)
+			}
+		})
+	}
+}
+
+// TestClaimExclusive: replicas claiming concurrently never hold the same transfer.
+func TestClaimExclusive(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st, dsn := open(t)
+			now := time.Unix(1_700_000_000, 0)
+			const n = 300
+			for i := 0; i < n; i++ {
+				if _, err := st.Register(ctx, "a-1", fmt.Sprintf("H%03d", i), now, []byte(`{}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stores := []*Store{st, openT(t, dsn), openT(t, dsn)}
+			var mu sync.Mutex
+			owner := map[string]string{}
+			var wg sync.WaitGroup
+			errs := make(chan error, 64)
+			for r, s := range stores {
+				wg.Add(1)
+				go func(name string, s *Store) {
+					defer wg.Done()
+					for round := 0; round < 10; round++ {
+						cl, _, err := s.Claim(ctx, name, now, time.Hour, 20)
+						if err != nil {
+							errs <- err
+							return
+						}
+						mu.Lock()
+						for _, c := range cl {
+							if o, ok := owner[c.TxHash]; ok && o != name {
+								errs <- fmt.Errorf("%s claimed by %s and %s", c.TxHash, o, name)
+							}
+							owner[c.TxHash] = name
+						}
+						mu.Unlock()
+					}
+				}(fmt.Sprintf("r%d", r), s)
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			if len(owner) == 0 {
+				t.Fatal("nothing claimed")
+			}
+			per := map[string]int{}
+			for _, o := range owner {
+				per[o]++
+			}
+			t.Logf("%d of %d claimed: %v", len(owner), n, per)
+		})
+	}
+}
