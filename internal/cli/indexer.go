@@ -30,6 +30,8 @@ type indexerConfig struct {
 	RPC        string // comma-separated CometBFT RPC URLs
 	REST       string // comma-separated Cosmos REST URLs
 	JSONRPC    string // comma-separated Ethereum JSON-RPC URLs (EVM chains)
+	InternalTx string // "true"/"false"/"" (auto: on for EVM chains), the peer's INTERNAL_TX
+	internalTx bool   // InternalTx resolved by validate
 	Ingest     ingest.Config
 	MaxConns   int // upstream requests in flight per client
 	CORS       corsFlags
@@ -44,6 +46,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.String(&c.RPC, "rpc-url", "", "CometBFT RPC URLs, comma-separated", "RPC_URL")
 	f.String(&c.REST, "rest-url", "", "Cosmos REST URLs, comma-separated", "REST_URL")
 	f.String(&c.JSONRPC, "json-rpc-url", "", "Ethereum JSON-RPC URLs, comma-separated (EVM chains)", "JSON_RPC_URL")
+	f.String(&c.InternalTx, "internal-tx", "", "index EVM internal txs from call traces (default true on evm chains, not allowed elsewhere)", "INTERNAL_TX")
 	f.String(&c.Ingest.ChainID, "chain-id", "", "chain id (required)", "CHAIN_ID")
 	f.String(&c.Ingest.VMType, "vm-type", "", "evm, move or wasm (required)", "VM_TYPE")
 	f.String(&c.Ingest.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
@@ -72,6 +75,9 @@ func (c *indexerConfig) validate(env *Env) error {
 		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
 	}
 	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if err := c.validateEVM(); err != nil {
 		return err
 	}
 	if c.Listen == "" {
@@ -156,6 +162,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			Version:       cfg.BuildInfo.Version,
 			CommitHash:    cfg.BuildInfo.Commit,
 			CORS:          cfg.CORS.config(),
+			NoInternalTx:  !cfg.internalTx,
 		}, db, log, reg)
 	}
 
@@ -171,7 +178,12 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			db.Close()
 			return nil, fmt.Errorf("rest url: %w", err)
 		}
-		p, err := ingest.New(cfg.Ingest, ingest.NewClientSource(rpc, rest), db, log, reg)
+		src := ingest.NewClientSource(rpc, rest)
+		if err := startEVMIngest(g, cfg, src, db, log, opts); err != nil {
+			db.Close()
+			return nil, err
+		}
+		p, err := ingest.New(cfg.Ingest, src, db, log, reg)
 		if err != nil {
 			db.Close()
 			return nil, err

@@ -61,15 +61,30 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 			continue
 		}
 		var st struct {
-			ChainID string `json:"chain_id"`
-			Height  int64  `json:"height"`
+			ChainID  string `json:"chain_id"`
+			Height   int64  `json:"height"`
+			Internal int64  `json:"internal_tx_height"`
 		}
 		_ = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
-		height = st.Height
+		// Both the blocks and, from JSON_RPC_URL, the internal-tx follower reach the top.
+		height = min(st.Height, st.Internal)
 	}
 	if height != top {
-		t.Fatalf("indexed height %d, want %d; stderr:\n%s", height, top, errb)
+		t.Fatalf("indexed height (min of height and internal_tx_height) %d, want %d; stderr:\n%s", height, top, errb)
+	}
+	// The receipts came with the blocks: the captured chain's 33 EVM txs.
+	resp, err := http.Get("http://" + addr + "/indexer/tx/v1/evm-txs?pagination.limit=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Pagination struct{ Total string } `json:"pagination"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if list.Pagination.Total != "33" {
+		t.Errorf("evm-txs total %q, want 33", list.Pagination.Total)
 	}
 	cancel()
 	select {
@@ -93,6 +108,9 @@ func TestIndexerCommandRejectsBadConfig(t *testing.T) {
 		{"bad vm", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "solana"}, nil, "must be evm, move or wasm"},
 		{"bad mode", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm"}, []string{"--mode", "both"}, "--mode must be ingest, api or all"},
 		{"ingest needs upstreams", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm"}, nil, "--rpc-url (RPC_URL) and --rest-url (REST_URL) are required"},
+		{"evm ingest needs json-rpc", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm", "RPC_URL": "http://x", "REST_URL": "http://x"}, nil, "--json-rpc-url (JSON_RPC_URL) is required"},
+		{"internal txs on move", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "move", "INTERNAL_TX": "true"}, []string{"--mode", "api"}, "--internal-tx (INTERNAL_TX) is for EVM chains only"},
+		{"bad internal tx", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm", "INTERNAL_TX": "maybe"}, []string{"--mode", "api"}, `must be true or false, not "maybe"`},
 		{"bad env number", map[string]string{"START_HEIGHT": "ten"}, nil, `START_HEIGHT="ten"`},
 	}
 	for _, tc := range tests {

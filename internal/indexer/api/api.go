@@ -20,8 +20,10 @@ import (
 
 // Config is what the API needs to know about the deployment.
 type Config struct {
-	ChainID       string // reported by /status
-	VMType        string // "evm", "move" or "wasm"; informational for now (EVM routes are a later issue)
+	ChainID string // reported by /status
+	VMType  string // "evm", "move" or "wasm"; the EVM routes exist on "evm" only
+	// NoInternalTx turns the internal-tx routes off on an EVM chain (the peer's INTERNAL_TX=false).
+	NoInternalTx  bool
 	AccountPrefix string // bech32 prefix of account addresses; default "init"
 	Version       string // reported by /status; default "dev"
 	CommitHash    string // reported by /status; default "unknown"

@@ -39,6 +39,8 @@ type statusJSON struct {
 	CommitHash string `json:"commit_hash"`
 	ChainID    string `json:"chain_id"`
 	Height     int64  `json:"height"`
+	// InternalTxHeight is the internal-tx follower's height (EVM chains with internal txs on).
+	InternalTxHeight int64 `json:"internal_tx_height,omitempty"`
 }
 
 func (s *server) status(r *http.Request) (any, error) {
@@ -46,7 +48,11 @@ func (s *server) status(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statusJSON{Version: s.cfg.Version, CommitHash: s.cfg.CommitHash, ChainID: s.cfg.ChainID, Height: h}, nil
+	st := statusJSON{Version: s.cfg.Version, CommitHash: s.cfg.CommitHash, ChainID: s.cfg.ChainID, Height: h}
+	if err := s.evmStatus(r, &st); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 func (s *server) healthz(r *http.Request) (any, error) {

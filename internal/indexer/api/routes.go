@@ -3,9 +3,9 @@ package api
 import "github.com/rollgate/rollgate/internal/httpapi"
 
 // routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi).
-// NFT, rich-list and EVM routes belong to later issues.
+// NFT and rich-list routes belong to later issues; the EVM routes are in evm.go.
 func (s *server) routes() []httpapi.Route {
-	return []httpapi.Route{
+	return append([]httpapi.Route{
 		{Pattern: "GET /status", Handler: s.status, InSpec: true},
 		{Pattern: "GET /indexer/block/v1/blocks", Handler: s.blocks, InSpec: true},
 		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true},
@@ -16,5 +16,5 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
-	}
+	}, s.evmRoutes()...)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -87,10 +88,19 @@ func ingestInto(ctx context.Context, dsn, url string, stop int64) error {
 	return p.Run(ctx)
 }
 
-// chainSource is the production wiring: the project's CometBFT and REST clients, both
-// pointed at the replay server (it answers RPC and REST paths alike).
-func chainSource(url string) (ingest.Source, error) {
-	return ingest.DialSource(url, url, nil)
+// chainSource is the production wiring: the project's CometBFT, REST and JSON-RPC clients,
+// all pointed at the replay server (it answers RPC, REST and JSON-RPC alike; the pipeline asks
+// JSON-RPC on EVM chains only).
+func chainSource(url string) (*ingest.ClientSource, error) {
+	src, err := ingest.DialSource(url, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	rpc, err := evmrpc.New(url)
+	if err != nil {
+		return nil, err
+	}
+	return src.WithEVM(ingest.NewEVMSource(rpc)), nil
 }
 
 func dump(t *testing.T, dsn string) ([]byte, int64) {

@@ -1,0 +1,208 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// errNoEVM is the peer's answer on every EVM path of a chain that does not serve it (not an
+// EVM chain, or internal txs turned off).
+func errNoEVM(*http.Request) (any, error) {
+	return nil, apierr.NotFoundf("evm routes are not available on this chain")
+}
+
+// evmRoutes are the EVM tx and internal tx routes: served on EVM chains whose store has the
+// EVM tables, otherwise every path under them answers the peer's 404.
+func (s *server) evmRoutes() []httpapi.Route {
+	er, _ := s.store.(store.EVMReader)
+	evm := s.cfg.VMType == "evm" && er != nil
+	var out []httpapi.Route
+	if evm {
+		out = append(out,
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs", Handler: s.evmTxs, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/by_account/{account}", Handler: s.evmTxsByAccount, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/by_height/{height}", Handler: s.evmTxsByHeight, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/{tx_hash}", Handler: s.evmTx, InSpec: true},
+		)
+	} else {
+		out = append(out, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs", Handler: errNoEVM}, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/", Handler: errNoEVM})
+	}
+	if evm && !s.cfg.NoInternalTx {
+		out = append(out,
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs", Handler: s.internalTxs, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/by_account/{account}", Handler: s.internalTxsByAccount, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/by_height/{height}", Handler: s.internalTxsByHeight, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/{tx_hash}", Handler: s.internalTxsByHash, InSpec: true},
+		)
+	} else {
+		out = append(out, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs", Handler: errNoEVM}, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/", Handler: errNoEVM})
+	}
+	return out
+}
+
+// evmStatus adds /status's internal_tx_height on EVM chains with internal txs on.
+func (s *server) evmStatus(r *http.Request, st *statusJSON) error {
+	er, ok := s.store.(store.EVMReader)
+	if s.cfg.VMType != "evm" || !ok || s.cfg.NoInternalTx {
+		return nil
+	}
+	h, err := er.InternalTxHeight(r.Context())
+	st.InternalTxHeight = h
+	return err
+}
+
+func (s *server) evm() store.EVMReader { return s.store.(store.EVMReader) }
+
+// seqPage splices the stored objects of a page into {"<key>":[…],"pagination":{…}} with a
+// sequence cursor, as the Cosmos tx lists.
+func seqPage(key string, page store.TxPage) (any, error) {
+	var last int64
+	if n := len(page.Txs); n > 0 {
+		last = page.Txs[n-1].Sequence
+	}
+	pj, err := json.Marshal(cursorPagination(store.CursorSequence, last, len(page.Txs), page.Total))
+	if err != nil {
+		return nil, err
+	}
+	size := 32 + len(pj)
+	for _, t := range page.Txs {
+		size += len(t.JSON) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteString(`{"` + key + `":[`)
+	for i, t := range page.Txs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t.JSON)
+	}
+	b.WriteString(`],"pagination":`)
+	b.Write(pj)
+	b.WriteString("}\n")
+	return httpapi.Raw(b.Bytes()), nil
+}
+
+func (s *server) evmTxList(r *http.Request, f store.EVMTxFilter) (any, error) {
+	p, err := pagination(query(r.URL.RawQuery))
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.evm().EVMTxs(r.Context(), f, p)
+	if err != nil {
+		return nil, err
+	}
+	return seqPage("txs", page)
+}
+
+func (s *server) evmTxs(r *http.Request) (any, error) {
+	return s.evmTxList(r, store.EVMTxFilter{})
+}
+
+func (s *server) evmTxsByAccount(r *http.Request) (any, error) {
+	acc, err := accountParam(s.cfg.AccountPrefix, r.PathValue("account"))
+	if err != nil {
+		return nil, err
+	}
+	// Only the literal "true" enables it, as at the peer.
+	return s.evmTxList(r, store.EVMTxFilter{Account: acc, SignerOnly: query(r.URL.RawQuery).Get("is_signer") == "true"})
+}
+
+func (s *server) evmTxsByHeight(r *http.Request) (any, error) {
+	h, err := heightParam(r.PathValue("height"))
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.evmTxList(r, store.EVMTxFilter{Height: h})
+	if err != nil {
+		return nil, err
+	}
+	return s.pinIfIndexed(r, h, v), nil
+}
+
+// pinIfIndexed marks the answer about height h as final once h is indexed.
+func (s *server) pinIfIndexed(r *http.Request, h int64, v any) any {
+	if ih, err := s.store.IndexedHeight(r.Context()); err == nil && h <= ih {
+		return httpapi.Pinned{Body: v}
+	}
+	return v
+}
+
+func (s *server) evmTx(r *http.Request) (any, error) {
+	hash, err := hashParam(r.PathValue("tx_hash"))
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.evm().EVMTx(r.Context(), hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("tx not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(t.JSON)+8)
+	b = append(b, `{"tx":`...)
+	b = append(b, t.JSON...)
+	b = append(b, "}\n"...)
+	return httpapi.Pinned{Body: httpapi.Raw(b)}, nil
+}
+
+func (s *server) internalTxList(r *http.Request, f store.InternalTxFilter) (any, error) {
+	p, err := pagination(query(r.URL.RawQuery))
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.evm().InternalTxs(r.Context(), f, p)
+	if err != nil {
+		return nil, err
+	}
+	return seqPage("internal_txs", page)
+}
+
+func (s *server) internalTxs(r *http.Request) (any, error) {
+	return s.internalTxList(r, store.InternalTxFilter{})
+}
+
+func (s *server) internalTxsByAccount(r *http.Request) (any, error) {
+	acc, err := accountParam(s.cfg.AccountPrefix, r.PathValue("account"))
+	if err != nil {
+		return nil, err
+	}
+	return s.internalTxList(r, store.InternalTxFilter{Account: acc})
+}
+
+func (s *server) internalTxsByHeight(r *http.Request) (any, error) {
+	h, err := heightParam(r.PathValue("height"))
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.internalTxList(r, store.InternalTxFilter{Height: h})
+	if err != nil {
+		return nil, err
+	}
+	if ih, err := s.evm().InternalTxHeight(r.Context()); err == nil && h <= ih {
+		return httpapi.Pinned{Body: v}, nil
+	}
+	return v, nil
+}
+
+// internalTxsByHash lists the internal txs of one EVM tx; a hash that names no EVM tx is the
+// peer's 404, a known tx without internal txs (or not traced yet) an empty list.
+func (s *server) internalTxsByHash(r *http.Request) (any, error) {
+	hash, err := hashParam(r.PathValue("tx_hash"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.evm().EVMTx(r.Context(), hash); errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("transaction not found")
+	} else if err != nil {
+		return nil, err
+	}
+	return s.internalTxList(r, store.InternalTxFilter{Hash: hash})
+}
