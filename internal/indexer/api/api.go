@@ -81,7 +81,7 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 			// The peer's (fiber's) wording.
 			return apierr.NotFoundf("Cannot %s %s", r.Method, clip(r.URL.Path))
 		},
-		OpenAPI: openapiDoc,
+		OpenAPI: s.openAPI(),
 		CORS:    cfg.CORS,
 	}, s.routes())
 }

@@ -386,7 +386,7 @@ func TestPagingWalk(t *testing.T) {
 }
 
 func TestSwaggerCoversRoutes(t *testing.T) {
-	s := New(testCfg, nil, nil, nil)
+	s := New(testCfg, evmStub{}, nil, nil) // an EVM chain: every route, the whole document
 	var doc struct {
 		OpenAPI string                     `json:"openapi"`
 		Paths   map[string]json.RawMessage `json:"paths"`
@@ -398,7 +398,7 @@ func TestSwaggerCoversRoutes(t *testing.T) {
 	for p := range doc.Paths {
 		spec = append(spec, p)
 	}
-	for _, rt := range (&server{}).routes() {
+	for _, rt := range (&server{cfg: testCfg, store: evmStub{}}).routes() {
 		if rt.InSpec {
 			served = append(served, rt.Path())
 		}
