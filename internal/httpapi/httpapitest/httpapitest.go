@@ -150,3 +150,49 @@ func CheckMethodNotAllowed(t *testing.T, h http.Handler, routes []httpapi.Route,
 		}
 	}
 }
+
+// Hole is one request from issue 11's list of small holes and the JSON status it must get.
+type Hole struct {
+	RawPath string // sent as is: may hold escapes that decode to invalid bytes
+	Status  int
+}
+
+// SwaggerHoles are the /swagger/ requests that once answered plain text: invalid bytes in
+// the file name, a file that does not exist, a path escaping the UI.
+var SwaggerHoles = []Hole{
+	{"/swagger/%ff", 400},
+	{"/swagger/%ff%fe", 400},
+	{"/swagger/x%c3%28.js", 400},
+	{"/swagger/%2e%2e/go.mod", 400},
+	{"/swagger/a%2f%2fb", 400},
+	{"/swagger/nonexistent", 404},
+	{"/swagger/a%00b", 404},
+	{"/swagger/index.html/x", 404},
+}
+
+// CheckJSONErrors sends each hole as a GET and checks its status and that the body is a JSON
+// error ({"code","message","details"}), never text.
+func CheckJSONErrors(t *testing.T, h http.Handler, holes []Hole) {
+	t.Helper()
+	for _, hole := range holes {
+		t.Run(hole.RawPath, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "http://api.test/", nil)
+			u, err := req.URL.Parse(hole.RawPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL, req.RequestURI = u, hole.RawPath
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			var e struct {
+				Code    *int      `json:"code"`
+				Message string    `json:"message"`
+				Details *[]string `json:"details"`
+			}
+			if rec.Code != hole.Status || rec.Header().Get("Content-Type") != "application/json" ||
+				json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Code == nil || e.Message == "" || e.Details == nil {
+				t.Errorf("%d %q %q, want %d and a JSON error", rec.Code, rec.Header().Get("Content-Type"), rec.Body, hole.Status)
+			}
+		})
+	}
+}

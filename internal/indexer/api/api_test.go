@@ -276,6 +276,7 @@ var goldenCases = []struct{ name, path string }{
 	{"ERR_unknown_route", "/indexer/does/not/exist"},
 	{"ERR_limit0", "/indexer/tx/v1/txs?pagination.limit=0"},
 	{"ERR_limit1001", "/indexer/block/v1/blocks?pagination.limit=1001"},
+	{"ERR_limit_overflow", "/indexer/tx/v1/txs?pagination.limit=99999999999999999999999"},
 	{"limit_abc_default", "/indexer/block/v1/blocks?pagination.limit=abc&pagination.count_total=false"},
 	{"ERR_offset_neg", "/indexer/block/v1/blocks?pagination.offset=-1"},
 	{"offset_abc_default", "/indexer/tx/v1/txs?pagination.offset=abc&pagination.limit=1"},

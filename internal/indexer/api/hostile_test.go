@@ -76,10 +76,16 @@ func TestHostileInputs(t *testing.T) {
 		{"/indexer/block/v1/blocks/", "1 OR 1=1", "", 400},
 		{"/indexer/tx/v1/txs", "", "msgs=" + url.QueryEscape("' OR 1=1 --"), 200},
 		{"/indexer/tx/v1/txs", "", "msgs=%27)%20OR%20(1=1", 200},
-		{"/indexer/tx/v1/txs", "", "pagination.limit=99999999999999999999", 200}, // not an int: the default, as the peer
+		// An integer out of range is a 400 however large (the peer answered 200 with the default).
+		{"/indexer/tx/v1/txs", "", "pagination.limit=99999999999999999999", 400},
+		{"/indexer/tx/v1/txs", "", "pagination.limit=99999999999999999999999", 400},
+		{"/indexer/block/v1/blocks", "", "pagination.limit=99999999999999999999999", 400},
+		{"/indexer/tx/v1/txs", "", "pagination.limit=-99999999999999999999999", 400},
+		{"/indexer/tx/v1/txs", "", "pagination.limit=+5", 200},
+		{"/indexer/tx/v1/txs", "", "pagination.offset=-99999999999999999999", 400},
 		{"/indexer/tx/v1/txs", "", "pagination.limit=-5", 400},
 		{"/indexer/tx/v1/txs", "", "pagination.limit=-0", 400},
-		{"/indexer/tx/v1/txs", "", "pagination.offset=99999999999999999999", 200},
+		{"/indexer/tx/v1/txs", "", "pagination.offset=99999999999999999999", 400},
 		{"/indexer/tx/v1/txs", "", "pagination.offset=9223372036854775807", 200},
 		{"/indexer/block/v1/blocks", "", "pagination.offset=9223372036854775807&pagination.reverse=false", 200},
 		{"/indexer/tx/v1/txs/by_account/" + acc1, "", "pagination.offset=9223372036854775807", 200},

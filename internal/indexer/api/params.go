@@ -57,16 +57,21 @@ func boolParam(q url.Values, name string, def bool) bool {
 // endpoint only when the key carried a JSON cursor.
 func pagination(q url.Values) (store.Page, error) {
 	p := store.Page{Limit: defaultLimit}
-	// As the peer: a value that is not an integer means the default; an integer out of range
-	// is a 400.
-	if n, err := strconv.Atoi(q.Get("pagination.limit")); err == nil {
-		if n < 1 || n > maxLimit {
+	// As the peer, a value that is not an integer means the default. An integer out of range
+	// is a 400, including one too large for int64 (the peer silently used the default).
+	if s := q.Get("pagination.limit"); isInteger(s) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxLimit {
 			return p, apierr.BadRequest("pagination.limit must be between 1 and %d", maxLimit)
 		}
 		p.Limit = n
 	}
-	if n, err := strconv.ParseInt(q.Get("pagination.offset"), 10, 64); err == nil {
-		if n < 0 {
+	if s := q.Get("pagination.offset"); isInteger(s) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil && !strings.HasPrefix(s, "-") {
+			return p, apierr.BadRequest("pagination.offset must be at most %d", int64(1<<63-1))
+		}
+		if err != nil || n < 0 {
 			return p, apierr.BadRequest("pagination.offset cannot be negative")
 		}
 		p.Offset = n
