@@ -65,6 +65,9 @@ type Error struct {
 	// Info is a human hint some router clients display (optional).
 	Info  string
 	Cause error
+	// Expected marks a 5xx that is the answer asked for, not a failure (an unready /readyz,
+	// polled every few seconds by an orchestrator): it is not logged.
+	Expected bool
 }
 
 func (e *Error) Error() string {
@@ -134,7 +137,7 @@ type body struct {
 func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	e := From(err)
 	status := e.Code.HTTPStatus()
-	if status >= 500 && log != nil {
+	if status >= 500 && log != nil && !e.Expected {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	}
 	details := e.Details

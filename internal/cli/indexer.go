@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/rollgate/rollgate/internal/chain/comet"
-	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
@@ -53,6 +54,8 @@ func (c *indexerConfig) register(f *flags) {
 	f.Int64(&c.Ingest.StartHeight, "start-height", 0, "first height of an empty store (0: from height 1)", "START_HEIGHT")
 	f.Int(&c.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
 	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
+	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
+	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered, or ingestion this long without a write while behind", "READY_STALE_AFTER")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
 }
@@ -145,6 +148,27 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	var ready func() error
+	if cfg.Mode != "api" {
+		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
+		src, err := ingest.DialSource(cfg.RPC, cfg.REST, reg, opts...)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		if err := startEVMIngest(g, cfg, src, db, log, opts); err != nil {
+			db.Close()
+			return nil, err
+		}
+		p, err := ingest.New(cfg.Ingest, src, db, log, reg)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		ready = p.Ready
+		g.Go(p.Run)
+	}
+
 	var handler http.Handler
 	if cfg.Mode == "ingest" {
 		mux := http.NewServeMux()
@@ -153,6 +177,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
 		})
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { readyz(w, r, ready) })
 		handler = mux
 	} else {
 		handler = api.New(api.Config{
@@ -163,35 +188,29 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			CommitHash:    cfg.BuildInfo.Commit,
 			CORS:          cfg.CORS.config(),
 			NoInternalTx:  !cfg.internalTx,
+			Ready:         ready,
 		}, db, log, reg)
-	}
-
-	if cfg.Mode != "api" {
-		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
-		rpc, err := comet.New(cfg.RPC, opts...)
-		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("rpc url: %w", err)
-		}
-		rest, err := cosmosrest.New(cfg.REST, opts...)
-		if err != nil {
-			db.Close()
-			return nil, fmt.Errorf("rest url: %w", err)
-		}
-		src := ingest.NewClientSource(rpc, rest)
-		if err := startEVMIngest(g, cfg, src, db, log, opts); err != nil {
-			db.Close()
-			return nil, err
-		}
-		p, err := ingest.New(cfg.Ingest, src, db, log, reg)
-		if err != nil {
-			db.Close()
-			return nil, err
-		}
-		g.Go(p.Run)
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
 	return db.Close, nil
+}
+
+// readyz answers readiness in ingest-only mode, in the API's error shape: 200 when current,
+// 503 with the reason otherwise.
+func readyz(w http.ResponseWriter, r *http.Request, ready func() error) {
+	w.Header().Set("Cache-Control", "no-store")
+	err := ready()
+	if err == nil {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
+		return
+	}
+	e := &apierr.Error{Code: apierr.Unavailable, Message: "not ready: " + err.Error(), Details: []string{"NOT_READY"}}
+	var nr *ingest.NotReadyError
+	if errors.As(err, &nr) {
+		e.Details = []string{nr.Reason}
+	}
+	apierr.Write(w, r, nil, e)
 }
 
 func runMigrate(ctx context.Context, env *Env, args []string) error {

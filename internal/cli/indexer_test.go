@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -85,6 +86,22 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 	resp.Body.Close()
 	if list.Pagination.Total != "33" {
 		t.Errorf("evm-txs total %q, want 33", list.Pagination.Total)
+	}
+	// At the tip: ready, and the upstream series are registered on the command's registry.
+	for _, c := range []struct{ path, want string }{
+		{"/readyz", `"status":"ready"`},
+		{"/metrics", `rollgate_ingest_upstream_attempts_total{result="ok",upstream="rpc",url="` + up.URL + `"}`},
+		{"/metrics", `rollgate_ingest_upstream_attempt_seconds_count{upstream="rest"`},
+	} {
+		resp, err := http.Get("http://" + addr + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %d, no %s in:\n%.3000s", c.path, resp.StatusCode, c.want, b)
+		}
 	}
 	cancel()
 	select {

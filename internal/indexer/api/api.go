@@ -36,6 +36,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// CORS lets browser apps on other origins call the API (off by default).
 	CORS httpapi.CORS
+	// Ready, when set, is the ingestion's readiness for /readyz: nil when current, otherwise
+	// why not (an error with a ReadyReason() string method gives details[0]).
+	Ready func() error
 }
 
 func (c *Config) defaults() {

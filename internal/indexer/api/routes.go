@@ -16,5 +16,6 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
+		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},
 	}, s.evmRoutes()...)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -19,48 +20,32 @@ type ClientSource struct {
 	rpc  *comet.Client
 	rest *cosmosrest.Client
 	evm  EVMSource // nil unless WithEVM: not an EVM chain, or no JSON-RPC given
+	up   *upstream // nil when built from ready clients (NewClientSource)
 }
 
 // DialSource builds the production source from the RPC_URL and REST_URL settings (each may
 // be a comma-separated list to rotate over). opts go to both transports (timeouts, attempts,
-// backoff, a shared limiter…). With a non-nil reg, every upstream attempt is counted in
-// rollgate_ingest_upstream_attempts_total{upstream="rpc"|"rest", result="ok"|"retry"|"error"},
-// so transport-level retries, which never reach the pipeline, are visible too.
+// backoff, a shared limiter…). Every upstream attempt is recorded, so transport-level retries,
+// which never reach the pipeline, are visible to readiness and, with a non-nil reg, in
+// rollgate_ingest_upstream_attempts_total{upstream,url,result},
+// rollgate_ingest_upstream_failures_total{upstream,url,kind} and
+// rollgate_ingest_upstream_attempt_seconds{upstream,url} (url: the base URL, redacted).
 func DialSource(rpcURLs, restURLs string, reg prometheus.Registerer, opts ...httpx.Option) (*ClientSource, error) {
-	var attempts *prometheus.CounterVec
-	if reg != nil {
-		attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rollgate_ingest_upstream_attempts_total",
-			Help: "HTTP attempts against the chain, by upstream and result (ok, retry, error).",
-		}, []string{"upstream", "result"})
-		if err := reg.Register(attempts); err != nil {
-			return nil, fmt.Errorf("register upstream metrics: %w", err)
-		}
+	up, err := newUpstream(reg)
+	if err != nil {
+		return nil, err
 	}
-	hooks := func(upstream string) httpx.Option {
-		return httpx.WithHooks(httpx.Hooks{OnAttempt: func(a httpx.Attempt) {
-			if attempts == nil {
-				return
-			}
-			result := "ok"
-			switch {
-			case a.Retry:
-				result = "retry"
-			case a.Err != nil:
-				result = "error"
-			}
-			attempts.WithLabelValues(upstream, result).Inc()
-		}})
-	}
-	rpc, err := comet.New(rpcURLs, append(append([]httpx.Option(nil), opts...), hooks("rpc"))...)
+	rpc, err := comet.New(rpcURLs, append(append([]httpx.Option(nil), opts...), up.hooks("rpc"))...)
 	if err != nil {
 		return nil, fmt.Errorf("rpc: %w", err)
 	}
-	rest, err := cosmosrest.New(restURLs, append(append([]httpx.Option(nil), opts...), hooks("rest"))...)
+	rest, err := cosmosrest.New(restURLs, append(append([]httpx.Option(nil), opts...), up.hooks("rest"))...)
 	if err != nil {
 		return nil, fmt.Errorf("rest: %w", err)
 	}
-	return NewClientSource(rpc, rest), nil
+	s := NewClientSource(rpc, rest)
+	s.up = up
+	return s, nil
 }
 
 // NewClientSource wraps the two clients.
@@ -77,6 +62,15 @@ func (s *ClientSource) WithEVM(e EVMSource) *ClientSource {
 
 // EVM returns the JSON-RPC source, or nil.
 func (s *ClientSource) EVM() EVMSource { return s.evm }
+
+// UpstreamState is the last successful HTTP attempt and the last failed one, with its error
+// (zero when none yet, or when the source was not built by DialSource).
+func (s *ClientSource) UpstreamState() (okAt, failAt time.Time, lastFail error) {
+	if s.up == nil {
+		return time.Time{}, time.Time{}, nil
+	}
+	return s.up.state()
+}
 
 // future maps both clients' "height not reached yet" answers to ErrFutureHeight.
 func future(err error) error {

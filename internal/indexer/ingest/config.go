@@ -57,6 +57,12 @@ type Config struct {
 	// ValidatorRefresh is the minimum time between two fetches of the validator list when a
 	// proposer is unknown. Default 1 min.
 	ValidatorRefresh time.Duration
+	// ReadyMaxLag is the most blocks behind the chain head the pipeline may be and still
+	// report ready (Ready, /readyz). Default 20.
+	ReadyMaxLag int64
+	// ReadyStaleAfter is how long the chain may go unanswered, or a pipeline behind the head
+	// go without writing, before it reports not ready. Default 30 s.
+	ReadyStaleAfter time.Duration
 	// StopAtHeight, when > 0, makes Run return nil once this height is written (tests, backfills).
 	StopAtHeight int64
 }
@@ -101,6 +107,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ProgressInterval <= 0 {
 		c.ProgressInterval = 5 * time.Second
+	}
+	if c.ReadyMaxLag <= 0 {
+		c.ReadyMaxLag = 20
+	}
+	if c.ReadyStaleAfter <= 0 {
+		c.ReadyStaleAfter = 30 * time.Second
 	}
 	if c.ValidatorRefresh <= 0 {
 		c.ValidatorRefresh = time.Minute

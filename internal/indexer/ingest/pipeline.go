@@ -36,8 +36,10 @@ type Pipeline struct {
 	builder   *Builder
 	proposers *proposerResolver
 
-	target atomic.Int64 // latest chain height seen
-	evm    EVMSource    // receipts of EVM chains; nil elsewhere
+	target  atomic.Int64 // latest chain height seen
+	indexed atomic.Int64 // last height written
+	health  health
+	evm     EVMSource // receipts of EVM chains; nil elsewhere
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -106,6 +108,8 @@ func (p *Pipeline) run(ctx context.Context) error {
 		next = p.cfg.StartHeight
 	}
 	p.m.indexedHeight.Set(float64(indexed))
+	p.indexed.Store(indexed)
+	p.health.advancedAt.Store(time.Now())
 	if p.cfg.StopAtHeight > 0 && next > p.cfg.StopAtHeight {
 		return errStop
 	}
@@ -210,7 +214,9 @@ func (p *Pipeline) dispatch(ctx context.Context, next int64, heights chan<- int6
 	return nil
 }
 
+// setTarget records a successful read of the chain head.
 func (p *Pipeline) setTarget(h int64) {
+	p.health.headAt.Store(time.Now())
 	if h > p.target.Load() {
 		p.target.Store(h)
 		p.m.chainHeight.Set(float64(h))

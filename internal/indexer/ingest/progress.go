@@ -22,6 +22,8 @@ func newProgress(p *Pipeline, height int64) *progress {
 }
 
 func (g *progress) written(height int64, blocks, txs int) {
+	g.p.indexed.Store(height)
+	g.p.health.advancedAt.Store(time.Now())
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.height = height

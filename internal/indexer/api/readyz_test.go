@@ -1,0 +1,62 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"testing"
+)
+
+type reasoned struct{ reason, msg string }
+
+func (r reasoned) Error() string       { return r.msg }
+func (r reasoned) ReadyReason() string { return r.reason }
+
+// TestReadyz: /readyz is 200 when the store answers and ingestion is current, 503 with the
+// reason otherwise, never cached.
+func TestReadyz(t *testing.T) {
+	db := backends(t)["sqlite"](t)
+	for _, tc := range []struct {
+		name       string
+		ready      func() error
+		status     int
+		wantDetail string
+	}{
+		{"no_ingestion_here", nil, 200, ""},
+		{"current", func() error { return nil }, 200, ""},
+		{"lagging", func() error { return reasoned{"LAGGING", "40 blocks behind the chain tip"} }, 503, "LAGGING"},
+		{"plain_error", func() error { return errors.New("something") }, 503, "NOT_READY"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testCfg
+			cfg.Ready = tc.ready
+			var logs bytes.Buffer
+			rec := do(New(cfg, db, slog.New(slog.NewTextHandler(&logs, nil)), nil), "/readyz")
+			if logs.Len() > 0 {
+				t.Errorf("a readiness answer is logged (probes poll it): %s", logs.String())
+			}
+			if rec.Code != tc.status || rec.Header().Get("Cache-Control") != "no-store" {
+				t.Fatalf("%d (Cache-Control %q): %s", rec.Code, rec.Header().Get("Cache-Control"), rec.Body)
+			}
+			var body struct {
+				Status  string   `json:"status"`
+				Message string   `json:"message"`
+				Details []string `json:"details"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatal(err)
+			}
+			if tc.status == http.StatusOK && body.Status != "ready" {
+				t.Errorf("body %s", rec.Body)
+			}
+			if tc.wantDetail != "" && (len(body.Details) != 1 || body.Details[0] != tc.wantDetail || body.Message == "") {
+				t.Errorf("body %s, want details [%s] and a message", rec.Body, tc.wantDetail)
+			}
+		})
+	}
+	if rec := do(New(testCfg, failingReader{}, nil, nil), "/readyz"); rec.Code != 503 {
+		t.Errorf("store down: %d %s", rec.Code, rec.Body)
+	}
+}
