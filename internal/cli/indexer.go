@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
@@ -177,7 +177,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
 		})
-		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { readyz(w, r, ready) })
+		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { readyz(w, ready) })
 		handler = mux
 	} else {
 		handler = api.New(api.Config{
@@ -195,22 +195,28 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	return db.Close, nil
 }
 
-// readyz answers readiness in ingest-only mode, in the API's error shape: 200 when current,
-// 503 with the reason otherwise.
-func readyz(w http.ResponseWriter, r *http.Request, ready func() error) {
+// readyz answers readiness in ingest-only mode (no API layer runs there), in the API's shape:
+// 200 when current, 503 {code: 14 (unavailable), message, details: [reason]} otherwise.
+func readyz(w http.ResponseWriter, ready func() error) {
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "application/json")
 	err := ready()
 	if err == nil {
-		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
 		return
 	}
-	e := &apierr.Error{Code: apierr.Unavailable, Message: "not ready: " + err.Error(), Details: []string{"NOT_READY"}}
+	reason := "NOT_READY"
 	var nr *ingest.NotReadyError
 	if errors.As(err, &nr) {
-		e.Details = []string{nr.Reason}
+		reason = nr.Reason
 	}
-	apierr.Write(w, r, nil, e)
+	b, _ := json.Marshal(struct {
+		Code    int      `json:"code"`
+		Message string   `json:"message"`
+		Details []string `json:"details"`
+	}{14, "not ready: " + err.Error(), []string{reason}})
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 func runMigrate(ctx context.Context, env *Env, args []string) error {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -138,6 +139,28 @@ func TestIndexerCommandRejectsBadConfig(t *testing.T) {
 			}
 			if !strings.Contains(errb.String(), tc.want) {
 				t.Errorf("stderr %q, want %q", errb, tc.want)
+			}
+		})
+	}
+}
+
+// TestIngestModeReadyz: the ingest-only server's /readyz has the API's shape.
+func TestIngestModeReadyz(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+		want   string
+	}{
+		{"ready", nil, 200, `{"status":"ready"}`},
+		{"lagging", &ingest.NotReadyError{Reason: ingest.NotReadyLagging, Message: "40 blocks behind"}, 503,
+			`{"code":14,"message":"not ready: 40 blocks behind","details":["LAGGING"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			readyz(rec, func() error { return tc.err })
+			if rec.Code != tc.status || strings.TrimSpace(rec.Body.String()) != tc.want || rec.Header().Get("Cache-Control") != "no-store" {
+				t.Errorf("%d %s", rec.Code, rec.Body)
 			}
 		})
 	}
