@@ -136,12 +136,18 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 // write is cut off by a closing database.
 func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) (func() error, error) {
 	log = log.With(cfg.LogContext...)
-	if path, ok := strings.CutPrefix(cfg.DB, "sqlite:"); ok && path != ":memory:" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
+	// An API replica only reads: it neither creates nor migrates the store (the writer or
+	// `rollgate migrate` does), so replicas can start beside a writer of another version.
+	open := store.OpenReader
+	if cfg.Mode != "api" {
+		open = store.Open
+		if path, ok := strings.CutPrefix(cfg.DB, "sqlite:"); ok && path != ":memory:" {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, err
+			}
 		}
 	}
-	db, err := store.Open(g.ctx, cfg.DB, log)
+	db, err := open(g.ctx, cfg.DB, log)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}

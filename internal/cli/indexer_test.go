@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,6 +162,57 @@ func TestIngestModeReadyz(t *testing.T) {
 			readyz(rec, func() error { return tc.err })
 			if rec.Code != tc.status || strings.TrimSpace(rec.Body.String()) != tc.want || rec.Header().Get("Cache-Control") != "no-store" {
 				t.Errorf("%d %s", rec.Code, rec.Body)
+			}
+		})
+	}
+}
+
+// TestIndexerAPIModeNeedsMigratedStore: an API replica neither creates nor migrates the store;
+// it says to run `rollgate migrate`, and once that ran it serves.
+func TestIndexerAPIModeNeedsMigratedStore(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "idx.db")
+			if backend == "postgres" {
+				dsn = testutil.PostgresDSN(t)
+			}
+			vars := map[string]string{"CHAIN_ID": "c-1", "VM_TYPE": "move", "DB_DSN": dsn}
+			addr := freeAddr(t)
+			env, _, errb := testEnv(vars)
+			if code := run(context.Background(), env, []string{"indexer", "--mode", "api", "--listen", addr}); code != 1 {
+				t.Fatalf("api mode on an unmigrated store: exit code %d, want 1; stderr:\n%s", code, errb)
+			}
+			if !strings.Contains(errb.String(), "rollgate migrate") {
+				t.Fatalf("stderr does not name `rollgate migrate`:\n%s", errb)
+			}
+			if backend == "sqlite" {
+				if _, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:")); !os.IsNotExist(err) {
+					t.Fatalf("the replica created the store file: %v", err)
+				}
+			}
+
+			env, out, errb := testEnv(vars)
+			if code := run(context.Background(), env, []string{"migrate"}); code != 0 || !strings.Contains(out.String(), "migrations applied") {
+				t.Fatalf("migrate: exit %d, stdout %q, stderr %q", code, out, errb)
+			}
+
+			env, _, errb = testEnv(vars)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int, 1)
+			go func() {
+				done <- run(ctx, env, []string{"indexer", "--mode", "api", "--listen", addr, "--log-level", "warn"})
+			}()
+			var status int
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && status != http.StatusOK; {
+				time.Sleep(50 * time.Millisecond)
+				if resp, err := http.Get("http://" + addr + "/indexer/block/v1/blocks?pagination.limit=1"); err == nil {
+					status = resp.StatusCode
+					resp.Body.Close()
+				}
+			}
+			cancel()
+			if code := <-done; code != 0 || status != http.StatusOK {
+				t.Fatalf("api mode after migrate: status %d, exit %d; stderr:\n%s", status, code, errb)
 			}
 		})
 	}

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,12 +16,14 @@ import (
 //go:embed migrations
 var migrations embed.FS
 
-// Open connects to the store named by dsn and applies pending migrations:
+// Open connects to the store named by dsn as its writer and applies pending migrations:
 //
 //   - "sqlite:<path>" (also "sqlite://<path>"): an embedded SQLite file in WAL mode, created if missing;
 //   - "postgres://…" or "postgresql://…": PostgreSQL through a pgx pool.
+//
+// A store migrated by a newer binary is refused (ErrSchemaAhead): this one does not know its tables.
 func Open(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
-	be, dialect, err := openBackend(ctx, dsn)
+	be, dialect, err := openBackend(ctx, dsn, false)
 	if err != nil {
 		return nil, err
 	}
@@ -30,9 +34,26 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
 	return newDB(be, logger), nil
 }
 
+// OpenReader connects to the store named by dsn for reading only, as API replicas
+// (`rollgate indexer --mode api`) do: it runs no DDL and no write, so any number of replicas
+// can start beside the writer. The schema must be exactly this binary's: an older one
+// (ErrSchemaBehind) asks the operator to run `rollgate migrate`, a newer one (ErrSchemaAhead)
+// is refused. The DB it returns refuses WriteBlocks.
+func OpenReader(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
+	be, dialect, err := openBackend(ctx, dsn, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchema(ctx, be.reader(), dialect, dsn); err != nil {
+		_ = be.close()
+		return nil, err
+	}
+	return newDB(readOnly{be}, logger), nil
+}
+
 // Migrate applies pending migrations to the store named by dsn and closes it (`rollgate migrate`).
 func Migrate(ctx context.Context, dsn string) error {
-	be, dialect, err := openBackend(ctx, dsn)
+	be, dialect, err := openBackend(ctx, dsn, false)
 	if err != nil {
 		return err
 	}
@@ -40,15 +61,23 @@ func Migrate(ctx context.Context, dsn string) error {
 	return migrate(ctx, be, dialect)
 }
 
-func openBackend(ctx context.Context, dsn string) (backend, string, error) {
+// openBackend connects; readOnly opens connections that cannot write (SQLite query_only,
+// PostgreSQL default_transaction_read_only) and never creates a SQLite file.
+func openBackend(ctx context.Context, dsn string, readOnly bool) (backend, string, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		path = strings.TrimPrefix(path, "//")
-		be, err := openSQLite(ctx, path)
+		if readOnly {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return nil, "", fmt.Errorf("%w: no store at %s: run `rollgate migrate --db %s` (API replicas do not create or migrate the store)",
+					ErrSchemaBehind, path, redact(dsn))
+			}
+		}
+		be, err := openSQLite(ctx, path, readOnly)
 		return be, "sqlite", err
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		be, err := openPostgres(ctx, dsn)
+		be, err := openPostgres(ctx, dsn, readOnly)
 		return be, "postgres", err
 	}
 	return nil, "", fmt.Errorf("unsupported store DSN %q: want sqlite:<path> or postgres://…", redact(dsn))
@@ -154,6 +183,12 @@ func migrate(ctx context.Context, be backend, dialect string) (err error) {
 	r.Close()
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	for v := range applied {
+		if v > len(ms) {
+			return fmt.Errorf("%w: the store is at schema version %d, this binary knows %d: run a rollgate at least as new as the one that migrated it",
+				ErrSchemaAhead, v, len(ms))
+		}
 	}
 	for _, m := range ms {
 		if applied[m.version] {

@@ -16,10 +16,15 @@ type pgBackend struct {
 	pool *pgxpool.Pool
 }
 
-func openPostgres(ctx context.Context, dsn string) (*pgBackend, error) {
+// openPostgres opens a pool; with readOnly every session is read-only, so the server itself
+// refuses DDL and writes from an API replica.
+func openPostgres(ctx context.Context, dsn string, readOnly bool) (*pgBackend, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse postgres DSN: %w", err)
+	}
+	if readOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -13,33 +14,47 @@ import (
 
 // sqliteBackend keeps two pools on one file: a single writer connection (BEGIN IMMEDIATE, so
 // a write transaction takes the lock up front instead of failing on upgrade) and a read pool
-// that WAL lets run beside the writer.
+// that WAL lets run beside the writer. A read-only backend has no writer (w is nil).
 type sqliteBackend struct {
 	w, r  *sql.DB
 	stmts stmtCache
 }
 
-func openSQLite(ctx context.Context, path string) (*sqliteBackend, error) {
+// openSQLite opens the file; readOnly opens the read pool alone (a reader has no business
+// holding the writer connection, whose pragmas would write to the file).
+func openSQLite(ctx context.Context, path string, readOnly bool) (*sqliteBackend, error) {
 	if path == "" {
 		return nil, fmt.Errorf("sqlite DSN without a path")
 	}
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
-	w, err := sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	if err := w.PingContext(ctx); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	var w *sql.DB
+	if !readOnly {
+		var err error
+		w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+		w.SetMaxOpenConns(1)
+		if err := w.PingContext(ctx); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
 	}
 	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
 	if err != nil {
-		w.Close()
+		if w != nil {
+			w.Close()
+		}
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(max(4, 2*runtime.NumCPU()))
 	r.SetMaxIdleConns(max(4, 2*runtime.NumCPU()))
+	if readOnly {
+		if err := r.PingContext(ctx); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+	}
 	b := &sqliteBackend{w: w, r: r}
 	b.stmts.db = r
 	return b, nil
@@ -138,12 +153,11 @@ func (b *sqliteBackend) forUpdate() string { return "" }
 
 func (b *sqliteBackend) close() error {
 	b.stmts.close()
-	err1 := b.r.Close()
-	err2 := b.w.Close()
-	if err1 != nil {
-		return err1
+	err := b.r.Close()
+	if b.w != nil {
+		err = errors.Join(err, b.w.Close())
 	}
-	return err2
+	return err
 }
 
 func (b *sqliteBackend) begin(ctx context.Context) (wtx, error) {
