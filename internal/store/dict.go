@@ -136,11 +136,14 @@ func lookupAccount(ctx context.Context, c conn, addr []byte) (*dictEntry, error)
 	return &e, nil
 }
 
-// lookupMsgTypes returns the entries of the known types among types, in id order.
+// lookupMsgTypes returns the entries of the known types among types, in id order. A type URL
+// may carry its leading '/', as in a tx's "@type" (users copy it from there); the dictionary
+// holds it without, as WriteBlocks stores it.
 func lookupMsgTypes(ctx context.Context, c conn, types []string) ([]dictEntry, error) {
 	var keys []any
 	seen := map[string]bool{}
 	for _, m := range types {
+		m = strings.TrimPrefix(m, "/")
 		if seen[m] || !utf8.ValidString(m) || strings.IndexByte(m, 0) >= 0 {
 			// Invalid UTF-8 or NUL cannot be a stored type URL, and PostgreSQL would reject
 			// it as a text parameter.

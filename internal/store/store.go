@@ -112,8 +112,9 @@ type TxFilter struct {
 	Account    []byte // raw address bytes; nil means any account
 	SignerOnly bool   // with Account: only txs the account signed
 	Height     int64  // 0 means any height
-	// MsgTypes keeps txs holding at least one of these type URLs (without the leading '/',
-	// matched exactly).
+	// MsgTypes keeps txs holding at least one of these type URLs, matched exactly; a leading
+	// '/' is optional ("/cosmos.bank.v1beta1.MsgSend" and "cosmos.bank.v1beta1.MsgSend" match
+	// the same txs).
 	// nil means no filter; a non-nil list whose types are all unknown yields no tx.
 	MsgTypes []string
 }

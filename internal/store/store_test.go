@@ -111,7 +111,7 @@ func (m model) want(f TxFilter, p Page) ([]int64, int64) {
 		if f.MsgTypes != nil {
 			hit := false
 			for _, mt := range f.MsgTypes {
-				hit = hit || tx.msgs[mt]
+				hit = hit || tx.msgs[strings.TrimPrefix(mt, "/")]
 			}
 			if !hit {
 				continue
@@ -532,4 +532,45 @@ func TestSQLiteStatementCache(t *testing.T) {
 	if n := len(sb.stmts.m); n != stmtCacheSize {
 		t.Fatalf("%d cached statements, want %d", n, stmtCacheSize)
 	}
+}
+
+// TestMsgTypesLeadingSlash: a type URL written with its leading '/', as in a tx's "@type",
+// selects the same txs as without it, on every plan that filters by type.
+func TestMsgTypesLeadingSlash(t *testing.T) {
+	m := buildModel(24)
+	call, send := "minievm.evm.v1.MsgCall", "cosmos.bank.v1beta1.MsgSend"
+	cases := []struct {
+		name         string
+		bare, slashd TxFilter
+	}{
+		{"one type", TxFilter{MsgTypes: []string{call}}, TxFilter{MsgTypes: []string{"/" + call}}},
+		{"two types", TxFilter{MsgTypes: []string{call, send}}, TxFilter{MsgTypes: []string{"/" + call, "/" + send}}},
+		{"both forms of one type", TxFilter{MsgTypes: []string{call}}, TxFilter{MsgTypes: []string{"/" + call, call}}},
+		{"with an account", TxFilter{Account: acct(2), MsgTypes: []string{call}}, TxFilter{Account: acct(2), MsgTypes: []string{"/" + call}}},
+		{"within a height", TxFilter{Height: 11, MsgTypes: []string{call}}, TxFilter{Height: 11, MsgTypes: []string{"/" + call}}},
+	}
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.WriteBlocks(ctx, m.bundles); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			for _, p := range []Page{{Limit: 100, CountTotal: true}, {Limit: 2, Desc: true, Offset: 1, CountTotal: true}} {
+				want, err := db.Txs(ctx, c.bare, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := db.Txs(ctx, c.slashd, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Total == 0 || (p.Offset == 0 && len(want.Txs) == 0) {
+					t.Fatalf("%s: the bare form matches nothing; the case proves nothing", c.name)
+				}
+				if !slices.EqualFunc(got.Txs, want.Txs, func(a, b TxRecord) bool { return a.Sequence == b.Sequence }) || got.Total != want.Total {
+					t.Errorf("%s %+v: with the slash %d txs (total %d), without %d (total %d)", c.name, p, len(got.Txs), got.Total, len(want.Txs), want.Total)
+				}
+			}
+		}
+	})
 }

@@ -238,7 +238,7 @@ var goldenCases = []struct{ name, path string }{
 	{"txs_msgs_MsgCall_page2", "/indexer/tx/v1/txs?msgs=minievm.evm.v1.MsgCall&pagination.limit=2&pagination.key=" + b64(`{"sequence":21}`)},
 	{"txs_msgs_repeated", "/indexer/tx/v1/txs?msgs=minievm.evm.v1.MsgCall&msgs=cosmos.bank.v1beta1.MsgSend&pagination.limit=1"},
 	{"txs_msgs_comma", "/indexer/tx/v1/txs?msgs=minievm.evm.v1.MsgCall,cosmos.bank.v1beta1.MsgSend&pagination.limit=1"},
-	{"txs_msgs_slash_is_unknown", "/indexer/tx/v1/txs?msgs=/cosmos.bank.v1beta1.MsgMultiSend"},
+	{"txs_msgs_leading_slash", "/indexer/tx/v1/txs?msgs=/cosmos.bank.v1beta1.MsgMultiSend"}, // as in a tx's @type: the same txs as without the slash
 	{"txs_msgs_MsgMultiSend", "/indexer/tx/v1/txs?msgs=cosmos.bank.v1beta1.MsgMultiSend"},
 	{"txs_msgs_unknown", "/indexer/tx/v1/txs?msgs=no.such.Msg"},
 	{"txs_msgs_unknown_and_known", "/indexer/tx/v1/txs?msgs=no.such.Msg,cosmos.bank.v1beta1.MsgSend&pagination.limit=1"},

@@ -220,8 +220,8 @@ func hashParam(s string) ([]byte, error) {
 }
 
 // msgsParam collects msgs from repeated parameters and comma-separated lists, each an exact
-// type URL without the leading '/' (as stored; "/cosmos.bank.v1beta1.MsgSend" names no stored
-// type). It returns nil when no type is named (no filter).
+// type URL (the store matches it with or without its leading '/'). It returns nil when no type
+// is named (no filter).
 func msgsParam(q url.Values) ([]string, error) {
 	var out []string
 	for _, v := range q["msgs"] {
