@@ -234,7 +234,7 @@ func goldenCases(p params) []gcase {
 		{"txs_msgs_repeated", txs + "?msgs=" + p.msgA + "&msgs=" + p.msgB + "&pagination.limit=3", ""},
 		{"txs_msgs_repeated_page2", txs + "?msgs=" + p.msgA + "&msgs=" + p.msgB + "&pagination.limit=3", "txs_msgs_repeated"},
 		{"txs_msgs_comma", txs + "?msgs=" + p.msgA + "," + p.msgB + "&pagination.limit=3", ""},
-		{"txs_msgs_slash_is_unknown", txs + "?msgs=/" + p.msgRare, ""},
+		{"txs_msgs_leading_slash", txs + "?msgs=/" + p.msgRare, ""}, // as in a tx's @type: the same txs as txs_msgs_rare
 		{"txs_msgs_unknown", txs + "?msgs=no.such.Msg", ""},
 		{"txs_msgs_unknown_and_known", txs + "?msgs=no.such.Msg," + p.msgB + "&pagination.limit=1", ""},
 		{"txs_msgs_empty_value", txs + "?msgs=&pagination.limit=1&pagination.count_total=false", ""},
