@@ -368,7 +368,7 @@ func TestGolden(t *testing.T) {
 					h := newAPI(r, db)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
-					for _, c := range goldenCases(p) {
+					for _, c := range append(goldenCases(p), evmCases(t, r.kind, h)...) {
 						t.Run(c.name, func(t *testing.T) {
 							path := c.path
 							if c.next != "" {

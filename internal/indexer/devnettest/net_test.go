@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/devnet"
@@ -98,6 +99,10 @@ func ingestChain(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w stor
 	if err != nil {
 		return err
 	}
+	follower, err := withEVM(ep, r, src, w, stop, opts)
+	if err != nil {
+		return err
+	}
 	p, err := ingest.New(ingest.Config{
 		ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init",
 		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond,
@@ -106,7 +111,13 @@ func ingestChain(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w stor
 	if err != nil {
 		return err
 	}
-	return p.Run(ctx)
+	if follower == nil {
+		return p.Run(ctx)
+	}
+	var g errgroup.Group
+	g.Go(func() error { return p.Run(ctx) })
+	g.Go(func() error { return follower.Run(ctx) })
+	return g.Wait()
 }
 
 // apiConfig is the API deployment of a rollup; version and commit are fixed so /status is

@@ -1,0 +1,118 @@
+package devnettest
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// withEVM gives the EVM rollup's source its JSON-RPC side, as `rollgate indexer` does, and
+// returns the internal-tx follower to run beside the pipeline (nil on other rollups, or when
+// w is not a full store).
+func withEVM(ep devnet.ChainEndpoints, r rollup, src *ingest.ClientSource, w store.Writer, stop int64, opts []httpx.Option) (*ingest.InternalFollower, error) {
+	if r.kind != "evm" {
+		return nil, nil
+	}
+	rpc, err := evmrpc.New(ep.JSONRPC, opts...)
+	if err != nil {
+		return nil, err
+	}
+	es := ingest.NewEVMSource(rpc)
+	src.WithEVM(es)
+	st, ok := w.(ingest.InternalStore)
+	if !ok {
+		return nil, nil
+	}
+	return ingest.NewInternalFollower(ingest.InternalConfig{StopAtHeight: stop, PollInterval: 10 * time.Millisecond,
+		RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond}, es, st, nil), nil
+}
+
+// evmCases are the golden requests of the EVM routes: on the EVM rollup every route, paged to
+// the end both ways, with unknown and malformed inputs; elsewhere the 404 of every EVM path.
+func evmCases(t testing.TB, kind string, h http.Handler) []gcase {
+	const (
+		etx = "/indexer/tx/v1/evm-txs"
+		itx = "/indexer/tx/v1/evm-internal-txs"
+	)
+	if kind != "evm" {
+		return []gcase{
+			{"ERR_evm_txs_not_served", etx, ""},
+			{"ERR_evm_txs_by_hash_not_served", etx + "/0x" + strings.Repeat("ab", 32), ""},
+			{"ERR_evm_internal_txs_not_served", itx + "/by_height/2", ""},
+		}
+	}
+	// Parameters by fixed rules: the first EVM tx, its sender and height, and the first
+	// traced tx with internal txs.
+	var first struct {
+		Txs []struct {
+			From            string `json:"from"`
+			To              string `json:"to"`
+			BlockNumber     string `json:"blockNumber"`
+			TransactionHash string `json:"transactionHash"`
+		} `json:"txs"`
+	}
+	getJSON(t, h, etx+"?pagination.limit=1&pagination.reverse=false", &first)
+	var internal struct {
+		Internal []struct {
+			Hash   string `json:"hash"`
+			Height int64  `json:"height"`
+			From   string `json:"from"`
+		} `json:"internal_txs"`
+	}
+	getJSON(t, h, itx+"?pagination.limit=1&pagination.reverse=false", &internal)
+	if len(first.Txs) == 0 || len(internal.Internal) == 0 {
+		t.Fatalf("the devnet's EVM rollup has %d EVM txs and %d internal txs: nothing to golden", len(first.Txs), len(internal.Internal))
+	}
+	f, in := first.Txs[0], internal.Internal[0]
+	var height int64
+	if _, err := fmt.Sscanf(f.BlockNumber, "0x%x", &height); err != nil {
+		t.Fatalf("blockNumber %q: %v", f.BlockNumber, err)
+	}
+	from := "/by_account/" + f.From
+	return []gcase{
+		{"evm_txs_limit2", etx + "?pagination.limit=2", ""},
+		{"evm_txs_limit2_page2", etx + "?pagination.limit=2", "evm_txs_limit2"},
+		{"evm_txs_limit2_reverse_false", etx + "?pagination.limit=2&pagination.reverse=false", ""},
+		{"evm_txs_limit2_reverse_false_page2", etx + "?pagination.limit=2&pagination.reverse=false", "evm_txs_limit2_reverse_false"},
+		{"evm_txs_all", etx + "?pagination.limit=1000&pagination.reverse=false", ""},
+		{"evm_txs_all_past_end", etx + "?pagination.limit=1000&pagination.reverse=false", "evm_txs_all"},
+		{"evm_txs_offset_key", etx + "?pagination.limit=2&pagination.key=" + b64("3"), ""},
+		{"evm_txs_height_key", fmt.Sprintf("%s?pagination.limit=2&pagination.key=%s", etx, b64(fmt.Sprintf(`{"height":%d}`, height))), ""},
+		{"evm_txs_count_total_false", etx + "?pagination.limit=1&pagination.count_total=false", ""},
+		{"evm_txs_by_account_from", etx + from + "?pagination.limit=2", ""},
+		{"evm_txs_by_account_from_page2", etx + from + "?pagination.limit=2", "evm_txs_by_account_from"},
+		{"evm_txs_by_account_from_offset1", etx + from + "?pagination.limit=2&pagination.offset=1", ""},
+		{"evm_txs_by_account_from_is_signer", etx + from + "?is_signer=true&pagination.limit=2", ""},
+		{"evm_txs_by_account_to_is_signer", etx + "/by_account/" + f.To + "?is_signer=true", ""},
+		{"evm_txs_by_account_unknown", etx + "/by_account/0x1234", ""},
+		{"ERR_evm_txs_by_account_invalid", etx + "/by_account/notanaddress", ""},
+		{"evm_txs_by_height_first", fmt.Sprintf("%s/by_height/%d", etx, height), ""},
+		{"evm_txs_by_height_future", fmt.Sprintf("%s/by_height/%d", etx, tip+1000), ""},
+		{"ERR_evm_txs_by_height_0", etx + "/by_height/0", ""},
+		{"evm_tx_by_hash", etx + "/" + f.TransactionHash, ""},
+		{"evm_tx_by_hash_upper_no0x", etx + "/" + strings.ToUpper(strings.TrimPrefix(f.TransactionHash, "0x")), ""},
+		{"ERR_evm_tx_by_hash_not_found", etx + "/0x" + strings.Repeat("0", 64), ""},
+		{"ERR_evm_tx_by_hash_not_hex", etx + "/zzzz", ""},
+		{"evm_internal_txs_limit3", itx + "?pagination.limit=3", ""},
+		{"evm_internal_txs_limit3_page2", itx + "?pagination.limit=3", "evm_internal_txs_limit3"},
+		{"evm_internal_txs_all", itx + "?pagination.limit=1000&pagination.reverse=false", ""},
+		{"evm_internal_txs_all_past_end", itx + "?pagination.limit=1000&pagination.reverse=false", "evm_internal_txs_all"},
+		{"evm_internal_txs_offset", itx + "?pagination.limit=2&pagination.offset=2", ""},
+		{"evm_internal_txs_by_height", fmt.Sprintf("%s/by_height/%d", itx, in.Height), ""},
+		{"evm_internal_txs_by_hash", itx + "/" + in.Hash, ""},
+		{"evm_internal_txs_by_hash_limit1_page2", itx + "/" + in.Hash + "?pagination.limit=1", "evm_internal_txs_by_hash"},
+		{"evm_internal_txs_by_account", itx + "/by_account/" + in.From + "?pagination.limit=3", ""},
+		{"evm_internal_txs_by_account_unknown", itx + "/by_account/0x1234", ""},
+		{"ERR_evm_internal_txs_by_hash_not_found", itx + "/0x" + strings.Repeat("0", 64), ""},
+		{"ERR_evm_internal_txs_by_hash_not_hex", itx + "/0xzz", ""},
+		{"ERR_evm_internal_txs_by_account_invalid", itx + "/by_account/nope", ""},
+	}
+}
