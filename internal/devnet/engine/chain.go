@@ -22,6 +22,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -86,6 +87,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Bech32Prefix == "" {
 		c.Bech32Prefix = "init"
+	}
+	if _, err := address.Bech32(c.Bech32Prefix, make([]byte, 20)); err != nil {
+		return fmt.Errorf("bech32 prefix %q: %w", c.Bech32Prefix, err)
 	}
 	if c.BlockInterval <= 0 {
 		c.BlockInterval = 500 * time.Millisecond
@@ -279,7 +283,7 @@ func (c *Chain) genesis() error {
 	env := c.newEnv(bo, 1, c.cfg.GenesisTime, nil)
 	// module accounts first, as the SDK numbers them before user accounts
 	for _, name := range []string{"fee_collector", "distribution", "bank"} {
-		env.ensureAccount(ModuleAddress(name))
+		env.ensureAccount(address.ModuleAccount(name))
 	}
 	for _, a := range c.accounts {
 		if err := env.mintQuiet(a.Addr, c.cfg.AccountCoins); err != nil {
@@ -675,7 +679,7 @@ func (c *Chain) ProduceBlock() (*Block, error) {
 	var finalize []sim.Event
 	if c.cfg.Kind == KindL1 && len(c.feesPrev) > 0 {
 		env := c.newEnv(bo, height, btime, nil)
-		if err := env.sendRaw(ModuleAddress("fee_collector"), ModuleAddress("distribution"), c.feesPrev); err == nil {
+		if err := env.sendRaw(address.ModuleAccount("fee_collector"), address.ModuleAccount("distribution"), c.feesPrev); err == nil {
 			for _, ev := range env.events {
 				ev.Attributes = append(ev.Attributes, sim.Attribute{Key: "mode", Value: "BeginBlock", Index: true})
 				finalize = append(finalize, ev)
@@ -834,7 +838,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 		}
 	}
 	if len(tx.Fee.Amount) > 0 {
-		if err := env.sendRaw(payer, ModuleAddress("fee_collector"), tx.Fee.Amount); err != nil {
+		if err := env.sendRaw(payer, address.ModuleAccount("fee_collector"), tx.Fee.Amount); err != nil {
 			res.Code, res.Codespace = 13, "sdk"
 			res.Log = fmt.Sprintf("%s: insufficient fee", err.Error())
 			res.GasUsed = int64(env.gas)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"strings"
 
 	"github.com/cosmos/btcutil/bech32"
@@ -131,13 +132,11 @@ func VerifyDirect(pubKeyType string, pub, signBytes, sig []byte) bool {
 	return false
 }
 
-// Bech32 encodes an address with a prefix.
+// Bech32 encodes an address with a chain's prefix (address.Bech32). The engine's prefixes
+// are checked when a chain is built (Config.defaults), so "" only answers a prefix no chain
+// of the devnet has.
 func Bech32(prefix string, addr []byte) string {
-	conv, err := bech32.ConvertBits(addr, 8, 5, true)
-	if err != nil {
-		return ""
-	}
-	s, err := bech32.Encode(prefix, conv)
+	s, err := address.Bech32(prefix, addr)
 	if err != nil {
 		return ""
 	}
@@ -165,10 +164,4 @@ func ParseAddress(prefix, s string) ([]byte, error) {
 		return nil, fmt.Errorf("decoding bech32 failed: %w", err)
 	}
 	return b, nil
-}
-
-// ModuleAddress is the SDK's address of a module account: SHA-256(name)[:20].
-func ModuleAddress(name string) []byte {
-	s := sha256.Sum256([]byte(name))
-	return s[:20]
 }

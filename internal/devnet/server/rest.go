@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
@@ -379,7 +380,7 @@ var moduleNames = []string{"fee_collector", "distribution", "bank"}
 
 func moduleName(a engine.Account) string {
 	for _, n := range moduleNames {
-		if string(engine.ModuleAddress(n)) == string(a.Address) {
+		if string(address.ModuleAccount(n)) == string(a.Address) {
 			return n
 		}
 	}
@@ -457,7 +458,7 @@ func (s *rest) moduleAccounts(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []any{}
 	for _, n := range moduleNames {
-		if a, ok := engine.AccountAt(q, engine.ModuleAddress(n)); ok {
+		if a, ok := engine.AccountAt(q, address.ModuleAccount(n)); ok {
 			out = append(out, s.accountJSON(a))
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"math/big"
 	"strconv"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
@@ -16,7 +18,6 @@ import (
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // callbackErrorPrefix renames the events of a receive callback that returned an error
@@ -125,7 +126,7 @@ func (m *Module) transfer(env sim.Env, r transferReq) (uint64, error) {
 			return 0, err
 		}
 	} else {
-		mod := ModuleAddress(TransferModule)
+		mod := address.ModuleAccount(TransferModule)
 		if err := env.Send(r.sender, mod, coins); err != nil {
 			return 0, err
 		}
@@ -488,7 +489,7 @@ func (m *Module) receiveTokens(env sim.Env, p *channelv1.Packet, data PacketData
 		kv.Set(traceKey(hash), []byte(trace.FullPath()))
 	}
 	env.Emit(event("denomination_trace", "trace_hash", hash, "denom", local))
-	mod := ModuleAddress(TransferModule)
+	mod := address.ModuleAccount(TransferModule)
 	if err := env.Mint(mod, coins); err != nil {
 		return fmt.Errorf("failed to mint IBC tokens: %w", err)
 	}
@@ -638,7 +639,7 @@ func (m *Module) refund(env sim.Env, p *channelv1.Packet, data PacketData) error
 	if !trace.HasPrefix(p.SourcePort, p.SourceChannel) {
 		return env.Send(EscrowAddress(p.SourcePort, p.SourceChannel), sender, coins)
 	}
-	mod := ModuleAddress(TransferModule)
+	mod := address.ModuleAccount(TransferModule)
 	if err := env.Mint(mod, coins); err != nil {
 		return err
 	}
@@ -657,7 +658,7 @@ func (m *Module) ackForwarded(env sim.Env, p *channelv1.Packet, data PacketData,
 		coins := []sim.Coin{{Denom: trace.IBCDenom(), Amount: data.AmountInt()}}
 		escrow := EscrowAddress(p.SourcePort, p.SourceChannel)
 		refundEscrow := EscrowAddress(f.RefundPortID, f.RefundChannelID)
-		mod := ModuleAddress(TransferModule)
+		mod := address.ModuleAccount(TransferModule)
 		if !trace.HasPrefix(p.SourcePort, p.SourceChannel) {
 			if !trace.HasPrefix(f.RefundPortID, f.RefundChannelID) {
 				if err := env.Send(escrow, refundEscrow, coins); err != nil {

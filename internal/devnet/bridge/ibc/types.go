@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -252,30 +253,17 @@ func EscrowAddress(port, channel string) []byte {
 	return sum[:20]
 }
 
-// ModuleAddress is the SDK module account address: first 20 bytes of SHA-256(name).
-func ModuleAddress(name string) []byte {
-	sum := sha256.Sum256([]byte(name))
-	return sum[:20]
-}
-
-// addressHash is the SDK's address.Hash(typ, key) = SHA-256(SHA-256(typ) ‖ key).
-func addressHash(typ string, key []byte) []byte {
-	th := sha256.Sum256([]byte(typ))
-	sum := sha256.Sum256(append(th[:], key...))
-	return sum[:]
-}
-
 // ForwardReceiver is the packet-forward-middleware intermediate account of a hop:
 // the first 20 bytes of SHA-256(SHA-256("packetfowardmiddleware") ‖ "<dest channel>/<sender>")
 // (the module name is misspelled upstream, and the spelling is part of the formula).
 func ForwardReceiver(destChannel, originalSender string) []byte {
-	return addressHash("packetfowardmiddleware", []byte(destChannel+"/"+originalSender))[:20]
+	return address.Hash("packetfowardmiddleware", []byte(destChannel+"/"+originalSender))[:20]
 }
 
 // HookIntermediary is the ibc-hooks intermediary sender for a VM ("move", "evm", "wasm"):
 // the full 32-byte SHA-256(SHA-256("ibc-<vm>-hook-intermediary") ‖ "<dest channel>/<sender>").
 func HookIntermediary(vm, destChannel, sender string) []byte {
-	return addressHash("ibc-"+vm+"-hook-intermediary", []byte(destChannel+"/"+sender))
+	return address.Hash("ibc-"+vm+"-hook-intermediary", []byte(destChannel+"/"+sender))
 }
 
 // coded builds the error type the engine turns into a failed tx's codespace and code.

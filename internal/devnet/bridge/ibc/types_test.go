@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 )
 
@@ -66,7 +67,7 @@ func TestDerivedAddresses(t *testing.T) {
 		t.Errorf("escrow %s", esc)
 	}
 	// transfer module account on the minimove fixture chain (module_accounts.json).
-	mod, _ := address.Bech32("init", ModuleAddress("transfer"))
+	mod, _ := address.Bech32("init", address.ModuleAccount("transfer"))
 	if mod != "init1yl6hdjhmkf37639730gffanpzndzdpmhqfk6up" {
 		t.Errorf("transfer module %s", mod)
 	}

@@ -190,7 +190,7 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 // deposit mints to the opchild module and sends to the recipient (MintCoins +
 // SendCoinsFromModuleToAccount).
 func (c *Child) deposit(env sim.Env, to []byte, coins []sim.Coin) error {
-	mod := ModuleAddress(c.Name())
+	mod := address.ModuleAccount(c.Name())
 	if err := env.Mint(mod, coins); err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (c *Child) initiateWithdrawal(env sim.Env, m *opchildv1.MsgInitiateTokenWit
 func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDenom string, amt *big.Int, moveFunds bool) (uint64, error) {
 	if moveFunds {
 		coins := []sim.Coin{{Denom: l2Denom, Amount: amt}}
-		mod := ModuleAddress(c.Name())
+		mod := address.ModuleAccount(c.Name())
 		if err := env.Send(fromAddr, mod, coins); err != nil {
 			return 0, err
 		}

@@ -6,7 +6,6 @@
 package opinit
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"math/big"
@@ -14,12 +13,13 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/crypto/sha3"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"golang.org/x/crypto/sha3"
-	"google.golang.org/protobuf/proto"
 )
 
 // Bridge is one OPinit bridge as created on L1 (the devnet creates them at genesis).
@@ -45,17 +45,7 @@ func L2Denom(bridgeID uint64, l1Denom string) string { return denom.L2(bridgeID,
 // BridgeAddress is the L1 bridge account: address.Module("ophost", be64(bridge id)), i.e.
 // SHA-256(SHA-256("module") ‖ "ophost" ‖ 0x00 ‖ be64(id)), 32 bytes.
 func BridgeAddress(bridgeID uint64) []byte {
-	th := sha256.Sum256([]byte("module"))
-	key := append([]byte("ophost"), 0)
-	key = binary.BigEndian.AppendUint64(key, bridgeID)
-	sum := sha256.Sum256(append(th[:], key...))
-	return sum[:]
-}
-
-// ModuleAddress is an SDK module account address: SHA-256(name)[:20].
-func ModuleAddress(name string) []byte {
-	sum := sha256.Sum256([]byte(name))
-	return sum[:20]
+	return address.Module("ophost", binary.BigEndian.AppendUint64(nil, bridgeID))
 }
 
 // WithdrawalHash is ophost's GenerateWithdrawalHash: SHA3-256 applied twice to

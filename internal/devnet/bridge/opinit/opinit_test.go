@@ -24,7 +24,7 @@ func TestL2DenomVectors(t *testing.T) {
 
 func TestAddresses(t *testing.T) {
 	// opchild module account of the minimove fixture chain.
-	if got, _ := address.Bech32("init", ModuleAddress("opchild")); got != "init1gz9n8jnu9fgqw7vem9ud67gqjk5q4m2w0aejne" {
+	if got, _ := address.Bech32("init", address.ModuleAccount("opchild")); got != "init1gz9n8jnu9fgqw7vem9ud67gqjk5q4m2w0aejne" {
 		t.Errorf("opchild module %s", got)
 	}
 	if len(BridgeAddress(1)) != 32 || string(BridgeAddress(1)) == string(BridgeAddress(2)) {

@@ -10,7 +10,6 @@
 package move
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -133,13 +132,6 @@ func ManagedCoinMetadata(creator Addr, symbol string) Addr {
 
 // MoveDenom is the bank denom of a fungible asset created in Move: `move/<64 hex digits>`.
 func MoveDenom(metadata Addr) string { return "move/" + metadata.Hex() }
-
-// ModuleAccount is the address of a Cosmos module account (sha256(name)[:20]), e.g.
-// fee_collector.
-func ModuleAccount(name string) []byte {
-	s := sha256.Sum256([]byte(name))
-	return s[:20]
-}
 
 func abortLocation(module string) string {
 	return fmt.Sprintf("%s::%s", StdAddr.Hex(), module)

@@ -21,7 +21,7 @@ func TestAddressDerivation(t *testing.T) {
 		{"uusdc metadata", uusdc, "0x29824d952e035490fae7567deea5f15b504a68fa73610063c160ab1fa87dd609"},
 		{"acc1 umin store", PrimaryStore(a1, umin), "0x3409c29adad900b8a2e22e88bd2c96d04cd9834d44cac9adecc51d25605a219d"},
 		{"acc2 umin store", PrimaryStore(a2, umin), "0xf3bd4a79ee4e111a0dab7059a847a8b3d147c8db01e360b9b5b939922abe71e5"},
-		{"fee collector umin store", PrimaryStore(AccAddr(ModuleAccount("fee_collector")), umin), "0xfcfff93d2ba915029374a7a6eb9f6b6487e9f3a69cd1c5a282d5adb0eacc2572"},
+		{"fee collector umin store", PrimaryStore(AccAddr(address.ModuleAccount("fee_collector")), umin), "0xfcfff93d2ba915029374a7a6eb9f6b6487e9f3a69cd1c5a282d5adb0eacc2572"},
 		{"MTT metadata", ManagedCoinMetadata(a3, "MTT"), "0x390e3a84f999b8ed587e37fc1e225c9bc19da10d3d786343851479e8830d18dc"},
 		{"PTS metadata", ManagedCoinMetadata(a4, "PTS"), "0xb2107dc9ed140a903d74072b79bcf1316eed29a94bb2c31663512015eac2ea9c"},
 		{"MTT via denom", CoinMetadata("move/390e3a84f999b8ed587e37fc1e225c9bc19da10d3d786343851479e8830d18dc"), "0x390e3a84f999b8ed587e37fc1e225c9bc19da10d3d786343851479e8830d18dc"},
@@ -41,7 +41,7 @@ func TestAddressDerivation(t *testing.T) {
 			t.Errorf("ParseAddr(%s) = %s, %v", c.want, back, err)
 		}
 	}
-	fc, _ := address.Bech32("init", ModuleAccount("fee_collector"))
+	fc, _ := address.Bech32("init", address.ModuleAccount("fee_collector"))
 	if fc != "init17xpfvakm2amg962yls6f84z3kell8c5l70rnql" {
 		t.Errorf("fee collector = %s", fc)
 	}

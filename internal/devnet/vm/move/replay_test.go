@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim/simtest"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -83,7 +84,7 @@ func replay(t *testing.T) (*Module, *simtest.Chain) {
 	compared := simtest.Replay{
 		Dir:          testutil.Fixture(t, "minimove"),
 		Chain:        f,
-		FeeCollector: ModuleAccount("fee_collector"),
+		FeeCollector: address.ModuleAccount("fee_collector"),
 		Handle:       simtest.Dispatch(t, f, m.Handlers(), func(fx fxMsg) proto.Message { return toProto(t, fx) }),
 	}.Run(t)
 	// The capture's txs carry 37 messages that run to completion; fewer compared means the

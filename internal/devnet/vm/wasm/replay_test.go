@@ -92,7 +92,7 @@ func replay(t *testing.T) (*Module, *simtest.Chain) {
 	compared := simtest.Replay{
 		Dir:          testutil.Fixture(t, "miniwasm"),
 		Chain:        f,
-		FeeCollector: ModuleAccount("fee_collector"),
+		FeeCollector: address.ModuleAccount("fee_collector"),
 		BlockTime:    true,
 		Handle:       simtest.Dispatch(t, f, m.Handlers(), func(fx fxMsg) proto.Message { return toProto(t, fx) }),
 	}.Run(t)
@@ -134,7 +134,7 @@ func TestContractAddress(t *testing.T) {
 			t.Errorf("ContractAddress(%d, %d) = %s, want %s", c.code, c.inst, got, c.want)
 		}
 	}
-	if got, _ := address.Bech32("init", ModuleAccount("tokenfactory")); got != "init19ejy8n9qsectrf4semdp9cpknflld0j6nka7xr" {
+	if got, _ := address.Bech32("init", address.ModuleAccount("tokenfactory")); got != "init19ejy8n9qsectrf4semdp9cpknflld0j6nka7xr" {
 		t.Errorf("tokenfactory module account = %s", got)
 	}
 	if base64.StdEncoding.EncodeToString([]byte(`{"contract_info":{}}`)) != "eyJjb250cmFjdF9pbmZvIjp7fX0=" {

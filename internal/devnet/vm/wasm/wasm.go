@@ -121,21 +121,10 @@ func (m *Module) Handlers() map[string]sim.Handler {
 // ContractAddress is wasmd's classic contract address: address.Module("wasm", codeID ‖
 // instanceID) = sha256(sha256("module") ‖ "wasm" ‖ 0x00 ‖ big-endian code id ‖ instance id).
 func ContractAddress(codeID, instanceID uint64) []byte {
-	typ := sha256.Sum256([]byte("module"))
-	h := sha256.New()
-	h.Write(typ[:])
-	h.Write([]byte("wasm\x00"))
 	var k [16]byte
 	binary.BigEndian.PutUint64(k[:8], codeID)
 	binary.BigEndian.PutUint64(k[8:], instanceID)
-	h.Write(k[:])
-	return h.Sum(nil)
-}
-
-// ModuleAccount is a Cosmos module account address (sha256(name)[:20]), e.g. tokenfactory.
-func ModuleAccount(name string) []byte {
-	s := sha256.Sum256([]byte(name))
-	return s[:20]
+	return address.Module("wasm", k[:])
 }
 
 // FactoryDenom is the tokenfactory denom of creator's subdenom.
@@ -556,7 +545,7 @@ func (m *Module) tfMint(env sim.Env, x *tokenfactoryv1.MsgMint) error {
 	if err != nil {
 		return err
 	}
-	mod := bech(env, ModuleAccount("tokenfactory"))
+	mod := bech(env, address.ModuleAccount("tokenfactory"))
 	amt := coinsString([]sim.Coin{coin})
 	env.ConsumeGas(18_000)
 	if q, ok := env.(QuietBank); ok {
@@ -590,7 +579,7 @@ func (m *Module) tfBurn(env sim.Env, x *tokenfactoryv1.MsgBurn) error {
 	if have := env.Balance(fromB, coin.Denom); have.Cmp(coin.Amount) < 0 {
 		return insufficient(have, coin)
 	}
-	mod := bech(env, ModuleAccount("tokenfactory"))
+	mod := bech(env, address.ModuleAccount("tokenfactory"))
 	amt := coinsString([]sim.Coin{coin})
 	env.ConsumeGas(20_000)
 	if q, ok := env.(QuietBank); ok {
