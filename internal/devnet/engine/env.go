@@ -19,7 +19,11 @@ func b64(b []byte) string                 { return base64.StdEncoding.EncodeToSt
 func sortStrings(s []string)              { sort.Strings(s) }
 
 func putAccount(o *overlay, addr []byte, a account) {
-	b, _ := json.Marshal(a)
+	b, err := json.Marshal(a)
+	if err != nil {
+		// account holds only integers, strings and bytes: Marshal cannot fail on it.
+		panic(fmt.Sprintf("engine: encode account: %v", err))
+	}
 	o.set("auth/a/"+hex.EncodeToString(addr), b)
 }
 
@@ -79,7 +83,7 @@ func (e *Env) AdjustBalance(addr []byte, denom string, delta *big.Int) error {
 	bal := e.Balance(addr, denom)
 	nb := new(big.Int).Add(bal, delta)
 	if nb.Sign() < 0 {
-		return &sim.CodedError{Codespace: "sdk", Code: 5, Log: fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds", bal, denom, new(big.Int).Neg(delta), denom)}
+		return sdkErr(codeInsufficientFunds, fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds", bal, denom, new(big.Int).Neg(delta), denom))
 	}
 	e.setBalance(addr, denom, nb)
 	sup := e.supply(denom)
@@ -96,9 +100,9 @@ func (e *Env) supply(denom string) *big.Int {
 	if !ok {
 		return new(big.Int)
 	}
-	v, _ := new(big.Int).SetString(string(b), 10)
-	if v == nil {
-		return new(big.Int)
+	v, ok := new(big.Int).SetString(string(b), 10)
+	if !ok {
+		return new(big.Int) // the engine writes supplies as decimal strings only
 	}
 	return v
 }
@@ -127,7 +131,7 @@ func (e *Env) ensureAccount(addr []byte) {
 func validCoins(coins []Coin) error {
 	for _, c := range coins {
 		if c.Amount == nil || c.Amount.Sign() <= 0 || c.Denom == "" {
-			return &sim.CodedError{Codespace: "sdk", Code: 10, Log: fmt.Sprintf("%s: invalid coins", CoinsString(coins))}
+			return sdkErr(codeInvalidCoins, fmt.Sprintf("%s: invalid coins", CoinsString(coins)))
 		}
 	}
 	return nil
@@ -137,7 +141,7 @@ func (e *Env) move(from, to []byte, coins []Coin) error {
 	for _, c := range coins {
 		bal := e.Balance(from, c.Denom)
 		if bal.Cmp(c.Amount) < 0 {
-			return &sim.CodedError{Codespace: "sdk", Code: 5, Log: fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds", bal, c.Denom, c.Amount, c.Denom)}
+			return sdkErr(codeInsufficientFunds, fmt.Sprintf("spendable balance %s%s is smaller than %s%s: insufficient funds", bal, c.Denom, c.Amount, c.Denom))
 		}
 	}
 	for _, c := range coins {
@@ -250,15 +254,15 @@ func (PlainBank) BurnEvents(prefix string, from []byte, coins []Coin) []sim.Even
 func (c *Chain) handleMsgSend(env sim.Env, msg proto.Message) error {
 	from, err := ParseAddress(c.cfg.Bech32Prefix, GetString(msg, "from_address"))
 	if err != nil {
-		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: "invalid from address: " + err.Error() + ": invalid address"}
+		return sdkErr(codeInvalidAddress, "invalid from address: "+err.Error()+": invalid address")
 	}
 	to, err := ParseAddress(c.cfg.Bech32Prefix, GetString(msg, "to_address"))
 	if err != nil {
-		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: "invalid to address: " + err.Error() + ": invalid address"}
+		return sdkErr(codeInvalidAddress, "invalid to address: "+err.Error()+": invalid address")
 	}
 	coins, err := GetCoins(msg, "amount")
 	if err != nil {
-		return &sim.CodedError{Codespace: "sdk", Code: 10, Log: err.Error() + ": invalid coins"}
+		return sdkErr(codeInvalidCoins, err.Error()+": invalid coins")
 	}
 	return env.Send(from, to, coins)
 }
@@ -270,16 +274,16 @@ func (c *Chain) handleMultiSend(env sim.Env, msg proto.Message) error {
 	}
 	ins, outs := GetMessages(msg, "inputs"), GetMessages(msg, "outputs")
 	if len(ins) != 1 {
-		return &sim.CodedError{Codespace: "bank", Code: 7, Log: "multiple senders not allowed"}
+		return &sim.CodedError{Codespace: codespaceBank, Code: codeBankMultipleSenders, Log: "multiple senders not allowed"}
 	}
 	from, err := ParseAddress(c.cfg.Bech32Prefix, GetString(ins[0], "address"))
 	if err != nil {
-		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
+		return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
 	}
 	for _, o := range outs {
 		to, err := ParseAddress(c.cfg.Bech32Prefix, GetString(o, "address"))
 		if err != nil {
-			return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
+			return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
 		}
 		coins, err := GetCoins(o, "coins")
 		if err != nil {

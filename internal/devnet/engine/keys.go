@@ -70,7 +70,11 @@ func (k *Key) PubKeyType() string {
 
 // Address is the 20-byte account address.
 func (k *Key) Address() []byte {
-	a, _ := AddressOf(k.PubKeyType(), k.PubKey())
+	a, err := AddressOf(k.PubKeyType(), k.PubKey())
+	if err != nil {
+		// The key's own public key always has the shape AddressOf reads.
+		panic(fmt.Sprintf("engine: address of own key: %v", err))
+	}
 	return a
 }
 
