@@ -38,6 +38,7 @@ type indexerConfig struct {
 	CORS       corsFlags
 	BuildInfo  Build
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
+	AccessLog  bool  // one info line per request
 }
 
 func (c *indexerConfig) register(f *flags) {
@@ -56,6 +57,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
 	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
 	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered, or ingestion this long without a write while behind", "READY_STALE_AFTER")
+	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
 }
@@ -196,6 +198,9 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			NoInternalTx:  !cfg.internalTx,
 			Ready:         ready,
 		}, db, log, reg)
+	}
+	if cfg.AccessLog {
+		handler = accessLog(handler, log)
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
 	return db.Close, nil

@@ -29,6 +29,7 @@ type routerConfig struct {
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
 	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
 	CORS        corsFlags
+	AccessLog   bool // one info line per request
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -39,6 +40,7 @@ func (c *routerConfig) register(f *flags) {
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
 	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
 	c.CORS.register(f)
+	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
 }
 
 func runRouter(ctx context.Context, env *Env, args []string) error {
@@ -77,7 +79,9 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	log.Info("router started", "url", "http://"+ln.Addr().String(), "registry", cfg.Registry)
-	return g.Wait()
+	err = g.Wait()
+	log.Info("router stopped")
+	return err
 }
 
 // startTracker opens the tracker's store and runs the tracker in g; the store closes when g ends.
@@ -112,6 +116,8 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	if err != nil {
 		return fmt.Errorf("load registry: %w", err)
 	}
+	sum := reg.Summary()
+	log.Info("registry loaded", "dir", cfg.Registry, "chains", sum.Chains, "assets", sum.Assets, "open_channels", sum.OpenChannels)
 	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config()}
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)
@@ -140,13 +146,12 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	h := api.New(acfg, live, log, prom)
 	if cfg.Refresh > 0 {
 		g.Go(func(ctx context.Context) error {
-			src := &registry.RESTSource{}
-			if err := live.Refresh(ctx, src); err != nil {
-				log.Warn("registry refresh", "err", err)
-			}
-			live.Run(ctx, src, cfg.Refresh, log)
+			live.Run(ctx, &registry.RESTSource{}, cfg.Refresh, log)
 			return ctx.Err()
 		})
+	}
+	if cfg.AccessLog {
+		h = accessLog(h, log)
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, h) })
 	return nil

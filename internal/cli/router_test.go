@@ -68,3 +68,44 @@ func TestRouterCommandNeedsRegistry(t *testing.T) {
 		t.Fatalf("code %d stderr %q", code, errb)
 	}
 }
+
+// TestRouterLogs: the router says what it loaded, logs requests only with --access-log, and
+// says when it stops.
+func TestRouterLogs(t *testing.T) {
+	reg := filepath.Join(testutil.RepoRoot(t), "internal", "router", "registry", "testdata", "registry")
+	for _, access := range []bool{false, true} {
+		t.Run(map[bool]string{false: "quiet", true: "access_log"}[access], func(t *testing.T) {
+			addr := freeAddr(t)
+			env, _, errb := testEnv(nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			args := []string{"router", "--registry", reg, "--listen", addr, "--refresh", "0", "--track-db", "off"}
+			if access {
+				args = append(args, "--access-log")
+			}
+			done := make(chan int, 1)
+			go func() { done <- run(ctx, env, args) }()
+			ok := false
+			for i := 0; i < 100 && !ok; i++ {
+				time.Sleep(50 * time.Millisecond)
+				resp, err := http.Get("http://" + addr + "/v2/info/chains")
+				if err == nil {
+					resp.Body.Close()
+					ok = resp.StatusCode == 200
+				}
+			}
+			cancel()
+			if code := <-done; code != 0 || !ok {
+				t.Fatalf("exit code %d, served %v; stderr %s", code, ok, errb)
+			}
+			logs := errb.String()
+			for _, want := range []string{`msg="registry loaded"`, "chains=6", "assets=", `msg="router started"`, `msg="router stopped"`} {
+				if !strings.Contains(logs, want) {
+					t.Errorf("no %s in:\n%s", want, logs)
+				}
+			}
+			if got := strings.Contains(logs, `msg="http request" method=GET path=/v2/info/chains status=200`); got != access {
+				t.Errorf("access line logged %v with --access-log %v:\n%s", got, access, logs)
+			}
+		})
+	}
+}

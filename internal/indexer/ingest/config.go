@@ -52,8 +52,12 @@ type Config struct {
 	// MaxWriteAttempts is how many times a failing WriteBlocks is retried before Run fails.
 	// Default 5.
 	MaxWriteAttempts int
-	// ProgressInterval is how often progress is logged. Default 5 s.
+	// ProgressInterval is how often progress is logged while catching up (at debug level at
+	// the tip). Default 5 s.
 	ProgressInterval time.Duration
+	// SummaryInterval is how often a pipeline following the tip logs a summary line, its only
+	// periodic info line there. Default 1 min.
+	SummaryInterval time.Duration
 	// ValidatorRefresh is the minimum time between two fetches of the validator list when a
 	// proposer is unknown. Default 1 min.
 	ValidatorRefresh time.Duration
@@ -113,6 +117,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ReadyStaleAfter <= 0 {
 		c.ReadyStaleAfter = 30 * time.Second
+	}
+	if c.SummaryInterval <= 0 {
+		c.SummaryInterval = time.Minute
 	}
 	if c.ValidatorRefresh <= 0 {
 		c.ValidatorRefresh = time.Minute

@@ -24,10 +24,13 @@ func (e *NotReadyError) Error() string { return e.Message }
 // ReadyReason is the machine reason, for APIs that report it.
 func (e *NotReadyError) ReadyReason() string { return e.Reason }
 
-// health is what readiness reads, written by the dispatcher and the committer.
+// health is what readiness and the logs read, written by the dispatcher, the fetchers and
+// the committer.
 type health struct {
-	headAt     atomicTime // last successful read of the chain head
-	advancedAt atomicTime // last write, or the start
+	headAt        atomicTime   // last successful read of the chain head
+	advancedAt    atomicTime   // last write, or the start
+	fetchFailures atomic.Int64 // failed attempts at a height (retry storms)
+	warns         warnLimit    // rate limit of the fetch-side warnings
 }
 
 // Ready reports whether the indexer serves current data: nil when it does, a *NotReadyError

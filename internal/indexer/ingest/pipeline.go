@@ -186,7 +186,7 @@ func (p *Pipeline) dispatch(ctx context.Context, next int64, heights chan<- int6
 			switch {
 			case err != nil:
 				p.m.fetchErrors.WithLabelValues("status").Inc()
-				p.log.Warn("reading the chain head failed", "err", err, "attempt", attempt+1)
+				p.health.warns.warn(p.log, "head", "reading the chain head failed", "err", err, "attempt", attempt+1)
 				if !sleep(ctx, p.backoff(attempt)) {
 					return nil
 				}
@@ -243,14 +243,16 @@ func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle,
 			wait = p.cfg.PollInterval
 		case errors.Is(err, ErrInvalidData):
 			p.m.fetchErrors.WithLabelValues("invalid").Inc()
+			p.health.fetchFailures.Add(1)
 			invalid++
 			if invalid >= p.cfg.MaxInvalidAttempts {
 				return store.BlockBundle{}, fmt.Errorf("height %d: giving up after %d attempts: %w", h, invalid, err)
 			}
-			p.log.Warn("height data invalid; retrying", "height", h, "err", err, "attempt", invalid)
+			p.health.warns.warn(p.log, "invalid", "height data invalid; retrying", "height", h, "err", err, "attempt", invalid)
 		default:
 			p.m.fetchErrors.WithLabelValues("transport").Inc()
-			p.log.Warn("fetching height failed; retrying", "height", h, "err", err, "attempt", attempt+1, "wait", wait)
+			p.health.fetchFailures.Add(1)
+			p.health.warns.warn(p.log, "fetch", "fetching height failed; retrying", "height", h, "err", err, "attempt", attempt+1, "wait", wait)
 		}
 		p.m.fetchRetries.Inc()
 		if !sleep(ctx, wait) {

@@ -173,13 +173,62 @@ func (l *Live) Refresh(ctx context.Context, src Source) error {
 	return err
 }
 
-// Run refreshes every interval until ctx ends.
+// Summary counts what a snapshot offers: chains, assets, usable ICS-20 channels and rollups
+// whose bridge finalization period is known.
+type Summary struct {
+	Chains, Assets, OpenChannels, KnownBridges int
+}
+
+// Summary summarises the snapshot.
+func (r *Registry) Summary() Summary {
+	s := Summary{Chains: len(r.Chains)}
+	for _, c := range r.Chains {
+		s.Assets += len(c.Assets)
+		for _, ch := range c.Channels {
+			if ch.Usable() {
+				s.OpenChannels++
+			}
+		}
+		if c.OPFinalizationKnown {
+			s.KnownBridges++
+		}
+	}
+	return s
+}
+
+// Run refreshes at once and then every interval until ctx ends. It logs at info what a
+// refresh changed (the first one always), a failure at warn when it is new or differs from
+// the last one, and the rest at debug: a router left alone for days says little.
 func (l *Live) Run(ctx context.Context, src Source, every time.Duration, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
-	for {
-		if err := l.Refresh(ctx, src); err != nil && ctx.Err() == nil && log != nil {
-			log.Warn("registry refresh incomplete", "err", err)
+	var last Summary
+	lastErr := ""
+	for first := true; ; first = false {
+		err := l.Refresh(ctx, src)
+		if ctx.Err() != nil {
+			return
+		}
+		sum := l.Current().Summary()
+		attrs := []any{"chains", sum.Chains, "assets", sum.Assets, "open_channels", sum.OpenChannels, "known_bridges", sum.KnownBridges}
+		if first || sum != last {
+			log.Info("registry refreshed", attrs...)
+		} else {
+			log.Debug("registry refreshed", attrs...)
+		}
+		last = sum
+		switch {
+		case err != nil && err.Error() != lastErr:
+			log.Warn("registry refresh incomplete: those chains keep their previous facts", "err", err)
+			lastErr = err.Error()
+		case err != nil:
+			log.Debug("registry refresh incomplete", "err", err)
+		case lastErr != "":
+			log.Info("registry refresh complete again")
+			lastErr = ""
 		}
 		select {
 		case <-ctx.Done():

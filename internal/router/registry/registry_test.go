@@ -1,13 +1,17 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -272,3 +276,35 @@ func TestModuleSupport(t *testing.T) {
 		})
 	}
 }
+
+// TestRunLogsChangesOnly: the first refresh and a refresh that changes the snapshot log at
+// info, a chain that stays down warns once, and unchanged refreshes stay at debug.
+func TestRunLogsChangesOnly(t *testing.T) {
+	r, err := Load("testdata/registry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	NewLive(r).Run(ctx, fakeSource{fail: "cosmoshub-devnet-1"}, 5*time.Millisecond, log)
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	if n := strings.Count(out, `msg="registry refreshed"`); n != 1 {
+		t.Errorf("%d info refresh lines over ~40 unchanged refreshes:\n%s", n, out)
+	}
+	if n := strings.Count(out, "level=WARN"); n != 1 || !strings.Contains(out, "cosmoshub-devnet-1") {
+		t.Errorf("%d warnings for one chain staying down:\n%s", n, out)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
