@@ -36,6 +36,9 @@ type APIConfig struct {
 	// no planner statistics until autovacuum's analyze gets to it (never, where autovacuum is
 	// off), and without them the planner guesses thousands of rows per tx hash.
 	Analyze bool
+	// CacheMB is the API's response cache in MiB; 0 measures without it (every request reaches
+	// the store, as the figures in docs/benchmarks.md before issue 12 did).
+	CacheMB int
 }
 
 // APIResult is one run's figures.
@@ -104,7 +107,11 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 		return res, err
 	}
 
-	h := api.New(api.Config{ChainID: "bench", VMType: "evm", AccountPrefix: cfg.AccountPrefix}, db, log, prometheus.NewRegistry())
+	cacheBytes := int64(-1)
+	if cfg.CacheMB > 0 {
+		cacheBytes = int64(cfg.CacheMB) << 20
+	}
+	h := api.New(api.Config{ChainID: "bench", VMType: "evm", AccountPrefix: cfg.AccountPrefix, CacheBytes: cacheBytes}, db, log, prometheus.NewRegistry())
 	base, stop, err := serveLoopback(h)
 	if err != nil {
 		return res, err

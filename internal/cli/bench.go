@@ -92,6 +92,7 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	f.String(&cfg.Account, "account", "", "account of the by_account targets (default: the sender of the newest tx)")
 	f.Bool(&cfg.Analyze, "analyze", true, "run ANALYZE on a PostgreSQL store first (a bulk-loaded database has no planner statistics until autovacuum runs)")
 	f.String(&cfg.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
+	f.Int(&cfg.CacheMB, "response-cache-mb", 0, "the API's response cache in MiB (0: off, every request reaches the store)")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
 	if err := f.parse(args); err != nil {

@@ -36,6 +36,7 @@ type indexerConfig struct {
 	Ingest     ingest.Config
 	MaxConns   int // upstream requests in flight per client
 	CORS       corsFlags
+	CacheMB    int // response cache bound in MiB; 0 disables
 	BuildInfo  Build
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
 	AccessLog  bool  // one info line per request
@@ -60,6 +61,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
+	f.Int(&c.CacheMB, "response-cache-mb", 64, "MiB of answers kept in memory: blocks and txs until evicted, lists until the next block (0: off)", "RESPONSE_CACHE_MB")
 }
 
 func (c *indexerConfig) validate(env *Env) error {
@@ -195,6 +197,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			Version:       cfg.BuildInfo.Version,
 			CommitHash:    cfg.BuildInfo.Commit,
 			CORS:          cfg.CORS.config(),
+			CacheBytes:    cacheBytes(cfg.CacheMB),
 			NoInternalTx:  !cfg.internalTx,
 			Ready:         ready,
 		}, db, log, reg)
@@ -245,4 +248,12 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintln(env.Stdout, "migrations applied")
 	return nil
+}
+
+// cacheBytes turns --response-cache-mb into api.Config.CacheBytes (negative: off).
+func cacheBytes(mb int) int64 {
+	if mb <= 0 {
+		return -1
+	}
+	return int64(mb) << 20
 }

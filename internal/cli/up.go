@@ -115,6 +115,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			REST:       e.REST,
 			JSONRPC:    e.JSONRPC,
 			MaxConns:   16,
+			CacheMB:    16,
 			BuildInfo:  env.Build,
 			LogContext: []any{"component", "indexer", "chain_id", id},
 			CORS:       corsAnyOrigin,

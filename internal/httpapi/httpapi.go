@@ -7,6 +7,7 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -34,6 +35,10 @@ type Route struct {
 	InSpec bool
 	// NoStore answers with Cache-Control: no-store (health, answers to POSTs).
 	NoStore bool
+	// Cache lets Options.Cache keep the route's answers: Pinned ones for good, others while
+	// Options.Version is unchanged. Only for routes whose answer is a function of the path,
+	// the query and that version.
+	Cache bool
 }
 
 // Method is the pattern's method ("GET").
@@ -83,6 +88,11 @@ type Options struct {
 	OpenAPI []byte
 	// CORS lets browser apps on other origins call the API.
 	CORS CORS
+	// Cache keeps answers of the routes marked Cache; nil caches nothing.
+	Cache *Cache
+	// Version is what an unpinned cached answer depends on (the indexer: its indexed height).
+	// Without it only Pinned answers are cached.
+	Version func(ctx context.Context) (int64, error)
 }
 
 func (o *Options) defaults() {
@@ -106,11 +116,12 @@ func (o *Options) defaults() {
 }
 
 type server struct {
-	opts Options
-	log  *slog.Logger
-	mux  *http.ServeMux
-	m    *metrics
-	cors *cors
+	opts  Options
+	log   *slog.Logger
+	mux   *http.ServeMux
+	m     *metrics
+	cors  *cors
+	cache *Cache
 }
 
 // unmatched is the metrics label of requests no route serves (404, 405).
@@ -120,7 +131,7 @@ const unmatched = "unmatched"
 // answers to OPTIONS and CORS preflights, and JSON 404s and 405s for everything else.
 func New(opts Options, routes []Route) http.Handler {
 	opts.defaults()
-	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace)}
+	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache}
 	if opts.CORS.Enabled {
 		s.cors = newCORS(opts.CORS)
 	}

@@ -42,6 +42,9 @@ func testAPI(t *testing.T, opts Options) http.Handler {
 		{Pattern: "GET /domain", Handler: func(*http.Request) (any, error) { return nil, fmt.Errorf("load: %w", errDomainMissing) }},
 		{Pattern: "GET /bad", Handler: func(*http.Request) (any, error) { return nil, apierr.BadRequest("bad thing") }},
 		{Pattern: "GET /internal", Handler: func(*http.Request) (any, error) { return nil, errors.New("SELECT secret FROM t") }},
+		{Pattern: "GET /upstream", Handler: func(*http.Request) (any, error) {
+			return nil, errors.New(`GET "https://alice:hunter2@rest.example/x?apikey=s3cret": HTTP 502`)
+		}},
 		{Pattern: "GET /panic", Handler: func(*http.Request) (any, error) { panic("boom") }},
 		{Pattern: "GET /slow", Handler: func(r *http.Request) (any, error) { <-r.Context().Done(); return nil, r.Context().Err() }},
 		{Pattern: "POST /submit", NoStore: true, Handler: func(*http.Request) (any, error) { return map[string]int{"n": 1}, nil }},
@@ -243,5 +246,20 @@ func TestSwaggerErrors(t *testing.T) {
 				t.Errorf("body is not JSON: %q", rec.Body)
 			}
 		})
+	}
+}
+
+// TestServerErrorLogged: a 5xx is logged at error with its cause, credentials redacted; the
+// client sees a fixed message.
+func TestServerErrorLogged(t *testing.T) {
+	var logs bytes.Buffer
+	h := testAPI(t, Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	rec := serve(h, "GET", "/upstream", nil)
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "rest.example") {
+		t.Errorf("%d %s", rec.Code, rec.Body)
+	}
+	l := logs.String()
+	if !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "rest.example") || strings.Contains(l, "hunter2") || strings.Contains(l, "s3cret") {
+		t.Errorf("log: %s", l)
 	}
 }

@@ -14,6 +14,7 @@ type metrics struct {
 	duration    *prometheus.HistogramVec // by route pattern
 	panics      prometheus.Counter
 	disconnects *prometheus.CounterVec // by route pattern
+	cache       *prometheus.CounterVec // response cache lookups by result (hit, miss)
 }
 
 func newMetrics(reg prometheus.Registerer, ns string) *metrics {
@@ -35,6 +36,10 @@ func newMetrics(reg prometheus.Registerer, ns string) *metrics {
 			Name: ns + "_client_disconnects_total",
 			Help: "Requests whose client went away before the answer, by route pattern (not server errors).",
 		}, []string{"route"})),
+		cache: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "_cache_lookups_total",
+			Help: "Response cache lookups by result (hit, miss).",
+		}, []string{"result"})),
 	}
 }
 

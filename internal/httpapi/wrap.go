@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 )
 
 // wrap is the one place a handler's result becomes a response.
@@ -22,7 +23,8 @@ func (s *server) wrap(rt Route) http.Handler {
 	})
 }
 
-// serve runs the handler and writes its answer; it returns the status written.
+// serve answers from the cache when it can, else runs the handler and writes (and perhaps
+// caches) its answer; it returns the status written.
 func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status int) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -36,41 +38,95 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 		defer cancel()
 		hr = r.WithContext(ctx)
 	}
+	cacheable := rt.Cache && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	var key string
+	var version int64
+	versionOK := false
+	if cacheable {
+		key = r.URL.Path + "?" + r.URL.RawQuery
+		a, hit := s.cache.get(key)
+		if hit && a.pinned {
+			s.m.cache.WithLabelValues("hit").Inc()
+			return s.write(w, r, rt, a)
+		}
+		// The version is read before the handler runs: an answer tagged with it is at least
+		// that fresh, so serving it while the version holds is never stale.
+		if s.opts.Version != nil {
+			if v, err := s.opts.Version(hr.Context()); err == nil {
+				version, versionOK = v, true
+			}
+		}
+		if hit && versionOK && a.version == version {
+			s.m.cache.WithLabelValues("hit").Inc()
+			return s.write(w, r, rt, a)
+		}
+		s.m.cache.WithLabelValues("miss").Inc()
+	}
 	v, err := rt.Handler(hr)
 	if err != nil {
 		return s.fail(w, r, rt, err)
 	}
-	maxAge := s.opts.MaxAge
-	if p, ok := v.(Pinned); ok {
-		v, maxAge = p.Body, s.opts.PinnedMaxAge
+	a, err := render(v)
+	if err != nil {
+		return s.fail(w, r, rt, fmt.Errorf("encode %s: %w", rt.Pattern, err))
 	}
-	contentType := "application/json"
-	var body []byte
+	if cacheable && (a.pinned || versionOK) {
+		a.version = version
+		s.cache.put(key, a)
+	}
+	return s.write(w, r, rt, a)
+}
+
+// render encodes a handler's body.
+func render(v any) (*answer, error) {
+	a := &answer{contentType: "application/json"}
+	if p, ok := v.(Pinned); ok {
+		v, a.pinned = p.Body, true
+	}
 	switch b := v.(type) {
 	case Raw:
-		body = b
+		a.body = b
 	case Blob:
-		body, contentType = b.Body, b.ContentType
+		a.body, a.contentType = b.Body, b.ContentType
 	default:
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(v); err != nil {
-			return s.fail(w, r, rt, fmt.Errorf("encode %s: %w", rt.Pattern, err))
+			return nil, err
 		}
-		body = buf.Bytes()
+		a.body = buf.Bytes()
 	}
+	if a.pinned {
+		a.etag = etagOf(a.body)
+	}
+	return a, nil
+}
+
+// write sends a success. A pinned answer carries its ETag, and a request that already holds
+// it (If-None-Match) gets a 304 without the body.
+func (s *server) write(w http.ResponseWriter, r *http.Request, rt Route, a *answer) int {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	if rt.NoStore {
+	h.Set("Content-Type", a.contentType)
+	switch {
+	case rt.NoStore:
 		h.Set("Cache-Control", "no-store")
-	} else {
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge.Seconds())))
+	case a.pinned:
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.opts.PinnedMaxAge.Seconds())))
+	default:
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.opts.MaxAge.Seconds())))
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if a.etag != "" {
+		h.Set("ETag", a.etag)
+		if etagMatches(r.Header.Get("If-None-Match"), a.etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return http.StatusNotModified
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
+		_, _ = w.Write(a.body)
 	}
 	return http.StatusOK
 }
@@ -88,6 +144,12 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, rt Route, err erro
 		err = s.opts.MapError(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	apierr.Write(w, r, s.log, err)
-	return apierr.From(err).Code.HTTPStatus()
+	apierr.Write(w, r, nil, err)
+	status := apierr.From(err).Code.HTTPStatus()
+	if status >= 500 {
+		// The cause may quote an upstream URL with its credentials.
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "route", rt.Pattern, "status", status,
+			"err", httpx.RedactText(err.Error()))
+	}
+	return status
 }

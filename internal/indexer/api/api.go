@@ -6,6 +6,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -39,6 +40,10 @@ type Config struct {
 	// Ready, when set, is the ingestion's readiness for /readyz: nil when current, otherwise
 	// why not (an error with a ReadyReason() string method gives details[0]).
 	Ready func() error
+	// CacheBytes bounds the response cache: answers that cannot change (a block, a tx, the txs
+	// of an indexed height) are kept until evicted, the others until the next indexed block.
+	// Default 64 MiB; negative turns the cache off.
+	CacheBytes int64
 }
 
 func (c *Config) defaults() {
@@ -59,6 +64,9 @@ func (c *Config) defaults() {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = 10 * time.Second
+	}
+	if c.CacheBytes == 0 {
+		c.CacheBytes = 64 << 20
 	}
 }
 
@@ -86,6 +94,10 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		},
 		OpenAPI: s.openAPI(),
 		CORS:    cfg.CORS,
+		Cache:   httpapi.NewCache(cfg.CacheBytes),
+		// Every cacheable answer is a function of the request and the indexed height: a cached
+		// list is good until the next block.
+		Version: func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
 	}, s.routes())
 }
 

@@ -297,21 +297,28 @@ func render(rec *httptest.ResponseRecorder) []byte {
 	return b.Bytes()
 }
 
+// TestGolden answers every case without the response cache and with it, twice (the second
+// answer comes from the cache where it may): all three must be the golden file, byte for byte.
 func TestGolden(t *testing.T) {
 	for name, open := range backends(t) {
 		t.Run(name, func(t *testing.T) {
-			h := New(testCfg, open(t), nil, prometheus.NewRegistry())
+			db := open(t)
+			noCache := testCfg
+			noCache.CacheBytes = -1
+			plain, cached := New(noCache, db, nil, prometheus.NewRegistry()), New(testCfg, db, nil, prometheus.NewRegistry())
 			for _, c := range goldenCases {
 				t.Run(c.name, func(t *testing.T) {
-					rec := do(h, c.path)
-					if !json.Valid(rec.Body.Bytes()) {
-						t.Fatalf("%s: body is not JSON: %q", c.path, rec.Body.String())
+					for i, h := range []http.Handler{plain, cached, cached} {
+						rec := do(h, c.path)
+						if !json.Valid(rec.Body.Bytes()) {
+							t.Fatalf("%s: body is not JSON: %q", c.path, rec.Body.String())
+						}
+						wantErr := strings.HasPrefix(c.name, "ERR_")
+						if wantErr != (rec.Code >= 400) || rec.Code >= 500 {
+							t.Errorf("%s (answer %d): status %d", c.path, i, rec.Code)
+						}
+						testutil.Golden(t, filepath.Join("golden", c.name+".txt"), render(rec))
 					}
-					wantErr := strings.HasPrefix(c.name, "ERR_")
-					if wantErr != (rec.Code >= 400) || rec.Code >= 500 {
-						t.Errorf("%s: status %d", c.path, rec.Code)
-					}
-					testutil.Golden(t, filepath.Join("golden", c.name+".txt"), render(rec))
 				})
 			}
 		})

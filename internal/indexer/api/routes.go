@@ -2,18 +2,19 @@ package api
 
 import "github.com/rollgate/rollgate/internal/httpapi"
 
-// routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi).
+// routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi). Every
+// data route is cacheable: its answer depends only on the request and the indexed height.
 // NFT and rich-list routes belong to later issues; the EVM routes are in evm.go.
 func (s *server) routes() []httpapi.Route {
 	return append([]httpapi.Route{
-		{Pattern: "GET /status", Handler: s.status, InSpec: true},
-		{Pattern: "GET /indexer/block/v1/blocks", Handler: s.blocks, InSpec: true},
-		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true},
-		{Pattern: "GET /indexer/block/v1/avg_blocktime", Handler: s.avgBlockTime, InSpec: true},
-		{Pattern: "GET /indexer/tx/v1/txs", Handler: s.txs, InSpec: true},
-		{Pattern: "GET /indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccount, InSpec: true},
-		{Pattern: "GET /indexer/tx/v1/txs/by_height/{height}", Handler: s.txsByHeight, InSpec: true},
-		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true},
+		{Pattern: "GET /status", Handler: s.status, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/block/v1/blocks", Handler: s.blocks, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/block/v1/avg_blocktime", Handler: s.avgBlockTime, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/tx/v1/txs", Handler: s.txs, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccount, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/tx/v1/txs/by_height/{height}", Handler: s.txsByHeight, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true, Cache: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},

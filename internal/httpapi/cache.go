@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
+	"sync"
+)
+
+// answer is a rendered success: what wrap writes, and what the cache keeps.
+type answer struct {
+	body        []byte
+	contentType string
+	pinned      bool
+	etag        string // pinned answers only: a strong validator of the body
+	// version is the API's Version when the answer was computed (unpinned answers are served
+	// from the cache only while it is unchanged, e.g. the same indexed height).
+	version int64
+}
+
+// etagOf is a strong ETag: a digest of the bytes, so equal bodies share it across replicas
+// and restarts.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+}
+
+// etagMatches reports whether an If-None-Match header names etag (or is "*"). Weak
+// comparison, as RFC 9110 asks for If-None-Match.
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// entryOverhead approximates what an entry costs beyond its key and body (list element, map
+// slot, answer struct), so many tiny answers cannot exceed the bound either.
+const entryOverhead = 160
+
+// Cache keeps rendered answers of cacheable routes, bounded in bytes (least recently used go
+// first). Pinned answers are kept until evicted: nothing they hold can change. Other answers
+// are served only while the API's Version is the one they were computed at. One Cache may be
+// shared by several APIs of one process only if their paths differ.
+type Cache struct {
+	mu    sync.Mutex
+	max   int64
+	bytes int64
+	ll    *list.List // front: most recently used
+	items map[string]*list.Element
+}
+
+type cacheEntry struct {
+	key string
+	a   *answer
+}
+
+// NewCache returns a cache holding at most maxBytes (keys, bodies and a fixed overhead per
+// entry); maxBytes <= 0 returns nil, which caches nothing.
+func NewCache(maxBytes int64) *Cache {
+	if maxBytes <= 0 {
+		return nil
+	}
+	return &Cache{max: maxBytes, ll: list.New(), items: map[string]*list.Element{}}
+}
+
+func entrySize(key string, a *answer) int64 {
+	return int64(len(key)+len(a.body)+len(a.contentType)+len(a.etag)) + entryOverhead
+}
+
+func (c *Cache) get(key string) (*answer, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.ll.MoveToFront(el)
+	return el.Value.(*cacheEntry).a, true
+}
+
+func (c *Cache) put(key string, a *answer) {
+	if c == nil {
+		return
+	}
+	size := entrySize(key, a)
+	if size > c.max/8 {
+		return // one huge answer must not flush everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		old := el.Value.(*cacheEntry)
+		c.bytes += size - entrySize(key, old.a)
+		old.a = a
+		c.ll.MoveToFront(el)
+	} else {
+		c.items[key] = c.ll.PushFront(&cacheEntry{key: key, a: a})
+		c.bytes += size
+	}
+	for c.bytes > c.max {
+		el := c.ll.Back()
+		e := el.Value.(*cacheEntry)
+		c.ll.Remove(el)
+		delete(c.items, e.key)
+		c.bytes -= entrySize(e.key, e.a)
+	}
+}
+
+// Bytes is what the cache holds now, by its own accounting (always at most the bound).
+func (c *Cache) Bytes() int64 {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
+}
+
+// Len is the number of answers held.
+func (c *Cache) Len() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ll.Len()
+}

@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// cachedAPI serves a pinned item per id and a list that depends on the version, counting
+// handler runs.
+func cachedAPI(t *testing.T, c *Cache, version *atomic.Int64, calls *atomic.Int64) http.Handler {
+	t.Helper()
+	return New(Options{Namespace: "cache_test", Cache: c, Version: func(context.Context) (int64, error) { return version.Load(), nil }}, []Route{
+		{Pattern: "GET /item/{id}", Cache: true, Handler: func(r *http.Request) (any, error) {
+			calls.Add(1)
+			return Pinned{Body: Raw(`{"id":"` + r.PathValue("id") + `","pad":"` + strings.Repeat("x", 150) + `"}`)}, nil
+		}},
+		{Pattern: "GET /list", Cache: true, Handler: func(r *http.Request) (any, error) {
+			calls.Add(1)
+			return map[string]any{"head": version.Load(), "q": r.URL.Query().Get("q")}, nil
+		}},
+		{Pattern: "GET /uncached", Handler: func(r *http.Request) (any, error) {
+			calls.Add(1)
+			return "x", nil
+		}},
+	})
+}
+
+// TestCacheVersions: a pinned answer is computed once; an unpinned one once per version, and
+// never served once the version moved; routes not marked Cache always run.
+func TestCacheVersions(t *testing.T) {
+	var version, calls atomic.Int64
+	version.Store(7)
+	h := cachedAPI(t, NewCache(1<<20), &version, &calls)
+	steps := []struct {
+		path      string
+		wantBody  string
+		wantCalls int64 // handler runs so far
+	}{
+		{"/item/1", `{"id":"1"`, 1},
+		{"/item/1", `{"id":"1"`, 1},
+		{"/item/1/", `{"id":"1"`, 1}, // the trailing slash is the same resource
+		{"/list?q=a", `{"head":7,"q":"a"}`, 2},
+		{"/list?q=a", `{"head":7,"q":"a"}`, 2},
+		{"/list?q=b", `{"head":7,"q":"b"}`, 3},
+		{"/uncached", `"x"`, 4},
+		{"/uncached", `"x"`, 5},
+	}
+	for i, st := range steps {
+		rec := serve(h, "GET", st.path, nil)
+		if rec.Code != 200 || !strings.HasPrefix(rec.Body.String(), st.wantBody) || calls.Load() != st.wantCalls {
+			t.Errorf("step %d %s: %d %q after %d handler runs, want %q after %d", i, st.path, rec.Code, rec.Body, calls.Load(), st.wantBody, st.wantCalls)
+		}
+	}
+	version.Store(8) // a block arrives
+	if rec := serve(h, "GET", "/list?q=a", nil); rec.Body.String() != `{"head":8,"q":"a"}`+"\n" || calls.Load() != 6 {
+		t.Errorf("after the version moved: %q, %d handler runs", rec.Body, calls.Load())
+	}
+	if rec := serve(h, "GET", "/item/1", nil); calls.Load() != 6 || rec.Code != 200 {
+		t.Errorf("pinned answer recomputed after the version moved (%d runs)", calls.Load())
+	}
+}
+
+// TestETag: pinned answers carry a strong ETag, from the cache or not, and If-None-Match
+// gets a 304 without a body; unpinned answers carry none.
+func TestETag(t *testing.T) {
+	for _, c := range []*Cache{nil, NewCache(1 << 20)} {
+		var version, calls atomic.Int64
+		h := cachedAPI(t, c, &version, &calls)
+		first := serve(h, "GET", "/item/9", nil)
+		etag := first.Header().Get("ETag")
+		if !strings.HasPrefix(etag, `"`) || len(etag) < 10 {
+			t.Fatalf("cache %v: ETag %q", c != nil, etag)
+		}
+		for _, inm := range []string{etag, `"other", ` + etag, "W/" + etag, "*"} {
+			rec := serve(h, "GET", "/item/9", http.Header{"If-None-Match": {inm}})
+			if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 || rec.Header().Get("ETag") != etag {
+				t.Errorf("If-None-Match %s: %d %q", inm, rec.Code, rec.Body)
+			}
+		}
+		if rec := serve(h, "GET", "/item/9", http.Header{"If-None-Match": {`"stale"`}}); rec.Code != 200 || rec.Body.String() != first.Body.String() {
+			t.Errorf("other ETag: %d", rec.Code)
+		}
+		if rec := serve(h, "GET", "/item/10", nil); rec.Header().Get("ETag") == etag {
+			t.Error("two bodies share an ETag")
+		}
+		if rec := serve(h, "GET", "/list", nil); rec.Header().Get("ETag") != "" {
+			t.Errorf("unpinned answer has ETag %q", rec.Header().Get("ETag"))
+		}
+	}
+}
+
+// TestCacheBound: under a rotating-URL load the cache never holds more than its bound, and
+// it keeps serving the recent answers.
+func TestCacheBound(t *testing.T) {
+	const bound = 8 << 10
+	c := NewCache(bound)
+	var version, calls atomic.Int64
+	h := cachedAPI(t, c, &version, &calls)
+	for i := range 2000 {
+		serve(h, "GET", fmt.Sprintf("/item/%d", i), nil)
+		serve(h, "GET", fmt.Sprintf("/list?q=%d", i), nil)
+		if c.Bytes() > bound {
+			t.Fatalf("after %d URLs the cache holds %d bytes, bound %d", 2*(i+1), c.Bytes(), bound)
+		}
+	}
+	if c.Len() < 10 {
+		t.Errorf("only %d answers kept in %d bytes", c.Len(), bound)
+	}
+	before := calls.Load()
+	serve(h, "GET", "/item/1999", nil)
+	serve(h, "GET", "/item/0", nil)
+	if calls.Load() != before+1 {
+		t.Errorf("recent answer not served from the cache, or the oldest one was (%d runs)", calls.Load()-before)
+	}
+	// An answer bigger than an eighth of the bound is not cached at all.
+	small := NewCache(1000)
+	small.put("k", &answer{body: make([]byte, 200)})
+	if small.Len() != 0 {
+		t.Error("a large answer was cached")
+	}
+}
