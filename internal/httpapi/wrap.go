@@ -145,8 +145,9 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, rt Route, err erro
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	apierr.Write(w, r, nil, err)
-	status := apierr.From(err).Code.HTTPStatus()
-	if status >= 500 {
+	e := apierr.From(err)
+	status := e.Code.HTTPStatus()
+	if status >= 500 && !e.Expected {
 		// The cause may quote an upstream URL with its credentials.
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "route", rt.Pattern, "status", status,
 			"err", httpx.RedactText(err.Error()))

@@ -2,12 +2,13 @@ package api
 
 import "github.com/rollgate/rollgate/internal/httpapi"
 
-// routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi). Every
-// data route is cacheable: its answer depends only on the request and the indexed height.
+// routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi). A
+// route marked Cache answers as a function of the request and the indexed height only.
 // NFT and rich-list routes belong to later issues; the EVM routes are in evm.go.
 func (s *server) routes() []httpapi.Route {
 	return append([]httpapi.Route{
-		{Pattern: "GET /status", Handler: s.status, InSpec: true, Cache: true},
+		// /status is not cached: internal_tx_height moves apart from the indexed height.
+		{Pattern: "GET /status", Handler: s.status, InSpec: true},
 		{Pattern: "GET /indexer/block/v1/blocks", Handler: s.blocks, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/block/v1/avg_blocktime", Handler: s.avgBlockTime, InSpec: true, Cache: true},
