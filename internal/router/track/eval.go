@@ -66,16 +66,13 @@ func (e *evaluation) sameMsg(ev *Event, kind string, before bool) []Event {
 	if e.err != nil {
 		return nil
 	}
-	evs, err := e.st.TxEvents(e.ctx, ev.ChainID, ev.TxHash)
+	evs, err := e.st.MsgEvents(e.ctx, ev.ChainID, ev.Height, ev.TxIndex, ev.MsgIndex, kind)
 	if err != nil {
 		e.err = err
 		return nil
 	}
 	var out []Event
 	for _, x := range evs {
-		if x.Kind != kind || x.MsgIndex != ev.MsgIndex || x.Height != ev.Height || x.TxIndex != ev.TxIndex {
-			continue
-		}
 		if (before && x.Pos < ev.Pos) || (!before && x.Pos > ev.Pos) {
 			out = append(out, x)
 		}

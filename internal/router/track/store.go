@@ -191,12 +191,12 @@ type Transfer struct {
 	Doc             json.RawMessage
 }
 
-// Register inserts a transfer in STATE_SUBMITTED unless it is already known; created reports
-// whether this call inserted it.
-func (s *Store) Register(ctx context.Context, chainID, hash string, now time.Time, doc []byte) (created bool, err error) {
-	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO track_transfer (chain_id, tx_hash, created_ns, updated_ns, state, terminal, doc)
-		VALUES (?, ?, ?, ?, ?, 0, ?) ON CONFLICT (chain_id, tx_hash) DO NOTHING`),
-		chainID, hash, now.UnixNano(), now.UnixNano(), StateSubmitted, string(doc))
+// Register inserts a transfer in STATE_SUBMITTED, leased to owner (the replica that received
+// it processes it), unless it is already known; created reports whether this call inserted it.
+func (s *Store) Register(ctx context.Context, chainID, hash, owner string, now time.Time, lease time.Duration, doc []byte) (created bool, err error) {
+	res, err := s.db.ExecContext(ctx, s.q(`INSERT INTO track_transfer (chain_id, tx_hash, created_ns, updated_ns, state, terminal, doc, owner, lease_until)
+		VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (chain_id, tx_hash) DO NOTHING`),
+		chainID, hash, now.UnixNano(), now.UnixNano(), StateSubmitted, string(doc), owner, now.Add(lease).UnixNano())
 	if err != nil {
 		return false, fmt.Errorf("track register: %w", err)
 	}
@@ -236,7 +236,7 @@ func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease ti
 	if _, err := tx.ExecContext(ctx, s.q("UPDATE track_transfer SET lease_until = ? WHERE owner = ? AND terminal = 0"), until, owner); err != nil {
 		return nil, 0, fmt.Errorf("track claim: %w", err)
 	}
-	sel := "SELECT chain_id, tx_hash FROM track_transfer WHERE terminal = 0 AND owner <> ? AND lease_until < ? ORDER BY created_ns LIMIT ?"
+	sel := "SELECT chain_id, tx_hash FROM track_transfer WHERE terminal = 0 AND owner <> ? AND lease_until <= ? ORDER BY created_ns LIMIT ?"
 	if s.postgres {
 		sel += " FOR UPDATE SKIP LOCKED"
 	}
@@ -342,7 +342,7 @@ func (s *Store) LeaseCursor(ctx context.Context, chainID, owner string, now time
 		chainID, start); err != nil {
 		return Cursor{}, false, fmt.Errorf("track cursor: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE track_cursor SET owner = ?, lease_until = ? WHERE chain_id = ? AND (owner = ? OR lease_until < ?)"),
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE track_cursor SET owner = ?, lease_until = ? WHERE chain_id = ? AND (owner = ? OR lease_until <= ?)"),
 		owner, now.Add(lease).UnixNano(), chainID, owner, now.UnixNano())
 	if err != nil {
 		return Cursor{}, false, fmt.Errorf("track cursor: %w", err)
@@ -463,6 +463,18 @@ func (s *Store) Find(ctx context.Context, chainID, kind, key string) (*Event, er
 		return nil, err
 	}
 	return &evs[0], nil
+}
+
+// MsgEvents returns the events of kind emitted by one message (msg_index) of the tx at
+// (height, txIndex) on chainID, in order: what a packet receipt or a deposit finalization
+// started. Relayer txs carry thousands of messages; this reads only the one asked for.
+func (s *Store) MsgEvents(ctx context.Context, chainID string, height int64, txIndex, msgIndex int, kind string) ([]Event, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND height = ? AND tx_index = ? AND msg_index = ? AND kind = ? ORDER BY pos"),
+		chainID, height, txIndex, msgIndex, kind)
+	if err != nil {
+		return nil, fmt.Errorf("track msg events: %w", err)
+	}
+	return scanEvents(rows)
 }
 
 // TxEvents returns the stored events of one tx in order.

@@ -45,11 +45,11 @@ func TestStore(t *testing.T) {
 			again := openT(t, dsn)
 			now := time.Unix(1_700_000_000, 0)
 
-			created, err := st.Register(ctx, "a-1", "H1", now, []byte(`{"state":"STATE_SUBMITTED"}`))
+			created, err := st.Register(ctx, "a-1", "H1", "", now, 0, []byte(`{"state":"STATE_SUBMITTED"}`))
 			if err != nil || !created {
 				t.Fatalf("register: %v %v", created, err)
 			}
-			if created, err := again.Register(ctx, "a-1", "H1", now.Add(time.Second), []byte(`{}`)); err != nil || created {
+			if created, err := again.Register(ctx, "a-1", "H1", "r9", now.Add(time.Second), time.Hour, []byte(`{}`)); err != nil || created {
 				t.Fatalf("second register created=%v err=%v; want an idempotent no-op", created, err)
 			}
 			if _, err := st.Get(ctx, "a-1", "H2"); err != ErrNotFound {
@@ -141,7 +141,7 @@ func TestClaimExclusive(t *testing.T) {
 			now := time.Unix(1_700_000_000, 0)
 			const n = 300
 			for i := 0; i < n; i++ {
-				if _, err := st.Register(ctx, "a-1", fmt.Sprintf("H%03d", i), now, []byte(`{}`)); err != nil {
+				if _, err := st.Register(ctx, "a-1", fmt.Sprintf("H%03d", i), "", now, 0, []byte(`{}`)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -102,7 +102,7 @@ type Tracker struct {
 	lastClaim time.Time
 
 	wake                 chan struct{}
-	newWork              atomic.Bool // a transfer was registered here: claim it in the next round
+	newWork              atomic.Bool // the last claim took a full batch: more may be free
 	calls, blocks, evals atomic.Int64
 }
 
@@ -205,17 +205,22 @@ func (t *Tracker) Track(ctx context.Context, chainID, hash string) (TrackRespons
 		return TrackResponse{}, err
 	}
 	doc, _ := json.Marshal(submitted())
-	created, err := t.st.Register(ctx, chainID, hash, t.cfg.Now(), doc)
+	now := t.cfg.Now()
+	created, err := t.st.Register(ctx, chainID, hash, t.cfg.Owner, now, t.cfg.Lease, doc)
 	if err != nil {
 		return TrackResponse{}, err
 	}
 	if created {
+		t.mu.Lock()
+		k := tkey{chainID, hash}
+		t.held[k] = &held{created: now}
+		t.dirty[k] = true
+		t.mu.Unlock()
 		// A tx already in a block the scanner passed before it was registered is found by
 		// hash, once; its events are stored as a scan would have.
 		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
 			t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
 		}
-		t.newWork.Store(true)
 		t.poke()
 	}
 	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
@@ -351,8 +356,9 @@ func (t *Tracker) round(ctx context.Context) error {
 				t.dirty[k] = true
 			}
 		}
-		for k := range t.held {
-			if !keep[k] {
+		for k, h := range t.held {
+			// Registered here after the claim's read: ours, just not in that answer.
+			if !keep[k] && h.created.Before(now) {
 				t.drop(k)
 			}
 		}
