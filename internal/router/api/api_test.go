@@ -579,6 +579,18 @@ func TestMetrics(t *testing.T) {
 	if st != 200 || !strings.Contains(string(body), `rollgate_router_api_requests_total{code="200",route="GET /healthz"} 1`) {
 		t.Errorf("metrics %d:\n%s", st, body)
 	}
+	// Two routers on one registry share the collectors (MustRegister used to panic here).
+	reg, err := registry.Load(devnetRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prom := prometheus.NewRegistry()
+	a, b := New(Config{}, registry.NewLive(reg), nil, prom), New(Config{}, registry.NewLive(reg), nil, prom)
+	do(t, a, http.MethodGet, "/healthz", nil)
+	do(t, b, http.MethodGet, "/healthz", nil)
+	if _, body := do(t, a, http.MethodGet, "/metrics", nil); !strings.Contains(string(body), `rollgate_router_api_requests_total{code="200",route="GET /healthz"} 2`) {
+		t.Errorf("shared metrics:\n%s", body)
+	}
 }
 
 func TestNoServerErrorOnGarbage(t *testing.T) {
