@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -122,4 +123,28 @@ func TestCacheBound(t *testing.T) {
 	if small.Len() != 0 {
 		t.Error("a large answer was cached")
 	}
+}
+
+// TestCacheConcurrent: concurrent readers and writers of one cache (run with -race) always get
+// the answer of their own URL.
+func TestCacheConcurrent(t *testing.T) {
+	var version, calls atomic.Int64
+	h := cachedAPI(t, NewCache(16<<10), &version, &calls)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 300 {
+				id := fmt.Sprint((g*7 + i) % 97)
+				if rec := serve(h, "GET", "/item/"+id, nil); !strings.HasPrefix(rec.Body.String(), `{"id":"`+id+`"`) {
+					t.Errorf("/item/%s answered %.40q", id, rec.Body)
+					return
+				}
+				if i%50 == 0 {
+					version.Add(1)
+				}
+				serve(h, "GET", "/list?q="+id, nil)
+			}
+		})
+	}
+	wg.Wait()
 }
