@@ -227,6 +227,10 @@ func (e *evaluation) ibc(ev *Event, seq *[]TransferEvent) legResult {
 		hop.State = TransferFailure
 		hop.PacketTxs.TimeoutTx = e.chainTx(to)
 		hop.PacketTxs.Error = &PacketError{Type: PacketErrorTimeout, Message: "packet timed out"}
+		// A packet-forward hop with retries left is sent again by the timeout itself.
+		if retry := e.sameMsg(to, KindSend, false); len(retry) > 0 {
+			return e.ibc(&retry[0], seq)
+		}
 		return legResult{out: failed, release: refund,
 			err: &StatusError{Type: StatusErrorTransfer, Message: fmt.Sprintf("IBC transfer %s → %s timed out; refunded on %s", src, dst, src)}}
 	}
