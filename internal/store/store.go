@@ -67,6 +67,8 @@ type BlockBundle struct {
 	NotNFT [][]byte
 	// EVMTxs are the block's EVM receipts in transactionIndex order (EVM chains; evm.go).
 	EVMTxs []EVMTx
+	// RichList are the block's balance changes (richlist.go); nil when the rich list is off.
+	RichList *RichListChanges
 }
 
 // Writer is the ingestion side of the store.
@@ -164,6 +166,7 @@ type Store interface {
 	Reader
 	Writer
 	EVMReader
+	RichListReader
 	// Dump writes every table's rows in a canonical order and text form, so two stores
 	// holding the same data dump to the same bytes.
 	Dump(ctx context.Context, w io.Writer) error

@@ -74,6 +74,9 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 	if err := writeEVMTxs(ctx, tx, bundles); err != nil {
 		return err
 	}
+	if err := writeRichList(ctx, tx, bundles); err != nil {
+		return err
+	}
 	last := bundles[len(bundles)-1].Block.Height
 	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
 		last, st.firstHeight, rs.seq); err != nil {

@@ -1,0 +1,298 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// BalanceChange moves one holder's balance of one denom by Delta (negative: spent).
+type BalanceChange struct {
+	Denom   string
+	Account []byte
+	Delta   *big.Int
+}
+
+// BalanceSet fixes a holder's balance as of the end of its block: the bootstrap from genesis,
+// or a balance read back from the chain after a change would have taken it below zero.
+type BalanceSet struct {
+	Denom   string
+	Account []byte
+	Amount  *big.Int
+}
+
+// RichListChanges are one block's rich-list updates; a bundle without them (nil) leaves the
+// rich list untouched.
+type RichListChanges struct {
+	Changes []BalanceChange // in event order
+	Sets    []BalanceSet    // applied after Changes
+	// Aliases name denoms for requests (lowercase alias → stored denom), e.g. EVM bank denoms
+	// resolved to their ERC-20 contracts.
+	Aliases map[string]string
+}
+
+// NegativeBalanceError reports a change that would take a balance below zero. WriteBlocks
+// then writes nothing; the caller reads the balance from the chain at Height and retries with
+// a BalanceSet for it.
+type NegativeBalanceError struct {
+	Height  int64
+	Denom   string
+	Account []byte
+	Amount  *big.Int // the balance the changes would have left
+}
+
+func (e *NegativeBalanceError) Error() string {
+	return fmt.Sprintf("rich list: balance of %x in %s would be %s at height %d", e.Account, e.Denom, e.Amount, e.Height)
+}
+
+// Holder is one rich-list row.
+type Holder struct {
+	Account []byte
+	Amount  *big.Int
+}
+
+// HolderPage is one page of holders; Total is the denom's number of holders (0 when not
+// counted).
+type HolderPage struct {
+	Holders []Holder
+	Total   int64
+}
+
+// RichListReader is the API side of the rich list.
+type RichListReader interface {
+	// RichListHeight is the last height applied to the rich list (0: not tracked).
+	RichListHeight(ctx context.Context) (int64, error)
+	// RichListAlias returns the stored denom a lowercase alias names, or "" when none does.
+	RichListAlias(ctx context.Context, alias string) (string, error)
+	// Holders lists a denom's holders by amount (descending when p.Desc) with the account as
+	// tie-break, at p.Offset; an unknown denom is an empty page.
+	Holders(ctx context.Context, denom string, p Page) (HolderPage, error)
+}
+
+var _ RichListReader = (*DB)(nil)
+
+// maxUint256 bounds stored amounts (32 bytes).
+var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+func encodeAmount(a *big.Int) ([]byte, error) {
+	if a.Sign() < 0 || a.Cmp(maxUint256) > 0 {
+		return nil, fmt.Errorf("rich list: amount %s outside uint256", a)
+	}
+	return a.FillBytes(make([]byte, 32)), nil
+}
+
+type holderKey struct{ denom, account string }
+
+// writeRichList applies the bundles' rich-list changes inside the block write transaction.
+func writeRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+	var keys []holderKey
+	seen := map[holderKey]bool{}
+	last := int64(0)
+	touch := func(denom string, acc []byte) {
+		k := holderKey{denom, string(acc)}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, b := range bundles {
+		if b.RichList == nil {
+			continue
+		}
+		last = b.Block.Height
+		for _, c := range b.RichList.Changes {
+			touch(c.Denom, c.Account)
+		}
+		for _, s := range b.RichList.Sets {
+			touch(s.Denom, s.Account)
+		}
+	}
+	if last == 0 {
+		return nil
+	}
+	cur, err := loadBalances(ctx, tx, keys)
+	if err != nil {
+		return err
+	}
+	existed := make(map[holderKey]bool, len(cur))
+	for k := range cur {
+		existed[k] = true
+	}
+	aliases := map[string]string{}
+	for _, b := range bundles {
+		rl := b.RichList
+		if rl == nil {
+			continue
+		}
+		var order []holderKey
+		touched := map[holderKey]bool{}
+		mark := func(k holderKey) *big.Int {
+			if !touched[k] {
+				touched[k] = true
+				order = append(order, k)
+			}
+			if cur[k] == nil {
+				cur[k] = new(big.Int)
+			}
+			return cur[k]
+		}
+		for _, c := range rl.Changes {
+			v := mark(holderKey{c.Denom, string(c.Account)})
+			v.Add(v, c.Delta)
+		}
+		for _, s := range rl.Sets {
+			mark(holderKey{s.Denom, string(s.Account)}).Set(s.Amount)
+		}
+		for _, k := range order {
+			if cur[k].Sign() < 0 {
+				return &NegativeBalanceError{Height: b.Block.Height, Denom: k.denom, Account: []byte(k.account), Amount: new(big.Int).Set(cur[k])}
+			}
+		}
+		for a, d := range rl.Aliases {
+			aliases[a] = d
+		}
+	}
+
+	newHolders := map[string]int64{}
+	var denoms []string
+	for start := 0; start < len(keys); start += dictChunk {
+		chunk := keys[start:min(start+dictChunk, len(keys))]
+		args := make([]any, 0, 3*len(chunk))
+		for _, k := range chunk {
+			amt, err := encodeAmount(cur[k])
+			if err != nil {
+				return err
+			}
+			args = append(args, k.denom, []byte(k.account), amt)
+			if !existed[k] {
+				if newHolders[k.denom] == 0 {
+					denoms = append(denoms, k.denom)
+				}
+				newHolders[k.denom]++
+			}
+		}
+		q := "INSERT INTO rich_list (denom, account, amount) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?),", len(chunk)), ",") +
+			" ON CONFLICT (denom, account) DO UPDATE SET amount = excluded.amount"
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("update rich_list: %w", err)
+		}
+	}
+	for _, d := range denoms {
+		if err := tx.exec(ctx, "INSERT INTO rich_list_denom (denom, holders) VALUES (?, ?) ON CONFLICT (denom) DO UPDATE SET holders = rich_list_denom.holders + excluded.holders",
+			d, newHolders[d]); err != nil {
+			return fmt.Errorf("update rich_list_denom: %w", err)
+		}
+	}
+	for a, d := range aliases {
+		if err := tx.exec(ctx, "INSERT INTO rich_list_alias (alias, denom) VALUES (?, ?) ON CONFLICT (alias) DO UPDATE SET denom = excluded.denom", a, d); err != nil {
+			return fmt.Errorf("update rich_list_alias: %w", err)
+		}
+	}
+	if err := tx.exec(ctx, "UPDATE rich_list_state SET height = ? WHERE id = 1", last); err != nil {
+		return fmt.Errorf("update rich_list_state: %w", err)
+	}
+	return nil
+}
+
+// loadBalances reads the stored balances of keys (absent holders are absent from the map).
+func loadBalances(ctx context.Context, c conn, keys []holderKey) (map[holderKey]*big.Int, error) {
+	byDenom := map[string][]any{}
+	var denoms []string
+	for _, k := range keys {
+		if _, ok := byDenom[k.denom]; !ok {
+			denoms = append(denoms, k.denom)
+		}
+		byDenom[k.denom] = append(byDenom[k.denom], []byte(k.account))
+	}
+	out := map[holderKey]*big.Int{}
+	for _, d := range denoms {
+		accs := byDenom[d]
+		for start := 0; start < len(accs); start += dictChunk {
+			chunk := accs[start:min(start+dictChunk, len(accs))]
+			r, err := c.query(ctx, "SELECT account, amount FROM rich_list WHERE denom = ? AND account IN ("+placeholders(len(chunk))+")", append([]any{d}, chunk...)...)
+			if err != nil {
+				return nil, fmt.Errorf("read rich_list: %w", err)
+			}
+			for r.Next() {
+				var acc, amt []byte
+				if err := r.Scan(&acc, &amt); err != nil {
+					r.Close()
+					return nil, err
+				}
+				out[holderKey{d, string(acc)}] = new(big.Int).SetBytes(amt)
+			}
+			err = r.Err()
+			r.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// RichListHeight implements RichListReader.
+func (d *DB) RichListHeight(ctx context.Context) (int64, error) {
+	var h int64
+	if err := queryRow(ctx, d.be.reader(), "SELECT height FROM rich_list_state WHERE id = 1", nil, &h); err != nil {
+		return 0, fmt.Errorf("rich list height: %w", err)
+	}
+	return h, nil
+}
+
+// RichListAlias implements RichListReader.
+func (d *DB) RichListAlias(ctx context.Context, alias string) (string, error) {
+	var denom string
+	err := queryRow(ctx, d.be.reader(), "SELECT denom FROM rich_list_alias WHERE alias = ?", []any{alias}, &denom)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("rich list alias: %w", err)
+	}
+	return denom, nil
+}
+
+// Holders implements RichListReader. Pages are offsets on the (denom, amount, account) index,
+// as the peer's offset keys ask.
+func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, error) {
+	c := d.be.reader()
+	out := HolderPage{Holders: []Holder{}}
+	if p.CountTotal {
+		err := queryRow(ctx, c, "SELECT holders FROM rich_list_denom WHERE denom = ?", []any{denom}, &out.Total)
+		if errors.Is(err, ErrNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return HolderPage{}, fmt.Errorf("rich list total: %w", err)
+		}
+	}
+	order := "amount DESC, account ASC"
+	if !p.Desc {
+		order = "amount ASC, account DESC"
+	}
+	r, err := c.query(ctx, "SELECT account, amount FROM rich_list WHERE denom = ? ORDER BY "+order+" LIMIT ? OFFSET ?", denom, limitOf(p), p.Offset)
+	if err != nil {
+		return HolderPage{}, fmt.Errorf("rich list: %w", err)
+	}
+	defer r.Close()
+	for r.Next() {
+		var acc, amt []byte
+		if err := r.Scan(&acc, &amt); err != nil {
+			return HolderPage{}, err
+		}
+		out.Holders = append(out.Holders, Holder{Account: acc, Amount: new(big.Int).SetBytes(amt)})
+	}
+	return out, r.Err()
+}
+
+func init() {
+	dumpTables = append(dumpTables,
+		dumpTable{"rich_list", "denom, account", []string{"denom", "account", "amount"}, "sbb"},
+		dumpTable{"rich_list_denom", "denom", []string{"denom", "holders"}, "si"},
+		dumpTable{"rich_list_alias", "alias", []string{"alias", "denom"}, "ss"},
+		dumpTable{"rich_list_state", "id", []string{"id", "height"}, "ii"},
+	)
+}
