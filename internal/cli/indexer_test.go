@@ -67,14 +67,16 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 			ChainID  string `json:"chain_id"`
 			Height   int64  `json:"height"`
 			Internal int64  `json:"internal_tx_height"`
+			RichList int64  `json:"rich_list_height"`
 		}
 		_ = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
-		// Both the blocks and, from JSON_RPC_URL, the internal-tx follower reach the top.
-		height = min(st.Height, st.Internal)
+		// The blocks, the internal-tx follower (from JSON_RPC_URL) and the rich list (on by
+		// default) all reach the top.
+		height = min(st.Height, st.Internal, st.RichList)
 	}
 	if height != top {
-		t.Fatalf("indexed height (min of height and internal_tx_height) %d, want %d; stderr:\n%s", height, top, errb)
+		t.Fatalf("indexed height (min of height, internal_tx_height, rich_list_height) %d, want %d; stderr:\n%s", height, top, errb)
 	}
 	// The receipts came with the blocks: the captured chain's 33 EVM txs.
 	resp, err := http.Get("http://" + addr + "/indexer/tx/v1/evm-txs?pagination.limit=1")

@@ -9,7 +9,7 @@ import (
 )
 
 // samples fill the wildcards of every route with values the loaded chain answers.
-var samples = map[string]string{"height": "35", "account": acc1, "tx_hash": txSend, "file": "index.html"}
+var samples = map[string]string{"height": "35", "account": acc1, "tx_hash": txSend, "file": "index.html", "denom": "uusdc"}
 
 func TestCORSPreflightEveryRoute(t *testing.T) {
 	cfg := testCfg

@@ -26,11 +26,13 @@ func (s *server) evmRoutes() []httpapi.Route {
 	evm := s.cfg.VMType == "evm" && er != nil
 	var out []httpapi.Route
 	if evm {
+		// EVM txs are written with their blocks, so their answers may be cached per indexed
+		// height; internal txs follow their own height and are not.
 		out = append(out,
-			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs", Handler: s.evmTxs, InSpec: true},
-			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/by_account/{account}", Handler: s.evmTxsByAccount, InSpec: true},
-			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/by_height/{height}", Handler: s.evmTxsByHeight, InSpec: true},
-			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/{tx_hash}", Handler: s.evmTx, InSpec: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs", Handler: s.evmTxs, InSpec: true, Cache: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/by_account/{account}", Handler: s.evmTxsByAccount, InSpec: true, Cache: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/by_height/{height}", Handler: s.evmTxsByHeight, InSpec: true, Cache: true},
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/{tx_hash}", Handler: s.evmTx, InSpec: true, Cache: true},
 		)
 	} else {
 		out = append(out, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs", Handler: errNoEVM}, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/", Handler: errNoEVM})

@@ -41,6 +41,8 @@ type statusJSON struct {
 	Height     int64  `json:"height"`
 	// InternalTxHeight is the internal-tx follower's height (EVM chains with internal txs on).
 	InternalTxHeight int64 `json:"internal_tx_height,omitempty"`
+	// RichListHeight is the rich list's height (omitted while it is not kept).
+	RichListHeight int64 `json:"rich_list_height,omitempty"`
 }
 
 func (s *server) status(r *http.Request) (any, error) {
@@ -50,6 +52,9 @@ func (s *server) status(r *http.Request) (any, error) {
 	}
 	st := statusJSON{Version: s.cfg.Version, CommitHash: s.cfg.CommitHash, ChainID: s.cfg.ChainID, Height: h}
 	if err := s.evmStatus(r, &st); err != nil {
+		return nil, err
+	}
+	if err := s.richListStatus(r, &st); err != nil {
 		return nil, err
 	}
 	return st, nil

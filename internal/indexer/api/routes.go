@@ -4,7 +4,8 @@ import "github.com/rollgate/rollgate/internal/httpapi"
 
 // routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi). A
 // route marked Cache answers as a function of the request and the indexed height only.
-// NFT and rich-list routes belong to later issues; the EVM routes are in evm.go.
+// NFT routes belong to a later issue; the EVM routes are in evm.go, the rich list in
+// richlist.go.
 func (s *server) routes() []httpapi.Route {
 	return append([]httpapi.Route{
 		// /status is not cached: internal_tx_height moves apart from the indexed height.
@@ -16,6 +17,9 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccount, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/by_height/{height}", Handler: s.txsByHeight, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true, Cache: true},
+
+		// The rich list changes in the blocks' own transactions.
+		{Pattern: "GET /indexer/richlist/v1/{denom}", Handler: s.richList, InSpec: true, Cache: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},

@@ -39,7 +39,7 @@ type peerRecord struct {
 // other request of the peer's sample is compared.
 var outOfScope = []struct{ prefix, why string }{
 	{"/indexer/nft/", "NFT indexing is a separate issue"},
-	{"/indexer/richlist/", "the rich list is a separate issue"},
+	{"/indexer/richlist/", "the rich list of Move and Wasm chains is not kept yet (EVM only)"},
 }
 
 // recordingWriter remembers every message type written, so the test knows which `msgs`
@@ -124,7 +124,7 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 		t.Fatal(err)
 	}
 	p, err := ingest.New(ingest.Config{
-		ChainID: st.ChainID, VMType: vm, AccountPrefix: "init",
+		ChainID: st.ChainID, VMType: vm, AccountPrefix: "init", RichList: true,
 		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		StopAtHeight: st.Height,
 	}, src, w, nil, nil)
@@ -155,7 +155,7 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 
 	compared := 0
 	for _, rec := range readIndex(t, peerDir) {
-		if why := skipReason(rec.Path); why != "" {
+		if why := skipReason(rec.Path, vm); why != "" {
 			t.Logf("not replayed (%s): %s", why, rec.Path)
 			continue
 		}
@@ -170,7 +170,7 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 			if !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q, want application/json", ct)
 			}
-			compare(t, rec, want, status, got, w.types)
+			compare(t, rec, want, status, got, w.types, vm)
 		})
 	}
 	if compared == 0 {
@@ -178,7 +178,10 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 	}
 }
 
-func skipReason(path string) string {
+func skipReason(path, vm string) string {
+	if vm == "evm" && strings.HasPrefix(path, "/indexer/richlist/") {
+		return ""
+	}
 	for _, s := range outOfScope {
 		if strings.HasPrefix(path, s.prefix) {
 			return s.why
@@ -188,7 +191,7 @@ func skipReason(path string) string {
 }
 
 // compare applies the rules, then requires equal status and equal JSON.
-func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody []byte, knownMsgs map[string]bool) {
+func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody []byte, knownMsgs map[string]bool, vm string) {
 	t.Helper()
 	u, err := url.Parse(rec.Path)
 	if err != nil {
@@ -204,6 +207,24 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 			t.Fatalf("status %d, want 200 where the peer failed with 500: %s", status, gotBody)
 		}
 		checkMsgFilter(t, gotBody, msgValues(q))
+		return
+	}
+
+	// Rule "unknown rich-list denom" (spec: a well-formed denom nobody holds answers 200 with
+	// an empty list at once; the peer's EVM mode answers 400 with its node's error after ~46 s).
+	if rec.Status == http.StatusBadRequest && strings.HasPrefix(u.Path, "/indexer/richlist/v1/") && strings.Contains(string(wantBody), "contracts/by_denom") {
+		if status != http.StatusOK {
+			t.Fatalf("status %d, want 200 with an empty list: %s", status, gotBody)
+		}
+		var r struct {
+			Holders    []any `json:"holders"`
+			Pagination struct {
+				Total string `json:"total"`
+			} `json:"pagination"`
+		}
+		if err := json.Unmarshal(gotBody, &r); err != nil || r.Holders == nil || len(r.Holders) != 0 || r.Pagination.Total != "0" {
+			t.Fatalf("unknown denom: %s, want an empty holders list with total 0", gotBody)
+		}
 		return
 	}
 
@@ -237,7 +258,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	want, got := decode(t, "peer", wantBody), decode(t, "rollgate", gotBody)
 	switch {
 	case u.Path == "/status":
-		ruleStatus(want, got)
+		ruleStatus(want, got, vm)
 	case q.Has("msgs"):
 		if ruleMsgs(t, q, knownMsgs, want, got) {
 			return
@@ -251,10 +272,11 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 }
 
 // ruleStatus: `version` and `commit_hash` describe the build, not the data (spec: "/status
-// fields as the notes", values are ours). The extension heights (internal txs, rich list, EVM
-// return cleanup, tx-account cleanup) come from features this pipeline does not run; the
-// fields are omitempty at the peer too, so they are dropped from the peer's answer.
-func ruleStatus(want, got any) {
+// fields as the notes", values are ours). internal_tx_height is compared as is. The EVM
+// return cleanup and tx-account cleanup heights come from peer maintenance jobs rollgate has
+// no need for (it extracts accounts right the first time); the fields are omitempty at the
+// peer too, so they are dropped from the peer's answer.
+func ruleStatus(want, got any, vm string) {
 	for _, m := range []any{want, got} {
 		if o, ok := m.(map[string]any); ok {
 			delete(o, "version")
@@ -262,7 +284,22 @@ func ruleStatus(want, got any) {
 		}
 	}
 	if o, ok := want.(map[string]any); ok {
-		for _, k := range []string{"rich_list_height", "evm_ret_cleanup_height",
+		// Rule "rich list without lag" (issue 13): the peer's list trails the blocks by 5 on
+		// purpose; rollgate's moves with each block, so its rich_list_height is the height.
+		// The Move and Wasm rich lists are not kept yet, so there the field is absent.
+		if vm != "evm" {
+			delete(o, "rich_list_height")
+		}
+		if g, ok := got.(map[string]any); ok {
+			if _, has := o["rich_list_height"]; has {
+				if g["rich_list_height"] != g["height"] {
+					o["rich_list_height"] = "rich_list_height must equal height"
+				} else {
+					o["rich_list_height"] = g["height"]
+				}
+			}
+		}
+		for _, k := range []string{"evm_ret_cleanup_height",
 			"tx_account_cleanup_sequence", "tx_account_cleanup_deleted", "tx_account_cleanup_inserted"} {
 			delete(o, k)
 		}

@@ -72,6 +72,26 @@ func (s *ClientSource) UpstreamState() (okAt, failAt time.Time, lastFail error) 
 	return s.up.state()
 }
 
+// Genesis implements RichListSource: the app_state of CometBFT /genesis.
+func (s *ClientSource) Genesis(ctx context.Context) (json.RawMessage, error) {
+	g, err := s.rpc.Genesis(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		AppState json.RawMessage `json:"app_state"`
+	}
+	if err := json.Unmarshal(g.Genesis, &doc); err != nil {
+		return nil, fmt.Errorf("genesis: %w: %w", ErrInvalidData, err)
+	}
+	return doc.AppState, nil
+}
+
+// ContractByDenom implements RichListSource (minievm's contracts/by_denom).
+func (s *ClientSource) ContractByDenom(ctx context.Context, denom string) (string, error) {
+	return s.rest.ContractByDenom(ctx, denom)
+}
+
 // future maps both clients' "height not reached yet" answers to ErrFutureHeight.
 func future(err error) error {
 	if _, ok := comet.IsFutureHeight(err); ok {

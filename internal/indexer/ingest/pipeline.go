@@ -39,7 +39,9 @@ type Pipeline struct {
 	target  atomic.Int64 // latest chain height seen
 	indexed atomic.Int64 // last height written
 	health  health
-	evm     EVMSource // receipts of EVM chains; nil elsewhere
+	evm     EVMSource              // receipts of EVM chains; nil elsewhere
+	rich    bool                   // the rich list is kept (EVM chains; richlist.go)
+	boot    *store.RichListChanges // genesis balances, added to height 1's bundle
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -128,6 +130,9 @@ func (p *Pipeline) run(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
+	}
+	if err := p.startRichList(ctx, indexed, next); err != nil {
+		return err
 	}
 	p.log.Info("ingestion starting", "from_height", next, "indexed_height", indexed)
 
@@ -287,6 +292,9 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, e
 		return store.BlockBundle{}, fmt.Errorf("height %d: %w", h, err)
 	}
 	b, err := p.builder.Build(blk, results, rest, proposer)
+	if err == nil && p.rich {
+		b.RichList, err = p.richListChanges(h, results)
+	}
 	if err != nil || p.evm == nil || len(blk.Txs) == 0 {
 		// EVM txs are Cosmos txs, so a block without txs has no receipts to ask for.
 		return b, err
@@ -405,6 +413,12 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if fixed, ferr := p.fixNegativeBalance(ctx, batch, err); fixed {
+			attempt--
+			continue
+		} else if ferr != nil {
+			err = ferr
 		}
 		if attempt+1 >= p.cfg.MaxWriteAttempts {
 			return fmt.Errorf("write heights %d..%d: %w", batch[0].Block.Height, batch[len(batch)-1].Block.Height, err)
