@@ -114,7 +114,7 @@ func TestDevnetFlags(t *testing.T) {
 		check   func(t *testing.T, d devnetFlags)
 	}{
 		{name: "defaults", check: func(t *testing.T, d devnetFlags) {
-			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" {
+			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" || d.retainBlocks != 1000 {
 				t.Errorf("defaults: %+v", d)
 			}
 		}},
@@ -123,6 +123,12 @@ func TestDevnetFlags(t *testing.T) {
 		{name: "interval too short", args: []string{"--interval", "1ms"}, wantErr: "--interval must be at least 10ms"},
 		{name: "bad chains", args: []string{"--chains", "a:nope"}, wantErr: "--chains"},
 		{name: "custom chains", args: []string{"--chains", "l1-1:l1,evm-1:evm", "--faults", "0.25"}},
+		{name: "negative retention", args: []string{"--retain-blocks", "-1"}, wantErr: "--retain-blocks must be 0"},
+		{name: "keep every block", args: []string{"--retain-blocks", "0"}, check: func(t *testing.T, d devnetFlags) {
+			if d.retainBlocks != 0 {
+				t.Errorf("retain %d", d.retainBlocks)
+			}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -26,6 +26,7 @@ type devnetFlags struct {
 	bridgeTraffic float64
 	bridgeRaw     string
 	txsPerBlock   int
+	retainBlocks  int
 }
 
 func (d *devnetFlags) register(f *flags) {
@@ -37,6 +38,7 @@ func (d *devnetFlags) register(f *flags) {
 	f.String(&d.chains, "chains", "", "chains as id:kind,... (kinds l1, evm, move, wasm, cosmos); default: L1, evm, move and wasm rollups, an external cosmos chain", "DEVNET_CHAINS")
 	f.String(&d.bridgeRaw, "bridge-traffic", "0.15", "per-block chance of seeded IBC transfers, deposits and withdrawals (0 to 1)", "DEVNET_BRIDGE_TRAFFIC")
 	f.Int(&d.txsPerBlock, "txs-per-block", 0, "bound of the built-in traffic per block (0: the engine's default)", "DEVNET_TXS_PER_BLOCK")
+	f.Int(&d.retainBlocks, "retain-blocks", 1000, "blocks (and their state) each chain keeps, about 35 kB each; older heights answer as on a pruned node; 0 keeps all (memory grows without bound)", "DEVNET_RETAIN_BLOCKS")
 }
 
 func parseShare(name, s string) (float64, error) {
@@ -58,6 +60,9 @@ func (d *devnetFlags) config(dataDir string) (devnet.Config, error) {
 	if d.interval < 10*time.Millisecond {
 		return devnet.Config{}, usagef("--interval must be at least 10ms")
 	}
+	if d.retainBlocks < 0 {
+		return devnet.Config{}, usagef("--retain-blocks must be 0 (keep all) or a positive number of blocks")
+	}
 	if d.portBase < 0 || d.portBase > 65000 {
 		return devnet.Config{}, usagef("--port-base must be 0 or a port below 65000")
 	}
@@ -76,6 +81,7 @@ func (d *devnetFlags) config(dataDir string) (devnet.Config, error) {
 	cfg.Faults = d.faults
 	cfg.BridgeTraffic = d.bridgeTraffic
 	cfg.TxsPerBlock = d.txsPerBlock
+	cfg.RetainBlocks = d.retainBlocks
 	cfg.DataDir = dataDir
 	return cfg, nil
 }

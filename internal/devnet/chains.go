@@ -45,7 +45,7 @@ func buildChain(cfg Config, s ChainSpec, extraModules []sim.Module, extraAccount
 		BlockInterval: cfg.BlockInterval, Seed: cfg.Seed, GenesisTime: cfg.GenesisTime,
 		NumAccounts: cfg.Accounts, FeeDenom: s.FeeDenom, AccountCoins: s.genesisCoins(), ExtraAccounts: extraAccounts,
 		Modules: append(append([]sim.Module(nil), v.modules...), extraModules...),
-		Bank:    v.bank, Signer: v.signer, Verifier: v.verifier,
+		Bank:    v.bank, Signer: v.signer, Verifier: v.verifier, RetainBlocks: cfg.RetainBlocks,
 		Logger: log.With("chain", s.ChainID),
 	}
 	if v.fundedAtGenesis != nil {

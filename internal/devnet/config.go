@@ -49,6 +49,9 @@ type Config struct {
 	FaultSeed  uint64
 	FaultHang  time.Duration // default 30s
 	FaultKinds []faults.Kind // default: all (500, hang, close, truncate)
+	// RetainBlocks, when > 0, keeps only each chain's last RetainBlocks blocks and the
+	// state they read; older heights answer as on a pruned node. 0 keeps everything.
+	RetainBlocks int
 	// DataDir, when set, receives endpoints.json and registry/ once everything listens.
 	DataDir      string
 	ManualBlocks bool // no timers: blocks (and relayer steps) only through ProduceBlock

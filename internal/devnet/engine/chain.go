@@ -64,7 +64,10 @@ type Config struct {
 	Verifier      CustomVerifier
 	AppName       string // node_info application_version.name, default per kind
 	AppVersion    string // default "v1.2.16"
-	Logger        *slog.Logger
+	// RetainBlocks, when > 0, keeps only the last RetainBlocks blocks and the state they
+	// read (see retain.go); 0 keeps everything.
+	RetainBlocks int
+	Logger       *slog.Logger
 }
 
 func (c *Config) defaults() error {
@@ -137,22 +140,24 @@ type txLoc struct {
 
 // Chain is one simulated chain. All methods are safe for concurrent use.
 type Chain struct {
-	cfg      Config
-	log      *slog.Logger
-	valKey   ed25519.PrivateKey
-	valAddr  []byte
-	mu       sync.RWMutex
-	st       *store
-	height   int64
-	blocks   []*Block
-	appHash  []byte
-	txIndex  map[[32]byte]txLoc
-	mempool  [][]byte
-	pending  map[string]uint64 // hex addr -> next sequence counting the mempool
-	keys     []*Key
-	accounts []sim.Account
-	handlers map[string]sim.Handler
-	feesPrev []Coin // fees collected in the previous block (L1 distributes them in BeginBlock)
+	cfg        Config
+	log        *slog.Logger
+	valKey     ed25519.PrivateKey
+	valAddr    []byte
+	mu         sync.RWMutex
+	st         *store
+	height     int64
+	blocks     []*Block // heights base … height
+	base       int64    // lowest retained height (Config.RetainBlocks)
+	appHash    []byte
+	txIndex    map[[32]byte]txLoc
+	mempool    [][]byte
+	pending    map[string]uint64 // hex addr -> next sequence counting the mempool
+	keys       []*Key
+	accounts   []sim.Account
+	handlers   map[string]sim.Handler
+	feesPrev   []Coin // fees collected in the previous block (L1 distributes them in BeginBlock)
+	pruneHooks []func(newBase int64)
 }
 
 // New creates a chain and commits its genesis block (height 1).
@@ -164,7 +169,7 @@ func New(cfg Config) (*Chain, error) {
 	vk := ed25519.NewKeyFromSeed(vs[:])
 	va := sha256.Sum256(vk.Public().(ed25519.PublicKey))
 	c := &Chain{
-		cfg: cfg, log: cfg.Logger, valKey: vk, valAddr: va[:20], st: newStore(),
+		cfg: cfg, log: cfg.Logger, valKey: vk, valAddr: va[:20], st: newStore(), base: 1,
 		txIndex: map[[32]byte]txLoc{}, pending: map[string]uint64{}, handlers: map[string]sim.Handler{},
 	}
 	c.handlers["/cosmos.bank.v1beta1.MsgSend"] = c.handleMsgSend

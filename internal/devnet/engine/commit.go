@@ -95,7 +95,7 @@ func (c *Chain) commitBlock(bo *overlay, height int64, btime time.Time, txs [][]
 	}
 	b.DataHash = merkleRoot(txs)
 	if height > 1 {
-		prev := c.blocks[height-2]
+		prev := c.blockAt(height - 1)
 		b.LastBlockID = prev.ID
 		b.LastResultsHash = resultsHash(prev.Results)
 		b.LastCommitTime = prev.Time.Add(c.cfg.BlockInterval / 2)

@@ -22,6 +22,15 @@ import (
 // ProduceBlock builds, executes and commits the next block: the mempool first, then the
 // modules' traffic intents signed with the genesis keys.
 func (c *Chain) ProduceBlock() (*Block, error) {
+	b, err := c.produceBlock()
+	if err != nil {
+		return nil, err
+	}
+	c.maybePrune()
+	return b, nil
+}
+
+func (c *Chain) produceBlock() (*Block, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	height := c.height + 1

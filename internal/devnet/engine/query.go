@@ -29,7 +29,10 @@ func (c *Chain) Block(h int64) (*Block, error) {
 	if h > c.height {
 		return nil, &FutureHeightError{Requested: h, Current: c.height}
 	}
-	return c.blocks[h-1], nil
+	if h < c.base {
+		return nil, &PrunedHeightError{Requested: h, Base: c.base}
+	}
+	return c.blockAt(h), nil
 }
 
 // FutureHeightError is CometBFT's error for heights above the tip.
@@ -47,7 +50,7 @@ func (c *Chain) TxByHash(hash [32]byte) (*Block, int, bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	return c.blocks[loc.height-1], loc.index, true
+	return c.blockAt(loc.height), loc.index, true
 }
 
 // Query opens a read view at a height (0 = latest).
@@ -59,6 +62,9 @@ func (c *Chain) Query(height int64) (sim.Query, error) {
 	}
 	if height > c.height {
 		return nil, &FutureHeightError{Requested: height, Current: c.height}
+	}
+	if height < c.base {
+		return nil, &PrunedHeightError{Requested: height, Base: c.base}
 	}
 	return &query{c: c, v: lockedView{c: c, height: height}, height: height}, nil
 }

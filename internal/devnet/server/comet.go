@@ -238,7 +238,11 @@ func (s *Comet) status(map[string]string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, _ := s.c.Block(1)
+	// The earliest block a pruned node still holds is its base.
+	first, err := s.c.Block(s.c.Base())
+	if err != nil {
+		return nil, err
+	}
 	return ordered{
 		{"node_info", nodeInfo(s.c, false)},
 		{"sync_info", ordered{

@@ -111,6 +111,12 @@ func (s *rest) query(w http.ResponseWriter, r *http.Request) (sim.Query, bool) {
 			gateway.WriteError(w, http.StatusInternalServerError, 2, "codespace sdk code 26: invalid height: cannot query with height in the future; please provide a valid height")
 			return nil, false
 		}
+		var pe *engine.PrunedHeightError
+		if errors.As(err, &pe) {
+			// baseapp's CreateQueryContext when the IAVL version is pruned
+			gateway.WriteError(w, http.StatusInternalServerError, 2, prunedStateLog(pe, s.c.Height()))
+			return nil, false
+		}
 		gateway.WriteError(w, http.StatusBadRequest, 3, err.Error())
 		return nil, false
 	}
@@ -463,4 +469,10 @@ func (s *rest) moduleAccounts(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, ordered{{"accounts", out}})
+}
+
+// prunedStateLog is the SDK's answer to a state query below the pruned node's lowest kept
+// version (baseapp CreateQueryContext: ErrInvalidRequest wrapping IAVL's error).
+func prunedStateLog(pe *engine.PrunedHeightError, latest int64) string {
+	return fmt.Sprintf("codespace sdk code 18: invalid request: failed to load state at height %d; version does not exist (latest height: %d)", pe.Requested, latest)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -238,18 +239,25 @@ func (s *Comet) abciQuery(p map[string]string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := s.c.Query(h)
-	if err != nil {
-		return nil, err
-	}
+	answered := h // the height the response reports
 	resp := func(code uint32, log string, value []byte, codespace string) any {
 		var v any
 		if value != nil {
 			v = b64(value)
 		}
 		return ordered{{"response", ordered{{"code", code}, {"log", log}, {"info", ""}, {"index", "0"}, {"key", nil},
-			{"value", v}, {"proofOps", nil}, {"height", i64(q.Height())}, {"codespace", codespace}}}}
+			{"value", v}, {"proofOps", nil}, {"height", i64(answered)}, {"codespace", codespace}}}}
 	}
+	q, err := s.c.Query(h)
+	if err != nil {
+		var pe *engine.PrunedHeightError
+		if errors.As(err, &pe) {
+			// the app answers, with the error in the response, as for any failed query
+			return resp(18, fmt.Sprintf("failed to load state at height %d; version does not exist (latest height: %d): invalid request", pe.Requested, s.c.Height()), nil, "sdk"), nil
+		}
+		return nil, err
+	}
+	answered = q.Height()
 	prefix := s.c.Config().Bech32Prefix
 	args := pbStrings(data)
 	switch p["path"] {

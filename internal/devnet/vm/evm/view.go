@@ -64,12 +64,44 @@ type View struct {
 	byHash map[common.Hash]int64 // eth tx hash -> height (indexed up to indexed)
 	bhash  map[common.Hash]int64
 	indexd int64
+	// anchor is the last block the chain pruned: its hash is the parent of the lowest
+	// block the view can still build.
+	anchorHeight int64
+	anchorHash   common.Hash
 }
 
 // NewView returns the Ethereum view of an EVM chain.
 func NewView(c *engine.Chain, m *Module) *View {
-	return &View{c: c, m: m, cid: m.EVMChainID(c.ChainID()), blocks: map[int64]*ethBlock{},
+	v := &View{c: c, m: m, cid: m.EVMChainID(c.ChainID()), blocks: map[int64]*ethBlock{},
 		byHash: map[common.Hash]int64{}, bhash: map[common.Hash]int64{}}
+	c.OnPrune(v.prune)
+	return v
+}
+
+// prune follows the chain's pruning: before the chain drops the blocks below base, the view
+// builds up to base-1 (so the hash chain goes on from there) and then forgets everything
+// below base.
+func (v *View) prune(base int64) {
+	anchor, err := v.block(base - 1)
+	if err != nil {
+		// The chain still holds base-1 while its prune hooks run; failing here is a bug.
+		panic(fmt.Sprintf("evm view: block %d before pruning: %v", base-1, err))
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.anchorHeight, v.anchorHash = base-1, anchor.hash
+	for h, b := range v.blocks {
+		if h < base {
+			delete(v.blocks, h)
+			delete(v.bhash, b.hash)
+		}
+	}
+	for th, h := range v.byHash {
+		if h < base {
+			delete(v.byHash, th)
+		}
+	}
+	v.indexd = max(v.indexd, base-1)
 }
 
 // seal computes the transactions and receipts roots and the header hash, so clients that
@@ -126,15 +158,22 @@ func (v *View) block(h int64) (*ethBlock, error) {
 		v.mu.Unlock()
 		return b, nil
 	}
+	if h <= v.anchorHeight {
+		v.mu.Unlock()
+		return nil, &engine.PrunedHeightError{Requested: h, Base: v.anchorHeight + 1}
+	}
 	start := h
-	for start > 1 {
+	for start > v.anchorHeight+1 {
 		if _, ok := v.blocks[start-1]; ok {
 			break
 		}
 		start--
 	}
 	var parent common.Hash
-	if start > 1 {
+	switch {
+	case start == v.anchorHeight+1:
+		parent = v.anchorHash // the zero hash before genesis
+	case start > 1:
 		parent = v.blocks[start-1].hash
 	}
 	v.mu.Unlock()
