@@ -46,7 +46,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 		key = r.URL.Path + "?" + r.URL.RawQuery
 		a, hit := s.cache.get(key)
 		if hit && a.pinned {
-			s.m.cache.WithLabelValues("hit").Inc()
+			s.m.cacheHit.Inc()
 			return s.write(w, r, rt, a)
 		}
 		// The version is read before the handler runs: an answer tagged with it is at least
@@ -57,10 +57,10 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 			}
 		}
 		if hit && versionOK && a.version == version {
-			s.m.cache.WithLabelValues("hit").Inc()
+			s.m.cacheHit.Inc()
 			return s.write(w, r, rt, a)
 		}
-		s.m.cache.WithLabelValues("miss").Inc()
+		s.m.cacheMiss.Inc()
 	}
 	v, err := rt.Handler(hr)
 	if err != nil {
