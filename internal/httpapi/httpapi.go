@@ -193,7 +193,7 @@ func (s *server) allowed(r *http.Request) []string {
 			out = append(out, m)
 		}
 	}
-	if len(out) > 0 && !slices.Contains(out, http.MethodOptions) {
+	if len(out) > 0 {
 		out = append(out, http.MethodOptions)
 	}
 	return out
