@@ -25,6 +25,7 @@ var migrations embed.FS
 // over database/sql; the queries are written with ? placeholders and rewritten for pgx.
 type Store struct {
 	db       *sql.DB
+	rdb      *sql.DB // reads: a separate pool on SQLite (WAL readers wait neither for the writer nor for each other), db on PostgreSQL
 	postgres bool
 }
 
@@ -47,10 +48,15 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 		s.db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 		if err == nil {
 			s.db.SetMaxOpenConns(1)
+			s.rdb, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+		}
+		if err == nil {
+			s.rdb.SetMaxOpenConns(8)
+			s.rdb.SetMaxIdleConns(8)
 		}
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		s.db, err = sql.Open("pgx", dsn)
-		s.postgres = true
+		s.postgres, s.rdb = true, s.db
 		if err == nil {
 			s.db.SetMaxOpenConns(8)
 		}
@@ -72,7 +78,12 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.rdb != nil && s.rdb != s.db {
+		_ = s.rdb.Close()
+	}
+	return s.db.Close()
+}
 
 // q rewrites ? placeholders to $n for PostgreSQL.
 func (s *Store) q(query string) string {
@@ -210,7 +221,7 @@ func (s *Store) Get(ctx context.Context, chainID, hash string) (*Transfer, error
 	var created int64
 	var term int
 	var doc string
-	err := s.db.QueryRowContext(ctx, s.q("SELECT chain_id, tx_hash, created_ns, state, terminal, doc FROM track_transfer WHERE chain_id = ? AND tx_hash = ?"),
+	err := s.rdb.QueryRowContext(ctx, s.q("SELECT chain_id, tx_hash, created_ns, state, terminal, doc FROM track_transfer WHERE chain_id = ? AND tx_hash = ?"),
 		chainID, hash).Scan(&t.ChainID, &t.TxHash, &created, &t.State, &term, &doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -293,26 +304,55 @@ func (s *Store) Release(ctx context.Context, owner string) error {
 	return err
 }
 
-// Update writes a transfer's new state and status document, only while owner holds its lease
-// (a replica whose lease expired must not overwrite its successor's work). ok is false when
+// Update is one transfer's new state and status document.
+type Update struct {
+	ChainID, TxHash, State string
+	Terminal               bool
+	Doc                    []byte
+}
+
+// Apply writes updates in one transaction, each only while owner holds the transfer's lease (a
+// replica whose lease expired must not overwrite its successor's work); ok[i] is false where
 // the lease was lost.
-func (s *Store) Update(ctx context.Context, owner, chainID, hash, state string, terminal bool, doc []byte, now time.Time) (ok bool, err error) {
-	term := 0
-	if terminal {
-		term = 1
-	}
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE track_transfer SET state = ?, terminal = ?, doc = ?, updated_ns = ? WHERE chain_id = ? AND tx_hash = ? AND owner = ?"),
-		state, term, string(doc), now.UnixNano(), chainID, hash, owner)
+func (s *Store) Apply(ctx context.Context, owner string, ups []Update, now time.Time) (ok []bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return false, fmt.Errorf("track update: %w", err)
+		return nil, fmt.Errorf("track update: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, s.q("UPDATE track_transfer SET state = ?, terminal = ?, doc = ?, updated_ns = ? WHERE chain_id = ? AND tx_hash = ? AND owner = ?"))
+	if err != nil {
+		return nil, fmt.Errorf("track update: %w", err)
+	}
+	defer stmt.Close()
+	ok = make([]bool, len(ups))
+	for i, u := range ups {
+		term := 0
+		if u.Terminal {
+			term = 1
+		}
+		res, err := stmt.ExecContext(ctx, u.State, term, string(u.Doc), now.UnixNano(), u.ChainID, u.TxHash, owner)
+		if err != nil {
+			return nil, fmt.Errorf("track update: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		ok[i] = n == 1
+	}
+	return ok, tx.Commit()
+}
+
+// Update writes one transfer (see Apply).
+func (s *Store) Update(ctx context.Context, owner, chainID, hash, state string, terminal bool, doc []byte, now time.Time) (bool, error) {
+	ok, err := s.Apply(ctx, owner, []Update{{ChainID: chainID, TxHash: hash, State: state, Terminal: terminal, Doc: doc}}, now)
+	if err != nil {
+		return false, err
+	}
+	return ok[0], nil
 }
 
 // Pending lists the hashes of a chain's transfers not yet seen on chain.
 func (s *Store) Pending(ctx context.Context, chainID string) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT tx_hash FROM track_transfer WHERE chain_id = ? AND state = ? AND terminal = 0"), chainID, StateSubmitted)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT tx_hash FROM track_transfer WHERE chain_id = ? AND state = ? AND terminal = 0"), chainID, StateSubmitted)
 	if err != nil {
 		return nil, fmt.Errorf("track pending: %w", err)
 	}
@@ -364,7 +404,7 @@ func (s *Store) LeaseCursor(ctx context.Context, chainID, owner string, now time
 // ChainTime returns the time of the last block scanned on chainID (zero when none).
 func (s *Store) ChainTime(ctx context.Context, chainID string) (time.Time, error) {
 	var tns int64
-	err := s.db.QueryRowContext(ctx, s.q("SELECT time_ns FROM track_cursor WHERE chain_id = ?"), chainID).Scan(&tns)
+	err := s.rdb.QueryRowContext(ctx, s.q("SELECT time_ns FROM track_cursor WHERE chain_id = ?"), chainID).Scan(&tns)
 	if errors.Is(err, sql.ErrNoRows) || tns == 0 {
 		return time.Time{}, nil
 	}
@@ -453,7 +493,7 @@ func scanEvents(rows *sql.Rows) ([]Event, error) {
 
 // Find returns the first event of kind with key on chainID, nil when none was seen.
 func (s *Store) Find(ctx context.Context, chainID, kind, key string) (*Event, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND kind = ? AND key = ? ORDER BY height, tx_index, pos LIMIT 1"),
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND kind = ? AND key = ? ORDER BY height, tx_index, pos LIMIT 1"),
 		chainID, kind, key)
 	if err != nil {
 		return nil, fmt.Errorf("track find: %w", err)
@@ -469,7 +509,7 @@ func (s *Store) Find(ctx context.Context, chainID, kind, key string) (*Event, er
 // (height, txIndex) on chainID, in order: what a packet receipt or a deposit finalization
 // started. Relayer txs carry thousands of messages; this reads only the one asked for.
 func (s *Store) MsgEvents(ctx context.Context, chainID string, height int64, txIndex, msgIndex int, kind string) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND height = ? AND tx_index = ? AND msg_index = ? AND kind = ? ORDER BY pos"),
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND height = ? AND tx_index = ? AND msg_index = ? AND kind = ? ORDER BY pos"),
 		chainID, height, txIndex, msgIndex, kind)
 	if err != nil {
 		return nil, fmt.Errorf("track msg events: %w", err)
@@ -479,7 +519,7 @@ func (s *Store) MsgEvents(ctx context.Context, chainID string, height int64, txI
 
 // TxEvents returns the stored events of one tx in order.
 func (s *Store) TxEvents(ctx context.Context, chainID, hash string) ([]Event, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND tx_hash = ? ORDER BY height, tx_index, pos"), chainID, hash)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND tx_hash = ? ORDER BY height, tx_index, pos"), chainID, hash)
 	if err != nil {
 		return nil, fmt.Errorf("track tx events: %w", err)
 	}
@@ -491,7 +531,7 @@ type EventKey struct{ ChainID, Kind, Key string }
 
 // Since returns the keys of events stored after id, and the highest id seen.
 func (s *Store) Since(ctx context.Context, id int64, limit int) ([]EventKey, int64, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, chain_id, kind, key FROM track_event WHERE id > ? ORDER BY id LIMIT ?"), id, limit)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT id, chain_id, kind, key FROM track_event WHERE id > ? ORDER BY id LIMIT ?"), id, limit)
 	if err != nil {
 		return nil, id, fmt.Errorf("track since: %w", err)
 	}
@@ -510,13 +550,13 @@ func (s *Store) Since(ctx context.Context, id int64, limit int) ([]EventKey, int
 // MaxEventID is the highest event id stored (0 when none).
 func (s *Store) MaxEventID(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
-	err := s.db.QueryRowContext(ctx, "SELECT MAX(id) FROM track_event").Scan(&id)
+	err := s.rdb.QueryRowContext(ctx, "SELECT MAX(id) FROM track_event").Scan(&id)
 	return id.Int64, err
 }
 
 // Counts returns the number of transfers by state (tests, metrics).
 func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT state, COUNT(*) FROM track_transfer GROUP BY state")
+	rows, err := s.rdb.QueryContext(ctx, "SELECT state, COUNT(*) FROM track_transfer GROUP BY state")
 	if err != nil {
 		return nil, err
 	}

@@ -391,18 +391,93 @@ func (t *Tracker) round(ctx context.Context) error {
 	clear(t.dirty)
 	t.mu.Unlock()
 	var errs []error
+	var done []evaluated
 	for _, k := range todo {
-		if err := t.evaluate(ctx, k, now); err != nil {
+		r, err := t.evaluate(ctx, k, now)
+		if err != nil {
 			errs = append(errs, err)
 			t.mu.Lock()
 			t.dirty[k] = true // incomplete: again next round
 			t.mu.Unlock()
+		} else if r != nil {
+			done = append(done, *r)
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
+	if err := t.commit(ctx, done, now); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// evaluated is one transfer's fresh evaluation, not yet written.
+type evaluated struct {
+	k       tkey
+	h       *held
+	state   string
+	doc     []byte
+	changed bool
+	waits   []EventKey
+	recheck time.Time
+}
+
+// commit writes the round's changed statuses in one transaction, then updates what this
+// replica holds and waits for.
+func (t *Tracker) commit(ctx context.Context, done []evaluated, now time.Time) error {
+	var ups []Update
+	var idx []int
+	for i, r := range done {
+		if r.changed {
+			ups = append(ups, Update{ChainID: r.k.chainID, TxHash: r.k.hash, State: r.state, Terminal: Terminal(r.state), Doc: r.doc})
+			idx = append(idx, i)
+		}
+	}
+	lost := map[int]bool{}
+	if len(ups) > 0 {
+		ok, err := t.st.Apply(ctx, t.cfg.Owner, ups, now)
+		if err != nil {
+			t.mu.Lock()
+			for _, i := range idx {
+				t.dirty[done[i].k] = true
+			}
+			t.mu.Unlock()
+			return err
+		}
+		for j, i := range idx {
+			if !ok[j] {
+				lost[i] = true // the lease went to another replica
+			} else if t.cfg.Observe != nil {
+				t.cfg.Observe(done[i].k.chainID, done[i].k.hash, done[i].state)
+			}
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, r := range done {
+		if lost[i] || Terminal(r.state) {
+			t.drop(r.k)
+			continue
+		}
+		h := r.h
+		for _, w := range h.waits {
+			delete(t.waitIdx[w], r.k)
+			if len(t.waitIdx[w]) == 0 {
+				delete(t.waitIdx, w)
+			}
+		}
+		h.waits, h.recheck, h.doc = r.waits, r.recheck, r.doc
+		for _, w := range h.waits {
+			m := t.waitIdx[w]
+			if m == nil {
+				m = map[tkey]bool{}
+				t.waitIdx[w] = m
+			}
+			m[r.k] = true
+		}
+	}
+	return nil
 }
 
 // drop forgets a transfer (terminal or claimed by another replica); t.mu held.
@@ -419,59 +494,22 @@ func (t *Tracker) drop(k tkey) {
 	delete(t.dirty, k)
 }
 
-func (t *Tracker) evaluate(ctx context.Context, k tkey, now time.Time) error {
+func (t *Tracker) evaluate(ctx context.Context, k tkey, now time.Time) (*evaluated, error) {
 	t.mu.Lock()
 	h, ok := t.held[k]
 	t.mu.Unlock()
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	t.evals.Add(1)
 	ev := &evaluation{ctx: ctx, st: t.st, reg: t.live.Current(), probe: t.cfg.Probe, now: now}
 	resp := ev.evaluate(k.chainID, k.hash, h.created, t.cfg.AbandonAfter)
 	if ev.err != nil {
-		return ev.err
+		return nil, ev.err
 	}
 	doc, err := json.Marshal(resp)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	term := Terminal(resp.State)
-	if !bytes.Equal(doc, h.doc) {
-		ok, err := t.st.Update(ctx, t.cfg.Owner, k.chainID, k.hash, resp.State, term, doc, now)
-		if err != nil {
-			return err
-		}
-		if !ok { // the lease went to another replica
-			t.mu.Lock()
-			t.drop(k)
-			t.mu.Unlock()
-			return nil
-		}
-		if t.cfg.Observe != nil {
-			t.cfg.Observe(k.chainID, k.hash, resp.State)
-		}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if term {
-		t.drop(k)
-		return nil
-	}
-	for _, w := range h.waits {
-		delete(t.waitIdx[w], k)
-		if len(t.waitIdx[w]) == 0 {
-			delete(t.waitIdx, w)
-		}
-	}
-	h.waits, h.recheck, h.doc = ev.waits, ev.recheck, doc
-	for _, w := range h.waits {
-		m := t.waitIdx[w]
-		if m == nil {
-			m = map[tkey]bool{}
-			t.waitIdx[w] = m
-		}
-		m[k] = true
-	}
-	return nil
+	return &evaluated{k: k, h: h, state: resp.State, doc: doc, changed: !bytes.Equal(doc, h.doc), waits: ev.waits, recheck: ev.recheck}, nil
 }

@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/router/track"
+)
+
+// TestBenchTrackLatency measures status latency: from the moment the devnet commits the block
+// holding a transfer's last chain event to the moment /v2/tx/status (the store row it reads)
+// shows the transfer terminal, with the tracker running as `rollgate router` runs it (Run,
+// default 200 ms poll). On demand only: ROLLGATE_BENCH=1 go test ./internal/router/e2e -run
+// TestBenchTrackLatency -v (ROLLGATE_BENCH_TRANSFERS sets the fleet, default 500).
+func TestBenchTrackLatency(t *testing.T) {
+	if os.Getenv("ROLLGATE_BENCH") == "" {
+		t.Skip("benchmark: set ROLLGATE_BENCH=1")
+	}
+	size := 500
+	if v := os.Getenv("ROLLGATE_BENCH_TRANSFERS"); v != "" {
+		if err := json.Unmarshal([]byte(v), &size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := startTrackNet(t, "")
+	n.t = t
+	fs := n.fleet(size)
+	for _, f := range fs {
+		if _, err := n.tr.Track(n.ctx, f.chainID, f.hash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = n.tr.Run(ctx) }()
+	defer func() { cancel(); wg.Wait() }()
+	n.broadcastAll(fs)
+
+	var mu sync.Mutex
+	committed := map[string]time.Time{} // block time → when ProduceBlock returned
+	seen := map[string]time.Time{}      // hash → first read as terminal
+	stop := make(chan struct{})
+	var pw sync.WaitGroup
+	pw.Add(1)
+	go func() { // the poller: reads every open transfer's row every 5 ms, as clients poll /status
+		defer pw.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			for _, f := range fs {
+				mu.Lock()
+				_, done := seen[f.hash]
+				mu.Unlock()
+				if done {
+					continue
+				}
+				tr, err := n.st.Get(n.ctx, f.chainID, f.hash)
+				if err == nil && track.Terminal(tr.State) {
+					mu.Lock()
+					seen[f.hash] = time.Now()
+					mu.Unlock()
+				}
+			}
+		}
+	}()
+	for step := 0; ; step++ {
+		mu.Lock()
+		done := len(seen)
+		mu.Unlock()
+		if done == len(fs) {
+			break
+		}
+		if step > 30 {
+			t.Fatalf("%d of %d terminal after 30 blocks", done, len(fs))
+		}
+		if err := n.tn.step(n.ctx); err != nil {
+			t.Fatal(err)
+		}
+		blk, err := n.rpc[l1ID].Block(n.ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		committed[blk.Block.Header.Time.UTC().Format(time.RFC3339)] = time.Now()
+		mu.Unlock()
+		time.Sleep(time.Second) // one devnet block interval
+	}
+	close(stop)
+	pw.Wait()
+	var lat []time.Duration
+	for _, f := range fs {
+		tr, _ := n.st.Get(n.ctx, f.chainID, f.hash)
+		var s track.StatusResponse
+		if err := json.Unmarshal(tr.Doc, &s); err != nil {
+			t.Fatal(err)
+		}
+		at, ok := committed[lastEventTime(s)]
+		if !ok {
+			t.Fatalf("%s: last event at %s not in a block produced here", f.hash, lastEventTime(s))
+		}
+		lat = append(lat, seen[f.hash].Sub(at))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	st := n.tr.Stats()
+	t.Logf("%d transfers: status latency (block committed → terminal in the store) p50 %s, p99 %s, max %s; tracker: %d blocks, %d upstream calls, %d evaluations",
+		len(fs), lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)*99/100].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond),
+		st.Blocks, st.Calls, st.Evaluations)
+}
