@@ -60,6 +60,7 @@ func crashConfig(stop int64) ingest.Config {
 	return ingest.Config{
 		ChainID:        "local-evm-1",
 		VMType:         "evm",
+		RichList:       true,
 		Concurrency:    4,
 		MaxBatchBlocks: 25,
 		MaxBatchTxs:    400,

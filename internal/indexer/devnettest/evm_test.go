@@ -77,7 +77,31 @@ func evmCases(t testing.TB, kind string, h http.Handler) []gcase {
 		t.Fatalf("blockNumber %q: %v", f.BlockNumber, err)
 	}
 	from := "/by_account/" + f.From
+	// The rich list of the fee token, by its bank denom in any case and by its ERC-20; uusdc
+	// is the devnet EVM rollup's other genesis denom.
+	const rl = "/indexer/richlist/v1/"
+	var gas struct {
+		Holders []struct{ Account string } `json:"holders"`
+	}
+	getJSON(t, h, rl+"GAS?pagination.limit=1", &gas)
+	if len(gas.Holders) == 0 {
+		t.Fatal("no GAS holders")
+	}
 	return []gcase{
+		{"richlist_gas", rl + "GAS?pagination.limit=3", ""},
+		{"richlist_gas_page2", rl + "GAS?pagination.limit=3", "richlist_gas"},
+		{"richlist_gas_lowercase_all", rl + "gas?pagination.limit=1000", ""},
+		{"richlist_gas_reverse_false", rl + "GAS?pagination.limit=3&pagination.reverse=false", ""},
+		{"richlist_gas_offset_past_end", rl + "GAS?pagination.offset=1000", ""},
+		{"richlist_gas_count_total_false", rl + "GAS?pagination.limit=2&pagination.count_total=false", ""},
+		{"richlist_uusdc", rl + "uusdc", ""},
+		{"richlist_unknown_denom", rl + "nosuchdenom", ""},
+		{"richlist_unknown_erc20", rl + "0x" + strings.Repeat("12", 20), ""},
+		{"richlist_unknown_evm_denom", rl + "evm%2F" + strings.Repeat("AB", 20), ""},
+		{"ERR_richlist_unescaped_slash", rl + "evm/" + strings.Repeat("AB", 20), ""},
+		{"ERR_richlist_malformed_denom", rl + "bad%20denom", ""},
+		{"ERR_richlist_bad_key", rl + "GAS?pagination.key=%%%", ""},
+
 		{"evm_txs_limit2", etx + "?pagination.limit=2", ""},
 		{"evm_txs_limit2_page2", etx + "?pagination.limit=2", "evm_txs_limit2"},
 		{"evm_txs_limit2_reverse_false", etx + "?pagination.limit=2&pagination.reverse=false", ""},

@@ -364,6 +364,9 @@ func TestGolden(t *testing.T) {
 						t.Fatalf("ingest: %v", err)
 					}
 					checkAgainstChain(t, db, dc.Chain, tip)
+					if r.kind == "evm" {
+						checkRichList(t, db, dc.Chain, n.Endpoints()[r.chainID], tip)
+					}
 					dumps[be.name] = dump(t, db)
 					h := newAPI(r, db)
 					p := pickParams(t, h)

@@ -104,7 +104,7 @@ func ingestChain(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w stor
 		return err
 	}
 	p, err := ingest.New(ingest.Config{
-		ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init",
+		ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
 		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond,
 		StopAtHeight: stop,
 	}, src, w, nil, nil)

@@ -1,0 +1,99 @@
+package devnettest
+
+import (
+	"context"
+	"encoding/hex"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// checkRichList is the rich list's ground truth on the EVM rollup: for every denom of the
+// chain's own balance table (its bank store at the tip), the rich list of its ERC-20, paged to
+// the end, holds exactly the chain's holders with exactly their amounts; holders listed at 0
+// hold nothing on the chain.
+func checkRichList(t testing.TB, rd store.RichListReader, c *engine.Chain, ep devnet.ChainEndpoints, tip int64) {
+	t.Helper()
+	ctx := context.Background()
+	if h, err := rd.RichListHeight(ctx); err != nil || h != tip {
+		t.Fatalf("rich_list_height %d (%v), want %d", h, err, tip)
+	}
+	q, err := c.Query(tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := map[string]map[string]string{} // bank denom → holder hex → amount
+	q.Store("bank").Iterate("b/", func(k string, v []byte) bool {
+		addr, denom, ok := strings.Cut(strings.TrimPrefix(k, "b/"), "/")
+		if !ok {
+			t.Errorf("bank key %q", k)
+			return true
+		}
+		if amt, ok := new(big.Int).SetString(string(v), 10); ok && amt.Sign() > 0 {
+			if chain[denom] == nil {
+				chain[denom] = map[string]string{}
+			}
+			chain[denom][addr] = amt.String()
+		}
+		return true
+	})
+	if len(chain) == 0 {
+		t.Fatal("the chain's balance table is empty")
+	}
+	rest, err := cosmosrest.New(ep.REST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holders := 0
+	for denom, want := range chain {
+		contract, err := rest.ContractByDenom(ctx, denom)
+		if err != nil {
+			t.Fatalf("contract of %s: %v", denom, err)
+		}
+		got := map[string]string{}
+		var total int64
+		for off := int64(0); ; off += 1000 {
+			pg, err := rd.Holders(ctx, strings.ToLower(contract), store.Page{Limit: 1000, Desc: true, Offset: off, CountTotal: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total = pg.Total
+			for _, h := range pg.Holders {
+				a := hex.EncodeToString(h.Account)
+				if _, dup := got[a]; dup {
+					t.Errorf("%s: %s listed twice", denom, a)
+				}
+				got[a] = h.Amount.String()
+			}
+			if len(pg.Holders) < 1000 {
+				break
+			}
+		}
+		if int64(len(got)) != total {
+			t.Errorf("%s: %d holders paged, total %d", denom, len(got), total)
+		}
+		for a, amt := range got {
+			if amt == "0" {
+				if _, holds := want[a]; holds {
+					t.Errorf("%s: %s listed at 0, holds %s on the chain", denom, a, want[a])
+				}
+				continue
+			}
+			if want[a] != amt {
+				t.Errorf("%s (%s): %s holds %q on the chain, %s in the rich list", denom, contract, a, want[a], amt)
+			}
+		}
+		for a, amt := range want {
+			if _, ok := got[a]; !ok {
+				t.Errorf("%s (%s): holder %s (%s on the chain) missing from the rich list", denom, contract, a, amt)
+			}
+			holders++
+		}
+	}
+	t.Logf("rich list = the chain's balance table: %d denoms, %d holders", len(chain), holders)
+}
