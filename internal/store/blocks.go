@@ -41,6 +41,10 @@ func scanBlocks(r rows) ([]Block, error) {
 
 // Block implements Reader.
 func (d *DB) Block(ctx context.Context, height int64) (Block, error) {
+	return readRetrying(ctx, d, func() (Block, error) { return d.block(ctx, height) })
+}
+
+func (d *DB) block(ctx context.Context, height int64) (Block, error) {
 	r, err := d.be.reader().query(ctx, "SELECT "+blockCols+" FROM block WHERE height = ?", height)
 	if err != nil {
 		return Block{}, fmt.Errorf("block %d: %w", height, err)
@@ -58,6 +62,10 @@ func (d *DB) Block(ctx context.Context, height int64) (Block, error) {
 // Blocks implements Reader. Heights are dense from first_height to height, so an offset is a
 // height and the total is a subtraction.
 func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
+	return readRetrying(ctx, d, func() (BlockPage, error) { return d.blocks(ctx, p) })
+}
+
+func (d *DB) blocks(ctx context.Context, p Page) (BlockPage, error) {
 	c := d.be.reader()
 	st, err := d.readerState(ctx, c)
 	if err != nil {
@@ -104,6 +112,10 @@ func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
 
 // AvgBlockTime implements Reader.
 func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
+	return readRetrying(ctx, d, func() (float64, error) { return d.avgBlockTime(ctx, n) })
+}
+
+func (d *DB) avgBlockTime(ctx context.Context, n int) (float64, error) {
 	c := d.be.reader()
 	st, err := d.readerState(ctx, c)
 	if err != nil {

@@ -42,6 +42,9 @@ type backend interface {
 	begin(ctx context.Context) (wtx, error)
 	// forUpdate is appended to the state read that starts every write transaction.
 	forUpdate() string
+	// reset drops the pooled connections, so the next statement runs on a fresh one (after
+	// the server ended the sessions; see connLost).
+	reset()
 	close() error
 }
 
@@ -117,6 +120,10 @@ func readState(ctx context.Context, c conn, suffix string) (state, error) {
 
 // IndexedHeight returns the last height written, or 0 for an empty store.
 func (d *DB) IndexedHeight(ctx context.Context) (int64, error) {
+	return readRetrying(ctx, d, func() (int64, error) { return d.indexedHeight(ctx) })
+}
+
+func (d *DB) indexedHeight(ctx context.Context) (int64, error) {
 	s, err := d.readerState(ctx, d.be.reader())
 	return s.height, err
 }
@@ -153,4 +160,18 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// readRetrying runs a read again, up to readAttempts times, when the server ended its session
+// while the read ran (see connLost); reads are idempotent. A dead pooled connection found when a
+// query starts is already handled by the backend's reader; this covers a session ended in the
+// middle of a result or between the queries of one read.
+func readRetrying[T any](ctx context.Context, d *DB, read func() (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := read()
+		if err == nil || attempt >= readAttempts || ctx.Err() != nil || !connLost(err) {
+			return v, err
+		}
+		d.be.reset()
+	}
 }

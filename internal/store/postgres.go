@@ -84,9 +84,12 @@ func (b *pgBackend) analyze(ctx context.Context) error {
 	return err
 }
 
-func (b *pgBackend) reader() conn      { return pgConn{b.pool} }
+func (b *pgBackend) reader() conn      { return pgReader{b} }
 func (b *pgBackend) forUpdate() string { return " FOR UPDATE" }
 func (b *pgBackend) close() error      { b.pool.Close(); return nil }
+
+// reset closes the idle connections now and the checked-out ones when they are released.
+func (b *pgBackend) reset() { b.pool.Reset() }
 
 func (b *pgBackend) begin(ctx context.Context) (wtx, error) {
 	tx, err := b.pool.Begin(ctx)
@@ -130,4 +133,48 @@ func (t *pgTx) rollback(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// readAttempts bounds how often a read is run again after its connection turned out dead.
+const readAttempts = 3
+
+// pgReader is the API side's connection. A read whose pooled connection the server has ended
+// (pg_terminate_backend, a restart: see connLost) runs again on a fresh one, with the pool
+// reset since its other idle connections are most likely gone too: reads are idempotent, and
+// an API replica should not answer 5xx for an operator's routine act. The failure shows either
+// when the query is sent or at its first row; a failure after rows were handed out is returned.
+type pgReader struct{ b *pgBackend }
+
+func (c pgReader) query(ctx context.Context, q string, args ...any) (rows, error) {
+	q = rebind(q)
+	for attempt := 1; ; attempt++ {
+		r, err := c.b.pool.Query(ctx, q, args...)
+		if err == nil {
+			if r.Next() {
+				return &peekedRows{Rows: r, peeked: true}, nil
+			}
+			if err = r.Err(); err == nil {
+				return r, nil // no rows; Next stays false
+			}
+			r.Close()
+		}
+		if attempt >= readAttempts || ctx.Err() != nil || !connLost(err) {
+			return nil, err
+		}
+		c.b.reset()
+	}
+}
+
+// peekedRows is a result whose first row was already read by pgReader.
+type peekedRows struct {
+	pgx.Rows
+	peeked bool
+}
+
+func (r *peekedRows) Next() bool {
+	if r.peeked {
+		r.peeked = false
+		return true
+	}
+	return r.Rows.Next()
 }

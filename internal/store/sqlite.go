@@ -151,6 +151,9 @@ func (c sqlConn) query(ctx context.Context, q string, args ...any) (rows, error)
 func (b *sqliteBackend) reader() conn      { return &b.stmts }
 func (b *sqliteBackend) forUpdate() string { return "" }
 
+// reset has nothing to do: an embedded database has no session a server could end.
+func (b *sqliteBackend) reset() {}
+
 func (b *sqliteBackend) close() error {
 	b.stmts.close()
 	err := b.r.Close()

@@ -14,6 +14,10 @@ import (
 // with "ORDER BY sequence LIMIT 1" PostgreSQL may walk the primary key looking for the hash
 // instead of using the hash index.
 func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
+	return readRetrying(ctx, d, func() (TxRecord, error) { return d.tx(ctx, hash) })
+}
+
+func (d *DB) tx(ctx context.Context, hash []byte) (TxRecord, error) {
 	r, err := d.be.reader().query(ctx, "SELECT sequence, height, data FROM tx WHERE hash = ?", nonNil(hash))
 	if err != nil {
 		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
@@ -37,6 +41,10 @@ func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
 // Txs implements Reader: the request is resolved, then answered by the plan txPlanFor picks
 // (see txplans.go). Only the page's rows are joined to tx.
 func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
+	return readRetrying(ctx, d, func() (TxPage, error) { return d.txs(ctx, f, p) })
+}
+
+func (d *DB) txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	c := d.be.reader()
 	q, ok, err := d.resolveTxQuery(ctx, c, f, p)
 	if err != nil {

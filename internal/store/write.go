@@ -13,12 +13,20 @@ import (
 
 // WriteBlocks implements Writer. Bundles at or below the indexed height are skipped, so
 // replaying a batch after a crash is a no-op for the part that was committed.
+//
+// A batch that fails because the connection was lost leaves the pool reset, so a retry
+// (see IsTransient) starts on a fresh connection instead of a dead pooled one.
 func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error) {
 	if len(bundles) == 0 {
 		return nil
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
+	defer func() {
+		if err != nil && connLost(err) {
+			d.be.reset()
+		}
+	}()
 
 	tx, err := d.be.begin(ctx)
 	if err != nil {

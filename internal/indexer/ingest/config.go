@@ -49,8 +49,9 @@ type Config struct {
 	// MaxInvalidAttempts is how many times a height whose data cannot be decoded is retried
 	// before Run fails. Default 5. Transport errors are retried without limit.
 	MaxInvalidAttempts int
-	// MaxWriteAttempts is how many times a failing WriteBlocks is retried before Run fails.
-	// Default 5.
+	// MaxWriteAttempts is how many times a WriteBlocks failing with a permanent error is tried
+	// before Run fails (logged at error; the command exits non-zero). Default 5. Transient
+	// database errors (store.IsTransient) are retried without limit.
 	MaxWriteAttempts int
 	// ProgressInterval is how often progress is logged while catching up (at debug level at
 	// the tip). Default 5 s.

@@ -420,18 +420,24 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 		} else if ferr != nil {
 			err = ferr
 		}
-		if attempt+1 >= p.cfg.MaxWriteAttempts {
+		// A transient database error (connection lost, serialization failure, busy file) is
+		// retried without limit: the batch is atomic, and the API keeps serving meanwhile.
+		// Any other error stops ingestion after MaxWriteAttempts.
+		transient := store.IsTransient(err)
+		if !transient && attempt+1 >= p.cfg.MaxWriteAttempts {
 			return fmt.Errorf("write heights %d..%d: %w", batch[0].Block.Height, batch[len(batch)-1].Block.Height, err)
 		}
 		p.m.writeRetries.Inc()
-		p.log.Warn("writing blocks failed; retrying", "from", batch[0].Block.Height, "to", batch[len(batch)-1].Block.Height, "err", err)
+		p.log.Warn("writing blocks failed; retrying", "from", batch[0].Block.Height, "to", batch[len(batch)-1].Block.Height,
+			"err", err, "transient", transient, "attempt", attempt+1)
 		if !sleep(ctx, p.backoff(attempt)) {
 			return ctx.Err()
 		}
 	}
 }
 
-// retry runs f until it succeeds, with backoff, MaxWriteAttempts times (start-up reads).
+// retry runs f until it succeeds, with backoff, MaxWriteAttempts times (start-up reads);
+// without limit while the error is transient.
 func (p *Pipeline) retry(ctx context.Context, what string, f func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := f()
@@ -441,7 +447,7 @@ func (p *Pipeline) retry(ctx context.Context, what string, f func() error) error
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if attempt+1 >= p.cfg.MaxWriteAttempts && !errors.Is(err, ErrFutureHeight) {
+		if attempt+1 >= p.cfg.MaxWriteAttempts && !errors.Is(err, ErrFutureHeight) && !store.IsTransient(err) {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		p.log.Warn(what+" failed; retrying", "err", err)
