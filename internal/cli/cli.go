@@ -41,13 +41,15 @@ type Env struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"version": {"print the version", runVersion},
-		"up":      {"run the devnet, one indexer per rollup and the router, and print their URLs", runUp},
-		"devnet":  {"run a local network of simulated chains", runDevnet},
-		"indexer": {"ingest one chain and/or serve the indexer API", runIndexer},
-		"migrate": {"apply the store's schema migrations", runMigrate},
-		"bench":   {"measure ingestion, API and route throughput (ingest|api|route)", runBench},
-		"router":  {"serve the bridging router API", runRouter},
+		"version":  {"print the version", runVersion},
+		"up":       {"run the devnet, one indexer per rollup and the router, and print their URLs", runUp},
+		"devnet":   {"run a local network of simulated chains", runDevnet},
+		"indexer":  {"ingest one chain and/or serve the indexer API", runIndexer},
+		"migrate":  {"apply the store's schema migrations", runMigrate},
+		"bench":    {"measure ingestion, API and route throughput (ingest|api|route)", runBench},
+		"router":   {"serve the bridging router API", runRouter},
+		"route":    {"ask a router for a route and print it", runRouteCmd},
+		"transfer": {"route, sign, submit and follow a transfer to its end (exit 1 on failure)", runTransfer},
 	}
 }
 

@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/router/api"
+	"github.com/rollgate/rollgate/internal/router/client"
+	"github.com/rollgate/rollgate/internal/router/msgs"
+	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/track"
+)
+
+// routeFlags are the asset pair and amount `route` and `transfer` share.
+type routeFlags struct {
+	Router               string
+	FromChain, FromDenom string
+	ToChain, ToDenom     string
+	Amount               string
+	OPWithdraw, MultiTx  bool
+	JSON                 bool
+}
+
+func (r *routeFlags) register(f *flags) {
+	f.String(&r.Router, "router", "http://127.0.0.1:8090", "router API base URL", "ROLLGATE_ROUTER")
+	f.String(&r.FromChain, "from-chain", "", "source chain id (required)")
+	f.String(&r.FromDenom, "from-denom", "", "source denom (required)")
+	f.String(&r.ToChain, "to-chain", "", "destination chain id (required)")
+	f.String(&r.ToDenom, "to-denom", "", "destination denom (required)")
+	f.String(&r.Amount, "amount", "", "amount in the source denom's base unit (required)")
+	f.Bool(&r.OPWithdraw, "op-withdraw", false, "take the OPinit withdrawal (claimed on L1) instead of IBC out of a rollup")
+	f.Bool(&r.MultiTx, "multi-tx", false, "allow routes that need several transactions")
+	f.Bool(&r.JSON, "json", false, "print the router's JSON answer")
+}
+
+func (r *routeFlags) request() (route.Request, error) {
+	if r.FromChain == "" || r.FromDenom == "" || r.ToChain == "" || r.ToDenom == "" || r.Amount == "" {
+		return route.Request{}, usagef("--from-chain, --from-denom, --to-chain, --to-denom and --amount are required")
+	}
+	req := route.Request{AmountIn: r.Amount, SourceAssetChainID: r.FromChain, SourceAssetDenom: r.FromDenom,
+		DestAssetChainID: r.ToChain, DestAssetDenom: r.ToDenom}
+	req.IsOPWithdraw = r.OPWithdraw
+	if r.MultiTx {
+		t := true
+		req.AllowMultiTx = &t
+	}
+	return req, nil
+}
+
+// printRoute writes one line for the route and one per operation.
+func printRoute(w io.Writer, rt *route.Route) {
+	fmt.Fprintf(w, "%s %s on %s → %s %s on %s: %d operation(s), %d tx(s), ~%ds%s\n", rt.AmountIn, rt.SourceAssetDenom, rt.SourceAssetChainID,
+		rt.AmountOut, rt.DestAssetDenom, rt.DestAssetChainID, len(rt.Operations), rt.TxsRequired, rt.EstimatedRouteDurationSeconds,
+		map[bool]string{true: ", needs an op hook", false: ""}[rt.RequiredOPHook])
+	for i, op := range rt.Operations {
+		kind := "?"
+		switch {
+		case op.Transfer != nil:
+			kind = "ibc " + op.Transfer.Channel
+		case op.OPInitTransfer != nil:
+			kind = "opinit"
+		case op.LayerZeroTransfer != nil:
+			kind = "layerzero"
+		case op.BankSend != nil:
+			kind = "bank send"
+		case op.Swap != nil:
+			kind = "swap"
+		}
+		fmt.Fprintf(w, "  %d. [tx %d] %-20s %s %s → %s %s\n", i+1, op.TxIndex, kind, op.FromChainID(), op.DenomIn(), op.ToChainID(), op.DenomOut())
+	}
+	for _, s := range rt.ExtraInfos {
+		fmt.Fprintf(w, "  note: %s\n", s)
+	}
+}
+
+func runRouteCmd(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "route")
+	var r routeFlags
+	r.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	req, err := r.request()
+	if err != nil {
+		return err
+	}
+	rt, err := client.New(r.Router).Route(ctx, req)
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		b, _ := json.MarshalIndent(rt, "", "  ")
+		fmt.Fprintln(env.Stdout, string(b))
+		return nil
+	}
+	printRoute(env.Stdout, rt)
+	return nil
+}
+
+// wallet signs for one key on every chain of a route.
+type wallet struct {
+	secret, hdPath string
+	chains         map[string]api.Chain
+}
+
+// key is the signer on chainID: Initia chains ("init" addresses) use eth_secp256k1 keys,
+// others the Cosmos SDK's secp256k1; the same secret serves both.
+func (w *wallet) key(chainID string) (*txcodec.PrivKey, error) {
+	typ := txcodec.Secp256k1
+	if w.chains[chainID].Bech32Prefix == "init" {
+		typ = txcodec.EthSecp256k1
+	}
+	if b, err := hex.DecodeString(strings.TrimPrefix(w.secret, "0x")); err == nil && len(b) == 32 {
+		return txcodec.NewPrivKey(typ, b)
+	}
+	if len(strings.Fields(w.secret)) < 12 {
+		return nil, usagef("--from must be a 32-byte hex private key or a BIP-39 mnemonic")
+	}
+	return txcodec.PrivKeyFromMnemonic(typ, w.secret, w.hdPath)
+}
+
+func (w *wallet) address(chainID string) (string, error) {
+	k, err := w.key(chainID)
+	if err != nil {
+		return "", err
+	}
+	return address.Bech32(w.chains[chainID].Bech32Prefix, k.Address())
+}
+
+// sign builds a signed TxRaw of amino-JSON messages on chainID (SIGN_MODE_DIRECT).
+func (w *wallet) sign(ctx context.Context, chainID string, list []msgs.CosmosMsg, gas uint64) ([]byte, error) {
+	k, err := w.key(chainID)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := w.address(chainID)
+	if err != nil {
+		return nil, err
+	}
+	c := w.chains[chainID]
+	if c.REST == "" {
+		return nil, fmt.Errorf("%s: the router names no REST endpoint to read the account from", chainID)
+	}
+	rest, err := cosmosrest.New(c.REST)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := rest.Account(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("account %s on %s: %w", addr, chainID, err)
+	}
+	num, seq, err := devnet.ParseAccount(raw)
+	if err != nil {
+		return nil, err
+	}
+	var ms []proto.Message
+	for _, m := range list {
+		pm, err := txcodec.UnmarshalAmino(m.MsgTypeURL, []byte(m.Msg))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.MsgTypeURL, err)
+		}
+		ms = append(ms, pm)
+	}
+	b := txcodec.Builder{ChainID: chainID, Msgs: ms, GasLimit: gas, SignMode: txcodec.SignModeDirect,
+		Signers: []txcodec.Signer{{Key: k, AccountNumber: num, Sequence: seq}}}
+	return b.Build()
+}
+
+func runTransfer(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "transfer")
+	var r routeFlags
+	var from, to, hdPath string
+	var interval, timeout time.Duration
+	r.register(f)
+	f.String(&from, "from", "", "signer: 32-byte hex private key or BIP-39 mnemonic (required)", "ROLLGATE_FROM")
+	f.String(&hdPath, "hd-path", "m/44'/118'/0'/0/0", "BIP-32 path of a mnemonic's key")
+	f.String(&to, "to", "", "recipient on the destination chain (default: the signer's own address there)")
+	f.Duration(&interval, "interval", time.Second, "status poll interval")
+	f.Duration(&timeout, "timeout", 10*time.Minute, "give up after")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if from == "" {
+		return usagef("--from (ROLLGATE_FROM) is required")
+	}
+	req, err := r.request()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cl := client.New(r.Router)
+	w := &wallet{secret: strings.TrimSpace(from), hdPath: hdPath, chains: map[string]api.Chain{}}
+	chains, err := cl.Chains(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range chains {
+		w.chains[c.ChainID] = c
+	}
+	rt, err := cl.Route(ctx, req)
+	if err != nil {
+		return err
+	}
+	printRoute(env.Stdout, rt)
+	if rt.TxsRequired != 1 {
+		return fmt.Errorf("the route needs %d transactions; rollgate transfer signs single-transaction routes", rt.TxsRequired)
+	}
+	if to == "" {
+		if to, err = w.address(rt.DestAssetChainID); err != nil {
+			return err
+		}
+	}
+	addrs := make([]string, len(rt.RequiredChainAddresses))
+	for i, c := range rt.RequiredChainAddresses {
+		if addrs[i], err = w.address(c); err != nil {
+			return err
+		}
+	}
+	addrs[len(addrs)-1] = to
+	mreq := msgs.Request{SourceAssetDenom: rt.SourceAssetDenom, SourceAssetChainID: rt.SourceAssetChainID, DestAssetDenom: rt.DestAssetDenom,
+		DestAssetChainID: rt.DestAssetChainID, AmountIn: rt.AmountIn, AmountOut: rt.AmountOut, AddressList: addrs,
+		Operations: rt.Operations, SlippageTolerancePercent: "1"}
+	if rt.RequiredOPHook {
+		src, err := w.address(rt.SourceAssetChainID)
+		if err != nil {
+			return err
+		}
+		hook, err := cl.OPHook(ctx, api.OPHookRequest{SourceAddress: src, SourceAssetChainID: rt.SourceAssetChainID, SourceAssetDenom: rt.SourceAssetDenom,
+			DestAddress: to, DestAssetChainID: rt.DestAssetChainID, DestAssetDenom: rt.DestAssetDenom, AmountIn: rt.AmountIn})
+		if err != nil {
+			return err
+		}
+		// Signed like InterwovenKit signs it: a full tx on the rollup, gas 1, run by the deposit.
+		raw, err := w.sign(ctx, hook.ChainID, hook.Hook, 1)
+		if err != nil {
+			return fmt.Errorf("op hook: %w", err)
+		}
+		signer, _ := w.address(hook.ChainID)
+		mreq.SignedOPHook = &msgs.SignedOPHook{Signer: signer, Hook: base64.StdEncoding.EncodeToString(raw)}
+	}
+	mr, err := cl.Msgs(ctx, mreq)
+	if err != nil {
+		return err
+	}
+	if len(mr.Txs) != 1 || mr.Txs[0].CosmosTx == nil {
+		return fmt.Errorf("the router returned %d txs; want one cosmos_tx", len(mr.Txs))
+	}
+	ctx0 := mr.Txs[0].CosmosTx
+	raw, err := w.sign(ctx, ctx0.ChainID, ctx0.Msgs, 2_000_000)
+	if err != nil {
+		return err
+	}
+	sub, err := cl.Submit(ctx, ctx0.ChainID, raw)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "submitted %s on %s (%s)\n", sub.TxHash, ctx0.ChainID, sub.ExplorerLink)
+	printed := map[int]string{}
+	final, err := cl.Wait(ctx, ctx0.ChainID, sub.TxHash, interval, func(s *track.StatusResponse) {
+		for i, h := range s.TransferSequence {
+			line := hopLine(i, h)
+			if printed[i] != line {
+				printed[i] = line
+				fmt.Fprintln(env.Stdout, line)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s (%s)\n", final.Status, final.State)
+	if final.Status != track.StatusCompleted {
+		msg := final.State
+		if final.Error != nil {
+			msg = final.Error.Message
+		}
+		return fmt.Errorf("transfer failed: %s", msg)
+	}
+	return nil
+}
+
+// hopLine is one progress line for hop i: its kind, chains, state and latest tx.
+func hopLine(i int, h track.TransferEvent) string {
+	switch {
+	case h.IBCTransfer != nil:
+		x := h.IBCTransfer
+		last := lastTx(x.PacketTxs.SendTx, x.PacketTxs.ReceiveTx, x.PacketTxs.AcknowledgeTx, x.PacketTxs.TimeoutTx)
+		s := fmt.Sprintf("hop %d  ibc     %s → %s  %s%s", i+1, x.FromChainID, x.ToChainID, x.State, last)
+		if x.PacketTxs.Error != nil {
+			s += "  error: " + x.PacketTxs.Error.Message
+		}
+		return s
+	case h.OPInitTransfer != nil:
+		x := h.OPInitTransfer
+		s := fmt.Sprintf("hop %d  opinit  %s → %s  %s%s", i+1, x.FromChainID, x.ToChainID, x.State, lastTx(x.Txs.SendTx, x.Txs.ReceiveTx))
+		if x.Withdrawal != nil {
+			s += "  " + x.Withdrawal.State
+			if x.Withdrawal.ClaimableAt != "" && x.Withdrawal.State != track.WithdrawalClaimed {
+				s += " (claimable at " + x.Withdrawal.ClaimableAt + ")"
+			}
+		}
+		if x.Error != nil {
+			s += "  error: " + *x.Error
+		}
+		return s
+	}
+	return fmt.Sprintf("hop %d  (unknown kind)", i+1)
+}
+
+func lastTx(txs ...*track.ChainTx) string {
+	for i := len(txs) - 1; i >= 0; i-- {
+		if txs[i] != nil {
+			return "  " + txs[i].ChainID + " " + txs[i].TxHash[:12] + "…"
+		}
+	}
+	return ""
+}

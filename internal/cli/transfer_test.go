@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/denom"
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+)
+
+// TestTransferCommand runs `rollgate up`, then `rollgate route` and `rollgate transfer` against
+// it as a user would: an L1 → rollup deposit and a rollup → rollup transfer through the L1, each
+// followed to STATE_COMPLETED with one progress line per hop, and a refused transfer that exits
+// non-zero.
+func TestTransferCommand(t *testing.T) {
+	dir := t.TempDir()
+	env, out, errb := testEnv(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
+			"--router-port", "0", "--interval", "200ms", "--bridge-traffic", "0", "--log-level", "error"})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("up did not stop")
+		}
+	}()
+	var eps upEndpoints
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if strings.Contains(out.String(), "ROUTER") {
+			if b, err := os.ReadFile(filepath.Join(dir, "endpoints.json")); err == nil && json.Unmarshal(b, &eps) == nil {
+				break
+			}
+		}
+	}
+	if eps.Router == "" {
+		t.Fatalf("up did not start: %s %s", out, errb)
+	}
+	// The devnet's first funded user (seed 1): one eth_secp256k1 key on every Initia chain.
+	k, err := engine.DeriveKey(1, devnet.UserKeyIndex, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := hex.EncodeToString(k.Bytes())
+	l2Move := denom.L2(2, "uinit")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"route", []string{"route", "--router", eps.Router, "--from-chain", "initia-devnet-1", "--from-denom", "uinit",
+			"--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 0,
+			[]string{"1000 uinit on initia-devnet-1 → 1000 " + l2Move, "1. [tx 0] opinit"}},
+		{"deposit", []string{"transfer", "--router", eps.Router, "--from", from, "--interval", "100ms", "--timeout", "2m",
+			"--from-chain", "initia-devnet-1", "--from-denom", "uinit", "--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 0,
+			[]string{"hop 1  opinit  initia-devnet-1 → minimove-devnet-1  OPINIT_TRANSFER_RECEIVED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
+		{"l2_to_l2_through_l1", []string{"transfer", "--router", eps.Router, "--from", from, "--interval", "100ms", "--timeout", "2m",
+			"--from-chain", "minimove-devnet-1", "--from-denom", "uusdc", "--to-chain", "miniwasm-devnet-1",
+			"--to-denom", "ibc/" + denom.IBCHash("transfer/channel-0/transfer/channel-1/uusdc"), "--amount", "2500"}, 0,
+			[]string{"hop 1  ibc     minimove-devnet-1 → initia-devnet-1  TRANSFER_SUCCESS", "hop 2  ibc     initia-devnet-1 → miniwasm-devnet-1  TRANSFER_SUCCESS",
+				"STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
+		{"refused", []string{"transfer", "--router", eps.Router, "--from", from, "--to", "not-an-address",
+			"--from-chain", "initia-devnet-1", "--from-denom", "uinit", "--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 1,
+			[]string{"INVALID_ADDRESS"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cenv, cout, cerr := testEnv(nil)
+			code := run(context.Background(), cenv, tc.args)
+			all := cout.String() + cerr.String()
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, all)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("output lacks %q:\n%s", w, all)
+				}
+			}
+			t.Logf("\n%s", all)
+		})
+	}
+}
