@@ -35,6 +35,7 @@ type Pipeline struct {
 	m         *metrics
 	builder   *Builder
 	proposers *proposerResolver
+	nfts      *nftExtractor // nil when the source cannot answer NFT queries or VMType is unset
 
 	target  atomic.Int64 // latest chain height seen
 	indexed atomic.Int64 // last height written
@@ -132,6 +133,9 @@ func (p *Pipeline) run(ctx context.Context) error {
 		}
 	}
 	if err := p.startRichList(ctx, indexed, next); err != nil {
+		return err
+	}
+	if err := p.setupNFTs(ctx); err != nil {
 		return err
 	}
 	p.log.Info("ingestion starting", "from_height", next, "indexed_height", indexed)
@@ -295,9 +299,15 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, e
 	if err == nil && p.rich {
 		b.RichList, err = p.richListChanges(h, results)
 	}
-	if err != nil || p.evm == nil || len(blk.Txs) == 0 {
+	if err != nil {
+		return store.BlockBundle{}, err
+	}
+	if err := p.nfts.extract(ctx, results, &b); err != nil {
+		return store.BlockBundle{}, err
+	}
+	if p.evm == nil || len(blk.Txs) == 0 {
 		// EVM txs are Cosmos txs, so a block without txs has no receipts to ask for.
-		return b, err
+		return b, nil
 	}
 	receipts, err := p.evm.BlockReceipts(ctx, h)
 	if err != nil {

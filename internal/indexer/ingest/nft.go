@@ -1,0 +1,203 @@
+package ingest
+
+// NFT extraction: each VM's events become store.NFTChange values in event order. Whatever the
+// events do not carry (EVM names and token URIs, Wasm collection names and creators, Wasm URI
+// updates, a Move token whose events lack its id or URI) is asked of the chain here, in the
+// concurrent fetch stage at the event's height, so the ordered writer never waits on the chain.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// ErrQueryFailed reports a chain query the chain answered with a definite failure (an EVM
+// revert, an unknown Wasm query, a missing Move resource), as opposed to a transport error,
+// which is retried with the height.
+var ErrQueryFailed = errors.New("chain query failed")
+
+// NFTQuerier is what NFT extraction asks the chain. Every call is at a height; failures the
+// chain decided wrap ErrQueryFailed.
+type NFTQuerier interface {
+	// EVMCall runs a read-only call of contract (as written in the log, 0x hex) with input
+	// and returns the output (REST /minievm/evm/v1/call, as the peer).
+	EVMCall(ctx context.Context, height int64, contract string, input []byte) ([]byte, error)
+	// MoveResource returns the move_resource JSON of struct tag at addr (0x hex).
+	MoveResource(ctx context.Context, height int64, addr, structTag string) (json.RawMessage, error)
+	// WasmSmart runs a smart query of contract (bech32) and returns its data.
+	WasmSmart(ctx context.Context, height int64, contract string, query []byte) (json.RawMessage, error)
+	// WasmCreator returns the bech32 address that instantiated contract.
+	WasmCreator(ctx context.Context, height int64, contract string) (string, error)
+}
+
+// nftExtractor turns one block's tx results into NFT changes for one VM kind.
+type nftExtractor struct {
+	vm     string
+	prefix string
+	q      NFTQuerier
+
+	mu sync.Mutex
+	// notNFT holds contracts found not to be NFT collections (persisted through
+	// BlockBundle.NotNFT and reloaded on start), so they are asked about once.
+	notNFT map[string]bool
+	// known holds what was learnt of collections (EVM names, Wasm name and creator), so a
+	// collection is asked about once per process rather than once per block.
+	known map[string]collectionInfo
+}
+
+type collectionInfo struct {
+	name    string
+	creator []byte
+}
+
+func newNFTExtractor(vm, prefix string, q NFTQuerier, notNFT [][]byte) *nftExtractor {
+	x := &nftExtractor{vm: vm, prefix: prefix, q: q, notNFT: map[string]bool{}, known: map[string]collectionInfo{}}
+	for _, a := range notNFT {
+		x.notNFT[string(a)] = true
+	}
+	return x
+}
+
+func (x *nftExtractor) isNotNFT(addr []byte) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.notNFT[string(addr)]
+}
+
+func (x *nftExtractor) markNotNFT(b *store.BlockBundle, addr []byte) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.notNFT[string(addr)] {
+		x.notNFT[string(addr)] = true
+	}
+	b.NotNFT = append(b.NotNFT, addr)
+}
+
+func (x *nftExtractor) info(addr []byte) (collectionInfo, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	ci, ok := x.known[string(addr)]
+	return ci, ok
+}
+
+func (x *nftExtractor) remember(addr []byte, ci collectionInfo) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.known[string(addr)] = ci
+}
+
+// extract appends the block's NFT changes (and not-an-NFT marks) to b. Only successful txs
+// count: a failed tx keeps its ante events only, and its VM events were reverted.
+func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store.BlockBundle) error {
+	if x == nil {
+		return nil
+	}
+	h := b.Block.Height
+	for i, res := range results {
+		if res.Code != 0 {
+			continue
+		}
+		var err error
+		switch x.vm {
+		case "move":
+			err = x.moveTx(ctx, h, i, res.Events, b)
+		case "evm":
+			err = x.evmTx(ctx, h, i, res.Events, b)
+		case "wasm":
+			err = x.wasmTx(ctx, h, i, res.Events, b)
+		}
+		if err != nil {
+			return err
+		}
+		if err := x.originNames(i, res.Events, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eventAttrs maps an event's attribute keys to their first value.
+func eventAttrs(ev Event) map[string]string {
+	m := make(map[string]string, len(ev.Attributes))
+	for _, a := range ev.Attributes {
+		if _, ok := m[a.Key]; !ok {
+			m[a.Key] = a.Value
+		}
+	}
+	return m
+}
+
+// originNames reads ICS-721 `recv_packet` events (source port nft-transfer): the packet's
+// classData carries the L1 collection name, and the collection it lands in is named after the
+// class as seen on this chain: on Wasm the prefixed class id (port/channel/classId), on Move
+// and EVM the voucher class id, ibc/ + the upper-case hex SHA-256 of that prefixed id.
+func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBundle) error {
+	for _, ev := range events {
+		if ev.Type != "recv_packet" {
+			continue
+		}
+		a := eventAttrs(ev)
+		if a["packet_src_port"] != "nft-transfer" {
+			continue
+		}
+		var pd struct {
+			ClassID   string `json:"classId"`
+			ClassData string `json:"classData"`
+		}
+		if json.Unmarshal([]byte(a["packet_data"]), &pd) != nil || pd.ClassID == "" {
+			continue
+		}
+		cd, err := base64.StdEncoding.DecodeString(pd.ClassData)
+		if err != nil {
+			continue
+		}
+		var class struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(cd, &class) != nil || class.Name == "" {
+			continue
+		}
+		prefixed := a["packet_dst_port"] + "/" + a["packet_dst_channel"] + "/" + pd.ClassID
+		l2 := prefixed
+		if x.vm != "wasm" {
+			sum := sha256.Sum256([]byte(prefixed))
+			l2 = "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
+		}
+		b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTOriginName, TxIndex: txIndex, Name: l2, OriginName: class.Name})
+	}
+	return nil
+}
+
+// notNFTLister is the store side the pipeline reloads the not-an-NFT marks from.
+type notNFTLister interface {
+	NotNFTContracts(ctx context.Context) ([][]byte, error)
+}
+
+// setupNFTs enables NFT extraction when the VM kind is known and the source answers NFT
+// queries, with the marks the store already holds.
+func (p *Pipeline) setupNFTs(ctx context.Context) error {
+	q, ok := p.src.(NFTQuerier)
+	if !ok || p.cfg.VMType == "" {
+		p.log.Info("NFT indexing off", "vm_type", p.cfg.VMType, "source_answers_nft_queries", ok)
+		return nil
+	}
+	var marks [][]byte
+	if l, ok := p.w.(notNFTLister); ok {
+		if err := p.retry(ctx, "read not-an-NFT marks", func() error {
+			var err error
+			marks, err = l.NotNFTContracts(ctx)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	p.nfts = newNFTExtractor(p.cfg.VMType, p.cfg.AccountPrefix, q, marks)
+	return nil
+}

@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+)
+
+// evmCallSender is the sender of the peer's read-only calls (the 20-byte address 0x…01).
+const evmCallSender = "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d"
+
+// queryErr sorts a REST failure: a future height waits, a gateway error the node decided (a
+// revert, an unknown query, a missing resource) is ErrQueryFailed, the rest is transport.
+func queryErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if f := future(err); errors.Is(f, ErrFutureHeight) {
+		return f
+	}
+	var e *cosmosrest.Error
+	if errors.As(err, &e) && e.Code != 0 {
+		return fmt.Errorf("%w: %w", ErrQueryFailed, err)
+	}
+	return err
+}
+
+// EVMCall implements NFTQuerier through REST /minievm/evm/v1/call, as the peer.
+func (s *ClientSource) EVMCall(ctx context.Context, height int64, contract string, input []byte) ([]byte, error) {
+	var r struct {
+		Response string `json:"response"`
+		Error    string `json:"error"`
+	}
+	body := map[string]string{"sender": evmCallSender, "contract_addr": contract, "input": "0x" + hex.EncodeToString(input), "value": "0"}
+	if err := s.rest.Post(ctx, "/minievm/evm/v1/call", body, height, &r); err != nil {
+		return nil, queryErr(err)
+	}
+	if r.Error != "" {
+		return nil, fmt.Errorf("%w: call %s: %s", ErrQueryFailed, contract, r.Error)
+	}
+	out, err := hex.DecodeString(strings.TrimPrefix(r.Response, "0x"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: call %s: response %q", ErrQueryFailed, contract, r.Response)
+	}
+	return out, nil
+}
+
+// MoveResource implements NFTQuerier.
+func (s *ClientSource) MoveResource(ctx context.Context, height int64, addr, structTag string) (json.RawMessage, error) {
+	var r struct {
+		Resource struct {
+			MoveResource string `json:"move_resource"`
+		} `json:"resource"`
+	}
+	if err := s.rest.Get(ctx, "/initia/move/v1/accounts/"+url.PathEscape(addr)+"/resources/by_struct_tag",
+		url.Values{"struct_tag": {structTag}}, height, &r); err != nil {
+		return nil, queryErr(err)
+	}
+	return json.RawMessage(r.Resource.MoveResource), nil
+}
+
+// WasmSmart implements NFTQuerier; the query goes base64url-encoded in the path, as the peer.
+func (s *ClientSource) WasmSmart(ctx context.Context, height int64, contract string, query []byte) (json.RawMessage, error) {
+	var r struct {
+		Data json.RawMessage `json:"data"`
+	}
+	path := "/cosmwasm/wasm/v1/contract/" + url.PathEscape(contract) + "/smart/" + base64.URLEncoding.EncodeToString(query)
+	if err := s.rest.Get(ctx, path, nil, height, &r); err != nil {
+		return nil, queryErr(err)
+	}
+	return r.Data, nil
+}
+
+// WasmCreator implements NFTQuerier.
+func (s *ClientSource) WasmCreator(ctx context.Context, height int64, contract string) (string, error) {
+	var r struct {
+		ContractInfo struct {
+			Creator string `json:"creator"`
+		} `json:"contract_info"`
+	}
+	if err := s.rest.Get(ctx, "/cosmwasm/wasm/v1/contract/"+url.PathEscape(contract), nil, height, &r); err != nil {
+		return "", queryErr(err)
+	}
+	return r.ContractInfo.Creator, nil
+}
+
+var _ NFTQuerier = (*ClientSource)(nil)
