@@ -4,8 +4,7 @@ import "github.com/rollgate/rollgate/internal/httpapi"
 
 // routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi). A
 // route marked Cache answers as a function of the request and the indexed height only.
-// NFT routes belong to a later issue; the EVM routes are in evm.go, the rich list in
-// richlist.go.
+// The NFT routes are in nft.go, the EVM routes in evm.go, the rich list in richlist.go.
 func (s *server) routes() []httpapi.Route {
 	return append([]httpapi.Route{
 		// /status is not cached: internal_tx_height moves apart from the indexed height.
@@ -23,5 +22,5 @@ func (s *server) routes() []httpapi.Route {
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},
-	}, s.evmRoutes()...)
+	}, append(s.nftRoutes(), s.evmRoutes()...)...)
 }
