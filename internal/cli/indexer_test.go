@@ -40,7 +40,9 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 	top := probe.CapturedMaxHeight()
 	// The captured /status was taken at an earlier height than the last captured block;
 	// MaxHeight makes the replayed chain report its real top.
-	rp, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }))
+	// NFT ingestion asks name()/tokenURI() at the Transfer logs' heights; the capture holds
+	// them at its last height only (see replay.HeightFallback).
+	rp, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }), replay.HeightFallback(replay.NFTFacts))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,6 +102,8 @@ type Server struct {
 	rpc       map[string]rpcRef
 	batches   map[string]int
 	templates map[string]int
+	heights   map[string][]heightRef // state queries by key without height (see HeightFallback)
+	fallback  func(method, path string) bool
 	capMax    int64
 	maxHeight func() int64
 	log       *slog.Logger
@@ -115,7 +117,7 @@ type Server struct {
 // New indexes dir/index.jsonl; response files are read on demand.
 func New(dir string, opts ...Option) (*Server, error) {
 	s := &Server{dir: dir, exact: map[string]int{}, norm: map[string]int{}, rpc: map[string]rpcRef{},
-		batches: map[string]int{}, templates: map[string]int{}, cacheSize: 256}
+		batches: map[string]int{}, templates: map[string]int{}, heights: map[string][]heightRef{}, cacheSize: 256}
 	for _, o := range opts {
 		o(s)
 	}
@@ -197,6 +199,9 @@ func (s *Server) add(rec Record) error {
 	}
 	putFirst(s.exact, key(rec.Method, path, q, height, cbody), idx)
 	putFirst(s.norm, key(rec.Method, unescape(path), q, height, cbody), idx)
+	if height != "" {
+		s.addHeight(rec.Method, unescape(path), q, height, cbody, idx)
+	}
 	e.kind, e.height = heightOf(rec.Method, unescape(path), q, height)
 	return nil
 }
@@ -365,6 +370,9 @@ func (s *Server) lookup(method, path string, q url.Values, height string, body [
 	i, ok := s.exact[exactKey]
 	if !ok {
 		i, ok = s.norm[normKey]
+	}
+	if !ok {
+		i, ok = s.nearest(method, upath, q, height, cbody)
 	}
 	if !ok {
 		return answer{}, false

@@ -65,6 +65,13 @@ type tokenJSON struct {
 	Timestamp string `json:"timestamp"`
 }
 
+// nftTime renders a collection or token timestamp as the peer does: its timestamptz column
+// keeps microseconds, so the block time comes out cut to them (RFC 3339, trailing zeros
+// trimmed, UTC).
+func nftTime(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+}
+
 // hexOrEmpty renders an address as 0x hex, or "" for none (the peer never sends a bare "0x").
 func hexOrEmpty(b []byte) string {
 	if len(b) == 0 {
@@ -92,7 +99,7 @@ func (s *server) toCollectionJSON(c store.Collection) collectionJSON {
 	j.Collection.OriginName = c.OriginName
 	j.Collection.NFTs.Length = c.NFTCount
 	j.Height = c.Height
-	j.Timestamp = c.Time.UTC().Format(time.RFC3339Nano)
+	j.Timestamp = nftTime(c.Time)
 	return j
 }
 
@@ -106,7 +113,7 @@ func (s *server) toTokenJSON(t store.Token) tokenJSON {
 	j.NFT.TokenID = t.TokenID
 	j.NFT.URI = t.URI
 	j.Height = t.Height
-	j.Timestamp = t.Time.UTC().Format(time.RFC3339Nano)
+	j.Timestamp = nftTime(t.Time)
 	return j
 }
 

@@ -49,7 +49,8 @@ type nftExtractor struct {
 	notNFT map[string]bool
 	// known holds what was learnt of collections (EVM names, Wasm name and creator), so a
 	// collection is asked about once per process rather than once per block.
-	known map[string]collectionInfo
+	known   map[string]collectionInfo
+	pending map[string]*inflight
 }
 
 type collectionInfo struct {
@@ -58,39 +59,77 @@ type collectionInfo struct {
 }
 
 func newNFTExtractor(vm, prefix string, q NFTQuerier, notNFT [][]byte) *nftExtractor {
-	x := &nftExtractor{vm: vm, prefix: prefix, q: q, notNFT: map[string]bool{}, known: map[string]collectionInfo{}}
+	x := &nftExtractor{vm: vm, prefix: prefix, q: q, notNFT: map[string]bool{}, known: map[string]collectionInfo{},
+		pending: map[string]*inflight{}}
 	for _, a := range notNFT {
 		x.notNFT[string(a)] = true
 	}
 	return x
 }
 
+// inflight is one lookup of a contract in progress; other heights wait for it rather than
+// asking the chain the same thing at a later height (heights are dispatched in ascending
+// order, so the first asker is normally the contract's first appearance).
+type inflight struct {
+	done   chan struct{}
+	ci     collectionInfo
+	notNFT bool
+	err    error
+}
+
+// lookup returns what is known of a contract, running fetch once for all concurrent heights.
+// fetch reports a contract that is no collection with ErrQueryFailed; only the caller whose
+// fetch found that gets mine = true, so it alone records the mark in its bundle.
+func (x *nftExtractor) lookup(ctx context.Context, addr []byte, fetch func() (collectionInfo, error)) (ci collectionInfo, notNFT, mine bool, err error) {
+	for {
+		x.mu.Lock()
+		if x.notNFT[string(addr)] {
+			x.mu.Unlock()
+			return collectionInfo{}, true, false, nil
+		}
+		if ci, ok := x.known[string(addr)]; ok {
+			x.mu.Unlock()
+			return ci, false, false, nil
+		}
+		if p := x.pending[string(addr)]; p != nil {
+			x.mu.Unlock()
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return collectionInfo{}, false, false, ctx.Err()
+			}
+			if p.err == nil {
+				return p.ci, p.notNFT, false, nil
+			}
+			continue // that attempt failed in transport: try at this height
+		}
+		p := &inflight{done: make(chan struct{})}
+		x.pending[string(addr)] = p
+		x.mu.Unlock()
+
+		p.ci, p.err = fetch()
+		if errors.Is(p.err, ErrQueryFailed) {
+			p.notNFT, p.err = true, nil
+		}
+		x.mu.Lock()
+		delete(x.pending, string(addr))
+		switch {
+		case p.err != nil:
+		case p.notNFT:
+			x.notNFT[string(addr)] = true
+		default:
+			x.known[string(addr)] = p.ci
+		}
+		x.mu.Unlock()
+		close(p.done)
+		return p.ci, p.notNFT, p.notNFT, p.err
+	}
+}
+
 func (x *nftExtractor) isNotNFT(addr []byte) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.notNFT[string(addr)]
-}
-
-func (x *nftExtractor) markNotNFT(b *store.BlockBundle, addr []byte) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if !x.notNFT[string(addr)] {
-		x.notNFT[string(addr)] = true
-	}
-	b.NotNFT = append(b.NotNFT, addr)
-}
-
-func (x *nftExtractor) info(addr []byte) (collectionInfo, bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	ci, ok := x.known[string(addr)]
-	return ci, ok
-}
-
-func (x *nftExtractor) remember(addr []byte, ci collectionInfo) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.known[string(addr)] = ci
 }
 
 // extract appends the block's NFT changes (and not-an-NFT marks) to b. Only successful txs

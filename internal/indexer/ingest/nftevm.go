@@ -82,25 +82,22 @@ func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events [
 // evmCollection makes sure the bundle creates the contract's collection before its first
 // change (the writer ignores creations of known collections); false means not an NFT.
 func (x *nftExtractor) evmCollection(ctx context.Context, h int64, txIndex int, raw string, coll []byte, b *store.BlockBundle) (bool, error) {
-	if x.isNotNFT(coll) {
-		return false, nil
-	}
-	ci, ok := x.info(coll)
-	if !ok {
+	ci, notNFT, mine, err := x.lookup(ctx, coll, func() (collectionInfo, error) {
 		out, err := x.q.EVMCall(ctx, h, raw, selName)
-		var name string
-		if err == nil {
-			name, err = abiString(out)
-		}
-		if errors.Is(err, ErrQueryFailed) {
-			x.markNotNFT(b, coll)
-			return false, nil
-		}
 		if err != nil {
-			return false, err
+			return collectionInfo{}, err
 		}
-		ci = collectionInfo{name: name}
-		x.remember(coll, ci)
+		name, err := abiString(out)
+		return collectionInfo{name: name}, err
+	})
+	if err != nil {
+		return false, err
+	}
+	if mine {
+		b.NotNFT = append(b.NotNFT, coll)
+	}
+	if notNFT {
+		return false, nil
 	}
 	for _, c := range b.NFTs {
 		if c.Kind == store.NFTCreateCollection && string(c.Collection) == string(coll) {

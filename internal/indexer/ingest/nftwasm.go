@@ -74,32 +74,37 @@ func (x *nftExtractor) wasmTx(ctx context.Context, h int64, txIndex int, events 
 }
 
 func (x *nftExtractor) wasmCollection(ctx context.Context, h int64, txIndex int, contract string, coll []byte, b *store.BlockBundle) error {
-	ci, ok := x.info(coll)
-	if !ok {
+	ci, notNFT, mine, err := x.lookup(ctx, coll, func() (collectionInfo, error) {
 		raw, err := x.q.WasmSmart(ctx, h, contract, []byte(`{"contract_info":{}}`))
+		if err != nil {
+			return collectionInfo{}, err
+		}
 		var info struct {
 			Name string `json:"name"`
 		}
-		if err == nil && json.Unmarshal(raw, &info) != nil {
-			err = fmt.Errorf("%w: contract_info of %s is not an object", ErrQueryFailed, contract)
+		if json.Unmarshal(raw, &info) != nil {
+			return collectionInfo{}, fmt.Errorf("%w: contract_info of %s is not an object", ErrQueryFailed, contract)
 		}
-		if errors.Is(err, ErrQueryFailed) {
-			x.markNotNFT(b, coll)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+		// The contract answered contract_info, so a definite failure of its metadata query is
+		// no verdict on it being a collection: the creator stays unknown.
+		var cb []byte
 		creator, err := x.q.WasmCreator(ctx, h, contract)
-		if err != nil {
-			return err
+		switch {
+		case err == nil:
+			cb, _ = address.Parse(x.prefix, creator)
+		case !errors.Is(err, ErrQueryFailed):
+			return collectionInfo{}, err
 		}
-		cb, err := address.Parse(x.prefix, creator)
-		if err != nil {
-			cb = nil
-		}
-		ci = collectionInfo{name: info.Name, creator: cb}
-		x.remember(coll, ci)
+		return collectionInfo{name: info.Name, creator: cb}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if mine {
+		b.NotNFT = append(b.NotNFT, coll)
+	}
+	if notNFT {
+		return nil
 	}
 	for _, c := range b.NFTs {
 		if c.Kind == store.NFTCreateCollection && string(c.Collection) == string(coll) {
