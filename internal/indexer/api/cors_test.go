@@ -9,7 +9,8 @@ import (
 )
 
 // samples fill the wildcards of every route with values the loaded chain answers.
-var samples = map[string]string{"height": "35", "account": acc1, "tx_hash": txSend, "file": "index.html", "denom": "uusdc"}
+var samples = map[string]string{"height": "35", "account": acc1, "tx_hash": txSend, "file": "index.html", "denom": "uusdc",
+	"name": "NFT", "collection_addr": "0x6f2942cB9ADE6E9EACa3549dA2E3ec8d383ccc23", "token_id": "1"}
 
 func TestCORSPreflightEveryRoute(t *testing.T) {
 	cfg := testCfg
