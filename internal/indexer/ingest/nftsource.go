@@ -16,8 +16,14 @@ import (
 // evmCallSender is the sender of the peer's read-only calls (the 20-byte address 0x…01).
 const evmCallSender = "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d"
 
-// queryErr sorts a REST failure: a future height waits, a gateway error the node decided (a
-// revert, an unknown query, a missing resource) is ErrQueryFailed, the rest is transport.
+// definiteCodes are the gRPC codes of a gateway error that is the chain's verdict on the
+// query: Unknown (how the gateway carries an app error: a revert, a Wasm contract error, a
+// missing Move resource), InvalidArgument and NotFound. Anything else (Internal, Unavailable,
+// a deadline, a proxy's 502, a truncated body) may pass, so it is retried with the height.
+var definiteCodes = map[int]bool{2: true, 3: true, 5: true}
+
+// queryErr sorts a REST failure: a future height waits, a verdict is ErrQueryFailed, the rest
+// is transport.
 func queryErr(err error) error {
 	if err == nil {
 		return nil
@@ -26,7 +32,7 @@ func queryErr(err error) error {
 		return f
 	}
 	var e *cosmosrest.Error
-	if errors.As(err, &e) && e.Code != 0 {
+	if errors.As(err, &e) && definiteCodes[e.Code] {
 		return fmt.Errorf("%w: %w", ErrQueryFailed, err)
 	}
 	return err
