@@ -114,7 +114,7 @@ func TestDevnetFlags(t *testing.T) {
 		check   func(t *testing.T, d devnetFlags)
 	}{
 		{name: "defaults", check: func(t *testing.T, d devnetFlags) {
-			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" || d.retainBlocks != 1000 {
+			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" || d.retainBlocks != 600 {
 				t.Errorf("defaults: %+v", d)
 			}
 		}},

@@ -38,7 +38,7 @@ func (d *devnetFlags) register(f *flags) {
 	f.String(&d.chains, "chains", "", "chains as id:kind,... (kinds l1, evm, move, wasm, cosmos); default: L1, evm, move and wasm rollups, an external cosmos chain", "DEVNET_CHAINS")
 	f.String(&d.bridgeRaw, "bridge-traffic", "0.15", "per-block chance of seeded IBC transfers, deposits and withdrawals (0 to 1)", "DEVNET_BRIDGE_TRAFFIC")
 	f.Int(&d.txsPerBlock, "txs-per-block", 0, "bound of the built-in traffic per block (0: the engine's default)", "DEVNET_TXS_PER_BLOCK")
-	f.Int(&d.retainBlocks, "retain-blocks", 1000, "blocks (and their state) each chain keeps, about 35 kB each; older heights answer as on a pruned node; 0 keeps all (memory grows without bound)", "DEVNET_RETAIN_BLOCKS")
+	f.Int(&d.retainBlocks, "retain-blocks", 600, "blocks (and their state) each chain keeps (600: 5 minutes at the default interval; a block holds ~35 kB); older heights answer as on a pruned node; 0 keeps all (memory grows without bound)", "DEVNET_RETAIN_BLOCKS")
 }
 
 func parseShare(name, s string) (float64, error) {
