@@ -144,6 +144,7 @@ func TestFaultTolerance(t *testing.T) {
 			for _, r := range rollups {
 				dc, _ := faulty.Chain(r.chainID)
 				checkAgainstChain(t, dbs[r.kind], dc.Chain, tip)
+				checkNFTs(t, r.kind, newAPI(r, dbs[r.kind]), dc.Chain, tip)
 				if r.kind == "evm" {
 					// The faulty chain's balances; denoms resolved on the clean twin (same seed),
 					// whose REST answers every time.

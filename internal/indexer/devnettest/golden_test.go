@@ -369,6 +369,7 @@ func TestGolden(t *testing.T) {
 					}
 					dumps[be.name] = dump(t, db)
 					h := newAPI(r, db)
+					checkNFTs(t, r.kind, h, dc.Chain, tip)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
 					for _, c := range append(goldenCases(p), evmCases(t, r.kind, h)...) {

@@ -1,0 +1,209 @@
+package devnettest
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+)
+
+// chainToken is a live token as the devnet's own state holds it.
+type chainToken struct {
+	owner []byte
+	uri   string
+}
+
+// chainNFTs reads every collection and live token out of the rollup's VM store at tip: the
+// devnet's state, independent of anything the indexer saw. Collections map 0x-hex address →
+// token id → token. An EVM contract appears once it minted (before that no log names it).
+func chainNFTs(t testing.TB, kind string, c *engine.Chain, tip int64) map[string]map[string]chainToken {
+	t.Helper()
+	q, err := c.Query(tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]chainToken{}
+	pad32 := func(s string) string {
+		b, err := address.ParseHex(s)
+		if err != nil || len(b) > 32 {
+			t.Fatalf("object address %q", s)
+		}
+		p := make([]byte, 32)
+		copy(p[32-len(b):], b)
+		return address.Hex(p)
+	}
+	switch kind {
+	case "evm":
+		kv := q.Store("evm")
+		iterJSON(t, kv, "c/", func(k string, v struct {
+			Kind   string `json:"kind"`
+			Minted uint64 `json:"minted"`
+		}) {
+			if v.Kind == "erc721" && v.Minted > 0 {
+				out["0x"+k] = map[string]chainToken{}
+			}
+		})
+		iterJSON(t, kv, "t/", func(k string, v struct {
+			Owner string `json:"owner"`
+			URI   string `json:"uri"`
+		}) {
+			coll, idHex, _ := strings.Cut(k, "/")
+			id, ok := new(big.Int).SetString(idHex, 16)
+			owner, err := hex.DecodeString(v.Owner)
+			if !ok || err != nil {
+				t.Fatalf("evm token key %q", k)
+			}
+			out["0x"+coll][id.String()] = chainToken{owner, v.URI}
+		})
+	case "wasm":
+		kv := q.Store("wasm")
+		iterJSON(t, kv, "cw721/", func(k string, _ struct{}) { out["0x"+k] = map[string]chainToken{} })
+		iterJSON(t, kv, "token/", func(k string, v struct {
+			Owner    string  `json:"owner"`
+			TokenURI *string `json:"token_uri"`
+		}) {
+			coll, id, _ := strings.Cut(k, "/")
+			owner, err := address.FromBech32("init", v.Owner)
+			if err != nil {
+				t.Fatalf("wasm token %q owner %q", k, v.Owner)
+			}
+			tk := chainToken{owner: owner}
+			if v.TokenURI != nil {
+				tk.uri = *v.TokenURI
+			}
+			out["0x"+coll][id] = tk
+		})
+	case "move":
+		kv := q.Store("move")
+		iterJSON(t, kv, "col/", func(k string, _ struct{}) { out[pad32(k)] = map[string]chainToken{} })
+		iterJSON(t, kv, "nft/", func(k string, v struct {
+			Collection string `json:"collection"`
+			TokenID    string `json:"token_id"`
+			URI        string `json:"uri"`
+		}) {
+			raw, ok := kv.Get("obj/" + k)
+			var obj struct {
+				Owner string `json:"owner"`
+			}
+			if !ok || json.Unmarshal(raw, &obj) != nil {
+				t.Fatalf("move nft %s has no object", k)
+			}
+			owner, err := address.NormalizeHex(obj.Owner)
+			if err != nil {
+				t.Fatalf("move nft %s owner %q", k, obj.Owner)
+			}
+			out[pad32(v.Collection)][v.TokenID] = chainToken{owner, v.URI}
+		})
+	}
+	return out
+}
+
+func iterJSON[V any](t testing.TB, kv sim.KVReader, prefix string, fn func(key string, v V)) {
+	t.Helper()
+	kv.Iterate(prefix, func(k string, b []byte) bool {
+		var v V
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		fn(strings.TrimPrefix(k, prefix), v)
+		return true
+	})
+}
+
+// checkNFTs is the NFT ground truth: every collection of the devnet's state is served, its
+// nfts.length equals the number of tokens tokens/by_collection returns when followed to the
+// end by next_key, which equals the chain's live tokens, each with the chain's owner and URI;
+// the collection list holds exactly the chain's collections.
+func checkNFTs(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip int64) {
+	t.Helper()
+	want := chainNFTs(t, kind, c, tip)
+	if len(want) == 0 {
+		t.Fatalf("%s: the devnet holds no NFT collection", kind)
+	}
+	var list struct {
+		Collections []struct {
+			ObjectAddr string `json:"object_addr"`
+		} `json:"collections"`
+		Pagination struct {
+			Total string `json:"total"`
+		} `json:"pagination"`
+	}
+	getJSON(t, h, "/indexer/nft/v1/collections?pagination.limit=1000", &list)
+	if len(list.Collections) != len(want) || list.Pagination.Total != itoa(len(want)) {
+		t.Errorf("%s: %d collections listed (total %s), the chain has %d", kind, len(list.Collections), list.Pagination.Total, len(want))
+	}
+	tokens := 0
+	for coll, toks := range want {
+		var one struct {
+			Collection struct {
+				Collection struct {
+					NFTs struct {
+						Length int `json:"length"`
+					} `json:"nfts"`
+				} `json:"collection"`
+			} `json:"collection"`
+		}
+		getJSON(t, h, "/indexer/nft/v1/collections/"+coll, &one)
+		got := map[string]chainToken{}
+		key := ""
+		for pages := 0; ; pages++ {
+			if pages > 1000 {
+				t.Fatalf("%s %s: tokens/by_collection does not end", kind, coll)
+			}
+			var page struct {
+				Tokens []struct {
+					Owner string `json:"owner"`
+					NFT   struct {
+						TokenID string `json:"token_id"`
+						URI     string `json:"uri"`
+					} `json:"nft"`
+				} `json:"tokens"`
+				Pagination struct {
+					NextKey *string `json:"next_key"`
+				} `json:"pagination"`
+			}
+			path := "/indexer/nft/v1/tokens/by_collection/" + coll + "?pagination.limit=3"
+			if key != "" {
+				path += "&pagination.key=" + url.QueryEscape(key)
+			}
+			getJSON(t, h, path, &page)
+			for _, tk := range page.Tokens {
+				owner, err := address.FromBech32("init", tk.Owner)
+				if err != nil {
+					t.Fatalf("%s %s token %s: owner %q", kind, coll, tk.NFT.TokenID, tk.Owner)
+				}
+				if _, dup := got[tk.NFT.TokenID]; dup {
+					t.Errorf("%s %s: token %s served twice", kind, coll, tk.NFT.TokenID)
+				}
+				got[tk.NFT.TokenID] = chainToken{owner, tk.NFT.URI}
+			}
+			if page.Pagination.NextKey == nil {
+				break
+			}
+			key = *page.Pagination.NextKey
+		}
+		if one.Collection.Collection.NFTs.Length != len(got) || len(got) != len(toks) {
+			t.Errorf("%s %s: nfts.length %d, %d tokens paged, %d on the chain", kind, coll, one.Collection.Collection.NFTs.Length, len(got), len(toks))
+		}
+		for id, w := range toks {
+			g, ok := got[id]
+			switch {
+			case !ok:
+				t.Errorf("%s %s: token %s (on the chain) not served", kind, coll, id)
+			case string(g.owner) != string(w.owner) || g.uri != w.uri:
+				t.Errorf("%s %s token %s: served owner %x uri %q, the chain has %x %q", kind, coll, id, g.owner, g.uri, w.owner, w.uri)
+			}
+		}
+		tokens += len(toks)
+	}
+	t.Logf("%s NFTs = the devnet's state: %d collections, %d live tokens", kind, len(want), tokens)
+}
+
+func itoa(n int) string { return big.NewInt(int64(n)).String() }
