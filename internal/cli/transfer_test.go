@@ -47,6 +47,15 @@ func TestTransferCommand(t *testing.T) {
 	if eps.Router == "" {
 		t.Fatalf("up did not start: %s %s", out, errb)
 	}
+	// up funds and prints test accounts derived from the test mnemonic.
+	if eps.Accounts == nil || eps.Accounts.Mnemonic != devnet.TestMnemonic || len(eps.Accounts.List) != 3 {
+		t.Fatalf("endpoints.json accounts: %+v", eps.Accounts)
+	}
+	acc0 := eps.Accounts.List[0]
+	if a := acc0.Addresses["initia-devnet-1"]; a == "" || !strings.Contains(out.String(), a) || len(acc0.Balances["initia-devnet-1"]) == 0 ||
+		!strings.Contains(out.String(), "TEST ACCOUNTS") {
+		t.Fatalf("test account 0 not printed: %+v\n%s", acc0, out)
+	}
 	// The devnet's first funded user (seed 1): one eth_secp256k1 key on every Initia chain.
 	k, err := engine.DeriveKey(1, devnet.UserKeyIndex, true)
 	if err != nil {
@@ -63,7 +72,8 @@ func TestTransferCommand(t *testing.T) {
 		{"route", []string{"route", "--router", eps.Router, "--from-chain", "initia-devnet-1", "--from-denom", "uinit",
 			"--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 0,
 			[]string{"1000 uinit on initia-devnet-1 → 1000 " + l2Move, "1. [tx 0] opinit"}},
-		{"deposit", []string{"transfer", "--router", eps.Router, "--from", from, "--interval", "100ms", "--timeout", "2m",
+		// Signed with the printed mnemonic (account 0, the default path), as a wallet imports it.
+		{"deposit", []string{"transfer", "--router", eps.Router, "--from", devnet.TestMnemonic, "--interval", "100ms", "--timeout", "2m",
 			"--from-chain", "initia-devnet-1", "--from-denom", "uinit", "--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 0,
 			[]string{"hop 1  opinit  initia-devnet-1 → minimove-devnet-1  OPINIT_TRANSFER_RECEIVED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
 		{"l2_to_l2_through_l1", []string{"transfer", "--router", eps.Router, "--from", from, "--interval", "100ms", "--timeout", "2m",

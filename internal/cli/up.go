@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
@@ -18,8 +20,16 @@ import (
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
 // the indexer following it, and the router's URL.
 type upEndpoints struct {
-	Chains map[string]upChain `json:"chains"`
-	Router string             `json:"router"`
+	Chains   map[string]upChain `json:"chains"`
+	Router   string             `json:"router"`
+	Accounts *upAccounts        `json:"accounts,omitempty"`
+}
+
+// upAccounts are the funded test accounts a wallet developer can import.
+type upAccounts struct {
+	Mnemonic string               `json:"mnemonic"`
+	Note     string               `json:"note"`
+	List     []devnet.TestAccount `json:"list"`
 }
 
 type upChain struct {
@@ -47,6 +57,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	cfg.TestAccounts = 3 // printed below, like Anvil's accounts, for importing into a wallet
 	log, err := lg.logger(env.Stderr)
 	if err != nil {
 		return err
@@ -149,6 +160,12 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
+	accts, err := netw.TestAccounts()
+	if err != nil {
+		return err
+	}
+	out.Accounts = &upAccounts{Mnemonic: devnet.TestMnemonic, List: accts,
+		Note: "test accounts: BIP-39 mnemonic, path m/44'/118'/0'/0/<index>; eth_secp256k1 keys on Initia chains, secp256k1 on cosmoshub; never use it for real funds"}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	path := filepath.Join(dataDir, "endpoints.json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
@@ -156,8 +173,29 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
+	printAccounts(env.Stdout, out.Accounts)
 	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
 	return g.Wait()
+}
+
+// printAccounts prints the funded test accounts: the mnemonic, then per account and chain the
+// address and balances.
+func printAccounts(w io.Writer, a *upAccounts) {
+	fmt.Fprintf(w, "\nTEST ACCOUNTS  mnemonic %q, path m/44'/118'/0'/0/<index>\n", a.Mnemonic)
+	for _, acc := range a.List {
+		ids := make([]string, 0, len(acc.Addresses))
+		for id := range acc.Addresses {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			var coins []string
+			for _, c := range acc.Balances[id] {
+				coins = append(coins, c.Amount+c.Denom)
+			}
+			fmt.Fprintf(w, "  #%d  %-19s %-46s %s\n", acc.Index, id, acc.Addresses[id], strings.Join(coins, ","))
+		}
+	}
 }
 
 // rollupsOf lists the rollups (the chains that get an indexer) in a stable order.

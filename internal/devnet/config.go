@@ -68,6 +68,9 @@ type Config struct {
 	// Users is the number of funded user accounts per chain that no built-in traffic
 	// touches: clients sign with them (UserKey) and see exact balances.
 	Users int
+	// TestAccounts is the number of funded accounts derived from TestMnemonic along
+	// TestAccountPath(i), for importing into a wallet (`rollgate up` funds 3; default 0).
+	TestAccounts int
 	// LayerZero adds the registry-only LayerZero EVM peer (ethereum-devnet) and the L1's
 	// OFT asset, so the router has LayerZero routes. No chain is simulated for it.
 	LayerZero bool

@@ -52,13 +52,19 @@ func userAccounts(seed uint64, users int, s ChainSpec) ([]engine.GenesisAccount,
 		if err != nil {
 			return nil, err
 		}
-		coins := []engine.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
-		if s.FeeDenom != "uusdc" && s.Kind != engine.KindCosmos {
-			coins = append(coins, engine.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
-		}
-		out = append(out, engine.GenesisAccount{Address: k.Address(), Coins: coins})
+		out = append(out, engine.GenesisAccount{Address: k.Address(), Coins: userCoins(s)})
 	}
 	return out, nil
+}
+
+// userCoins are a user's (and a test account's) genesis balances: 10^12 of the fee denom and,
+// on Initia chains, of uusdc.
+func userCoins(s ChainSpec) []engine.Coin {
+	coins := []engine.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
+	if s.FeeDenom != "uusdc" && s.Kind != engine.KindCosmos {
+		coins = append(coins, engine.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
+	}
+	return coins
 }
 
 // UserKey returns funded user i of a chain (0 ≤ i < Config.Users) as a txcodec key. Users

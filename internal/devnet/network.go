@@ -94,8 +94,12 @@ func (n *Network) build() error {
 		if err != nil {
 			return fmt.Errorf("user accounts of %s: %w", s.ChainID, err)
 		}
+		tests, err := testAccounts(n.cfg.TestAccounts, s)
+		if err != nil {
+			return fmt.Errorf("test accounts of %s: %w", s.ChainID, err)
+		}
 		mods, accs := n.bridges.chainParts(s)
-		c, err := buildChain(n.cfg, s, mods, append(accs, users...), n.log)
+		c, err := buildChain(n.cfg, s, mods, append(append(accs, users...), tests...), n.log)
 		if err != nil {
 			return err
 		}
