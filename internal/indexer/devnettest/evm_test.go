@@ -42,12 +42,25 @@ func evmCases(t testing.TB, kind string, h http.Handler) []gcase {
 		etx = "/indexer/tx/v1/evm-txs"
 		itx = "/indexer/tx/v1/evm-internal-txs"
 	)
+	const rl = "/indexer/richlist/v1/"
 	if kind != "evm" {
-		return []gcase{
+		cs := []gcase{
 			{"ERR_evm_txs_not_served", etx, ""},
 			{"ERR_evm_txs_by_hash_not_served", etx + "/0x" + strings.Repeat("ab", 32), ""},
 			{"ERR_evm_internal_txs_not_served", itx + "/by_height/2", ""},
 		}
+		if kind == "wasm" {
+			// The fee token (bank denom umin) and the other genesis denom, holders in bech32.
+			cs = append(cs,
+				gcase{"richlist_umin", rl + "umin?pagination.limit=3", ""},
+				gcase{"richlist_umin_page2", rl + "umin?pagination.limit=3", "richlist_umin"},
+				gcase{"richlist_umin_upper_all", rl + "UMIN?pagination.limit=1000&pagination.reverse=false", ""},
+				gcase{"richlist_uusdc", rl + "uusdc", ""},
+				gcase{"richlist_unknown_denom", rl + "nosuchdenom", ""},
+				gcase{"ERR_richlist_malformed_denom", rl + "bad%20denom", ""},
+			)
+		}
+		return cs
 	}
 	// Parameters by fixed rules: the first EVM tx, its sender and height, and the first
 	// traced tx with internal txs.
@@ -79,7 +92,6 @@ func evmCases(t testing.TB, kind string, h http.Handler) []gcase {
 	from := "/by_account/" + f.From
 	// The rich list of the fee token, by its bank denom in any case and by its ERC-20; uusdc
 	// is the devnet EVM rollup's other genesis denom.
-	const rl = "/indexer/richlist/v1/"
 	var gas struct {
 		Holders []struct{ Account string } `json:"holders"`
 	}

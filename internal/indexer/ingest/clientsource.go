@@ -92,6 +92,19 @@ func (s *ClientSource) ContractByDenom(ctx context.Context, denom string) (strin
 	return s.rest.ContractByDenom(ctx, denom)
 }
 
+// BankBalances implements RichListSource.
+func (s *ClientSource) BankBalances(ctx context.Context, addr string, height int64) ([]BankCoin, error) {
+	cs, err := s.rest.Balances(ctx, addr, height)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BankCoin, len(cs))
+	for i, c := range cs {
+		out[i] = BankCoin{Denom: c.Denom, Amount: c.Amount}
+	}
+	return out, nil
+}
+
 // future maps both clients' "height not reached yet" answers to ErrFutureHeight.
 func future(err error) error {
 	if _, ok := comet.IsFutureHeight(err); ok {

@@ -23,7 +23,12 @@ type RichListSource interface {
 	Genesis(ctx context.Context) (json.RawMessage, error)
 	// ContractByDenom is minievm's REST contracts/by_denom: the ERC-20 behind a bank denom.
 	ContractByDenom(ctx context.Context, denom string) (string, error)
+	// BankBalances is REST /cosmos/bank/v1beta1/balances/{addr} at a height.
+	BankBalances(ctx context.Context, addr string, height int64) ([]BankCoin, error)
 }
+
+// BankCoin is one balance of BankBalances.
+type BankCoin struct{ Denom, Amount string }
 
 // evmTransfers turns the ERC-20 Transfer logs of a block's tx events (evm events, attribute
 // log, three topics) into balance changes keyed by the lowercase contract address, as the
@@ -165,11 +170,11 @@ func correctBalance(ctx context.Context, evm EVMSource, e *store.NegativeBalance
 // startRichList decides whether this run keeps the rich list and, on a store starting at
 // height 1, reads the genesis balances it starts from.
 func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error {
-	if !p.cfg.RichList || p.cfg.VMType != "evm" {
+	if !p.cfg.RichList || (p.cfg.VMType != "evm" && p.cfg.VMType != "wasm") {
 		return nil
 	}
 	rs, ok := p.src.(RichListSource)
-	if !ok || p.evm == nil {
+	if !ok || (p.cfg.VMType == "evm" && p.evm == nil) {
 		p.log.Warn("rich list off: the source has no genesis, denom or JSON-RPC access")
 		return nil
 	}
@@ -184,8 +189,12 @@ func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error
 		return nil
 	}
 	return p.retry(ctx, "read genesis balances", func() error {
-		boot, err := evmGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
-		p.boot = boot
+		var err error
+		if p.cfg.VMType == "evm" {
+			p.boot, err = evmGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
+		} else {
+			p.boot, err = bankGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
+		}
 		return err
 	})
 }
@@ -193,7 +202,13 @@ func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error
 // richListChanges are a height's rich-list updates; height 1 also carries the genesis
 // balances.
 func (p *Pipeline) richListChanges(h int64, results []TxResult) (*store.RichListChanges, error) {
-	changes, err := evmTransfers(h, results)
+	var changes []store.BalanceChange
+	var err error
+	if p.cfg.VMType == "evm" {
+		changes, err = evmTransfers(h, results)
+	} else {
+		changes, err = p.builder.extractor.bankChanges(h, results)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -218,13 +233,21 @@ func (p *Pipeline) fixNegativeBalance(ctx context.Context, batch []store.BlockBu
 		if b.Block.Height != neg.Height || b.RichList == nil {
 			continue
 		}
-		set, err := correctBalance(ctx, p.evm, neg)
+		var set store.BalanceSet
+		var err error
+		if p.cfg.VMType == "evm" {
+			set, err = correctBalance(ctx, p.evm, neg)
+		} else if rs, ok := p.src.(RichListSource); ok {
+			set, err = bankBalanceAt(ctx, rs, p.builder.extractor, neg)
+		} else {
+			err = errors.New("no REST to read the balance from")
+		}
 		if err != nil {
 			return false, fmt.Errorf("rich list correction: %w", err)
 		}
 		b.RichList.Sets = append(b.RichList.Sets, set)
 		p.log.Warn("rich list: balance corrected from the chain", "height", neg.Height, "denom", neg.Denom,
-			"account", "0x"+hex.EncodeToString(neg.Account), "would_be", neg.Amount.String(), "chain", set.Amount.String())
+			"account", hex.EncodeToString(neg.Account), "would_be", neg.Amount.String(), "chain", set.Amount.String())
 		return true, nil
 	}
 	return false, nil
