@@ -1,0 +1,60 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/router/track"
+)
+
+// TestClient checks the client against a fake router: error answers become *Error with the
+// machine reason, and Wait polls until a terminal status, reporting each change once.
+func TestClient(t *testing.T) {
+	var polls atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v2/tx/track", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"code":5,"message":"chain ID not supported: x","details":["UNKNOWN_CHAIN"],"info":"see /v2/info/chains"}`))
+	})
+	mux.HandleFunc("GET /v2/tx/status", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("tx_hash") != "AB" || r.URL.Query().Get("chain_id") != "c-1" {
+			t.Errorf("query %s", r.URL.RawQuery)
+		}
+		s := track.StatusResponse{State: track.StatePending, Status: track.StatePending}
+		if n := polls.Add(1); n >= 3 {
+			s.State, s.Status = track.StateCompletedSuccess, track.StatusCompleted
+		}
+		_ = json.NewEncoder(w).Encode(s)
+	})
+	mux.HandleFunc("POST /v2/tx/submit", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Tx      string `json:"tx"`
+			ChainID string `json:"chain_id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		_ = json.NewEncoder(w).Encode(track.TrackResponse{TxHash: req.Tx + "/" + req.ChainID})
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := New(srv.URL + "/")
+	ctx := context.Background()
+
+	_, err := c.Track(ctx, "x", "AB")
+	if e, ok := err.(*Error); !ok || e.HTTPStatus != 404 || e.Code != 5 || Reason(err) != "UNKNOWN_CHAIN" || e.Info == "" {
+		t.Fatalf("track error: %#v", err)
+	}
+	sub, err := c.Submit(ctx, "c-1", []byte("tx"))
+	if err != nil || sub.TxHash != "dHg=/c-1" {
+		t.Fatalf("submit: %+v %v", sub, err)
+	}
+	var changes int
+	s, err := c.Wait(ctx, "c-1", "AB", time.Millisecond, func(*track.StatusResponse) { changes++ })
+	if err != nil || s.Status != track.StatusCompleted || polls.Load() != 3 || changes != 2 {
+		t.Fatalf("wait: %+v %v after %d polls, %d changes", s, err, polls.Load(), changes)
+	}
+}
