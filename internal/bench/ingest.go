@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -28,6 +29,10 @@ type IngestConfig struct {
 	Ingest ingest.Config
 	// ReportEvery prints a progress line every this many txs written (0: 100,000).
 	ReportEvery int
+	// WrapUpstream, when set, wraps the busy source's replay server (the CLI's --faults puts
+	// a fault injector there); Faults is its failing share, for the report line.
+	WrapUpstream func(http.Handler) http.Handler
+	Faults       float64
 }
 
 // IngestResult is what one run achieved.
@@ -94,7 +99,11 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		if err != nil {
 			return res, err
 		}
-		url, stop, err := serveLoopback(srv)
+		var h http.Handler = srv
+		if cfg.WrapUpstream != nil {
+			h = cfg.WrapUpstream(srv)
+		}
+		url, stop, err := serveLoopback(h)
 		if err != nil {
 			return res, err
 		}
@@ -105,7 +114,7 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		}
 		src = cs
 		icfg.StopAtHeight = top
-		fmt.Fprintf(out, "ingest: %s, busy source (%s replayed over loopback HTTP, heights 1..%d)\n", res.Backend, cfg.Fixture, top)
+		fmt.Fprintf(out, "ingest: %s, busy source (%s replayed over loopback HTTP, heights 1..%d, faults %.0f%%)\n", res.Backend, cfg.Fixture, top, 100*cfg.Faults)
 	case "synthetic":
 		if cfg.Txs <= 0 {
 			return res, fmt.Errorf("--txs must be positive")

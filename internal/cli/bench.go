@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/bench"
+	"github.com/rollgate/rollgate/internal/devnet/faults"
 )
 
 // runBench dispatches `rollgate bench ingest|api|route`; the measuring lives in internal/bench.
@@ -59,6 +60,7 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	f.Int(&cfg.Ingest.MaxBatchTxs, "batch-txs", 0, "txs per write transaction (0: the pipeline's default)")
 	f.Bool(&cfg.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of REST", "LOCAL_TX_JSON")
 	f.Int(&cfg.ReportEvery, "report-every", 100_000, "print a progress line every this many txs")
+	f.Float64(&cfg.Faults, "faults", 0, "busy source: share of upstream calls that fail (500, 20 s hang, reset, truncated JSON)", "BENCH_FAULTS")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
 	if err := f.parse(args); err != nil {
@@ -69,6 +71,13 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	if cfg.Source != "busy" && cfg.Source != "synthetic" {
 		return usagef("--source must be busy or synthetic, not %q", cfg.Source)
+	}
+	if cfg.Faults < 0 || cfg.Faults >= 1 || (cfg.Faults > 0 && cfg.Source != "busy") {
+		return usagef("--faults must be in [0, 1) and needs --source busy")
+	}
+	if cfg.Faults > 0 {
+		inj := faults.New(faults.Config{Rate: cfg.Faults, Seed: 1, Hang: 20 * time.Second})
+		cfg.WrapUpstream = inj.Wrap
 	}
 	log, err := lg.logger(env.Stderr)
 	if err != nil {

@@ -172,6 +172,11 @@ func (f *flags) Bool(p *bool, name string, def bool, usage string, envNames ...s
 	f.BoolVar(p, name, fromEnv(f, def, envNames, strconv.ParseBool), envHelp(usage, envNames))
 }
 
+func (f *flags) Float64(p *float64, name string, def float64, usage string, envNames ...string) {
+	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	f.Float64Var(p, name, fromEnv(f, def, envNames, parse), envHelp(usage, envNames))
+}
+
 func (f *flags) Duration(p *time.Duration, name string, def time.Duration, usage string, envNames ...string) {
 	f.DurationVar(p, name, fromEnv(f, def, envNames, time.ParseDuration), envHelp(usage, envNames))
 }

@@ -84,7 +84,8 @@ type Hooks struct {
 // Client sends requests to one logical upstream served by one or more base URLs.
 type Client struct {
 	bases       []*url.URL
-	names       []string // bases, redacted: what errors, logs and hooks show
+	names       []string    // bases, redacted: what errors, logs and hooks show
+	eps         []*endpoint // what was learnt about each base (hedge.go)
 	cur         atomic.Int64
 	hc          *http.Client
 	timeout     time.Duration
@@ -96,6 +97,8 @@ type Client struct {
 	hooks       Hooks
 	header      http.Header
 	warn        failureLog
+	noAdapt     bool         // fixed timeouts, no hedging
+	hedges      atomic.Int64 // hedged attempts sent
 }
 
 // Option configures a Client.
@@ -127,6 +130,10 @@ func WithHooks(h Hooks) Option { return func(c *Client) { c.hooks = h } }
 // WithHTTPClient replaces the underlying *http.Client (its Timeout should be 0: the per-attempt
 // timeout is applied through the request context).
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithoutAdaptation turns off hedging and adaptive timeouts: every attempt gets the configured
+// timeout and runs alone (tests that time attempts exactly).
+func WithoutAdaptation() Option { return func(c *Client) { c.noAdapt = true } }
 
 // WithHeader adds a header to every request (e.g. an API key).
 func WithHeader(key, value string) Option {
@@ -173,6 +180,7 @@ func NewList(endpoints []string, opts ...Option) (*Client, error) {
 		}
 		c.bases = append(c.bases, u)
 		c.names = append(c.names, Redact(u.String()))
+		c.eps = append(c.eps, &endpoint{})
 	}
 	for _, o := range opts {
 		o(c)
@@ -188,6 +196,9 @@ func NewList(endpoints []string, opts ...Option) (*Client, error) {
 	}
 	return c, nil
 }
+
+// Hedges is how many hedged attempts the client has sent.
+func (c *Client) Hedges() int64 { return c.hedges.Load() }
 
 // Endpoints returns the base URLs, in rotation order, redacted.
 func (c *Client) Endpoints() []string { return append([]string(nil), c.names...) }
@@ -274,13 +285,18 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	}
 	var last error
 	var lastStatus *StatusError
+	timedOut := 0
 	for attempt := 1; ; attempt++ {
-		idx := int(c.cur.Load() % int64(len(c.bases)))
-		resp, err, retry := c.once(ctx, idx, req)
+		idx := c.pick()
+		r := c.try(ctx, idx, req, timedOut)
+		resp, err, retry := r.resp, r.err, r.retry
 		if err == nil {
 			return resp, nil
 		}
 		last = err
+		if errors.Is(err, context.DeadlineExceeded) {
+			timedOut++ // the next attempt waits longer: the answer may just be slow
+		}
 		lastStatus = nil
 		if se, ok := err.(*StatusError); ok {
 			lastStatus = se
@@ -320,9 +336,17 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 
 // backoff doubles from minBackoff up to maxBackoff, with ±20% jitter so clients that failed
 // together do not retry together.
+//
+// The first retry waits only a tenth of minBackoff: one failed attempt among many good ones
+// (a reset, a 500 from one backend behind a balancer) is best retried at once, and per-URL
+// cool-down already keeps a URL that keeps failing out of the way; from the second retry on
+// the delay grows.
 func (c *Client) backoff(attempt int) time.Duration {
 	d := c.minBackoff
-	for i := 1; i < attempt && d < c.maxBackoff; i++ {
+	if attempt == 1 && !c.noAdapt {
+		d /= 10
+	}
+	for i := 2; i < attempt && d < c.maxBackoff; i++ {
 		d *= 2
 	}
 	if d > c.maxBackoff {
@@ -365,28 +389,32 @@ func (c *Client) buildURL(base *url.URL, req Request) (string, error) {
 	return u.String(), nil
 }
 
-// once runs one attempt against base idx; retry says whether a failure may be retried.
-func (c *Client) once(ctx context.Context, idx int, req Request) (*Response, error, bool) {
+// once runs one HTTP attempt against base idx with the given timeout; retry says whether a
+// failure may be retried. An attempt cut short by ctx (the caller gave up, or a hedged twin
+// won) teaches nothing about the upstream and is not reported to hooks.
+func (c *Client) once(ctx context.Context, idx int, req Request, timeout time.Duration) result {
 	target, err := c.buildURL(c.bases[idx], req)
 	if err != nil {
-		return nil, err, false
+		return result{nil, err, false}
 	}
 	if err := c.limiter.acquire(ctx); err != nil {
-		return nil, err, true
+		return result{nil, err, true}
 	}
 	defer c.limiter.release()
 
-	timeout := req.Timeout
-	if timeout == 0 {
-		timeout = c.timeout
-	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	start := time.Now()
 	resp, err, retry := c.send(actx, target, c.shown(idx, target), req)
 	if err != nil && ctx.Err() != nil {
-		retry = true // the caller's context ended; Do reports that
+		return result{resp, err, true} // the caller's context ended; Do reports that
+	}
+	switch {
+	case err == nil || !retry:
+		c.eps[idx].succeeded(requestKind(req), time.Since(start)) // answered, definitively
+	default:
+		c.eps[idx].failed(time.Now())
 	}
 	if c.hooks.OnAttempt != nil {
 		a := Attempt{BaseURL: c.names[idx], Method: req.Method, Path: req.Path, Err: err,
@@ -396,7 +424,7 @@ func (c *Client) once(ctx context.Context, idx int, req Request) (*Response, err
 		}
 		c.hooks.OnAttempt(a)
 	}
-	return resp, err, retry
+	return result{resp, err, retry}
 }
 
 // shown is target as errors may print it: redacted only when the base carries credentials.

@@ -237,8 +237,9 @@ func (p *Pipeline) setTarget(h int64) {
 // (a node behind the one that answered /status) is waited for, not counted as an error.
 func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle, error) {
 	invalid := 0
+	var got rawHeight
 	for attempt := 0; ; attempt++ {
-		b, err := p.fetchOnce(ctx, h)
+		b, err := p.fetchOnce(ctx, h, &got)
 		if err == nil {
 			return b, nil
 		}
@@ -246,11 +247,17 @@ func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle,
 			return store.BlockBundle{}, ctx.Err()
 		}
 		wait := p.backoff(attempt)
+		if attempt == 0 {
+			// Only the failed part is asked again (fetchRaw), so the first retry is cheap
+			// and comes at once; a height that keeps failing backs off as before.
+			wait /= 10
+		}
 		switch {
 		case errors.Is(err, ErrFutureHeight):
 			attempt = -1 // the next failure starts the backoff afresh
 			wait = p.cfg.PollInterval
 		case errors.Is(err, ErrInvalidData):
+			got = rawHeight{} // which part is wrong is unknown: ask for all of it again
 			p.m.fetchErrors.WithLabelValues("invalid").Inc()
 			p.health.fetchFailures.Add(1)
 			invalid++
@@ -270,27 +277,11 @@ func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle,
 	}
 }
 
-func (p *Pipeline) fetchOnce(ctx context.Context, h int64) (store.BlockBundle, error) {
-	blk, err := p.src.Block(ctx, h)
-	if err != nil {
+func (p *Pipeline) fetchOnce(ctx context.Context, h int64, got *rawHeight) (store.BlockBundle, error) {
+	if err := p.fetchRaw(ctx, h, got); err != nil {
 		return store.BlockBundle{}, err
 	}
-	results, err := p.src.BlockResults(ctx, h)
-	if err != nil {
-		return store.BlockBundle{}, err
-	}
-	var rest []json.RawMessage
-	if len(blk.Txs) > 0 && p.cfg.LocalTxJSON {
-		rest = localTxJSON(blk.Txs)
-	}
-	if len(blk.Txs) > 0 && rest == nil {
-		if rest, err = p.src.BlockTxs(ctx, h); err != nil {
-			return store.BlockBundle{}, err
-		}
-		if len(rest) != len(blk.Txs) {
-			return store.BlockBundle{}, fmt.Errorf("height %d: %w: %d txs in the block, %d from REST", h, ErrInvalidData, len(blk.Txs), len(rest))
-		}
-	}
+	blk, results, rest := got.blk, got.results, got.rest
 	proposer, err := p.proposers.Resolve(ctx, blk.ProposerAddress)
 	if err != nil {
 		return store.BlockBundle{}, fmt.Errorf("height %d: %w", h, err)
