@@ -141,6 +141,9 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 		if err != nil {
 			return err
 		}
+		if err := tr.Register(prom); err != nil {
+			return err
+		}
 		acfg.Tracker = tr
 	}
 	h := api.New(acfg, live, log, prom)

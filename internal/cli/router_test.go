@@ -52,6 +52,18 @@ func TestRouterCommandServesRegistry(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), `"TX_NOT_FOUND"`) {
 		t.Fatalf("status of an unknown tx: %d %s", resp.StatusCode, b)
 	}
+	// and its counters are on /metrics.
+	resp, err = http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, m := range []string{"rollgate_track_upstream_calls_total", "rollgate_track_blocks_scanned_total", "rollgate_track_transfers_held"} {
+		if !strings.Contains(string(b), m) {
+			t.Errorf("/metrics lacks %s", m)
+		}
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("exit code %d; stderr %s", code, errb)

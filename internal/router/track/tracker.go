@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -101,9 +103,9 @@ type Tracker struct {
 	lastSweep time.Time
 	lastClaim time.Time
 
-	wake                 chan struct{}
-	newWork              atomic.Bool // the last claim took a full batch: more may be free
-	calls, blocks, evals atomic.Int64
+	wake                         chan struct{}
+	newWork                      atomic.Bool // the last claim took a full batch: more may be free
+	calls, blocks, evals, writes atomic.Int64
 }
 
 // New returns a tracker over the store and the live registry.
@@ -149,6 +151,32 @@ func New(st *Store, live *registry.Live, cfg Config) *Tracker {
 
 // Owner is this replica's lease name.
 func (t *Tracker) Owner() string { return t.cfg.Owner }
+
+// Register exposes the tracker's counters on reg: upstream calls of the scanners, blocks
+// scanned, evaluations, status writes, and the transfers this replica holds.
+func (t *Tracker) Register(reg prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "rollgate_track_upstream_calls_total",
+			Help: "Chain RPC calls made by the tracker's block scanners (tip polls and block batches)."}, func() float64 { return float64(t.calls.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "rollgate_track_blocks_scanned_total",
+			Help: "Blocks whose events the tracker's scanners stored."}, func() float64 { return float64(t.blocks.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "rollgate_track_evaluations_total",
+			Help: "Transfer status evaluations."}, func() float64 { return float64(t.evals.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "rollgate_track_status_writes_total",
+			Help: "Changed statuses written to the store."}, func() float64 { return float64(t.writes.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "rollgate_track_transfers_held",
+			Help: "Transfers in flight held (leased) by this replica."}, func() float64 {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			return float64(len(t.held))
+		}),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Stats are the tracker's counters: upstream RPC calls made by the scanners, blocks scanned,
 // transfer evaluations.
@@ -446,6 +474,9 @@ func (t *Tracker) commit(ctx context.Context, done []evaluated, now time.Time) e
 			return err
 		}
 		for j, i := range idx {
+			if ok[j] {
+				t.writes.Add(1)
+			}
 			if !ok[j] {
 				lost[i] = true // the lease went to another replica
 			} else if t.cfg.Observe != nil {
