@@ -105,6 +105,29 @@ func (s *ClientSource) BankBalances(ctx context.Context, addr string, height int
 	return out, nil
 }
 
+// AccountAddresses implements StateSource, walking every page.
+func (s *ClientSource) AccountAddresses(ctx context.Context, height int64) ([]string, error) {
+	var out []string
+	var page cosmosrest.PageRequest
+	for i := 0; i < 100000; i++ {
+		r, err := s.rest.Accounts(ctx, page, height)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range r.Accounts {
+			if addr := cosmosrest.AccountAddress(a); addr != "" {
+				out = append(out, addr)
+			}
+		}
+		next := r.Pagination.Next()
+		if next == "" || len(r.Accounts) == 0 {
+			return out, nil
+		}
+		page = cosmosrest.PageRequest{Key: next}
+	}
+	return nil, fmt.Errorf("accounts at %d: too many pages", height)
+}
+
 // future maps both clients' "height not reached yet" answers to ErrFutureHeight.
 func future(err error) error {
 	if _, ok := comet.IsFutureHeight(err); ok {

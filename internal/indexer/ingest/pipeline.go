@@ -37,12 +37,13 @@ type Pipeline struct {
 	proposers *proposerResolver
 	nfts      *nftExtractor // nil when the source cannot answer NFT queries or VMType is unset
 
-	target  atomic.Int64 // latest chain height seen
-	indexed atomic.Int64 // last height written
-	health  health
-	evm     EVMSource              // receipts of EVM chains; nil elsewhere
-	rich    bool                   // the rich list is kept (EVM chains; richlist.go)
-	boot    *store.RichListChanges // genesis balances, added to height 1's bundle
+	target     atomic.Int64 // latest chain height seen
+	indexed    atomic.Int64 // last height written
+	health     health
+	evm        EVMSource              // receipts of EVM chains; nil elsewhere
+	rich       bool                   // the rich list is kept (EVM chains; richlist.go)
+	boot       *store.RichListChanges // starting balances, added to bootHeight's bundle
+	bootHeight int64
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.

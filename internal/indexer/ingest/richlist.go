@@ -167,8 +167,8 @@ func correctBalance(ctx context.Context, evm EVMSource, e *store.NegativeBalance
 	return store.BalanceSet{Denom: e.Denom, Account: e.Account, Amount: v}, nil
 }
 
-// startRichList decides whether this run keeps the rich list and, on a store starting at
-// height 1, reads the genesis balances it starts from.
+// startRichList decides whether this run keeps the rich list and, on an empty store, reads
+// the balances it starts from: genesis at height 1, the chain's state at START_HEIGHT.
 func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error {
 	if !p.cfg.RichList || (p.cfg.VMType != "evm" && p.cfg.VMType != "wasm") {
 		return nil
@@ -178,16 +178,26 @@ func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error
 		p.log.Warn("rich list off: the source has no genesis, denom or JSON-RPC access")
 		return nil
 	}
-	if indexed == 0 && next > 1 {
-		// Bootstrapping from chain state at START_HEIGHT is not implemented: without it the
-		// balances would be wrong, so the list is not kept at all.
-		p.log.Warn("rich list off: the store starts above height 1 (START_HEIGHT), where no genesis balances apply", "start_height", next)
-		return nil
-	}
-	p.rich = true
 	if indexed > 0 {
+		p.rich = true
 		return nil
 	}
+	if next > 1 {
+		// START_HEIGHT: the balances at that height, read from the chain, replace that block's
+		// own changes; the blocks after it apply theirs.
+		ss, ok := p.src.(StateSource)
+		if !ok {
+			p.log.Warn("rich list off: the source cannot list accounts for a START_HEIGHT bootstrap", "start_height", next)
+			return nil
+		}
+		p.rich, p.bootHeight = true, next
+		return p.retry(ctx, "read balances at the start height", func() error {
+			var err error
+			p.boot, err = stateRichList(ctx, rs, ss, p.cfg.VMType, p.cfg.AccountPrefix, next)
+			return err
+		})
+	}
+	p.rich, p.bootHeight = true, 1
 	return p.retry(ctx, "read genesis balances", func() error {
 		var err error
 		if p.cfg.VMType == "evm" {
@@ -199,8 +209,8 @@ func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error
 	})
 }
 
-// richListChanges are a height's rich-list updates; height 1 also carries the genesis
-// balances.
+// richListChanges are a height's rich-list updates; the first height also carries the
+// starting balances (genesis at height 1, chain state at START_HEIGHT).
 func (p *Pipeline) richListChanges(h int64, results []TxResult) (*store.RichListChanges, error) {
 	var changes []store.BalanceChange
 	var err error
@@ -213,8 +223,11 @@ func (p *Pipeline) richListChanges(h int64, results []TxResult) (*store.RichList
 		return nil, err
 	}
 	rl := &store.RichListChanges{Changes: changes}
-	if h == 1 && p.boot != nil {
+	if h == p.bootHeight && p.boot != nil {
 		rl.Sets, rl.Aliases = p.boot.Sets, p.boot.Aliases
+		if h > 1 {
+			rl.Changes = nil // the balances read at h already hold them
+		}
 	}
 	return rl, nil
 }
