@@ -39,6 +39,10 @@ type APIConfig struct {
 	// CacheMB is the API's response cache in MiB; 0 measures without it (every request reaches
 	// the store, as the figures in docs/benchmarks.md before issue 12 did).
 	CacheMB int
+	// NFTTokens and NFTCollections, when NFTTokens > 0, make sure the store holds that many
+	// NFTs (storetest.FillNFTs tops it up) and add the NFT routes to the targets.
+	NFTTokens      int
+	NFTCollections int
 }
 
 // APIResult is one run's figures.
@@ -87,6 +91,11 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 		res.FillTime = time.Since(t0)
 		fmt.Fprintf(out, "filled in %v (%s txs/s)\n", res.FillTime.Truncate(time.Millisecond), floor1(rate(int64(res.FillTxs), res.FillTime)))
 	}
+	if cfg.NFTTokens > 0 {
+		if err := fillNFTs(ctx, db, cfg, out); err != nil {
+			return res, err
+		}
+	}
 	if res.StoreTxs, err = countTxs(ctx, db); err != nil {
 		return res, err
 	}
@@ -105,6 +114,13 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 	}
 	if res.Targets, err = apiTargets(ctx, db, cfg.Account, cfg.AccountPrefix, res.Height); err != nil {
 		return res, err
+	}
+	if cfg.NFTTokens > 0 {
+		nt, err := nftTargets(ctx, db, cfg.AccountPrefix)
+		if err != nil {
+			return res, err
+		}
+		res.Targets = append(res.Targets, nt...)
 	}
 
 	cacheBytes := int64(-1)

@@ -102,6 +102,8 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	f.Bool(&cfg.Analyze, "analyze", true, "run ANALYZE on a PostgreSQL store first (a bulk-loaded database has no planner statistics until autovacuum runs)")
 	f.String(&cfg.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
 	f.Int(&cfg.CacheMB, "response-cache-mb", 0, "the API's response cache in MiB (0: off, every request reaches the store)")
+	f.Int(&cfg.NFTTokens, "nft-tokens", 0, "also measure the NFT routes, on a store topped up to this many NFTs (0: skip them)")
+	f.Int(&cfg.NFTCollections, "nft-collections", 1000, "collections of the synthetic NFTs (one holds 95 % of them)")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
 	if err := f.parse(args); err != nil {
