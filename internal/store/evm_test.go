@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -117,7 +118,7 @@ func TestEVMTxs(t *testing.T) {
 		if err != nil || r.Sequence != 4 || r.Height != 4 || string(r.JSON) != `{"k":4}` {
 			t.Errorf("by hash: %+v %v", r, err)
 		}
-		if _, err := db.EVMTx(ctx, []byte("nope")); err != ErrNotFound {
+		if _, err := db.EVMTx(ctx, []byte("nope")); !errors.Is(err, ErrNotFound) {
 			t.Errorf("unknown hash: %v", err)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -158,7 +159,7 @@ func TestNFTStore(t *testing.T) {
 				t.Errorf("collection %q: got %+v, want %+v", want.Name, got, *want)
 			}
 		}
-		if _, err := db.Collection(ctx, coll(9)); err != ErrNotFound {
+		if _, err := db.Collection(ctx, coll(9)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("unknown collection: %v, want ErrNotFound", err)
 		}
 

@@ -205,7 +205,7 @@ func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
 func (t *sqliteTx) rollback(context.Context) error { return ignoreDone(t.tx.Rollback()) }
 
 func ignoreDone(err error) error {
-	if err == sql.ErrTxDone {
+	if errors.Is(err, sql.ErrTxDone) {
 		return nil
 	}
 	return err

@@ -23,11 +23,11 @@ var ErrInvalid = errors.New("invalid address")
 func Bech32(hrp string, b []byte) (string, error) {
 	conv, err := bech32.ConvertBits(b, 8, 5, true)
 	if err != nil {
-		return "", fmt.Errorf("%w: convert bits: %v", ErrInvalid, err)
+		return "", fmt.Errorf("%w: convert bits: %w", ErrInvalid, err)
 	}
 	s, err := bech32.Encode(hrp, conv)
 	if err != nil {
-		return "", fmt.Errorf("%w: bech32 encode: %v", ErrInvalid, err)
+		return "", fmt.Errorf("%w: bech32 encode: %w", ErrInvalid, err)
 	}
 	return s, nil
 }
@@ -36,11 +36,11 @@ func Bech32(hrp string, b []byte) (string, error) {
 func DecodeBech32(s string) (hrp string, b []byte, err error) {
 	hrp, data, err := bech32.Decode(s, MaxBech32Length)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %q: %v", ErrInvalid, s, err)
+		return "", nil, fmt.Errorf("%w: %q: %w", ErrInvalid, s, err)
 	}
 	b, err = bech32.ConvertBits(data, 5, 8, false)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: %q: %v", ErrInvalid, s, err)
+		return "", nil, fmt.Errorf("%w: %q: %w", ErrInvalid, s, err)
 	}
 	return hrp, b, nil
 }
@@ -90,7 +90,7 @@ func ParseHex(s string) ([]byte, error) {
 	}
 	b, err := hex.DecodeString(h)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %v", ErrInvalid, s, err)
+		return nil, fmt.Errorf("%w: %q: %w", ErrInvalid, s, err)
 	}
 	return b, nil
 }
@@ -118,7 +118,7 @@ func NormalizeHex(s string) ([]byte, error) {
 	}
 	b, err := hex.DecodeString(h)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %v", ErrInvalid, s, err)
+		return nil, fmt.Errorf("%w: %q: %w", ErrInvalid, s, err)
 	}
 	return b, nil
 }

@@ -298,14 +298,15 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			timedOut++ // the next attempt waits longer: the answer may just be slow
 		}
 		lastStatus = nil
-		if se, ok := err.(*StatusError); ok {
+		var se *StatusError
+		if errors.As(err, &se) {
 			lastStatus = se
 		}
 		if !retry {
 			return resp, err
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w (last attempt: %v)", ctx.Err(), last)
+			return nil, fmt.Errorf("%w (last attempt: %s)", ctx.Err(), last.Error())
 		}
 		// Only failures worth a retry are the upstream's fault; a definitive answer is not.
 		c.warn.failed(c.log, c.names[idx], req.Path, attempt, err)
@@ -328,7 +329,7 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("%w (last attempt: %v)", ctx.Err(), last)
+			return nil, fmt.Errorf("%w (last attempt: %s)", ctx.Err(), last.Error())
 		case <-t.C:
 		}
 	}

@@ -128,7 +128,7 @@ func MarshalAmino(m proto.Message) ([]byte, error) {
 	if a, ok := m.(*anypb.Any); ok {
 		inner, err := UnpackAny(a)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrAmino, err)
+			return nil, fmt.Errorf("%w: %w", ErrAmino, err)
 		}
 		if _, still := inner.(*anypb.Any); still {
 			return nil, fmt.Errorf("%w: unknown type %s", ErrAmino, a.TypeUrl)
@@ -161,7 +161,7 @@ func MarshalAminoValue(m proto.Message) ([]byte, error) {
 		Value json.RawMessage `json:"value"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAmino, err)
+		return nil, fmt.Errorf("%w: %w", ErrAmino, err)
 	}
 	return w.Value, nil
 }
@@ -185,11 +185,11 @@ func UnmarshalAmino(nameOrTypeURL string, data []byte) (proto.Message, error) {
 	}
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(full)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s not linked: %v", ErrAmino, full, err)
+		return nil, fmt.Errorf("%w: %s not linked: %w", ErrAmino, full, err)
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrAmino, err)
+		return nil, fmt.Errorf("%w: %w", ErrAmino, err)
 	}
 	if len(obj) == 2 && obj["type"] != nil && obj["value"] != nil {
 		var typ string
@@ -211,7 +211,7 @@ func UnmarshalAminoInto(data []byte, m proto.Message) error {
 	if name, ok := aminoNames[full]; ok {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(data, &obj); err != nil {
-			return fmt.Errorf("%w: %v", ErrAmino, err)
+			return fmt.Errorf("%w: %w", ErrAmino, err)
 		}
 		if len(obj) == 2 && obj["type"] != nil && obj["value"] != nil {
 			var typ string
@@ -272,11 +272,11 @@ func sortJSON(b []byte) ([]byte, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%w: sort: %v", ErrAmino, err)
+		return nil, fmt.Errorf("%w: sort: %w", ErrAmino, err)
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sort: %v", ErrAmino, err)
+		return nil, fmt.Errorf("%w: sort: %w", ErrAmino, err)
 	}
 	return out, nil
 }
@@ -416,7 +416,7 @@ func aminoDecodeMessage(m protoreflect.Message, data []byte) error {
 			Value json.RawMessage `json:"value"`
 		}
 		if err := json.Unmarshal(data, &w); err != nil {
-			return fmt.Errorf("%w: any: %v", ErrAmino, err)
+			return fmt.Errorf("%w: any: %w", ErrAmino, err)
 		}
 		inner, err := UnmarshalAmino(w.Type, w.Value)
 		if err != nil {
@@ -434,7 +434,7 @@ func aminoDecodeMessage(m protoreflect.Message, data []byte) error {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrAmino, desc.FullName(), err)
+		return fmt.Errorf("%w: %s: %w", ErrAmino, desc.FullName(), err)
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -460,7 +460,7 @@ func aminoDecodeMessage(m protoreflect.Message, data []byte) error {
 			}
 			var items []json.RawMessage
 			if err := json.Unmarshal(raw, &items); err != nil {
-				return fmt.Errorf("%w: %s: %v", ErrAmino, fd.FullName(), err)
+				return fmt.Errorf("%w: %s: %w", ErrAmino, fd.FullName(), err)
 			}
 			l := m.Mutable(fd).List()
 			for _, it := range items {
@@ -497,7 +497,7 @@ func aminoDecodeMessage(m protoreflect.Message, data []byte) error {
 
 func aminoDecodeScalar(fd protoreflect.FieldDescriptor, raw json.RawMessage) (protoreflect.Value, error) {
 	bad := func(err error) (protoreflect.Value, error) {
-		return protoreflect.Value{}, fmt.Errorf("%w: %s: %v", ErrAmino, fd.FullName(), err)
+		return protoreflect.Value{}, fmt.Errorf("%w: %s: %w", ErrAmino, fd.FullName(), err)
 	}
 	// number reads a JSON number or a quoted one (amino quotes 64-bit values; clients
 	// such as Skip's emit some as bare numbers).

@@ -58,7 +58,7 @@ func EthTxToCosmos(tx *types.Transaction, cfg EthConfig) ([]byte, error) {
 	signer := types.LatestSignerForChainID(cfg.ChainID)
 	from, err := types.Sender(signer, tx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sender: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: sender: %w", ErrEthTx, err)
 	}
 	v, r, s := tx.RawSignatureValues()
 	recID, err := recoveryID(tx, v)
@@ -72,7 +72,7 @@ func EthTxToCosmos(tx *types.Transaction, cfg EthConfig) ([]byte, error) {
 	compact := append([]byte{27 + recID}, sig[:64]...)
 	pub, _, err := recoverCompact(compact, signer.Hash(tx).Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("%w: recover pubkey: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: recover pubkey: %w", ErrEthTx, err)
 	}
 	pk := PubKey{Type: EthSecp256k1, Key: pub}
 	if !bytes.Equal(pk.Address(), from.Bytes()) {
@@ -80,7 +80,7 @@ func EthTxToCosmos(tx *types.Transaction, cfg EthConfig) ([]byte, error) {
 	}
 	sender, err := address.Bech32(cfg.Bech32Prefix, from.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: %w", ErrEthTx, err)
 	}
 	var acl []*evmv1.AccessTuple
 	for _, t := range tx.AccessList() {
@@ -99,7 +99,7 @@ func EthTxToCosmos(tx *types.Transaction, cfg EthConfig) ([]byte, error) {
 	}
 	memo, err := json.Marshal(ethMemo{Type: tx.Type(), GasFeeCap: tx.GasFeeCap(), GasTipCap: tx.GasTipCap(), GasLimit: tx.Gas()})
 	if err != nil {
-		return nil, fmt.Errorf("%w: memo: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: memo: %w", ErrEthTx, err)
 	}
 	a, err := PackAny(msg)
 	if err != nil {
@@ -107,7 +107,7 @@ func EthTxToCosmos(tx *types.Transaction, cfg EthConfig) ([]byte, error) {
 	}
 	bodyBytes, err := marshalOpts.Marshal(&txv1beta1.TxBody{Messages: []*anypb.Any{a}, Memo: string(memo)})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: %w", ErrEthTx, err)
 	}
 	pkAny, err := pk.Any()
 	if err != nil {
@@ -126,7 +126,7 @@ func EthTxToCosmos(tx *types.Transaction, cfg EthConfig) ([]byte, error) {
 		Fee: &txv1beta1.Fee{Amount: feeAmount, GasLimit: tx.Gas()},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: %w", ErrEthTx, err)
 	}
 	return marshalOpts.Marshal(&txv1beta1.TxRaw{BodyBytes: bodyBytes, AuthInfoBytes: authBytes, Signatures: [][]byte{sig}})
 }
@@ -144,7 +144,7 @@ func CosmosToEthTx(d *DecodedTx, cfg EthConfig) (*types.Transaction, error) {
 	}
 	var memo ethMemo
 	if err := json.Unmarshal([]byte(d.Body.Memo), &memo); err != nil {
-		return nil, fmt.Errorf("%w: memo: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: memo: %w", ErrEthTx, err)
 	}
 	if memo.GasFeeCap == nil {
 		memo.GasFeeCap = new(big.Int)
@@ -175,7 +175,7 @@ func CosmosToEthTx(d *DecodedTx, cfg EthConfig) (*types.Transaction, error) {
 		return nil, fmt.Errorf("%w: message %T", ErrEthTx, d.Msgs[0])
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: data: %v", ErrEthTx, err)
+		return nil, fmt.Errorf("%w: data: %w", ErrEthTx, err)
 	}
 	value, ok := new(big.Int).SetString(defaultStr(valueStr, "0"), 10)
 	if !ok {
@@ -212,7 +212,7 @@ func CosmosToEthTx(d *DecodedTx, cfg EthConfig) (*types.Transaction, error) {
 	tx := types.NewTx(inner)
 	from, err := types.Sender(types.LatestSignerForChainID(cfg.ChainID), tx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v: %v", ErrUnauthorized, ErrEthTx, err)
+		return nil, fmt.Errorf("%w: %w: %w", ErrUnauthorized, ErrEthTx, err)
 	}
 	if d.Signers[0].PubKey == nil || !bytes.Equal(from.Bytes(), d.Signers[0].PubKey.Address()) {
 		return nil, fmt.Errorf("%w: Ethereum signature does not recover to the signer", ErrUnauthorized)

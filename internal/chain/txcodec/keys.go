@@ -111,7 +111,7 @@ func PrivKeyFromMnemonic(typ KeyType, mnemonic, path string) (*PrivKey, error) {
 	words := strings.Join(strings.Fields(mnemonic), " ")
 	seed, err := pbkdf2.Key(sha512.New, words, []byte("mnemonic"), 2048, 64)
 	if err != nil {
-		return nil, fmt.Errorf("%w: bip39 seed: %v", ErrInvalidKey, err)
+		return nil, fmt.Errorf("%w: bip39 seed: %w", ErrInvalidKey, err)
 	}
 	mac := hmac.New(sha512.New, []byte("Bitcoin seed"))
 	mac.Write(seed)
@@ -125,7 +125,7 @@ func PrivKeyFromMnemonic(typ KeyType, mnemonic, path string) (*PrivKey, error) {
 		hardened := strings.HasSuffix(seg, "'")
 		n, err := strconv.ParseUint(strings.TrimSuffix(seg, "'"), 10, 31)
 		if err != nil {
-			return nil, fmt.Errorf("%w: derivation path %q: %v", ErrInvalidKey, path, err)
+			return nil, fmt.Errorf("%w: derivation path %q: %w", ErrInvalidKey, path, err)
 		}
 		idx := uint32(n)
 		var data []byte
@@ -284,7 +284,7 @@ func PubKeyFromAny(a *anypb.Any) (PubKey, error) {
 		return PubKey{}, fmt.Errorf("%w: unsupported public key type %q", ErrInvalidKey, a.TypeUrl)
 	}
 	if err := proto.Unmarshal(a.Value, msg); err != nil {
-		return PubKey{}, fmt.Errorf("%w: %v", ErrInvalidKey, err)
+		return PubKey{}, fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
 	if _, err := secp256k1.ParsePubKey(msg.GetKey()); err != nil || len(msg.GetKey()) != 33 {
 		return PubKey{}, fmt.Errorf("%w: public key is not a 33-byte compressed point", ErrInvalidKey)

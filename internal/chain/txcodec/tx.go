@@ -242,21 +242,21 @@ func (d *DecodedTx) Fee() *txv1beta1.Fee {
 func Decode(txBytes []byte) (*DecodedTx, error) {
 	raw := &txv1beta1.TxRaw{}
 	if err := proto.Unmarshal(txBytes, raw); err != nil {
-		return nil, fmt.Errorf("%w: tx raw: %v", ErrTxDecode, err)
+		return nil, fmt.Errorf("%w: tx raw: %w", ErrTxDecode, err)
 	}
 	body := &txv1beta1.TxBody{}
 	if err := proto.Unmarshal(raw.BodyBytes, body); err != nil {
-		return nil, fmt.Errorf("%w: tx body: %v", ErrTxDecode, err)
+		return nil, fmt.Errorf("%w: tx body: %w", ErrTxDecode, err)
 	}
 	auth := &txv1beta1.AuthInfo{}
 	if err := proto.Unmarshal(raw.AuthInfoBytes, auth); err != nil {
-		return nil, fmt.Errorf("%w: auth info: %v", ErrTxDecode, err)
+		return nil, fmt.Errorf("%w: auth info: %w", ErrTxDecode, err)
 	}
 	d := &DecodedTx{Raw: raw, Body: body, AuthInfo: auth}
 	for _, a := range body.Messages {
 		m, err := UnpackAny(a)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrTxDecode, err)
+			return nil, fmt.Errorf("%w: %w", ErrTxDecode, err)
 		}
 		d.Msgs = append(d.Msgs, m)
 	}
@@ -356,14 +356,14 @@ func VerifySignatures(tx *DecodedTx, chainID string, lookup AccountLookup, opts 
 				if errors.Is(err, ErrUnauthorized) {
 					return err
 				}
-				return fmt.Errorf("%w: %v", ErrUnauthorized, err)
+				return fmt.Errorf("%w: %w", ErrUnauthorized, err)
 			}
 			continue
 		default:
 			return fmt.Errorf("%w: signer %d: mode %d", ErrUnsupportedSignMode, i, int32(s.Mode))
 		}
 		if err != nil {
-			return fmt.Errorf("%w: signer %d: %v", ErrUnauthorized, i, err)
+			return fmt.Errorf("%w: signer %d: %w", ErrUnauthorized, i, err)
 		}
 		if !s.PubKey.Verify(sb, tx.Raw.Signatures[i]) {
 			return fmt.Errorf("%w: signature verification failed; please verify account number (%d), sequence (%d) and chain-id (%s)",

@@ -85,7 +85,7 @@ func (x *AccountExtractor) BuildEVMTxs(height int64, receipts []json.RawMessage)
 	for i, raw := range receipts {
 		var r evmReceipt
 		if err := json.Unmarshal(raw, &r); err != nil {
-			return nil, fmt.Errorf("height %d: %w: receipt %d: %v", height, ErrInvalidData, i, err)
+			return nil, fmt.Errorf("height %d: %w: receipt %d: %w", height, ErrInvalidData, i, err)
 		}
 		hash, err := hex.DecodeString(strings.TrimPrefix(r.TransactionHash, "0x"))
 		if err != nil || len(hash) != 32 {

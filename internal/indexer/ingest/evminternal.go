@@ -58,7 +58,7 @@ func (x *AccountExtractor) FlattenTraces(height int64, raw json.RawMessage) ([]s
 		Error  string     `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &traces); err != nil {
-		return nil, fmt.Errorf("height %d: %w: trace: %v", height, ErrInvalidData, err)
+		return nil, fmt.Errorf("height %d: %w: trace: %w", height, ErrInvalidData, err)
 	}
 	var out []store.InternalTx
 	for _, tr := range traces {

@@ -294,7 +294,7 @@ func (a jsonArgs) val(i int, out any) error {
 		return fmt.Errorf("%w: missing argument %d", errArg, i)
 	}
 	if err := json.Unmarshal([]byte(a[i]), out); err != nil {
-		return fmt.Errorf("%w: %v", errArg, err)
+		return fmt.Errorf("%w: %w", errArg, err)
 	}
 	return nil
 }

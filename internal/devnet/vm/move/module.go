@@ -3,6 +3,7 @@ package move
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -324,6 +325,17 @@ func (m *Module) handleExecute(env sim.Env, msg proto.Message) error {
 }
 
 // badArgs is what the VM reports for arguments it cannot deserialize.
+// argsErr names the arguments of a call and their decoding errors; a nil one prints as <nil>,
+// as it always has in the VM log.
+func argsErr(names string, errs ...error) error {
+	var b strings.Builder
+	b.WriteString(names + ":")
+	for _, err := range errs {
+		fmt.Fprintf(&b, " %v", err)
+	}
+	return errors.New(b.String())
+}
+
 func badArgs(err error) error {
 	return &sim.CodedError{Codespace: "undefined", Code: 1,
 		Log: fmt.Sprintf("VM error: status FAILED_TO_DESERIALIZE_ARGUMENT of type Verification with message %v", err)}
@@ -487,7 +499,7 @@ func (c *call) transferObject() error {
 	obj, err1 := c.args.addr(0)
 	to, err2 := c.args.addr(1)
 	if err1 != nil || err2 != nil {
-		return badArgs(fmt.Errorf("object, to: %v %v", err1, err2))
+		return badArgs(argsErr("object, to", err1, err2))
 	}
 	var rec objectRec
 	if !getJSON(c.kv, keyObj(obj), &rec) {
@@ -525,7 +537,7 @@ func (c *call) setURI() error {
 	nft, err1 := c.args.addr(0)
 	uri, err2 := c.args.str(1)
 	if err1 != nil || err2 != nil {
-		return badArgs(fmt.Errorf("nft, uri: %v %v", err1, err2))
+		return badArgs(argsErr("nft, uri", err1, err2))
 	}
 	_, n, col, err := c.nftAndCollection(nft)
 	if err != nil {
@@ -613,7 +625,7 @@ func (c *call) mintTo() error {
 	meta, err2 := c.args.addr(1)
 	amt, err3 := c.args.u64(2)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return badArgs(fmt.Errorf("recipient, metadata, amount: %v %v %v", err1, err2, err3))
+		return badArgs(argsErr("recipient, metadata, amount", err1, err2, err3))
 	}
 	return c.mint(to, meta, amt)
 }
@@ -622,7 +634,7 @@ func (c *call) mintSelf() error {
 	meta, err1 := c.args.addr(0)
 	amt, err2 := c.args.u64(1)
 	if err1 != nil || err2 != nil {
-		return badArgs(fmt.Errorf("metadata, amount: %v %v", err1, err2))
+		return badArgs(argsErr("metadata, amount", err1, err2))
 	}
 	return c.mint(c.sender, meta, amt)
 }
@@ -668,7 +680,7 @@ func (c *call) burnCoin() error {
 	meta, err1 := c.args.addr(0)
 	amt, err2 := c.args.u64(1)
 	if err1 != nil || err2 != nil {
-		return badArgs(fmt.Errorf("metadata, amount: %v %v", err1, err2))
+		return badArgs(argsErr("metadata, amount", err1, err2))
 	}
 	var rec metadataRec
 	var obj objectRec
@@ -720,7 +732,7 @@ func (c *call) coinTransfer() error {
 	meta, err2 := c.args.addr(1)
 	amt, err3 := c.args.u64(2)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return badArgs(fmt.Errorf("recipient, metadata, amount: %v %v %v", err1, err2, err3))
+		return badArgs(argsErr("recipient, metadata, amount", err1, err2, err3))
 	}
 	return c.faTransfer(to, meta, amt)
 }
@@ -730,7 +742,7 @@ func (c *call) storeTransfer() error {
 	to, err2 := c.args.addr(1)
 	amt, err3 := c.args.u64(2)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return badArgs(fmt.Errorf("metadata, recipient, amount: %v %v %v", err1, err2, err3))
+		return badArgs(argsErr("metadata, recipient, amount", err1, err2, err3))
 	}
 	return c.faTransfer(to, meta, amt)
 }

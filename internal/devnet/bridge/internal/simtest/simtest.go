@@ -7,6 +7,7 @@ package simtest
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -164,7 +165,8 @@ func (c *Chain) exec(p pendingTx) TxResult {
 			c.kv, c.balances = kvSnap, balSnap
 			res.Code = 1
 			res.Log = err.Error()
-			if ce, ok := err.(*sim.CodedError); ok {
+			var ce *sim.CodedError
+			if errors.As(err, &ce) {
 				res.Code = ce.Code
 			}
 			res.Events = nil
