@@ -64,14 +64,14 @@ func routeLatency(ctx context.Context, chains, assets, requests int, seed uint64
 			"source_asset_denom": p.src.Denom, "dest_asset_chain_id": p.dst.ChainID, "dest_asset_denom": p.dst.Denom, "allow_multi_tx": true})
 	}
 	// The first request builds the graph; it is not a routing latency.
-	warm := httptest.NewRequest(http.MethodPost, "/v2/fungible/route", bytes.NewReader(bodies[0]))
+	warm := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v2/fungible/route", bytes.NewReader(bodies[0]))
 	h.ServeHTTP(httptest.NewRecorder(), warm)
 	lat := make([]time.Duration, 0, requests)
 	for _, b := range bodies {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		req := httptest.NewRequest(http.MethodPost, "/v2/fungible/route", bytes.NewReader(b))
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v2/fungible/route", bytes.NewReader(b))
 		rec := httptest.NewRecorder()
 		start := time.Now()
 		h.ServeHTTP(rec, req)

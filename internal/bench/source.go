@@ -127,7 +127,7 @@ func LoadSyntheticSource(ctx context.Context, dir string, head int64, log *slog.
 
 // serveLoopback serves h on an ephemeral loopback port.
 func serveLoopback(h http.Handler) (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}

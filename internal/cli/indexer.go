@@ -118,7 +118,7 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg.BuildInfo = env.Build
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,9 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		if err := srv.Shutdown(sctx); err != nil {
 			return err
 		}
-		<-errc
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 		return ctx.Err()
 	}
 }

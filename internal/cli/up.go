@@ -75,14 +75,14 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		if indexerBase > 0 {
 			port = indexerBase + i
 		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		ln, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
 			closeAll()
 			return fmt.Errorf("indexer for %s: %w", id, err)
 		}
 		lns[id] = ln
 	}
-	routerLn, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(routerPort)))
+	routerLn, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(routerPort)))
 	if err != nil {
 		closeAll()
 		return fmt.Errorf("router: %w", err)

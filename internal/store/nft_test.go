@@ -49,7 +49,7 @@ func buildNFTModel(n int) (model, nftModel) {
 			k := nftKey(coll(ci), id)
 			owner := acct(int(seq % 4))
 			var obj []byte
-			var ownerArg []byte = owner
+			ownerArg := owner
 			if ci == 2 {
 				// Move: the object names the token; the mint starts with the creator, a
 				// transfer event follows.

@@ -70,7 +70,7 @@ type pgQuerier interface {
 type pgConn struct{ q pgQuerier }
 
 func (c pgConn) query(ctx context.Context, q string, args ...any) (rows, error) {
-	r, err := c.q.Query(ctx, rebind(q), args...)
+	r, err := c.q.Query(ctx, rebind(q), args...) //nolint:sqlclosecheck // the caller closes the rows it gets
 	if err != nil {
 		return nil, err
 	}

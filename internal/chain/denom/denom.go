@@ -4,13 +4,12 @@ package denom
 
 import (
 	"crypto/sha256"
+	"crypto/sha3"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
-
-	"golang.org/x/crypto/sha3"
 )
 
 // ErrInvalid is wrapped by every parse failure of this package.

@@ -69,7 +69,9 @@ func testCaptured(t *testing.T, chain string) {
 		if body[0] == '[' {
 			var reqs []capReq
 			var want []capResp
-			json.Unmarshal(body, &reqs)
+			if err := json.Unmarshal(body, &reqs); err != nil {
+				t.Fatal(err)
+			}
 			if err := json.Unmarshal(file, &want); err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +93,9 @@ func testCaptured(t *testing.T, chain string) {
 		}
 		var req capReq
 		var want capResp
-		json.Unmarshal(body, &req)
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatal(err)
+		}
 		if err := json.Unmarshal(file, &want); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +114,9 @@ func testCaptured(t *testing.T, chain string) {
 			var rs []*evmrpc.Receipt
 			if rs, err = c.BlockReceipts(ctx, hexHeight(t, req.Params[0])); err == nil {
 				var raws []json.RawMessage
-				json.Unmarshal(want.Result, &raws)
+				if err := json.Unmarshal(want.Result, &raws); err != nil {
+					t.Fatal(err)
+				}
 				if len(rs) != len(raws) {
 					t.Fatalf("%s: %d receipts, want %d", rec.File, len(rs), len(raws))
 				}
@@ -153,7 +159,9 @@ func testCaptured(t *testing.T, chain string) {
 			var we struct {
 				Message string `json:"message"`
 			}
-			json.Unmarshal(want.Error, &we)
+			if err := json.Unmarshal(want.Error, &we); err != nil {
+				t.Fatal(err)
+			}
 			if !errors.As(err, &re) || re.Message != we.Message {
 				t.Errorf("%s: want RPCError %s, got %v", rec.File, want.Error, err)
 			}

@@ -243,11 +243,11 @@ func TestMaxHeight(t *testing.T) {
 
 func TestMisses(t *testing.T) {
 	s, srv, _ := start(t, "minievm")
-	status, ctype, got := do(t, "GET", srv.URL+"/block?height=5000", nil, nil)
+	status, _, got := do(t, "GET", srv.URL+"/block?height=5000", nil, nil)
 	if status != 500 || !bytes.Contains(got, []byte("height 5000 must be less than or equal to the current blockchain height 72")) {
 		t.Fatalf("beyond the capture: %d %s", status, got)
 	}
-	status, ctype, got = do(t, "GET", srv.URL+"/no/such/route?x=1", nil, map[string]string{"x-cosmos-block-height": "3"})
+	status, ctype, got := do(t, "GET", srv.URL+"/no/such/route?x=1", nil, map[string]string{"x-cosmos-block-height": "3"})
 	var body struct{ Error, Request string }
 	if status != 404 || ctype != "application/json" || json.Unmarshal(got, &body) != nil || body.Request != "GET /no/such/route?x=1 [height 3]" {
 		t.Fatalf("miss: %d %q %s", status, ctype, got)

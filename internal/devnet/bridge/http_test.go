@@ -46,7 +46,7 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 		return cm.Modules(), bridge.BotAccounts(fee, relKey, exKey)
 	})
 	toTxcodec := func(k *engine.Key) *txcodec.PrivKey {
-		pk, err := txcodec.NewPrivKey(txcodec.EthSecp256k1, k.ECDSA().D.FillBytes(make([]byte, 32)))
+		pk, err := txcodec.NewPrivKey(txcodec.EthSecp256k1, k.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}

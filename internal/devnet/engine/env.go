@@ -122,7 +122,7 @@ func (e *Env) ensureAccount(addr []byte) {
 	}
 	var n uint64
 	if b, ok := e.o.get("auth/next"); ok {
-		fmt.Sscan(string(b), &n)
+		_, _ = fmt.Sscan(string(b), &n) // written just below as a decimal: it always parses
 	}
 	e.o.set("auth/next", []byte(fmt.Sprint(n+1)))
 	putAccount(e.o, addr, account{Number: n})

@@ -390,7 +390,9 @@ func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) 
 	}
 	limit := 100
 	if l := q.Get("pagination.limit"); l != "" {
-		fmt.Sscan(l, &limit)
+		if _, err := fmt.Sscan(l, &limit); err != nil {
+			t.Fatalf("pagination.limit %q: %v", l, err)
+		}
 	}
 	if len(expect) > limit {
 		expect = expect[:limit]

@@ -257,7 +257,7 @@ func runChildUntil(dsn, url string, stop int64, until func(int64) bool, extra ti
 		db, err := store.Open(ctx, dsn, nil)
 		if err != nil {
 			_ = cmd.Process.Kill()
-			<-done
+			<-done //nolint:errcheck // killed: its exit error says only that
 			return false, err
 		}
 		defer db.Close()
@@ -278,7 +278,7 @@ func runChildUntil(dsn, url string, stop int64, until func(int64) bool, extra ti
 		return finished(err)
 	case <-time.After(extra):
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-done
+		<-done //nolint:errcheck // killed: its exit error says only that
 		return false, nil
 	}
 }

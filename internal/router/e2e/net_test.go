@@ -65,11 +65,6 @@ func startNet(t testing.TB) *testNet {
 // step produces one block on every chain; the devnet lets the relayer and executor act on it.
 func (tn *testNet) step(ctx context.Context) error { return tn.ln.ProduceBlock(ctx) }
 
-func (tn *testNet) prefix(chainID string) string {
-	s, _ := tn.ln.Spec(chainID)
-	return s.Prefix
-}
-
 // key is account id's key on a chain (Initia chains share eth_secp256k1 keys; the external
 // chain signs with plain secp256k1 keys, so the same id is another address there).
 func (tn *testNet) key(t testing.TB, chainID string, id int) *txcodec.PrivKey {

@@ -49,10 +49,7 @@ func (m *Module) Traffic(rng *rand.Rand, state sim.Query, accounts []sim.Account
 	acct := accounts[si]
 	ch := chs[rng.IntN(len(chs))]
 	// candidate denoms: natives, plus vouchers this account holds
-	var cands []string
-	for _, d := range t.Denoms {
-		cands = append(cands, d)
-	}
+	cands := append([]string(nil), t.Denoms...)
 	for _, tr := range traces(kv) {
 		cands = append(cands, tr.IBCDenom())
 	}

@@ -1,6 +1,7 @@
 package opinit
 
 import (
+	"crypto/sha3"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/devnet/gateway"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"golang.org/x/crypto/sha3"
 )
 
 // HostStore is the KV namespace of ophost.

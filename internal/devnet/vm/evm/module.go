@@ -365,7 +365,7 @@ func (x *exec) nextAddress(creator common.Address) common.Address {
 	k := "nonce/" + key(creator)
 	var n uint64
 	if b, ok := x.kv.Get(k); ok {
-		fmt.Sscan(string(b), &n)
+		_, _ = fmt.Sscan(string(b), &n) // written just below as a decimal: it always parses
 	}
 	x.kv.Set(k, []byte(fmt.Sprint(n+1)))
 	return crypto.CreateAddress(creator, n)

@@ -127,7 +127,6 @@ func (m *Module) resources(kvs sim.KVReader, addr Addr) []resource {
 			// A coin denom seen only through the bank (e.g. an IBC voucher): its metadata object
 			// exists on a real chain from its first mint.
 			obj = objectRec{Owner: StdAddr.Hex(), Kind: kindMetadata}
-			hasObj = true
 		} else {
 			return nil
 		}

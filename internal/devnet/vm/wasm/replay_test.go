@@ -18,7 +18,7 @@ import (
 )
 
 // Fixture accounts (miniwasm README).
-var accVal, acc1, acc2, acc3, acc4 = simtest.AccVal, simtest.Acc1, simtest.Acc2, simtest.Acc3, simtest.Acc4
+var acc1, acc2, acc3, acc4 = simtest.Acc1, simtest.Acc2, simtest.Acc3, simtest.Acc4
 
 type fxCoin = simtest.Coin
 
