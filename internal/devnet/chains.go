@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,9 +68,10 @@ func (c *Chain) handlers(log *slog.Logger) []http.Handler {
 	return hs
 }
 
-// listen opens a loopback listener; port 0 picks a free one.
+// listen opens a loopback listener; port 0 picks a free one. Binding does not block, so no
+// context can cut it short.
 func listen(host string, port int) (net.Listener, error) {
-	return net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
+	return new(net.ListenConfig).Listen(context.Background(), "tcp", net.JoinHostPort(host, fmt.Sprint(port)))
 }
 
 // port is the port of server j of chain i (0: random).

@@ -2,7 +2,6 @@ package devnet
 
 import (
 	"context"
-	"encoding/json"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"io"
 	"net/http"
@@ -42,14 +41,6 @@ func httpGet(t *testing.T, url string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func getJSON(t *testing.T, url string, out any) {
-	t.Helper()
-	b := httpGet(t, url)
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("%s: %v in %.300s", url, err, b)
-	}
 }
 
 func produce(t *testing.T, n *Network, count int) {

@@ -116,16 +116,16 @@ func TestReadiness(t *testing.T) {
 		src := &downChain{fakeChain: newFakeChain(30, 0)}
 		w := &memWriter{}
 		p := startPipeline(t, healthConfig(), src, w)
-		waitReady(t, p, "")
+		_ = waitReady(t, p, "")
 		// At the tip of a quiet chain for several stale periods: still ready.
 		time.Sleep(400 * time.Millisecond)
 		if err := p.Ready(); err != nil {
 			t.Fatalf("quiet chain at the tip: %v", err)
 		}
 		src.down.Store(true)
-		waitReady(t, p, NotReadyUpstream)
+		_ = waitReady(t, p, NotReadyUpstream)
 		src.down.Store(false)
-		waitReady(t, p, "")
+		_ = waitReady(t, p, "")
 	})
 	t.Run("lagging", func(t *testing.T) {
 		src := &slowChain{fakeChain: newFakeChain(5000, 0), delay: 20 * time.Millisecond}
@@ -141,10 +141,10 @@ func TestReadiness(t *testing.T) {
 		src := &downChain{fakeChain: newFakeChain(10, 0)}
 		w := &hangWriter{}
 		p := startPipeline(t, healthConfig(), src, w)
-		waitReady(t, p, "")
+		_ = waitReady(t, p, "")
 		w.hang.Store(true)
 		src.head.Store(15) // within ReadyMaxLag, but nothing is written any more
-		waitReady(t, p, NotReadyStalled)
+		_ = waitReady(t, p, NotReadyStalled)
 	})
 }
 

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"testing"
@@ -76,7 +77,12 @@ func TestQuietAtTheTip(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- p.Run(ctx) }()
-			defer func() { cancel(); <-done }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("pipeline: %v", err)
+				}
+			}()
 			waitFor(t, func() bool { _, ok := rec.since(caughtUp); return ok })
 			start := time.Now()
 			for range 60 {
@@ -126,7 +132,12 @@ func TestStallAndStormWarnings(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("pipeline: %v", err)
+		}
+	}()
 	waitFor(t, func() bool { _, ok := rec.since(caughtUp); return ok })
 	w.hang.Store(true)
 	src.head.Store(12)

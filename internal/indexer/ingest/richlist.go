@@ -63,7 +63,7 @@ func evmTransfers(height int64, results []TxResult) ([]store.BalanceChange, erro
 				for i, sign := range []int{-1, 1} {
 					acc, err := topicAddress(l.Topics[1+i])
 					if err != nil {
-						return nil, fmt.Errorf("height %d: %w: Transfer log of %s: %v", height, ErrInvalidData, denom, err)
+						return nil, fmt.Errorf("height %d: %w: Transfer log of %s: %w", height, ErrInvalidData, denom, err)
 					}
 					if acc == nil {
 						continue

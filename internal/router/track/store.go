@@ -154,7 +154,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	for rows.Next() {
 		var v int
 		if err := rows.Scan(&v); err != nil {
-			rows.Close()
+			rows.Close() //nolint:sqlclosecheck // closed on every path before the next query on this transaction
 			return err
 		}
 		applied[v] = true
@@ -259,7 +259,7 @@ func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease ti
 	for rows.Next() {
 		var k [2]string
 		if err := rows.Scan(&k[0], &k[1]); err != nil {
-			rows.Close()
+			rows.Close() //nolint:sqlclosecheck // closed on every path before the next query on this transaction
 			return nil, 0, err
 		}
 		take = append(take, k)
@@ -282,7 +282,7 @@ func (s *Store) Claim(ctx context.Context, owner string, now time.Time, lease ti
 		var t Transfer
 		var created int64
 		if err := rows.Scan(&t.ChainID, &t.TxHash, &created, &t.State); err != nil {
-			rows.Close()
+			rows.Close() //nolint:sqlclosecheck // closed on every path before the next query on this transaction
 			return nil, 0, err
 		}
 		t.Created = time.Unix(0, created)

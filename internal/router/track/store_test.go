@@ -2,6 +2,7 @@ package track
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -52,7 +53,7 @@ func TestStore(t *testing.T) {
 			if created, err := again.Register(ctx, "a-1", "H1", "r9", now.Add(time.Second), time.Hour, []byte(`{}`)); err != nil || created {
 				t.Fatalf("second register created=%v err=%v; want an idempotent no-op", created, err)
 			}
-			if _, err := st.Get(ctx, "a-1", "H2"); err != ErrNotFound {
+			if _, err := st.Get(ctx, "a-1", "H2"); !errors.Is(err, ErrNotFound) {
 				t.Fatalf("unknown tx: %v", err)
 			}
 			tr, err := st.Get(ctx, "a-1", "H1")

@@ -6,6 +6,7 @@
 package opinit
 
 import (
+	"crypto/sha3"
 	"encoding/base64"
 	"encoding/binary"
 	"math/big"
@@ -13,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"golang.org/x/crypto/sha3"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"

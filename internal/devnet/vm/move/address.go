@@ -10,12 +10,11 @@
 package move
 
 import (
+	"crypto/sha3"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
-
-	"golang.org/x/crypto/sha3"
 )
 
 // Address scheme bytes appended before hashing (Move `object.move`).
