@@ -124,10 +124,7 @@ func collectionParam(prefix, s string) ([]byte, error) {
 	if b, err := parseAccount(prefix, s); err == nil {
 		return b, nil
 	}
-	h := s
-	if strings.HasPrefix(h, "0x") {
-		h = h[2:]
-	}
+	h := strings.TrimPrefix(s, "0x")
 	h = strings.ToLower(strings.TrimLeft(h, "0"))
 	if len(h) > 64 || s == "" {
 		return nil, apierr.BadRequest("[INVALID_VALUE] invalid value for address: %s (invalid address format)", clip(s))

@@ -24,7 +24,7 @@ func (x *AccountExtractor) bankChanges(height int64, results []TxResult) ([]stor
 		}
 		cs, err := parseCoins(amount)
 		if err != nil {
-			return fmt.Errorf("height %d: %w: %v", height, ErrInvalidData, err)
+			return fmt.Errorf("height %d: %w: %w", height, ErrInvalidData, err)
 		}
 		for _, c := range cs {
 			if sign < 0 {

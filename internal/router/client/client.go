@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,7 +56,7 @@ func (e *Error) Error() string {
 
 // Reason is the machine reason of an error answer (details[0]), "" for other errors.
 func Reason(err error) string {
-	if e, ok := err.(*Error); ok && len(e.Details) > 0 {
+	if e, ok := errors.AsType[*Error](err); ok && len(e.Details) > 0 {
 		return e.Details[0]
 	}
 	return ""

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -45,7 +46,7 @@ func TestClient(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := c.Track(ctx, "x", "AB")
-	if e, ok := err.(*Error); !ok || e.HTTPStatus != 404 || e.Code != 5 || Reason(err) != "UNKNOWN_CHAIN" || e.Info == "" {
+	if e, ok := errors.AsType[*Error](err); !ok || e.HTTPStatus != 404 || e.Code != 5 || Reason(err) != "UNKNOWN_CHAIN" || e.Info == "" {
 		t.Fatalf("track error: %#v", err)
 	}
 	sub, err := c.Submit(ctx, "c-1", []byte("tx"))
