@@ -372,7 +372,7 @@ func TestGolden(t *testing.T) {
 					checkNFTs(t, r.kind, h, dc.Chain, tip)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
-					for _, c := range append(goldenCases(p), evmCases(t, r.kind, h)...) {
+					for _, c := range append(append(goldenCases(p), evmCases(t, r.kind, h)...), nftCases(t, h)...) {
 						t.Run(c.name, func(t *testing.T) {
 							path := c.path
 							if c.next != "" {

@@ -207,3 +207,83 @@ func checkNFTs(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip i
 }
 
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
+
+// nftCases are the NFT goldens of one rollup, with parameters picked from the indexed chain by
+// fixed rules (so they depend on the devnet seed only): the collection with the most tokens
+// (ties: the lowest address), its first token in token_id order and that token's owner.
+func nftCases(t testing.TB, h http.Handler) []gcase {
+	t.Helper()
+	var list struct {
+		Collections []struct {
+			ObjectAddr string `json:"object_addr"`
+			Collection struct {
+				Name string `json:"name"`
+				NFTs struct {
+					Length int `json:"length"`
+				} `json:"nfts"`
+			} `json:"collection"`
+		} `json:"collections"`
+	}
+	getJSON(t, h, "/indexer/nft/v1/collections?pagination.limit=1000&pagination.reverse=false", &list)
+	if len(list.Collections) == 0 {
+		t.Fatal("no NFT collection indexed")
+	}
+	best := list.Collections[0]
+	for _, c := range list.Collections[1:] {
+		if c.Collection.NFTs.Length > best.Collection.NFTs.Length ||
+			(c.Collection.NFTs.Length == best.Collection.NFTs.Length && c.ObjectAddr < best.ObjectAddr) {
+			best = c
+		}
+	}
+	coll := best.ObjectAddr
+	var toks struct {
+		Tokens []struct {
+			Owner string `json:"owner"`
+			NFT   struct {
+				TokenID string `json:"token_id"`
+			} `json:"nft"`
+		} `json:"tokens"`
+	}
+	getJSON(t, h, "/indexer/nft/v1/tokens/by_collection/"+coll+"?pagination.reverse=false&pagination.limit=1", &toks)
+	if len(toks.Tokens) == 0 {
+		t.Fatalf("collection %s has no token", coll)
+	}
+	owner, id := toks.Tokens[0].Owner, url.PathEscape(toks.Tokens[0].NFT.TokenID)
+	const n = "/indexer/nft/v1"
+	byColl := n + "/tokens/by_collection/" + coll
+	return []gcase{
+		{"nft_collections", n + "/collections", ""},
+		{"nft_collections_asc_limit2", n + "/collections?pagination.reverse=false&pagination.limit=2", ""},
+		{"nft_collections_asc_limit2_next", n + "/collections?pagination.reverse=false&pagination.limit=2", "nft_collections_asc_limit2"},
+		{"nft_collections_count_total_false", n + "/collections?pagination.limit=3&pagination.count_total=false", ""},
+		{"nft_collections_by_account", n + "/collections/by_account/" + owner, ""},
+		{"nft_collections_by_account_unknown", n + "/collections/by_account/0x000000000000000000000000000000000000dEaD", ""},
+		{"nft_collections_by_name_spaces", n + "/collections/by_name/" + url.PathEscape(best.Collection.Name), ""},
+		{"nft_collections_by_name_lower_part", n + "/collections/by_name/" + url.PathEscape(strings.ToLower(lastWord(best.Collection.Name))), ""},
+		{"nft_collection", n + "/collections/" + coll, ""},
+		{"ERR_nft_collection_unknown", n + "/collections/0x000000000000000000000000000000000000dEaD", ""},
+		{"nft_tokens_by_collection", byColl, ""},
+		{"nft_tokens_by_collection_height_asc", byColl + "?order_by=height&pagination.reverse=false", ""},
+		{"nft_tokens_by_collection_limit1", byColl + "?pagination.limit=1", ""},
+		{"nft_tokens_by_collection_limit1_next", byColl + "?pagination.limit=1", "nft_tokens_by_collection_limit1"},
+		{"nft_tokens_by_collection_offset1", byColl + "?pagination.limit=1&pagination.offset=1", ""},
+		{"nft_tokens_by_collection_token_id", byColl + "?token_id=" + id, ""},
+		{"nft_tokens_by_collection_count_total_false", byColl + "?pagination.count_total=false", ""},
+		{"ERR_nft_tokens_by_collection_order_by", byColl + "?order_by=owner", ""},
+		{"nft_tokens_by_account", n + "/tokens/by_account/" + owner, ""},
+		{"nft_tokens_by_account_height", n + "/tokens/by_account/" + owner + "?order_by=height", ""},
+		{"nft_tokens_by_account_collection", n + "/tokens/by_account/" + owner + "?collection_addr=" + coll, ""},
+		{"nft_tokens_by_account_unknown", n + "/tokens/by_account/0x000000000000000000000000000000000000dEaD", ""},
+		{"nft_txs", n + "/txs/" + coll + "/" + id, ""},
+		{"nft_txs_asc_limit1", n + "/txs/" + coll + "/" + id + "?pagination.reverse=false&pagination.limit=1", ""},
+		{"nft_txs_unknown_token", n + "/txs/" + coll + "/no-such-token", ""},
+	}
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return s
+	}
+	return f[len(f)-1]
+}
