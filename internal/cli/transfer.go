@@ -14,6 +14,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/router/api"
@@ -141,6 +143,20 @@ func (w *wallet) address(chainID string) (string, error) {
 
 // sign builds a signed TxRaw of amino-JSON messages on chainID (SIGN_MODE_DIRECT).
 func (w *wallet) sign(ctx context.Context, chainID string, list []msgs.CosmosMsg, gas uint64) ([]byte, error) {
+	var ms []proto.Message
+	for _, m := range list {
+		pm, err := txcodec.UnmarshalAmino(m.MsgTypeURL, []byte(m.Msg))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.MsgTypeURL, err)
+		}
+		ms = append(ms, pm)
+	}
+	return w.signProto(ctx, chainID, ms, gas)
+}
+
+// signProto signs protobuf messages on chainID with the account's number and sequence read
+// over the chain's REST.
+func (w *wallet) signProto(ctx context.Context, chainID string, ms []proto.Message, gas uint64) ([]byte, error) {
 	k, err := w.key(chainID)
 	if err != nil {
 		return nil, err
@@ -165,17 +181,47 @@ func (w *wallet) sign(ctx context.Context, chainID string, list []msgs.CosmosMsg
 	if err != nil {
 		return nil, err
 	}
-	var ms []proto.Message
-	for _, m := range list {
-		pm, err := txcodec.UnmarshalAmino(m.MsgTypeURL, []byte(m.Msg))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.MsgTypeURL, err)
-		}
-		ms = append(ms, pm)
-	}
 	b := txcodec.Builder{ChainID: chainID, Msgs: ms, GasLimit: gas, SignMode: txcodec.SignModeDirect,
 		Signers: []txcodec.Signer{{Key: k, AccountNumber: num, Sequence: seq}}}
 	return b.Build()
+}
+
+// claim sends the L1 claim of a claimable withdrawal: MsgFinalizeTokenWithdrawal built from
+// the executor's /withdrawal/{sequence} (proofs, output index, roots), signed by the wallet's
+// L1 address (anyone may claim; the funds go to the withdrawal's recipient).
+func (w *wallet) claim(ctx context.Context, cl *client.Client, l1 string, wd *track.Withdrawal) (string, error) {
+	var x struct {
+		Sequence         uint64 `json:"sequence"`
+		To               string `json:"to"`
+		From             string `json:"from"`
+		Amount           struct{ Denom, Amount string }
+		OutputIndex      uint64   `json:"output_index"`
+		BridgeID         uint64   `json:"bridge_id"`
+		WithdrawalProofs [][]byte `json:"withdrawal_proofs"`
+		Version          []byte   `json:"version"`
+		StorageRoot      []byte   `json:"storage_root"`
+		LastBlockHash    []byte   `json:"last_block_hash"`
+	}
+	if err := client.GetJSON(ctx, strings.TrimRight(wd.ExecutorURL, "/")+"/withdrawal/"+wd.L2Sequence, &x); err != nil {
+		return "", fmt.Errorf("withdrawal proof: %w", err)
+	}
+	sender, err := w.address(l1)
+	if err != nil {
+		return "", err
+	}
+	m := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: sender, BridgeId: x.BridgeID, OutputIndex: x.OutputIndex,
+		WithdrawalProofs: x.WithdrawalProofs, From: x.From, To: x.To, Sequence: x.Sequence,
+		Amount: &basev1beta1.Coin{Denom: x.Amount.Denom, Amount: x.Amount.Amount}, Version: x.Version,
+		StorageRoot: x.StorageRoot, LastBlockHash: x.LastBlockHash}
+	raw, err := w.signProto(ctx, l1, []proto.Message{m}, 1_000_000)
+	if err != nil {
+		return "", err
+	}
+	res, err := cl.Submit(ctx, l1, raw)
+	if err != nil {
+		return "", err
+	}
+	return res.TxHash, nil
 }
 
 func runTransfer(ctx context.Context, env *Env, args []string) error {
@@ -269,6 +315,8 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "submitted %s on %s (%s)\n", sub.TxHash, ctx0.ChainID, sub.ExplorerLink)
 	printed := map[int]string{}
+	claimed := map[string]bool{}
+	var claimErr error
 	final, err := cl.Wait(ctx, ctx0.ChainID, sub.TxHash, interval, func(s *track.StatusResponse) {
 		for i, h := range s.TransferSequence {
 			line := hopLine(i, h)
@@ -276,8 +324,22 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 				printed[i] = line
 				fmt.Fprintln(env.Stdout, line)
 			}
+			// A claimable OP withdrawal is claimed on L1 once; the tracker then sees the claim.
+			if op := h.OPInitTransfer; op != nil && op.Withdrawal != nil && op.Withdrawal.State == track.WithdrawalClaimable && !claimed[op.Withdrawal.L2Sequence] {
+				claimed[op.Withdrawal.L2Sequence] = true
+				hash, err := w.claim(ctx, cl, op.ToChainID, op.Withdrawal)
+				if err != nil {
+					claimErr = err
+					cancel()
+					return
+				}
+				fmt.Fprintf(env.Stdout, "claim submitted %s on %s\n", hash, op.ToChainID)
+			}
 		}
 	})
+	if claimErr != nil {
+		return fmt.Errorf("claiming the withdrawal: %w", claimErr)
+	}
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,11 @@ func TestTransferCommand(t *testing.T) {
 		{"deposit", []string{"transfer", "--router", eps.Router, "--from", devnet.TestMnemonic, "--interval", "100ms", "--timeout", "2m",
 			"--from-chain", "initia-devnet-1", "--from-denom", "uinit", "--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 0,
 			[]string{"hop 1  opinit  initia-devnet-1 → minimove-devnet-1  OPINIT_TRANSFER_RECEIVED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
+		// The deposit's l2/ INIT back to L1 by the OPinit withdrawal: claimable, claimed by
+		// transfer itself from the executor's proof, then completed.
+		{"op_withdrawal_claimed", []string{"transfer", "--router", eps.Router, "--from", devnet.TestMnemonic, "--interval", "100ms", "--timeout", "2m",
+			"--op-withdraw", "--from-chain", "minimove-devnet-1", "--from-denom", l2Move, "--to-chain", "initia-devnet-1", "--to-denom", "uinit", "--amount", "400"}, 0,
+			[]string{"OPINIT_WITHDRAWAL_CLAIMABLE", "claim submitted", "OPINIT_TRANSFER_RECEIVED", "OPINIT_WITHDRAWAL_CLAIMED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
 		{"l2_to_l2_through_l1", []string{"transfer", "--router", eps.Router, "--from", from, "--interval", "100ms", "--timeout", "2m",
 			"--from-chain", "minimove-devnet-1", "--from-denom", "uusdc", "--to-chain", "miniwasm-devnet-1",
 			"--to-denom", "ibc/" + denom.IBCHash("transfer/channel-0/transfer/channel-1/uusdc"), "--amount", "2500"}, 0,
