@@ -144,7 +144,7 @@ type InternalStore interface {
 type InternalConfig struct {
 	AccountPrefix string        // bech32 prefix (addresses are parsed as the peer does); default "init"
 	Concurrency   int           // traces in flight; default 4
-	MaxHeights    int           // heights per write; default 200
+	MaxHeights    int           // heights per write; default 20 (small steps keep it close behind the block writer)
 	PollInterval  time.Duration // wait when caught up with the block writer; default 500 ms
 	RetryMin      time.Duration // backoff bounds of a failing trace or write; defaults 200 ms, 10 s
 	RetryMax      time.Duration
@@ -171,7 +171,7 @@ func NewInternalFollower(cfg InternalConfig, src EVMSource, st InternalStore, lo
 		cfg.Concurrency = 4
 	}
 	if cfg.MaxHeights <= 0 {
-		cfg.MaxHeights = 200
+		cfg.MaxHeights = 20
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 500 * time.Millisecond
