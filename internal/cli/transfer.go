@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -317,10 +318,22 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	printed := map[int]string{}
 	claimed := map[string]bool{}
 	var claimErr error
+	// On a terminal each hop keeps one line, redrawn in place; elsewhere (logs, pipes) a hop's
+	// line is printed again whenever it changes.
+	live, drawn := isTerminal(env.Stdout), 0
 	final, err := cl.Wait(ctx, ctx0.ChainID, sub.TxHash, interval, func(s *track.StatusResponse) {
+		if live {
+			if drawn > 0 {
+				fmt.Fprintf(env.Stdout, "\x1b[%dA", drawn)
+			}
+			for i, h := range s.TransferSequence {
+				fmt.Fprintf(env.Stdout, "\r\x1b[2K%s\n", hopLine(i, h))
+			}
+			drawn = len(s.TransferSequence)
+		}
 		for i, h := range s.TransferSequence {
 			line := hopLine(i, h)
-			if printed[i] != line {
+			if !live && printed[i] != line {
 				printed[i] = line
 				fmt.Fprintln(env.Stdout, line)
 			}
@@ -334,6 +347,7 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 					return
 				}
 				fmt.Fprintf(env.Stdout, "claim submitted %s on %s\n", hash, op.ToChainID)
+				drawn = 0 // the hop lines are above this message now: redraw below it
 			}
 		}
 	})
@@ -352,6 +366,16 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("transfer failed: %s", msg)
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a character device (a terminal), where lines can be redrawn.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // hopLine is one progress line for hop i: its kind, chains, state and latest tx.
