@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,4 +148,42 @@ func TestCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestCachePinnedOnly: a CachePinned route keeps its Pinned answers, and runs its handler for
+// every other answer even while the version holds (their content follows something else).
+func TestCachePinnedOnly(t *testing.T) {
+	var version, traced, calls atomic.Int64
+	version.Store(7)
+	traced.Store(3)
+	h := New(Options{Namespace: "cache_pinned_test", Cache: NewCache(1 << 20), Version: func(context.Context) (int64, error) { return version.Load(), nil }}, []Route{
+		{Pattern: "GET /traced/{h}", CachePinned: true, Handler: func(r *http.Request) (any, error) {
+			calls.Add(1)
+			body := map[string]any{"h": r.PathValue("h"), "traced": traced.Load()}
+			if r.PathValue("h") <= strconv.FormatInt(traced.Load(), 10) {
+				return Pinned{Body: body}, nil
+			}
+			return body, nil
+		}},
+	})
+	steps := []struct {
+		path      string
+		traced    int64 // set before the request
+		wantBody  string
+		wantCalls int64
+	}{
+		{"/traced/2", 3, `{"h":"2","traced":3}`, 1},
+		{"/traced/2", 3, `{"h":"2","traced":3}`, 1}, // pinned: kept
+		{"/traced/5", 3, `{"h":"5","traced":3}`, 2},
+		{"/traced/5", 4, `{"h":"5","traced":4}`, 3}, // same version, tracing moved: not served from the cache
+		{"/traced/5", 5, `{"h":"5","traced":5}`, 4}, // now pinned
+		{"/traced/5", 6, `{"h":"5","traced":5}`, 4},
+	}
+	for i, st := range steps {
+		traced.Store(st.traced)
+		rec := serve(h, "GET", st.path, nil)
+		if rec.Code != 200 || rec.Body.String() != st.wantBody+"\n" || calls.Load() != st.wantCalls {
+			t.Errorf("step %d %s: %d %q after %d handler runs, want %q after %d", i, st.path, rec.Code, rec.Body, calls.Load(), st.wantBody, st.wantCalls)
+		}
+	}
 }

@@ -39,6 +39,10 @@ type Route struct {
 	// Options.Version is unchanged. Only for routes whose answer is a function of the path,
 	// the query and that version.
 	Cache bool
+	// CachePinned lets Options.Cache keep the route's Pinned answers only: for routes whose
+	// other answers depend on something Options.Version does not follow (the internal txs,
+	// traced behind the indexed height), so keying them on it could serve a stale page.
+	CachePinned bool
 }
 
 // Method is the pattern's method ("GET").

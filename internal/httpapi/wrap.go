@@ -38,7 +38,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 		defer cancel()
 		hr = r.WithContext(ctx)
 	}
-	cacheable := rt.Cache && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	cacheable := (rt.Cache || rt.CachePinned) && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	// A CachePinned route keeps nothing tagged with the version (see Route.CachePinned).
+	versioned := cacheable && rt.Cache
 	var key string
 	var version int64
 	versionOK := false
@@ -51,7 +53,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 		}
 		// The version is read before the handler runs: an answer tagged with it is at least
 		// that fresh, so serving it while the version holds is never stale.
-		if s.opts.Version != nil {
+		if versioned && s.opts.Version != nil {
 			if v, err := s.opts.Version(hr.Context()); err == nil {
 				version, versionOK = v, true
 			}

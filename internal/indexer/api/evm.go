@@ -41,7 +41,10 @@ func (s *server) evmRoutes() []httpapi.Route {
 		out = append(out,
 			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs", Handler: s.internalTxs, InSpec: true},
 			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/by_account/{account}", Handler: s.internalTxsByAccount, InSpec: true},
-			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/by_height/{height}", Handler: s.internalTxsByHeight, InSpec: true},
+			// Internal txs are traced behind the indexed height (internal_tx_height), so only the
+			// pinned answers of traced heights may be cached; lists and by-hash answers are not:
+			// a hash may occur again in a later block.
+			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/by_height/{height}", Handler: s.internalTxsByHeight, InSpec: true, CachePinned: true},
 			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/{tx_hash}", Handler: s.internalTxsByHash, InSpec: true},
 		)
 	} else {
