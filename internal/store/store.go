@@ -132,12 +132,17 @@ type TxRecord struct {
 type TxPage struct {
 	Txs   []TxRecord
 	Total int64
+	// Final: no later write can change this answer to the same request (see finalPage), so
+	// the API may serve it as pinned.
+	Final bool
 }
 
 // BlockPage is one page of blocks; Total is the number of indexed blocks, or 0 when not counted.
 type BlockPage struct {
 	Blocks []Block
 	Total  int64
+	// Final: no later write can change this answer to the same request (see finalPage).
+	Final bool
 }
 
 // Reader is the API side of the store. Every list is a keyset query on a unique key (height

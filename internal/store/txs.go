@@ -53,7 +53,12 @@ func (d *DB) txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	if !ok {
 		return TxPage{Txs: []TxRecord{}}, nil
 	}
-	return txPlanFor(q).run(ctx, c, q)
+	page, err := txPlanFor(q).run(ctx, c, q)
+	if err != nil {
+		return TxPage{}, err
+	}
+	page.Final = q.final(len(page.Txs))
+	return page, nil
 }
 
 // txQuery is a tx list request resolved against the store: what every plan works from.
@@ -70,6 +75,8 @@ type txQuery struct {
 	lo, hi, fullLo, fullHi int64
 	hasCursor              bool
 	limit                  int
+
+	st state // what the request was resolved against (see final)
 }
 
 // offset is the number of matching rows to skip: the page's offset, unless a cursor replaces it.
@@ -87,7 +94,7 @@ func (d *DB) resolveTxQuery(ctx context.Context, c conn, f TxFilter, p Page) (q 
 	if err != nil {
 		return nil, false, err
 	}
-	q = &txQuery{f: f, p: p, lo: 1, hi: st.lastSequence, limit: limitOf(p)}
+	q = &txQuery{f: f, p: p, lo: 1, hi: st.lastSequence, limit: limitOf(p), st: st}
 	if f.Height != 0 {
 		q.lo, q.hi, err = d.cachedHeightRange(ctx, c, st, f.Height)
 		if errors.Is(err, ErrNotFound) {

@@ -36,16 +36,34 @@ func TestCacheNeverStale(t *testing.T) {
 			noCache := testCfg
 			noCache.CacheBytes = -1
 			plain, cached := New(noCache, db, nil, prometheus.NewRegistry()), New(testCfg, db, nil, prometheus.NewRegistry())
-			paths := []string{
+			const noTotal = "&pagination.count_total=false"
+			// Answers at the head first, then pinned ones.
+			heads := []string{
 				"/indexer/block/v1/blocks?pagination.limit=2",
 				"/indexer/block/v1/avg_blocktime",
 				"/indexer/tx/v1/txs?pagination.limit=3",
 				"/indexer/tx/v1/txs/by_account/" + acc1 + "?pagination.limit=2",
 				"/indexer/tx/v1/txs/by_height/35", // above the head: an empty list, until it is indexed
 				"/indexer/block/v1/blocks/35",     // a 404 until then
+				// Without a total, yet still at the head: a descending offset page, an ascending
+				// page that is not full, a descending cursor above the head, and a full ascending
+				// page whose total grows.
+				"/indexer/tx/v1/txs?pagination.limit=3" + noTotal,
+				"/indexer/block/v1/blocks?pagination.limit=100&pagination.reverse=false" + noTotal,
+				"/indexer/block/v1/blocks?pagination.limit=2" + noTotal + "&pagination.key=" + encodeCursor(store.CursorHeight, 33),
+				"/indexer/tx/v1/txs?pagination.limit=2&pagination.reverse=false",
+			}
+			pinned := []string{
 				"/indexer/tx/v1/txs/by_height/23",
 				"/indexer/block/v1/blocks/3",
+				// List pages whose key pins them (see store's final.go).
+				"/indexer/tx/v1/txs?pagination.limit=2&pagination.reverse=false" + noTotal,
+				"/indexer/tx/v1/txs/by_account/" + acc1 + "?pagination.limit=1&pagination.reverse=false" + noTotal,
+				"/indexer/block/v1/blocks?pagination.limit=2" + noTotal + "&pagination.key=" + encodeCursor(store.CursorHeight, 20),
+				"/indexer/block/v1/blocks?pagination.limit=3&pagination.reverse=false&pagination.offset=4" + noTotal,
+				"/indexer/tx/v1/txs?pagination.limit=2" + noTotal + "&pagination.key=" + encodeCursor(store.CursorSequence, 5),
 			}
+			paths := append(append([]string{}, heads...), pinned...)
 			check := func(phase string) map[string]string {
 				got := map[string]string{}
 				for _, p := range paths {
@@ -64,14 +82,17 @@ func TestCacheNeverStale(t *testing.T) {
 				t.Fatal(err)
 			}
 			after := check("after")
-			for _, p := range paths[:6] {
+			for _, p := range heads {
 				if before[p] == after[p] {
 					t.Errorf("%s did not change when blocks arrived: %.200s", p, after[p])
 				}
 			}
-			for _, p := range paths[6:] {
+			for _, p := range pinned {
 				if before[p] != after[p] {
 					t.Errorf("pinned %s changed", p)
+				}
+				if rec := do(cached, p); rec.Code != http.StatusOK || rec.Header().Get("ETag") == "" {
+					t.Errorf("pinned %s: %d without an ETag", p, rec.Code)
 				}
 			}
 			// The cached API answered from its cache at all.

@@ -119,6 +119,9 @@ func (s *server) blocks(r *http.Request) (any, error) {
 		last = b.Height
 	}
 	out.Pagination = cursorPagination(store.CursorHeight, last, len(page.Blocks), page.Total)
+	if page.Final {
+		return httpapi.Pinned{Body: out}, nil
+	}
 	return out, nil
 }
 
@@ -189,6 +192,9 @@ func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string
 	b.WriteString(`],"pagination":`)
 	b.Write(pj)
 	b.WriteString("}\n")
+	if page.Final {
+		return httpapi.Pinned{Body: httpapi.Raw(b.Bytes())}, nil
+	}
 	return httpapi.Raw(b.Bytes()), nil
 }
 
@@ -215,7 +221,10 @@ func (s *server) txsByHeight(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The txs of an indexed height never change.
+	// The txs of an indexed height never change (the store says so too, when it holds any).
+	if _, pinned := v.(httpapi.Pinned); pinned {
+		return v, nil
+	}
 	if ih, err := s.store.IndexedHeight(r.Context()); err == nil && h <= ih {
 		return httpapi.Pinned{Body: v}, nil
 	}
