@@ -41,7 +41,8 @@ type Config struct {
 	// why not (an error with a ReadyReason() string method gives details[0]).
 	Ready func() error
 	// CacheBytes bounds the response cache: answers that cannot change (a block, a tx, the txs
-	// of an indexed height) are kept until evicted, the others until the next indexed block.
+	// of an indexed height, list pages whose key pins them: see store's final.go) are kept
+	// until evicted, the others until the next indexed block.
 	// Default 64 MiB; negative turns the cache off.
 	CacheBytes int64
 }

@@ -18,7 +18,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -369,6 +372,12 @@ func TestGolden(t *testing.T) {
 					}
 					dumps[be.name] = dump(t, db)
 					h := newAPI(r, db)
+					// The goldens are answered with the response cache (the default) and each is
+					// also asked twice more, so the second comes from the cache, and of an API
+					// without one: all three must be the same bytes.
+					uncachedCfg := apiConfig(r)
+					uncachedCfg.CacheBytes = -1
+					uncached := api.New(uncachedCfg, db, nil, prometheus.NewRegistry())
 					checkNFTs(t, r.kind, h, dc.Chain, tip)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
@@ -391,6 +400,11 @@ func TestGolden(t *testing.T) {
 								t.Errorf("%s: status %d", path, rec.Code)
 							}
 							got := render(rec)
+							for name, other := range map[string]http.Handler{"cached again": h, "uncached": uncached} {
+								if again := render(get(other, path)); !bytes.Equal(again, got) {
+									t.Errorf("%s answer differs:\n%s\n---\n%s", name, again, got)
+								}
+							}
 							mu.Lock()
 							if prev, ok := seen[c.name]; ok && !bytes.Equal(prev, got) {
 								t.Errorf("%s answers differently from %s:\n%s\n---\n%s", be.name, seenBy, got, prev)
