@@ -49,7 +49,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.String(&c.RPC, "rpc-url", "", "CometBFT RPC URLs, comma-separated", "RPC_URL")
 	f.String(&c.REST, "rest-url", "", "Cosmos REST URLs, comma-separated", "REST_URL")
 	f.String(&c.JSONRPC, "json-rpc-url", "", "Ethereum JSON-RPC URLs, comma-separated (EVM chains)", "JSON_RPC_URL")
-	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep the rich list current with every block (EVM and Wasm chains; from genesis, or the chain state at --start-height)", "RICH_LIST")
+	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep the rich list current with every block (from genesis, or the chain state at --start-height)", "RICH_LIST")
 	f.String(&c.InternalTx, "internal-tx", "", "index EVM internal txs from call traces (default true on evm chains, not allowed elsewhere)", "INTERNAL_TX")
 	f.String(&c.Ingest.ChainID, "chain-id", "", "chain id (required)", "CHAIN_ID")
 	f.String(&c.Ingest.VMType, "vm-type", "", "evm, move or wasm (required)", "VM_TYPE")

@@ -49,7 +49,7 @@ func evmCases(t testing.TB, kind string, h http.Handler) []gcase {
 			{"ERR_evm_txs_by_hash_not_served", etx + "/0x" + strings.Repeat("ab", 32), ""},
 			{"ERR_evm_internal_txs_not_served", itx + "/by_height/2", ""},
 		}
-		if kind == "wasm" {
+		if kind == "wasm" || kind == "move" {
 			// The fee token (bank denom umin) and the other genesis denom, holders in bech32.
 			cs = append(cs,
 				gcase{"richlist_umin", rl + "umin?pagination.limit=3", ""},

@@ -367,9 +367,7 @@ func TestGolden(t *testing.T) {
 						t.Fatalf("ingest: %v", err)
 					}
 					checkAgainstChain(t, db, dc.Chain, tip)
-					if r.kind != "move" {
-						checkRichList(t, db, dc.Chain, n.Endpoints()[r.chainID], tip)
-					}
+					checkRichList(t, db, dc.Chain, n.Endpoints()[r.chainID], tip)
 					dumps[be.name] = dump(t, db)
 					h := newAPI(r, db)
 					// The goldens are answered with the response cache (the default) and each is

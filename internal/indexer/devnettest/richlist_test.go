@@ -3,6 +3,7 @@ package devnettest
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"math/big"
 	"strings"
 	"testing"
@@ -15,9 +16,9 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// checkRichList is the rich list's ground truth on the EVM and Wasm rollups: for every denom
-// of the chain's own balance table (its bank store at the tip), the rich list of that denom
-// (EVM: of its ERC-20), paged to the end, holds exactly the chain's holders with exactly their
+// checkRichList is the rich list's ground truth on every rollup: for every denom of the
+// chain's own balance table (its bank store at the tip), the rich list of that denom (EVM: of
+// its ERC-20; Move: the peer's name of the fungible asset), paged to the end, holds exactly the chain's holders with exactly their
 // amounts; holders listed at 0 hold nothing on the chain.
 func checkRichList(t testing.TB, rd store.RichListReader, c *engine.Chain, ep devnet.ChainEndpoints, tip int64) {
 	t.Helper()
@@ -57,6 +58,26 @@ func checkRichList(t testing.TB, rd store.RichListReader, c *engine.Chain, ep de
 		if c.Kind() == "evm" {
 			if contract, err = rest.ContractByDenom(ctx, denom); err != nil {
 				t.Fatalf("contract of %s: %v", denom, err)
+			}
+		}
+		if hexAddr, ok := strings.CutPrefix(denom, "move/"); ok && c.Kind() == "move" {
+			// A fungible asset: the peer's name for it is its lowercase symbol when it has
+			// no decimals, else move/<metadata address>.
+			r, err := rest.Resource(ctx, "0x"+hexAddr, "0x1::fungible_asset::Metadata", tip)
+			if err != nil {
+				t.Fatalf("metadata of %s: %v", denom, err)
+			}
+			var md struct {
+				Data struct {
+					Symbol   string `json:"symbol"`
+					Decimals int    `json:"decimals"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(r.MoveResource), &md); err != nil {
+				t.Fatal(err)
+			}
+			if md.Data.Decimals == 0 && md.Data.Symbol != "" {
+				contract = md.Data.Symbol
 			}
 		}
 		got := map[string]string{}
@@ -111,9 +132,6 @@ func TestRichListFromStartHeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rollups {
-		if r.kind == "move" {
-			continue // the Move rich list is not kept
-		}
 		for _, be := range backends {
 			t.Run(r.kind+"/"+be.name, func(t *testing.T) {
 				db := openStore(t, be.dsn(t))

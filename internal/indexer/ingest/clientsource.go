@@ -128,6 +128,24 @@ func (s *ClientSource) AccountAddresses(ctx context.Context, height int64) ([]st
 	return nil, fmt.Errorf("accounts at %d: too many pages", height)
 }
 
+// FAMetadata implements MoveMetadataSource.
+func (s *ClientSource) FAMetadata(ctx context.Context, addr string) (string, int, error) {
+	r, err := s.rest.Resource(ctx, addr, "0x1::fungible_asset::Metadata", 0)
+	if err != nil {
+		return "", 0, err
+	}
+	var res struct {
+		Data struct {
+			Symbol   string `json:"symbol"`
+			Decimals int    `json:"decimals"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.MoveResource), &res); err != nil {
+		return "", 0, fmt.Errorf("metadata of %s: %w: %w", addr, ErrInvalidData, err)
+	}
+	return res.Data.Symbol, res.Data.Decimals, nil
+}
+
 // future maps both clients' "height not reached yet" answers to ErrFutureHeight.
 func future(err error) error {
 	if _, ok := comet.IsFutureHeight(err); ok {

@@ -68,9 +68,10 @@ type Config struct {
 	// ReadyStaleAfter is how long the chain may go unanswered, or a pipeline behind the head
 	// go without writing, before it reports not ready. Default 30 s.
 	ReadyStaleAfter time.Duration
-	// RichList keeps the rich list current with every block (env RICH_LIST; EVM and Wasm
-	// chains for now): balances bootstrapped from genesis when starting at height 1, then
-	// changed by each block's ERC-20 Transfer logs (EVM) or bank coinbase/burn/transfer events
+	// RichList keeps the rich list current with every block (env RICH_LIST): balances
+	// bootstrapped from genesis when starting at height 1 (from the chain's state at
+	// StartHeight otherwise), then changed by each block's ERC-20 Transfer logs (EVM),
+	// fungible-asset deposit/withdraw events (Move) or bank coinbase/burn/transfer events
 	// (Wasm) in the block's own transaction.
 	RichList bool
 	// StopAtHeight, when > 0, makes Run return nil once this height is written (tests, backfills).

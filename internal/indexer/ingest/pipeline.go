@@ -44,6 +44,7 @@ type Pipeline struct {
 	rich       bool                   // the rich list is kept (EVM chains; richlist.go)
 	boot       *store.RichListChanges // starting balances, added to bootHeight's bundle
 	bootHeight int64
+	moveDenoms *moveDenoms // metadata address → denom (Move rich list)
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -289,7 +290,7 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64, got *rawHeight) (stor
 	}
 	b, err := p.builder.Build(blk, results, rest, proposer)
 	if err == nil && p.rich {
-		b.RichList, err = p.richListChanges(h, results)
+		b.RichList, err = p.richListChanges(ctx, h, results)
 	}
 	if err != nil {
 		return store.BlockBundle{}, err

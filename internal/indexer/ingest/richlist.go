@@ -170,8 +170,16 @@ func correctBalance(ctx context.Context, evm EVMSource, e *store.NegativeBalance
 // startRichList decides whether this run keeps the rich list and, on an empty store, reads
 // the balances it starts from: genesis at height 1, the chain's state at START_HEIGHT.
 func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error {
-	if !p.cfg.RichList || (p.cfg.VMType != "evm" && p.cfg.VMType != "wasm") {
+	if !p.cfg.RichList {
 		return nil
+	}
+	if p.cfg.VMType == "move" {
+		ms, ok := p.src.(MoveMetadataSource)
+		if !ok {
+			p.log.Warn("rich list off: the source cannot read fungible asset metadata")
+			return nil
+		}
+		p.moveDenoms = &moveDenoms{src: ms, m: map[string]string{}}
 	}
 	rs, ok := p.src.(RichListSource)
 	if !ok || (p.cfg.VMType == "evm" && p.evm == nil) {
@@ -211,12 +219,15 @@ func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error
 
 // richListChanges are a height's rich-list updates; the first height also carries the
 // starting balances (genesis at height 1, chain state at START_HEIGHT).
-func (p *Pipeline) richListChanges(h int64, results []TxResult) (*store.RichListChanges, error) {
+func (p *Pipeline) richListChanges(ctx context.Context, h int64, results []TxResult) (*store.RichListChanges, error) {
 	var changes []store.BalanceChange
 	var err error
-	if p.cfg.VMType == "evm" {
+	switch p.cfg.VMType {
+	case "evm":
 		changes, err = evmTransfers(h, results)
-	} else {
+	case "move":
+		changes, err = p.moveChanges(ctx, h, results)
+	default:
 		changes, err = p.builder.extractor.bankChanges(h, results)
 	}
 	if err != nil {
