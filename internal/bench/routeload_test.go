@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"os"
 	"testing"
 )
 
@@ -22,15 +21,15 @@ func TestRouteLatencySmall(t *testing.T) {
 	t.Log(res)
 }
 
-// TestRouteLatencyLarge prints p50/p99 over a 100-chain / 2,000-asset registry. On demand only
-// (ROLLGATE_BENCH=1): it is a measurement, not a check.
-func TestRouteLatencyLarge(t *testing.T) {
-	if os.Getenv("ROLLGATE_BENCH") == "" {
-		t.Skip("set ROLLGATE_BENCH=1 to run")
+// BenchmarkRouteLatencyLarge prints p50/p99 over a 100-chain / 2,000-asset registry: a
+// measurement, not a check, so it runs on demand only, as a benchmark:
+// go test ./internal/bench -run '^$' -bench RouteLatencyLarge -benchtime 1x -v
+func BenchmarkRouteLatencyLarge(b *testing.B) {
+	for range b.N {
+		res, err := routeLatency(context.Background(), 100, 2000, 2000, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Log(res)
 	}
-	res, err := routeLatency(context.Background(), 100, 2000, 2000, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(res)
 }

@@ -146,32 +146,35 @@ func (n *trackNet) settle(st *track.Store, fs []flight, interval, limit time.Dur
 	}
 }
 
-// TestTrackerChild is the tracker process TestTrackRestart kills; it does nothing unless
-// started by that test.
-func TestTrackerChild(t *testing.T) {
-	dir := os.Getenv("ROLLGATE_TRACK_CHILD_REGISTRY")
-	if dir == "" {
-		t.Skip("helper process of TestTrackRestart")
-	}
+// trackerChild is the tracker process TestTrackRestart kills: TestMain runs it instead of the
+// tests when ROLLGATE_TRACK_CHILD_REGISTRY is set, and it runs until killed.
+func trackerChild(dir string) int {
 	ctx := context.Background()
 	reg, err := registry.Load(dir)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, "tracker child:", err)
+		return 2
 	}
 	live := registry.NewLive(reg)
 	if err := live.Refresh(ctx, &registry.RESTSource{}); err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, "tracker child:", err)
+		return 2
 	}
 	st, err := track.OpenStore(ctx, os.Getenv("ROLLGATE_TRACK_CHILD_DSN"))
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, "tracker child:", err)
+		return 2
 	}
 	tr := track.New(st, live, track.Config{Owner: os.Getenv("ROLLGATE_TRACK_CHILD_OWNER"), Poll: 20 * time.Millisecond, Lease: 2 * time.Second})
-	_ = tr.Run(ctx) // until killed
+	if err := tr.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "tracker child:", err)
+		return 1
+	}
+	return 0
 }
 
 func startChild(t *testing.T, registryDir, dsn, owner string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTrackerChild$")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "ROLLGATE_TRACK_CHILD_REGISTRY="+registryDir, "ROLLGATE_TRACK_CHILD_DSN="+dsn, "ROLLGATE_TRACK_CHILD_OWNER="+owner)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
