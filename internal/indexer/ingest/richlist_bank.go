@@ -18,8 +18,11 @@ import (
 func (x *AccountExtractor) bankChanges(height int64, results []TxResult) ([]store.BalanceChange, error) {
 	var out []store.BalanceChange
 	add := func(who, amount string, sign int) error {
+		if who == "" || amount == "" {
+			return nil // not a bank movement (other modules reuse the event names)
+		}
 		acc, ok := x.ParseAddress(who)
-		if !ok || who == "" {
+		if !ok {
 			return fmt.Errorf("height %d: %w: bank event account %.80q", height, ErrInvalidData, who)
 		}
 		cs, err := parseCoins(amount)
