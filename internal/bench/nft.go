@@ -49,7 +49,7 @@ func nftTargets(ctx context.Context, r store.Reader, prefix string) ([]Target, e
 	}
 	toks, err := r.Tokens(ctx, store.TokenFilter{Collection: big.Addr}, store.Page{Limit: 1, Desc: true}, nil)
 	if err != nil || len(toks.Tokens) == 0 {
-		return nil, fmt.Errorf("tokens of the biggest collection: %v", err)
+		return nil, fmt.Errorf("tokens of the biggest collection: %w", err)
 	}
 	tk := toks.Tokens[0]
 	owner, err := address.Bech32(prefix, tk.Owner)
