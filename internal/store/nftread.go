@@ -136,6 +136,30 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 			args = append(args, vals[col])
 		}
 	}
+	if after == nil && offset >= nftRankBucket && !f.TokenIDSet && (f.Owner == nil) != (f.Collection == nil) {
+		// A deep offset in one collection's or one owner's list: seek to the rank bucket it
+		// falls in and skip only inside that bucket.
+		l, scope := rankCollToken, f.Collection
+		switch {
+		case f.Owner != nil && f.OrderByHeight:
+			l, scope = rankOwnHeight, f.Owner
+		case f.Owner != nil:
+			l, scope = rankOwnToken, f.Owner
+		case f.OrderByHeight:
+			l = rankCollHeight
+		}
+		w, a, rest, ok, err := l.rankSeek(ctx, c, scope, offset, p.Desc)
+		if err != nil {
+			return TokenPage{}, fmt.Errorf("tokens: rank buckets: %w", err)
+		}
+		if ok {
+			if w != "" {
+				where = append(where, w)
+				args = append(args, a...)
+			}
+			offset = rest
+		}
+	}
 	ord := make([]string, len(order))
 	for i, col := range order {
 		ord[i] = col + " " + dir(p.Desc)

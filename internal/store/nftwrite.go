@@ -83,11 +83,23 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 		if err != nil {
 			return err
 		}
+		prev, had, err := w.token(ctx, c.Collection, c.TokenID)
+		if err != nil {
+			return err
+		}
 		if err := w.tx.exec(ctx, "INSERT INTO nft (collection_addr, token_id, nft_id, object_addr, owner, uri, height, time_ns) "+
 			"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (collection_addr, token_id) DO UPDATE SET nft_id = excluded.nft_id, "+
 			"object_addr = excluded.object_addr, owner = excluded.owner, uri = excluded.uri, height = excluded.height, time_ns = excluded.time_ns",
 			c.Collection, clean(c.TokenID), e.id, nonNil(c.ObjectAddr), nonNil(owner), clean(c.URI), h, tns); err != nil {
 			return fmt.Errorf("mint: %w", err)
+		}
+		if had {
+			if err := rankDel(ctx, w.tx, prev); err != nil {
+				return err
+			}
+		}
+		if err := rankAdd(ctx, w.tx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
+			return err
 		}
 		w.touched[string(c.Collection)] = true
 		return w.edge(c, e, seq)
@@ -105,39 +117,61 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 			return err
 		}
 	}
+	// Only a token the store holds changes or gets an edge, as at the peer (tx_nfts is written
+	// for the rows the change touched).
+	prev, ok, err := w.token(ctx, coll, tokenID)
+	if err != nil || !ok {
+		return err
+	}
 	var q string
 	var args []any
+	next := prev
 	switch c.Kind {
 	case NFTTransfer:
 		q, args = "UPDATE nft SET owner = ?, height = ?, time_ns = ? WHERE collection_addr = ? AND token_id = ?", []any{nonNil(c.Owner), h, tns}
+		next.owner, next.height = nonNil(c.Owner), h
 	case NFTSetURI:
 		q, args = "UPDATE nft SET uri = ?, height = ?, time_ns = ? WHERE collection_addr = ? AND token_id = ?", []any{clean(c.URI), h, tns}
+		next.height = h
 	case NFTBurn:
 		q = "DELETE FROM nft WHERE collection_addr = ? AND token_id = ?"
 		w.touched[string(coll)] = true
 	default:
 		return fmt.Errorf("unknown change kind %d", c.Kind)
 	}
-	if !c.Edge || seq == 0 {
-		return w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...)
-	}
-	var n int64
-	// Only a token the store holds gets an edge, as at the peer (tx_nfts is written for the
-	// rows the change touched).
-	if err := queryRow(ctx, w.tx, "SELECT COUNT(*) FROM nft WHERE collection_addr = ? AND token_id = ?", []any{coll, clean(tokenID)}, &n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
 	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
+	}
+	if err := rankDel(ctx, w.tx, prev); err != nil {
+		return err
+	}
+	if c.Kind != NFTBurn {
+		if err := rankAdd(ctx, w.tx, next); err != nil {
+			return err
+		}
+	}
+	if !c.Edge || seq == 0 {
+		return nil
 	}
 	e, err := w.entry(ctx, coll, tokenID)
 	if err != nil {
 		return err
 	}
 	return w.edge(c, e, seq)
+}
+
+// token reads the rank key of a live token; ok is false when the store does not hold it.
+func (w *nftWriter) token(ctx context.Context, coll []byte, tokenID string) (k rankKey, ok bool, err error) {
+	k = rankKey{coll: coll, tokenID: clean(tokenID)}
+	err = queryRow(ctx, w.tx, "SELECT owner, height FROM nft WHERE collection_addr = ? AND token_id = ?", []any{nonNil(coll), k.tokenID}, &k.owner, &k.height)
+	if errors.Is(err, ErrNotFound) {
+		return k, false, nil
+	}
+	if err != nil {
+		return k, false, fmt.Errorf("read token: %w", err)
+	}
+	k.owner = nonNil(k.owner)
+	return k, true, nil
 }
 
 func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTChange) error {

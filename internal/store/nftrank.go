@@ -1,0 +1,292 @@
+package store
+
+// Rank buckets of the token lists (migration 0005). A list — one collection's or one owner's
+// live tokens, in token_id or height order — is cut into buckets of consecutive keys; a bucket
+// row holds its first key and its live token count. An offset then resolves to a bucket by
+// summing the counts (a few hundred rows for a list of 100,000 tokens) and to a row by a seek to
+// the bucket's first key and a skip of at most 2*nftRankBucket index entries. A dense rank per
+// token would give an exact seek, but a mint or burn early in the order would renumber every
+// later token; a bucket count changes by one. Buckets split when they pass 2*nftRankBucket and
+// are dropped when empty; the counts are exact at every committed height because they change in
+// the same transaction as the nft rows.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// nftRankBucket is the size a bucket is split to; a variable so the tests split small lists.
+var nftRankBucket int64 = 1000
+
+// rankList is one kind of list: the bucket table, the scope's column in nft, and the order.
+type rankList struct {
+	table string
+	kind  int    // 0: collection, 1: owner
+	scope string // nft column naming the list
+	// cols orders the list (the bucket table's key columns after kind and scope, same order).
+	cols []string
+	// seek is the part of cols the nft index of the list orders by after scope: in one
+	// collection a token_id (or height, token_id) is unique already, and a row-value bound on
+	// exactly the index's columns is what both databases turn into an index seek.
+	seek []string
+}
+
+var (
+	rankCollToken  = rankList{"nft_rank_token", 0, "collection_addr", []string{"token_id", "height", "coll"}, []string{"token_id"}}
+	rankCollHeight = rankList{"nft_rank_height", 0, "collection_addr", []string{"height", "token_id", "coll"}, []string{"height", "token_id"}}
+	rankOwnToken   = rankList{"nft_rank_token", 1, "owner", []string{"token_id", "height", "coll"}, []string{"token_id", "height", "coll"}}
+	rankOwnHeight  = rankList{"nft_rank_height", 1, "owner", []string{"height", "token_id", "coll"}, []string{"height", "token_id", "coll"}}
+	rankLists      = []rankList{rankCollToken, rankCollHeight, rankOwnToken, rankOwnHeight}
+)
+
+// rankKey is one live token as the rank buckets see it.
+type rankKey struct {
+	coll, owner []byte
+	tokenID     string
+	height      int64
+}
+
+func (l rankList) scopeOf(k rankKey) []byte {
+	if l.kind == 0 {
+		return k.coll
+	}
+	return k.owner
+}
+
+// vals returns the key's values in the order of l.cols.
+func (l rankList) vals(k rankKey) []any {
+	v := map[string]any{"token_id": k.tokenID, "height": k.height, "coll": nonNil(k.coll)}
+	out := make([]any, len(l.cols))
+	for i, c := range l.cols {
+		out[i] = v[c]
+	}
+	return out
+}
+
+// first is the key below every real key: the first bucket of each list starts there.
+func (l rankList) first() []any {
+	if l.cols[0] == "height" {
+		return []any{int64(-1), "", []byte{}}
+	}
+	return []any{"", int64(-1), []byte{}}
+}
+
+// nftCol names a rank column in the nft table.
+func nftCol(c string) string {
+	if c == "coll" {
+		return "n.collection_addr"
+	}
+	return "n." + c
+}
+
+func (l rankList) key() string {
+	return "(" + l.cols[0] + ", " + l.cols[1] + ", " + l.cols[2] + ")"
+}
+
+// bucketOf returns the first key and count of the bucket holding k (nil when the list has
+// none yet).
+func (l rankList) bucketOf(ctx context.Context, tx wtx, k rankKey) ([]any, int64, error) {
+	args := append([]any{l.kind, nonNil(l.scopeOf(k))}, l.vals(k)...)
+	r, err := tx.query(ctx, "SELECT "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n FROM "+l.table+
+		" WHERE kind = ? AND scope = ? AND "+l.key()+" <= (?, ?, ?) ORDER BY "+l.cols[0]+" DESC, "+l.cols[1]+" DESC, "+l.cols[2]+" DESC LIMIT 1", args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.Close()
+	if !r.Next() {
+		return nil, 0, r.Err()
+	}
+	lo, n := l.scanKey(), int64(0)
+	if err := r.Scan(append(lo, &n)...); err != nil {
+		return nil, 0, err
+	}
+	return derefKey(lo), n, r.Err()
+}
+
+// scanKey returns scan targets for a key in l.cols order.
+func (l rankList) scanKey() []any {
+	out := make([]any, 3)
+	for i, c := range l.cols {
+		switch c {
+		case "height":
+			out[i] = new(int64)
+		case "token_id":
+			out[i] = new(string)
+		default:
+			out[i] = new([]byte)
+		}
+	}
+	return out
+}
+
+func derefKey(ptrs []any) []any {
+	out := make([]any, len(ptrs))
+	for i, p := range ptrs {
+		switch p := p.(type) {
+		case *int64:
+			out[i] = *p
+		case *string:
+			out[i] = *p
+		case *[]byte:
+			out[i] = nonNil(*p)
+		}
+	}
+	return out
+}
+
+func (l rankList) whereKey() string {
+	return "kind = ? AND scope = ? AND " + l.cols[0] + " = ? AND " + l.cols[1] + " = ? AND " + l.cols[2] + " = ?"
+}
+
+// rankAdd counts a token that is now in the nft table, splitting its bucket when it grew past
+// twice the bucket size.
+func rankAdd(ctx context.Context, tx wtx, k rankKey) error {
+	for _, l := range rankLists {
+		scope := nonNil(l.scopeOf(k))
+		lo, n, err := l.bucketOf(ctx, tx, k)
+		if err != nil {
+			return fmt.Errorf("rank bucket: %w", err)
+		}
+		if lo == nil {
+			lo, n = l.first(), 0
+			if err := tx.exec(ctx, "INSERT INTO "+l.table+" (kind, scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n) VALUES (?, ?, ?, ?, ?, 0)",
+				append([]any{l.kind, scope}, lo...)...); err != nil {
+				return fmt.Errorf("rank bucket: %w", err)
+			}
+		}
+		n++
+		if err := tx.exec(ctx, "UPDATE "+l.table+" SET n = ? WHERE "+l.whereKey(), append([]any{n, l.kind, scope}, lo...)...); err != nil {
+			return fmt.Errorf("rank bucket: %w", err)
+		}
+		if err := l.split(ctx, tx, scope, lo, n); err != nil {
+			return fmt.Errorf("split rank bucket: %w", err)
+		}
+	}
+	return nil
+}
+
+// split cuts the bucket starting at lo, holding n tokens, into buckets of nftRankBucket until
+// the last is at most twice that (a bucket a migration filled with a whole list takes several
+// cuts, once).
+func (l rankList) split(ctx context.Context, tx wtx, scope []byte, lo []any, n int64) error {
+	for n > 2*nftRankBucket {
+		// The bucket's rows are the first n of the list from lo, so the one at offset
+		// nftRankBucket starts the new bucket.
+		cols := make([]string, 3)
+		for i, c := range l.cols {
+			cols[i] = nftCol(c)
+		}
+		q := "SELECT " + cols[0] + ", " + cols[1] + ", " + cols[2] + " FROM nft n WHERE n." + l.scope + " = ? AND (" +
+			cols[0] + ", " + cols[1] + ", " + cols[2] + ") >= (?, ?, ?) ORDER BY " + cols[0] + ", " + cols[1] + ", " + cols[2] + " LIMIT 1 OFFSET ?"
+		r, err := tx.query(ctx, q, append(append([]any{scope}, lo...), nftRankBucket)...)
+		if err != nil {
+			return err
+		}
+		if !r.Next() {
+			r.Close()
+			return fmt.Errorf("bucket of %d tokens has fewer than %d", n, nftRankBucket+1)
+		}
+		mid := l.scanKey()
+		err = r.Scan(mid...)
+		r.Close()
+		if err != nil {
+			return err
+		}
+		next := derefKey(mid)
+		if err := tx.exec(ctx, "UPDATE "+l.table+" SET n = ? WHERE "+l.whereKey(), append([]any{nftRankBucket, l.kind, scope}, lo...)...); err != nil {
+			return err
+		}
+		n -= nftRankBucket
+		if err := tx.exec(ctx, "INSERT INTO "+l.table+" (kind, scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n) VALUES (?, ?, ?, ?, ?, ?)",
+			append(append([]any{l.kind, scope}, next...), n)...); err != nil {
+			return err
+		}
+		lo = next
+	}
+	return nil
+}
+
+// rankDel uncounts a token that left the nft table or is about to change its key; an emptied
+// bucket other than a list's first is dropped.
+func rankDel(ctx context.Context, tx wtx, k rankKey) error {
+	for _, l := range rankLists {
+		scope := nonNil(l.scopeOf(k))
+		lo, n, err := l.bucketOf(ctx, tx, k)
+		if err != nil {
+			return fmt.Errorf("rank bucket: %w", err)
+		}
+		if lo == nil || n <= 0 {
+			return fmt.Errorf("rank bucket: token %q of a list with no count", k.tokenID)
+		}
+		args := append([]any{n - 1, l.kind, scope}, lo...)
+		q := "UPDATE " + l.table + " SET n = ? WHERE " + l.whereKey()
+		if n == 1 && !sameKey(lo, l.first()) {
+			q, args = "DELETE FROM "+l.table+" WHERE "+l.whereKey(), args[1:]
+		}
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("rank bucket: %w", err)
+		}
+	}
+	return nil
+}
+
+func sameKey(a, b []any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// rankSeek turns an offset into the list l of scope into a row-value bound on the nft index
+// and a shorter offset: the bucket the offset falls in is found by summing counts, and the page
+// starts from that bucket's first key (ascending) or from the next bucket's (descending). ok is
+// false when the list has no buckets.
+func (l rankList) rankSeek(ctx context.Context, c conn, scope []byte, offset int64, desc bool) (where string, args []any, rest int64, ok bool, err error) {
+	r, err := c.query(ctx, "SELECT "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n FROM "+l.table+
+		" WHERE kind = ? AND scope = ? ORDER BY "+l.cols[0]+" "+dir(desc)+", "+l.cols[1]+" "+dir(desc)+", "+l.cols[2]+" "+dir(desc), l.kind, nonNil(scope))
+	if err != nil {
+		return "", nil, 0, false, err
+	}
+	defer r.Close()
+	var prev []any // the bucket after the current one in key order (descending walk)
+	cum := int64(0)
+	for r.Next() {
+		lo, n := l.scanKey(), int64(0)
+		if err := r.Scan(append(lo, &n)...); err != nil {
+			return "", nil, 0, false, err
+		}
+		key := derefKey(lo)
+		if cum+n > offset {
+			bound, op := key, ">="
+			if desc {
+				bound, op = prev, "<"
+			}
+			if bound == nil {
+				return "", nil, offset - cum, true, r.Err()
+			}
+			w, a := l.bound(op, bound)
+			return w, a, offset - cum, true, r.Err()
+		}
+		cum += n
+		prev = key
+	}
+	if err := r.Err(); err != nil || prev == nil {
+		return "", nil, 0, false, err
+	}
+	// Past the end: the empty page.
+	return "1 = 0", nil, 0, true, nil
+}
+
+// bound is a row-value condition on the seek columns of the list.
+func (l rankList) bound(op string, key []any) (string, []any) {
+	var cols []string
+	var args []any
+	for _, s := range l.seek {
+		for i, c := range l.cols {
+			if c == s {
+				cols = append(cols, nftCol(c))
+				args = append(args, key[i])
+			}
+		}
+	}
+	if len(cols) == 1 {
+		return cols[0] + " " + op + " ?", args
+	}
+	return "(" + strings.Join(cols, ", ") + ") " + op + " (" + placeholders(len(cols)) + ")", args
+}
