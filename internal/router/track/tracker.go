@@ -52,6 +52,8 @@ type Config struct {
 	Batch int
 	// Lease is how long a replica's claim on a transfer or a chain scan lasts without renewal (15 s).
 	Lease time.Duration
+	// Workers is the number of transfers evaluated at once (4).
+	Workers int
 	// ClaimBatch bounds the transfers a replica takes over in one round, so replicas starting
 	// together share the work (256).
 	ClaimBatch int
@@ -123,6 +125,9 @@ func New(st *Store, live *registry.Live, cfg Config) *Tracker {
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = 15 * time.Second
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
 	}
 	if cfg.ClaimBatch <= 0 {
 		cfg.ClaimBatch = 256
@@ -418,22 +423,44 @@ func (t *Tracker) round(ctx context.Context) error {
 	}
 	clear(t.dirty)
 	t.mu.Unlock()
-	var errs []error
-	var done []evaluated
+	// Evaluations are independent reads of the store: a few run at once, so one block that
+	// moves thousands of transfers is absorbed in a fraction of the time.
+	var (
+		errs []error
+		done []evaluated
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		next = make(chan tkey)
+	)
+	for w := 0; w < min(t.cfg.Workers, len(todo)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				r, err := t.evaluate(ctx, k, now)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, err)
+				} else if r != nil {
+					done = append(done, *r)
+				}
+				mu.Unlock()
+				if err != nil {
+					t.mu.Lock()
+					t.dirty[k] = true // incomplete: again next round
+					t.mu.Unlock()
+				}
+			}
+		}()
+	}
 	for _, k := range todo {
-		r, err := t.evaluate(ctx, k, now)
-		if err != nil {
-			errs = append(errs, err)
-			t.mu.Lock()
-			t.dirty[k] = true // incomplete: again next round
-			t.mu.Unlock()
-		} else if r != nil {
-			done = append(done, *r)
-		}
 		if ctx.Err() != nil {
 			break
 		}
+		next <- k
 	}
+	close(next)
+	wg.Wait()
 	if err := t.commit(ctx, done, now); err != nil {
 		errs = append(errs, err)
 	}
