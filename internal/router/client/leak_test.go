@@ -1,0 +1,13 @@
+package client
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests when a goroutine outlives them: the servers, clients
+// and background loops started here must all stop when their test ends.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
