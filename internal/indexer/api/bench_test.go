@@ -22,13 +22,16 @@ import (
 
 // Benchmarks run on demand only (go test -run '^$' -bench . ./internal/indexer/api/). They use
 // a SQLite store filled with ROLLGATE_BENCH_TXS synthetic txs (default 20000), or the store
-// named by ROLLGATE_BENCH_DSN as it is (e.g. a PostgreSQL database filled by `rollgate bench`).
+// named by ROLLGATE_BENCH_DSN as it is (e.g. a PostgreSQL database filled by `rollgate bench`),
+// without the response cache unless the name says Cached.
 
 var bench struct {
 	once  sync.Once
 	dir   string
-	h     http.Handler
+	h     http.Handler // without the response cache: every request reaches the store
+	hc    http.Handler // with it (the default)
 	r     store.Reader
+	db    *store.DB // closed by TestMain: its pool's goroutines would otherwise outlive the tests
 	total int64
 	err   error
 }
@@ -37,6 +40,9 @@ var bench struct {
 // tests: the servers and clients started here must all stop when their test ends.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if bench.db != nil {
+		bench.db.Close()
+	}
 	if bench.dir != "" {
 		os.RemoveAll(bench.dir)
 	}
@@ -66,6 +72,7 @@ func benchSetup(b *testing.B) (http.Handler, int64) {
 			bench.err = err
 			return
 		}
+		bench.db = db
 		if h, _ := db.IndexedHeight(ctx); h == 0 {
 			n := 20000
 			if s := os.Getenv("ROLLGATE_BENCH_TXS"); s != "" {
@@ -81,7 +88,8 @@ func benchSetup(b *testing.B) (http.Handler, int64) {
 			return
 		}
 		bench.r, bench.total = db, page.Total
-		bench.h = New(Config{ChainID: "bench-1"}, db, nil, nil)
+		bench.h = New(Config{ChainID: "bench-1", CacheBytes: -1}, db, nil, nil)
+		bench.hc = New(Config{ChainID: "bench-1"}, db, nil, nil)
 	})
 	if bench.err != nil {
 		b.Fatal(bench.err)
@@ -106,6 +114,18 @@ func benchGet(b *testing.B, h http.Handler, path string) {
 
 func BenchmarkTxByHash(b *testing.B) {
 	h, total := benchSetup(b)
+	benchGet(b, h, "/indexer/tx/v1/txs/"+benchTxHash(b, total))
+}
+
+// BenchmarkTxByHashCached is the same URL again and again with the response cache on: after
+// the first request every answer is a cache hit.
+func BenchmarkTxByHashCached(b *testing.B) {
+	_, total := benchSetup(b)
+	benchGet(b, bench.hc, "/indexer/tx/v1/txs/"+benchTxHash(b, total))
+}
+
+func benchTxHash(b *testing.B, total int64) string {
+	b.Helper()
 	page, err := bench.r.Txs(context.Background(), store.TxFilter{}, store.Page{Limit: 1, Offset: total / 2, Desc: true})
 	if err != nil || len(page.Txs) == 0 {
 		b.Fatal(err)
@@ -113,8 +133,20 @@ func BenchmarkTxByHash(b *testing.B) {
 	var tx struct {
 		TxHash string `json:"txhash"`
 	}
-	_ = json.Unmarshal(page.Txs[0].JSON, &tx)
-	benchGet(b, h, "/indexer/tx/v1/txs/"+tx.TxHash)
+	if err := json.Unmarshal(page.Txs[0].JSON, &tx); err != nil {
+		b.Fatal(err)
+	}
+	return tx.TxHash
+}
+
+func BenchmarkBlockByHeight(b *testing.B) {
+	h, _ := benchSetup(b)
+	benchGet(b, h, "/indexer/block/v1/blocks/100")
+}
+
+func BenchmarkBlocksList(b *testing.B) {
+	h, _ := benchSetup(b)
+	benchGet(b, h, "/indexer/block/v1/blocks?pagination.limit=20")
 }
 
 func BenchmarkTxsList(b *testing.B) {
