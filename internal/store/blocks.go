@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -27,16 +28,51 @@ func scanBlocks(r rows) ([]Block, error) {
 		}
 		b.Time = time.Unix(0, tns).UTC()
 		if proposer.Valid {
-			var p Proposer
-			if err := json.Unmarshal([]byte(proposer.String), &p); err != nil {
+			p, err := proposers.decode(proposer.String)
+			if err != nil {
 				return nil, fmt.Errorf("block %d proposer: %w", b.Height, err)
 			}
-			b.Proposer = &p
+			b.Proposer = p
 		}
 		b.TotalFee = json.RawMessage(fee)
 		out = append(out, b)
 	}
 	return out, r.Err()
+}
+
+// proposerCache decodes each stored proposer text once: a chain has few proposers, and
+// decoding the JSON was a third of a block list's allocations (see docs/benchmarks.md). The
+// decoded values are shared between the blocks that name them, so readers must not modify a
+// Block's Proposer.
+type proposerCache struct {
+	mu sync.Mutex
+	m  map[string]*Proposer
+}
+
+// maxProposers bounds the cache; past it the cache starts over (a chain rotating through
+// more proposers than that only loses the saving).
+const maxProposers = 1024
+
+var proposers = proposerCache{m: map[string]*Proposer{}}
+
+func (c *proposerCache) decode(text string) (*Proposer, error) {
+	c.mu.Lock()
+	p, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p = new(Proposer)
+	if err := json.Unmarshal([]byte(text), p); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.m) >= maxProposers {
+		c.m = map[string]*Proposer{}
+	}
+	c.m[text] = p
+	c.mu.Unlock()
+	return p, nil
 }
 
 // Block implements Reader.
