@@ -13,6 +13,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // TestBenchTrackLatency measures status latency: from the moment the devnet commits the block
@@ -28,7 +29,11 @@ func TestBenchTrackLatency(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n := startTrackNet(t, "")
+	dsn := "" // SQLite; ROLLGATE_BENCH_STORE=postgres runs it on a fresh PostgreSQL database
+	if os.Getenv("ROLLGATE_BENCH_STORE") == "postgres" {
+		dsn = testutil.PostgresDSN(t)
+	}
+	n := startTrackNet(t, dsn)
 	n.t = t
 	fs := n.fleet(size)
 	var mu sync.Mutex
