@@ -198,3 +198,49 @@ func TestInternalTxs(t *testing.T) {
 		}
 	})
 }
+
+// TestEVMTxsFinal: a full ascending EVM tx page without a total is final and stays the same
+// when more blocks arrive; pages with a total, descending ones and partial ones are not.
+func TestEVMTxsFinal(t *testing.T) {
+	bundles, _, _, _ := evmModel()
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.WriteBlocks(ctx, bundles[:3]); err != nil { // sequences 1..3
+			t.Fatal(err)
+		}
+		cases := []struct {
+			name string
+			p    Page
+			want bool
+		}{
+			{"full ascending", Page{Limit: 2}, true},
+			{"full ascending from a cursor", Page{Limit: 2, After: Cursor{Kind: CursorSequence, Value: 1}}, true},
+			{"partial ascending", Page{Limit: 5}, false},
+			{"with a total", Page{Limit: 2, CountTotal: true}, false},
+			{"descending", Page{Limit: 2, Desc: true}, false},
+		}
+		before := map[string][]int64{}
+		for _, c := range cases {
+			page, err := db.EVMTxs(ctx, EVMTxFilter{}, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Final != c.want {
+				t.Errorf("%s: Final %v, want %v", c.name, page.Final, c.want)
+			}
+			before[c.name] = seqsOf(page)
+		}
+		if err := db.WriteBlocks(ctx, bundles[3:]); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			page, err := db.EVMTxs(ctx, EVMTxFilter{}, c.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want && !slices.Equal(seqsOf(page), before[c.name]) {
+				t.Errorf("final %s changed: %v, was %v", c.name, seqsOf(page), before[c.name])
+			}
+		}
+	})
+}

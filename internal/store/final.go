@@ -14,6 +14,8 @@ package store
 //     stored and later rows sort above it. A descending offset page counts from the head, and
 //     a cursor above the head still has rows to come, so neither is final.
 //
+// The EVM and internal tx lists (seqlist.go) use the full-ascending-page rule only.
+//
 // A block list's sequence cursor is resolved through the tx table and names a different
 // block once that sequence is written, so such pages are never final.
 

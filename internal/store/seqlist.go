@@ -131,5 +131,9 @@ func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
 	if out.Txs, err = scanTxs(r); err != nil {
 		return TxPage{}, fmt.Errorf("%s list: %w", l.table, err)
 	}
+	// Of final.go's rules only the full ascending page applies here: these tables are
+	// appended to in sequence order too, but their heads (e.g. internal_tx_height) are not
+	// all read here, so a descending cursor page cannot be told apart from one above the head.
+	out.Final = !p.CountTotal && !p.Desc && len(out.Txs) == limit
 	return out, nil
 }

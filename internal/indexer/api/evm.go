@@ -93,6 +93,9 @@ func seqPage(key string, page store.TxPage) (any, error) {
 	b.WriteString(`],"pagination":`)
 	b.Write(pj)
 	b.WriteString("}\n")
+	if page.Final {
+		return httpapi.Pinned{Body: httpapi.Raw(b.Bytes())}, nil
+	}
 	return httpapi.Raw(b.Bytes()), nil
 }
 
@@ -135,6 +138,9 @@ func (s *server) evmTxsByHeight(r *http.Request) (any, error) {
 
 // pinIfIndexed marks the answer about height h as final once h is indexed.
 func (s *server) pinIfIndexed(r *http.Request, h int64, v any) any {
+	if _, pinned := v.(httpapi.Pinned); pinned {
+		return v
+	}
 	if ih, err := s.store.IndexedHeight(r.Context()); err == nil && h <= ih {
 		return httpapi.Pinned{Body: v}
 	}
@@ -192,6 +198,9 @@ func (s *server) internalTxsByHeight(r *http.Request) (any, error) {
 	v, err := s.internalTxList(r, store.InternalTxFilter{Height: h})
 	if err != nil {
 		return nil, err
+	}
+	if _, pinned := v.(httpapi.Pinned); pinned {
+		return v, nil
 	}
 	if ih, err := s.evm().InternalTxHeight(r.Context()); err == nil && h <= ih {
 		return httpapi.Pinned{Body: v}, nil
