@@ -138,13 +138,14 @@ func (c *Client) Get(ctx context.Context, path string, q url.Values, height int6
 	return decode(path, resp.Body, out)
 }
 
-// Post sends a JSON body to path at height and decodes the answer into out.
+// Post sends a JSON body to path at height and decodes the answer into out. It is for
+// read-only queries (EVM calls), so the transport may hedge it.
 func (c *Client) Post(ctx context.Context, path string, body any, height int64, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("cosmosrest POST %s: encoding: %w", path, err)
 	}
-	resp, err := c.h.Do(ctx, httpx.Request{Method: http.MethodPost, Path: path, Body: b, Header: heightHeader(height), ExpectJSON: true, Final: isFinal})
+	resp, err := c.h.Do(ctx, httpx.Request{Method: http.MethodPost, Path: path, Body: b, Header: heightHeader(height), ExpectJSON: true, Final: isFinal, Idempotent: true})
 	if err != nil {
 		return fmt.Errorf("cosmosrest POST %s: %w", path, toError(err))
 	}

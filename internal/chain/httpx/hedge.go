@@ -169,7 +169,7 @@ func (c *Client) attemptTimeout(idx int, req Request, timedOut int) (timeout, he
 	}
 	// Only reads addressed by their URL adapt: a POST's cost depends on its body (a JSON-RPC
 	// batch of one height or of a hundred), which its path does not tell apart.
-	idempotent := req.Method == http.MethodGet || req.Method == http.MethodHead
+	idempotent := req.Method == http.MethodGet || req.Method == http.MethodHead || req.Idempotent
 	if !idempotent {
 		return timeout, 0
 	}

@@ -213,6 +213,9 @@ type Request struct {
 	Body   []byte
 	// Timeout overrides the client's per-attempt timeout (e.g. long traces).
 	Timeout time.Duration
+	// Idempotent marks a POST that only reads (a query carried in a body): like a GET it may be
+	// hedged and gets an adaptive timeout. Never set it on anything that changes state.
+	Idempotent bool
 	// ExpectJSON makes a 2xx answer whose body is not valid JSON count as a failed attempt
 	// (truncated bodies from dying connections are retried rather than handed to decoders).
 	ExpectJSON bool

@@ -45,8 +45,8 @@ func (s *ClientSource) EVMCall(ctx context.Context, height int64, contract strin
 		Error    string `json:"error"`
 	}
 	body := map[string]string{"sender": evmCallSender, "contract_addr": contract, "input": "0x" + hex.EncodeToString(input), "value": "0"}
-	if err := s.rest.Post(ctx, "/minievm/evm/v1/call", body, height, &r); err != nil {
-		return nil, queryErr(err)
+	if err := retryQuery(ctx, func() error { return queryErr(s.rest.Post(ctx, "/minievm/evm/v1/call", body, height, &r)) }); err != nil {
+		return nil, err
 	}
 	if r.Error != "" {
 		return nil, fmt.Errorf("%w: call %s: %s", ErrQueryFailed, contract, r.Error)
@@ -65,9 +65,11 @@ func (s *ClientSource) MoveResource(ctx context.Context, height int64, addr, str
 			MoveResource string `json:"move_resource"`
 		} `json:"resource"`
 	}
-	if err := s.rest.Get(ctx, "/initia/move/v1/accounts/"+url.PathEscape(addr)+"/resources/by_struct_tag",
-		url.Values{"struct_tag": {structTag}}, height, &r); err != nil {
-		return nil, queryErr(err)
+	if err := retryQuery(ctx, func() error {
+		return queryErr(s.rest.Get(ctx, "/initia/move/v1/accounts/"+url.PathEscape(addr)+"/resources/by_struct_tag",
+			url.Values{"struct_tag": {structTag}}, height, &r))
+	}); err != nil {
+		return nil, err
 	}
 	return json.RawMessage(r.Resource.MoveResource), nil
 }
@@ -78,8 +80,8 @@ func (s *ClientSource) WasmSmart(ctx context.Context, height int64, contract str
 		Data json.RawMessage `json:"data"`
 	}
 	path := "/cosmwasm/wasm/v1/contract/" + url.PathEscape(contract) + "/smart/" + base64.URLEncoding.EncodeToString(query)
-	if err := s.rest.Get(ctx, path, nil, height, &r); err != nil {
-		return nil, queryErr(err)
+	if err := retryQuery(ctx, func() error { return queryErr(s.rest.Get(ctx, path, nil, height, &r)) }); err != nil {
+		return nil, err
 	}
 	return r.Data, nil
 }
@@ -91,8 +93,10 @@ func (s *ClientSource) WasmCreator(ctx context.Context, height int64, contract s
 			Creator string `json:"creator"`
 		} `json:"contract_info"`
 	}
-	if err := s.rest.Get(ctx, "/cosmwasm/wasm/v1/contract/"+url.PathEscape(contract), nil, height, &r); err != nil {
-		return "", queryErr(err)
+	if err := retryQuery(ctx, func() error {
+		return queryErr(s.rest.Get(ctx, "/cosmwasm/wasm/v1/contract/"+url.PathEscape(contract), nil, height, &r))
+	}); err != nil {
+		return "", err
 	}
 	return r.ContractInfo.Creator, nil
 }
