@@ -233,44 +233,70 @@ func rankDel(ctx context.Context, tx wtx, k rankKey) error {
 
 func sameKey(a, b []any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
-// rankSeek turns an offset into the list l of scope into a row-value bound on the nft index
-// and a shorter offset: the bucket the offset falls in is found by summing counts, and the page
-// starts from that bucket's first key (ascending) or from the next bucket's (descending). ok is
-// false when the list has no buckets.
-func (l rankList) rankSeek(ctx context.Context, c conn, scope []byte, offset int64, desc bool) (where string, args []any, rest int64, ok bool, err error) {
+// rankSeek turns an offset into the list l of scope into row-value bounds on the nft index and
+// a shorter offset: the bucket the offset falls in is found by summing counts, and the page is
+// looked for between that bucket's first key and the first key of the bucket after the last one
+// the page can reach (walking in the page's direction). Both bounds matter: PostgreSQL may fetch
+// every row in range before its sort, so the range holds a few buckets, not the rest of the list.
+// ok is false when the list has no buckets.
+func (l rankList) rankSeek(ctx context.Context, c conn, scope []byte, offset int64, limit int, desc bool) (where []string, args []any, rest int64, ok bool, err error) {
 	r, err := c.query(ctx, "SELECT "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n FROM "+l.table+
 		" WHERE kind = ? AND scope = ? ORDER BY "+l.cols[0]+" "+dir(desc)+", "+l.cols[1]+" "+dir(desc)+", "+l.cols[2]+" "+dir(desc), l.kind, nonNil(scope))
 	if err != nil {
-		return "", nil, 0, false, err
+		return nil, nil, 0, false, err
 	}
-	defer r.Close()
-	var prev []any // the bucket after the current one in key order (descending walk)
-	cum := int64(0)
+	type bucket struct {
+		lo []any
+		n  int64
+	}
+	var bs []bucket // in the page's direction
 	for r.Next() {
 		lo, n := l.scanKey(), int64(0)
 		if err := r.Scan(append(lo, &n)...); err != nil {
-			return "", nil, 0, false, err
+			r.Close()
+			return nil, nil, 0, false, err
 		}
-		key := derefKey(lo)
-		if cum+n > offset {
-			bound, op := key, ">="
-			if desc {
-				bound, op = prev, "<"
-			}
-			if bound == nil {
-				return "", nil, offset - cum, true, r.Err()
-			}
-			w, a := l.bound(op, bound)
-			return w, a, offset - cum, true, r.Err()
+		bs = append(bs, bucket{derefKey(lo), n})
+	}
+	r.Close()
+	if err := r.Err(); err != nil || len(bs) == 0 {
+		return nil, nil, 0, false, err
+	}
+	i, cum := 0, int64(0)
+	for ; i < len(bs) && cum+bs[i].n <= offset; i++ {
+		cum += bs[i].n
+	}
+	if i == len(bs) {
+		return []string{"1 = 0"}, nil, 0, true, nil // past the end: the empty page
+	}
+	rest = offset - cum
+	j, acc := i, int64(0)
+	for ; j < len(bs) && acc < rest+int64(limit); j++ {
+		acc += bs[j].n
+	}
+	// Buckets i..j-1 hold the page. Ascending, they span [lo_i, lo_j); descending (bs runs
+	// backwards), [lo_{j-1}, lo_{i-1}).
+	var lower, upper []any
+	if desc {
+		lower = bs[j-1].lo
+		if i > 0 {
+			upper = bs[i-1].lo
 		}
-		cum += n
-		prev = key
+	} else {
+		lower = bs[i].lo
+		if j < len(bs) {
+			upper = bs[j].lo
+		}
 	}
-	if err := r.Err(); err != nil || prev == nil {
-		return "", nil, 0, false, err
+	if lower != nil && !sameKey(lower, l.first()) {
+		w, a := l.bound(">=", lower)
+		where, args = append(where, w), append(args, a...)
 	}
-	// Past the end: the empty page.
-	return "1 = 0", nil, 0, true, nil
+	if upper != nil {
+		w, a := l.bound("<", upper)
+		where, args = append(where, w), append(args, a...)
+	}
+	return where, args, rest, true, nil
 }
 
 // bound is a row-value condition on the seek columns of the list.

@@ -148,15 +148,13 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 		case f.OrderByHeight:
 			l = rankCollHeight
 		}
-		w, a, rest, ok, err := l.rankSeek(ctx, c, scope, offset, p.Desc)
+		w, a, rest, ok, err := l.rankSeek(ctx, c, scope, offset, limitOf(p), p.Desc)
 		if err != nil {
 			return TokenPage{}, fmt.Errorf("tokens: rank buckets: %w", err)
 		}
 		if ok {
-			if w != "" {
-				where = append(where, w)
-				args = append(args, a...)
-			}
+			where = append(where, w...)
+			args = append(args, a...)
 			offset = rest
 		}
 	}
