@@ -42,6 +42,8 @@ var dumpTables = []dumpTable{
 	{"nft", "collection_addr, token_id", []string{"collection_addr", "token_id", "nft_id", "object_addr", "owner", "uri", "height", "time_ns"}, "bsibbsii"},
 	{"nft_txs", "nft_id, sequence", []string{"nft_id", "sequence", "ord"}, "iii"},
 	{"nft_not_collection", "addr", []string{"addr", "height"}, "bi"},
+	{"nft_rank_token", "kind, scope, token_id, height, coll", []string{"kind", "scope", "token_id", "height", "coll", "n"}, "ibsibi"},
+	{"nft_rank_height", "kind, scope, height, token_id, coll", []string{"kind", "scope", "height", "token_id", "coll", "n"}, "ibisbi"},
 }
 
 // Dump implements Store: one "## table" header per table, then one tab-separated line per
