@@ -84,26 +84,6 @@ func (l rankList) key() string {
 	return "(" + l.cols[0] + ", " + l.cols[1] + ", " + l.cols[2] + ")"
 }
 
-// bucketOf returns the first key and count of the bucket holding k (nil when the list has
-// none yet).
-func (l rankList) bucketOf(ctx context.Context, tx wtx, k rankKey) ([]any, int64, error) {
-	args := append([]any{l.kind, nonNil(l.scopeOf(k))}, l.vals(k)...)
-	r, err := tx.query(ctx, "SELECT "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n FROM "+l.table+
-		" WHERE kind = ? AND scope = ? AND "+l.key()+" <= (?, ?, ?) ORDER BY "+l.cols[0]+" DESC, "+l.cols[1]+" DESC, "+l.cols[2]+" DESC LIMIT 1", args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer r.Close()
-	if !r.Next() {
-		return nil, 0, r.Err()
-	}
-	lo, n := l.scanKey(), int64(0)
-	if err := r.Scan(append(lo, &n)...); err != nil {
-		return nil, 0, err
-	}
-	return derefKey(lo), n, r.Err()
-}
-
 // scanKey returns scan targets for a key in l.cols order.
 func (l rankList) scanKey() []any {
 	out := make([]any, 3)
@@ -133,102 +113,6 @@ func derefKey(ptrs []any) []any {
 		}
 	}
 	return out
-}
-
-func (l rankList) whereKey() string {
-	return "kind = ? AND scope = ? AND " + l.cols[0] + " = ? AND " + l.cols[1] + " = ? AND " + l.cols[2] + " = ?"
-}
-
-// rankAdd counts a token that is now in the nft table, splitting its bucket when it grew past
-// twice the bucket size.
-func rankAdd(ctx context.Context, tx wtx, k rankKey) error {
-	for _, l := range rankLists {
-		scope := nonNil(l.scopeOf(k))
-		lo, n, err := l.bucketOf(ctx, tx, k)
-		if err != nil {
-			return fmt.Errorf("rank bucket: %w", err)
-		}
-		if lo == nil {
-			lo, n = l.first(), 0
-			if err := tx.exec(ctx, "INSERT INTO "+l.table+" (kind, scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n) VALUES (?, ?, ?, ?, ?, 0)",
-				append([]any{l.kind, scope}, lo...)...); err != nil {
-				return fmt.Errorf("rank bucket: %w", err)
-			}
-		}
-		n++
-		if err := tx.exec(ctx, "UPDATE "+l.table+" SET n = ? WHERE "+l.whereKey(), append([]any{n, l.kind, scope}, lo...)...); err != nil {
-			return fmt.Errorf("rank bucket: %w", err)
-		}
-		if err := l.split(ctx, tx, scope, lo, n); err != nil {
-			return fmt.Errorf("split rank bucket: %w", err)
-		}
-	}
-	return nil
-}
-
-// split cuts the bucket starting at lo, holding n tokens, into buckets of nftRankBucket until
-// the last is at most twice that (a bucket a migration filled with a whole list takes several
-// cuts, once).
-func (l rankList) split(ctx context.Context, tx wtx, scope []byte, lo []any, n int64) error {
-	for n > 2*nftRankBucket {
-		// The bucket's rows are the first n of the list from lo, so the one at offset
-		// nftRankBucket starts the new bucket.
-		cols := make([]string, 3)
-		for i, c := range l.cols {
-			cols[i] = nftCol(c)
-		}
-		q := "SELECT " + cols[0] + ", " + cols[1] + ", " + cols[2] + " FROM nft n WHERE n." + l.scope + " = ? AND (" +
-			cols[0] + ", " + cols[1] + ", " + cols[2] + ") >= (?, ?, ?) ORDER BY " + cols[0] + ", " + cols[1] + ", " + cols[2] + " LIMIT 1 OFFSET ?"
-		r, err := tx.query(ctx, q, append(append([]any{scope}, lo...), nftRankBucket)...)
-		if err != nil {
-			return err
-		}
-		if !r.Next() {
-			r.Close()
-			return fmt.Errorf("bucket of %d tokens has fewer than %d", n, nftRankBucket+1)
-		}
-		mid := l.scanKey()
-		err = r.Scan(mid...)
-		r.Close()
-		if err != nil {
-			return err
-		}
-		next := derefKey(mid)
-		if err := tx.exec(ctx, "UPDATE "+l.table+" SET n = ? WHERE "+l.whereKey(), append([]any{nftRankBucket, l.kind, scope}, lo...)...); err != nil {
-			return err
-		}
-		n -= nftRankBucket
-		if err := tx.exec(ctx, "INSERT INTO "+l.table+" (kind, scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n) VALUES (?, ?, ?, ?, ?, ?)",
-			append(append([]any{l.kind, scope}, next...), n)...); err != nil {
-			return err
-		}
-		lo = next
-	}
-	return nil
-}
-
-// rankDel uncounts a token that left the nft table or is about to change its key; an emptied
-// bucket other than a list's first is dropped.
-func rankDel(ctx context.Context, tx wtx, k rankKey) error {
-	for _, l := range rankLists {
-		scope := nonNil(l.scopeOf(k))
-		lo, n, err := l.bucketOf(ctx, tx, k)
-		if err != nil {
-			return fmt.Errorf("rank bucket: %w", err)
-		}
-		if lo == nil || n <= 0 {
-			return fmt.Errorf("rank bucket: token %q of a list with no count", k.tokenID)
-		}
-		args := append([]any{n - 1, l.kind, scope}, lo...)
-		q := "UPDATE " + l.table + " SET n = ? WHERE " + l.whereKey()
-		if n == 1 && !sameKey(lo, l.first()) {
-			q, args = "DELETE FROM "+l.table+" WHERE "+l.whereKey(), args[1:]
-		}
-		if err := tx.exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("rank bucket: %w", err)
-		}
-	}
-	return nil
 }
 
 func sameKey(a, b []any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }

@@ -19,6 +19,7 @@ type nftWriter struct {
 	touched map[string]bool       // collections whose nft_count must be recounted
 	edges   map[[2]int64]bool
 	edgeRow [][]any
+	ranks   *rankCache
 }
 
 type collInfo struct {
@@ -32,7 +33,7 @@ func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" +
 // the first bundle (the writer numbers txs densely from there).
 func writeNFTs(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) error {
 	w := &nftWriter{tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
-		touched: map[string]bool{}, edges: map[[2]int64]bool{}}
+		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx)}
 	first := seq0 + 1
 	changed := false
 	for _, b := range bundles {
@@ -94,11 +95,11 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 			return fmt.Errorf("mint: %w", err)
 		}
 		if had {
-			if err := rankDel(ctx, w.tx, prev); err != nil {
+			if err := w.ranks.del(ctx, prev); err != nil {
 				return err
 			}
 		}
-		if err := rankAdd(ctx, w.tx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
+		if err := w.ranks.add(ctx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
 			return err
 		}
 		w.touched[string(c.Collection)] = true
@@ -142,11 +143,11 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
 	}
-	if err := rankDel(ctx, w.tx, prev); err != nil {
+	if err := w.ranks.del(ctx, prev); err != nil {
 		return err
 	}
 	if c.Kind != NFTBurn {
-		if err := rankAdd(ctx, w.tx, next); err != nil {
+		if err := w.ranks.add(ctx, next); err != nil {
 			return err
 		}
 	}
@@ -273,6 +274,9 @@ func (w *nftWriter) edge(c *NFTChange, e *dictEntry, seq int64) error {
 
 // finish writes the edges and counters and recounts the touched collections.
 func (w *nftWriter) finish(ctx context.Context) error {
+	if err := w.ranks.flush(ctx); err != nil {
+		return err
+	}
 	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
 		return fmt.Errorf("insert nft_txs: %w", err)
 	}
