@@ -80,10 +80,6 @@ func nftCol(c string) string {
 	return "n." + c
 }
 
-func (l rankList) key() string {
-	return "(" + l.cols[0] + ", " + l.cols[1] + ", " + l.cols[2] + ")"
-}
-
 // scanKey returns scan targets for a key in l.cols order.
 func (l rankList) scanKey() []any {
 	out := make([]any, 3)
