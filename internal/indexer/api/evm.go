@@ -66,39 +66,6 @@ func (s *server) evmStatus(r *http.Request, st *statusJSON) error {
 
 func (s *server) evm() store.EVMReader { return s.store.(store.EVMReader) }
 
-// seqPage splices the stored objects of a page into {"<key>":[…],"pagination":{…}} with a
-// sequence cursor, as the Cosmos tx lists.
-func seqPage(key string, page store.TxPage) (any, error) {
-	var last int64
-	if n := len(page.Txs); n > 0 {
-		last = page.Txs[n-1].Sequence
-	}
-	pj, err := json.Marshal(cursorPagination(store.CursorSequence, last, len(page.Txs), page.Total))
-	if err != nil {
-		return nil, err
-	}
-	size := 32 + len(pj)
-	for _, t := range page.Txs {
-		size += len(t.JSON) + 1
-	}
-	var b bytes.Buffer
-	b.Grow(size)
-	b.WriteString(`{"` + key + `":[`)
-	for i, t := range page.Txs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(t.JSON)
-	}
-	b.WriteString(`],"pagination":`)
-	b.Write(pj)
-	b.WriteString("}\n")
-	if page.Final {
-		return httpapi.Pinned{Body: httpapi.Raw(b.Bytes())}, nil
-	}
-	return httpapi.Raw(b.Bytes()), nil
-}
-
 func (s *server) evmTxList(r *http.Request, f store.EVMTxFilter) (any, error) {
 	p, err := pagination(query(r.URL.RawQuery))
 	if err != nil {

@@ -168,6 +168,13 @@ func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string
 	if err != nil {
 		return nil, err
 	}
+	return seqPage("txs", page)
+}
+
+// seqPage splices the stored objects of a page into {"<key>":[…],"pagination":{…}} with a
+// sequence cursor: the body of every tx-shaped list (Cosmos txs, a token's txs, EVM and
+// internal txs), the stored JSON written verbatim rather than re-encoded.
+func seqPage(key string, page store.TxPage) (any, error) {
 	var last int64
 	if n := len(page.Txs); n > 0 {
 		last = page.Txs[n-1].Sequence
@@ -182,7 +189,7 @@ func (s *server) txList(r *http.Request, f store.TxFilter, q map[string][]string
 	}
 	var b bytes.Buffer
 	b.Grow(size)
-	b.WriteString(`{"txs":[`)
+	b.WriteString(`{"` + key + `":[`)
 	for i, t := range page.Txs {
 		if i > 0 {
 			b.WriteByte(',')

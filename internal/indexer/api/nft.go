@@ -376,29 +376,5 @@ func (s *server) nftTxs(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return txPageBody(page)
-}
-
-// txPageBody splices the stored tx JSON into the body, like the tx lists.
-func txPageBody(page store.TxPage) (any, error) {
-	var last int64
-	if n := len(page.Txs); n > 0 {
-		last = page.Txs[n-1].Sequence
-	}
-	pj, err := json.Marshal(cursorPagination(store.CursorSequence, last, len(page.Txs), page.Total))
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	b.WriteString(`{"txs":[`)
-	for i, t := range page.Txs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(t.JSON)
-	}
-	b.WriteString(`],"pagination":`)
-	b.Write(pj)
-	b.WriteString("}\n")
-	return httpapi.Raw(b.Bytes()), nil
+	return seqPage("txs", page)
 }
