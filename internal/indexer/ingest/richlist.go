@@ -99,6 +99,37 @@ func topicAddress(topic string) ([]byte, error) {
 // EVM chain: each bank denom is resolved to its ERC-20 contract (contracts/by_denom), which
 // becomes the stored denom, and the bank denom (lowercased, as requests are) an alias of it.
 func evmGenesisRichList(ctx context.Context, src RichListSource, prefix string) (*store.RichListChanges, error) {
+	balances, err := genesisBalances(ctx, src, prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := &store.RichListChanges{Aliases: map[string]string{}}
+	contracts := map[string]string{}
+	for _, b := range balances {
+		contract, ok := contracts[b.denom]
+		if !ok {
+			addr, err := src.ContractByDenom(ctx, b.denom)
+			if err != nil {
+				return nil, fmt.Errorf("contract of genesis denom %q: %w", b.denom, err)
+			}
+			contract = strings.ToLower(addr)
+			contracts[b.denom] = contract
+			out.Aliases[strings.ToLower(b.denom)] = contract
+		}
+		out.Sets = append(out.Sets, store.BalanceSet{Denom: contract, Account: b.account, Amount: b.amount})
+	}
+	return out, nil
+}
+
+// genesisBalance is one coin of one account in the genesis bank balances, denom as written.
+type genesisBalance struct {
+	account []byte
+	denom   string
+	amount  *big.Int
+}
+
+// genesisBalances reads and checks the genesis bank balances every VM's rich list starts from.
+func genesisBalances(ctx context.Context, src RichListSource, prefix string) ([]genesisBalance, error) {
 	raw, err := src.Genesis(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("genesis: %w", err)
@@ -117,29 +148,18 @@ func evmGenesisRichList(ctx context.Context, src RichListSource, prefix string) 
 	if err := json.Unmarshal(raw, &g); err != nil {
 		return nil, fmt.Errorf("genesis app_state: %w", err)
 	}
-	out := &store.RichListChanges{Aliases: map[string]string{}}
-	contracts := map[string]string{}
+	var out []genesisBalance
 	for _, b := range g.Bank.Balances {
 		acc, err := address.Parse(prefix, b.Address)
 		if err != nil {
 			return nil, fmt.Errorf("genesis balance of %q: %w", b.Address, err)
 		}
 		for _, c := range b.Coins {
-			contract, ok := contracts[c.Denom]
-			if !ok {
-				addr, err := src.ContractByDenom(ctx, c.Denom)
-				if err != nil {
-					return nil, fmt.Errorf("contract of genesis denom %q: %w", c.Denom, err)
-				}
-				contract = strings.ToLower(addr)
-				contracts[c.Denom] = contract
-				out.Aliases[strings.ToLower(c.Denom)] = contract
-			}
 			amt, ok := new(big.Int).SetString(c.Amount, 10)
 			if !ok || amt.Sign() < 0 {
 				return nil, fmt.Errorf("genesis balance of %s: amount %q", b.Address, c.Amount)
 			}
-			out.Sets = append(out.Sets, store.BalanceSet{Denom: contract, Account: acc, Amount: amt})
+			out = append(out, genesisBalance{account: acc, denom: c.Denom, amount: amt})
 		}
 	}
 	return out, nil

@@ -2,12 +2,10 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -97,37 +95,13 @@ func parseCoins(s string) ([]coin, error) {
 
 // bankGenesisRichList reads the genesis bank balances, denoms lowercased (Wasm chains).
 func bankGenesisRichList(ctx context.Context, src RichListSource, prefix string) (*store.RichListChanges, error) {
-	raw, err := src.Genesis(ctx)
+	balances, err := genesisBalances(ctx, src, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("genesis: %w", err)
-	}
-	var g struct {
-		Bank struct {
-			Balances []struct {
-				Address string `json:"address"`
-				Coins   []struct {
-					Denom  string `json:"denom"`
-					Amount string `json:"amount"`
-				} `json:"coins"`
-			} `json:"balances"`
-		} `json:"bank"`
-	}
-	if err := json.Unmarshal(raw, &g); err != nil {
-		return nil, fmt.Errorf("genesis app_state: %w", err)
+		return nil, err
 	}
 	out := &store.RichListChanges{}
-	for _, b := range g.Bank.Balances {
-		acc, err := address.Parse(prefix, b.Address)
-		if err != nil {
-			return nil, fmt.Errorf("genesis balance of %q: %w", b.Address, err)
-		}
-		for _, c := range b.Coins {
-			amt, ok := new(big.Int).SetString(c.Amount, 10)
-			if !ok || amt.Sign() < 0 {
-				return nil, fmt.Errorf("genesis balance of %s: amount %q", b.Address, c.Amount)
-			}
-			out.Sets = append(out.Sets, store.BalanceSet{Denom: strings.ToLower(c.Denom), Account: acc, Amount: amt})
-		}
+	for _, b := range balances {
+		out.Sets = append(out.Sets, store.BalanceSet{Denom: strings.ToLower(b.denom), Account: b.account, Amount: b.amount})
 	}
 	return out, nil
 }
