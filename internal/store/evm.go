@@ -84,32 +84,7 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 				signerID = accs[string(t.Signer)].id
 			}
 			txRows = append(txRows, []any{seq, nonNil(t.Hash), b.Block.Height, t.Index, signerID, string(t.JSON)})
-			edges := map[string]bool{}
-			var order []string
-			add := func(addr []byte, signer bool) {
-				k := string(addr)
-				if _, ok := edges[k]; !ok {
-					order = append(order, k)
-				}
-				edges[k] = edges[k] || signer
-			}
-			if t.Signer != nil {
-				add(t.Signer, true)
-			}
-			for _, a := range t.Accounts {
-				add(a.Addr, a.Signer)
-			}
-			for _, k := range order {
-				e := accs[k]
-				e.txCount++
-				var signerOrd any
-				if edges[k] {
-					e.signerCount++
-					signerOrd = e.signerCount
-				}
-				e.touched = true
-				accRows = append(accRows, []any{e.id, seq, edges[k], e.txCount, signerOrd})
-			}
+			accRows = appendAccountEdges(accRows, accs, seq, t.Signer, t.Accounts)
 		}
 	}
 	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
@@ -129,24 +104,7 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 
 // EVMTx implements EVMReader.
 func (d *DB) EVMTx(ctx context.Context, hash []byte) (TxRecord, error) {
-	r, err := d.be.reader().query(ctx, "SELECT sequence, height, data FROM evm_tx WHERE hash = ?", nonNil(hash))
-	if err != nil {
-		return TxRecord{}, fmt.Errorf("evm tx by hash: %w", err)
-	}
-	txs, err := scanTxs(r)
-	if err != nil {
-		return TxRecord{}, fmt.Errorf("evm tx by hash: %w", err)
-	}
-	if len(txs) == 0 {
-		return TxRecord{}, ErrNotFound
-	}
-	first := txs[0]
-	for _, t := range txs[1:] {
-		if t.Sequence < first.Sequence {
-			first = t
-		}
-	}
-	return first, nil
+	return d.txByHash(ctx, "SELECT sequence, height, data FROM evm_tx WHERE hash = ?", "evm tx by hash", hash)
 }
 
 // EVMTxs implements EVMReader: all txs and one height are dense sequence ranges, one account

@@ -18,13 +18,19 @@ func (d *DB) Tx(ctx context.Context, hash []byte) (TxRecord, error) {
 }
 
 func (d *DB) tx(ctx context.Context, hash []byte) (TxRecord, error) {
-	r, err := d.be.reader().query(ctx, "SELECT sequence, height, data FROM tx WHERE hash = ?", nonNil(hash))
+	return d.txByHash(ctx, "SELECT sequence, height, data FROM tx WHERE hash = ?", "tx by hash", hash)
+}
+
+// txByHash runs a by-hash query of a tx table (Cosmos or EVM) and keeps the first of the txs
+// holding that hash (a hash can recur); what names the query in errors.
+func (d *DB) txByHash(ctx context.Context, query, what string, hash []byte) (TxRecord, error) {
+	r, err := d.be.reader().query(ctx, query, nonNil(hash))
 	if err != nil {
-		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
+		return TxRecord{}, fmt.Errorf("%s: %w", what, err)
 	}
 	txs, err := scanTxs(r)
 	if err != nil {
-		return TxRecord{}, fmt.Errorf("tx by hash: %w", err)
+		return TxRecord{}, fmt.Errorf("%s: %w", what, err)
 	}
 	if len(txs) == 0 {
 		return TxRecord{}, ErrNotFound

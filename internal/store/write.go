@@ -197,33 +197,7 @@ func (rs *rowSet) addTx(t Tx, idx int, height int64) {
 	}
 	rs.txs = append(rs.txs, []any{seq, t.Hash, height, idx, signerID, string(t.JSON)})
 
-	// One edge per distinct account, a signer if any of its mentions is.
-	edges := map[string]bool{}
-	var order []string
-	add := func(addr []byte, signer bool) {
-		k := string(addr)
-		if _, ok := edges[k]; !ok {
-			order = append(order, k)
-		}
-		edges[k] = edges[k] || signer
-	}
-	if t.Signer != nil {
-		add(t.Signer, true)
-	}
-	for _, a := range t.Accounts {
-		add(a.Addr, a.Signer)
-	}
-	for _, k := range order {
-		e := rs.accs[k]
-		e.txCount++
-		var signerOrd any
-		if edges[k] {
-			e.signerCount++
-			signerOrd = e.signerCount
-		}
-		e.touched = true
-		rs.accounts = append(rs.accounts, []any{e.id, seq, edges[k], e.txCount, signerOrd})
-	}
+	rs.accounts = appendAccountEdges(rs.accounts, rs.accs, seq, t.Signer, t.Accounts)
 	seen := map[string]bool{}
 	for _, m := range t.MsgTypes {
 		m = strings.TrimPrefix(m, "/")
@@ -252,4 +226,36 @@ func (rs *rowSet) insert(ctx context.Context, tx wtx) error {
 		return fmt.Errorf("insert tx_msg_types: %w", err)
 	}
 	return nil
+}
+
+// appendAccountEdges appends the edge rows of one tx (Cosmos or EVM): one per distinct account,
+// a signer if any of its mentions is, numbered by the account's running tx and signer counts.
+func appendAccountEdges(rows [][]any, accs map[string]*dictEntry, seq int64, signer []byte, accounts []TxAccount) [][]any {
+	edges := map[string]bool{}
+	var order []string
+	add := func(addr []byte, signer bool) {
+		k := string(addr)
+		if _, ok := edges[k]; !ok {
+			order = append(order, k)
+		}
+		edges[k] = edges[k] || signer
+	}
+	if signer != nil {
+		add(signer, true)
+	}
+	for _, a := range accounts {
+		add(a.Addr, a.Signer)
+	}
+	for _, k := range order {
+		e := accs[k]
+		e.txCount++
+		var signerOrd any
+		if edges[k] {
+			e.signerCount++
+			signerOrd = e.signerCount
+		}
+		e.touched = true
+		rows = append(rows, []any{e.id, seq, edges[k], e.txCount, signerOrd})
+	}
+	return rows
 }
