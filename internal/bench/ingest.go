@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/chain/capture"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -20,7 +21,7 @@ import (
 type IngestConfig struct {
 	DSN     string // store to write into
 	Source  string // "busy": the capture replayed over loopback HTTP; "synthetic": its blocks repeated in process
-	Fixture string // captured chain directory (shared/fixtures/minievm-busy)
+	Fixture string // captured chain: its directory or its .tar.zst (testdata/fixtures/minievm-busy.tar.zst)
 	// Txs is how many txs the synthetic source feeds (whole blocks, so a few more); the busy
 	// source always feeds the whole capture.
 	Txs int
@@ -83,19 +84,23 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		icfg.ProgressInterval = time.Minute
 	}
 
+	fixture, err := capture.Dir(cfg.Fixture)
+	if err != nil {
+		return res, fmt.Errorf("--fixture: %w", err)
+	}
 	var src ingest.Source
 	switch cfg.Source {
 	case "busy":
 		if indexed > 0 {
 			return res, fmt.Errorf("%w (indexed height %d): the busy source replays the capture from height 1, use a fresh store", errStoreNotEmpty, indexed)
 		}
-		srv, err := replay.New(cfg.Fixture)
+		srv, err := replay.New(fixture)
 		if err != nil {
 			return res, err
 		}
 		top := srv.CapturedMaxHeight()
 		// The captured /status may predate the last captured blocks.
-		srv, err = replay.New(cfg.Fixture, replay.MaxHeight(func() int64 { return top }), replay.CacheSize(4096))
+		srv, err = replay.New(fixture, replay.MaxHeight(func() int64 { return top }), replay.CacheSize(4096))
 		if err != nil {
 			return res, err
 		}
@@ -120,7 +125,7 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 			return res, fmt.Errorf("--txs must be positive")
 		}
 		t0 := time.Now()
-		s, err := LoadSyntheticSource(ctx, cfg.Fixture, 0, log)
+		s, err := LoadSyntheticSource(ctx, fixture, 0, log)
 		if err != nil {
 			return res, err
 		}

@@ -53,7 +53,7 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	var profile string
 	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
 	f.String(&cfg.Source, "source", "synthetic", "busy (the capture replayed over loopback HTTP) or synthetic (its blocks repeated in process up to --txs)", "BENCH_SOURCE")
-	f.String(&cfg.Fixture, "fixture", "../shared/fixtures/minievm-busy", "captured chain directory", "BENCH_FIXTURE")
+	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain: a directory, or the .tar.zst the repository ships (unpacked once under the temporary directory)", "BENCH_FIXTURE")
 	f.Int(&cfg.Txs, "txs", 1_000_000, "txs to ingest with the synthetic source", "BENCH_TXS")
 	f.Int(&cfg.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
 	f.Int(&cfg.Ingest.MaxBatchBlocks, "batch-blocks", 0, "blocks per write transaction (0: the pipeline's default)")
