@@ -136,7 +136,7 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 			args = append(args, vals[col])
 		}
 	}
-	if after == nil && offset >= nftRankBucket && !f.TokenIDSet && (f.Owner == nil) != (f.Collection == nil) {
+	if after == nil && offset >= rankBucketSize && !f.TokenIDSet && (f.Owner == nil) != (f.Collection == nil) {
 		// A deep offset in one collection's or one owner's list: seek to the rank bucket it
 		// falls in and skip only inside that bucket.
 		l, scope := rankCollToken, f.Collection
@@ -148,7 +148,7 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 		case f.OrderByHeight:
 			l = rankCollHeight
 		}
-		w, a, rest, ok, err := l.rankSeek(ctx, c, scope, offset, limitOf(p), p.Desc)
+		w, a, rest, ok, err := l.rankSeek(ctx, c, []any{l.kind, nonNil(scope)}, offset, limitOf(p), p.Desc)
 		if err != nil {
 			return TokenPage{}, fmt.Errorf("tokens: rank buckets: %w", err)
 		}

@@ -95,11 +95,11 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 			return fmt.Errorf("mint: %w", err)
 		}
 		if had {
-			if err := w.ranks.del(ctx, prev); err != nil {
+			if err := w.ranks.delNFT(ctx, prev); err != nil {
 				return err
 			}
 		}
-		if err := w.ranks.add(ctx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
+		if err := w.ranks.addNFT(ctx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
 			return err
 		}
 		w.touched[string(c.Collection)] = true
@@ -143,11 +143,11 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
 	}
-	if err := w.ranks.del(ctx, prev); err != nil {
+	if err := w.ranks.delNFT(ctx, prev); err != nil {
 		return err
 	}
 	if c.Kind != NFTBurn {
-		if err := w.ranks.add(ctx, next); err != nil {
+		if err := w.ranks.addNFT(ctx, next); err != nil {
 			return err
 		}
 	}

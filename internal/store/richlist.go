@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -85,7 +86,23 @@ func encodeAmount(a *big.Int) ([]byte, error) {
 
 type holderKey struct{ denom, account string }
 
-// writeRichList applies the bundles' rich-list changes inside the block write transaction.
+// richRank is the rich list's rank-bucket list (migration 0006): a denom's holders in
+// (amount_desc, account) order, i.e. amount descending with the account as tie-break.
+var richRank = rankList{table: "rich_list_rank", scope: []string{"denom"}, src: "rich_list r", srcScope: []string{"r.denom"},
+	cols: []string{"amount_desc", "account"}, srcCols: []string{"r.amount_desc", "r.account"}, types: "bb", seek: []int{0, 1}}
+
+// amountDesc complements an encoded amount: ascending bytes are descending amounts.
+func amountDesc(enc []byte) []byte {
+	out := make([]byte, len(enc))
+	for i, b := range enc {
+		out[i] = ^b
+	}
+	return out
+}
+
+// writeRichList applies the bundles' rich-list changes inside the block write transaction. The
+// balances are read once for the whole batch; rows and rank buckets are written block by block,
+// so the buckets split where they would with one block per transaction (rankCache.add).
 func writeRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	var keys []holderKey
 	seen := map[holderKey]bool{}
@@ -116,11 +133,17 @@ func writeRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	if err != nil {
 		return err
 	}
-	existed := make(map[holderKey]bool, len(cur))
-	for k := range cur {
-		existed[k] = true
+	// stored holds each touched holder's amount as the table has it (absent: no row yet).
+	stored := make(map[holderKey][]byte, len(cur))
+	for k, v := range cur {
+		if stored[k], err = encodeAmount(v); err != nil {
+			return err
+		}
 	}
+	ranks := newRankCache(tx)
 	aliases := map[string]string{}
+	newHolders := map[string]int64{}
+	var denoms []string
 	for _, b := range bundles {
 		rl := b.RichList
 		if rl == nil {
@@ -153,30 +176,13 @@ func writeRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 		for a, d := range rl.Aliases {
 			aliases[a] = d
 		}
-	}
-
-	newHolders := map[string]int64{}
-	var denoms []string
-	for start := 0; start < len(keys); start += dictChunk {
-		chunk := keys[start:min(start+dictChunk, len(keys))]
-		args := make([]any, 0, 3*len(chunk))
-		for _, k := range chunk {
-			amt, err := encodeAmount(cur[k])
-			if err != nil {
-				return err
+		if err := writeHolders(ctx, tx, ranks, order, cur, stored, func(denom string) {
+			if newHolders[denom] == 0 {
+				denoms = append(denoms, denom)
 			}
-			args = append(args, k.denom, []byte(k.account), amt)
-			if !existed[k] {
-				if newHolders[k.denom] == 0 {
-					denoms = append(denoms, k.denom)
-				}
-				newHolders[k.denom]++
-			}
-		}
-		q := "INSERT INTO rich_list (denom, account, amount) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?),", len(chunk)), ",") +
-			" ON CONFLICT (denom, account) DO UPDATE SET amount = excluded.amount"
-		if err := tx.exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("update rich_list: %w", err)
+			newHolders[denom]++
+		}); err != nil {
+			return err
 		}
 	}
 	for _, d := range denoms {
@@ -194,6 +200,48 @@ func writeRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 		return fmt.Errorf("update rich_list_state: %w", err)
 	}
 	return nil
+}
+
+// writeHolders writes one block's touched holders (keys, balances in cur) and moves each whose
+// amount changed to its new place in the rank buckets; stored tracks what the table holds and
+// created is called for each new holder.
+func writeHolders(ctx context.Context, tx wtx, ranks *rankCache, keys []holderKey, cur map[holderKey]*big.Int, stored map[holderKey][]byte, created func(denom string)) error {
+	for start := 0; start < len(keys); start += dictChunk {
+		chunk := keys[start:min(start+dictChunk, len(keys))]
+		args := make([]any, 0, 4*len(chunk))
+		for _, k := range chunk {
+			amt, err := encodeAmount(cur[k])
+			if err != nil {
+				return err
+			}
+			args = append(args, k.denom, []byte(k.account), amt, amountDesc(amt))
+		}
+		q := "INSERT INTO rich_list (denom, account, amount, amount_desc) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(chunk)), ",") +
+			" ON CONFLICT (denom, account) DO UPDATE SET amount = excluded.amount, amount_desc = excluded.amount_desc"
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("update rich_list: %w", err)
+		}
+	}
+	for _, k := range keys {
+		amt, _ := encodeAmount(cur[k]) // checked above
+		scope := []any{k.denom}
+		old, had := stored[k]
+		switch {
+		case !had:
+			created(k.denom)
+		case bytes.Equal(old, amt):
+			continue
+		default:
+			if err := ranks.del(ctx, richRank, scope, []any{amountDesc(old), []byte(k.account)}); err != nil {
+				return err
+			}
+		}
+		if err := ranks.add(ctx, richRank, scope, []any{amountDesc(amt), []byte(k.account)}, false); err != nil {
+			return err
+		}
+		stored[k] = amt
+	}
+	return ranks.flush(ctx)
 }
 
 // loadBalances reads the stored balances of keys (absent holders are absent from the map).
@@ -255,8 +303,10 @@ func (d *DB) RichListAlias(ctx context.Context, alias string) (string, error) {
 	return denom, nil
 }
 
-// Holders implements RichListReader. Pages are offsets on the (denom, amount, account) index,
-// as the peer's offset keys ask.
+// Holders implements RichListReader. Pages are offsets, as the peer's keys ask: a shallow one
+// is skipped on the (denom, amount_desc, account) index, a deep one (past one bucket) seeks to
+// its rank bucket first and skips only inside it. amount_desc is the amount complemented, so the
+// index alone answers the page.
 func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, error) {
 	c := d.be.reader()
 	out := HolderPage{Holders: []Holder{}}
@@ -269,11 +319,20 @@ func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, err
 			return HolderPage{}, fmt.Errorf("rich list total: %w", err)
 		}
 	}
-	order := "amount DESC, account ASC"
-	if !p.Desc {
-		order = "amount ASC, account DESC"
+	// Amount descending is the index's ascending order; ascending amounts walk it backwards.
+	back := !p.Desc
+	where, args, offset := []string{"r.denom = ?"}, []any{denom}, p.Offset
+	if offset >= rankBucketSize {
+		w, a, rest, ok, err := richRank.rankSeek(ctx, c, []any{denom}, offset, limitOf(p), back)
+		if err != nil {
+			return HolderPage{}, fmt.Errorf("rich list: rank buckets: %w", err)
+		}
+		if ok {
+			where, args, offset = append(where, w...), append(args, a...), rest
+		}
 	}
-	r, err := c.query(ctx, "SELECT account, amount FROM rich_list WHERE denom = ? ORDER BY "+order+" LIMIT ? OFFSET ?", denom, limitOf(p), p.Offset)
+	r, err := c.query(ctx, "SELECT r.account, r.amount_desc FROM rich_list r WHERE "+strings.Join(where, " AND ")+
+		" ORDER BY "+richRank.orderBy(richRank.srcCols, back)+" LIMIT ? OFFSET ?", append(args, limitOf(p), offset)...)
 	if err != nil {
 		return HolderPage{}, fmt.Errorf("rich list: %w", err)
 	}
@@ -283,7 +342,7 @@ func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, err
 		if err := r.Scan(&acc, &amt); err != nil {
 			return HolderPage{}, err
 		}
-		out.Holders = append(out.Holders, Holder{Account: acc, Amount: new(big.Int).SetBytes(amt)})
+		out.Holders = append(out.Holders, Holder{Account: acc, Amount: new(big.Int).SetBytes(amountDesc(amt))})
 	}
 	return out, r.Err()
 }
@@ -294,5 +353,6 @@ func init() {
 		dumpTable{"rich_list_denom", "denom", []string{"denom", "holders"}, "si"},
 		dumpTable{"rich_list_alias", "alias", []string{"alias", "denom"}, "ss"},
 		dumpTable{"rich_list_state", "id", []string{"id", "height"}, "ii"},
+		dumpTable{"rich_list_rank", "denom, amount_desc, account", []string{"denom", "amount_desc", "account", "n"}, "sbbi"},
 	)
 }

@@ -12,7 +12,7 @@ import (
 
 // Every test of the package writes with buckets of 2 tokens (split past 4), so the NFT tests'
 // short lists are cut into many buckets and their offset pages go through the rank seek.
-func init() { nftRankBucket = 2 }
+func init() { rankBucketSize = 2 }
 
 // TestNFTRankBuckets checks the rank buckets against the brute-force model after mints,
 // transfers, URI changes and burns spread over three transactions: each bucket counts exactly
@@ -67,7 +67,7 @@ func TestNFTRankBuckets(t *testing.T) {
 }
 
 // checkRankList compares one kind of list's bucket rows with the model's live tokens.
-func checkRankList(t *testing.T, db *DB, nm nftModel, l rankList) {
+func checkRankList(t *testing.T, db *DB, nm nftModel, l nftRankList) {
 	t.Helper()
 	ctx := context.Background()
 	byHeight := l.cols[0] == "height"
@@ -133,8 +133,8 @@ func checkRankList(t *testing.T, db *DB, nm nftModel, l rankList) {
 					n++
 				}
 			}
-			if b.n != n || b.n > 2*nftRankBucket || (i > 0 && b.n == 0) {
-				t.Fatalf("%s kind %d scope %x bucket %d from %v: n = %d, model %d (bucket size %d)", l.table, l.kind, scope, i, b.lo, b.n, n, nftRankBucket)
+			if b.n != n || b.n > 2*rankBucketSize || (i > 0 && b.n == 0) {
+				t.Fatalf("%s kind %d scope %x bucket %d from %v: n = %d, model %d (bucket size %d)", l.table, l.kind, scope, i, b.lo, b.n, n, rankBucketSize)
 			}
 		}
 	}
