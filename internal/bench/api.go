@@ -43,6 +43,12 @@ type APIConfig struct {
 	// NFTs (storetest.FillNFTs tops it up) and add the NFT routes to the targets.
 	NFTTokens      int
 	NFTCollections int
+	// RichListHolders, when > 0, makes sure one synthetic denom has that many holders
+	// (storetest.FillRichList) and adds its first page and a page 900,000 deep.
+	RichListHolders int
+	// EVMTxs, when > 0, makes sure the store holds that many EVM txs, each with an internal tx
+	// (storetest.FillEVM), and adds the EVM tx and internal tx routes.
+	EVMTxs int
 }
 
 // APIResult is one run's figures.
@@ -96,6 +102,16 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 			return res, err
 		}
 	}
+	if cfg.RichListHolders > 0 {
+		if err := fillRichList(ctx, db, cfg, out); err != nil {
+			return res, err
+		}
+	}
+	if cfg.EVMTxs > 0 {
+		if err := fillEVM(ctx, db, cfg, out); err != nil {
+			return res, err
+		}
+	}
 	if res.StoreTxs, err = countTxs(ctx, db); err != nil {
 		return res, err
 	}
@@ -121,6 +137,16 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 			return res, err
 		}
 		res.Targets = append(res.Targets, nt...)
+	}
+	if cfg.RichListHolders > 0 {
+		res.Targets = append(res.Targets, richListTargets(cfg.RichListHolders)...)
+	}
+	if cfg.EVMTxs > 0 {
+		et, err := evmTargets(ctx, db)
+		if err != nil {
+			return res, err
+		}
+		res.Targets = append(res.Targets, et...)
 	}
 
 	cacheBytes := int64(-1)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -147,7 +148,9 @@ func TestCommands(t *testing.T) {
 
 			out.Reset()
 			want := int(syn.StoreTxs) + 40
-			res, err := API(ctx, APIConfig{DSN: dsn, Txs: want, Concurrency: 2, Duration: 20 * time.Millisecond, Analyze: true}, &out, nil)
+			evmTxs := countEVMTxs(t, dsn) + 30
+			res, err := API(ctx, APIConfig{DSN: dsn, Txs: want, Concurrency: 2, Duration: 20 * time.Millisecond, Analyze: true,
+				RichListHolders: 45, EVMTxs: int(evmTxs)}, &out, nil)
 			if err != nil {
 				t.Fatalf("api: %v\n%s", err, out.String())
 			}
@@ -162,7 +165,12 @@ func TestCommands(t *testing.T) {
 				}
 			}
 			checkLines(t, out.String(), append(names, "req/s", "p50 ms", "p99 ms", "txs_deep_offset vs txs")...)
-			for _, n := range []string{"status", "blocks", "block_by_height", "txs", "tx_by_hash", "txs_by_account", "txs_by_height", "txs_msgs", "txs_deep_offset"} {
+			if got := countEVMTxs(t, dsn); got != evmTxs {
+				t.Errorf("store holds %d EVM txs after the fill, want %d", got, evmTxs)
+			}
+			for _, n := range []string{"status", "blocks", "block_by_height", "txs", "tx_by_hash", "txs_by_account", "txs_by_height", "txs_msgs", "txs_deep_offset",
+				"richlist", "evm_txs", "evm_txs_by_account", "evm_txs_by_height", "evm_tx_by_hash",
+				"evm_internal_txs", "evm_internal_by_account", "evm_internal_by_height", "evm_internal_by_hash"} {
 				if !strings.Contains(strings.Join(names, " ")+" ", n+" ") {
 					t.Errorf("endpoint %s not measured (measured %v)", n, names)
 				}
@@ -190,4 +198,18 @@ func checkLines(t *testing.T, out string, labels ...string) {
 			t.Errorf("output lacks %q:\n%s", l, out)
 		}
 	}
+}
+
+func countEVMTxs(t *testing.T, dsn string) int64 {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pg, err := db.EVMTxs(context.Background(), store.EVMTxFilter{}, store.Page{Limit: 1, CountTotal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg.Total
 }
