@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+		"log/slog"
 	"os"
 	"sort"
 	"sync"
@@ -42,7 +43,11 @@ func TestBenchTrackLatency(t *testing.T) {
 	// The moment a status is committed is the moment /v2/tx/status (a store read) shows it:
 	// taken from the tracker's write hook rather than by polling 2,000 rows, which would
 	// compete with the tracker for the CPU.
-	tr := track.New(n.st, registry.NewLive(n.reg), track.Config{Observe: func(_, hash, state string) {
+	var log *slog.Logger // ROLLGATE_BENCH_LOG=1: the tracker's debug log (round and scan timings) on stderr
+	if os.Getenv("ROLLGATE_BENCH_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	tr := track.New(n.st, registry.NewLive(n.reg), track.Config{Log: log, Observe: func(_, hash, state string) {
 		if track.Terminal(state) {
 			mu.Lock()
 			seen[hash] = time.Now()
@@ -77,6 +82,9 @@ func TestBenchTrackLatency(t *testing.T) {
 		blk, err := n.rpc[l1ID].Block(n.ctx, 0)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if log != nil {
+			log.Debug("bench block committed", "height", blk.Block.Header.Height, "time", blk.Block.Header.Time.UTC().Format(time.RFC3339))
 		}
 		mu.Lock()
 		committed[blk.Block.Header.Time.UTC().Format(time.RFC3339)] = time.Now()

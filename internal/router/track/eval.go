@@ -2,6 +2,7 @@ package track
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -32,13 +33,37 @@ type legResult struct {
 // a restart simply evaluates again.
 type evaluation struct {
 	ctx     context.Context
-	st      *Store
+	st      eventSource
 	reg     *registry.Registry
 	probe   WithdrawalProber
 	now     time.Time
 	waits   []EventKey
 	recheck time.Time // zero: only events wake this transfer
 	err     error     // first store/probe error: the evaluation is incomplete and retried
+	// missing: the source (a batch) did not hold a lookup's answer yet; the lookup was recorded,
+	// taken as "nothing" so the walk goes on collecting the others, and the result is discarded.
+	missing bool
+}
+
+// eventSource is what an evaluation reads. *Store answers each lookup with a query; a batch
+// (batch.go) answers from what it loaded for many transfers at once and says errMissing for
+// what it has not loaded yet.
+type eventSource interface {
+	Find(ctx context.Context, chainID, kind, key string) (*Event, error)
+	MsgEvents(ctx context.Context, chainID string, height int64, txIndex, msgIndex int, kind string) ([]Event, error)
+	TxEvents(ctx context.Context, chainID, hash string) ([]Event, error)
+	ChainTime(ctx context.Context, chainID string) (time.Time, error)
+}
+
+// failed reports whether a source error ends the walk: a real error does; errMissing only
+// marks the evaluation incomplete.
+func (e *evaluation) failed(err error) bool {
+	if errors.Is(err, errMissing) {
+		e.missing = true
+		return false
+	}
+	e.err = err
+	return true
 }
 
 func (e *evaluation) wait(chainID, kind, key string) {
@@ -51,7 +76,7 @@ func (e *evaluation) find(chainID, kind, key string) *Event {
 	}
 	ev, err := e.st.Find(e.ctx, chainID, kind, key)
 	if err != nil {
-		e.err = err
+		e.failed(err)
 		return nil
 	}
 	if ev == nil {
@@ -68,7 +93,7 @@ func (e *evaluation) sameMsg(ev *Event, kind string, before bool) []Event {
 	}
 	evs, err := e.st.MsgEvents(e.ctx, ev.ChainID, ev.Height, ev.TxIndex, ev.MsgIndex, kind)
 	if err != nil {
-		e.err = err
+		e.failed(err)
 		return nil
 	}
 	var out []Event
@@ -119,7 +144,7 @@ func (e *evaluation) evaluate(chainID, hash string, created time.Time, abandonAf
 	}
 	evs, err := e.st.TxEvents(e.ctx, chainID, hash)
 	if err != nil {
-		e.err = err
+		e.failed(err)
 		return resp
 	}
 	resp.State = StatePending
@@ -385,7 +410,9 @@ func (e *evaluation) withdrawal(ev *Event, seq *[]TransferEvent) legResult {
 		atL1.Released = true
 		return legResult{out: delivered, release: atL1}
 	}
-	if e.err != nil || e.probe == nil {
+	if e.err != nil || e.missing || e.probe == nil {
+		// An incomplete walk (missing) is done again once the batch has loaded what it
+		// lacked: the probe, an HTTP call, waits for that.
 		return legResult{out: pending, release: atL1}
 	}
 	seqNum, _ := strconv.ParseUint(a["l2_sequence"], 10, 64)
@@ -399,7 +426,11 @@ func (e *evaluation) withdrawal(ev *Event, seq *[]TransferEvent) legResult {
 		wd.OutputIndex = strconv.FormatUint(p.OutputIndex, 10)
 		wd.ClaimableAt = p.ClaimableAt.UTC().Format(time.RFC3339)
 		wd.State = WithdrawalFinalizationPeriod
-		if l1Time, err := e.st.ChainTime(e.ctx, l1.ID); err == nil && !l1Time.Before(p.ClaimableAt) {
+		l1Time, err := e.st.ChainTime(e.ctx, l1.ID)
+		if err != nil && e.failed(err) {
+			return legResult{out: pending, release: atL1}
+		}
+		if err == nil && !l1Time.Before(p.ClaimableAt) {
 			wd.State = WithdrawalClaimable
 		}
 	}

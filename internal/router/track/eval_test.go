@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -54,11 +55,35 @@ func (s *scenario) tx(chain, hash string, evs ...Event) {
 	}
 }
 
+// eval evaluates the tx both ways the tracker can, one query per lookup and in a batch (with
+// an unrelated tx beside it), and checks they agree: status, what it waits for, recheck.
 func (s *scenario) eval(chain, hash string) StatusResponse {
-	e := &evaluation{ctx: context.Background(), st: s.st, reg: s.reg, probe: noProbe{}, now: time.Now()}
-	r := e.evaluate(chain, hash, time.Now(), time.Hour)
+	now := time.Now()
+	e := &evaluation{ctx: context.Background(), st: s.st, reg: s.reg, probe: noProbe{}, now: now}
+	r := e.evaluate(chain, hash, now, time.Hour)
 	if e.err != nil {
 		s.t.Fatal(e.err)
+	}
+	k := tkey{chain, hash}
+	other := tkey{"initia-devnet-1", "00"}
+	res, passes := evaluateBatch(context.Background(), s.st, s.reg, noProbe{}, now, time.Hour, []tkey{other, k},
+		func(tkey) time.Time { return now })
+	var got *batchResult
+	for i := range res {
+		if res[i].k == k {
+			got = &res[i]
+		}
+	}
+	if got == nil || got.err != nil {
+		s.t.Fatalf("batch evaluation of %s: %+v", hash, got)
+	}
+	want, _ := json.Marshal(r)
+	have, _ := json.Marshal(got.resp)
+	if string(want) != string(have) {
+		s.t.Fatalf("batch evaluation (%d passes) differs:\n%s\nwant\n%s", passes, have, want)
+	}
+	if !reflect.DeepEqual(e.waits, got.ev.waits) || !e.recheck.Equal(got.ev.recheck) {
+		s.t.Fatalf("batch evaluation waits %v recheck %v, want %v %v", got.ev.waits, got.ev.recheck, e.waits, e.recheck)
 	}
 	return r
 }

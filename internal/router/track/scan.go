@@ -38,7 +38,9 @@ func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Clien
 	for h := cur.Height + 1; h <= tip && len(heights) < t.cfg.Batch; h++ {
 		heights = append(heights, h)
 	}
+	fetchStart := time.Now()
 	bundles, berr := rpc.BlockAndResults(ctx, heights)
+	fetched := time.Since(fetchStart)
 	t.calls.Add(1)
 	// Keep the contiguous prefix that arrived; the rest is fetched next pass.
 	n := 0
@@ -71,10 +73,12 @@ func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Clien
 		}
 		last = Cursor{Height: b.Height, Time: at}
 	}
+	saveStart := time.Now()
 	if err := t.st.SaveBlocks(ctx, chainID, t.cfg.Owner, evs, last); err != nil {
 		return 0, err
 	}
 	t.blocks.Add(int64(n))
+	t.log.Debug("track scan", "chain", chainID, "blocks", n, "to", last.Height, "events", len(evs), "fetch", fetched, "save", time.Since(saveStart))
 	return n, nil
 }
 

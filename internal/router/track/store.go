@@ -572,3 +572,109 @@ func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
 	}
 	return out, rows.Err()
 }
+
+// inChunk bounds the values of one IN list: SQLite allows 32,766 parameters, PostgreSQL
+// 65,535; smaller lists keep each statement's plan and answer modest.
+const inChunk = 500
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// FindMany is Find for many keys of one chain and kind at once: the first event of each key
+// (keys with none are absent from the map).
+func (s *Store) FindMany(ctx context.Context, chainID, kind string, keys []string) (map[string]*Event, error) {
+	out := make(map[string]*Event, len(keys))
+	for len(keys) > 0 {
+		part := keys[:min(len(keys), inChunk)]
+		keys = keys[len(part):]
+		args := []any{chainID, kind}
+		for _, k := range part {
+			args = append(args, k)
+		}
+		rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND kind = ? AND key IN ("+placeholders(len(part))+") ORDER BY key, height, tx_index, pos"), args...)
+		if err != nil {
+			return nil, fmt.Errorf("track find: %w", err)
+		}
+		evs, err := scanEvents(rows)
+		if err != nil {
+			return nil, fmt.Errorf("track find: %w", err)
+		}
+		for i := range evs {
+			if _, ok := out[evs[i].Key]; !ok {
+				out[evs[i].Key] = &evs[i]
+			}
+		}
+	}
+	return out, nil
+}
+
+// TxEventsMany is TxEvents for many txs of one chain: each hash's events in order.
+func (s *Store) TxEventsMany(ctx context.Context, chainID string, hashes []string) (map[string][]Event, error) {
+	out := make(map[string][]Event, len(hashes))
+	for len(hashes) > 0 {
+		part := hashes[:min(len(hashes), inChunk)]
+		hashes = hashes[len(part):]
+		args := []any{chainID}
+		for _, h := range part {
+			args = append(args, h)
+		}
+		rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND tx_hash IN ("+placeholders(len(part))+") ORDER BY tx_hash, height, tx_index, pos"), args...)
+		if err != nil {
+			return nil, fmt.Errorf("track tx events: %w", err)
+		}
+		evs, err := scanEvents(rows)
+		if err != nil {
+			return nil, fmt.Errorf("track tx events: %w", err)
+		}
+		for _, e := range evs {
+			out[e.TxHash] = append(out[e.TxHash], e)
+		}
+	}
+	return out, nil
+}
+
+// MsgEventsMany is MsgEvents for many messages of one tx: the events of kind each message
+// emitted, in order.
+func (s *Store) MsgEventsMany(ctx context.Context, chainID string, height int64, txIndex int, kind string, msgIndexes []int) (map[int][]Event, error) {
+	out := make(map[int][]Event, len(msgIndexes))
+	for len(msgIndexes) > 0 {
+		part := msgIndexes[:min(len(msgIndexes), inChunk)]
+		msgIndexes = msgIndexes[len(part):]
+		args := []any{chainID, height, txIndex, kind}
+		for _, i := range part {
+			args = append(args, i)
+		}
+		rows, err := s.rdb.QueryContext(ctx, s.q("SELECT "+eventCols+" FROM track_event WHERE chain_id = ? AND height = ? AND tx_index = ? AND kind = ? AND msg_index IN ("+placeholders(len(part))+") ORDER BY msg_index, pos"), args...)
+		if err != nil {
+			return nil, fmt.Errorf("track msg events: %w", err)
+		}
+		evs, err := scanEvents(rows)
+		if err != nil {
+			return nil, fmt.Errorf("track msg events: %w", err)
+		}
+		for _, e := range evs {
+			out[e.MsgIndex] = append(out[e.MsgIndex], e)
+		}
+	}
+	return out, nil
+}
+
+// ChainTimes returns the time of the last block scanned on every chain with one.
+func (s *Store) ChainTimes(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := s.rdb.QueryContext(ctx, "SELECT chain_id, time_ns FROM track_cursor WHERE time_ns > 0")
+	if err != nil {
+		return nil, fmt.Errorf("track chain times: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var id string
+		var tns int64
+		if err := rows.Scan(&id, &tns); err != nil {
+			return nil, err
+		}
+		out[id] = time.Unix(0, tns)
+	}
+	return out, rows.Err()
+}

@@ -188,3 +188,72 @@ func TestClaimExclusive(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreMany: the bulk lookups a batch evaluation uses answer what the one-at-a-time
+// lookups answer, on both backends, across the IN-list chunk size.
+func TestStoreMany(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st, _ := open(t)
+			var evs []Event
+			var keys, hashes []string
+			var msgIdx []int
+			at := time.Unix(1_767_225_600, 0).UTC()
+			n := inChunk + 7
+			for i := 0; i < n; i++ {
+				key := fmt.Sprintf("transfer/channel-0/%d", i)
+				hash := fmt.Sprintf("%064X", i)
+				// Two events per key (a second one later): Find wants the first.
+				evs = append(evs,
+					Event{ChainID: "a-1", Kind: KindRecv, Key: key, Height: 5, TxIndex: 0, Pos: 2 * i, MsgIndex: i, TxHash: "RELAY", Time: at, Attrs: map[string]string{"n": fmt.Sprint(i)}},
+					Event{ChainID: "a-1", Kind: KindWAck, Key: key, Height: 5, TxIndex: 0, Pos: 2*i + 1, MsgIndex: i, TxHash: "RELAY", Time: at, Attrs: map[string]string{}},
+					Event{ChainID: "a-1", Kind: KindRecv, Key: key, Height: 9, TxIndex: 1, Pos: i, MsgIndex: i, TxHash: hash, Time: at, Attrs: map[string]string{}},
+					Event{ChainID: "a-1", Kind: KindTx, Key: hash, Height: 9, TxIndex: 1, Pos: -1 - i, MsgIndex: -1, TxHash: hash, Time: at, Attrs: map[string]string{"code": "0"}})
+				keys, hashes, msgIdx = append(keys, key), append(hashes, hash), append(msgIdx, i)
+			}
+			if err := st.InsertEvents(ctx, evs); err != nil {
+				t.Fatal(err)
+			}
+			keys, hashes, msgIdx = append(keys, "none"), append(hashes, "NONE"), append(msgIdx, n+1)
+			found, err := st.FindMany(ctx, "a-1", KindRecv, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byTx, err := st.TxEventsMany(ctx, "a-1", hashes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byMsg, err := st.MsgEventsMany(ctx, "a-1", 5, 0, KindWAck, msgIdx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, key := range keys {
+				one, err := st.Find(ctx, "a-1", KindRecv, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (one == nil) != (found[key] == nil) || (one != nil && (one.ID != found[key].ID || one.Height != 5)) {
+					t.Fatalf("FindMany %s: %+v, Find: %+v", key, found[key], one)
+				}
+				txs, err := st.TxEvents(ctx, "a-1", hashes[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(txs) != fmt.Sprint(byTx[hashes[i]]) {
+					t.Fatalf("TxEventsMany %s: %v, TxEvents: %v", hashes[i], byTx[hashes[i]], txs)
+				}
+				msg, err := st.MsgEvents(ctx, "a-1", 5, 0, msgIdx[i], KindWAck)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(msg) != fmt.Sprint(byMsg[msgIdx[i]]) {
+					t.Fatalf("MsgEventsMany %d: %v, MsgEvents: %v", msgIdx[i], byMsg[msgIdx[i]], msg)
+				}
+			}
+			if len(found) != n || len(byTx) != n || len(byMsg) != n {
+				t.Fatalf("answers for %d, %d, %d keys; want %d each", len(found), len(byTx), len(byMsg), n)
+			}
+		})
+	}
+}

@@ -52,8 +52,6 @@ type Config struct {
 	Batch int
 	// Lease is how long a replica's claim on a transfer or a chain scan lasts without renewal (15 s).
 	Lease time.Duration
-	// Workers is the number of transfers evaluated at once (4).
-	Workers int
 	// ClaimBatch bounds the transfers a replica takes over in one round, so replicas starting
 	// together share the work (256).
 	ClaimBatch int
@@ -125,9 +123,6 @@ func New(st *Store, live *registry.Live, cfg Config) *Tracker {
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = 15 * time.Second
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = 4
 	}
 	if cfg.ClaimBatch <= 0 {
 		cfg.ClaimBatch = 256
@@ -423,44 +418,48 @@ func (t *Tracker) round(ctx context.Context) error {
 	}
 	clear(t.dirty)
 	t.mu.Unlock()
-	// Evaluations are independent reads of the store: a few run at once, so one block that
-	// moves thousands of transfers is absorbed in a fraction of the time.
-	var (
-		errs []error
-		done []evaluated
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		next = make(chan tkey)
-	)
-	for w := 0; w < min(t.cfg.Workers, len(todo)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				r, err := t.evaluate(ctx, k, now)
-				mu.Lock()
-				if err != nil {
-					errs = append(errs, err)
-				} else if r != nil {
-					done = append(done, *r)
-				}
-				mu.Unlock()
-				if err != nil {
-					t.mu.Lock()
-					t.dirty[k] = true // incomplete: again next round
-					t.mu.Unlock()
-				}
+	// All the marked transfers are evaluated together: their walks read the store in bulk, a
+	// few queries per level of the walk rather than several per transfer (batch.go).
+	var errs []error
+	var done []evaluated
+	if len(todo) > 0 {
+		started := time.Now()
+		held := make(map[tkey]*held, len(todo))
+		t.mu.Lock()
+		for _, k := range todo {
+			if h, ok := t.held[k]; ok {
+				held[k] = h
 			}
-		}()
-	}
-	for _, k := range todo {
-		if ctx.Err() != nil {
-			break
 		}
-		next <- k
+		t.mu.Unlock()
+		keys := make([]tkey, 0, len(held))
+		for _, k := range todo {
+			if held[k] != nil {
+				keys = append(keys, k)
+			}
+		}
+		res, passes := evaluateBatch(ctx, t.st, t.live.Current(), t.cfg.Probe, now, t.cfg.AbandonAfter, keys,
+			func(k tkey) time.Time { return held[k].created })
+		t.evals.Add(int64(len(keys)))
+		for _, r := range res {
+			if r.err != nil {
+				errs = append(errs, r.err)
+				t.mu.Lock()
+				t.dirty[r.k] = true // incomplete: again next round
+				t.mu.Unlock()
+				continue
+			}
+			doc, err := json.Marshal(r.resp)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			h := held[r.k]
+			done = append(done, evaluated{k: r.k, h: h, state: r.resp.State, doc: doc, changed: !bytes.Equal(doc, h.doc),
+				waits: r.ev.waits, recheck: r.ev.recheck})
+		}
+		t.log.Debug("track round", "evaluated", len(keys), "passes", passes, "took", time.Since(started))
 	}
-	close(next)
-	wg.Wait()
 	if err := t.commit(ctx, done, now); err != nil {
 		errs = append(errs, err)
 	}
@@ -550,24 +549,4 @@ func (t *Tracker) drop(k tkey) {
 	}
 	delete(t.held, k)
 	delete(t.dirty, k)
-}
-
-func (t *Tracker) evaluate(ctx context.Context, k tkey, now time.Time) (*evaluated, error) {
-	t.mu.Lock()
-	h, ok := t.held[k]
-	t.mu.Unlock()
-	if !ok {
-		return nil, nil
-	}
-	t.evals.Add(1)
-	ev := &evaluation{ctx: ctx, st: t.st, reg: t.live.Current(), probe: t.cfg.Probe, now: now}
-	resp := ev.evaluate(k.chainID, k.hash, h.created, t.cfg.AbandonAfter)
-	if ev.err != nil {
-		return nil, ev.err
-	}
-	doc, err := json.Marshal(resp)
-	if err != nil {
-		return nil, err
-	}
-	return &evaluated{k: k, h: h, state: resp.State, doc: doc, changed: !bytes.Equal(doc, h.doc), waits: ev.waits, recheck: ev.recheck}, nil
 }
