@@ -23,13 +23,14 @@ type bridges struct {
 	initiaBots, cosmosBots [2]*engine.Key
 	relayer                *relayer.Relayer
 	execURL                map[string]string // rollup chain id → executor API URL
+	nftSinks               map[string]*nftSink
 }
 
 // wireBridges wires the OPinit bridges L1 ↔ every rollup and the IBC channels L1 ↔ every
 // other chain. The chains do not exist yet: what reads them (the L1's view of a rollup's
 // withdrawals) looks them up in n when it runs.
 func wireBridges(n *Network) (*bridges, error) {
-	b := &bridges{runners: map[string]*bridge.HookRunner{}, execURL: map[string]string{}}
+	b := &bridges{runners: map[string]*bridge.HookRunner{}, execURL: map[string]string{}, nftSinks: map[string]*nftSink{}}
 	var err error
 	if b.initiaBots[0], b.initiaBots[1], err = bridge.BotKeys(n.cfg.Seed, false); err != nil {
 		return nil, err
@@ -68,8 +69,25 @@ func wireBridges(n *Network) (*bridges, error) {
 		}
 		return nil, fmt.Errorf("no rollup for bridge %d", id)
 	})
-	b.wiring, err = bridge.Wire(specs, bridge.Options{IBCHooks: ibcHooks, DepositHooks: depHooks, Withdrawals: wd,
-		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic})
+	opts := bridge.Options{IBCHooks: ibcHooks, DepositHooks: depHooks, Withdrawals: wd,
+		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic}
+	if n.cfg.NFTTraffic > 0 {
+		nft := &bridge.NFTOptions{Rate: n.cfg.NFTTraffic, Receivers: map[string]ibc.NFTReceiver{}}
+		for _, s := range n.cfg.Chains {
+			switch {
+			case s.Kind == engine.KindL1:
+				if nft.Classes, err = l1NFTClasses(n.cfg, s); err != nil {
+					return nil, err
+				}
+			case isRollup(s.Kind):
+				sink := &nftSink{chainID: s.ChainID}
+				b.nftSinks[s.ChainID] = sink
+				nft.Receivers[s.ChainID] = sink
+			}
+		}
+		opts.NFT = nft
+	}
+	b.wiring, err = bridge.Wire(specs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +127,10 @@ func (b *bridges) start(n *Network) error {
 	for id, r := range b.runners {
 		c, _ := n.Chain(id)
 		r.AddModules(c.Modules...)
+	}
+	for id, s := range b.nftSinks {
+		c, _ := n.Chain(id)
+		s.bind(c)
 	}
 	var eps []relayer.Endpoint
 	for _, c := range n.chains {

@@ -63,6 +63,10 @@ type Config struct {
 	// BridgeTraffic is the bridge modules' seeded traffic rate (per block, the chance of
 	// one IBC transfer per chain, one deposit on the L1 and one withdrawal per rollup).
 	BridgeTraffic float64
+	// NFTTraffic turns on ICS-721 with the bridges: an nft-transfer channel between the L1
+	// and every rollup, NFT classes on the L1 and, per block, this chance of one L1 transfer
+	// of class tokens to a rollup, which mints them in its VM (0: no ICS-721).
+	NFTTraffic float64
 	// FinalizationPeriod of every OPinit bridge (0: withdrawals can be claimed at once).
 	FinalizationPeriod time.Duration
 	// Users is the number of funded user accounts per chain that no built-in traffic
@@ -77,7 +81,7 @@ type Config struct {
 }
 
 // DefaultConfig is the full default devnet: the L1, one rollup of each VM and an external
-// Cosmos chain, bridged, with bridge traffic on at a low rate, four funded users per chain
+// Cosmos chain, bridged, with bridge traffic (ICS-721 from the L1 included) on at a low rate, four funded users per chain
 // and the LayerZero peer in the registry.
 func DefaultConfig() Config {
 	return Config{
@@ -92,6 +96,7 @@ func DefaultConfig() Config {
 		BlockInterval: 500 * time.Millisecond,
 		Bridges:       true,
 		BridgeTraffic: 0.15,
+		NFTTraffic:    0.1,
 		Users:         4,
 		LayerZero:     true,
 	}

@@ -15,6 +15,7 @@ import (
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/signing/v1beta1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
+	_ "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/nft_transfer/v1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v2"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"

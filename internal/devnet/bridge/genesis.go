@@ -53,6 +53,19 @@ type Options struct {
 	// one IBC transfer on every chain, one deposit on L1 and one withdrawal on each
 	// rollup (0: off).
 	TrafficRate float64
+	// NFT wires ICS-721 (nil: off): an nft-transfer channel between the L1 and every
+	// rollup, the L1's classes and its seeded transfers, and each rollup's receiver.
+	NFT *NFTOptions
+}
+
+// NFTOptions configures ICS-721.
+type NFTOptions struct {
+	// Classes are the L1's NFT classes at genesis, with their holders.
+	Classes []ibc.NFTClass
+	// Receivers mint received vouchers per rollup chain id.
+	Receivers map[string]ibc.NFTReceiver
+	// Rate is the chance per block of one ICS-721 transfer from the L1.
+	Rate float64
 }
 
 // ChainModules is what one chain runs of the bridge stack.
@@ -62,7 +75,10 @@ type ChainModules struct {
 	Host     *opinit.Host  // L1 only
 	Child    *opinit.Child // rollups only
 	Channels []ibc.Channel
-	BridgeID uint64 // rollups only
+	// NFTChannels are the nft-transfer channels (ICS-721 on), kept apart from Channels, the
+	// transfer channels the registry lists.
+	NFTChannels []ibc.Channel
+	BridgeID    uint64 // rollups only
 	// Registry is the chain.json metadata and asset traces the router needs.
 	Registry Registry
 }
@@ -217,6 +233,16 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 			CounterpartyPrefix: l1.Prefix,
 		}
 		l1Index++
+		if opts.NFT != nil && isRollup(s.Kind) {
+			// The nft-transfer channel runs over the same connection and clients; its L1 end
+			// is numbered after every transfer channel so those keep their ids.
+			nl1, nrl := l1ch, och
+			nl1.PortID, nl1.CounterpartyPortID, nl1.CounterpartyChannelID = ibc.NFTPort, ibc.NFTPort, "channel-1"
+			nrl.PortID, nrl.CounterpartyPortID, nrl.ChannelID = ibc.NFTPort, ibc.NFTPort, "channel-1"
+			nl1.ChannelID = "" // numbered below, once the transfer channels are counted
+			l1m.NFTChannels = append(l1m.NFTChannels, nl1)
+			cm.NFTChannels = []ibc.Channel{nrl}
+		}
 		l1m.Channels = append(l1m.Channels, l1ch)
 		cm.Channels = []ibc.Channel{och}
 		l1m.Registry.IBCChannels = append(l1m.Registry.IBCChannels, RegistryChannel{s.ChainID, "transfer", l1ch.ChannelID, ibc.Version})
@@ -270,6 +296,11 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 		}
 		others[s.ChainID] = cm
 	}
+	for i := range l1m.NFTChannels {
+		id := "channel-" + strconv.Itoa(len(l1m.Channels)+i)
+		l1m.NFTChannels[i].ChannelID = id
+		others[l1m.NFTChannels[i].CounterpartyChainID].NFTChannels[0].CounterpartyChannelID = id
+	}
 	hc := opinit.HostConfig{Bridges: bridges, Withdrawals: opts.Withdrawals}
 	if opts.TrafficRate > 0 {
 		hc.Traffic = &opinit.Traffic{Rate: opts.TrafficRate, Denoms: l1.NativeDenoms}
@@ -298,6 +329,15 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 				}
 			}
 		}
+		if opts.NFT != nil && len(cm.NFTChannels) > 0 {
+			nc := &ibc.NFTConfig{Channels: cm.NFTChannels, PathNames: s.Kind == KindMiniwasm}
+			if s.Kind == KindL1 {
+				nc.Classes, nc.Rate = opts.NFT.Classes, opts.NFT.Rate
+			} else {
+				nc.Receiver = opts.NFT.Receivers[s.ChainID]
+			}
+			ic.NFT = nc
+		}
 		cm.IBC = ibc.New(ic)
 		cm.Registry.Hooks = hookVM(s.Kind) != ""
 		n.Chains = append(n.Chains, cm)
@@ -313,7 +353,7 @@ func (n *Network) RelayerConfig(endpoints []relayer.Endpoint) relayer.Config {
 	cfg := relayer.Config{Endpoints: endpoints, Counterparty: map[relayer.ChannelEnd]string{}}
 	var l1 string
 	for _, c := range n.Chains {
-		for _, ch := range c.Channels {
+		for _, ch := range append(append([]ibc.Channel(nil), c.Channels...), c.NFTChannels...) {
 			cfg.Counterparty[relayer.ChannelEnd{ChainID: c.Spec.ChainID, PortID: ch.PortID, Channel: ch.ChannelID}] = ch.CounterpartyChainID
 		}
 		if c.Spec.Kind == KindL1 {

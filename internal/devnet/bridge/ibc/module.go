@@ -94,6 +94,8 @@ type Config struct {
 	ForwardTimeout time.Duration
 	// Traffic enables seeded transfers (nil: none).
 	Traffic *Traffic
+	// NFT turns on ICS-721 (nil: no nft-transfer channels).
+	NFT *NFTConfig
 }
 
 // Module is the IBC transfer stack of one chain.
@@ -122,6 +124,7 @@ func (m *Module) Handlers() map[string]sim.Handler {
 		URLAcknowledgment: sim.Typed(m.handleAck),
 		URLTimeout:        sim.Typed(m.handleTimeout),
 		URLUpdateClient:   sim.Typed(m.handleUpdateClient),
+		URLNFTTransfer:    sim.Typed(m.handleNFTTransfer),
 	}
 }
 
@@ -143,7 +146,7 @@ func (m *Module) InitGenesis(env sim.Env) error {
 		kv.Set(channelKey(ch.PortID, ch.ChannelID), b)
 		kv.Set(nextSeqKey(ch.PortID, ch.ChannelID), []byte("1"))
 	}
-	return nil
+	return m.nftGenesis(env)
 }
 
 // --- state keys and accessors ---

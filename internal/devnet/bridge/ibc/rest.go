@@ -87,6 +87,9 @@ func toJSONChannel(ch Channel, identified bool) jsonChannel {
 	j := jsonChannel{State: "STATE_OPEN", Ordering: "ORDER_UNORDERED",
 		Counterparty:   jsonCounterparty{ch.CounterpartyPortID, ch.CounterpartyChannelID},
 		ConnectionHops: []string{ch.ConnectionID}, Version: Version, UpgradeSequence: "0"}
+	if isNFTPort(ch.PortID) {
+		j.Version = NFTVersion
+	}
 	if identified {
 		j.PortID, j.ChannelID = ch.PortID, ch.ChannelID
 	}

@@ -36,12 +36,23 @@ type ForwardRoute struct {
 // account (a native denom or a voucher it holds, sometimes forwarded over two hops).
 // It is a pure function of rng and state.
 func (m *Module) Traffic(rng *rand.Rand, state sim.Query, accounts []sim.Account) []sim.Intent {
+	// ICS-20 draws first, so turning ICS-721 on leaves the fungible traffic as it was.
+	out := m.transferTraffic(rng, state, accounts)
+	return append(out, m.nftTraffic(rng, state, accounts)...)
+}
+
+func (m *Module) transferTraffic(rng *rand.Rand, state sim.Query, accounts []sim.Account) []sim.Intent {
 	t := m.cfg.Traffic
 	if t == nil || t.Rate <= 0 || len(accounts) == 0 || rng.Float64() >= t.Rate {
 		return nil
 	}
 	kv := state.Store(StoreName)
-	chs := channels(kv)
+	var chs []Channel
+	for _, ch := range channels(kv) {
+		if !isNFTPort(ch.PortID) {
+			chs = append(chs, ch)
+		}
+	}
 	if len(chs) == 0 {
 		return nil
 	}

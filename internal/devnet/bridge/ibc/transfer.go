@@ -262,7 +262,13 @@ func (m *Module) handleRecv(env sim.Env, msg *channelv1.MsgRecvPacket) error {
 	env.Emit(moduleMessage("ibc_channel"))
 
 	br := branch.New(env)
-	ack := m.onRecv(br, p)
+	var ack *Ack
+	if isNFTPort(p.DestinationPort) {
+		a := m.nftRecv(br, p)
+		ack = &a
+	} else {
+		ack = m.onRecv(br, p)
+	}
 	if ack == nil || !ack.IsErr {
 		if err := br.Commit(); err != nil {
 			return err
@@ -544,6 +550,9 @@ func (m *Module) handleAck(env sim.Env, msg *channelv1.MsgAcknowledgement) error
 	kv.Delete(commitmentKey(p.SourcePort, p.SourceChannel, p.Sequence))
 	env.Emit(ackPacketEvent(p, ch.ConnectionID))
 	env.Emit(moduleMessage("ibc_channel"))
+	if isNFTPort(p.SourcePort) {
+		return m.nftAck(env, p, ack)
+	}
 	return m.onAck(env, p, ack)
 }
 
@@ -713,6 +722,9 @@ func (m *Module) handleTimeout(env sim.Env, msg *channelv1.MsgTimeout) error {
 	kv.Delete(commitmentKey(p.SourcePort, p.SourceChannel, p.Sequence))
 	env.Emit(timeoutPacketEvent(p, ch.ConnectionID))
 	env.Emit(moduleMessage("ibc_channel"))
+	if isNFTPort(p.SourcePort) {
+		return m.nftTimeout(env, p)
+	}
 	return m.onTimeout(env, p)
 }
 

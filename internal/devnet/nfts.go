@@ -1,0 +1,98 @@
+package devnet
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
+)
+
+// l1Classes are the L1's ICS-721 classes at genesis. Token ids are decimal (minievm's ERC-721
+// ids are numbers); one name has spaces and non-ASCII letters, as collection names do.
+var l1Classes = []struct {
+	id, name string
+	tokens   int
+}{
+	{"devnetpunks", "Devnet Punks", 6},
+	{"orbs", "Ørbs of Ünïcode", 4},
+	{"frogs", "Tiny Frogs", 5},
+}
+
+// l1NFTClasses builds the L1's classes with their tokens spread over the L1's keyed traffic
+// accounts (the engine derives them from the seed alone), so its ICS-721 traffic has holders
+// to send from.
+func l1NFTClasses(cfg Config, s ChainSpec) ([]ibc.NFTClass, error) {
+	n := cfg.Accounts
+	if n <= 0 {
+		n = 8 // the engine's default
+	}
+	var out []ibc.NFTClass
+	for ci, c := range l1Classes {
+		class := ibc.NFTClass{ID: c.id, Name: c.name, URI: "https://devnet.invalid/ics721/" + c.id + ".json"}
+		for t := 1; t <= c.tokens; t++ {
+			k, err := engine.DeriveKey(cfg.Seed, (ci*3+t)%n, !s.CosmosKeys)
+			if err != nil {
+				return nil, err
+			}
+			id := strconv.Itoa(t)
+			class.Tokens = append(class.Tokens, ibc.NFTToken{ID: id, URI: "https://devnet.invalid/ics721/" + c.id + "/" + id + ".json", Owner: k.Address()})
+		}
+		out = append(out, class)
+	}
+	return out, nil
+}
+
+// nftSink is a rollup's ICS-721 receiver. The bridge modules are built before the chains,
+// so it learns the chain's VM module when the bridges start (bind).
+type nftSink struct {
+	chainID string
+	recv    func(env sim.Env, class, classURI string, tokens []ibc.NFTToken, receiver []byte) error
+}
+
+// ReceiveNFTs implements ibc.NFTReceiver.
+func (s *nftSink) ReceiveNFTs(env sim.Env, class, classURI string, tokens []ibc.NFTToken, receiver []byte) error {
+	if s.recv == nil {
+		return fmt.Errorf("chain %s receives no NFTs", s.chainID)
+	}
+	return s.recv(env, class, classURI, tokens, receiver)
+}
+
+// bind points the sink at the chain's VM; the nft-transfer module account creates the
+// voucher collections.
+func (s *nftSink) bind(c *Chain) {
+	creator := address.ModuleAccount(ibc.NFTModule)
+	for _, m := range c.Modules {
+		switch vm := m.(type) {
+		case *move.Module:
+			s.recv = func(env sim.Env, class, uri string, tokens []ibc.NFTToken, to []byte) error {
+				ts := make([]move.ICS721Token, len(tokens))
+				for i, t := range tokens {
+					ts[i] = move.ICS721Token{ID: t.ID, URI: t.URI}
+				}
+				return vm.ReceiveICS721(env, creator, class, uri, ts, to)
+			}
+		case *evm.Module:
+			s.recv = func(env sim.Env, class, uri string, tokens []ibc.NFTToken, to []byte) error {
+				ts := make([]evm.ICS721Token, len(tokens))
+				for i, t := range tokens {
+					ts[i] = evm.ICS721Token{ID: t.ID, URI: t.URI}
+				}
+				return vm.ReceiveICS721(env, creator, class, uri, ts, to)
+			}
+		case *wasm.Module:
+			s.recv = func(env sim.Env, class, uri string, tokens []ibc.NFTToken, to []byte) error {
+				ts := make([]wasm.ICS721Token, len(tokens))
+				for i, t := range tokens {
+					ts[i] = wasm.ICS721Token{ID: t.ID, URI: t.URI}
+				}
+				return vm.ReceiveICS721(env, creator, class, uri, ts, to)
+			}
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package move
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+)
+
+// ICS721Token is one token an ICS-721 packet brings: its id and URI.
+type ICS721Token struct {
+	ID  string
+	URI string
+}
+
+// ReceiveICS721 mints tokens of a class received over ICS-721 in the Move token model, as
+// minimove's nft-transfer does: the class becomes a collection named after the voucher class
+// (ibc/…), created by creator (the nft-transfer module account) on its first receive, and each
+// token an NFT object of that collection, minted by creator and transferred to receiver. The
+// events are the ones simple_nft's create_collection and mint emit (object create, collection
+// create, collection mint, nft create, object transfer), so indexers see a native collection.
+func (m *Module) ReceiveICS721(env sim.Env, creator []byte, class, classURI string, tokens []ICS721Token, receiver []byte) error {
+	kvs := env.Store(StoreName)
+	c := &call{m: m, env: env, kv: kvs, sender: AccAddr(creator)}
+	col := CollectionAddr(c.sender, class)
+	var rec collectionRec
+	if !getJSON(kvs, keyCol(col), &rec) {
+		if len(class) > maxNameLen || len(classURI) > maxURILen {
+			return fmt.Errorf("class %s: name or uri too long for a collection", class)
+		}
+		version, err := c.newObject(col)
+		if err != nil {
+			return err
+		}
+		rec = collectionRec{Creator: c.sender.Hex(), Name: class, URI: classURI, Royalty: formatDecimal(new(big.Int)),
+			Handle: NamedObject(AccAddr(env.TxHash()), col[:]).Hex()}
+		if err := putJSON(kvs, keyObj(col), objectRec{Owner: c.sender.Hex(), Kind: kindCollection, Version: version}); err != nil {
+			return err
+		}
+		c.emit(
+			objectCreateEvent(col, c.sender, version),
+			moveEvent(tagCollectionCreate,
+				kv{"collection", col.String()}, kv{"creator", c.sender.String()}, kv{"name", class},
+				kv{"description", ""}, kv{"uri", classURI},
+				kv{"royalty", []kv{{"royalty", rec.Royalty}, {"payee_address", c.sender.String()}}},
+				kv{"supply", []kv{{"current_supply", "0"}, {"total_minted", "0"}}}),
+			moveEvent(tagCreateCollection, kv{"collection", col.String()}, kv{"creator", c.sender.String()}, kv{"name", class}),
+		)
+	}
+	to := AccAddr(receiver)
+	for _, t := range tokens {
+		if len(t.ID) > maxNameLen || len(t.URI) > maxURILen {
+			return fmt.Errorf("token %s: id or uri too long", t.ID)
+		}
+		nft := NftAddr(c.sender, class, t.ID)
+		version, err := c.newObject(nft)
+		if err != nil {
+			return err
+		}
+		rec.Current++
+		rec.Minted++
+		if err := putJSON(kvs, keyNft(nft), nftRec{Collection: col.Hex(), TokenID: t.ID, URI: t.URI}); err != nil {
+			return err
+		}
+		if err := putJSON(kvs, keyObj(nft), objectRec{Owner: to.Hex(), Kind: kindNft, Version: version}); err != nil {
+			return err
+		}
+		c.emit(
+			objectCreateEvent(nft, c.sender, version),
+			moveEvent(tagCollectionMint, kv{"collection", col.String()}, kv{"token_id", t.ID}, kv{"nft", nft.String()}),
+			moveEvent(tagNftCreate, kv{"collection", col.String()}, kv{"token_id", t.ID}, kv{"description", ""}, kv{"uri", t.URI}),
+		)
+		if to != c.sender {
+			c.emit(transferEvent(nft, c.sender, to))
+		}
+	}
+	return putJSON(kvs, keyCol(col), rec)
+}
