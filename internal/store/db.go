@@ -42,6 +42,9 @@ type backend interface {
 	begin(ctx context.Context) (wtx, error)
 	// forUpdate is appended to the state read that starts every write transaction.
 	forUpdate() string
+	// contains is a condition that text column col contains the next argument, case-sensitive
+	// and with no wildcard (SQLite instr, PostgreSQL strpos).
+	contains(col string) string
 	// reset drops the pooled connections, so the next statement runs on a fresh one (after
 	// the server ended the sessions; see connLost).
 	reset()

@@ -86,7 +86,9 @@ func (b *pgBackend) analyze(ctx context.Context) error {
 
 func (b *pgBackend) reader() conn      { return pgReader{b} }
 func (b *pgBackend) forUpdate() string { return " FOR UPDATE" }
-func (b *pgBackend) close() error      { b.pool.Close(); return nil }
+
+func (b *pgBackend) contains(col string) string { return "strpos(" + col + ", ?) > 0" }
+func (b *pgBackend) close() error               { b.pool.Close(); return nil }
 
 // reset closes the idle connections now and the checked-out ones when they are released.
 func (b *pgBackend) reset() { b.pool.Reset() }

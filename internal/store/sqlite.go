@@ -151,6 +151,8 @@ func (c sqlConn) query(ctx context.Context, q string, args ...any) (rows, error)
 func (b *sqliteBackend) reader() conn      { return &b.stmts }
 func (b *sqliteBackend) forUpdate() string { return "" }
 
+func (b *sqliteBackend) contains(col string) string { return "instr(" + col + ", ?) > 0" }
+
 // reset has nothing to do: an embedded database has no session a server could end.
 func (b *sqliteBackend) reset() {}
 
