@@ -102,7 +102,14 @@ func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (
 	tr := track.New(st, live, track.Config{Log: log.With("component", "tracker")})
 	g.Go(func(ctx context.Context) error {
 		defer st.Close()
-		if err := tr.Run(ctx); err != nil {
+		err := tr.Run(ctx)
+		if err != nil && ctx.Err() == nil {
+			// Only a permanent store error ends Run early (transient ones are retried): the
+			// router stops with it rather than serve statuses that no longer advance.
+			log.Error("tracker stopped", "err", err)
+			return fmt.Errorf("tracker: %w", err)
+		}
+		if err != nil {
 			log.Warn("tracker stop", "err", err)
 		}
 		return ctx.Err()

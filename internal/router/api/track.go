@@ -54,6 +54,10 @@ func trackErr(err error, chainID string) error {
 			WithInfo("register the tx with POST /v2/tx/track (or send it through /v2/tx/submit) first")
 	case errors.As(err, &rej):
 		return apierr.BadRequest("%v", rej).WithDetails(ReasonTxRejected)
+	case track.StoreUnavailable(err):
+		// The database is away for a moment (the tracker retries on its own): say so, and
+		// that the same request may be sent again.
+		return &apierr.Error{Code: apierr.Unavailable, Message: "transfer store unavailable; retry", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
 	}
 	return err
 }

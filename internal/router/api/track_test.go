@@ -3,10 +3,12 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -18,7 +20,13 @@ type fakeTracker struct{ submitted []byte }
 
 const knownHash = "39208D72B5A8EA1AFDFC52165C15D2E9419EDB66D6676D29430BD4BAE9E471DF"
 
+// storeDown is what the tracker's store answers while PostgreSQL restarts.
+var storeDown = fmt.Errorf("track register: %w", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"})
+
 func (f *fakeTracker) Track(_ context.Context, chainID, hash string) (track.TrackResponse, error) {
+	if chainID == "store-down-1" {
+		return track.TrackResponse{}, storeDown
+	}
 	if chainID != "initia-devnet-1" {
 		return track.TrackResponse{}, track.ErrUnknownChain
 	}
@@ -41,6 +49,9 @@ func (f *fakeTracker) Status(_ context.Context, chainID, hash string) (json.RawM
 	h, err := track.NormalizeHash(hash)
 	if err != nil {
 		return nil, err
+	}
+	if chainID == "store-down-1" {
+		return nil, storeDown
 	}
 	if chainID != "initia-devnet-1" || h != knownHash {
 		return nil, track.ErrNotFound
@@ -84,6 +95,8 @@ func TestTrackEndpoints(t *testing.T) {
 		{"submit missing tx", h, http.MethodPost, "/v2/tx/submit", `{"chain_id":"initia-devnet-1"}`, 400, "MISSING_FIELD"},
 		{"submit rejected", h, http.MethodPost, "/v2/tx/submit", `{"tx":"cmVqZWN0ZWQ=","chain_id":"initia-devnet-1"}`, 400, ReasonTxRejected},
 		{"submit unknown chain", h, http.MethodPost, "/v2/tx/submit", `{"tx":"dHhieXRlcw==","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
+		{"track store down", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"` + knownHash + `","chain_id":"store-down-1"}`, 503, "STORE_UNAVAILABLE"},
+		{"status store down", h, http.MethodGet, "/v2/tx/status?chain_id=store-down-1&tx_hash=" + knownHash, "", 503, "STORE_UNAVAILABLE"},
 		{"tracking disabled", off, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + knownHash, "", 404, ReasonNoTracker},
 	}
 	for _, tc := range cases {

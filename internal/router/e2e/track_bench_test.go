@@ -5,7 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-		"log/slog"
+	"log/slog"
 	"os"
 	"sort"
 	"sync"

@@ -83,11 +83,23 @@ func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Clien
 }
 
 // scanLoop scans one chain until ctx ends; it polls the tip every Poll while caught up.
-func (t *Tracker) scanLoop(ctx context.Context, chainID string, rpc *comet.Client) {
+func (t *Tracker) scanLoop(ctx context.Context, chainID string, rpc *comet.Client, f *failures) {
 	for {
 		n, err := t.scanPass(ctx, chainID, rpc)
-		if err != nil && ctx.Err() == nil {
-			t.log.Debug("track scan", "chain", chainID, "err", err)
+		if ctx.Err() != nil {
+			return
+		}
+		wait, stop := f.next(err, "chain", chainID)
+		if stop {
+			return
+		}
+		if wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			continue
 		}
 		if n > 0 {
 			t.poke()

@@ -304,6 +304,16 @@ func (t *Tracker) Status(ctx context.Context, chainID, hash string) (json.RawMes
 // Run scans every watched chain and keeps the held transfers' status current until ctx ends;
 // then it gives up its leases so another replica takes over at once.
 func (t *Tracker) Run(ctx context.Context) error {
+	// A transient database error is retried with backoff by the loop that met it; a
+	// permanent one stops them all and is returned.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var once sync.Once
+	var fatal error
+	fail := func(err error) {
+		once.Do(func() { fatal = fmt.Errorf("%w: %w", errStoreFailed, err) })
+		stop()
+	}
 	var wg sync.WaitGroup
 	for _, c := range t.live.Current().Chains {
 		rpc, err := t.client(c.ID)
@@ -313,14 +323,14 @@ func (t *Tracker) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func(id string) {
 			defer wg.Done()
-			t.scanLoop(ctx, id, rpc)
+			t.scanLoop(ctx, id, rpc, &failures{t: t, what: "track scan", fatal: fail})
 		}(c.ID)
 	}
-	t.evalLoop(ctx)
+	t.evalLoop(ctx, &failures{t: t, what: "track round", fatal: fail})
 	wg.Wait()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	return t.st.Release(rctx, t.cfg.Owner)
+	return errors.Join(fatal, t.st.Release(rctx, t.cfg.Owner))
 }
 
 // Step scans every watched chain up to its tip and evaluates what changed, once, in the
@@ -345,12 +355,26 @@ func (t *Tracker) Step(ctx context.Context) error {
 	return t.round(ctx)
 }
 
-func (t *Tracker) evalLoop(ctx context.Context) {
+func (t *Tracker) evalLoop(ctx context.Context, f *failures) {
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
 	for {
-		if err := t.round(ctx); err != nil && ctx.Err() == nil {
-			t.log.Debug("track round", "err", err)
+		err := t.round(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		wait, stop := f.next(err)
+		if stop {
+			return
+		}
+		if wait > 0 {
+			// The database is away: wait it out, events and ticks included.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,124 @@
+package track
+
+import (
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// fault is what a failed scan pass or evaluation round means for the loop that ran it.
+type fault int
+
+const (
+	faultNone fault = iota
+	// faultRetry: not the database (an upstream chain, a lost lease, one transfer's probe):
+	// tried again at the usual cadence.
+	faultRetry
+	// faultTransient: the database is weather (connection lost, admin shutdown, serialization
+	// failure, SQLITE_BUSY; store.IsTransient, shared with the indexer): tried again with
+	// backoff on a fresh connection, while the API keeps serving.
+	faultTransient
+	// faultPermanent: a database error no retry fixes (schema mismatch, disk full, constraint):
+	// Run stops and returns it.
+	faultPermanent
+)
+
+func (f fault) String() string {
+	return [...]string{"none", "retry", "transient", "permanent"}[f]
+}
+
+// classify reads err, which may join several (a round reports every transfer's error): any
+// permanent database error in it makes it permanent, else any transient one transient.
+func classify(err error) fault {
+	if err == nil {
+		return faultNone
+	}
+	worst := faultRetry
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case *pgconn.PgError, *sqlite.Error:
+			if store.IsTransient(e) {
+				worst = max(worst, faultTransient)
+			} else {
+				worst = faultPermanent
+			}
+			return
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		// Lost connections (net errors, EOF, pgconn.ConnectError …) are the database's
+		// weather too; IsTransient reads them through the wrapping.
+		if store.IsTransient(err) {
+			worst = max(worst, faultTransient)
+		}
+		if x := errors.Unwrap(err); x != nil {
+			walk(x)
+		}
+	}
+	walk(err)
+	return worst
+}
+
+// maxBackoff caps the wait between attempts against a failing database.
+const maxBackoff = 10 * time.Second
+
+// backoff is the wait before attempt n+1 after n consecutive transient failures: Poll doubled
+// per failure up to maxBackoff, ±10 % jitter so replicas do not retry in step.
+func (t *Tracker) backoff(n int) time.Duration {
+	d := t.cfg.Poll
+	for i := 0; i < n && d < maxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, maxBackoff)
+	return d + time.Duration(float64(d)*0.1*(2*rand.Float64()-1))
+}
+
+// failures follows one loop's consecutive failures.
+type failures struct {
+	t     *Tracker
+	what  string
+	fatal func(error)
+	n     int // consecutive transient failures
+}
+
+// next reports how long the loop waits before its next attempt after err (0: its usual
+// cadence); a permanent database error is logged at error level and handed to fatal, which
+// stops Run.
+func (f *failures) next(err error, attrs ...any) (wait time.Duration, stop bool) {
+	switch classify(err) {
+	case faultNone:
+		if f.n > 0 {
+			f.t.log.Info(f.what+": database reachable again", append(attrs, "after_failures", f.n)...)
+		}
+		f.n = 0
+		return 0, false
+	case faultTransient:
+		wait = f.t.backoff(f.n)
+		f.n++
+		f.t.log.Warn(f.what+": transient database error; retrying", append(attrs, "err", err, "attempt", f.n, "backoff", wait)...)
+		return wait, false
+	case faultPermanent:
+		f.t.log.Error(f.what+": permanent database error; the tracker stops", append(attrs, "err", err)...)
+		f.fatal(err)
+		return 0, true
+	default:
+		f.t.log.Debug(f.what, append(attrs, "err", err)...)
+		return 0, false
+	}
+}
+
+// errStoreFailed wraps the permanent database error Run stops on.
+var errStoreFailed = errors.New("track store failed")
+
+// StoreUnavailable reports whether err is the tracker store's transient failure (the API
+// answers 503: try again), not a fault of the request.
+func StoreUnavailable(err error) bool { return classify(err) == faultTransient }

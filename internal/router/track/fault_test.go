@@ -1,0 +1,217 @@
+package track
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+func TestClassify(t *testing.T) {
+	dir := t.TempDir()
+	open := func(name string) *sql.DB {
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, name)+"?_pragma=busy_timeout(0)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		t.Cleanup(func() { _ = db.Close() })
+		return db
+	}
+	// SQLITE_ERROR: a table the schema lacks (what a schema mismatch looks like).
+	_, noTable := open("a.db").Exec("SELECT * FROM track_missing")
+	// SQLITE_BUSY: another connection holds the write lock and busy_timeout is 0.
+	a, b := open("b.db"), open("b.db")
+	if _, err := a.Exec("CREATE TABLE x (v INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	ta, err := a.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ta.Exec("INSERT INTO x VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	_, busy := b.Exec("INSERT INTO x VALUES (2)")
+	_ = ta.Rollback()
+	if noTable == nil || busy == nil {
+		t.Fatalf("want SQLite errors, got %v and %v", noTable, busy)
+	}
+	pg := func(code string) error { return fmt.Errorf("track save: %w", &pgconn.PgError{Code: code}) }
+	for _, tc := range []struct {
+		name string
+		err  error
+		want fault
+	}{
+		{"nil", nil, faultNone},
+		{"upstream", errors.New("initia-devnet-1 tip: connection refused by upstream"), faultRetry},
+		{"lost scan lease", errors.New("track save: lost the scan lease of a-1"), faultRetry},
+		{"canceled", fmt.Errorf("track since: %w", context.Canceled), faultRetry},
+		{"pg admin shutdown (pg_terminate_backend)", pg("57P01"), faultTransient},
+		{"pg serialization failure", pg("40001"), faultTransient},
+		{"pg deadlock", pg("40P01"), faultTransient},
+		{"pg connection failure", pg("08006"), faultTransient},
+		{"pg undefined table", pg("42P01"), faultPermanent},
+		{"pg disk full", pg("53100"), faultPermanent},
+		{"pg unique violation", pg("23505"), faultPermanent},
+		{"network", fmt.Errorf("track claim: %w", &net.OpError{Op: "read", Err: errors.New("reset")}), faultTransient},
+		{"cut-off answer", fmt.Errorf("track get: %w", io.ErrUnexpectedEOF), faultTransient},
+		{"sqlite busy", fmt.Errorf("track save: %w", busy), faultTransient},
+		{"sqlite no such table", fmt.Errorf("track since: %w", noTable), faultPermanent},
+		{"joined: retry and transient", errors.Join(errors.New("probe"), pg("57P01")), faultTransient},
+		{"joined: transient and permanent", errors.Join(pg("57P01"), fmt.Errorf("x: %w", pg("42P01"))), faultPermanent},
+		{"double %w", fmt.Errorf("%w: %w", errors.New("a"), pg("40001")), faultTransient},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := classify(tc.err); got != tc.want {
+				t.Fatalf("classify(%v) = %s, want %s", tc.err, got, tc.want)
+			}
+			if got := StoreUnavailable(tc.err); got != (tc.want == faultTransient) {
+				t.Fatalf("StoreUnavailable(%v) = %v", tc.err, got)
+			}
+		})
+	}
+}
+
+// unreachable is the devnet registry with every chain's RPC on a port nothing listens on: the
+// scanners fail upstream, which must neither stop Run nor slow the database's handling.
+func unreachable(t *testing.T) *registry.Live {
+	reg, err := registry.Load("../registry/testdata/devnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range reg.Chains {
+		if len(c.RPC) > 0 {
+			c.RPC = []string{"http://127.0.0.1:1"}
+		}
+	}
+	return registry.NewLive(reg)
+}
+
+// syncBuf is a log sink the tracker's goroutines write to.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRunStoreFaults: Run survives upstream failures and a PostgreSQL whose backends are
+// terminated again and again (the tracker keeps registering and evaluating), and stops with
+// an error on a permanent one (a dropped table), on both backends.
+func TestRunStoreFaults(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st, dsn := open(t)
+			var logs syncBuf
+			tr := New(st, unreachable(t), Config{Poll: 10 * time.Millisecond, Lease: time.Second,
+				Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+			done := make(chan error, 1)
+			rctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go func() { done <- tr.Run(rctx) }()
+			running := func(what string) {
+				t.Helper()
+				select {
+				case err := <-done:
+					t.Fatalf("Run stopped %s: %v\n%s", what, err, logs.String())
+				default:
+				}
+			}
+			hash := func(i int) string { return fmt.Sprintf("%064X", i) }
+			if _, err := tr.Track(ctx, "initia-devnet-1", hash(1)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			running("on unreachable chains")
+
+			if name == "postgres" {
+				u, err := url.Parse(dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				admin, err := sql.Open("pgx", strings.Replace(dsn, u.Path, "/postgres", 1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer admin.Close()
+				for i := 0; i < 20; i++ {
+					if _, err := admin.ExecContext(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+						strings.TrimPrefix(u.Path, "/")); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(30 * time.Millisecond)
+					running(fmt.Sprintf("after %d terminations", i+1))
+				}
+				// Still working: registration (the API's path) and evaluation go on.
+				before := tr.Stats().Evaluations
+				var lastErr error
+				for i := 0; ; i++ {
+					if _, lastErr = tr.Track(ctx, "initia-devnet-1", hash(2)); lastErr == nil {
+						break
+					}
+					// Between a termination and the pool noticing, a call may see the lost
+					// connection: the API answers that as 503, never a 500.
+					if !StoreUnavailable(lastErr) || i == 50 {
+						t.Fatalf("track after terminations: %v", lastErr)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				deadline := time.Now().Add(5 * time.Second)
+				for tr.Stats().Evaluations == before {
+					if time.Now().After(deadline) {
+						t.Fatalf("no evaluation after the terminations\n%s", logs.String())
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				running("after the terminations")
+			}
+
+			// A permanent error: the events table is gone (a schema the binary does not know).
+			raw, err := OpenStore(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			if _, err := raw.db.ExecContext(ctx, "DROP TABLE track_event"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, errStoreFailed) || classify(err) != faultPermanent {
+					t.Fatalf("Run stopped with %v, want a permanent store error", err)
+				}
+				if !strings.Contains(logs.String(), "level=ERROR") {
+					t.Fatalf("the stop was not logged at error level:\n%s", logs.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Run did not stop on a dropped table\n%s", logs.String())
+			}
+		})
+	}
+}
