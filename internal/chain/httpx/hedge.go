@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"math/bits"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,14 +19,20 @@ import (
 //     (never above the configured timeout, never below minAdaptiveTimeout), doubled for each
 //     timed-out attempt of the same request, so a slow but valid answer is still reached;
 //   - health: a URL that fails several times in a row is skipped for a while that grows with
-//     its failures (as long as another URL is not also cooling down).
+//     its failures (as long as another URL is not also cooling down);
+//   - retry pauses: while most of a URL's recent attempts succeed, a failure is weather (a reset,
+//     a cut-off body, one bad backend behind a balancer) and is retried after a short pause that
+//     does not grow; once at least half fail, the URL is in trouble and the pauses grow
+//     exponentially, so an overloaded or dead upstream is not hammered (Client.backoff).
 const (
 	latencySamples     = 64                     // recent successful attempts kept per URL
 	minSamples         = 16                     // before that, no hedging and no adaptive timeout
 	minHedgeDelay      = 2 * time.Millisecond   // below this, hedging would double every request
 	timeoutOverP99     = 4                      // adaptive timeout = 4 × p99
 	minAdaptiveTimeout = 250 * time.Millisecond // floor of the adaptive timeout
-	coldHedgeDivisor   = 10                     // before any statistics: hedge after timeout/10
+	coldHedgeDivisor   = 10                     // before any statistics: hedge after timeout/10,
+	maxColdHedge       = 250 * time.Millisecond // but no later than this
+	outcomeWindow      = 32                     // recent attempts (good or failed) kept per URL
 	coolAfterFailures  = 2                      // consecutive failures before a URL cools down
 	firstCoolDown      = 50 * time.Millisecond
 	maxCoolDown        = 30 * time.Second
@@ -39,6 +46,25 @@ type endpoint struct {
 	byKind    map[string]*ring
 	fails     int
 	coolUntil time.Time
+	outcomes  uint32 // the last outcomeWindow attempts, newest in bit 0: 1 failed, 0 answered
+	nOutcomes int
+}
+
+// record shifts one outcome into the window; e.mu is held.
+func (e *endpoint) record(failed bool) {
+	e.outcomes <<= 1
+	if failed {
+		e.outcomes |= 1
+	}
+	e.nOutcomes = min(e.nOutcomes+1, outcomeWindow)
+}
+
+// mostlyAnswering reports whether fewer than half of the URL's recent attempts failed: a
+// failure then is weather, not trouble.
+func (e *endpoint) mostlyAnswering() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.nOutcomes > 0 && 2*bits.OnesCount32(e.outcomes) < e.nOutcomes
 }
 
 // ring holds the latest successful attempt durations.
@@ -53,8 +79,12 @@ func (r *ring) add(d time.Duration) {
 	r.n = min(r.n+1, latencySamples)
 }
 
-// requestKind is the request's path without digits: one kind per endpoint whatever the height.
+// requestKind is the request's Kind, or else its path without digits: one kind per endpoint
+// whatever the height.
 func requestKind(req Request) string {
+	if req.Kind != "" {
+		return req.Method + " " + req.Kind
+	}
 	path, _, _ := strings.Cut(req.Path, "?")
 	return req.Method + " " + strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
@@ -82,11 +112,13 @@ func (e *endpoint) succeeded(kind string, d time.Duration) {
 	}
 	r.add(d)
 	e.fails, e.coolUntil = 0, time.Time{}
+	e.record(false)
 }
 
 func (e *endpoint) failed(now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.record(true)
 	e.fails++
 	if e.fails >= coolAfterFailures {
 		d := firstCoolDown << min(e.fails-coolAfterFailures, 20)
@@ -176,8 +208,10 @@ func (c *Client) attemptTimeout(idx int, req Request, timedOut int) (timeout, he
 	_, p95, p99, ok := c.eps[idx].quantiles(requestKind(req))
 	if !ok {
 		// Nothing learnt yet (a fresh client): a hung first request must not cost the
-		// whole timeout either.
-		return timeout, timeout / coldHedgeDivisor
+		// whole timeout either. The first requests go out together (a pipeline starting
+		// fetches heights in parallel), and the writer waits for the first height, so a hang
+		// among them is cut after at most maxColdHedge; a few extra requests at start are cheap.
+		return timeout, min(timeout/coldHedgeDivisor, maxColdHedge)
 	}
 	if req.Timeout == 0 {
 		adaptive := max(timeoutOverP99*p99, minAdaptiveTimeout) << min(timedOut, 20)
@@ -199,6 +233,9 @@ const maxHedges = 3
 // try runs one logical attempt of req on base idx: a single HTTP attempt, or, when the request
 // may be hedged and outlives the hedge delay, up to 1+maxHedges racing ones (each started one
 // hedge delay after the previous) where the first good answer, or else the last failure, wins.
+// A copy that fails while another still runs starts the next copy at once instead of one hedge
+// delay later (unless the upstream is in trouble: a 429, or most recent attempts failing), so a
+// hung first attempt whose hedge met a reset costs one retry, not the hung attempt's timeout.
 // The losers are cancelled.
 func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) result {
 	timeout, hedge := c.attemptTimeout(idx, req, timedOut)
@@ -212,6 +249,14 @@ func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) re
 	running, sent := 1, 0
 	t := time.NewTimer(hedge)
 	defer t.Stop()
+	launch := func() {
+		sent++
+		running++
+		c.hedges.Add(1)
+		target := c.hedgeTarget(idx)
+		go func() { out <- c.once(hctx, target, req, timeout) }()
+		t.Reset(hedge)
+	}
 	var last result
 	for {
 		select {
@@ -224,14 +269,12 @@ func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) re
 			if running == 0 {
 				return last
 			}
+			if sent < maxHedges && !tooMany(r) && c.eps[c.hedgeTarget(idx)].mostlyAnswering() {
+				launch()
+			}
 		case <-t.C:
 			if sent < maxHedges {
-				sent++
-				running++
-				c.hedges.Add(1)
-				target := c.hedgeTarget(idx)
-				go func() { out <- c.once(hctx, target, req, timeout) }()
-				t.Reset(hedge)
+				launch()
 			}
 		case <-ctx.Done():
 			for running > 0 {
@@ -241,4 +284,9 @@ func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) re
 			return last
 		}
 	}
+}
+
+// tooMany reports a 429: the upstream asked for fewer requests.
+func tooMany(r result) bool {
+	return r.resp != nil && r.resp.Status == http.StatusTooManyRequests
 }

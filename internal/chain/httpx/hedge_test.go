@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,5 +139,80 @@ func TestFailingURLUsedLess(t *testing.T) {
 	}
 	if n := bad.Load(); n > 5 {
 		t.Errorf("the failing URL got %d attempts over 50 requests", n)
+	}
+}
+
+// TestBackoffFollowsHealth: the pause before a retry stays short while most of the URL's recent
+// attempts succeed (a failure is weather), grows once half or more fail (trouble), and always
+// grows after a 429.
+func TestBackoffFollowsHealth(t *testing.T) {
+	const min = 100 * time.Millisecond
+	short := func(d time.Duration) bool { return d <= min/10*12/10 }
+	for _, tc := range []struct {
+		name      string
+		outcomes  string // oldest first: o answered, x failed
+		attempt   int
+		status    int
+		wantShort bool
+	}{
+		{"first retry, healthy", "oooooooooox", 1, 500, true},
+		{"first retry, failing", "xxxxxxxxxx", 1, 0, true},
+		{"third retry, a quarter failing", "oooxoooxoooxoxxx", 3, 500, true},
+		{"third retry, half failing", "oxoxoxoxoxoxoxox", 3, 0, false},
+		{"third retry, all failing", "xxx", 3, 0, false},
+		{"third retry, healthy but 429", "ooooooooooooooox", 3, http.StatusTooManyRequests, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := New("http://127.0.0.1:1", WithBackoff(min, 10*min))
+			for _, o := range tc.outcomes {
+				if o == 'x' {
+					c.eps[0].failed(time.Now())
+				} else {
+					c.eps[0].succeeded("GET /x", time.Millisecond)
+				}
+			}
+			if d := c.backoff(tc.attempt, 0, tc.status); short(d) != tc.wantShort {
+				t.Errorf("pause %v; want short (≈%v): %v", d, min/10, tc.wantShort)
+			}
+		})
+	}
+}
+
+// TestFailedHedgeRelaunches: when a hedged copy fails fast while the first attempt hangs, the
+// next copy goes out at once rather than one hedge delay later, so the request is answered in
+// about one hedge delay instead of two.
+func TestFailedHedgeRelaunches(t *testing.T) {
+	const lat = 200 * time.Millisecond // the endpoint's usual latency: the hedge delay
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch k := n.Add(1); {
+		case k <= minSamples:
+			time.Sleep(lat)
+		case k == minSamples+1:
+			<-r.Context().Done() // hangs
+			return
+		case k == minSamples+2:
+			http.Error(w, "blip", http.StatusBadGateway) // the first hedge fails at once
+			return
+		}
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	c, _ := New(srv.URL, WithTimeout(10*time.Second), WithMaxAttempts(1))
+	var wg sync.WaitGroup
+	for range minSamples {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Do(context.Background(), Request{Path: "/x", ExpectJSON: true}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	start := time.Now()
+	_, err := c.Do(context.Background(), Request{Path: "/x", ExpectJSON: true})
+	if took := time.Since(start); err != nil || took >= 2*lat || c.Hedges() != 2 {
+		t.Errorf("err %v after %v with %d hedges; want an answer from the second hedge well before %v", err, took, c.Hedges(), 2*lat)
 	}
 }

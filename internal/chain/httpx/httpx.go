@@ -216,6 +216,10 @@ type Request struct {
 	// Idempotent marks a POST that only reads (a query carried in a body): like a GET it may be
 	// hedged and gets an adaptive timeout. Never set it on anything that changes state.
 	Idempotent bool
+	// Kind groups requests of like cost for the latency statistics behind hedging and adaptive
+	// timeouts (default: the path without digits). A POST whose path says nothing of its cost
+	// (JSON-RPC: one URL for every method) names it here.
+	Kind string
 	// ExpectJSON makes a 2xx answer whose body is not valid JSON count as a failed attempt
 	// (truncated bodies from dying connections are retried rather than handed to decoders).
 	ExpectJSON bool
@@ -326,7 +330,11 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			}
 			return nil, &UnreachableError{Attempts: attempt, Last: last}
 		}
-		delay := c.backoff(attempt)
+		status := 0
+		if lastStatus != nil {
+			status = lastStatus.Status
+		}
+		delay := c.backoff(attempt, idx, status)
 		c.log.Debug("httpx: retrying", "path", req.Path, "attempt", attempt, "delay", delay, "err", err)
 		t := time.NewTimer(delay)
 		select {
@@ -338,17 +346,22 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 	}
 }
 
-// backoff doubles from minBackoff up to maxBackoff, with ±20% jitter so clients that failed
-// together do not retry together.
+// backoff is the pause after the attempt-th failed attempt of a request, which went to base
+// idx and got status (0: no answer). It doubles from minBackoff up to maxBackoff, with ±20%
+// jitter so clients that failed together do not retry together.
 //
-// The first retry waits only a tenth of minBackoff: one failed attempt among many good ones
-// (a reset, a 500 from one backend behind a balancer) is best retried at once, and per-URL
-// cool-down already keeps a URL that keeps failing out of the way; from the second retry on
-// the delay grows.
-func (c *Client) backoff(attempt int) time.Duration {
+// One failed attempt among many good ones (a reset, a cut-off body, a 500 from one backend
+// behind a balancer) is best retried at once: the first retry waits only a tenth of
+// minBackoff, and so does every later one while most of the URL's recent attempts succeed —
+// against an upstream failing a quarter of its calls at random, a growing pause made a request
+// that failed three times in a row wait 0.6 s more, and the ordered writer with it. Once at
+// least half of the URL's recent attempts fail the pause grows: the upstream is in trouble, not
+// in weather. A 429 always backs off: the upstream asked for fewer requests.
+func (c *Client) backoff(attempt, idx, status int) time.Duration {
 	d := c.minBackoff
-	if attempt == 1 && !c.noAdapt {
+	if !c.noAdapt && (attempt == 1 || (status != http.StatusTooManyRequests && c.eps[idx].mostlyAnswering())) {
 		d /= 10
+		attempt = 1
 	}
 	for i := 2; i < attempt && d < c.maxBackoff; i++ {
 		d *= 2
