@@ -41,7 +41,9 @@ func (u *keyedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.saw["basic="+user+":"+pass] = true
 	}
 	u.mu.Unlock()
-	http.Error(w, `{"code":13,"message":"upstream trouble"}`, http.StatusInternalServerError)
+	// A node's verdict (code 2, as the SDK carries an app error), so clients fail at once: code
+	// 13 would be retried with growing pauses, and the refreshes would not fail within the test.
+	http.Error(w, `{"code":2,"message":"upstream trouble"}`, http.StatusInternalServerError)
 }
 
 func (u *keyedUpstream) seen(k string) bool {

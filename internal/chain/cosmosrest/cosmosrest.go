@@ -40,7 +40,16 @@ func (e *Error) Error() string {
 }
 
 // gRPC codes worth retrying: the node is busy or restarting, not answering "no".
-var retryableCodes = map[int]bool{4: true, 8: true, 10: true, 14: true}
+//
+// A node gives its verdicts with other codes: the SDK carries an app error (a future or pruned
+// height: "codespace sdk code 26", a revert, a missing resource) as 2 Unknown, a bad request
+// as 3, an unknown tx or validator as 5, an unserved route as 12; the captured minievm,
+// minimove and miniwasm nodes answer nothing else. 13 Internal is what grpc-gateway sends
+// when it fails itself (marshalling an answer) and what a broken proxy or backend in front
+// of the node answers — gRPC reserves it for broken invariants, not for "no" — so it is
+// retried too. The transport still gives up after its attempts and returns the answer, so a
+// node that keeps answering 13 fails as before, only later.
+var retryableCodes = map[int]bool{4: true, 8: true, 10: true, 13: true, 14: true}
 
 // IsNotFound reports a 404 or gRPC NotFound (unknown tx, unknown validator, unknown denom).
 func IsNotFound(err error) bool {

@@ -302,20 +302,46 @@ func TestTxsByBlockPagination(t *testing.T) {
 	}
 }
 
-func TestGatewayErrorsNotRetried(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.WriteHeader(500)
-		w.Write([]byte(`{"code":2, "message":"codespace sdk code 26: invalid height: requested height 100 but height must not be less than 1 or greater than the current height 42", "details":[]}`))
-	}))
-	defer srv.Close()
-	c, _ := cosmosrest.New(srv.URL, httpx.WithBackoff(time.Millisecond, time.Millisecond))
-	_, err := c.TxsByBlock(context.Background(), 100)
-	if cur, ok := cosmosrest.IsFutureHeight(err); !ok || cur != 42 {
-		t.Fatalf("IsFutureHeight(%v) = %d, %v", err, cur, ok)
-	}
-	if calls.Load() != 1 {
-		t.Fatalf("%d calls, want 1", calls.Load())
+// TestGatewayErrorRetries: a node's verdicts (the captured nodes' future height, unknown tx,
+// unserved route, bad request) are final at once; a gateway 500 with code 13 Internal (what
+// grpc-gateway or a proxy in front of the node sends when it fails itself) and the "busy"
+// codes are retried by the transport, and answered once the upstream recovers.
+func TestGatewayErrorRetries(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		status    int
+		body      string
+		wantCalls int32
+		wantOK    bool
+	}{
+		{"future height", 500, `{"code":2, "message":"codespace sdk code 26: invalid height: requested height 100 but height must not be less than 1 or greater than the current height 42", "details":[]}`, 1, false},
+		{"tx not found", 404, `{"code":5, "message":"tx not found: AB", "details":[]}`, 1, false},
+		{"bad request", 400, `{"code":3, "message":"invalid query data", "details":[]}`, 1, false},
+		{"not implemented", 501, `{"code":12, "message":"Not Implemented", "details":[]}`, 1, false},
+		{"internal", 500, `{"code":13, "message":"injected fault: internal error", "details":[]}`, 2, true},
+		{"unavailable", 503, `{"code":14, "message":"connection refused", "details":[]}`, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) > 1 {
+					w.Write([]byte(`{"txs":[],"block_id":{},"block":{},"pagination":{"next_key":null,"total":"0"}}`))
+					return
+				}
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			c, _ := cosmosrest.New(srv.URL, httpx.WithBackoff(time.Millisecond, time.Millisecond))
+			_, err := c.TxsByBlock(context.Background(), 100)
+			if (err == nil) != tc.wantOK || calls.Load() != tc.wantCalls {
+				t.Fatalf("err %v after %d calls; want ok=%v after %d", err, calls.Load(), tc.wantOK, tc.wantCalls)
+			}
+			if tc.name == "future height" {
+				if cur, ok := cosmosrest.IsFutureHeight(err); !ok || cur != 42 {
+					t.Fatalf("IsFutureHeight(%v) = %d, %v", err, cur, ok)
+				}
+			}
+		})
 	}
 }

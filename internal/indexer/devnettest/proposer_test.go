@@ -15,8 +15,9 @@ import (
 // TestProposerSurvivesFailedLookup pins down, deterministically, the one way the devnet's
 // fault mode made TestFaultTolerance store different data: the first OPinit validator lookup
 // answered with the devnet's injected 500 (a gateway error body with gRPC code 13, which the
-// REST client takes as the node's final word). Ingestion must still store every block with
-// its proposer, exactly as a run without the fault does.
+// REST client once took as the node's final word; it now retries it, and the pipeline must not
+// depend on which). Ingestion must still store every block with its proposer, exactly as a run
+// without the fault does.
 func TestProposerSurvivesFailedLookup(t *testing.T) {
 	n := startNet(t, netConfig())
 	if err := n.ProduceBlocks(t.Context(), produced); err != nil {
