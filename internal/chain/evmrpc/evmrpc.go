@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"strings"
@@ -86,8 +87,21 @@ func NewWithTransport(h *httpx.Client) *Client {
 // Transport returns the underlying transport.
 func (c *Client) Transport() *httpx.Client { return c.h }
 
-func (c *Client) post(ctx context.Context, body []byte, timeout time.Duration) ([]byte, error) {
-	resp, err := c.h.Do(ctx, httpx.Request{Method: http.MethodPost, Path: "", Body: body, ExpectJSON: true, Timeout: timeout})
+// readMethods are the JSON-RPC methods that only read the chain: the transport may send them
+// twice (hedging) and cut them at a timeout learnt from their own latency. Anything else (a
+// tx broadcast) goes out once per attempt with the configured timeout.
+var readMethods = map[string]bool{
+	"eth_blockNumber": true, "eth_call": true, "eth_chainId": true, "eth_getBlockByNumber": true,
+	"eth_getBlockReceipts": true, "eth_getTransactionReceipt": true, "eth_getBalance": true,
+	"eth_getCode": true, "eth_getLogs": true, "debug_traceBlockByNumber": true,
+	"debug_traceTransaction": true,
+}
+
+// post sends one JSON-RPC body; kind names its method (and for a batch its size), so the
+// latency statistics of a 50-call batch and of eth_chainId stay apart.
+func (c *Client) post(ctx context.Context, body []byte, timeout time.Duration, kind string, read bool) ([]byte, error) {
+	resp, err := c.h.Do(ctx, httpx.Request{Method: http.MethodPost, Path: "", Body: body, ExpectJSON: true, Timeout: timeout,
+		Kind: kind, Idempotent: read})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +123,7 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	if err != nil {
 		return fmt.Errorf("evmrpc %s: encoding params: %w", method, err)
 	}
-	raw, err := c.post(ctx, body, timeout)
+	raw, err := c.post(ctx, body, timeout, method, readMethods[method])
 	if err != nil {
 		return fmt.Errorf("evmrpc %s: %w", method, err)
 	}
@@ -160,7 +174,13 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 	if err != nil {
 		return fmt.Errorf("evmrpc batch: encoding: %w", err)
 	}
-	raw, err := c.post(ctx, body, 0)
+	read := true
+	for _, r := range reqs {
+		read = read && readMethods[r.Method]
+	}
+	// Batches of one method and about the same size cost about the same: the size is
+	// bucketed by powers of two.
+	raw, err := c.post(ctx, body, 0, fmt.Sprintf("batch %s ×%d", reqs[0].Method, 1<<bits.Len(uint(len(reqs)-1))), read)
 	if err != nil {
 		return fmt.Errorf("evmrpc batch: %w", err)
 	}

@@ -5,14 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/testutil"
 	"github.com/rollgate/rollgate/internal/testutil/replaytest"
@@ -238,4 +244,61 @@ func TestGrowingChain(t *testing.T) {
 		t.Fatalf("block 21 at head 21: %v", err)
 	}
 	rs.ResetMisses()
+}
+
+// TestReadsHedged: a read whose first attempt hangs is answered by a hedged copy long before
+// the 10 s attempt timeout, alone or in a batch; a tx broadcast is never sent twice.
+func TestReadsHedged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		call   func(context.Context, *evmrpc.Client) error
+		hedged bool
+	}{
+		{"receipts", func(ctx context.Context, c *evmrpc.Client) error {
+			return c.Call(ctx, "eth_getBlockReceipts", []any{"0x1"}, nil)
+		}, true},
+		{"batch of calls", func(ctx context.Context, c *evmrpc.Client) error {
+			return c.Batch(ctx, []evmrpc.Request{{Method: "eth_call", Params: []any{map[string]any{}, "0x1"}}, {Method: "eth_call", Params: []any{map[string]any{}, "0x1"}}})
+		}, true},
+		{"broadcast", func(ctx context.Context, c *evmrpc.Client) error {
+			return c.Call(ctx, "eth_sendRawTransaction", []any{"0x00"}, nil)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if n.Add(1) == 1 {
+					<-r.Context().Done() // the first attempt hangs
+					return
+				}
+				var one capReq
+				if json.Unmarshal(body, &one) == nil {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":"0x1"}`, one.ID)
+					return
+				}
+				var many []capReq
+				_ = json.Unmarshal(body, &many)
+				out := make([]string, len(many))
+				for i, m := range many {
+					out[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":"0x1"}`, m.ID)
+				}
+				fmt.Fprintf(w, "[%s]", strings.Join(out, ","))
+			}))
+			defer srv.Close()
+			c, err := evmrpc.New(srv.URL, httpx.WithMaxAttempts(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			err = tc.call(ctx, c)
+			if tc.hedged && (err != nil || c.Transport().Hedges() == 0) {
+				t.Errorf("err %v with %d hedges; want the hedged copy's answer", err, c.Transport().Hedges())
+			}
+			if !tc.hedged && (err == nil || n.Load() != 1) {
+				t.Errorf("err %v after %d requests; want the one attempt to hang until the deadline", err, n.Load())
+			}
+		})
+	}
 }
