@@ -5,6 +5,7 @@ package faults
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -120,6 +121,9 @@ func (i *Injector) Wrap(h http.Handler) http.Handler {
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = w.Write([]byte(`{"code":13, "message":"injected fault: internal error", "details":[]}`))
 		case Hang:
+			// The body is read first: until it is, net/http does not watch the connection, so
+			// a hung POST (a JSON-RPC call) would outlive the client that gave up on it.
+			_, _ = io.Copy(io.Discard, r.Body)
 			t := time.NewTimer(i.hang)
 			defer t.Stop()
 			select {
