@@ -379,15 +379,22 @@ func canonicalIDs(t *testing.T, dump []byte) []byte {
 // replayed, else the clock. The seed is logged, and go test prints the log of a failing test.
 func crashSeed(t *testing.T) uint64 {
 	t.Helper()
+	return testSeed(t, "ROLLGATE_CRASH_SEED", "kill schedule")
+}
+
+// testSeed is a fresh seed for what, logged, or the one in the environment variable env, so a
+// failing run can be replayed.
+func testSeed(t *testing.T, env, what string) uint64 {
+	t.Helper()
 	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("ROLLGATE_CRASH_SEED"); s != "" {
+	if s := os.Getenv(env); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			t.Fatalf("ROLLGATE_CRASH_SEED=%q: %v", s, err)
+			t.Fatalf("%s=%q: %v", env, s, err)
 		}
 		seed = v
 	}
-	t.Logf("kill schedule seed %d (replay with ROLLGATE_CRASH_SEED=%d)", seed, seed)
+	t.Logf("%s seed %d (replay with %s=%d)", what, seed, env, seed)
 	return seed
 }
 
