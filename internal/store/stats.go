@@ -15,10 +15,16 @@ type analyzer interface {
 	analyze(ctx context.Context) error
 }
 
-// Statistics are refreshed once the rows written since the last refresh reach
-// max(statsMinRows, statsFraction of the rows stored), and always after this process's
-// first write.
+// Statistics are refreshed after this process's first write, then once the rows written since
+// the last refresh reach max(statsFloor, min(statsMinRows, the rows stored at the last
+// refresh), statsFraction of the rows stored): while the store is small, each time it doubles.
+// The doubling matters: the first refresh usually sees nearly empty tables, and PostgreSQL then
+// scales the row count it recorded (about zero) to the table's pages, estimating one row
+// whatever the table grows to. A store that stayed under statsMinRows (a busy capture of 7,765
+// txs) was planned that way for good: the by_account page joined the 20 ranked edges to tx by
+// walking all of tx once per edge row (700–1,500 ms instead of 0.3 ms, see docs/benchmarks.md).
 const (
+	statsFloor    = 100
 	statsMinRows  = 50_000
 	statsFraction = 10 // percent
 )
@@ -37,6 +43,7 @@ type statsKeeper struct {
 
 	mu       sync.Mutex
 	pending  int64 // rows written since the last refresh started
+	last     int64 // rows stored when the last refresh started
 	analyzed bool  // a refresh has started in this process
 	running  bool
 	runs     int // refreshes finished (for tests)
@@ -56,10 +63,10 @@ func (k *statsKeeper) wrote(rows, total int64) {
 	if k.running || k.ctx.Err() != nil {
 		return
 	}
-	if k.analyzed && k.pending < max(statsMinRows, total*statsFraction/100) {
+	if k.analyzed && k.pending < max(statsFloor, min(statsMinRows, k.last), total*statsFraction/100) {
 		return
 	}
-	k.pending, k.analyzed, k.running = 0, true, true
+	k.pending, k.last, k.analyzed, k.running = 0, total, true, true
 	k.wg.Add(1)
 	go func() {
 		defer k.wg.Done()

@@ -444,7 +444,7 @@ func TestRolledBackBatchLeavesNoTrace(t *testing.T) {
 }
 
 // The refresh threshold: always after the first write, then once the rows written since reach
-// max(50,000, 10 % of the store).
+// max(100, min(50,000, the rows stored at the last refresh), 10 % of the store).
 func TestStatsKeeperThreshold(t *testing.T) {
 	a := &countingAnalyzer{}
 	k := newStatsKeeper(a, slog.New(slog.DiscardHandler))
@@ -454,12 +454,21 @@ func TestStatsKeeperThreshold(t *testing.T) {
 		want        int
 	}{
 		{10, 10, 1},            // the first write always
-		{49_000, 49_010, 1},    // 49,000 < 50,000
-		{1_000, 50_010, 2},     // 50,000 reached
-		{60_000, 1_000_000, 2}, // 60,000 < 10 % of 1,000,000
-		{40_000, 1_040_000, 2}, // 100,000 < 104,000
-		{4_000, 1_044_000, 2},  // 104,000 < 104,400
-		{1_000, 1_045_000, 3},  // 105,000 ≥ 104,500
+		{89, 99, 1},            // 89 < 100 (the floor)
+		{11, 110, 2},           // 100 reached
+		{100, 210, 2},          // 100 < 110 (the store has not doubled)
+		{10, 220, 3},           // 110 reached: doubled
+		{219, 439, 3},          // 219 < 220
+		{1, 440, 4},            // doubled again
+		{40_000, 40_440, 5},    // doubling: 40,000 ≥ 440
+		{40_000, 80_440, 5},    // 40,000 < 40,440
+		{1_000, 81_440, 6},     // 41,000 ≥ 40,440
+		{49_000, 130_440, 6},   // 49,000 < 50,000: past 50,000 rows the doubling stops
+		{1_000, 131_440, 7},    // 50,000 reached
+		{60_000, 1_000_000, 7}, // 60,000 < 10 % of 1,000,000
+		{40_000, 1_040_000, 7}, // 100,000 < 104,000
+		{4_000, 1_044_000, 7},  // 104,000 < 104,400
+		{1_000, 1_045_000, 8},  // 105,000 ≥ 104,500
 	}
 	for i, s := range steps {
 		k.wrote(s.rows, s.total)
