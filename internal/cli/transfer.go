@@ -44,7 +44,7 @@ func (r *routeFlags) register(f *flags) {
 	f.String(&r.ToDenom, "to-denom", "", "destination denom (required)")
 	f.String(&r.Amount, "amount", "", "amount in the source denom's base unit (required)")
 	f.Bool(&r.OPWithdraw, "op-withdraw", false, "take the OPinit withdrawal (claimed on L1) instead of IBC out of a rollup")
-	f.Bool(&r.MultiTx, "multi-tx", false, "allow routes that need several transactions")
+	f.Bool(&r.MultiTx, "multi-tx", false, "allow routes that need several transactions (route only: transfer refuses them)")
 	f.Bool(&r.JSON, "json", false, "print the router's JSON answer")
 }
 
@@ -239,6 +239,12 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	if err := f.parse(args); err != nil {
 		return err
 	}
+	if r.MultiTx {
+		// A multi-tx route (an OP withdrawal, then IBC from L1) needs the first leg claimed
+		// before the second is signed against what arrived: not built here, so refused before
+		// anything is signed rather than half done.
+		return usagef("rollgate transfer signs single-transaction routes only; --multi-tx is for rollgate route (sign and submit each of its txs in order with a wallet)")
+	}
 	if from == "" {
 		return usagef("--from (ROLLGATE_FROM) is required")
 	}
@@ -263,7 +269,9 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	}
 	printRoute(env.Stdout, rt)
 	if rt.TxsRequired != 1 {
-		return fmt.Errorf("the route needs %d transactions; rollgate transfer signs single-transaction routes", rt.TxsRequired)
+		// The router allows multi-tx routes by default (its default_allow_multi_tx): refused
+		// before anything is signed.
+		return fmt.Errorf("the route needs %d transactions; rollgate transfer signs single-transaction routes only (rollgate route --multi-tx shows them, to sign each in order with a wallet)", rt.TxsRequired)
 	}
 	if to == "" {
 		if to, err = w.address(rt.DestAssetChainID); err != nil {
