@@ -1,7 +1,10 @@
 package devnettest
 
 import (
+	"bytes"
 	"context"
+	"math/rand/v2"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -23,6 +26,9 @@ func ics721Config() devnet.Config {
 	cfg.Chains = append([]devnet.ChainSpec{{ChainID: l1ChainID, Kind: engine.KindL1}}, cfg.Chains...)
 	cfg.Bridges = true
 	cfg.NFTTraffic = 0.5
+	// Fault mode is off until the crash loop turns it on; a hang lasts past the child's
+	// per-attempt timeout (childTimeout), so it is abandoned and retried.
+	cfg.FaultSeed, cfg.FaultHang = seed, 4*childTimeout
 	return cfg
 }
 
@@ -56,29 +62,21 @@ func ics721Collection(t testing.TB, kind string, c *engine.Chain, tip int64, vou
 // TestICS721Origins indexes each rollup of a network whose L1 sends NFTs over ICS-721 and
 // checks the NFT ground truth (checkNFTs: every collection, received ones included, with the
 // devnet's tokens, owners and URIs) and, for every class the rollup received, that its
-// collection is served under the voucher name with origin_name = the L1 class's name.
+// collection is served under the voucher name with origin_name = the L1 class's name. Then it
+// indexes each rollup again with the devnet's fault mode on, through a crash loop (the
+// ingesting process SIGKILLed a few times and restarted), and requires the same store (dump)
+// and the same answers.
 func TestICS721Origins(t *testing.T) {
 	n := startNet(t, ics721Config())
 	if err := n.ProduceBlocks(t.Context(), produced); err != nil {
 		t.Fatal(err)
 	}
-	l1, _ := n.Chain(l1ChainID)
-	lq, err := l1.Chain.Query(tip)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]string{}
-	for _, c := range ibc.NFTClasses(lq.Store(ibc.StoreName)) {
-		names[c.ID] = c.Name
-	}
+	names := l1ClassNames(t, n)
+	clean := map[string][]byte{}
 	for _, r := range rollups {
 		t.Run(r.kind, func(t *testing.T) {
 			dc, _ := n.Chain(r.chainID)
-			q, err := dc.Chain.Query(tip)
-			if err != nil {
-				t.Fatal(err)
-			}
-			traces := ibc.NFTTraces(q.Store(ibc.StoreName))
+			traces := rollupTraces(t, dc.Chain, tip)
 			if len(traces) == 0 {
 				t.Fatalf("%s received no ICS-721 class in %d blocks", r.kind, produced)
 			}
@@ -90,30 +88,105 @@ func TestICS721Origins(t *testing.T) {
 			}
 			h := newAPI(r, db)
 			checkNFTs(t, r.kind, h, dc.Chain, tip)
-			for voucher, path := range traces {
-				classID := path[strings.LastIndexByte(path, '/')+1:]
-				want, ok := names[classID]
-				if !ok {
-					t.Fatalf("%s: voucher %s traces to %s, no L1 class", r.kind, voucher, path)
-				}
-				if wantVoucher := ibc.VoucherClass(ibc.NFTPort, "channel-1", classID, r.kind == "wasm"); voucher != wantVoucher {
-					t.Errorf("%s: class %s received as %s, want %s", r.kind, classID, voucher, wantVoucher)
-				}
-				coll := ics721Collection(t, r.kind, dc.Chain, tip, voucher)
-				var one struct {
-					Collection struct {
-						Collection struct {
-							Name       string `json:"name"`
-							OriginName string `json:"origin_name"`
-						} `json:"collection"`
-					} `json:"collection"`
-				}
-				getJSON(t, h, "/indexer/nft/v1/collections/"+coll, &one)
-				if got := one.Collection.Collection; got.Name != voucher || got.OriginName != want {
-					t.Errorf("%s collection %s: name %q origin_name %q, want %q and the L1 class name %q", r.kind, coll, got.Name, got.OriginName, voucher, want)
-				}
-			}
+			checkOrigins(t, r.kind, h, dc.Chain, tip, traces, names)
+			clean[r.kind] = dump(t, db)
 			t.Logf("%s: %d ICS-721 classes received, origin names = the L1's", r.kind, len(traces))
 		})
 	}
+
+	// A few kills per rollup keep this CI-sized; the conformance crash test does 20+ per
+	// backend on a captured chain.
+	const kills = 3
+	n.Faults().SetRate(faultRate)
+	n.Faults().SetEnabled(true)
+	rng := rand.New(rand.NewPCG(seed, 721))
+	for _, r := range rollups {
+		t.Run(r.kind+"/crash_loop_faults", func(t *testing.T) {
+			if clean[r.kind] == nil {
+				t.Skip("no clean reference (its run failed above)")
+			}
+			dc, _ := n.Chain(r.chainID)
+			dsn := backends[0].dsn(t)
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			landed, err := crashLoop(ctx, n, r, dsn, kills, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(landed) < kills {
+				t.Errorf("only %d of %d kills landed before the child finished", len(landed), kills)
+			}
+			db := openStore(t, dsn)
+			if got := dump(t, db); !bytes.Equal(got, clean[r.kind]) {
+				t.Errorf("%s: the store filled through %d kills under faults differs from the clean one:\n%s", r.kind, len(landed), firstDiff(got, clean[r.kind]))
+			}
+			h := newAPI(r, db)
+			checkNFTs(t, r.kind, h, dc.Chain, tip)
+			checkOrigins(t, r.kind, h, dc.Chain, tip, rollupTraces(t, dc.Chain, tip), names)
+			t.Logf("%s: %d kills under faults (indexed height after each: %v), store = the clean run's", r.kind, len(landed), landed)
+		})
+	}
+	counts, passed := n.Faults().Counts()
+	var failed int64
+	for _, c := range counts {
+		failed += c
+	}
+	t.Logf("upstream during the crash loops: %d requests, %d failed %v", failed+passed, failed, counts)
+	if failed == 0 {
+		t.Error("no fault was injected during the crash loops")
+	}
+}
+
+// l1ClassNames maps the L1's class ids to their names, from the L1's state.
+func l1ClassNames(t testing.TB, n *devnet.Network) map[string]string {
+	t.Helper()
+	l1, _ := n.Chain(l1ChainID)
+	lq, err := l1.Chain.Query(tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, c := range ibc.NFTClasses(lq.Store(ibc.StoreName)) {
+		names[c.ID] = c.Name
+	}
+	return names
+}
+
+// checkOrigins checks that every voucher class the rollup received (traces: voucher → prefixed
+// path) is served under its voucher name with origin_name = the L1 class's name.
+func checkOrigins(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip int64, traces, names map[string]string) {
+	t.Helper()
+	for voucher, path := range traces {
+		classID := path[strings.LastIndexByte(path, '/')+1:]
+		want, ok := names[classID]
+		if !ok {
+			t.Fatalf("%s: voucher %s traces to %s, no L1 class", kind, voucher, path)
+		}
+		if wantVoucher := ibc.VoucherClass(ibc.NFTPort, "channel-1", classID, kind == "wasm"); voucher != wantVoucher {
+			t.Errorf("%s: class %s received as %s, want %s", kind, classID, voucher, wantVoucher)
+		}
+		coll := ics721Collection(t, kind, c, tip, voucher)
+		var one struct {
+			Collection struct {
+				Collection struct {
+					Name       string `json:"name"`
+					OriginName string `json:"origin_name"`
+				} `json:"collection"`
+			} `json:"collection"`
+		}
+		getJSON(t, h, "/indexer/nft/v1/collections/"+coll, &one)
+		if got := one.Collection.Collection; got.Name != voucher || got.OriginName != want {
+			t.Errorf("%s collection %s: name %q origin_name %q, want %q and the L1 class name %q", kind, coll, got.Name, got.OriginName, voucher, want)
+		}
+	}
+}
+
+// rollupTraces reads the voucher classes a rollup received from its state.
+func rollupTraces(t testing.TB, c *engine.Chain, tip int64) map[string]string {
+	t.Helper()
+	q, err := c.Query(tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ibc.NFTTraces(q.Store(ibc.StoreName))
 }

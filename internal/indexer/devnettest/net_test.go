@@ -95,6 +95,11 @@ func openStore(t testing.TB, dsn string) *store.DB {
 // ingestChain runs the production pipeline with the production source (the project's CometBFT
 // and REST clients over HTTP) from the chain's endpoints into w until height stop is written.
 func ingestChain(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w store.Writer, stop int64, opts ...httpx.Option) error {
+	return ingestChainWith(ctx, ep, r, w, stop, nil, opts...)
+}
+
+// ingestChainWith is ingestChain with the pipeline's configuration adjusted by tune (nil: as is).
+func ingestChainWith(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w store.Writer, stop int64, tune func(*ingest.Config), opts ...httpx.Option) error {
 	src, err := ingest.DialSource(ep.RPC, ep.REST, nil, opts...)
 	if err != nil {
 		return err
@@ -103,11 +108,15 @@ func ingestChain(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w stor
 	if err != nil {
 		return err
 	}
-	p, err := ingest.New(ingest.Config{
+	cfg := ingest.Config{
 		ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
 		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond,
 		StopAtHeight: stop,
-	}, src, w, nil, nil)
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	p, err := ingest.New(cfg, src, w, nil, nil)
 	if err != nil {
 		return err
 	}
