@@ -233,9 +233,9 @@ const maxHedges = 3
 // try runs one logical attempt of req on base idx: a single HTTP attempt, or, when the request
 // may be hedged and outlives the hedge delay, up to 1+maxHedges racing ones (each started one
 // hedge delay after the previous) where the first good answer, or else the last failure, wins.
-// A copy that fails while another still runs starts the next copy at once instead of one hedge
-// delay later (unless the upstream is in trouble: a 429, or most recent attempts failing), so a
-// hung first attempt whose hedge met a reset costs one retry, not the hung attempt's timeout.
+// A copy that fails while another still runs is replaced at once (up to maxHedges times, and
+// not when the upstream is in trouble: a 429, or most recent attempts failing), so a hung first
+// attempt whose hedges met resets costs a few quick retries, not the hung attempt's timeout.
 // The losers are cancelled.
 func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) result {
 	timeout, hedge := c.attemptTimeout(idx, req, timedOut)
@@ -246,11 +246,10 @@ func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) re
 	defer cancel()
 	out := make(chan result, 1+maxHedges)
 	go func() { out <- c.once(hctx, idx, req, timeout) }()
-	running, sent := 1, 0
+	running, sent, replaced := 1, 0, 0
 	t := time.NewTimer(hedge)
 	defer t.Stop()
 	launch := func() {
-		sent++
 		running++
 		c.hedges.Add(1)
 		target := c.hedgeTarget(idx)
@@ -269,11 +268,13 @@ func (c *Client) try(ctx context.Context, idx int, req Request, timedOut int) re
 			if running == 0 {
 				return last
 			}
-			if sent < maxHedges && !tooMany(r) && c.eps[c.hedgeTarget(idx)].mostlyAnswering() {
+			if replaced < maxHedges && !tooMany(r) && c.eps[c.hedgeTarget(idx)].mostlyAnswering() {
+				replaced++
 				launch()
 			}
 		case <-t.C:
 			if sent < maxHedges {
+				sent++
 				launch()
 			}
 		case <-ctx.Done():

@@ -127,7 +127,9 @@ func TestFinalStopsRetry(t *testing.T) {
 
 func TestBoundedAttempts(t *testing.T) {
 	srv, n := flaky(t, []string{"close", "close", "close", "close"})
-	c, _ := New(srv.URL, fast(WithMaxAttempts(3))...)
+	// Counts requests exactly: no hedged copy (a cold client hedges after timeout/10, 30 ms
+	// here, which a loaded machine can exceed).
+	c, _ := New(srv.URL, fast(WithMaxAttempts(3), WithoutAdaptation())...)
 	_, err := c.GetJSON(context.Background(), "/x", nil, nil)
 	if !IsUnreachable(err) {
 		t.Fatalf("err = %v, want unreachable", err)
