@@ -29,6 +29,11 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 	return jsonx.Marshal(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
+// JSONObject lets jsonx write a nested o in place (the same bytes as MarshalJSON).
+func (o ordered) JSONObject() (int, func(i int) (string, any), bool) {
+	return len(o), func(i int) (string, any) { return o[i].k, o[i].v }, true
+}
+
 func upperHex(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
 func b64(b []byte) string      { return base64.StdEncoding.EncodeToString(b) }
 func i64(v int64) string       { return strconv.FormatInt(v, 10) }

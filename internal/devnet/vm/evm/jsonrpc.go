@@ -32,6 +32,11 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 	return jsonx.Marshal(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
+// JSONObject lets jsonx write a nested o in place (the same bytes as MarshalJSON).
+func (o ordered) JSONObject() (int, func(i int) (string, any), bool) {
+	return len(o), func(i int) (string, any) { return o[i].k, o[i].v }, true
+}
+
 type rpcErr struct {
 	Code    int
 	Message string

@@ -238,6 +238,11 @@ func (o orderedObj) MarshalJSON() ([]byte, error) {
 	return jsonx.MarshalUnescaped(len(o), func(i int) (string, any) { return o[i].k, o[i].v })
 }
 
+// JSONObject lets jsonx write a nested o in place (the same bytes as MarshalJSON).
+func (o orderedObj) JSONObject() (int, func(i int) (string, any), bool) {
+	return len(o), func(i int) (string, any) { return o[i].k, o[i].v }, false
+}
+
 func marshalNoEscape(v any) []byte {
 	b, err := gateway.Marshal(v)
 	if err != nil {
