@@ -45,6 +45,10 @@ type NFTChange struct {
 	// the collection's creator, as at the peer, until the following transfer event.
 	Owner []byte
 	URI   string
+	// MintIfMissing (EVM, a store started past genesis): a transfer of a token the store does
+	// not hold adds it with Owner and URI, as a mint at this height would; it was minted
+	// before the store's first height.
+	MintIfMissing bool
 
 	// Collection creation and origin names.
 	Name       string

@@ -362,3 +362,47 @@ func ownersColls(nm nftModel, owner []byte) []int {
 	// Ordered by collection height, which is the index order here.
 	return out
 }
+
+// TestNFTMintIfMissing: a transfer marked MintIfMissing adds a token the store does not hold
+// (minted before the store's first height) with its owner and URI, and is a plain transfer
+// of a token it holds; an unmarked transfer of an unknown token stays ignored.
+func TestNFTMintIfMissing(t *testing.T) {
+	m := buildModel(3)
+	coll := acct(20)
+	last := &m.bundles[len(m.bundles)-1]
+	h := last.Block.Height
+	last.NFTs = []NFTChange{
+		{Kind: NFTCreateCollection, TxIndex: 0, Collection: coll, Name: "Early", Creator: acct(1)},
+		{Kind: NFTTransfer, TxIndex: 0, Edge: true, Collection: coll, TokenID: "1", Owner: acct(2), URI: "u1", MintIfMissing: true},
+		{Kind: NFTTransfer, TxIndex: 0, Edge: true, Collection: coll, TokenID: "2", Owner: acct(2), URI: "u2"},
+		{Kind: NFTMint, TxIndex: 0, Edge: true, Collection: coll, TokenID: "3", Owner: acct(3), URI: "minted"},
+		{Kind: NFTTransfer, TxIndex: 0, Edge: true, Collection: coll, TokenID: "3", Owner: acct(4), URI: "ignored", MintIfMissing: true},
+	}
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.WriteBlocks(ctx, m.bundles); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Tokens(ctx, TokenFilter{Collection: coll}, Page{Limit: 10}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]struct {
+			owner []byte
+			uri   string
+		}{"1": {acct(2), "u1"}, "3": {acct(4), "minted"}}
+		if len(got.Tokens) != len(want) {
+			t.Fatalf("tokens %+v, want ids 1 and 3", got.Tokens)
+		}
+		for _, tk := range got.Tokens {
+			w := want[tk.TokenID]
+			if !bytes.Equal(tk.Owner, w.owner) || tk.URI != w.uri || tk.Height != h {
+				t.Errorf("token %s: owner %x uri %q height %d, want %x %q %d", tk.TokenID, tk.Owner, tk.URI, tk.Height, w.owner, w.uri, h)
+			}
+		}
+		c, err := db.Collection(ctx, coll)
+		if err != nil || c.NFTCount != 2 {
+			t.Errorf("collection nfts.length %d (%v), want 2", c.NFTCount, err)
+		}
+	})
+}

@@ -65,6 +65,15 @@ func writeNFTs(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) e
 
 func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq int64) error {
 	h, tns := b.Block.Height, b.Block.Time.UnixNano()
+	if c.Kind == NFTTransfer && c.MintIfMissing && c.Collection != nil {
+		if _, had, err := w.token(ctx, c.Collection, c.TokenID); err != nil {
+			return err
+		} else if !had {
+			m := *c
+			m.Kind = NFTMint
+			return w.apply(ctx, b, &m, seq)
+		}
+	}
 	switch c.Kind {
 	case NFTCreateCollection:
 		return w.createCollection(ctx, b, c)

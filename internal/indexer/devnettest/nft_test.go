@@ -151,44 +151,7 @@ func checkNFTs(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip i
 			} `json:"collection"`
 		}
 		getJSON(t, h, "/indexer/nft/v1/collections/"+coll, &one)
-		got := map[string]chainToken{}
-		key := ""
-		for pages := 0; ; pages++ {
-			if pages > 1000 {
-				t.Fatalf("%s %s: tokens/by_collection does not end", kind, coll)
-			}
-			var page struct {
-				Tokens []struct {
-					Owner string `json:"owner"`
-					NFT   struct {
-						TokenID string `json:"token_id"`
-						URI     string `json:"uri"`
-					} `json:"nft"`
-				} `json:"tokens"`
-				Pagination struct {
-					NextKey *string `json:"next_key"`
-				} `json:"pagination"`
-			}
-			path := "/indexer/nft/v1/tokens/by_collection/" + coll + "?pagination.limit=3"
-			if key != "" {
-				path += "&pagination.key=" + url.QueryEscape(key)
-			}
-			getJSON(t, h, path, &page)
-			for _, tk := range page.Tokens {
-				owner, err := address.FromBech32("init", tk.Owner)
-				if err != nil {
-					t.Fatalf("%s %s token %s: owner %q", kind, coll, tk.NFT.TokenID, tk.Owner)
-				}
-				if _, dup := got[tk.NFT.TokenID]; dup {
-					t.Errorf("%s %s: token %s served twice", kind, coll, tk.NFT.TokenID)
-				}
-				got[tk.NFT.TokenID] = chainToken{owner, tk.NFT.URI}
-			}
-			if page.Pagination.NextKey == nil {
-				break
-			}
-			key = *page.Pagination.NextKey
-		}
+		got := servedTokens(t, kind, h, coll)
 		if one.Collection.Collection.NFTs.Length != len(got) || len(got) != len(toks) {
 			t.Errorf("%s %s: nfts.length %d, %d tokens paged, %d on the chain", kind, coll, one.Collection.Collection.NFTs.Length, len(got), len(toks))
 		}
@@ -204,6 +167,51 @@ func checkNFTs(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip i
 		tokens += len(toks)
 	}
 	t.Logf("%s NFTs = the devnet's state: %d collections, %d live tokens", kind, len(want), tokens)
+}
+
+// servedTokens pages tokens/by_collection of a collection to the end (3 per page) and returns
+// the tokens served, by id.
+func servedTokens(t testing.TB, kind string, h http.Handler, coll string) map[string]chainToken {
+	t.Helper()
+	got := map[string]chainToken{}
+	key := ""
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatalf("%s %s: tokens/by_collection does not end", kind, coll)
+		}
+		var page struct {
+			Tokens []struct {
+				Owner string `json:"owner"`
+				NFT   struct {
+					TokenID string `json:"token_id"`
+					URI     string `json:"uri"`
+				} `json:"nft"`
+			} `json:"tokens"`
+			Pagination struct {
+				NextKey *string `json:"next_key"`
+			} `json:"pagination"`
+		}
+		path := "/indexer/nft/v1/tokens/by_collection/" + coll + "?pagination.limit=3"
+		if key != "" {
+			path += "&pagination.key=" + url.QueryEscape(key)
+		}
+		getJSON(t, h, path, &page)
+		for _, tk := range page.Tokens {
+			owner, err := address.FromBech32("init", tk.Owner)
+			if err != nil {
+				t.Fatalf("%s %s token %s: owner %q", kind, coll, tk.NFT.TokenID, tk.Owner)
+			}
+			if _, dup := got[tk.NFT.TokenID]; dup {
+				t.Errorf("%s %s: token %s served twice", kind, coll, tk.NFT.TokenID)
+			}
+			got[tk.NFT.TokenID] = chainToken{owner, tk.NFT.URI}
+		}
+		if page.Pagination.NextKey == nil {
+			break
+		}
+		key = *page.Pagination.NextKey
+	}
+	return got
 }
 
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
@@ -286,4 +294,77 @@ func lastWord(s string) string {
 		return s
 	}
 	return f[len(f)-1]
+}
+
+// checkEVMNFTsFrom is the NFT ground truth of an EVM store started at height start: a live
+// token is served, with the chain's owner and URI at tip, exactly when an ERC-721 Transfer log
+// named it at start or later (a token minted before start is learnt from its first later
+// transfer; one untouched since is unknown, as at the peer). It returns how many served
+// tokens were minted before start, so a caller can require that case to occur.
+func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *engine.Chain, start, tip int64) (backfilled int) {
+	t.Helper()
+	const transfer = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+	touched := map[string]map[string]bool{} // collection → token ids with a log at ≥ start
+	mintedLate := map[string]bool{}         // collection/token minted at ≥ start
+	for ht := start; ht <= tip; ht++ {
+		b, err := c.Block(ht)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range b.Results {
+			if r.Code != 0 {
+				continue
+			}
+			for _, ev := range r.Events {
+				if ev.Type != "evm" {
+					continue
+				}
+				for _, a := range ev.Attributes {
+					var l struct {
+						Address string   `json:"address"`
+						Topics  []string `json:"topics"`
+					}
+					if a.Key != "log" || json.Unmarshal([]byte(a.Value), &l) != nil || len(l.Topics) != 4 || l.Topics[0] != transfer {
+						continue
+					}
+					coll := strings.ToLower(l.Address)
+					id, _ := new(big.Int).SetString(strings.TrimPrefix(l.Topics[3], "0x"), 16)
+					if touched[coll] == nil {
+						touched[coll] = map[string]bool{}
+					}
+					touched[coll][id.String()] = true
+					if new(big.Int).SetBytes(common32(l.Topics[1])).Sign() == 0 {
+						mintedLate[coll+"/"+id.String()] = true
+					}
+				}
+			}
+		}
+	}
+	state := chainNFTs(t, "evm", c, tip)
+	for coll, ids := range touched {
+		want := map[string]chainToken{}
+		for id := range ids {
+			if tk, live := state[coll][id]; live {
+				want[id] = tk
+				if !mintedLate[coll+"/"+id] {
+					backfilled++
+				}
+			}
+		}
+		got := servedTokens(t, "evm", h, coll)
+		if len(got) != len(want) {
+			t.Errorf("evm %s from height %d: %d tokens served, %d live tokens with a transfer since", coll, start, len(got), len(want))
+		}
+		for id, w := range want {
+			if g, ok := got[id]; !ok || string(g.owner) != string(w.owner) || g.uri != w.uri {
+				t.Errorf("evm %s token %s: served %v (%v), the chain has owner %x uri %q", coll, id, g, ok, w.owner, w.uri)
+			}
+		}
+	}
+	return backfilled
+}
+
+func common32(topic string) []byte {
+	b, _ := hex.DecodeString(strings.TrimPrefix(topic, "0x"))
+	return b
 }

@@ -42,6 +42,9 @@ type nftExtractor struct {
 	vm     string
 	prefix string
 	q      NFTQuerier
+	// startHeight is the store's first height when it started past genesis (START_HEIGHT > 1):
+	// EVM tokens minted before it are then learnt from their later transfers.
+	startHeight int64
 
 	mu sync.Mutex
 	// notNFT holds contracts found not to be NFT collections (persisted through
@@ -238,5 +241,6 @@ func (p *Pipeline) setupNFTs(ctx context.Context) error {
 		}
 	}
 	p.nfts = newNFTExtractor(p.cfg.VMType, p.cfg.AccountPrefix, q, marks)
+	p.nfts.startHeight = p.cfg.StartHeight
 	return nil
 }

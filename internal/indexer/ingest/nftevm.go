@@ -72,6 +72,14 @@ func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events [
 				c.Kind = store.NFTBurn
 			default:
 				c.Kind, c.Owner = store.NFTTransfer, to
+				if x.startHeight > 1 {
+					// The token may have been minted before the store's first height, where no
+					// mint was seen: the transfer then adds it, with its URI at this height.
+					c.MintIfMissing = true
+					if c.URI, err = x.evmTokenURI(ctx, h, l.Address, id); err != nil {
+						return err
+					}
+				}
 			}
 			b.NFTs = append(b.NFTs, c)
 		}
