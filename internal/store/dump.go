@@ -44,6 +44,7 @@ var dumpTables = []dumpTable{
 	{"nft_not_collection", "addr", []string{"addr", "height"}, "bi"},
 	{"nft_rank_token", "kind, scope, token_id, height, coll", []string{"kind", "scope", "token_id", "height", "coll", "n"}, "ibsibi"},
 	{"nft_rank_height", "kind, scope, height, token_id, coll", []string{"kind", "scope", "height", "token_id", "coll", "n"}, "ibisbi"},
+	{"nft_owner_collection", "owner, collection_addr", []string{"owner", "collection_addr", "n"}, "bbi"},
 }
 
 // Dump implements Store: one "## table" header per table, then one tab-separated line per

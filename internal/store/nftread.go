@@ -48,7 +48,9 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter, p Page) (Colle
 	var where []string
 	var args []any
 	if f.Owner != nil {
-		where = append(where, "c.addr IN (SELECT DISTINCT n.collection_addr FROM nft n WHERE n.owner = ?)")
+		// The owner's collections from their counts (migration 0007), not from every token
+		// the owner holds.
+		where = append(where, "c.addr IN (SELECT oc.collection_addr FROM nft_owner_collection oc WHERE oc.owner = ?)")
 		args = append(args, nonNil(f.Owner))
 	}
 	// heightOrder is the ORDER BY's first column. A name search matches few collections of

@@ -20,6 +20,8 @@ type nftWriter struct {
 	edges   map[[2]int64]bool
 	edgeRow [][]any
 	ranks   *rankCache
+	owned   map[[2]string]int64 // (owner, collection) → change of its live token count
+	ownKeys [][2]string         // keys of owned in first-touch order
 }
 
 type collInfo struct {
@@ -33,7 +35,7 @@ func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" +
 // the first bundle (the writer numbers txs densely from there).
 func writeNFTs(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) error {
 	w := &nftWriter{tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
-		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx)}
+		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{}}
 	first := seq0 + 1
 	changed := false
 	for _, b := range bundles {
@@ -104,11 +106,11 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 			return fmt.Errorf("mint: %w", err)
 		}
 		if had {
-			if err := w.ranks.delNFT(ctx, prev); err != nil {
+			if err := w.delToken(ctx, prev); err != nil {
 				return err
 			}
 		}
-		if err := w.ranks.addNFT(ctx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
+		if err := w.addToken(ctx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
 			return err
 		}
 		w.touched[string(c.Collection)] = true
@@ -152,11 +154,11 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
 	}
-	if err := w.ranks.delNFT(ctx, prev); err != nil {
+	if err := w.delToken(ctx, prev); err != nil {
 		return err
 	}
 	if c.Kind != NFTBurn {
-		if err := w.ranks.addNFT(ctx, next); err != nil {
+		if err := w.addToken(ctx, next); err != nil {
 			return err
 		}
 	}
@@ -281,9 +283,65 @@ func (w *nftWriter) edge(c *NFTChange, e *dictEntry, seq int64) error {
 	return nil
 }
 
+// addToken counts a token now in the nft table in its rank lists and its owner's collection
+// count; delToken uncounts one that left or changed its key.
+func (w *nftWriter) addToken(ctx context.Context, k rankKey) error {
+	w.own(k, 1)
+	return w.ranks.addNFT(ctx, k)
+}
+
+func (w *nftWriter) delToken(ctx context.Context, k rankKey) error {
+	w.own(k, -1)
+	return w.ranks.delNFT(ctx, k)
+}
+
+func (w *nftWriter) own(k rankKey, d int64) {
+	key := [2]string{string(nonNil(k.owner)), string(k.coll)}
+	if _, ok := w.owned[key]; !ok {
+		w.ownKeys = append(w.ownKeys, key)
+	}
+	w.owned[key] += d
+}
+
+// flushOwned applies the (owner, collection) count changes: grown counts in multi-row upserts,
+// then the rows that reached zero deleted.
+func (w *nftWriter) flushOwned(ctx context.Context) error {
+	var rows []any
+	var gone [][2]string
+	n := 0
+	for _, k := range w.ownKeys {
+		d := w.owned[k]
+		if d == 0 {
+			continue
+		}
+		rows = append(rows, []byte(k[0]), []byte(k[1]), d)
+		n++
+		if d < 0 {
+			gone = append(gone, k)
+		}
+	}
+	for start := 0; start < n; start += rankUpsertChunk {
+		m := min(n-start, rankUpsertChunk)
+		q := "INSERT INTO nft_owner_collection (owner, collection_addr, n) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?),", m), ",") +
+			" ON CONFLICT (owner, collection_addr) DO UPDATE SET n = nft_owner_collection.n + excluded.n"
+		if err := w.tx.exec(ctx, q, rows[3*start:3*(start+m)]...); err != nil {
+			return fmt.Errorf("nft_owner_collection: %w", err)
+		}
+	}
+	for _, k := range gone {
+		if err := w.tx.exec(ctx, "DELETE FROM nft_owner_collection WHERE owner = ? AND collection_addr = ? AND n <= 0", []byte(k[0]), []byte(k[1])); err != nil {
+			return fmt.Errorf("nft_owner_collection: %w", err)
+		}
+	}
+	return nil
+}
+
 // finish writes the edges and counters and recounts the touched collections.
 func (w *nftWriter) finish(ctx context.Context) error {
 	if err := w.ranks.flush(ctx); err != nil {
+		return err
+	}
+	if err := w.flushOwned(ctx); err != nil {
 		return err
 	}
 	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {

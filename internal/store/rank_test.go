@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every test of the package writes with buckets of 2 tokens (split past 4), so the NFT tests'
@@ -35,6 +36,7 @@ func TestNFTRankBuckets(t *testing.T) {
 		for _, l := range rankLists {
 			checkRankList(t, db, nm, l)
 		}
+		checkOwnerCollections(t, db, nm)
 		scopes := map[string]TokenFilter{}
 		for _, tk := range nm.tokens {
 			scopes["c"+string(tk.Collection)] = TokenFilter{Collection: tk.Collection}
@@ -145,7 +147,8 @@ func checkRankList(t *testing.T, db *DB, nm nftModel, l nftRankList) {
 	}
 }
 
-// resetRanks replaces the bucket rows by what migration 0005 fills an existing store with.
+// resetRanks replaces the bucket rows and the owner-collection counts by what migrations 0005
+// and 0007 fill an existing store with.
 func resetRanks(t *testing.T, db *DB) {
 	t.Helper()
 	ctx := context.Background()
@@ -162,18 +165,18 @@ func resetRanks(t *testing.T, db *DB) {
 		t.Fatal(err)
 	}
 	defer tx.rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
-	for _, q := range []string{"DELETE FROM nft_rank_token", "DELETE FROM nft_rank_height"} {
+	for _, q := range []string{"DELETE FROM nft_rank_token", "DELETE FROM nft_rank_height", "DELETE FROM nft_owner_collection"} {
 		if err := tx.exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n := 0
 	for _, m := range ms {
-		if m.version != 5 {
+		if m.version != 5 && m.version != 7 {
 			continue
 		}
 		for _, line := range strings.Split(m.sql, "\n") {
-			if strings.HasPrefix(line, "INSERT INTO nft_rank_") {
+			if strings.HasPrefix(line, "INSERT INTO nft_rank_") || strings.HasPrefix(line, "INSERT INTO nft_owner_collection") {
 				if err := tx.exec(ctx, line); err != nil {
 					t.Fatal(err)
 				}
@@ -181,10 +184,104 @@ func resetRanks(t *testing.T, db *DB) {
 			}
 		}
 	}
-	if n != 4 {
-		t.Fatalf("migration 0005 has %d fill statements, want 4", n)
+	if n != 5 {
+		t.Fatalf("migrations 0005 and 0007 have %d fill statements, want 4 + 1", n)
 	}
 	if err := tx.commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkOwnerCollections compares nft_owner_collection with the model's live tokens, and every
+// owner's collections/by_account answer with the model's.
+func checkOwnerCollections(t *testing.T, db *DB, nm nftModel) {
+	t.Helper()
+	ctx := context.Background()
+	want := map[string]int64{}
+	owners := map[string][]byte{}
+	for _, tk := range nm.tokens {
+		want[string(tk.Owner)+"/"+string(tk.Collection)]++
+		owners[string(tk.Owner)] = tk.Owner
+	}
+	r, err := db.be.reader().query(ctx, "SELECT owner, collection_addr, n FROM nft_owner_collection")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for r.Next() {
+		var o, c []byte
+		var n int64
+		if err := r.Scan(&o, &c, &n); err != nil {
+			t.Fatal(err)
+		}
+		got[string(o)+"/"+string(c)] = n
+	}
+	r.Close()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("nft_owner_collection %v, want %v", got, want)
+	}
+	for _, o := range owners {
+		page, err := db.Collections(ctx, CollectionFilter{Owner: o}, Page{Limit: 100, CountTotal: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var idx []int
+		for _, c := range page.Collections {
+			idx = append(idx, int(c.Addr[0]-0xc0))
+		}
+		if w := ownersColls(nm, o); !slices.Equal(idx, w) || page.Total != int64(len(w)) {
+			t.Fatalf("collections of %x: %v (total %d), want %v", o, idx, page.Total, w)
+		}
+	}
+}
+
+// TestOwnerCollectionGone: an owner whose last token of a collection leaves (transfer, burn)
+// loses the collection from collections/by_account and its nft_owner_collection row, within a
+// transaction and across transactions.
+func TestOwnerCollectionGone(t *testing.T) {
+	coll := bytes.Repeat([]byte{0xc5}, 20)
+	a, b := acct(1), acct(2)
+	blk := func(h int64, ch ...NFTChange) BlockBundle {
+		return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, NFTs: ch}
+	}
+	mint := func(id string, o []byte) NFTChange {
+		return NFTChange{Kind: NFTMint, Collection: coll, TokenID: id, Owner: o, URI: "u"}
+	}
+	move := func(id string, o []byte) NFTChange {
+		return NFTChange{Kind: NFTTransfer, Collection: coll, TokenID: id, Owner: o}
+	}
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		steps := []struct {
+			blocks []BlockBundle
+			want   map[string]int // owner byte → collections/by_account total
+		}{
+			{[]BlockBundle{blk(1, NFTChange{Kind: NFTCreateCollection, Collection: coll, Name: "c", Creator: a}, mint("1", a), mint("2", a))}, map[string]int{"a": 1, "b": 0}},
+			// Both of a's tokens leave in one block, one by transfer and one by burn.
+			{[]BlockBundle{blk(2, move("1", b), NFTChange{Kind: NFTBurn, Collection: coll, TokenID: "2"})}, map[string]int{"a": 0, "b": 1}},
+			// Back and forth within one transaction: b ends with none.
+			{[]BlockBundle{blk(3, move("1", a)), blk(4, move("1", b)), blk(5, move("1", a))}, map[string]int{"a": 1, "b": 0}},
+		}
+		for i, s := range steps {
+			if err := db.WriteBlocks(ctx, s.blocks); err != nil {
+				t.Fatal(err)
+			}
+			for name, o := range map[string][]byte{"a": a, "b": b} {
+				page, err := db.Collections(ctx, CollectionFilter{Owner: o}, Page{Limit: 10, CountTotal: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if page.Total != int64(s.want[name]) || len(page.Collections) != s.want[name] {
+					t.Errorf("step %d: %s has %d collections (total %d), want %d", i, name, len(page.Collections), page.Total, s.want[name])
+				}
+			}
+			var rows, zero int64
+			if err := queryRow(ctx, db.be.reader(), "SELECT COUNT(*), COUNT(CASE WHEN n <= 0 THEN 1 END) FROM nft_owner_collection", nil, &rows, &zero); err != nil {
+				t.Fatal(err)
+			}
+			if rows != 1 || zero != 0 {
+				t.Errorf("step %d: %d nft_owner_collection rows, %d of them not positive; want 1, 0", i, rows, zero)
+			}
+		}
+	})
 }
