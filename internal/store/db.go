@@ -66,6 +66,8 @@ type DB struct {
 	state stateCache
 	// lookups caches the dictionary and height lookups of filtered lists (see lookupCache).
 	lookups lookupCache
+	// ranks keeps rank buckets the readers loaded, by indexed height (see rankReads).
+	ranks rankReads
 }
 
 var _ Store = (*DB)(nil)

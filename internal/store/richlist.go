@@ -321,18 +321,18 @@ func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, err
 	}
 	// Amount descending is the index's ascending order; ascending amounts walk it backwards.
 	back := !p.Desc
-	where, args, offset := []string{"r.denom = ?"}, []any{denom}, p.Offset
-	if offset >= rankBucketSize {
-		w, a, rest, ok, err := richRank.rankSeek(ctx, c, []any{denom}, offset, limitOf(p), back)
+	order := richRank.orderBy(richRank.srcCols, back)
+	if p.Offset >= rankBucketSize {
+		hs, ok, err := d.deepHolders(ctx, c, denom, p, back)
 		if err != nil {
-			return HolderPage{}, fmt.Errorf("rich list: rank buckets: %w", err)
+			return HolderPage{}, fmt.Errorf("rich list: %w", err)
 		}
 		if ok {
-			where, args, offset = append(where, w...), append(args, a...), rest
+			out.Holders = hs
+			return out, nil
 		}
 	}
-	r, err := c.query(ctx, "SELECT r.account, r.amount_desc FROM rich_list r WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY "+richRank.orderBy(richRank.srcCols, back)+" LIMIT ? OFFSET ?", append(args, limitOf(p), offset)...)
+	r, err := c.query(ctx, "SELECT r.account, r.amount_desc FROM rich_list r WHERE r.denom = ? ORDER BY "+order+" LIMIT ? OFFSET ?", denom, limitOf(p), p.Offset)
 	if err != nil {
 		return HolderPage{}, fmt.Errorf("rich list: %w", err)
 	}
@@ -345,6 +345,60 @@ func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, err
 		out.Holders = append(out.Holders, Holder{Account: acc, Amount: new(big.Int).SetBytes(amountDesc(amt))})
 	}
 	return out, r.Err()
+}
+
+// deepHolders answers a deep offset through the denom's rank buckets, as kept by d.ranks: the
+// page query reads the indexed height in the same statement and, when the buckets it used are
+// of another height, they are reread and the page asked again. ok is false when the denom has
+// no buckets or the heights kept moving (the caller then skips on the index).
+func (d *DB) deepHolders(ctx context.Context, c conn, denom string, p Page, back bool) (hs []Holder, ok bool, err error) {
+	key := richRank.table + "\x00" + denom
+	scope := []any{denom}
+	for attempt := 0; attempt < 3; attempt++ {
+		snap := d.ranks.get(key)
+		if snap == nil || attempt > 0 {
+			if snap, err = richRank.load(ctx, c, scope); err != nil {
+				return nil, false, fmt.Errorf("rank buckets: %w", err)
+			}
+			d.ranks.put(key, snap)
+		}
+		where, args, rest, ok := richRank.seekSnap(snap, p.Offset, limitOf(p), back)
+		if !ok {
+			return nil, false, nil
+		}
+		// The LEFT JOIN yields the height even for an empty page.
+		q := "SELECT s.height, p.account, p.amount_desc FROM indexed_height s LEFT JOIN (SELECT r.account, r.amount_desc FROM rich_list r WHERE r.denom = ? AND " +
+			strings.Join(append(where, "1 = 1"), " AND ") + " ORDER BY " + richRank.orderBy(richRank.srcCols, back) + " LIMIT ? OFFSET ?) p ON 1 = 1 WHERE s.id = 1 ORDER BY " +
+			richRank.orderBy([]string{"p.amount_desc", "p.account"}, back)
+		r, err := c.query(ctx, q, append(append(append([]any{}, denom), args...), limitOf(p), rest)...)
+		if err != nil {
+			return nil, false, err
+		}
+		var h int64
+		hs = hs[:0]
+		for r.Next() {
+			var acc, amt []byte
+			if err := r.Scan(&h, &acc, &amt); err != nil {
+				r.Close()
+				return nil, false, err
+			}
+			if acc != nil {
+				hs = append(hs, Holder{Account: acc, Amount: new(big.Int).SetBytes(amountDesc(amt))})
+			}
+		}
+		err = r.Err()
+		r.Close()
+		if err != nil {
+			return nil, false, err
+		}
+		if h == snap.height {
+			if hs == nil {
+				hs = []Holder{}
+			}
+			return hs, true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 func init() {

@@ -160,6 +160,31 @@ func TestRichListRankBuckets(t *testing.T) {
 		})
 		return out
 	}
+	// modelAfter replays the first k bundles (changes, then sets, as the writer applies them).
+	modelAfter := func(k int, denom string) [][2]int64 {
+		b := map[hkey]int64{}
+		for _, bb := range bundles[:k] {
+			for _, c := range bb.RichList.Changes {
+				b[hkey{c.Denom, c.Account[0]}] += c.Delta.Int64()
+			}
+			for _, s := range bb.RichList.Sets {
+				b[hkey{s.Denom, s.Account[0]}] = s.Amount.Int64()
+			}
+		}
+		var out [][2]int64
+		for k, v := range b {
+			if k.denom == denom {
+				out = append(out, [2]int64{v, int64(k.acc)})
+			}
+		}
+		slices.SortFunc(out, func(a, b [2]int64) int {
+			if a[0] != b[0] {
+				return int(b[0] - a[0])
+			}
+			return int(a[1] - b[1])
+		})
+		return out
+	}
 	forEach(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
 		for i, part := range [][2]int{{0, 1}, {1, 12}, {12, 13}, {13, 14}, {14, 40}} {
@@ -168,6 +193,24 @@ func TestRichListRankBuckets(t *testing.T) {
 			}
 			if i == 1 {
 				migrateRichRanks(t, db)
+			}
+			// Deep pages between writes: the buckets the reader keeps must follow every write.
+			for _, d := range denoms {
+				want := modelAfter(part[1], d)
+				for _, off := range []int64{2, 5, int64(len(want)) - 1} {
+					pg, err := db.Holders(ctx, d, Page{Limit: 2, Desc: true, Offset: off})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got [][2]int64
+					for _, h := range pg.Holders {
+						got = append(got, [2]int64{h.Amount.Int64(), int64(h.Account[0])})
+					}
+					w := want[min(max(off, 0), int64(len(want))):min(max(off+2, 0), int64(len(want)))]
+					if !slices.Equal(got, w) && (len(got) > 0 || len(w) > 0) {
+						t.Fatalf("after block %d, %s offset %d: got %v, want %v", part[1], d, off, got, w)
+					}
+				}
 			}
 		}
 		for _, d := range denoms {
