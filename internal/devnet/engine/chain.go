@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -140,15 +141,19 @@ type txLoc struct {
 
 // Chain is one simulated chain. All methods are safe for concurrent use.
 type Chain struct {
-	cfg        Config
-	log        *slog.Logger
-	valKey     ed25519.PrivateKey
-	valAddr    []byte
-	mu         sync.RWMutex
-	st         *store
-	height     int64
-	blocks     []*Block // heights base … height
-	base       int64    // lowest retained height (Config.RetainBlocks)
+	cfg     Config
+	log     *slog.Logger
+	valKey  ed25519.PrivateKey
+	valAddr []byte
+	mu      sync.RWMutex
+	st      *store
+	height  int64
+	blocks  []*Block // heights base … height
+	base    int64    // lowest retained height (Config.RetainBlocks)
+	// committed is blocks, base and height as of the last commit or prune, read without mu:
+	// producing a block holds mu for the whole execution of its txs (seconds for a block of
+	// thousands), and a real node serves its committed blocks meanwhile.
+	committed  atomic.Pointer[committedBlocks]
 	appHash    []byte
 	txIndex    map[[32]byte]txLoc
 	mempool    [][]byte

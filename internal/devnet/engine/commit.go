@@ -111,6 +111,7 @@ func (c *Chain) commitBlock(bo *overlay, height int64, btime time.Time, txs [][]
 	b.ID.PartsTotal, b.ID.PartsHash = 1, ph[:]
 	c.blocks = append(c.blocks, b)
 	c.height = height
+	c.publish()
 	c.appHash = newApp
 	for i, th := range b.TxHashes {
 		c.txIndex[th] = txLoc{height: height, index: i}

@@ -14,25 +14,46 @@ import (
 
 // Height is the latest committed height.
 func (c *Chain) Height() int64 {
+	if v := c.committed.Load(); v != nil {
+		return v.height
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.height
 }
 
-// Block returns the committed block at a height.
+// committedBlocks is what Block and Height read without the chain's lock. Its blocks slice
+// is never written below its length (commit appends past it, pruning makes a new slice) and
+// committed blocks are not changed, so readers share it with the producer.
+type committedBlocks struct {
+	blocks       []*Block
+	base, height int64
+}
+
+// publish makes the committed blocks readable without the lock; c.mu held for writing.
+func (c *Chain) publish() {
+	c.committed.Store(&committedBlocks{blocks: c.blocks, base: c.base, height: c.height})
+}
+
+// Block returns the committed block at a height. It does not wait for a block being
+// produced: it reads the last published commit.
 func (c *Chain) Block(h int64) (*Block, error) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	v := c.committed.Load()
+	if v == nil {
+		c.mu.RLock()
+		v = &committedBlocks{blocks: c.blocks, base: c.base, height: c.height}
+		c.mu.RUnlock()
+	}
 	if h <= 0 {
-		h = c.height
+		h = v.height
 	}
-	if h > c.height {
-		return nil, &FutureHeightError{Requested: h, Current: c.height}
+	if h > v.height {
+		return nil, &FutureHeightError{Requested: h, Current: v.height}
 	}
-	if h < c.base {
-		return nil, &PrunedHeightError{Requested: h, Base: c.base}
+	if h < v.base {
+		return nil, &PrunedHeightError{Requested: h, Base: v.base}
 	}
-	return c.blockAt(h), nil
+	return v.blocks[h-v.base], nil
 }
 
 // FutureHeightError is CometBFT's error for heights above the tip.

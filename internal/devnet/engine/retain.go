@@ -20,6 +20,9 @@ func (e *PrunedHeightError) Error() string {
 
 // Base is the lowest height whose block and state the chain still holds (1 until it prunes).
 func (c *Chain) Base() int64 {
+	if v := c.committed.Load(); v != nil {
+		return v.base
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.base
@@ -72,6 +75,7 @@ func (c *Chain) pruneBelow(base int64) {
 	// A fresh slice, so the dropped blocks' backing array is freed.
 	c.blocks = append(make([]*Block, 0, len(c.blocks)-int(n)+int(c.cfg.RetainBlocks)/10+1), c.blocks[n:]...)
 	c.base = base
+	c.publish()
 	c.st.prune(base)
 }
 
