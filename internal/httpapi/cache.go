@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/base64"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -17,6 +18,19 @@ type answer struct {
 	// version is the API's Version when the answer was computed (unpinned answers are served
 	// from the cache only while it is unchanged, e.g. the same indexed height).
 	version int64
+	// The header values write sends, computed once per answer (see headerValue).
+	hContentType, hETag, hContentLength []string
+}
+
+func (a *answer) headers() {
+	a.hContentType = jsonContentType
+	if a.contentType != "application/json" {
+		a.hContentType = headerValue(a.contentType)
+	}
+	if a.etag != "" {
+		a.hETag = headerValue(a.etag)
+	}
+	a.hContentLength = headerValue(strconv.Itoa(len(a.body)))
 }
 
 // etagOf is a strong ETag: a digest of the bytes, so equal bodies share it across replicas
@@ -75,13 +89,14 @@ func entrySize(key string, a *answer) int64 {
 	return int64(len(key)+len(a.body)+len(a.contentType)+len(a.etag)) + entryOverhead
 }
 
-func (c *Cache) get(key string) (*answer, bool) {
+// get looks key up; the key is bytes so that a lookup needs no string copy of it.
+func (c *Cache) get(key []byte) (*answer, bool) {
 	if c == nil {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.items[key]
+	el, ok := c.items[string(key)]
 	if !ok {
 		return nil, false
 	}

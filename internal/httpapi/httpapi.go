@@ -126,6 +126,9 @@ type server struct {
 	m     *metrics
 	cors  *cors
 	cache *Cache
+	cc    cacheControl
+	// options are the metrics of OPTIONS answers (labelled "OPTIONS").
+	options *routeMetrics
 }
 
 // unmatched is the metrics label of requests no route serves (404, 405).
@@ -135,7 +138,9 @@ const unmatched = "unmatched"
 // answers to OPTIONS and CORS preflights, and JSON 404s and 405s for everything else.
 func New(opts Options, routes []Route) http.Handler {
 	opts.defaults()
-	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache}
+	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache,
+		cc: newCacheControl(opts)}
+	s.options = s.m.forRoute("OPTIONS")
 	if opts.CORS.Enabled {
 		s.cors = newCORS(opts.CORS)
 	}
@@ -174,7 +179,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.cors.preflight(w.Header(), r, allowed)
 			}
 			w.WriteHeader(http.StatusNoContent)
-			s.m.observe("OPTIONS", http.StatusNoContent, time.Since(start))
+			s.options.observe(http.StatusNoContent, time.Since(start))
 			return
 		}
 	} else if s.cors != nil {

@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"errors"
+	"maps"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,9 +49,37 @@ func newMetrics(reg prometheus.Registerer, ns string) *metrics {
 	}
 }
 
-func (m *metrics) observe(route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(d.Seconds())
+// routeMetrics are one route's collectors, resolved once: WithLabelValues hashes the labels
+// (and the status needs formatting) on every call, which was a visible part of a cache hit.
+type routeMetrics struct {
+	m        *metrics
+	route    string
+	duration prometheus.Observer
+	mu       sync.Mutex                                 // serialises adding a status
+	codes    atomic.Pointer[map[int]prometheus.Counter] // copy on write: read without a lock
+}
+
+func (m *metrics) forRoute(route string) *routeMetrics {
+	rm := &routeMetrics{m: m, route: route, duration: m.duration.WithLabelValues(route)}
+	rm.codes.Store(&map[int]prometheus.Counter{})
+	return rm
+}
+
+func (rm *routeMetrics) observe(status int, d time.Duration) {
+	c, ok := (*rm.codes.Load())[status]
+	if !ok {
+		rm.mu.Lock()
+		old := *rm.codes.Load()
+		if c, ok = old[status]; !ok {
+			c = rm.m.requests.WithLabelValues(rm.route, strconv.Itoa(status))
+			next := maps.Clone(old)
+			next[status] = c
+			rm.codes.Store(&next)
+		}
+		rm.mu.Unlock()
+	}
+	c.Inc()
+	rm.duration.Observe(d.Seconds())
 }
 
 // register adds c to reg, or returns the collector already registered under the same name:

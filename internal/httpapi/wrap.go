@@ -16,12 +16,17 @@ import (
 
 // wrap is the one place a handler's result becomes a response.
 func (s *server) wrap(rt Route) http.Handler {
+	rm := s.m.forRoute(rt.Pattern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		status := s.serve(w, r, rt)
-		s.m.observe(rt.Pattern, status, time.Since(start))
+		rm.observe(status, time.Since(start))
 	})
 }
+
+// maxStackKey is the longest cache key looked up without allocating it (a hit on a longer
+// path and query still works, through a heap copy).
+const maxStackKey = 256
 
 // serve answers from the cache when it can, else runs the handler and writes (and perhaps
 // caches) its answer; it returns the status written.
@@ -32,25 +37,33 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 			status = s.fail(w, r, rt, fmt.Errorf("panic in %s: %v", rt.Pattern, p))
 		}
 	}()
+	cacheable := (rt.Cache || rt.CachePinned) && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	// A CachePinned route keeps nothing tagged with the version (see Route.CachePinned).
+	versioned := cacheable && rt.Cache
+	var key []byte
+	var cached *answer
+	if cacheable {
+		// The key is built in a stack buffer and looked up without a string copy: a pinned hit
+		// is the hottest path there is.
+		var kb [maxStackKey]byte
+		key = append(append(append(kb[:0], r.URL.Path...), '?'), r.URL.RawQuery...)
+		if a, hit := s.cache.get(key); hit {
+			if a.pinned {
+				s.m.cacheHit.Inc()
+				return s.write(w, r, rt, a)
+			}
+			cached = a
+		}
+	}
 	hr := r
 	if s.opts.RequestTimeout > 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 		defer cancel()
 		hr = r.WithContext(ctx)
 	}
-	cacheable := (rt.Cache || rt.CachePinned) && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead)
-	// A CachePinned route keeps nothing tagged with the version (see Route.CachePinned).
-	versioned := cacheable && rt.Cache
-	var key string
 	var version int64
 	versionOK := false
 	if cacheable {
-		key = r.URL.Path + "?" + r.URL.RawQuery
-		a, hit := s.cache.get(key)
-		if hit && a.pinned {
-			s.m.cacheHit.Inc()
-			return s.write(w, r, rt, a)
-		}
 		// The version is read before the handler runs: an answer tagged with it is at least
 		// that fresh, so serving it while the version holds is never stale.
 		if versioned && s.opts.Version != nil {
@@ -58,9 +71,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 				version, versionOK = v, true
 			}
 		}
-		if hit && versionOK && a.version == version {
+		if cached != nil && versionOK && cached.version == version {
 			s.m.cacheHit.Inc()
-			return s.write(w, r, rt, a)
+			return s.write(w, r, rt, cached)
 		}
 		s.m.cacheMiss.Inc()
 	}
@@ -74,7 +87,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 	}
 	if cacheable && (a.pinned || versionOK) {
 		a.version = version
-		s.cache.put(key, a)
+		s.cache.put(string(key), a)
 	}
 	return s.write(w, r, rt, a)
 }
@@ -102,30 +115,50 @@ func render(v any) (*answer, error) {
 	if a.pinned {
 		a.etag = etagOf(a.body)
 	}
+	a.headers()
 	return a, nil
 }
 
+// headerValue is a header value shared by every response that sends it. net/http only reads
+// the values it writes, and a handler adding to the header appends to a slice whose capacity
+// is its length, which copies it.
+func headerValue(v string) []string { return []string{v} }
+
+var jsonContentType = headerValue("application/json")
+
+// cacheControl are the Cache-Control values of one API, computed once.
+type cacheControl struct{ noStore, pinned, other []string }
+
+func newCacheControl(o Options) cacheControl {
+	return cacheControl{
+		noStore: headerValue("no-store"),
+		pinned:  headerValue("public, max-age=" + strconv.Itoa(int(o.PinnedMaxAge.Seconds()))),
+		other:   headerValue("public, max-age=" + strconv.Itoa(int(o.MaxAge.Seconds()))),
+	}
+}
+
 // write sends a success. A pinned answer carries its ETag, and a request that already holds
-// it (If-None-Match) gets a 304 without the body.
+// it (If-None-Match) gets a 304 without the body. The header values were computed with the
+// answer (a cached answer is written without building any).
 func (s *server) write(w http.ResponseWriter, r *http.Request, rt Route, a *answer) int {
 	h := w.Header()
-	h.Set("Content-Type", a.contentType)
+	h["Content-Type"] = a.hContentType
 	switch {
 	case rt.NoStore:
-		h.Set("Cache-Control", "no-store")
+		h["Cache-Control"] = s.cc.noStore
 	case a.pinned:
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.opts.PinnedMaxAge.Seconds())))
+		h["Cache-Control"] = s.cc.pinned
 	default:
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.opts.MaxAge.Seconds())))
+		h["Cache-Control"] = s.cc.other
 	}
 	if a.etag != "" {
-		h.Set("ETag", a.etag)
+		h["Etag"] = a.hETag
 		if etagMatches(r.Header.Get("If-None-Match"), a.etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return http.StatusNotModified
 		}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	h["Content-Length"] = a.hContentLength
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(a.body)
