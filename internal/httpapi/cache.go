@@ -14,6 +14,7 @@ type answer struct {
 	body        []byte
 	contentType string
 	pinned      bool
+	pooled      bool   // body is a BodyBuffer, released once written (never a cached answer)
 	etag        string // pinned answers only: a strong validator of the body
 	// version is the API's Version when the answer was computed (unpinned answers are served
 	// from the cache only while it is unchanged, e.g. the same indexed height).

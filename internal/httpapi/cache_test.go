@@ -192,7 +192,7 @@ func TestCachePinnedOnly(t *testing.T) {
 // API's own allocations and not a recorder's.
 type nopWriter struct{ h http.Header }
 
-func (w *nopWriter) Header() http.Header       { return w.h }
+func (w *nopWriter) Header() http.Header         { return w.h }
 func (w *nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *nopWriter) WriteHeader(int)             {}
 

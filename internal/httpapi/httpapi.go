@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,6 +55,38 @@ func (rt Route) Path() string { _, p, _ := strings.Cut(rt.Pattern, " "); return 
 // Raw is a body the handler already encoded as JSON (tx lists splice stored tx JSON in
 // verbatim rather than re-encoding it).
 type Raw []byte
+
+// PooledRaw is a Raw body in a buffer from BodyBuffer: once the answer is written the buffer
+// goes back to the pool (the response cache keeps a copy of what it keeps).
+type PooledRaw []byte
+
+// maxPooledBody bounds the buffers kept for reuse: a rare huge page should not stay in memory.
+const maxPooledBody = 1 << 20
+
+// bodies holds *[]byte: a pointer, so that Put does not allocate a copy of the slice header
+// in an interface (it allocates the small pointer instead).
+var bodies sync.Pool
+
+// BodyBuffer returns an empty buffer of capacity at least n for a PooledRaw body. Lists of
+// stored JSON are tens of kB a page; allocating each afresh kept the garbage collector and
+// the scavenger busy (a quarter of a tx list's CPU, see docs/benchmarks.md).
+func BodyBuffer(n int) []byte {
+	if p, ok := bodies.Get().(*[]byte); ok {
+		if cap(*p) >= n {
+			return (*p)[:0]
+		}
+		bodies.Put(p) // for a smaller body
+	}
+	return make([]byte, 0, n)
+}
+
+func releaseBody(b []byte) {
+	if cap(b) > maxPooledBody {
+		return
+	}
+	b = b[:0]
+	bodies.Put(&b)
+}
 
 // Blob is a body that is not JSON (Swagger UI's files).
 type Blob struct {

@@ -87,9 +87,20 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, rt Route) (status
 	}
 	if cacheable && (a.pinned || versionOK) {
 		a.version = version
-		s.cache.put(string(key), a)
+		kept := a
+		if a.pooled {
+			// The cache keeps its own copy, exactly sized: the pooled buffer is reused.
+			c := *a
+			c.body, c.pooled = bytes.Clone(a.body), false
+			kept = &c
+		}
+		s.cache.put(string(key), kept)
 	}
-	return s.write(w, r, rt, a)
+	status = s.write(w, r, rt, a)
+	if a.pooled {
+		releaseBody(a.body)
+	}
+	return status
 }
 
 // render encodes a handler's body.
@@ -101,6 +112,8 @@ func render(v any) (*answer, error) {
 	switch b := v.(type) {
 	case Raw:
 		a.body = b
+	case PooledRaw:
+		a.body, a.pooled = b, true
 	case Blob:
 		a.body, a.contentType = b.Body, b.ContentType
 	default:

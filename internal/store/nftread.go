@@ -289,7 +289,7 @@ func (d *DB) NFTTxs(ctx context.Context, collection []byte, tokenID string, p Pa
 	if err != nil {
 		return TxPage{}, fmt.Errorf("nft txs: %w", err)
 	}
-	if out.Txs, err = scanTxs(r); err != nil {
+	if out.Txs, err = scanTxs(r, limitOf(p)); err != nil {
 		return TxPage{}, fmt.Errorf("nft txs: %w", err)
 	}
 	return out, nil

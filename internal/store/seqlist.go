@@ -128,7 +128,7 @@ func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
 	if err != nil {
 		return TxPage{}, fmt.Errorf("%s list: %w", l.table, err)
 	}
-	if out.Txs, err = scanTxs(r); err != nil {
+	if out.Txs, err = scanTxs(r, limit); err != nil {
 		return TxPage{}, fmt.Errorf("%s list: %w", l.table, err)
 	}
 	// Of final.go's rules only the full ascending page applies here: these tables are

@@ -100,7 +100,7 @@ func densePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	return scanTxs(r)
+	return scanTxs(r, q.limit)
 }
 
 // ranked is an edge table slice whose rows are ranked 1..n in sequence order by column ord.
@@ -232,5 +232,5 @@ func joinTxs(ctx context.Context, c conn, q *txQuery, sub string, args []any, of
 	if err != nil {
 		return nil, err
 	}
-	return scanTxs(r)
+	return scanTxs(r, q.limit)
 }

@@ -6,8 +6,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Tx implements Reader. The rows of the hash are read whole and the first is picked here:
@@ -28,7 +31,7 @@ func (d *DB) txByHash(ctx context.Context, query, what string, hash []byte) (TxR
 	if err != nil {
 		return TxRecord{}, fmt.Errorf("%s: %w", what, err)
 	}
-	txs, err := scanTxs(r)
+	txs, err := scanTxs(r, 1)
 	if err != nil {
 		return TxRecord{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -176,16 +179,51 @@ func cursorSequence(ctx context.Context, c conn, st state, p Page) (int64, error
 	return after, nil
 }
 
-func scanTxs(r rows) ([]TxRecord, error) {
+// scanTxs reads (sequence, height, data) rows; hint is how many rows to expect (the page's
+// limit). Each row's JSON is read as the driver's own bytes (sql.RawBytes, pgx's DriverBytes:
+// no copy by database/sql or pgx) and appended to one buffer shared by the page, sized after
+// the first row, instead of a copy per row: a list page was copied three times on SQLite
+// (driver, database/sql, the API's body) and twice on PostgreSQL, in 20 allocations each.
+func scanTxs(r rows, hint int) ([]TxRecord, error) {
 	defer r.Close()
+	var raw sql.RawBytes
+	var drv pgtype.DriverBytes
+	var dest any = &drv
+	if _, ok := r.(sqlRows); ok {
+		dest = &raw
+	}
 	out := []TxRecord{}
+	var buf []byte
+	var ends []int
 	for r.Next() {
 		var t TxRecord
-		// Scanned as bytes: a string would be copied once more into the RawMessage.
-		if err := r.Scan(&t.Sequence, &t.Height, (*[]byte)(&t.JSON)); err != nil {
+		if err := r.Scan(&t.Sequence, &t.Height, dest); err != nil {
 			return nil, err
 		}
+		data := []byte(drv)
+		if dest == &raw {
+			data = raw
+		}
+		if buf == nil {
+			// Room for the expected rows at the first one's size and a quarter more, up to 20
+			// rows (a default limit of 100 often returns a few: past 20 the buffer doubles).
+			n := min(max(hint, 1), 20)
+			buf = make([]byte, 0, len(data)*n+len(data)*n/4)
+			out = make([]TxRecord, 0, n)
+		}
+		buf = append(buf, data...)
+		ends = append(ends, len(buf))
 		out = append(out, t)
 	}
-	return out, r.Err()
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	// Sliced once the buffer stopped moving; each record's capacity ends with it, so an
+	// append to one record's JSON cannot write into the next.
+	start := 0
+	for i, end := range ends {
+		out[i].JSON = buf[start:end:end]
+		start = end
+	}
+	return out, nil
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -187,22 +186,21 @@ func seqPage(key string, page store.TxPage) (any, error) {
 	for _, t := range page.Txs {
 		size += len(t.JSON) + 1
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	b.WriteString(`{"` + key + `":[`)
+	b := httpapi.BodyBuffer(size)
+	b = append(append(append(b, `{"`...), key...), `":[`...)
 	for i, t := range page.Txs {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(t.JSON)
+		b = append(b, t.JSON...)
 	}
-	b.WriteString(`],"pagination":`)
-	b.Write(pj)
-	b.WriteString("}\n")
+	b = append(b, `],"pagination":`...)
+	b = append(b, pj...)
+	b = append(b, "}\n"...)
 	if page.Final {
-		return httpapi.Pinned{Body: httpapi.Raw(b.Bytes())}, nil
+		return httpapi.Pinned{Body: httpapi.PooledRaw(b)}, nil
 	}
-	return httpapi.Raw(b.Bytes()), nil
+	return httpapi.PooledRaw(b), nil
 }
 
 func (s *server) txs(r *http.Request) (any, error) {
@@ -250,9 +248,9 @@ func (s *server) tx(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, len(t.JSON)+8)
+	b := httpapi.BodyBuffer(len(t.JSON) + 8)
 	b = append(b, `{"tx":`...)
 	b = append(b, t.JSON...)
 	b = append(b, "}\n"...)
-	return httpapi.Pinned{Body: httpapi.Raw(b)}, nil
+	return httpapi.Pinned{Body: httpapi.PooledRaw(b)}, nil
 }
