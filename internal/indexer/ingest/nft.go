@@ -142,6 +142,7 @@ func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store
 		return nil
 	}
 	h := b.Block.Height
+	var uris []uriJob // EVM mints whose URI is asked once the block's events are read
 	for i, res := range results {
 		if res.Code != 0 {
 			continue
@@ -151,7 +152,7 @@ func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store
 		case "move":
 			err = x.moveTx(ctx, h, i, res.Events, b)
 		case "evm":
-			err = x.evmTx(ctx, h, i, res.Events, b)
+			err = x.evmTx(ctx, h, i, res.Events, b, &uris)
 		case "wasm":
 			err = x.wasmTx(ctx, h, i, res.Events, b)
 		}
@@ -162,7 +163,7 @@ func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store
 			return err
 		}
 	}
-	return nil
+	return x.evmTokenURIs(ctx, h, uris, b)
 }
 
 // eventAttrs maps an event's attribute keys to their first value.

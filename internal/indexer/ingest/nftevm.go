@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 )
@@ -29,7 +31,10 @@ var (
 // evmTx reads the ERC-721 Transfer logs of one tx from its `evm` events (attribute `log`,
 // the receipt's logs as minievm emits them). The first sight of a contract asks name(); a
 // revert marks it not-an-NFT for good.
-func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.BlockBundle) error {
+//
+// A mint's tokenURI() is not asked here but queued in uris, so a block minting dozens of tokens
+// asks for their URIs together (evmTokenURIs) rather than one after the other.
+func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.BlockBundle, uris *[]uriJob) error {
 	for _, ev := range events {
 		if ev.Type != "evm" {
 			continue
@@ -65,9 +70,7 @@ func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events [
 			switch {
 			case strings.EqualFold(l.Topics[1], zeroTopic):
 				c.Kind, c.Owner = store.NFTMint, to
-				if c.URI, err = x.evmTokenURI(ctx, h, l.Address, id); err != nil {
-					return err
-				}
+				*uris = append(*uris, uriJob{at: len(b.NFTs), contract: l.Address, id: id})
 			case strings.EqualFold(l.Topics[2], zeroTopic):
 				c.Kind = store.NFTBurn
 			default:
@@ -114,6 +117,35 @@ func (x *nftExtractor) evmCollection(ctx context.Context, h int64, txIndex int, 
 	}
 	b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTCreateCollection, TxIndex: txIndex, Collection: coll, Name: ci.name, CreatorFromFirstTx: true})
 	return true, nil
+}
+
+// uriJob is a minted token whose URI is still to be asked: the change b.NFTs[at].
+type uriJob struct {
+	at       int
+	contract string
+	id       *big.Int
+}
+
+// uriConcurrency bounds the tokenURI() calls of one block in flight. The busy capture's
+// height 396 mints dozens of tokens: asked one after the other, each call's latency (and,
+// through a faulty upstream, each retry) added up while the writer waited for that height.
+const uriConcurrency = 8
+
+// evmTokenURIs asks the queued mints' URIs, uriConcurrency at a time, into b.NFTs.
+func (x *nftExtractor) evmTokenURIs(ctx context.Context, h int64, uris []uriJob, b *store.BlockBundle) error {
+	if len(uris) == 0 {
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(uriConcurrency)
+	for _, j := range uris {
+		g.Go(func() error {
+			uri, err := x.evmTokenURI(gctx, h, j.contract, j.id)
+			b.NFTs[j.at].URI = uri // each job its own element; nothing appends meanwhile
+			return err
+		})
+	}
+	return g.Wait()
 }
 
 // evmTokenURI asks tokenURI(id); a revert gives "" as at the peer.
