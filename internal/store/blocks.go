@@ -15,9 +15,11 @@ import (
 
 const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee"
 
-func scanBlocks(r rows) ([]Block, error) {
+// scanBlocks reads block rows; hint is how many to expect (the page's limit), so the slice
+// is allocated once.
+func scanBlocks(r rows, hint int) ([]Block, error) {
 	defer r.Close()
-	out := []Block{}
+	out := make([]Block, 0, min(max(hint, 1), 100))
 	for r.Next() {
 		var b Block
 		var tns int64
@@ -85,7 +87,7 @@ func (d *DB) block(ctx context.Context, height int64) (Block, error) {
 	if err != nil {
 		return Block{}, fmt.Errorf("block %d: %w", height, err)
 	}
-	bs, err := scanBlocks(r)
+	bs, err := scanBlocks(r, 1)
 	if err != nil {
 		return Block{}, fmt.Errorf("block %d: %w", height, err)
 	}
@@ -135,7 +137,7 @@ func (d *DB) blocks(ctx context.Context, p Page) (BlockPage, error) {
 	if err != nil {
 		return BlockPage{}, fmt.Errorf("blocks: %w", err)
 	}
-	bs, err := scanBlocks(r)
+	bs, err := scanBlocks(r, limitOf(p))
 	if err != nil {
 		return BlockPage{}, fmt.Errorf("blocks: %w", err)
 	}

@@ -1,13 +1,10 @@
 package api
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/httpapi"
@@ -67,38 +64,6 @@ func (s *server) healthz(r *http.Request) (any, error) {
 	return map[string]any{"status": "ok", "height": h}, nil
 }
 
-type blockJSON struct {
-	ChainID   string          `json:"chain_id"`
-	Height    string          `json:"height"`
-	Hash      string          `json:"hash"`
-	BlockTime string          `json:"block_time"`
-	Timestamp string          `json:"timestamp"`
-	GasUsed   string          `json:"gas_used"`
-	GasWanted string          `json:"gas_wanted"`
-	TxCount   string          `json:"tx_count"`
-	TotalFee  json.RawMessage `json:"total_fee"`
-	Proposer  *store.Proposer `json:"proposer"`
-}
-
-func toBlockJSON(b store.Block) blockJSON {
-	fee := b.TotalFee
-	if len(fee) == 0 {
-		fee = json.RawMessage("null")
-	}
-	return blockJSON{
-		ChainID:   b.ChainID,
-		Height:    strconv.FormatInt(b.Height, 10),
-		Hash:      strings.ToUpper(hex.EncodeToString(b.Hash)),
-		BlockTime: strconv.FormatInt(b.BlockTimeMs, 10),
-		Timestamp: b.Time.UTC().Format(time.RFC3339),
-		GasUsed:   strconv.FormatInt(b.GasUsed, 10),
-		GasWanted: strconv.FormatInt(b.GasWanted, 10),
-		TxCount:   strconv.Itoa(b.TxCount),
-		TotalFee:  fee,
-		Proposer:  b.Proposer,
-	}
-}
-
 func (s *server) blocks(r *http.Request) (any, error) {
 	p, err := pagination(query(r.URL.RawQuery))
 	if err != nil {
@@ -108,37 +73,51 @@ func (s *server) blocks(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := struct {
-		Blocks     []blockJSON    `json:"blocks"`
-		Pagination paginationJSON `json:"pagination"`
-	}{Blocks: make([]blockJSON, 0, len(page.Blocks))}
 	var last int64
-	for _, b := range page.Blocks {
-		out.Blocks = append(out.Blocks, toBlockJSON(b))
-		last = b.Height
+	if n := len(page.Blocks); n > 0 {
+		last = page.Blocks[n-1].Height
 	}
-	out.Pagination = cursorPagination(store.CursorHeight, last, len(page.Blocks), page.Total)
+	pj, err := json.Marshal(cursorPagination(store.CursorHeight, last, len(page.Blocks), page.Total))
+	if err != nil {
+		return nil, err
+	}
+	b := httpapi.BodyBuffer(blockJSONSize*len(page.Blocks) + len(pj) + 32)
+	b = append(b, `{"blocks":[`...)
+	for i := range page.Blocks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendBlockJSON(b, &page.Blocks[i])
+	}
+	b = append(b, `],"pagination":`...)
+	b = append(b, pj...)
+	b = append(b, "}\n"...)
 	if page.Final {
-		return httpapi.Pinned{Body: out}, nil
+		return httpapi.Pinned{Body: httpapi.PooledRaw(b)}, nil
 	}
-	return out, nil
+	return httpapi.PooledRaw(b), nil
 }
+
+// blockJSONSize is about what one block's JSON takes (about 360 bytes on a devnet chain).
+const blockJSONSize = 400
 
 func (s *server) block(r *http.Request) (any, error) {
 	h, err := heightParam(r.PathValue("height"))
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.store.Block(r.Context(), h)
+	blk, err := s.store.Block(r.Context(), h)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFoundf("[NOT_FOUND] block not found")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Pinned{Body: struct {
-		Block blockJSON `json:"block"`
-	}{toBlockJSON(b)}}, nil
+	b := httpapi.BodyBuffer(blockJSONSize + 16)
+	b = append(b, `{"block":`...)
+	b = appendBlockJSON(b, &blk)
+	b = append(b, "}\n"...)
+	return httpapi.Pinned{Body: httpapi.PooledRaw(b)}, nil
 }
 
 // avgBlocks is the window of /avg_blocktime, as the peer (kvindexer used 1000).
