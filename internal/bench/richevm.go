@@ -80,8 +80,11 @@ func evmTargets(ctx context.Context, r store.EVMReader) ([]Target, error) {
 		From string `json:"from"`
 		Hash string `json:"transactionHash"`
 	}
-	if err := json.Unmarshal(newest.Txs[0].JSON, &receipt); err != nil || receipt.From == "" || receipt.Hash == "" {
-		return nil, fmt.Errorf("the newest EVM tx names no from or hash (%v): %.200s", err, newest.Txs[0].JSON)
+	if err := json.Unmarshal(newest.Txs[0].JSON, &receipt); err != nil {
+		return nil, fmt.Errorf("the newest EVM tx is not a receipt: %w", err)
+	}
+	if receipt.From == "" || receipt.Hash == "" {
+		return nil, fmt.Errorf("the newest EVM tx names no from or hash: %.200s", newest.Txs[0].JSON)
 	}
 	// The newest receipt's sender, an account with txs either way (synthetic or captured).
 	acc, h, hash := receipt.From, strconv.FormatInt(newest.Txs[0].Height, 10), strings.TrimPrefix(receipt.Hash, "0x")

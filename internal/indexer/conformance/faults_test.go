@@ -135,37 +135,43 @@ func evmDump(t *testing.T, dsn string) []byte {
 		{"rich_list_alias", `SELECT alias, denom FROM rich_list_alias ORDER BY alias`},
 		{"rich_list_state", `SELECT id, height FROM rich_list_state ORDER BY id`},
 	} {
-		rows, err := db.Query(q.query)
-		if err != nil {
-			t.Fatalf("%s: %v", q.table, err)
-		}
-		cols, _ := rows.Columns()
-		fmt.Fprintf(&buf, "## %s (%s)\n", q.table, strings.Join(cols, ", "))
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatalf("%s: %v", q.table, err)
-			}
-			for i, v := range vals {
-				if i > 0 {
-					buf.WriteByte('\t')
-				}
-				if v.Valid {
-					buf.WriteString(strconv.Quote(v.String))
-				} else {
-					buf.WriteString(`\N`)
-				}
-			}
-			buf.WriteByte('\n')
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatalf("%s: %v", q.table, err)
-		}
-		rows.Close()
+		dumpQuery(t, db, q.table, q.query, &buf)
 	}
 	return buf.Bytes()
+}
+
+// dumpQuery writes one query's rows to buf, a tab-separated line each (NULL as \N).
+func dumpQuery(t *testing.T, db *sql.DB, table, query string, buf *bytes.Buffer) {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", table, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	fmt.Fprintf(buf, "## %s (%s)\n", table, strings.Join(cols, ", "))
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		for i, v := range vals {
+			if i > 0 {
+				buf.WriteByte('\t')
+			}
+			if v.Valid {
+				buf.WriteString(strconv.Quote(v.String))
+			} else {
+				buf.WriteString(`\N`)
+			}
+		}
+		buf.WriteByte('\n')
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", table, err)
+	}
 }

@@ -20,12 +20,12 @@ type fakeTracker struct{ submitted []byte }
 
 const knownHash = "39208D72B5A8EA1AFDFC52165C15D2E9419EDB66D6676D29430BD4BAE9E471DF"
 
-// storeDown is what the tracker's store answers while PostgreSQL restarts.
-var storeDown = fmt.Errorf("track register: %w", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"})
+// errStoreDown is what the tracker's store answers while PostgreSQL restarts.
+var errStoreDown = fmt.Errorf("track register: %w", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"})
 
 func (f *fakeTracker) Track(_ context.Context, chainID, hash string) (track.TrackResponse, error) {
 	if chainID == "store-down-1" {
-		return track.TrackResponse{}, storeDown
+		return track.TrackResponse{}, errStoreDown
 	}
 	if chainID != "initia-devnet-1" {
 		return track.TrackResponse{}, track.ErrUnknownChain
@@ -51,7 +51,7 @@ func (f *fakeTracker) Status(_ context.Context, chainID, hash string) (json.RawM
 		return nil, err
 	}
 	if chainID == "store-down-1" {
-		return nil, storeDown
+		return nil, errStoreDown
 	}
 	if chainID != "initia-devnet-1" || h != knownHash {
 		return nil, track.ErrNotFound

@@ -41,7 +41,9 @@ func classify(err error) fault {
 	worst := faultRetry
 	var walk func(error)
 	walk = func(err error) {
-		switch e := err.(type) {
+		// A type switch rather than errors.As: the walk unwraps one level per call itself, and
+		// must visit every branch of a joined error, which errors.As stops at the first of.
+		switch e := err.(type) { //nolint:errorlint // see above
 		case *pgconn.PgError, *sqlite.Error:
 			if store.IsTransient(e) {
 				worst = max(worst, faultTransient)

@@ -78,7 +78,7 @@ func (m *Module) instantiateICS721(env sim.Env, kvs sim.KV, minter, class, class
 	inst := nextSeq(kvs, keyLastInstance)
 	contract := ContractAddress(codeID, inst)
 	caddr := bech(env, contract)
-	var ext json.RawMessage = json.RawMessage("null")
+	ext := json.RawMessage("null")
 	if classURI != "" {
 		b, err := json.Marshal(map[string]any{"description": nil, "image": classURI, "external_link": nil,
 			"explicit_content": nil, "start_trading_time": nil, "royalty_info": nil})
