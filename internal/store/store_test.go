@@ -298,6 +298,35 @@ func TestBlocksConformance(t *testing.T) {
 	})
 }
 
+// Many concurrent block reads on the read pool each get their own block, and a missing height
+// its ErrNotFound, exactly as when read alone.
+func TestConcurrentBlockReads(t *testing.T) {
+	m := buildModel(40)
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.WriteBlocks(ctx, m.bundles); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := range 400 {
+			h := int64(i%45 + 1) // 41..45 are not stored
+			wg.Go(func() {
+				b, err := db.Block(ctx, h)
+				if h > 40 {
+					if !errors.Is(err, ErrNotFound) {
+						t.Errorf("block %d: %v, want ErrNotFound", h, err)
+					}
+					return
+				}
+				if want := m.bundles[h-1].Block; err != nil || b.Height != h || !bytes.Equal(b.Hash, want.Hash) || !b.Time.Equal(want.Time) {
+					t.Errorf("block %d = %+v, %v", h, b, err)
+				}
+			})
+		}
+		wg.Wait()
+	})
+}
+
 func dump(t *testing.T, db *DB) string {
 	t.Helper()
 	var b bytes.Buffer
