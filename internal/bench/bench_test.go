@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -120,10 +121,18 @@ func TestCommands(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dsn := tc.dsn(t)
 			var out bytes.Buffer
-			busy, err := Ingest(ctx, IngestConfig{DSN: dsn, Source: "busy", Fixture: fixture}, &out, nil)
+			// Every extension on, as an EVM chain's indexer runs: receipts, the internal-tx
+			// follower and the rich list.
+			busy, err := Ingest(ctx, IngestConfig{DSN: dsn, Source: "busy", Fixture: fixture, EVM: true, InternalTxs: true,
+				Ingest: ingest.Config{RichList: true}}, &out, nil)
 			if err != nil {
 				t.Fatalf("busy ingest: %v\n%s", err, out.String())
 			}
+			if busy.BlocksElapsed <= 0 || busy.InternalElapsed <= 0 || busy.Elapsed != max(busy.BlocksElapsed, busy.InternalElapsed) {
+				t.Errorf("elapsed: blocks %v, internal txs %v, run %v", busy.BlocksElapsed, busy.InternalElapsed, busy.Elapsed)
+			}
+			checkLines(t, out.String(), "height        752 after", "internal txs  752 after")
+			checkExtensions(t, dsn)
 			// The capture's README: heights 1..752, 7,765 txs.
 			if busy.Blocks != 752 || busy.Txs != 7765 || busy.StoreTxs != 7765 {
 				t.Errorf("busy ingest wrote %d blocks / %d txs, store holds %d txs; want 752 / 7765 / 7765", busy.Blocks, busy.Txs, busy.StoreTxs)
@@ -189,6 +198,34 @@ func TestCommands(t *testing.T) {
 		}
 		checkLines(t, out.String(), "p50 ms", "p99 ms", "max ms")
 	})
+}
+
+// checkExtensions checks the busy capture's extensions reached the top: every internal tx
+// traced (44,014), every receipt stored (7,761) and the rich list at height 752.
+func checkExtensions(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.OpenReader(ctx, dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	all := store.Page{Limit: 1, CountTotal: true}
+	in, err := db.InternalTxs(ctx, store.InternalTxFilter{}, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := db.EVMTxs(ctx, store.EVMTxFilter{}, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, err := db.RichListHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Total != 44014 || ev.Total != 7761 || rl != 752 {
+		t.Errorf("store holds %d internal txs, %d EVM txs, rich list at %d; want 44014, 7761, 752", in.Total, ev.Total, rl)
+	}
 }
 
 func checkLines(t *testing.T, out string, labels ...string) {

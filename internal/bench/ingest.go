@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/rollgate/rollgate/internal/chain/capture"
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -34,6 +36,10 @@ type IngestConfig struct {
 	// a fault injector there); Faults is its failing share, for the report line.
 	WrapUpstream func(http.Handler) http.Handler
 	Faults       float64
+	// EVM reads each block's receipts over the replayed chain's JSON-RPC, as an indexer of an
+	// EVM chain does (EVM txs, ERC-721 and, with Ingest.RichList, ERC-20 balances); InternalTxs
+	// also runs the internal-tx follower beside the pipeline. Busy source only.
+	EVM, InternalTxs bool
 }
 
 // IngestResult is what one run achieved.
@@ -43,10 +49,14 @@ type IngestResult struct {
 	FromHeight, ToHeight int64
 	Blocks, Txs          int64
 	Elapsed              time.Duration
-	WriteCalls           int
-	WriteBusy            time.Duration // time spent inside WriteBlocks
-	StoreTxs             int64         // txs in the store afterwards
-	StoreBytes           int64         // size of the store afterwards (-1 when unknown)
+	// InternalElapsed is when the internal-tx follower reached ToHeight (0: not run); the
+	// run's Elapsed is the later of it and the block writer's.
+	BlocksElapsed, InternalElapsed time.Duration
+	RichList                       bool
+	WriteCalls                     int
+	WriteBusy                      time.Duration // time spent inside WriteBlocks
+	StoreTxs                       int64         // txs in the store afterwards
+	StoreBytes                     int64         // size of the store afterwards (-1 when unknown)
 }
 
 // BlocksPerSec is Blocks over Elapsed.
@@ -88,7 +98,14 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 	if err != nil {
 		return res, fmt.Errorf("--fixture: %w", err)
 	}
+	if (cfg.EVM || cfg.InternalTxs) && cfg.Source != "busy" {
+		return res, fmt.Errorf("EVM receipts and internal txs need the busy source")
+	}
+	if cfg.InternalTxs && !cfg.EVM {
+		return res, fmt.Errorf("internal txs need the EVM receipts on")
+	}
 	var src ingest.Source
+	var evmSrc ingest.EVMSource
 	switch cfg.Source {
 	case "busy":
 		if indexed > 0 {
@@ -117,6 +134,14 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		if err != nil {
 			return res, err
 		}
+		if cfg.EVM {
+			rpc, err := evmrpc.New(url)
+			if err != nil {
+				return res, err
+			}
+			evmSrc = ingest.NewEVMSource(rpc)
+			cs.WithEVM(evmSrc)
+		}
 		src = cs
 		icfg.StopAtHeight = top
 		fmt.Fprintf(out, "ingest: %s, busy source (%s replayed over loopback HTTP, heights 1..%d, faults %.0f%%)\n", res.Backend, cfg.Fixture, top, 100*cfg.Faults)
@@ -143,8 +168,9 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		return res, fmt.Errorf("unknown source %q (busy or synthetic)", cfg.Source)
 	}
 	icfg = icfg.WithDefaults()
-	fmt.Fprintf(out, "pipeline: concurrency %d, window %d, batches of at most %d blocks / %d txs, local tx json %v\n",
-		icfg.Concurrency, icfg.Window, icfg.MaxBatchBlocks, icfg.MaxBatchTxs, icfg.LocalTxJSON)
+	fmt.Fprintf(out, "pipeline: concurrency %d, window %d, batches of at most %d blocks / %d txs, local tx json %v, EVM receipts %v, internal txs %v, rich list %v\n",
+		icfg.Concurrency, icfg.Window, icfg.MaxBatchBlocks, icfg.MaxBatchTxs, icfg.LocalTxJSON, cfg.EVM, cfg.InternalTxs, icfg.RichList)
+	res.RichList = icfg.RichList
 
 	every := cfg.ReportEvery
 	if every <= 0 {
@@ -155,12 +181,33 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 	if err != nil {
 		return res, err
 	}
+	var follower *ingest.InternalFollower
+	if cfg.InternalTxs {
+		follower = ingest.NewInternalFollower(ingest.InternalConfig{StopAtHeight: icfg.StopAtHeight}, evmSrc, db, log)
+	}
 	start := time.Now()
 	tw.start, tw.lastT = start, start
-	if err := p.Run(ctx); err != nil {
-		return res, fmt.Errorf("ingest: %w", err)
+	var g errgroup.Group
+	g.Go(func() error {
+		if err := p.Run(ctx); err != nil {
+			return fmt.Errorf("ingest: %w", err)
+		}
+		res.BlocksElapsed = time.Since(start)
+		return nil
+	})
+	if follower != nil {
+		g.Go(func() error {
+			if err := follower.Run(ctx); err != nil {
+				return fmt.Errorf("internal txs: %w", err)
+			}
+			res.InternalElapsed = time.Since(start)
+			return nil
+		})
 	}
-	res.Elapsed = time.Since(start)
+	if err := g.Wait(); err != nil {
+		return res, err
+	}
+	res.Elapsed = max(res.BlocksElapsed, res.InternalElapsed)
 	if err := ctx.Err(); err != nil {
 		return res, err // Run returns nil when cancelled: do not report a partial run as a result
 	}
@@ -180,6 +227,14 @@ func printIngest(out io.Writer, r IngestResult) {
 	fmt.Fprintf(out, "blocks        %d\n", r.Blocks)
 	fmt.Fprintf(out, "txs           %d\n", r.Txs)
 	fmt.Fprintf(out, "time          %v\n", r.Elapsed.Truncate(time.Millisecond))
+	if r.InternalElapsed > 0 || r.RichList {
+		// The rich list is written in each block's own transaction, so rich_list_height
+		// reaches the top with height; the internal-tx follower trails on its own.
+		fmt.Fprintf(out, "height        %d after %v (rich list %v)\n", r.ToHeight, r.BlocksElapsed.Truncate(time.Millisecond), r.RichList)
+		if r.InternalElapsed > 0 {
+			fmt.Fprintf(out, "internal txs  %d after %v\n", r.ToHeight, r.InternalElapsed.Truncate(time.Millisecond))
+		}
+	}
 	fmt.Fprintf(out, "blocks/s      %s\n", floor1(r.BlocksPerSec()))
 	fmt.Fprintf(out, "txs/s         %s\n", floor1(r.TxsPerSec()))
 	mean := time.Duration(0)

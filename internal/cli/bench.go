@@ -60,6 +60,9 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	f.Int(&cfg.Ingest.MaxBatchTxs, "batch-txs", 0, "txs per write transaction (0: the pipeline's default)")
 	f.Bool(&cfg.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of REST", "LOCAL_TX_JSON")
 	f.Int(&cfg.ReportEvery, "report-every", 100_000, "print a progress line every this many txs")
+	f.Bool(&cfg.EVM, "evm", false, "busy source: read each block's EVM receipts over JSON-RPC, as an EVM chain's indexer does (EVM txs, ERC-721)")
+	f.Bool(&cfg.InternalTxs, "internal-txs", false, "busy source with --evm: run the internal-tx follower beside the pipeline and report when it reached the top")
+	f.Bool(&cfg.Ingest.RichList, "rich-list", false, "keep the rich list current with every block (from the capture's genesis)")
 	f.Float64(&cfg.Faults, "faults", 0, "busy source: share of upstream calls that fail (500, 20 s hang, reset, truncated JSON)", "BENCH_FAULTS")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
@@ -71,6 +74,12 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	if cfg.Source != "busy" && cfg.Source != "synthetic" {
 		return usagef("--source must be busy or synthetic, not %q", cfg.Source)
+	}
+	if (cfg.EVM || cfg.InternalTxs) && cfg.Source != "busy" {
+		return usagef("--evm and --internal-txs need --source busy")
+	}
+	if cfg.InternalTxs && !cfg.EVM {
+		return usagef("--internal-txs needs --evm (the follower traces the blocks whose receipts were read)")
 	}
 	if cfg.Faults < 0 || cfg.Faults >= 1 || (cfg.Faults > 0 && cfg.Source != "busy") {
 		return usagef("--faults must be in [0, 1) and needs --source busy")

@@ -31,6 +31,8 @@ func TestBenchCommands(t *testing.T) {
 		{"no benchmark named", []string{"bench"}, 2, nil, "a benchmark is required"},
 		{"unknown benchmark", []string{"bench", "disk"}, 2, nil, `unknown benchmark "disk"`},
 		{"ingest needs a store", []string{"bench", "ingest"}, 2, nil, "--db (DB_DSN) is required"},
+		{"EVM receipts need the busy source", []string{"bench", "ingest", "--db", db, "--evm"}, 2, nil, "--evm and --internal-txs need --source busy"},
+		{"internal txs need the receipts", []string{"bench", "ingest", "--db", db, "--source", "busy", "--internal-txs"}, 2, nil, "--internal-txs needs --evm"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
