@@ -13,6 +13,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // fakeTracker answers like *track.Tracker for one known tx on one chain.
@@ -109,6 +110,7 @@ func TestTrackEndpoints(t *testing.T) {
 			if st != tc.want && !(tc.want == 405 && st == 400) {
 				t.Fatalf("status %d, want %d: %s", st, tc.want, out)
 			}
+			testutil.Golden(t, "track/"+strings.ReplaceAll(tc.name, " ", "_")+".json", pretty(t, st, out))
 			if st == 200 {
 				if !strings.Contains(string(out), tc.reason) {
 					t.Fatalf("answer %s lacks %s", out, tc.reason)

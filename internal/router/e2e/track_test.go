@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -18,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +37,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // trackNet is the devnet with a router whose tracker is driven block by block (Step after
@@ -43,6 +47,8 @@ type trackNet struct {
 	tr  *track.Tracker
 	st  *track.Store
 	reg *registry.Registry
+	// goldens counts the golden files each test wrote (see golden).
+	goldens map[string]int
 }
 
 func startTrackNet(t *testing.T, dsn string) *trackNet {
@@ -80,7 +86,50 @@ func (n *trackNet) submit(chainID string, raw []byte) string {
 	if res.TxHash != track.TxHash(raw) || res.ExplorerLink == "" {
 		n.t.Fatalf("submit answered %+v", res)
 	}
+	n.golden("submit", body)
 	return res.TxHash
+}
+
+// loopbackURL matches the devnet servers' URLs, whose ports change from run to run.
+var loopbackURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
+
+// txHashHex matches a tx hash where the router writes one (not an ibc/ denom's hash).
+var txHashHex = regexp.MustCompile(`("tx_hash": "|/txs/)[0-9A-F]{64}`)
+
+// masked replaces what changes from run to run in an answer: the devnet servers' ports, and
+// tx hashes (the router's messages carry a timeout taken from the wall clock, so the signed
+// bytes differ), each hash by TX<n> in order of first appearance so links between txs stay
+// visible. Block times are the devnet's (fixed genesis time) and stay.
+func masked(b []byte) []byte {
+	b = loopbackURL.ReplaceAll(b, []byte("http://127.0.0.1:PORT"))
+	ids := map[string]string{}
+	return txHashHex.ReplaceAllFunc(b, func(m []byte) []byte {
+		prefix, h := m[:len(m)-64], string(m[len(m)-64:])
+		id, ok := ids[h]
+		if !ok {
+			id = fmt.Sprintf("TX%d", len(ids)+1)
+			ids[h] = id
+		}
+		return append(prefix[:len(prefix):len(prefix)], id...)
+	})
+}
+
+// golden compares an answer with testdata/<kind>/<test>-<k>.json (the test's k-th of that
+// kind), indented in the order the router wrote it, masked (see masked).
+func (n *trackNet) golden(kind string, body []byte) {
+	n.t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "", "  "); err != nil {
+		n.t.Fatalf("%s answer is not JSON: %v\n%s", kind, err, body)
+	}
+	buf.WriteByte('\n')
+	name := strings.ReplaceAll(strings.TrimPrefix(n.t.Name(), "TestTrackEndToEnd/"), "/", "_")
+	if n.goldens == nil {
+		n.goldens = map[string]int{}
+	}
+	n.goldens[kind+"/"+name]++
+	file := fmt.Sprintf("%s/%s-%d.json", kind, name, n.goldens[kind+"/"+name])
+	testutil.Golden(n.t, file, masked(buf.Bytes()))
 }
 
 // status reads /v2/tx/status; every answer must validate against the Skip OpenAPI schema.
@@ -100,7 +149,38 @@ func (n *trackNet) status(chainID, hash string) (track.StatusResponse, []byte) {
 		n.t.Fatal(err)
 	}
 	checkSkipStatus(n.t, body)
+	dumpStatus(n.t, chainID, hash, resp.Header.Get("Content-Type"), body)
 	return s, body
+}
+
+// statusDump, when set, is a directory where every status answer the tests read is written,
+// so Skip's own JavaScript client can be run over them (scripts/skipclient).
+var statusDump = flag.String("status-dump", "", "write every /v2/tx/status answer read to this directory")
+
+var dumped atomic.Int64
+
+func dumpStatus(t *testing.T, chainID, hash, contentType string, body []byte) {
+	t.Helper()
+	if *statusDump == "" {
+		return
+	}
+	rec, err := json.Marshal(struct {
+		Test        string          `json:"test"`
+		ChainID     string          `json:"chain_id"`
+		TxHash      string          `json:"tx_hash"`
+		ContentType string          `json:"content_type"`
+		Body        json.RawMessage `json:"body"`
+	}{t.Name(), chainID, hash, contentType, body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("%05d.json", dumped.Add(1))
+	if err := os.MkdirAll(*statusDump, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*statusDump, name), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // follow steps blocks (the tracker after each) until until holds, and returns the status and
@@ -121,6 +201,7 @@ func (n *trackNet) follow(chainID, hash string, until func(track.StatusResponse)
 		}
 		if until(s) {
 			n.t.Logf("after %d blocks: %s", i+1, body)
+			n.golden("status", body)
 			return s, seen
 		}
 	}
@@ -416,15 +497,20 @@ func TestTrackEndToEnd(t *testing.T) {
 		}
 		hash := strings.ToUpper(hex.EncodeToString(res.Hash))
 		st, body := n.post("/v2/tx/track", map[string]string{"chain_id": moveID, "tx_hash": hash})
+		if res.Code != 0 {
+			t.Fatalf("the devnet refused the tx at CheckTx (code %d): it never lands in a block, so there is nothing to track", res.Code)
+		}
 		if st != http.StatusOK {
-			if res.Code != 0 {
-				t.Skipf("the devnet refused the tx at CheckTx (code %d): it never lands in a block", res.Code)
-			}
 			t.Fatalf("track: %d %s", st, body)
 		}
+		n.golden("track", body)
 		s, _ := n.follow(moveID, hash, terminal)
 		if s.State != track.StateCompletedError || s.Status != track.StatusFailed || s.Error == nil || s.Error.Type != track.StatusErrorExecution {
 			t.Fatalf("failed tx: %+v", s)
+		}
+		// One transfer carries the failure: Skip's client ends a route on transfers[0].state.
+		if len(s.Transfers) != 1 || s.Transfers[0].State != track.StateCompletedError || s.Transfers[0].Error == nil || len(s.Transfers[0].TransferSequence) != 0 {
+			t.Fatalf("failed tx transfers: %+v", s.Transfers)
 		}
 	})
 }

@@ -123,6 +123,19 @@ func strp(s string) *string { return &s }
 
 // evaluate computes the status of the tx hash on chainID registered at created.
 func (e *evaluation) evaluate(chainID, hash string, created time.Time, abandonAfter time.Duration) StatusResponse {
+	resp := e.status(chainID, hash, created, abandonAfter)
+	if len(resp.Transfers) == 0 && Terminal(resp.State) {
+		// A tx that ended without starting a transfer (failed, abandoned, or a plain send)
+		// still answers one transfer carrying its state and error: Skip does (an out-of-gas
+		// tx is STATE_COMPLETED_ERROR with an empty transfer_sequence), and Skip's client
+		// decides a route is over from transfers[0].state, so an empty list would leave a
+		// wallet polling forever.
+		resp.Transfers = []TransferStatus{{State: resp.State, TransferSequence: []TransferEvent{}, Error: resp.Error}}
+	}
+	return resp
+}
+
+func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfter time.Duration) StatusResponse {
 	resp := submitted()
 	root := e.find(chainID, KindTx, hash)
 	if root == nil {

@@ -201,7 +201,37 @@ func TestEvalUnseenAndAbandoned(t *testing.T) {
 		t.Fatalf("unseen: %+v waits %v", r, e.waits)
 	}
 	e = &evaluation{ctx: context.Background(), st: s.st, reg: s.reg, now: time.Now()}
-	if r := e.evaluate("initia-devnet-1", "NOPE", time.Now().Add(-2*time.Hour), time.Hour); r.State != StateAbandoned || r.Status != StatusFailed || r.Error == nil {
+	r := e.evaluate("initia-devnet-1", "NOPE", time.Now().Add(-2*time.Hour), time.Hour)
+	if r.State != StateAbandoned || r.Status != StatusFailed || r.Error == nil {
 		t.Fatalf("abandoned: %+v", r)
+	}
+	checkOneEmptyTransfer(t, r)
+}
+
+// A tx that ends without starting a transfer answers one transfer with its state and error
+// and an empty sequence (Skip's client reads transfers[0].state to end a route); one still
+// unseen answers none.
+func TestEvalEndedWithoutTransfer(t *testing.T) {
+	s := newScenario(t)
+	s.tx("initia-devnet-1", "FAILED", Event{Kind: KindTx, Attrs: map[string]string{"code": "5", "log": "insufficient funds"}})
+	s.tx("initia-devnet-1", "SEND", ok())
+	for _, c := range []struct{ hash, state string }{{"FAILED", StateCompletedError}, {"SEND", StateCompletedSuccess}} {
+		r := s.eval("initia-devnet-1", c.hash)
+		if r.State != c.state {
+			t.Fatalf("%s: state %s, want %s", c.hash, r.State, c.state)
+		}
+		checkOneEmptyTransfer(t, r)
+	}
+	e := &evaluation{ctx: context.Background(), st: s.st, reg: s.reg, now: time.Now()}
+	if r := e.evaluate("initia-devnet-1", "UNSEEN", time.Now(), time.Hour); len(r.Transfers) != 0 {
+		t.Fatalf("unseen tx answers transfers %+v", r.Transfers)
+	}
+}
+
+func checkOneEmptyTransfer(t *testing.T, r StatusResponse) {
+	t.Helper()
+	if len(r.Transfers) != 1 || r.Transfers[0].State != r.State || r.Transfers[0].Error != r.Error ||
+		r.Transfers[0].TransferSequence == nil || len(r.Transfers[0].TransferSequence) != 0 {
+		t.Fatalf("%s: transfers %+v, want one with the tx's state and error and an empty sequence", r.State, r.Transfers)
 	}
 }
