@@ -62,6 +62,9 @@ type DB struct {
 
 	// stats refreshes planner statistics after bulk writes (PostgreSQL only; nil on SQLite).
 	stats *statsKeeper
+	// extRows counts the NFT, EVM and rich-list rows this process wrote (under writeMu), which
+	// the keeper adds to the blocks and txs stored.
+	extRows int64
 	// state caches indexed_height for the readers (see stateTTL).
 	state stateCache
 	// lookups caches the dictionary and height lookups of filtered lists (see lookupCache).

@@ -612,3 +612,23 @@ func TestMsgTypesLeadingSlash(t *testing.T) {
 		}
 	})
 }
+
+// The statistics keeper counts the extension tables' rows too: a block of balance changes or
+// NFT changes without txs grows those tables alone.
+func TestExtensionRows(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		bundles []BlockBundle
+		want    int64
+	}{
+		{"none", []BlockBundle{{Txs: make([]Tx, 3)}}, 0},
+		{"every kind", []BlockBundle{
+			{NFTs: make([]NFTChange, 2), EVMTxs: make([]EVMTx, 3)},
+			{RichList: &RichListChanges{Changes: make([]BalanceChange, 4), Sets: make([]BalanceSet, 1)}},
+		}, 10},
+	} {
+		if got := extensionRows(c.bundles); got != c.want {
+			t.Errorf("%s: %d rows, want %d", c.name, got, c.want)
+		}
+	}
+}
