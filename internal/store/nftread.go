@@ -125,15 +125,23 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 		}
 	}
 	order := []string{"n.token_id", "n.height", "n.collection_addr"}
-	if f.OrderByHeight {
+	switch {
+	case f.OrderByHeight:
 		order = []string{"n.height", "n.token_id", "n.collection_addr"}
+	case f.Collection != nil:
+		// In one collection a token id is unique, so it alone orders the page and the
+		// primary key (collection_addr, token_id) yields it without a sort. With the height
+		// as a tie-break PostgreSQL's generic plan of the prepared statement, which expects
+		// an average collection's ~100 tokens, read the whole index of a collection holding
+		// 95,000 and sorted it (107 ms p50 at 16 clients instead of ~1 ms).
+		order = []string{"n.token_id"}
 	}
 	offset := p.Offset
 	if after != nil {
 		offset = 0
 		vals := map[string]any{"n.token_id": clean(after.TokenID), "n.height": after.Height, "n.collection_addr": nonNil(after.Collection)}
 		cols := order
-		if after.Collection == nil {
+		if after.Collection == nil && len(cols) == 3 {
 			// The peer's key has no collection: continue after every row of that
 			// (height, token_id), which is exact within one collection.
 			cols = order[:2]
