@@ -19,7 +19,7 @@ func TestProposerCache(t *testing.T) {
 		{`{"moniker":`, nil, true},
 	}
 	for _, tc := range cases {
-		p, err := c.decode(tc.text)
+		p, err := c.decode([]byte(tc.text))
 		if (err != nil) != tc.wantErr {
 			t.Fatalf("%s: err %v", tc.text, err)
 		}
@@ -32,12 +32,12 @@ func TestProposerCache(t *testing.T) {
 		if *p != *tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.text, *p, *tc.want)
 		}
-		if again, _ := c.decode(tc.text); again != p {
+		if again, _ := c.decode([]byte(tc.text)); again != p {
 			t.Errorf("%s: decoded twice", tc.text)
 		}
 	}
 	for i := range maxProposers + 1 {
-		if _, err := c.decode(fmt.Sprintf(`{"moniker":"v%d"}`, i)); err != nil {
+		if _, err := c.decode(fmt.Appendf(nil, `{"moniker":"v%d"}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
