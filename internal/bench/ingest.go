@@ -117,7 +117,11 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		}
 		top := srv.CapturedMaxHeight()
 		// The captured /status may predate the last captured blocks.
-		srv, err = replay.New(fixture, replay.MaxHeight(func() int64 { return top }), replay.CacheSize(4096))
+		// The capture holds each ERC-721 name() at the height the capturing indexer asked it;
+		// the pipeline asks it wherever a fetcher first meets the contract, and a miss would be
+		// retried with backoff (up to ~2.5 s of stall per run, at random).
+		srv, err = replay.New(fixture, replay.MaxHeight(func() int64 { return top }), replay.CacheSize(4096),
+			replay.HeightFallback(replay.NFTFacts))
 		if err != nil {
 			return res, err
 		}

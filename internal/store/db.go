@@ -59,6 +59,10 @@ type DB struct {
 	log *slog.Logger
 
 	writeMu sync.Mutex
+	// internalMu serialises WriteInternalTxs apart from WriteBlocks (see WriteInternalTxs).
+	internalMu sync.Mutex
+	// written wakes Written's waiters at each WriteBlocks commit.
+	written writeSignal
 
 	// stats refreshes planner statistics after bulk writes (PostgreSQL only; nil on SQLite).
 	stats *statsKeeper

@@ -36,13 +36,15 @@ var ErrInternalOrder = errors.New("internal tx heights are not ascending")
 // WriteInternalTxs stores the internal txs of ascending heights above InternalTxHeight (lower
 // ones are skipped, so a replay after a crash is a no-op) and records the last height, in one
 // transaction. It runs beside WriteBlocks (the internal-tx follower) and never touches the
-// tables WriteBlocks assigns ids in, so the two interleave freely.
+// tables WriteBlocks assigns ids in, so the two run at once where the database allows it
+// (PostgreSQL; they meet only on the evm_state row, each updating its own columns, which
+// orders their commits). On SQLite the single writer connection takes them in turn.
 func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
-	d.writeMu.Lock()
-	defer d.writeMu.Unlock()
+	d.internalMu.Lock()
+	defer d.internalMu.Unlock()
 	tx, err := d.be.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -184,19 +184,45 @@ func (t *sqliteTx) exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
-// insertRows uses one prepared statement: SQLite is in-process, so per-row calls cost no
-// round trip and a multi-row VALUES list would only add parsing.
+// insertParams bounds the parameters of one multi-row INSERT on SQLite.
+const insertParams = 512
+
+// insertRows inserts rs with a prepared multi-row INSERT of up to insertParams parameters
+// (and one statement for the remainder): SQLite is in-process, so what a row costs is the
+// driver's work per statement execution (database/sql, the transpiled sqlite3_step, reset),
+// which a statement of many rows pays once. The 44,014 internal txs and their account edges of
+// the busy capture took 0.74 s of CPU in row-at-a-time inserts.
 func (t *sqliteTx) insertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	st, err := t.tx.PrepareContext(ctx, "INSERT INTO "+table+" ("+strings.Join(cols, ", ")+") VALUES ("+placeholders(len(cols))+")")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for _, r := range rs {
-		if _, err := st.ExecContext(ctx, r...); err != nil {
+	per := max(1, insertParams/len(cols))
+	prefix := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
+	row := "(" + placeholders(len(cols)) + ")"
+	var st *sql.Stmt
+	defer func() {
+		if st != nil {
+			_ = st.Close()
+		}
+	}()
+	args := make([]any, 0, per*len(cols))
+	for start := 0; start < len(rs); start += per {
+		chunk := rs[start:min(start+per, len(rs))]
+		if st == nil || len(chunk) != per {
+			if st != nil {
+				_ = st.Close()
+			}
+			var err error
+			st, err = t.tx.PrepareContext(ctx, prefix+strings.TrimSuffix(strings.Repeat(row+",", len(chunk)), ","))
+			if err != nil {
+				return err
+			}
+		}
+		args = args[:0]
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return err
 		}
 	}

@@ -95,6 +95,7 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 	}
 	committed = true
 	d.state.put(state{height: last, firstHeight: st.firstHeight, lastSequence: rs.seq}, time.Now())
+	d.written.notify()
 	if d.stats != nil {
 		blocks, ext := int64(len(bundles)), extensionRows(bundles)
 		d.extRows += ext

@@ -33,7 +33,7 @@ func TestBusyExtensions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ingests the 752-block busy capture")
 	}
-	srv, err := replay.New(testutil.Fixture(t, testutil.Busy))
+	srv, err := replay.New(testutil.Fixture(t, testutil.Busy), replay.HeightFallback(replay.NFTFacts))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,46 +194,125 @@ func NewInternalFollower(cfg InternalConfig, src EVMSource, st InternalStore, lo
 func (f *InternalFollower) Run(ctx context.Context) error {
 	failures := 0
 	for ctx.Err() == nil {
-		done, err := f.step(ctx)
+		wrote, err := f.follow(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case err != nil:
+		case err == nil:
+			return nil // StopAtHeight stored
+		default:
+			if wrote {
+				failures = 0
+			}
 			wait := min(f.cfg.RetryMin<<min(failures, 16), f.cfg.RetryMax)
 			failures++
 			f.log.Warn("internal txs: retrying", "err", err, "attempt", failures, "wait", wait)
 			sleep(ctx, wait)
-		case done:
-			return nil
-		default:
-			failures = 0
 		}
 	}
 	return nil
 }
 
-// step stores the next run of heights, or waits a poll interval when there is none; it
-// reports whether StopAtHeight is reached.
-func (f *InternalFollower) step(ctx context.Context) (bool, error) {
+// traced is one run of heights, traced and flattened, ready to write.
+type traced struct {
+	blocks []store.InternalBlock
+	to     int64 // the run's last height (stored even when it holds no EVM tx)
+}
+
+// follow runs the follower as two stages from the stored internal height: one traces the next
+// runs of heights (up to the block writer's height) while the other writes the previous one,
+// so a slow write and a slow trace overlap instead of adding up. It returns nil once
+// StopAtHeight is stored, else the first error (and whether anything was written before it);
+// the caller starts again from what was stored.
+func (f *InternalFollower) follow(ctx context.Context) (wrote bool, err error) {
 	ih, err := f.st.InternalTxHeight(ctx)
 	if err != nil {
 		return false, err
 	}
 	if f.cfg.StopAtHeight > 0 && ih >= f.cfg.StopAtHeight {
-		return true, nil
-	}
-	top, err := f.st.IndexedHeight(ctx)
-	if err != nil {
-		return false, err
-	}
-	if top <= ih {
-		sleep(ctx, f.cfg.PollInterval)
 		return false, nil
 	}
-	to := min(top, ih+int64(f.cfg.MaxHeights))
-	hs, err := f.st.EVMTxHeights(ctx, ih+1, to)
+	g, gctx := errgroup.WithContext(ctx)
+	runs := make(chan traced, 1) // one run traced ahead of the one being written
+	g.Go(func() error {
+		defer close(runs)
+		return f.trace(gctx, ih+1, runs)
+	})
+	g.Go(func() error {
+		for r := range runs {
+			if err := f.st.WriteInternalTxs(gctx, r.blocks); err != nil {
+				return err
+			}
+			wrote = true
+			if f.cfg.StopAtHeight > 0 && r.to >= f.cfg.StopAtHeight {
+				return nil
+			}
+		}
+		return gctx.Err()
+	})
+	return wrote, g.Wait()
+}
+
+// trace sends runs of at most MaxHeights heights from next on, each once the block writer has
+// stored it, until StopAtHeight is sent or ctx ends.
+func (f *InternalFollower) trace(ctx context.Context, next int64, out chan<- traced) error {
+	var written func() <-chan struct{}
+	if w, ok := f.st.(interface{ Written() <-chan struct{} }); ok {
+		written = w.Written
+	}
+	for ctx.Err() == nil {
+		if f.cfg.StopAtHeight > 0 && next > f.cfg.StopAtHeight {
+			return nil
+		}
+		var wake <-chan struct{}
+		if written != nil {
+			wake = written() // before the height is read: a write in between still wakes us
+		}
+		top, err := f.st.IndexedHeight(ctx)
+		if err != nil {
+			return err
+		}
+		if top < next {
+			f.waitForBlocks(ctx, wake)
+			continue
+		}
+		to := min(top, next+int64(f.cfg.MaxHeights)-1)
+		blocks, err := f.traceRange(ctx, next, to)
+		if errors.Is(err, ErrFutureHeight) {
+			// A node behind the one the blocks came from: wait, do not count a failure.
+			sleep(ctx, f.cfg.PollInterval)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case out <- traced{blocks: blocks, to: to}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		next = to + 1
+	}
+	return ctx.Err()
+}
+
+// waitForBlocks waits for the block writer: its next commit in this process, or a poll
+// interval (a writer in another process wakes no one).
+func (f *InternalFollower) waitForBlocks(ctx context.Context, wake <-chan struct{}) {
+	t := time.NewTimer(f.cfg.PollInterval)
+	defer t.Stop()
+	select {
+	case <-wake:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// traceRange traces the heights in [from, to] that hold EVM txs, Concurrency at a time.
+func (f *InternalFollower) traceRange(ctx context.Context, from, to int64) ([]store.InternalBlock, error) {
+	hs, err := f.st.EVMTxHeights(ctx, from, to)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	blocks := make([]store.InternalBlock, len(hs))
 	g, gctx := errgroup.WithContext(ctx)
@@ -253,18 +332,10 @@ func (f *InternalFollower) step(ctx context.Context) (bool, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		if errors.Is(err, ErrFutureHeight) {
-			// A node behind the one the blocks came from: wait, do not count a failure.
-			sleep(ctx, f.cfg.PollInterval)
-			return false, nil
-		}
-		return false, err
+		return nil, err
 	}
 	if len(blocks) == 0 || blocks[len(blocks)-1].Height != to {
 		blocks = append(blocks, store.InternalBlock{Height: to}) // the heights without EVM txs are done too
 	}
-	if err := f.st.WriteInternalTxs(ctx, blocks); err != nil {
-		return false, err
-	}
-	return f.cfg.StopAtHeight > 0 && to >= f.cfg.StopAtHeight, nil
+	return blocks, nil
 }
