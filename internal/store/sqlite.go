@@ -30,7 +30,9 @@ func openSQLite(ctx context.Context, path string, readOnly bool) (*sqliteBackend
 	var w *sql.DB
 	if !readOnly {
 		var err error
-		w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		// temp_store(MEMORY): a multi-row INSERT keeps a statement journal (to undo itself
+		// alone on a constraint failure), which otherwise goes to a temporary file.
+		w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 		}
