@@ -58,7 +58,11 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 		s.db, err = sql.Open("pgx", dsn)
 		s.postgres, s.rdb = true, s.db
 		if err == nil {
+			// As many idle as open: database/sql keeps 2 idle by default and closes the rest,
+			// so 16 concurrent status reads reconnected (a new server process each) on most
+			// requests: 3,626 req/s, p99 21.7 ms on PostgreSQL against 13,343 on SQLite.
 			s.db.SetMaxOpenConns(8)
+			s.db.SetMaxIdleConns(8)
 		}
 	default:
 		return nil, fmt.Errorf("track store: unsupported DSN: want sqlite:<path> or postgres://…")
