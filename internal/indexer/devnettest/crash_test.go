@@ -3,11 +3,13 @@ package devnettest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -55,16 +57,30 @@ func runChild() int {
 	// Small write batches, so kills land all along the chain (the clean reference is written
 	// with the defaults: the dumps must not depend on batching either).
 	small := func(c *ingest.Config) { c.MaxBatchBlocks, c.Concurrency = 3, 2 }
-	if err := ingestChainWith(ctx, ep, r, db, stop, small, httpx.WithTimeout(childTimeout), httpx.WithBackoff(5*time.Millisecond, 50*time.Millisecond)); err != nil {
+	w := paced{DB: db, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))}
+	if err := ingestChainWith(ctx, ep, r, w, stop, small, httpx.WithTimeout(childTimeout), httpx.WithBackoff(5*time.Millisecond, 50*time.Millisecond)); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 1
 	}
 	return 0
 }
 
+// paced waits 2-10 ms before each write, so a child's kills land all along the chain however
+// fast ingestion is: without it the devnet's 61 small blocks can go by between two of the
+// parent's 2 ms polls of the indexed height, and a kill aimed at a height lands at the tip.
+type paced struct {
+	*store.DB
+	rng *rand.Rand // the one writer goroutine uses it
+}
+
+func (p paced) WriteBlocks(ctx context.Context, bundles []store.BlockBundle) error {
+	time.Sleep(time.Duration(2000+p.rng.IntN(8000)) * time.Microsecond)
+	return p.DB.WriteBlocks(ctx, bundles)
+}
+
 // crashLoop ingests rollup r of n into the store at dsn (SQLite: the parent watches its
 // indexed height while the child writes) through child processes, SIGKILLing `kills` of them
-// once they have written past evenly spread heights (or after a random 0.5-2 s, should the
+// once they have written past heights spread evenly over what is left (or after a random 0.5-2 s, should the
 // child be slow to get there), plus a few random milliseconds, so kills
 // land inside and between write transactions; then it lets one child run to the tip. It
 // returns the indexed height after each kill that landed before the child finished.
@@ -73,8 +89,11 @@ func crashLoop(ctx context.Context, n *devnet.Network, r rollup, dsn string, kil
 	env := append(os.Environ(), childEnv+"=1", childDSN+"="+dsn, childKind+"="+r.kind, childChainID+"="+r.chainID,
 		childRPC+"="+ep.RPC, childREST+"="+ep.REST, childJSONRPC+"="+ep.JSONRPC, childStop+"="+strconv.Itoa(tip))
 	var landed []int64
+	at := int64(0)
 	for k := 1; k <= kills; k++ {
-		target := int64(tip * k / (kills + 1))
+		// Spread the kills over what is left: a kill aimed at a fixed height lands wherever
+		// the child got to by then, and the next child may start past the next fixed height.
+		target := at + max(1, (tip-at)/int64(kills-k+2))
 		by := time.Duration(500+rng.IntN(1500)) * time.Millisecond
 		exited, err := runChildUntil(ctx, env, dsn, target, by, time.Duration(rng.IntN(10))*time.Millisecond)
 		if err != nil {
@@ -91,6 +110,7 @@ func crashLoop(ctx context.Context, n *devnet.Network, r rollup, dsn string, kil
 			return landed, fmt.Errorf("indexed height went back from %d to %d after a kill", landed[len(landed)-1], h)
 		}
 		landed = append(landed, h)
+		at = h
 	}
 	if exited, err := runChildUntil(ctx, env, dsn, -1, 0, 0); err != nil || !exited {
 		return landed, fmt.Errorf("final child: exited=%v: %w", exited, err)
@@ -102,6 +122,18 @@ func crashLoop(ctx context.Context, n *devnet.Network, r rollup, dsn string, kil
 // target or by has passed since its start (target < 0: never), unless it exits first; exited
 // reports a clean exit.
 func runChildUntil(ctx context.Context, env []string, dsn string, target int64, by, extra time.Duration) (exited bool, err error) {
+	// The parent's view of the indexed height is opened before the child starts (opening a
+	// store takes longer than the child needs for dozens of blocks) and reads the row itself:
+	// store.DB's IndexedHeight may answer from its 100 ms cache, while the child writes on.
+	var height func() (int64, error)
+	if target >= 0 {
+		h, closeFn, err := heightReader(ctx, dsn)
+		if err != nil {
+			return false, err
+		}
+		defer closeFn()
+		height = h
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = env
 	var stderr bytes.Buffer
@@ -131,12 +163,6 @@ func runChildUntil(ctx context.Context, env []string, dsn string, target int64, 
 			return false, ctx.Err()
 		}
 	}
-	db, err := store.Open(ctx, dsn, nil)
-	if err != nil {
-		kill()
-		return false, err
-	}
-	defer db.Close()
 	for {
 		select {
 		case err := <-done:
@@ -146,7 +172,7 @@ func runChildUntil(ctx context.Context, env []string, dsn string, target int64, 
 			return false, ctx.Err()
 		case <-time.After(2 * time.Millisecond):
 		}
-		if h, err := db.IndexedHeight(ctx); (err == nil && h >= target) || time.Now().After(deadline) {
+		if h, err := height(); (err == nil && h >= target) || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -157,6 +183,26 @@ func runChildUntil(ctx context.Context, env []string, dsn string, target int64, 
 		kill()
 		return false, nil
 	}
+}
+
+// heightReader reads the indexed height of the SQLite store at dsn (migrated first, so a child
+// finds its schema) straight from its row, uncached.
+func heightReader(ctx context.Context, dsn string) (func() (int64, error), func(), error) {
+	db, err := store.Open(ctx, dsn, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	_ = db.Close()
+	raw, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+"?_pragma=query_only(1)&_pragma=busy_timeout(1000)")
+	if err != nil {
+		return nil, nil, err
+	}
+	read := func() (int64, error) {
+		var h int64
+		err := raw.QueryRowContext(ctx, "SELECT height FROM indexed_height WHERE id = 1").Scan(&h)
+		return h, err
+	}
+	return read, func() { _ = raw.Close() }, nil
 }
 
 func indexedHeight(ctx context.Context, dsn string) (int64, error) {
