@@ -186,6 +186,63 @@ func b64(s string) string { return url.QueryEscape(base64.StdEncoding.EncodeToSt
 // case's list with its next_key, as a client pages.
 type gcase struct{ name, path, next string }
 
+// walk as a case's next: the golden is the whole walk of the list, every page from the first
+// following next_key to the last, then back following previous_key to the first again.
+const walk = "<walk>"
+
+// walkPages answers a walk case: each page's request and answer, forward then back.
+func walkPages(t testing.TB, h http.Handler, path string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	page := func(key string) []byte {
+		p := path
+		if key != "" {
+			p += "&pagination.key=" + url.QueryEscape(key)
+		}
+		rec := get(h, p)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", p, rec.Code, rec.Body)
+		}
+		fmt.Fprintf(&out, "### GET %s\n", p)
+		out.Write(render(rec))
+		out.WriteString("\n\n")
+		return rec.Body.Bytes()
+	}
+	body, pages := page(""), 1
+	for key := nextKey(t, body); key != ""; key = nextKey(t, body) {
+		if pages++; pages > 100 {
+			t.Fatalf("%s: more than 100 pages forward", path)
+		}
+		body = page(key)
+	}
+	back := 0
+	for key := pageKey(t, body, "previous_key"); key != ""; key = pageKey(t, body, "previous_key") {
+		if back++; back > 100 {
+			t.Fatalf("%s: more than 100 pages back", path)
+		}
+		body = page(key)
+	}
+	if pages > 1 && back != pages-1 {
+		t.Errorf("%s: %d pages forward, %d back to the first", path, pages, back)
+	}
+	return out.Bytes()
+}
+
+// pageKey is a list answer's pagination key named field ("" when null).
+func pageKey(t testing.TB, body []byte, field string) string {
+	t.Helper()
+	var r struct {
+		Pagination map[string]*string `json:"pagination"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		t.Fatal(err)
+	}
+	if k := r.Pagination[field]; k != nil {
+		return *k
+	}
+	return ""
+}
+
 // goldenCases are the requests of the API's own goldens over the captured chain, with
 // parameters from p instead of the capture's.
 func goldenCases(p params) []gcase {
@@ -360,7 +417,8 @@ func TestGolden(t *testing.T) {
 			dumps := map[string][]byte{}
 			for _, be := range backends {
 				t.Run(be.name, func(t *testing.T) {
-					db := openStore(t, be.dsn(t))
+					dsn := be.dsn(t)
+					db := openStore(t, dsn)
 					ctx, cancel := context.WithTimeout(context.Background(), timeout)
 					defer cancel()
 					if err := ingestChain(ctx, n.Endpoints()[r.chainID], r, db, tip); err != nil {
@@ -379,8 +437,23 @@ func TestGolden(t *testing.T) {
 					checkNFTs(t, r.kind, h, dc.Chain, tip)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
-					for _, c := range append(append(goldenCases(p), evmCases(t, r.kind, h)...), nftCases(t, h)...) {
+					for _, c := range append(append(goldenCases(p), evmCases(t, r.kind, h)...), nftCases(t, h, dsn)...) {
 						t.Run(c.name, func(t *testing.T) {
+							if c.next == walk {
+								got := walkPages(t, h, c.path)
+								if again := walkPages(t, uncached, c.path); !bytes.Equal(again, got) {
+									t.Errorf("uncached walk differs:\n%s\n---\n%s", again, got)
+								}
+								mu.Lock()
+								if prev, ok := seen[c.name]; ok && !bytes.Equal(prev, got) {
+									t.Errorf("%s walks differently from %s:\n%s\n---\n%s", be.name, seenBy, got, prev)
+								} else if !ok {
+									seen[c.name] = got
+								}
+								mu.Unlock()
+								testutil.Golden(t, filepath.Join(r.kind, c.name+".txt"), got)
+								return
+							}
 							path := c.path
 							if c.next != "" {
 								key := nextKey(t, bodies[c.next])

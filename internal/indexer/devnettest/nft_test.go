@@ -1,6 +1,7 @@
 package devnettest
 
 import (
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"math/big"
@@ -8,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for burnedToken
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
@@ -216,10 +219,36 @@ func servedTokens(t testing.TB, kind string, h http.Handler, coll string) map[st
 
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
 
+// burnedToken is the first burned token (lowest collection address, then token id) of the store
+// at dsn: a token the store has seen (nft_dict) and holds no more (nft). checkNFTs has already
+// shown the store's live tokens are the chain's, so it is one the chain burned. The API says
+// nothing of burned tokens, so the store is asked directly.
+func burnedToken(t testing.TB, dsn string) (coll, id string) {
+	t.Helper()
+	driver, source := "pgx", dsn
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		driver, source = "sqlite", "file:"+p+"?_pragma=query_only(1)"
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var addr []byte
+	err = db.QueryRow(`SELECT d.collection_addr, d.token_id FROM nft_dict d
+		WHERE NOT EXISTS (SELECT 1 FROM nft n WHERE n.collection_addr = d.collection_addr AND n.token_id = d.token_id)
+		ORDER BY d.collection_addr, d.token_id LIMIT 1`).Scan(&addr, &id)
+	if err != nil {
+		t.Fatalf("no burned token in the store (the devnet's traffic burns some): %v", err)
+	}
+	return address.Hex(addr), id
+}
+
 // nftCases are the NFT goldens of one rollup, with parameters picked from the indexed chain by
 // fixed rules (so they depend on the devnet seed only): the collection with the most tokens
-// (ties: the lowest address), its first token in token_id order and that token's owner.
-func nftCases(t testing.TB, h http.Handler) []gcase {
+// (ties: the lowest address), its first token in token_id order and that token's owner, and the
+// first burned token of the store at dsn.
+func nftCases(t testing.TB, h http.Handler, dsn string) []gcase {
 	t.Helper()
 	var list struct {
 		Collections []struct {
@@ -257,6 +286,7 @@ func nftCases(t testing.TB, h http.Handler) []gcase {
 		t.Fatalf("collection %s has no token", coll)
 	}
 	owner, id := toks.Tokens[0].Owner, url.PathEscape(toks.Tokens[0].NFT.TokenID)
+	burnedColl, burnedID := burnedToken(t, dsn)
 	const n = "/indexer/nft/v1"
 	byColl := n + "/tokens/by_collection/" + coll
 	return []gcase{
@@ -264,6 +294,7 @@ func nftCases(t testing.TB, h http.Handler) []gcase {
 		{"nft_collections_asc_limit2", n + "/collections?pagination.reverse=false&pagination.limit=2", ""},
 		{"nft_collections_asc_limit2_next", n + "/collections?pagination.reverse=false&pagination.limit=2", "nft_collections_asc_limit2"},
 		{"nft_collections_count_total_false", n + "/collections?pagination.limit=3&pagination.count_total=false", ""},
+		{"nft_collections_walk", n + "/collections?pagination.limit=2", walk},
 		{"nft_collections_by_account", n + "/collections/by_account/" + owner, ""},
 		{"nft_collections_by_account_unknown", n + "/collections/by_account/0x000000000000000000000000000000000000dEaD", ""},
 		{"nft_collections_by_name_spaces", n + "/collections/by_name/" + url.PathEscape(best.Collection.Name), ""},
@@ -277,11 +308,16 @@ func nftCases(t testing.TB, h http.Handler) []gcase {
 		{"nft_tokens_by_collection_offset1", byColl + "?pagination.limit=1&pagination.offset=1", ""},
 		{"nft_tokens_by_collection_token_id", byColl + "?token_id=" + id, ""},
 		{"nft_tokens_by_collection_count_total_false", byColl + "?pagination.count_total=false", ""},
+		{"nft_tokens_by_collection_walk", byColl + "?pagination.limit=2", walk},
+		{"nft_tokens_by_collection_height_walk", byColl + "?order_by=height&pagination.reverse=false&pagination.limit=2", walk},
+		{"nft_tokens_by_collection_burned", n + "/tokens/by_collection/" + burnedColl + "?token_id=" + url.QueryEscape(burnedID), ""},
+		{"nft_txs_burned_token", n + "/txs/" + burnedColl + "/" + url.PathEscape(burnedID), ""},
 		{"ERR_nft_tokens_by_collection_order_by", byColl + "?order_by=owner", ""},
 		{"nft_tokens_by_account", n + "/tokens/by_account/" + owner, ""},
 		{"nft_tokens_by_account_height", n + "/tokens/by_account/" + owner + "?order_by=height", ""},
 		{"nft_tokens_by_account_collection", n + "/tokens/by_account/" + owner + "?collection_addr=" + coll, ""},
 		{"nft_tokens_by_account_unknown", n + "/tokens/by_account/0x000000000000000000000000000000000000dEaD", ""},
+		{"nft_tokens_by_account_walk", n + "/tokens/by_account/" + owner + "?pagination.limit=2", walk},
 		{"nft_txs", n + "/txs/" + coll + "/" + id, ""},
 		{"nft_txs_asc_limit1", n + "/txs/" + coll + "/" + id + "?pagination.reverse=false&pagination.limit=1", ""},
 		{"nft_txs_unknown_token", n + "/txs/" + coll + "/no-such-token", ""},

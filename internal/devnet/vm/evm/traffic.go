@@ -70,7 +70,7 @@ func (m *Module) Traffic(rng *rand.Rand, st sim.Query, accs []sim.Account) []sim
 		return []sim.Intent{t.createERC721(2, "Test NFT", "TNFT", "")}
 	}
 	if len(t.erc721s) == 1 && st.Height()%7 == 0 {
-		return []sim.Intent{t.createERC721(1, "Cosmos Side NFT", "CSNFT", "deploy from the cosmos side")}
+		return []sim.Intent{t.createERC721(1, "Cosmos Síde NFT", "CSNFT", "deploy from the cosmos side")}
 	}
 	n := 1 + rng.IntN(m.cfg.MaxTxsPerBlock)
 	var out []sim.Intent

@@ -154,7 +154,7 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 
 	switch roll := rng.IntN(100); {
 	case roll < 8 || len(v.collections) == 0:
-		name := fmt.Sprintf("Devnet Collection %d", rng.IntN(1_000_000))
+		name := fmt.Sprintf("Devnet Colección %d", rng.IntN(1_000_000))
 		var max []byte
 		if rng.IntN(2) == 0 {
 			max = bcsSomeU64(uint64(50 + rng.IntN(100)))

@@ -403,7 +403,7 @@ func (g *gen) op(kind opKind) (sim.Intent, bool) {
 	switch kind {
 	case opCollection:
 		sym := fmt.Sprintf("D%c%c", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)))
-		init := instantiateMsg{Name: "Devnet Collection " + sym, Symbol: sym, Minter: me}
+		init := instantiateMsg{Name: "Devnet Colección " + sym, Symbol: sym, Minter: me}
 		if rng.IntN(2) == 0 {
 			// as the captured client does: with a collection extension it names the creator too
 			init.CollectionInfoExtension = &collectionExt{Description: "devnet collection", Image: "https://devnet.invalid/wasm/" + sym + ".png",
