@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee"
@@ -75,36 +73,6 @@ func scanBlocks(r rows, hint int) ([]Block, error) {
 		start = f
 	}
 	return out, nil
-}
-
-// rawCols receives columns as the driver's bytes, without a copy, for the scans that copy
-// what they keep themselves: sql.RawBytes on SQLite, pgtype.DriverBytes on PostgreSQL. A
-// column's bytes are valid until the next row; NULL reads as nil.
-type rawCols struct {
-	sqlite bool
-	raw    []sql.RawBytes
-	drv    []pgtype.DriverBytes
-}
-
-func newRawCols(r rows, n int) *rawCols {
-	if _, ok := r.(sqlRows); ok {
-		return &rawCols{sqlite: true, raw: make([]sql.RawBytes, n)}
-	}
-	return &rawCols{drv: make([]pgtype.DriverBytes, n)}
-}
-
-func (c *rawCols) dest(i int) any {
-	if c.sqlite {
-		return &c.raw[i]
-	}
-	return &c.drv[i]
-}
-
-func (c *rawCols) get(i int) []byte {
-	if c.sqlite {
-		return c.raw[i]
-	}
-	return c.drv[i]
 }
 
 // proposerCache decodes each stored proposer text once: a chain has few proposers, and

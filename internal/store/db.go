@@ -6,11 +6,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"math"
 	"strings"
 	"sync"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // rows is what both drivers' result sets have in common.
@@ -19,6 +22,36 @@ type rows interface {
 	Scan(dest ...any) error
 	Err() error
 	Close()
+}
+
+// rawCols receives columns as the driver's bytes, without a copy, for the scans that copy
+// what they keep themselves (scanTxs, scanBlocks): sql.RawBytes on SQLite, pgtype.DriverBytes
+// on PostgreSQL. A column's bytes are valid until the next row; NULL reads as nil.
+type rawCols struct {
+	sqlite bool
+	raw    []sql.RawBytes
+	drv    []pgtype.DriverBytes
+}
+
+func newRawCols(r rows, n int) *rawCols {
+	if _, ok := r.(sqlRows); ok {
+		return &rawCols{sqlite: true, raw: make([]sql.RawBytes, n)}
+	}
+	return &rawCols{drv: make([]pgtype.DriverBytes, n)}
+}
+
+func (c *rawCols) dest(i int) any {
+	if c.sqlite {
+		return &c.raw[i]
+	}
+	return &c.drv[i]
+}
+
+func (c *rawCols) get(i int) []byte {
+	if c.sqlite {
+		return c.raw[i]
+	}
+	return c.drv[i]
 }
 
 // conn runs queries written with '?' placeholders; the PostgreSQL side rewrites them.

@@ -6,11 +6,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Tx implements Reader. The rows of the hash are read whole and the first is picked here:
@@ -186,24 +183,16 @@ func cursorSequence(ctx context.Context, c conn, st state, p Page) (int64, error
 // (driver, database/sql, the API's body) and twice on PostgreSQL, in 20 allocations each.
 func scanTxs(r rows, hint int) ([]TxRecord, error) {
 	defer r.Close()
-	var raw sql.RawBytes
-	var drv pgtype.DriverBytes
-	var dest any = &drv
-	if _, ok := r.(sqlRows); ok {
-		dest = &raw
-	}
+	cols := newRawCols(r, 1)
 	out := []TxRecord{}
 	var buf []byte
 	var ends []int
 	for r.Next() {
 		var t TxRecord
-		if err := r.Scan(&t.Sequence, &t.Height, dest); err != nil {
+		if err := r.Scan(&t.Sequence, &t.Height, cols.dest(0)); err != nil {
 			return nil, err
 		}
-		data := []byte(drv)
-		if dest == &raw {
-			data = raw
-		}
+		data := cols.get(0)
 		if buf == nil {
 			// Room for the expected rows at the first one's size and a quarter more, up to 20
 			// rows (a default limit of 100 often returns a few: past 20 the buffer doubles).
