@@ -17,6 +17,8 @@ ceilpid=$!
 api=""
 trap 'kill $ceilpid ${api:-} 2>/dev/null || true' EXIT
 sleep 1
+# Whatever else holds the port would be measured in its place.
+kill -0 "$ceilpid" 2>/dev/null || { echo "series.sh: the ceiling server did not start (port 18699 taken?)" >&2; exit 1; }
 ceiling() {
   echo "ceiling rps=$(wrk -t2 -c16 -d10s http://127.0.0.1:18699/ | awk '/Requests\/sec/ {print $2}') load=$(cut -d' ' -f1 /proc/loadavg)"
 }
