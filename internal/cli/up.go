@@ -62,6 +62,14 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Deferred first so it runs last: after Ctrl-C, its line says that every component has
+	// stopped and every store and chain is closed.
+	up := false
+	defer func() {
+		if up {
+			log.Info("rollgate stopped")
+		}
+	}()
 	// Listen first: a taken port should fail before anything starts.
 	rollups := rollupsOf(cfg)
 	lns := map[string]net.Listener{}
@@ -175,6 +183,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	printChains(env.Stdout, eps, indexers)
 	printAccounts(env.Stdout, out.Accounts)
 	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
+	up = true
 	return g.Wait()
 }
 

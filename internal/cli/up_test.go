@@ -41,7 +41,7 @@ func TestUp(t *testing.T) {
 		done := make(chan int, 1)
 		go func() {
 			done <- run(ctx, env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
-				"--router-port", "0", "--interval", "100ms", "--log-level", "error"})
+				"--router-port", "0", "--interval", "100ms", "--log-level", "info"})
 		}()
 		var eps upEndpoints
 		deadline := time.Now().Add(20 * time.Second)
@@ -107,6 +107,11 @@ func TestUp(t *testing.T) {
 		case code := <-done:
 			if code != 0 {
 				t.Fatalf("round %d: exit code %d; stderr %s", round, code, errb)
+			}
+			// The last line says so once everything has stopped and closed.
+			lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+			if last := lines[len(lines)-1]; !strings.Contains(last, `msg="rollgate stopped"`) {
+				t.Errorf("round %d: last log line %q, want rollgate stopped", round, last)
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatalf("round %d: up did not stop", round)
