@@ -133,6 +133,7 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 	if cerr := closeStore(); err == nil {
 		err = cerr
 	}
+	log.Info("indexer stopped", "chain_id", cfg.Ingest.ChainID)
 	return err
 }
 

@@ -204,7 +204,7 @@ func TestIndexerAPIModeNeedsMigratedStore(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan int, 1)
 			go func() {
-				done <- run(ctx, env, []string{"indexer", "--mode", "api", "--listen", addr, "--log-level", "warn"})
+				done <- run(ctx, env, []string{"indexer", "--mode", "api", "--listen", addr, "--log-level", "info"})
 			}()
 			var status int
 			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && status != http.StatusOK; {
@@ -217,6 +217,11 @@ func TestIndexerAPIModeNeedsMigratedStore(t *testing.T) {
 			cancel()
 			if code := <-done; code != 0 || status != http.StatusOK {
 				t.Fatalf("api mode after migrate: status %d, exit %d; stderr:\n%s", status, code, errb)
+			}
+			// A stop is logged last, once the store is closed.
+			lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+			if last := lines[len(lines)-1]; !strings.Contains(last, `msg="indexer stopped"`) {
+				t.Errorf("last log line %q, want indexer stopped", last)
 			}
 		})
 	}
