@@ -109,7 +109,10 @@ func runDevnet(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer net.Close()
+	defer func() {
+		net.Close()
+		log.Info("devnet stopped")
+	}()
 	printChains(env.Stdout, net.Endpoints(), nil)
 	fmt.Fprintf(env.Stdout, "\nendpoints: %s\nregistry:  %s\nCtrl-C to stop.\n",
 		filepath.Join(dataDir, "endpoints.json"), filepath.Join(dataDir, "registry"))

@@ -127,7 +127,7 @@ func TestDevnetCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, env, []string{"devnet", "--data-dir", dir, "--port-base", "0", "--interval", "50ms", "--log-level", "error"})
+		done <- run(ctx, env, []string{"devnet", "--data-dir", dir, "--port-base", "0", "--interval", "50ms", "--log-level", "info"})
 	}()
 	var eps map[string]struct {
 		Kind string `json:"kind"`
@@ -164,5 +164,9 @@ func TestDevnetCommand(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("exit code %d; stderr %s", code, errb)
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `msg="devnet stopped"`) {
+		t.Errorf("last log line %q, want devnet stopped", last)
 	}
 }
