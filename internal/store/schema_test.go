@@ -111,7 +111,7 @@ func openModeStores() []openModeStore {
 
 func sqliteSchemaCookie(t *testing.T, dsn string) int64 {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+"?_pragma=query_only(1)")
+	db, err := testutil.OpenRawStore(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func TestUpstreamFaults(t *testing.T) {
 // the dump's format, accounts given by value rather than dictionary id.
 func evmDump(t *testing.T, dsn string) []byte {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+"?_pragma=query_only(1)")
+	db, err := testutil.OpenRawStore(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,11 @@ package devnettest
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // The crash loop re-executes this test binary as the ingesting process (see TestMain); these
@@ -193,7 +192,7 @@ func heightReader(ctx context.Context, dsn string) (func() (int64, error), func(
 		return nil, nil, err
 	}
 	_ = db.Close()
-	raw, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+"?_pragma=query_only(1)&_pragma=busy_timeout(1000)")
+	raw, err := testutil.OpenRawStore(dsn)
 	if err != nil {
 		return nil, nil, err
 	}

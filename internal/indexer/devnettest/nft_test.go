@@ -1,7 +1,6 @@
 package devnettest
 
 import (
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"math/big"
@@ -10,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for burnedToken
-
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // chainToken is a live token as the devnet's own state holds it.
@@ -225,11 +223,7 @@ func itoa(n int) string { return big.NewInt(int64(n)).String() }
 // nothing of burned tokens, so the store is asked directly.
 func burnedToken(t testing.TB, dsn string) (coll, id string) {
 	t.Helper()
-	driver, source := "pgx", dsn
-	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
-		driver, source = "sqlite", "file:"+p+"?_pragma=query_only(1)"
-	}
-	db, err := sql.Open(driver, source)
+	db, err := testutil.OpenRawStore(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
