@@ -158,3 +158,13 @@ func TestDevnetFlags(t *testing.T) {
 		})
 	}
 }
+
+// checkLastLogLine requires the last line of a command's log to be the message msg: a command
+// logs its stop once everything it ran has stopped and closed, so nothing may follow it.
+func checkLastLogLine(t *testing.T, log, msg string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `msg="`+msg+`"`) {
+		t.Errorf("last log line %q, want %s", last, msg)
+	}
+}

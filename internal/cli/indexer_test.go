@@ -219,10 +219,7 @@ func TestIndexerAPIModeNeedsMigratedStore(t *testing.T) {
 				t.Fatalf("api mode after migrate: status %d, exit %d; stderr:\n%s", status, code, errb)
 			}
 			// A stop is logged last, once the store is closed.
-			lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-			if last := lines[len(lines)-1]; !strings.Contains(last, `msg="indexer stopped"`) {
-				t.Errorf("last log line %q, want indexer stopped", last)
-			}
+			checkLastLogLine(t, errb.String(), "indexer stopped")
 		})
 	}
 }

@@ -109,10 +109,7 @@ func TestUp(t *testing.T) {
 				t.Fatalf("round %d: exit code %d; stderr %s", round, code, errb)
 			}
 			// The last line says so once everything has stopped and closed.
-			lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-			if last := lines[len(lines)-1]; !strings.Contains(last, `msg="rollgate stopped"`) {
-				t.Errorf("round %d: last log line %q, want rollgate stopped", round, last)
-			}
+			checkLastLogLine(t, errb.String(), "rollgate stopped")
 		case <-time.After(20 * time.Second):
 			t.Fatalf("round %d: up did not stop", round)
 		}
@@ -165,8 +162,5 @@ func TestDevnetCommand(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit code %d; stderr %s", code, errb)
 	}
-	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
-	if last := lines[len(lines)-1]; !strings.Contains(last, `msg="devnet stopped"`) {
-		t.Errorf("last log line %q, want devnet stopped", last)
-	}
+	checkLastLogLine(t, errb.String(), "devnet stopped")
 }
