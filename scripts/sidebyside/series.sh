@@ -10,12 +10,12 @@ shift 2
 [ $# -gt 0 ] || { echo "series.sh: give at least one store DSN" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 port=18612
-ceilbin=$(mktemp -d)/ceiling
-(cd "$here/ceiling" && go build -o "$ceilbin" .)
-"$ceilbin" -listen 127.0.0.1:18699 &
+tmp=$(mktemp -d)
+(cd "$here/ceiling" && go build -o "$tmp/ceiling" .)
+"$tmp/ceiling" -listen 127.0.0.1:18699 &
 ceilpid=$!
 api=""
-trap 'kill $ceilpid ${api:-} 2>/dev/null || true' EXIT
+trap 'kill $ceilpid ${api:-} 2>/dev/null || true; rm -rf "$tmp"' EXIT
 sleep 1
 # Whatever else holds the port would be measured in its place.
 kill -0 "$ceilpid" 2>/dev/null || { echo "series.sh: the ceiling server did not start (port 18699 taken?)" >&2; exit 1; }
