@@ -103,7 +103,10 @@ func TestAdaptiveTimeout(t *testing.T) {
 	if _, err := c.Do(context.Background(), Request{Path: "/x", ExpectJSON: true}); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); timedOut.Load() == 0 || answered.Load() != 1 || took > 2*time.Second {
+	// The round that answers is hedged too: copies sent a hedge delay apart all sleep 400 ms, so
+	// on a loaded machine a second one may answer before the winner cancels it. At least one
+	// answer, after timed-out attempts, long before the configured 10 s, is what shows the cut.
+	if took := time.Since(start); timedOut.Load() == 0 || answered.Load() < 1 || took > 2*time.Second {
 		t.Errorf("%d timed-out attempts, %d answers, %v; want the first round cut at the adaptive timeout and the next answered", timedOut.Load(), answered.Load(), took)
 	}
 	timedOut.Store(0)
