@@ -34,7 +34,7 @@ type rawCols struct {
 }
 
 func newRawCols(r rows, n int) *rawCols {
-	if _, ok := r.(sqlRows); ok {
+	if _, ok := r.(*sqlRows); ok {
 		return &rawCols{sqlite: true, raw: make([]sql.RawBytes, n)}
 	}
 	return &rawCols{drv: make([]pgtype.DriverBytes, n)}

@@ -572,6 +572,75 @@ func TestSQLiteStatementCache(t *testing.T) {
 	}
 }
 
+// TestSQLiteReadSlots: SQLite reads hold one of the pool's slots from the query until their
+// rows are done, whether the caller reads them to the end (database/sql then closes them
+// itself) or closes them early; with every slot held the next read waits for one, in order of
+// arrival, and gives up with its context.
+func TestSQLiteReadSlots(t *testing.T) {
+	db := openT(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"))
+	ctx := context.Background()
+	c := db.be.reader()
+	n := int(db.be.(*sqliteBackend).r.Stats().MaxOpenConnections)
+	for i := range 200 { // read to the end without Close, closed early, and a failed query
+		switch i % 3 {
+		case 0:
+			r, err := c.query(ctx, "SELECT 1 UNION ALL SELECT 2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r.Next() {
+			}
+		case 1:
+			r, err := c.query(ctx, "SELECT 1 UNION ALL SELECT 2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Next()
+			r.Close()
+		case 2:
+			if _, err := c.query(ctx, "SELECT nothing FROM nowhere"); err == nil {
+				t.Fatal("a query of a missing table answered")
+			}
+		}
+	}
+	held := make([]rows, n)
+	for i := range held {
+		r, err := c.query(ctx, "SELECT 1")
+		if err != nil {
+			t.Fatalf("slot %d of %d after 200 reads: %v (a slot leaked)", i+1, n, err)
+		}
+		held[i] = r
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.query(short, "SELECT 1"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("read with all %d slots held: %v, want it to wait and give up", n, err)
+	}
+	// Two waiters, the first well before the second: the freed slots go in that order.
+	order := make(chan int, 2)
+	for w := range 2 {
+		go func() {
+			r, err := c.query(ctx, "SELECT 1")
+			if err != nil {
+				t.Error(err)
+				order <- -1
+				return
+			}
+			order <- w
+			r.Close()
+		}()
+		time.Sleep(50 * time.Millisecond)
+	}
+	held[0].Close()
+	if first := <-order; first != 0 {
+		t.Fatalf("waiter %d served first, want 0 (first come, first served)", first)
+	}
+	<-order
+	for _, r := range held[1:] {
+		r.Close()
+	}
+}
+
 // TestMsgTypesLeadingSlash: a type URL written with its leading '/', as in a tx's "@type",
 // selects the same txs as without it, on every plan that filters by type.
 func TestMsgTypesLeadingSlash(t *testing.T) {
