@@ -80,8 +80,9 @@ type stmtCache struct {
 
 	// slots admits readers to the pool in arrival order, one slot per pooled connection,
 	// held until the rows are done. database/sql hands a freed connection to a random waiter,
-	// so under load an unlucky request kept losing that draw: 16 clients on 4 connections
-	// saw a txs-list p99 of 1.41 s beside a p50 of 3.5 ms (docs/benchmarks.md). The
+	// so under load an unlucky request kept losing that draw: 64 clients on the txs list
+	// (4 connections) had a p99 of 57-67 ms and a slowest answer of 123-172 ms beside a mean of
+	// 14-17 ms; in arrival order, 24-25 ms and 45-52 ms (docs/benchmarks.md). The
 	// semaphore's waiters are served first come, first served.
 	slots *semaphore.Weighted
 }

@@ -1,6 +1,10 @@
 # summarize.awk — run.sh / series.sh output to one line per run and route: the rounds' req/s,
 # their median, the median over the tuned peer of issue 12 (the repeated URL against its
-# absolute target, 26,000 req/s) and the worst p99 in ms. Usage: awk -f summarize.awk series.out
+# absolute target, 26,000 req/s) and the worst p99 in ms. With run.sh's mean latency, also the
+# largest number of requests in flight by Little's law (req/s × mean): wrk keeps 16 connections
+# busy, so a figure well above 16 means wrk's latency statistics of that round are not
+# consistent with its own request count (wg/wrk issues 114 and 438), marked "!".
+# Usage: awk -f summarize.awk series.out
 BEGIN {
   peer["txs"] = 610; peer["byacct"] = 458; peer["byheight"] = 390; peer["tx"] = 1660
   peer["blocks"] = 3433; peer["block"] = 7587; peer["blockcur"] = 3459; peer["same"] = 26000
@@ -18,6 +22,8 @@ function ms(s) {
   if (!(k in n)) order[++nk] = k
   rps[k, ++n[k]] = f["rps"]
   if (ms(f["p99"]) > worst[k]) worst[k] = ms(f["p99"])
+  if ("avg" in f && f["rps"] * ms(f["avg"]) / 1000 > inflight[k]) inflight[k] = f["rps"] * ms(f["avg"]) / 1000
+  delete f
 }
 END {
   for (j = 1; j <= nk; j++) {
@@ -27,6 +33,8 @@ END {
     line = ""
     for (a = 1; a <= m; a++) line = line (a > 1 ? " / " : "") sprintf("%.0f", rps[k, a])
     med = v[int((m + 1) / 2)]
-    printf "%s %-9s %s -> %.0f (x%.2f) p99<=%.1fms\n", part[1], part[2], line, med, med / peer[part[2]], worst[k]
+    printf "%s %-9s %s -> %.0f (x%.2f) p99<=%.1fms", part[1], part[2], line, med, med / peer[part[2]], worst[k]
+    if (k in inflight) printf " inflight<=%.1f%s", inflight[k], (inflight[k] > 17 ? "!" : "")
+    printf "\n"
   }
 }
