@@ -281,3 +281,52 @@ func TestTrafficOnEngine(t *testing.T) {
 	st := rel.Stats()
 	t.Logf("events %v; relayer %+v", counts, st)
 }
+
+// TestEngineChainSharedSigner: a relayer tx of a signer already waiting in the mempool, sent
+// by another adapter on the chain (its own count of sequences), does not make the next one
+// fail: the mismatch answer names the sequence the chain expects, and the retry uses it.
+func TestEngineChainSharedSigner(t *testing.T) {
+	relKey, exKey, err := bridge.BotKeys(1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw := startEngineNet(t, 1, 2, defaultChains[:1], func(_, fee string) ([]sim.Module, []engine.GenesisAccount) {
+		return nil, bridge.BotAccounts(fee, relKey, exKey)
+	})
+	l1 := nw.Chains()[0].Chain
+	from := engine.Bech32("init", relKey.Address())
+	send := func(amount string) []proto.Message {
+		return []proto.Message{&bankv1beta1.MsgSend{FromAddress: from, ToAddress: from,
+			Amount: []*basev1beta1.Coin{{Denom: "uinit", Amount: amount}}}}
+	}
+	a, b := relayer.NewEngineChain(l1, relKey), relayer.NewEngineChain(l1, relKey)
+	ctx := context.Background()
+	if err := a.Broadcast(ctx, from, send("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Broadcast(ctx, from, send("2")); err != nil {
+		t.Fatalf("second adapter, same signer and height: %v", err)
+	}
+	if err := a.Broadcast(ctx, from, send("3")); err != nil {
+		t.Fatalf("first adapter again: %v", err)
+	}
+	if err := nw.ProduceBlock(); err != nil {
+		t.Fatal(err)
+	}
+	blk, err := l1.Block(l1.Height())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for _, r := range blk.Results {
+		if r.Code == 0 {
+			ok++
+		}
+	}
+	if ok < 3 {
+		t.Fatalf("%d of the block's %d txs succeeded, want the relayer's 3 among them", ok, len(blk.Results))
+	}
+	if _, seq, _ := l1.AccountState(relKey.Address()); seq != 3 {
+		t.Fatalf("relayer sequence %d after three txs, want 3", seq)
+	}
+}

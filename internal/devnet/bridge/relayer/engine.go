@@ -3,6 +3,8 @@ package relayer
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/rollgate/rollgate/internal/devnet/engine"
@@ -74,16 +76,18 @@ func (e *EngineChain) Broadcast(_ context.Context, signer string, msgs []proto.M
 		gas = 2_000_000
 	}
 	// A block committed between reading the sequence and CheckTx makes the first attempt
-	// stale; one fresh retry covers it.
+	// stale, and a tx of the same signer that this adapter did not send (another adapter on
+	// the chain, a restart) may wait in the mempool; the retry uses the sequence the mismatch
+	// answer names, as a relayer does with a node's answer.
 	var res engine.CheckResult
 	var h int64
-	var seq uint64
+	var seq, expected uint64
 	for attempt := 0; attempt < 2; attempt++ {
 		num, s, ok := e.Chain.AccountState(k.Address())
 		if !ok {
 			return fmt.Errorf("account %s does not exist on %s", signer, e.ChainID())
 		}
-		seq = s
+		seq = max(s, expected)
 		h = e.Chain.Height()
 		if prev, ok := e.sent[signer]; ok && prev.height == h && prev.seq >= seq {
 			seq = prev.seq + 1
@@ -97,10 +101,26 @@ func (e *EngineChain) Broadcast(_ context.Context, signer string, msgs []proto.M
 			break
 		}
 		delete(e.sent, signer)
+		expected = expectedSequence(res.Log)
 	}
 	if res.Code != 0 {
 		return fmt.Errorf("broadcast: code %d (%s): %s", res.Code, res.Codespace, res.Log)
 	}
 	e.sent[signer] = sent{height: h, seq: seq}
 	return nil
+}
+
+// expectedSequence is the sequence a mismatch answer ("account sequence mismatch, expected
+// 24, got 23: …") asks for; 0 when the answer names none.
+func expectedSequence(log string) uint64 {
+	_, rest, ok := strings.Cut(log, "expected ")
+	if !ok {
+		return 0
+	}
+	digits, _, _ := strings.Cut(rest, ",")
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }
