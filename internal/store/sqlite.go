@@ -137,7 +137,7 @@ func (c *stmtCache) query(ctx context.Context, q string, args ...any) (rows, err
 		c.slots.Release(1)
 		return nil, err
 	}
-	return &sqlRows{Rows: r, release: func() { c.slots.Release(1) }}, nil
+	return &sqlRows{Rows: r, slot: c.slots}, nil
 }
 
 func (c *stmtCache) run(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
@@ -151,11 +151,12 @@ func (c *stmtCache) run(ctx context.Context, q string, args ...any) (*sql.Rows, 
 	return st.QueryContext(ctx, args...)
 }
 
-// sqlRows are SQLite rows; release, when set, gives back the read slot they hold, once: when
-// Next runs out (database/sql then closes the rows itself) or at Close, whichever comes first.
+// sqlRows are SQLite rows; slot, when set, is the semaphore of the read slot they hold, given
+// back once: when Next runs out (database/sql then closes the rows itself) or at Close,
+// whichever comes first.
 type sqlRows struct {
 	*sql.Rows
-	release func()
+	slot *semaphore.Weighted
 }
 
 func (r *sqlRows) Next() bool {
@@ -172,9 +173,9 @@ func (r *sqlRows) Close() {
 }
 
 func (r *sqlRows) done() {
-	if r.release != nil {
-		r.release()
-		r.release = nil
+	if r.slot != nil {
+		r.slot.Release(1)
+		r.slot = nil
 	}
 }
 
