@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
@@ -173,7 +174,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	out.Accounts = &upAccounts{Mnemonic: devnet.TestMnemonic, List: accts,
-		Note: "test accounts: BIP-39 mnemonic, path m/44'/118'/0'/0/<index>; eth_secp256k1 keys on Initia chains, secp256k1 on cosmoshub; never use it for real funds"}
+		Note: "test accounts: BIP-39 mnemonic; the paths wallets derive: m/44'/60'/0'/0/<index> with eth_secp256k1 keys on Initia chains " +
+			"(initia.js MnemonicKey, InterwovenKit, MetaMask on EVM rollups: evm lists the 0x address and private key), " +
+			"m/44'/118'/0'/0/<index> with secp256k1 on Cosmos chains (hd_paths per chain); never use it for real funds"}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	path := filepath.Join(dataDir, "endpoints.json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
@@ -181,29 +184,42 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
-	printAccounts(env.Stdout, out.Accounts)
+	printAccounts(env.Stdout, out.Accounts, eps)
 	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
 	up = true
 	return g.Wait()
 }
 
 // printAccounts prints the funded test accounts: the mnemonic, then per account and chain the
-// address and balances.
-func printAccounts(w io.Writer, a *upAccounts) {
-	fmt.Fprintf(w, "\nTEST ACCOUNTS  mnemonic %q, path m/44'/118'/0'/0/<index>\n", a.Mnemonic)
+// path a wallet derives it at, the address and balances, then the EVM rollups' accounts as
+// Anvil prints them (0x address, private key), ready for MetaMask's "import account".
+// Chains come in the URL table's order.
+func printAccounts(w io.Writer, a *upAccounts, eps devnet.Endpoints) {
+	fmt.Fprintf(w, "\nTEST ACCOUNTS  mnemonic %q (never for real funds)\n", a.Mnemonic)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	evm := map[string][]string{}
 	for _, acc := range a.List {
-		ids := make([]string, 0, len(acc.Addresses))
-		for id := range acc.Addresses {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids := acc.ChainIDs()
+		sort.SliceStable(ids, func(i, j int) bool { return kindOrder(eps[ids[i]].Kind) < kindOrder(eps[ids[j]].Kind) })
 		for _, id := range ids {
 			var coins []string
 			for _, c := range acc.Balances[id] {
 				coins = append(coins, c.Amount+c.Denom)
 			}
-			fmt.Fprintf(w, "  #%d  %-19s %-46s %s\n", acc.Index, id, acc.Addresses[id], strings.Join(coins, ","))
+			fmt.Fprintf(tw, "  #%d\t%s\t%s\t%s\t%s\n", acc.Index, id, acc.HDPaths[id], acc.Addresses[id], strings.Join(coins, ","))
+			if e, ok := acc.EVM[id]; ok {
+				evm[id] = append(evm[id], fmt.Sprintf("  (%d) %s  private key %s", acc.Index, e.Address, e.PrivateKey))
+			}
 		}
+	}
+	tw.Flush()
+	ids := make([]string, 0, len(evm))
+	for id := range evm {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		fmt.Fprintf(w, "\nEVM ACCOUNTS  %s (MetaMask: add its JSON-RPC URL as a network, then import a private key)\n%s\n", id, strings.Join(evm[id], "\n"))
 	}
 }
 
