@@ -128,21 +128,12 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 				return err
 			}
 		}
-		ic := indexerConfig{
-			Mode:       "all",
-			DB:         "sqlite:" + dbPath,
-			RPC:        e.RPC,
-			REST:       e.REST,
-			JSONRPC:    e.JSONRPC,
-			MaxConns:   16,
-			CacheMB:    16,
-			BuildInfo:  env.Build,
-			LogContext: []any{"component", "indexer", "chain_id", id},
-			CORS:       corsAnyOrigin,
+		ic, err := upIndexerConfig(env, id, e, "sqlite:"+dbPath, lns[id].Addr().String())
+		if err != nil {
+			closeAll()
+			routerLn.Close()
+			return fmt.Errorf("indexer for %s: %w", id, err)
 		}
-		ic.Ingest.ChainID = id
-		ic.Ingest.VMType = string(e.Kind)
-		ic.Ingest.AccountPrefix = "init"
 		closeStore, err := startIndexer(g, ic, lns[id], log)
 		if err != nil {
 			closeAll()
@@ -221,6 +212,25 @@ func printAccounts(w io.Writer, a *upAccounts, eps devnet.Endpoints) {
 	for _, id := range ids {
 		fmt.Fprintf(w, "\nEVM ACCOUNTS  %s (MetaMask: add its JSON-RPC URL as a network, then import a private key)\n%s\n", id, strings.Join(evm[id], "\n"))
 	}
+}
+
+// upIndexerConfig is the indexer `up` runs for one rollup: `rollgate indexer`'s own defaults
+// (its flags registered with no environment, so every extension the chain supports is on as
+// in a deployment: the rich list, and internal txs on EVM chains) and its own validation,
+// with up's URLs, store and listener. Built by hand, the config used to miss the flag
+// defaults (RichList false) and the validation that turns internal txs on (internalTx false).
+func upIndexerConfig(env *Env, id string, e devnet.ChainEndpoints, db, listen string) (indexerConfig, error) {
+	var ic indexerConfig
+	quiet := &Env{Build: env.Build, Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	ic.register(newFlags(quiet, "indexer"))
+	ic.Mode, ic.Listen, ic.DB = "all", listen, db
+	ic.RPC, ic.REST, ic.JSONRPC = e.RPC, e.REST, e.JSONRPC
+	ic.MaxConns, ic.CacheMB = 16, 16
+	ic.BuildInfo = env.Build
+	ic.LogContext = []any{"component", "indexer", "chain_id", id}
+	ic.CORS = corsAnyOrigin
+	ic.Ingest.ChainID, ic.Ingest.VMType, ic.Ingest.AccountPrefix = id, string(e.Kind), "init"
+	return ic, ic.validate(quiet)
 }
 
 // rollupsOf lists the rollups (the chains that get an indexer) in a stable order.

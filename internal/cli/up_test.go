@@ -85,6 +85,37 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/txs?pagination.limit=5", &txs); code != 200 || len(txs.Txs) == 0 {
 				t.Errorf("round %d: %s txs: status %d, %d txs", round, id, code, len(txs.Txs))
 			}
+			// Every extension the chain supports is on, as in a deployment: the rich list
+			// (its height on /status, holders of the fee denom) and, on the EVM rollup, the
+			// internal txs traced from call traces (internal_tx_height).
+			var ext struct {
+				RichListHeight   int64 `json:"rich_list_height"`
+				InternalTxHeight int64 `json:"internal_tx_height"`
+			}
+			evm := c.Kind == "evm"
+			for time.Now().Before(deadline) && (ext.RichListHeight == 0 || evm && ext.InternalTxHeight == 0) {
+				getJSON(t, c.Indexer+"/status", &ext)
+				time.Sleep(100 * time.Millisecond)
+			}
+			if ext.RichListHeight == 0 || evm && ext.InternalTxHeight == 0 || !evm && ext.InternalTxHeight != 0 {
+				t.Errorf("round %d: %s (%s) /status extensions %+v", round, id, c.Kind, ext)
+			}
+			var holders struct {
+				Holders []struct {
+					Account string `json:"account"`
+					Amount  string `json:"amount"`
+				} `json:"holders"`
+			}
+			feeDenom := map[string]string{"evm": "GAS", "move": "umin", "wasm": "umin"}[string(c.Kind)]
+			if code := getJSON(t, c.Indexer+"/indexer/richlist/v1/"+feeDenom, &holders); code != 200 || len(holders.Holders) == 0 {
+				t.Errorf("round %d: %s rich list of %s: status %d, %d holders", round, id, feeDenom, code, len(holders.Holders))
+			}
+			var itxs struct {
+				Txs []json.RawMessage `json:"txs"`
+			}
+			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/evm-internal-txs?pagination.limit=1", &itxs); evm && code != 200 || !evm && code != 404 {
+				t.Errorf("round %d: %s (%s) internal txs: status %d", round, id, c.Kind, code)
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
