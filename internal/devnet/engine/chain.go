@@ -58,13 +58,16 @@ type Config struct {
 	AccountCoins  []Coin    // genesis balance of each keyed account; default 1e24 fee denom
 	ExtraAccounts []GenesisAccount
 	FeeDenom      string // default: GAS (evm), uinit (l1), umin otherwise
-	Modules       []sim.Module
-	Bank          sim.BankFlavor // nil: plain x/bank events
-	CosmosKeys    bool           // sign with /cosmos.crypto.secp256k1 keys instead of eth_secp256k1
-	Signer        CustomSigner
-	Verifier      CustomVerifier
-	AppName       string // node_info application_version.name, default per kind
-	AppVersion    string // default "v1.2.16"
+	// MinGasPrices are the node's minimum gas prices, checked in CheckTx only as the SDK
+	// does (fee.go); none or all zero: a tx may pay nothing.
+	MinGasPrices []GasPrice
+	Modules      []sim.Module
+	Bank         sim.BankFlavor // nil: plain x/bank events
+	CosmosKeys   bool           // sign with /cosmos.crypto.secp256k1 keys instead of eth_secp256k1
+	Signer       CustomSigner
+	Verifier     CustomVerifier
+	AppName      string // node_info application_version.name, default per kind
+	AppVersion   string // default "v1.2.16"
 	// RetainBlocks, when > 0, keeps only the last RetainBlocks blocks and the state they
 	// read (see retain.go); 0 keeps everything.
 	RetainBlocks int

@@ -43,17 +43,17 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	}
 	env := c.newEnv(anteO, height, btime, hash[:])
 	env.gas = gasTxBase + gasPerTxByte*uint64(len(raw)) + gasPerSig*uint64(len(tx.Signers))
-	// fee
-	payer := checked.signers[0]
-	if tx.Fee.Payer != "" {
-		if p, err := ParseAddress(c.cfg.Bech32Prefix, tx.Fee.Payer); err == nil {
-			payer = p
+	// fee: deducted unless zero, as the SDK does (fee.go)
+	payer := c.feePayer(tx, checked)
+	if !coinsZero(tx.Fee.Amount) {
+		var cerr *sim.CodedError
+		if cerr = feeCoinsError(tx.Fee.Amount); cerr == nil {
+			if err := env.sendRaw(payer, address.ModuleAccount("fee_collector"), tx.Fee.Amount); err != nil {
+				cerr = sdkErr(codeInsufficientFunds, err.Error()+": insufficient funds")
+			}
 		}
-	}
-	if len(tx.Fee.Amount) > 0 {
-		if err := env.sendRaw(payer, address.ModuleAccount("fee_collector"), tx.Fee.Amount); err != nil {
-			res.Code, res.Codespace = codeInsufficientFee, codespaceSDK
-			res.Log = fmt.Sprintf("%s: insufficient fee", err.Error())
+		if cerr != nil {
+			res.Code, res.Codespace, res.Log = cerr.Code, cerr.Codespace, cerr.Log
 			res.GasUsed = int64(env.gas)
 			return res
 		}

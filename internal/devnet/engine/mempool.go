@@ -33,6 +33,9 @@ func (c *Chain) BroadcastTxSync(raw []byte) CheckResult {
 	}
 	v := heightView{c.st, c.height}
 	checked, cerr := c.ante(v, tx, true)
+	if cerr == nil {
+		cerr = c.checkTxFee(v, tx, c.feePayer(tx, checked))
+	}
 	if cerr != nil {
 		res.Code, res.Codespace, res.Log = cerr.Code, cerr.Codespace, cerr.Log
 		return res
