@@ -270,6 +270,10 @@ type Asset struct {
 	Description       string `json:"description,omitempty"`
 	CoingeckoID       string `json:"coingecko_id,omitempty"`
 	RecommendedSymbol string `json:"recommended_symbol,omitempty"`
+	// Hidden is the registry entry's `hidden` flag (false when it has none): InterwovenKit
+	// skips hidden assets (initia-labs/interwovenkit@913e480:
+	// packages/interwovenkit-react/src/pages/bridge/data/assets.ts:17-30).
+	Hidden bool `json:"hidden"`
 }
 
 // AssetOf renders a registry asset as a Skip Asset.
@@ -277,7 +281,8 @@ func AssetOf(a *registry.Asset) Asset {
 	d := a.Decimals
 	return Asset{Denom: a.Denom, ChainID: a.ChainID, OriginDenom: a.OriginDenom, OriginChainID: a.OriginChainID,
 		Trace: a.Trace, IsEVM: a.IsEVM, Symbol: a.Symbol, Name: a.Name, LogoURI: a.LogoURI, Decimals: &d,
-		TokenContract: a.TokenContract, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol}
+		TokenContract: a.TokenContract, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol,
+		Hidden: a.Hidden}
 }
 
 // FromChainID is the chain the operation starts on.
