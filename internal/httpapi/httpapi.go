@@ -69,7 +69,7 @@ var bodies sync.Pool
 
 // BodyBuffer returns an empty buffer of capacity at least n for a PooledRaw body. Lists of
 // stored JSON are tens of kB a page; allocating each afresh kept the garbage collector and
-// the scavenger busy (a quarter of a tx list's CPU, see docs/benchmarks.md).
+// the scavenger busy (a quarter of a tx list's CPU, see docs/performance.md).
 func BodyBuffer(n int) []byte {
 	if p, ok := bodies.Get().(*[]byte); ok {
 		if cap(*p) >= n {

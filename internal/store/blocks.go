@@ -19,7 +19,7 @@ const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas
 // is allocated once. The text and byte columns are read as the driver's bytes, valid until the
 // next row: the chain id is shared by every block of the page, a proposer is decoded once per
 // process (proposerCache), and the hashes and fees are copied into one buffer per page. A
-// 20-block page on PostgreSQL went from 277 allocations to 63 this way (docs/benchmarks.md),
+// 20-block page on PostgreSQL went from 277 allocations to 63 this way (docs/performance.md),
 // and the garbage collector's share of a block list's CPU went with them.
 func scanBlocks(r rows, hint int) ([]Block, error) {
 	defer r.Close()
@@ -76,7 +76,7 @@ func scanBlocks(r rows, hint int) ([]Block, error) {
 }
 
 // proposerCache decodes each stored proposer text once: a chain has few proposers, and
-// decoding the JSON was a third of a block list's allocations (see docs/benchmarks.md). The
+// decoding the JSON was a third of a block list's allocations (see docs/performance.md). The
 // decoded values are shared between the blocks that name them, so readers must not modify a
 // Block's Proposer.
 type proposerCache struct {

@@ -14,7 +14,7 @@ import (
 // TestPostgresReadsArePrepared: point reads run as prepared statements of pgx's statement
 // cache, so PostgreSQL plans each query text once per connection rather than on every
 // request (planning a point read costs ~0.5–4 ms against ~0.1 ms to execute it; see
-// docs/benchmarks.md). With one pooled connection, the statements a read sent are that
+// docs/performance.md). With one pooled connection, the statements a read sent are that
 // session's prepared statements.
 func TestPostgresReadsArePrepared(t *testing.T) {
 	dsn := testutil.PostgresDSN(t)

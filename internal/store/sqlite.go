@@ -82,7 +82,7 @@ type stmtCache struct {
 	// held until the rows are done. database/sql hands a freed connection to a random waiter,
 	// so under load an unlucky request kept losing that draw: 64 clients on the txs list
 	// (4 connections) had a p99 of 57-67 ms and a slowest answer of 123-172 ms beside a mean of
-	// 14-17 ms; in arrival order, 24-25 ms and 45-52 ms (docs/benchmarks.md). The
+	// 14-17 ms; in arrival order, 24-25 ms and 45-52 ms (docs/performance.md). The
 	// semaphore's waiters are served first come, first served.
 	slots *semaphore.Weighted
 }

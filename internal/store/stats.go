@@ -22,7 +22,7 @@ type analyzer interface {
 // scales the row count it recorded (about zero) to the table's pages, estimating one row
 // whatever the table grows to. A store that stayed under statsMinRows (a busy capture of 7,765
 // txs) was planned that way for good: the by_account page joined the 20 ranked edges to tx by
-// walking all of tx once per edge row (700–1,500 ms instead of 0.3 ms, see docs/benchmarks.md).
+// walking all of tx once per edge row (700–1,500 ms instead of 0.3 ms, see docs/performance.md).
 const (
 	statsFloor    = 100
 	statsMinRows  = 50_000

@@ -2,7 +2,7 @@ package denom
 
 import "testing"
 
-// Vectors from the Initia registry quoted in shared/reference/chain-events.md §2.4, §5.2.
+// Vectors from the Initia registry quoted in docs/chain-events.md §2.4, §5.2.
 func TestIBC(t *testing.T) {
 	cases := []struct{ path, base, want string }{
 		{"transfer/channel-3", "uusdc", "ibc/6490A7EAB61059BFC1CDDEB05917DD70BDF3A611654162A1A47DB930D40D8AF4"},

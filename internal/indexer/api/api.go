@@ -1,5 +1,5 @@
 // Package api is the indexer's read-only HTTP API, wire-compatible with rollytics (see
-// shared/spec/indexer-api.md for where it deliberately differs). Every route is one entry in
+// docs/contract/indexer.md for where it deliberately differs). Every route is one entry in
 // routes.go; every handler has internal/httpapi's one signature and returns a body or an
 // error, and httpapi's one wrap turns either into the response, so status codes, error bodies
 // (internal/apierr), cache headers, CORS and metrics are decided in one place for both APIs.

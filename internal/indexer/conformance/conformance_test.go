@@ -68,8 +68,8 @@ func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.Block
 // TestConformance replays, for each captured chain, every core request of the peer's sample
 // against rollgate (replay server → ingest pipeline → SQLite or PostgreSQL store → indexer
 // API) and compares status and body field for field. Deviations are allowed only by the rules
-// below, each one a decision of shared/spec/indexer-api.md or a peer fault named in
-// shared/fixtures/README.md.
+// below, each one a decision of docs/contract/indexer.md or a peer fault named in
+// testdata/fixtures/README.md.
 func TestConformance(t *testing.T) {
 	chains := []struct{ fixture, peer, vm string }{
 		{"minievm", "rollytics", "evm"},
@@ -218,7 +218,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	}
 	q := u.Query()
 
-	// Rule "peer 500 on by_account + msgs" (shared/fixtures/README.md: the peer's SQL is
+	// Rule "peer 500 on by_account + msgs" (testdata/fixtures/README.md: the peer's SQL is
 	// ambiguous there; spec: "works like the other filtered lists"): expect 200 and a list
 	// whose every tx carries one of the requested message types.
 	if rec.Status == http.StatusInternalServerError && strings.Contains(u.Path, "/txs/by_account/") && q.Has("msgs") {
@@ -292,7 +292,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	}
 }
 
-// ruleStatus: `version` and `commit_hash` describe the build, not the data (spec: "/status
+// ruleStatus: `version` and `commit_hash` describe the build, not the data (docs/contract/indexer.md: "/status
 // fields as the notes", values are ours). internal_tx_height is compared as is. The EVM
 // return cleanup and tx-account cleanup heights come from peer maintenance jobs rollgate has
 // no need for (it extracts accounts right the first time); the fields are omitempty at the
@@ -329,7 +329,7 @@ func ruleStatus(want, got any, vm string) {
 }
 
 // ruleBlocksCountTotal: the peer ignores count_total=false on the block list and still sends
-// the total; shared/fixtures/README.md lists that among the peer's faults, and rollgate
+// the total; testdata/fixtures/README.md lists that among the peer's faults, and rollgate
 // honours the parameter as on every other list ("0", the peer's own value for an uncounted
 // list). Only that one field may differ, and only to "0".
 func ruleBlocksCountTotal(t *testing.T, want, got any) {

@@ -95,7 +95,7 @@ func TestUpstreamFaults(t *testing.T) {
 		failed += counts[k]
 	}
 	share := float64(failed) / float64(failed+passed)
-	// Only logged: no test asserts a timing (docs/benchmarks.md has the measured figures).
+	// Only logged: no test asserts a timing (docs/performance.md has the measured figures).
 	t.Logf("upstream: %d requests, %.1f%% failed %v; fault-free run %v, through faults %v",
 		failed+passed, 100*share, counts, clean.Round(time.Millisecond), faulty.Round(time.Millisecond))
 	if share < 0.2 {

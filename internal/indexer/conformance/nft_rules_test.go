@@ -24,7 +24,8 @@ func isNFTLookup(path string) bool {
 
 // ruleCollectionTotal: the peer's collection list and single-collection totals come from
 // pg_class.reltuples, an estimate that reads "-1" on a table PostgreSQL has not analysed yet
-// (shared/fixtures/README.md lists it among the peer's faults); the spec wants exact totals.
+// (testdata/fixtures/README.md lists it among the peer's faults); the contract wants exact
+// totals (docs/contract/indexer.md).
 // So where the peer says "-1", rollgate's total must be the exact number of collections,
 // which a whole-list page shows (every captured chain has fewer than 100).
 func ruleCollectionTotal(t *testing.T, want, got any) {

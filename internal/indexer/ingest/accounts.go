@@ -35,7 +35,7 @@ var (
 const zeroTopicPrefix = "0x000000000000000000000000"
 
 // AccountExtractor finds the accounts a tx touched in its events, following the peer's rules
-// (notes §5), except that bech32 values are recognised with the configured prefix rather than
+// (docs/contract/indexer-peer.md §5), except that bech32 values are recognised with the configured prefix rather than
 // a hard-coded `init`.
 type AccountExtractor struct {
 	prefix  string

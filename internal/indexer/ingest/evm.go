@@ -46,7 +46,7 @@ func (e evmClient) TraceBlock(ctx context.Context, h int64) (json.RawMessage, er
 }
 
 // evmReceipt is the EvmTx object of the API: the receipt fields the peer keeps, in its order
-// (notes §2.4). `to` is a plain string, so a contract creation's null `to` becomes "", as at
+// (docs/contract/indexer-peer.md §2.4). `to` is a plain string, so a contract creation's null `to` becomes "", as at
 // the peer.
 type evmReceipt struct {
 	BlockHash         string   `json:"blockHash"`

@@ -28,7 +28,7 @@ type callFrame struct {
 	Calls   []callFrame `json:"calls"`
 }
 
-// internalTxJSON is the API's internal tx object, in the peer's field order (notes §2.5).
+// internalTxJSON is the API's internal tx object, in the peer's field order (docs/contract/indexer-peer.md §2.5).
 type internalTxJSON struct {
 	Height      int64  `json:"height"`
 	Hash        string `json:"hash"`

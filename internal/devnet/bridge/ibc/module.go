@@ -4,7 +4,7 @@
 // asynchronous acknowledgements) and Initia's ibc-hooks memo routing. Every message emits
 // the events of ibc-go v8.7 / PFM v8.2 / Initia x/ibc-hooks in their real order, with the
 // real packet data, acknowledgement and commitment bytes
-// (shared/reference/chain-events.md §2–§4).
+// (docs/chain-events.md §2–§4).
 package ibc
 
 import (

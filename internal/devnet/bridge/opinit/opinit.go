@@ -2,7 +2,7 @@
 // genesis, token deposits into the bridge account, withdrawal claims) and the L2
 // `opchild` module (deposit finalization by the bridge executor with signed-tx hooks,
 // withdrawals), emitting OPinit v1.3's events in their real attribute order and serving
-// the bridge REST queries (shared/reference/chain-events.md §5).
+// the bridge REST queries (docs/chain-events.md §5).
 package opinit
 
 import (

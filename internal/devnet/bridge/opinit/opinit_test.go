@@ -8,7 +8,7 @@ import (
 )
 
 func TestL2DenomVectors(t *testing.T) {
-	// initia-registry mainnet assetlists (chain-events.md §5.2).
+	// initia-registry mainnet assetlists (docs/chain-events.md §5.2).
 	for _, tc := range []struct {
 		id   uint64
 		want string

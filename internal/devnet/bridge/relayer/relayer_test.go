@@ -799,7 +799,7 @@ func TestTrafficConservation(t *testing.T) {
 }
 
 // TestEventAttributeOrder checks every bridge event type the flows above produce against
-// the attribute lists of chain-events.md (§2.1, §2.3, §5.1, §5.3), in order.
+// the attribute lists of docs/chain-events.md (§2.1, §2.3, §5.1, §5.3), in order.
 func TestEventAttributeOrder(t *testing.T) {
 	want := map[string][]string{
 		"send_packet": {"packet_data", "packet_data_hex", "packet_timeout_height", "packet_timeout_timestamp", "packet_sequence",
