@@ -26,9 +26,12 @@ const (
 	InvalidArgument  Code = 3
 	DeadlineExceeded Code = 4
 	NotFound         Code = 5
-	Internal         Code = 13
-	Unimplemented    Code = 12
-	Unavailable      Code = 14
+	// ResourceExhausted: the only resource a request can exhaust here is the body limit, so
+	// it answers 413 (grpc-gateway would say 429, which tells a client to retry the same body).
+	ResourceExhausted Code = 8
+	Internal          Code = 13
+	Unimplemented     Code = 12
+	Unavailable       Code = 14
 )
 
 // StatusClientClosedRequest is the HTTP status recorded for a client that disconnected.
@@ -51,6 +54,8 @@ func (c Code) HTTPStatus() int {
 		return http.StatusGatewayTimeout
 	case Unavailable:
 		return http.StatusServiceUnavailable
+	case ResourceExhausted:
+		return http.StatusRequestEntityTooLarge
 	default:
 		return http.StatusInternalServerError
 	}
@@ -87,6 +92,11 @@ func BadRequest(format string, args ...any) *Error {
 // NotFoundf is a missing resource (HTTP 404, code 5).
 func NotFoundf(format string, args ...any) *Error {
 	return &Error{Code: NotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// TooLarge is a request body over the limit (HTTP 413, code 8).
+func TooLarge(limit int64) *Error {
+	return &Error{Code: ResourceExhausted, Message: fmt.Sprintf("request body exceeds %d bytes", limit)}
 }
 
 // MethodNotAllowed is a known path asked with a method it does not serve (HTTP 405, code 12).

@@ -31,6 +31,8 @@ func TestWrite(t *testing.T) {
 			`{"code":1,"message":"request cancelled","details":[]}`},
 		{"method not allowed", MethodNotAllowed("POST /x: use GET"), 405,
 			`{"code":12,"message":"POST /x: use GET","details":["METHOD_NOT_ALLOWED"]}`},
+		{"too large", TooLarge(1024).WithDetails("BODY_TOO_LARGE"), 413,
+			`{"code":8,"message":"request body exceeds 1024 bytes","details":["BODY_TOO_LARGE"]}`},
 		{"unavailable", &Error{Code: Unavailable, Message: "store unavailable"}, 503,
 			`{"code":14,"message":"store unavailable","details":[]}`},
 	}

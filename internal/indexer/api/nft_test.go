@@ -67,7 +67,7 @@ func nftBundles() []store.BlockBundle {
 	return bs
 }
 
-func openNFT(t *testing.T, dsn string) store.Store {
+func openNFT(t testing.TB, dsn string) store.Store {
 	t.Helper()
 	db, err := store.Open(context.Background(), dsn, nil)
 	if err != nil {

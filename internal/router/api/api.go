@@ -134,12 +134,18 @@ func (s *server) builder(g *route.Graph) msgs.Builder {
 	return msgs.Builder{Reg: g.Registry(), Now: s.cfg.Now, IBCTimeout: s.cfg.IBCTimeout, LayerZeroFee: s.cfg.Route.LayerZeroFee}
 }
 
+// decode reads a JSON body of at most MaxBodyBytes. A body that announces a larger
+// Content-Length is refused before a byte of it is read; one without a length (chunked) is
+// cut at the limit.
 func (s *server) decode(r *http.Request, v any) error {
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		return apierr.TooLarge(s.cfg.MaxBodyBytes).WithDetails(ReasonBodyTooLarge)
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return apierr.BadRequest("request body exceeds %d bytes", s.cfg.MaxBodyBytes).WithDetails(ReasonBodyTooLarge)
+			return apierr.TooLarge(s.cfg.MaxBodyBytes).WithDetails(ReasonBodyTooLarge)
 		}
 		return apierr.BadRequest("cannot read request body").WithDetails(ReasonInvalidJSON)
 	}

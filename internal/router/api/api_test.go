@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -378,7 +379,7 @@ func TestRouteErrors(t *testing.T) {
 		{"no_route_needs_multi_tx", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", hub, "dest_asset_denom", initHub, "is_op_withdraw", true), 400, "NO_ROUTE"},
 		{"no_route_multi_tx", base("source_asset_chain_id", eth, "source_asset_denom", usdtEth, "dest_asset_chain_id", hub, "dest_asset_denom", "uatom"), 400, "NO_ROUTE"},
 		{"invalid_json", "{not json", 400, "INVALID_JSON"},
-		{"body_too_large", `{"amount_in":"` + strings.Repeat("1", 70<<10) + `"}`, 400, "BODY_TOO_LARGE"},
+		{"body_too_large", `{"amount_in":"` + strings.Repeat("1", 70<<10) + `"}`, 413, "BODY_TOO_LARGE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, body := do(t, h, http.MethodPost, "/v2/fungible/route", tc.body)
@@ -401,7 +402,7 @@ func checkError(t *testing.T, st int, body []byte, status int, reason string) {
 	if st != status || len(e.Details) == 0 || e.Details[0] != reason || e.Message == "" {
 		t.Errorf("got %d %v %q, want %d %s", st, e.Details, e.Message, status, reason)
 	}
-	if wantCode := map[int]int{400: 3, 404: 5}[status]; e.Code != wantCode {
+	if wantCode := map[int]int{400: 3, 404: 5, 413: 8}[status]; e.Code != wantCode {
 		t.Errorf("code %d, want %d", e.Code, wantCode)
 	}
 }
@@ -689,4 +690,46 @@ func FuzzEndpoints(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readCounter is a request body that counts what was read of it.
+type readCounter struct {
+	r io.Reader
+	n int
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestBodyTooLarge: a body announced larger than the limit is a 413 before a byte of it is
+// read; one without a length (chunked) is a 413 once the limit is passed, having read no more.
+func TestBodyTooLarge(t *testing.T) {
+	h := newServer(t)
+	const limit = 64 << 10
+	for _, tc := range []struct {
+		name     string
+		length   int64
+		maxRead  int
+		bodySize int
+	}{
+		{"announced", 1 << 30, 0, 1 << 20},
+		{"chunked", -1, limit + 1, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := &readCounter{r: strings.NewReader(`{"amount_in":"` + strings.Repeat("1", tc.bodySize) + `"}`)}
+			req := httptest.NewRequest(http.MethodPost, "/v2/fungible/route", body)
+			req.ContentLength = tc.length
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusRequestEntityTooLarge {
+				t.Fatalf("status %d, want 413: %s", rec.Code, rec.Body)
+			}
+			if body.n > tc.maxRead {
+				t.Errorf("read %d bytes of the body, want at most %d", body.n, tc.maxRead)
+			}
+		})
+	}
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
 )
@@ -114,11 +116,41 @@ func (s *server) txSubmit(r *http.Request) (any, error) {
 	if err != nil || len(raw) == 0 {
 		return nil, apierr.BadRequest("tx must be base64 encoded").WithDetails(ReasonInvalidTx)
 	}
+	if err := checkSigned(raw); err != nil {
+		return nil, apierr.BadRequest("tx is not a signed transaction: %v", err).WithDetails(ReasonInvalidTx)
+	}
 	res, err := tr.Submit(r.Context(), req.ChainID, raw)
 	if err != nil {
 		return nil, trackErr(err, req.ChainID)
 	}
 	return res, nil
+}
+
+// checkSigned accepts only what a chain could accept: a TxRaw whose body and auth info
+// decode, with at least one message and one non-empty signature per signer info. The router
+// is no open relay for arbitrary bytes (a node would refuse them anyway, after a round trip
+// the router pays for); the signatures themselves are the chain's to verify, against
+// accounts the router does not keep. Where the bytes go is never the request's to say: the
+// chain's RPC comes from the registry.
+func checkSigned(raw []byte) error {
+	tx, err := txcodec.Decode(raw)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(tx.Body.Messages) == 0:
+		return errors.New("no messages")
+	case len(tx.AuthInfo.SignerInfos) == 0:
+		return errors.New("no signer infos")
+	case len(tx.Raw.Signatures) != len(tx.AuthInfo.SignerInfos):
+		return fmt.Errorf("%d signatures for %d signers", len(tx.Raw.Signatures), len(tx.AuthInfo.SignerInfos))
+	}
+	for i, sig := range tx.Raw.Signatures {
+		if len(sig) == 0 {
+			return fmt.Errorf("signature %d is empty", i)
+		}
+	}
+	return nil
 }
 
 func (s *server) txStatus(r *http.Request) (any, error) {

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,7 +12,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/proto"
 
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -39,7 +45,7 @@ func (f *fakeTracker) Track(_ context.Context, chainID, hash string) (track.Trac
 }
 
 func (f *fakeTracker) Submit(ctx context.Context, chainID string, tx []byte) (track.TrackResponse, error) {
-	if string(tx) == "rejected" {
+	if d, err := txcodec.Decode(tx); err == nil && d.Body.Memo == "rejected" {
 		return track.TrackResponse{}, &track.RejectedError{Code: 5, Codespace: "sdk", Log: "insufficient funds"}
 	}
 	f.submitted = tx
@@ -60,6 +66,39 @@ func (f *fakeTracker) Status(_ context.Context, chainID, hash string) (json.RawM
 	return json.RawMessage(`{"state":"STATE_SUBMITTED","status":"STATE_SUBMITTED","transfer_sequence":[]}`), nil
 }
 
+// signedTx is a signed bank send on the devnet L1 carrying memo, base64 as /v2/tx/submit
+// takes it, and its bytes.
+func signedTx(t testing.TB, memo string) (string, []byte) {
+	t.Helper()
+	k, err := txcodec.PrivKeyFromSeed(txcodec.EthSecp256k1, "track-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := txcodec.Builder{ChainID: "initia-devnet-1", Memo: memo, GasLimit: 200_000,
+		Msgs:    []proto.Message{&bankv1beta1.MsgSend{FromAddress: userInit, ToAddress: user2Init}},
+		Signers: []txcodec.Signer{{Key: k}}}
+	raw, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(raw), raw
+}
+
+// unsignedTx is raw with its signatures replaced (nil: none; else these).
+func unsignedTx(t testing.TB, raw []byte, sigs [][]byte) string {
+	t.Helper()
+	var tx txv1beta1.TxRaw
+	if err := proto.Unmarshal(raw, &tx); err != nil {
+		t.Fatal(err)
+	}
+	tx.Signatures = sigs
+	out, err := proto.Marshal(&tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(out)
+}
+
 // TestTrackEndpoints checks the tracking endpoints' answers and that every client mistake is a
 // 4xx JSON error with a reason (never a 5xx).
 func TestTrackEndpoints(t *testing.T) {
@@ -69,6 +108,8 @@ func TestTrackEndpoints(t *testing.T) {
 	}
 	ft := &fakeTracker{}
 	h := New(Config{Tracker: ft}, registry.NewLive(reg), nil, prometheus.NewRegistry())
+	good, goodRaw := signedTx(t, "")
+	rejected, _ := signedTx(t, "rejected")
 	off := New(Config{}, registry.NewLive(reg), nil, prometheus.NewRegistry())
 	cases := []struct {
 		name       string
@@ -91,11 +132,14 @@ func TestTrackEndpoints(t *testing.T) {
 		{"status bad hash", h, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=zz", "", 400, ReasonInvalidTxHash},
 		{"status missing", h, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1", "", 400, "MISSING_FIELD"},
 		{"status wrong method", h, http.MethodPost, "/v2/tx/status", `{}`, 405, "METHOD_NOT_ALLOWED"},
-		{"submit", h, http.MethodPost, "/v2/tx/submit", `{"tx":"dHhieXRlcw==","chain_id":"initia-devnet-1"}`, 200, `"tx_hash":"` + track.TxHash([]byte("txbytes"))},
+		{"submit", h, http.MethodPost, "/v2/tx/submit", `{"tx":"` + good + `","chain_id":"initia-devnet-1"}`, 200, `"tx_hash":"` + track.TxHash(goodRaw)},
 		{"submit not base64", h, http.MethodPost, "/v2/tx/submit", `{"tx":"!!","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTx},
+		{"submit not a tx", h, http.MethodPost, "/v2/tx/submit", `{"tx":"dHhieXRlcw==","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTx},
+		{"submit unsigned", h, http.MethodPost, "/v2/tx/submit", `{"tx":"` + unsignedTx(t, goodRaw, nil) + `","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTx},
+		{"submit empty signature", h, http.MethodPost, "/v2/tx/submit", `{"tx":"` + unsignedTx(t, goodRaw, [][]byte{{}}) + `","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTx},
 		{"submit missing tx", h, http.MethodPost, "/v2/tx/submit", `{"chain_id":"initia-devnet-1"}`, 400, "MISSING_FIELD"},
-		{"submit rejected", h, http.MethodPost, "/v2/tx/submit", `{"tx":"cmVqZWN0ZWQ=","chain_id":"initia-devnet-1"}`, 400, ReasonTxRejected},
-		{"submit unknown chain", h, http.MethodPost, "/v2/tx/submit", `{"tx":"dHhieXRlcw==","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
+		{"submit rejected", h, http.MethodPost, "/v2/tx/submit", `{"tx":"` + rejected + `","chain_id":"initia-devnet-1"}`, 400, ReasonTxRejected},
+		{"submit unknown chain", h, http.MethodPost, "/v2/tx/submit", `{"tx":"` + good + `","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
 		{"track store down", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"` + knownHash + `","chain_id":"store-down-1"}`, 503, "STORE_UNAVAILABLE"},
 		{"status store down", h, http.MethodGet, "/v2/tx/status?chain_id=store-down-1&tx_hash=" + knownHash, "", 503, "STORE_UNAVAILABLE"},
 		{"tracking disabled", off, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + knownHash, "", 404, ReasonNoTracker},
@@ -127,7 +171,7 @@ func TestTrackEndpoints(t *testing.T) {
 			}
 		})
 	}
-	if string(ft.submitted) != "txbytes" {
+	if !bytes.Equal(ft.submitted, goodRaw) {
 		t.Errorf("the tracker was handed %q", ft.submitted)
 	}
 }
