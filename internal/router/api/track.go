@@ -135,7 +135,8 @@ func (s *server) txSubmit(r *http.Request) (any, error) {
 func checkSigned(raw []byte) error {
 	tx, err := txcodec.Decode(raw)
 	if err != nil {
-		return err
+		// Not the decoder's text: protobuf varies its error strings on purpose.
+		return errors.New("the bytes are not a TxRaw with a decodable body and auth info")
 	}
 	switch {
 	case len(tx.Body.Messages) == 0:

@@ -175,3 +175,56 @@ func TestTrackEndpoints(t *testing.T) {
 		t.Errorf("the tracker was handed %q", ft.submitted)
 	}
 }
+
+// FuzzTracking feeds arbitrary bodies to /v2/tx/track and /v2/tx/submit and arbitrary queries
+// to /v2/tx/status, over a tracker that knows one chain: never a 5xx, never a 4xx without a
+// reason, and nothing reaches the tracker's Submit that is not a signed TxRaw. Plain runs
+// check the seeds and testdata/fuzz/FuzzTracking; `go test -fuzz FuzzTracking` explores.
+func FuzzTracking(f *testing.F) {
+	good, _ := signedTx(f, "")
+	for _, s := range []string{
+		`{"tx_hash":"` + knownHash + `","chain_id":"initia-devnet-1"}`,
+		`{"tx":"` + good + `","chain_id":"initia-devnet-1"}`,
+		`{"tx":"dHhieXRlcw==","chain_id":"initia-devnet-1"}`,
+		`{"tx_hash":"0x` + strings.ToLower(knownHash) + `","chain_id":"store-down-1"}`,
+		`tx_hash=` + knownHash + `&chain_id=initia-devnet-1`,
+		`tx_hash=%zz&chain_id=`,
+		`{"tx":["a"],"chain_id":7}`,
+	} {
+		f.Add(s)
+	}
+	reg, err := registry.Load("../registry/testdata/devnet")
+	if err != nil {
+		f.Fatal(err)
+	}
+	ft := &fakeTracker{}
+	h := New(Config{Tracker: ft}, registry.NewLive(reg), nil, prometheus.NewRegistry())
+	f.Fuzz(func(t *testing.T, in string) {
+		ft.submitted = nil
+		for _, c := range []struct{ method, path, body string }{
+			{http.MethodPost, "/v2/tx/track", in},
+			{http.MethodPost, "/v2/tx/submit", in},
+			{http.MethodGet, "/v2/tx/status?" + in, ""},
+		} {
+			var body any
+			if c.body != "" {
+				body = c.body
+			}
+			st, out := do(t, h, c.method, c.path, body)
+			if st >= 500 && !(st == 503 && strings.Contains(string(out), "STORE_UNAVAILABLE")) {
+				t.Fatalf("%s %q: %d %s", c.path, in, st, out)
+			}
+			if st >= 400 {
+				var e struct{ Details []string }
+				if json.Unmarshal(out, &e) != nil || len(e.Details) == 0 {
+					t.Fatalf("%s %q: error without reason: %s", c.path, in, out)
+				}
+			}
+		}
+		if ft.submitted != nil {
+			if err := checkSigned(ft.submitted); err != nil {
+				t.Fatalf("the tracker was handed an unsigned tx: %v", err)
+			}
+		}
+	})
+}
