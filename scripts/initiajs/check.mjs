@@ -1,0 +1,312 @@
+// check.mjs DATA_DIR [AMOUNT] — a wallet built on the official Initia SDK (@initia/initia.js,
+// pinned in package.json) moves INIT from the L1 to every rollup of `rollgate up` through the
+// router, as an initia.js user does: route, (op hook), msgs, sign, broadcast, track, status.
+//
+// The key is the SDK's default for the mnemonic `rollgate up` prints: new MnemonicKey({mnemonic})
+// (coin type 60, eth_secp256k1), txs signed by the SDK's Wallet (SIGN_MODE_DIRECT unless told).
+// The router is called with the request shapes of initia.js v2's RouterClient
+// (initia-labs/initia.js@a60dc6b:src/bridge/router-client.ts): no published version of the
+// package ships that client (npm's latest is 1.1.0, the v2 branch is 2.0.0-rc.7, unpublished), so
+// its bodies, headers and decoding are reproduced here and everything chain-side is the SDK's.
+// Exits 1 on the first step that fails, 2 on bad usage.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  AuthInfo,
+  Coins,
+  Fee,
+  MnemonicKey,
+  Msg,
+  RESTClient,
+  SignMode,
+  Tx,
+  TxBody,
+} from "@initia/initia.js";
+
+const [dataDir, amountArg] = process.argv.slice(2);
+if (!dataDir) {
+  console.error("usage: node check.mjs DATA_DIR [AMOUNT]   (DATA_DIR: the --data-dir of rollgate up)");
+  process.exit(2);
+}
+const amount = amountArg ?? "1000000";
+if (!/^[1-9][0-9]*$/.test(amount)) {
+  console.error(`check.mjs: AMOUNT must be a positive integer in base units, got ${amount}`);
+  process.exit(2);
+}
+
+// The devnet serves no /cosmos/tx/v1beta1/simulate, which the SDK's fee estimation calls, so the
+// gas limit is given (the one `rollgate transfer` signs with); the price is the router's average
+// for the chain's fee asset (what InterwovenKit reads, real-clients §2.1).
+const GAS_LIMIT = 2_000_000;
+// initia.js v2 sends this constant on every router call (router-client.ts:32,284-286).
+const INTERWOVENKIT_VERSION = "2.4.6";
+// initia.js v2 types `state` with Skip's values (src/bridge/types.ts:219-262); these end a transfer.
+const TERMINAL = new Set(["STATE_COMPLETED_SUCCESS", "STATE_COMPLETED_ERROR", "STATE_ABANDONED"]);
+const STATUS_TIMEOUT_MS = 180_000;
+
+const endpoints = JSON.parse(readFileSync(join(dataDir, "endpoints.json"), "utf8"));
+const mnemonic = endpoints.accounts?.mnemonic;
+if (!mnemonic) fail(`${dataDir}/endpoints.json has no accounts.mnemonic`);
+const routerUrl = endpoints.router.replace(/\/+$/, "");
+const chainIds = Object.keys(endpoints.chains).sort();
+const l1 = chainIds.find((id) => endpoints.chains[id].kind === "l1");
+const rollups = chainIds.filter((id) => ["evm", "move", "wasm"].includes(endpoints.chains[id].kind));
+if (!l1 || rollups.length === 0) fail(`${dataDir}/endpoints.json names no L1 or no rollup`);
+
+const key = new MnemonicKey({ mnemonic });
+const rest = Object.fromEntries(chainIds.map((id) => [id, new RESTClient(endpoints.chains[id].rest, { chainId: id })]));
+
+function fail(msg) {
+  console.error(`FAIL ${msg}`);
+  process.exit(1);
+}
+function step(msg) {
+  console.log(`  ${msg}`);
+}
+
+// --- the router, called as initia.js v2's RouterClient calls it ---
+
+async function router(method, path, body) {
+  const headers = { "InterwovenKit-Version": INTERWOVENKIT_VERSION };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(routerUrl + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!res.ok) {
+    let detail = "";
+    try {
+      const b = await res.json();
+      if (b.message) detail = `: ${b.message}`;
+    } catch {
+      /* the client ignores a body it cannot parse */
+    }
+    throw new Error(`Router API ${path} failed (${res.status})${detail}`);
+  }
+  return res.json();
+}
+
+// Router msgs are proto3 JSON strings; initia.js 1.1.0 reads proto3 JSON through Msg.fromData
+// (the "@type" form its REST client uses). v2 decodes strictly (protobuf-es fromJson rejects an
+// unknown field); fromData would drop one silently, so every field the router sent must come
+// back from the decoded msg unchanged.
+function decodeMsg({ msg_type_url: typeUrl, msg }) {
+  if (!msg.startsWith("{")) fail(`${typeUrl}: msg is not JSON (initia.js v2 would read it as base64 proto)`);
+  const json = JSON.parse(msg);
+  let m;
+  try {
+    m = Msg.fromData({ "@type": typeUrl, ...json });
+  } catch (err) {
+    fail(`${typeUrl}: the SDK cannot decode the router's msg: ${err.message}`);
+  }
+  const back = m.toData();
+  for (const [k, v] of Object.entries(json)) {
+    if (canonical(back[k]) !== canonical(v)) {
+      fail(`${typeUrl}: field ${k} is ${canonical(v)} in the router's msg, ${canonical(back[k])} once decoded`);
+    }
+  }
+  return m;
+}
+
+// The sign mode the SDK wrote into the tx's signer info.
+function signModeOf(tx) {
+  const mode = tx.auth_info.signer_infos[0]?.toData().mode_info?.single?.mode;
+  return typeof mode === "number" ? SignMode[mode] : String(mode);
+}
+
+// JSON with object keys sorted: field order carries no meaning in proto3 JSON.
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function feeFor(chain) {
+  const fa = chain.fee_assets?.[0];
+  const price = Number(fa?.gas_price?.average ?? 0);
+  // A zero coin is an invalid fee amount: no price, no fee coin.
+  const coins = price > 0 ? new Coins({ [fa.denom]: Math.ceil(price * GAS_LIMIT) }) : new Coins();
+  return new Fee(GAS_LIMIT, coins);
+}
+
+async function accountOn(chainId) {
+  try {
+    const acc = await rest[chainId].auth.accountInfo(key.accAddress);
+    return { accountNumber: acc.getAccountNumber(), sequence: acc.getSequenceNumber() };
+  } catch (err) {
+    if (err.response?.status === 404) return undefined;
+    throw err;
+  }
+}
+
+async function balance(chainId, denom) {
+  const [coins] = await rest[chainId].bank.balance(key.accAddress);
+  return BigInt(coins.get(denom)?.amount.toString() ?? "0");
+}
+
+// initia.js v2's Bridge.signOpHook (src/bridge/bridge.ts:186-315): the hook msgs as a tx on the
+// hook's chain, fee [] and gas 0, EIP-191 (its default for a key that can sign personal
+// messages), the account's number and sequence there (0/0 if it does not exist yet), the
+// sequence advanced by 2 when the hook runs on the route's source chain.
+async function signOpHook(hookResult, sourceChainId) {
+  const msgs = hookResult.hook.map(decodeMsg);
+  const acc = (await accountOn(hookResult.chain_id)) ?? { accountNumber: 0, sequence: 0 };
+  const sequence = acc.sequence + (sourceChainId === hookResult.chain_id ? 2 : 0);
+  const unsigned = new Tx(new TxBody(msgs, "", 0), new AuthInfo([], new Fee(0, new Coins())), []);
+  const signed = await key.signTx(unsigned, {
+    accountNumber: acc.accountNumber,
+    sequence,
+    chainId: hookResult.chain_id,
+    signMode: SignMode.SIGN_MODE_EIP_191,
+  });
+  return { hook: Buffer.from(signed.toBytes()).toString("base64"), signer: key.accAddress };
+}
+
+// --- one transfer ---
+
+async function transfer(chains, dest) {
+  const src = { chainId: l1, denom: "uinit" };
+  console.log(`\n${src.chainId} ${src.denom} → ${dest.chainId} ${dest.denom} (${dest.symbol ?? "?"}, ${dest.decimals ?? "?"} decimals), ${amount}`);
+  const before = await balance(dest.chainId, dest.denom);
+
+  const route = await router("POST", "/v2/fungible/route", {
+    amount_in: amount,
+    source_asset_chain_id: src.chainId,
+    source_asset_denom: src.denom,
+    dest_asset_chain_id: dest.chainId,
+    dest_asset_denom: dest.denom,
+    allow_unsafe: undefined,
+    go_fast: undefined,
+    is_op_withdraw: undefined,
+  });
+  const ops = route.operations.map((o) => o.type ?? o.op_type ?? Object.keys(o).find((k) => typeof o[k] === "object"));
+  // The display fields initia.js v2 reads (router-client.ts:56-83), printed as it would get them.
+  step(`route    ${route.amount_in} ${route.source_asset_symbol ?? "(no source_asset_symbol)"} → ${route.amount_out} ` +
+    `${route.dest_asset_symbol ?? "(no dest_asset_symbol)"}, operations [${ops.join(", ")}], ` +
+    `estimated_duration_seconds ${route.estimated_duration_seconds ?? "(absent)"}, required_op_hook ${route.required_op_hook ?? false}`);
+
+  let signedOpHook;
+  if (route.required_op_hook) {
+    const hookResult = await router("POST", "/op-hook", {
+      source_address: key.accAddress,
+      source_asset_chain_id: src.chainId,
+      source_asset_denom: src.denom,
+      dest_address: key.accAddress,
+      dest_asset_chain_id: dest.chainId,
+      dest_asset_denom: dest.denom,
+    });
+    signedOpHook = await signOpHook(hookResult, src.chainId);
+    step(`op-hook  ${hookResult.hook.length} msg(s) [${hookResult.hook.map((h) => h.msg_type_url).join(", ")}] on ${hookResult.chain_id}, signed EIP-191`);
+  }
+
+  // initia.js v2's example passes the key's address for every chain (examples/smart-route.ts:160):
+  // one init1… address on the Initia chains.
+  const addressList = route.required_chain_addresses.map((id) => {
+    const c = chains.get(id);
+    if (c?.bech32_prefix && c.bech32_prefix !== "init") fail(`route needs an address on ${id} (${c.bech32_prefix}), not an Initia chain`);
+    return key.accAddress;
+  });
+  const { txs } = await router("POST", "/v2/fungible/msgs", {
+    amount_in: route.amount_in,
+    amount_out: route.amount_out,
+    source_asset_chain_id: route.source_asset_chain_id,
+    source_asset_denom: route.source_asset_denom,
+    dest_asset_chain_id: route.dest_asset_chain_id,
+    dest_asset_denom: route.dest_asset_denom,
+    address_list: addressList,
+    operations: route.operations,
+    slippage_tolerance_percent: "1",
+    signed_op_hook: signedOpHook,
+    ignore_blacklist: undefined,
+  });
+  if (!txs?.length) fail("the router returned no txs");
+  step(`msgs     ${txs.length} tx(s): ${txs.map((t) => `${t.chain_id ?? t.cosmos_tx?.chain_id} [${(t.cosmos_tx?.msgs ?? []).map((m) => m.msg_type_url).join(", ")}]`).join("; ")}`);
+
+  let first;
+  for (const t of txs) {
+    const chainId = t.chain_id ?? t.cosmos_tx?.chain_id ?? t.evm_tx?.chain_id;
+    if (!t.cosmos_tx) fail(`tx on ${chainId} is not a cosmos_tx`);
+    const msgs = t.cosmos_tx.msgs.map(decodeMsg);
+    const wallet = rest[chainId].wallet(key);
+    const signed = await wallet.createAndSignTx({ msgs, fee: feeFor(chains.get(chainId)), memo: "" });
+    step(`sign     ${chainId} as ${key.accAddress}, ${signModeOf(signed)}`);
+    const res = await rest[chainId].tx.broadcast(signed);
+    if (res.code) fail(`broadcast on ${chainId}: code ${res.code} ${res.raw_log}`);
+    step(`broadcast ${res.txhash} in block ${res.height}`);
+    first ??= { hash: res.txhash, chainId };
+  }
+
+  await router("POST", "/v2/tx/track", { tx_hash: first.hash, chain_id: first.chainId });
+  step(`track    ${first.hash} on ${first.chainId}`);
+
+  const started = Date.now();
+  let last = "";
+  let noted = false;
+  for (;;) {
+    const params = new URLSearchParams({ tx_hash: first.hash, chain_id: first.chainId });
+    const raw = await router("GET", `/v2/tx/status?${params}`);
+    // What initia.js v2's getTransferStatus returns: state, and flat transfer_sequence hops.
+    const hops = (raw.transfer_sequence ?? []).map((h) => {
+      const [kind, x] = Object.entries(h).find(([, v]) => typeof v === "object") ?? ["?", {}];
+      return `${h.src_chain_id ?? x.from_chain_id} → ${h.dst_chain_id ?? x.to_chain_id} ${h.state ?? x.state} (${kind})`;
+    });
+    if (!noted && (raw.transfer_sequence ?? []).some((h) => h.src_chain_id === undefined)) {
+      noted = true;
+      step("note     transfer_sequence holds Skip's one-of hops; initia.js v2 reads each as flat " +
+        "{src_chain_id, dst_chain_id, state} (router-client.ts:466-488), undefined here: shown from the one-of");
+    }
+    const line = `status   state ${raw.state} (status ${raw.status}); ${hops.join("; ")}`;
+    if (line !== last) step(line);
+    last = line;
+    if (TERMINAL.has(raw.state)) {
+      if (raw.state !== "STATE_COMPLETED_SUCCESS") fail(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
+      break;
+    }
+    if (Date.now() - started > STATUS_TIMEOUT_MS) fail(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+
+  const after = await balance(dest.chainId, dest.denom);
+  const got = after - before;
+  step(`balance  ${dest.denom} on ${dest.chainId}: ${before} → ${after} (+${got})`);
+  if (got !== BigInt(route.amount_out)) fail(`received ${got}, the route said ${route.amount_out}`);
+}
+
+// --- main ---
+
+console.log(`initia.js ${JSON.parse(readFileSync(new URL("./node_modules/@initia/initia.js/package.json", import.meta.url), "utf8")).version}, ` +
+  `router ${routerUrl}`);
+console.log(`key      new MnemonicKey({mnemonic}) → ${key.accAddress} (${key.publicKey.toData()["@type"]})`);
+const l1Acc = await accountOn(l1);
+if (!l1Acc) fail(`${key.accAddress} does not exist on ${l1}: rollgate up funded other keys than the SDK derives`);
+console.log(`account  ${l1}: number ${l1Acc.accountNumber}, sequence ${l1Acc.sequence}, ${await balance(l1, "uinit")} uinit`);
+
+const { chains: chainList } = await router("GET", `/v2/info/chains?chain_ids=${[l1, ...rollups].join(",")}`);
+const chains = new Map(chainList.map((c) => [c.chain_id, c]));
+for (const id of [l1, ...rollups]) {
+  if (!chains.has(id)) fail(`the router does not list ${id}`);
+  if (chains.get(id).rest?.replace(/\/+$/, "") !== endpoints.chains[id].rest.replace(/\/+$/, "")) {
+    fail(`the router's REST for ${id} is ${chains.get(id).rest}, endpoints.json says ${endpoints.chains[id].rest}`);
+  }
+}
+const { chain_to_assets_map: assets } = await router("GET", `/v2/fungible/assets?chain_ids=${[l1, ...rollups].join(",")}`);
+const init = assets[l1]?.assets.find((a) => a.denom === "uinit");
+if (!init) fail(`the router lists no uinit on ${l1}`);
+
+// On each rollup, the INIT the OP bridge delivers (l2/…) and its 18-decimal ERC-20 wrapper on an
+// EVM rollup (evm/…, reached through the op hook) where the router lists it; IBC vouchers
+// (ibc/…) of INIT travel another way and are left out.
+let n = 0;
+for (const id of rollups) {
+  const dests = (assets[id]?.assets ?? []).filter((a) => a.symbol === init.symbol && !a.hidden && !a.denom.startsWith("ibc/"));
+  if (!dests.some((a) => a.denom.startsWith("l2/"))) fail(`the router lists no OP-bridged ${init.symbol} (l2/…) on ${id}`);
+  for (const a of dests) {
+    await transfer(chains, { chainId: id, denom: a.denom, symbol: a.symbol, decimals: a.decimals });
+    n++;
+  }
+}
+console.log(`\nOK: ${n} transfers from ${l1} completed through the router with @initia/initia.js`);
