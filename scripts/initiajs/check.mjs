@@ -103,6 +103,7 @@ function decodeMsg({ msg_type_url: typeUrl, msg }) {
   }
   const back = m.toData();
   for (const [k, v] of Object.entries(json)) {
+    if (isDefault(v) && isDefault(back[k])) continue; // proto3: a default value and no value are one encoding
     if (canonical(back[k]) !== canonical(v)) {
       fail(`${typeUrl}: field ${k} is ${canonical(v)} in the router's msg, ${canonical(back[k])} once decoded`);
     }
@@ -114,6 +115,10 @@ function decodeMsg({ msg_type_url: typeUrl, msg }) {
 function signModeOf(tx) {
   const mode = tx.auth_info.signer_infos[0]?.toData().mode_info?.single?.mode;
   return typeof mode === "number" ? SignMode[mode] : String(mode);
+}
+
+function isDefault(v) {
+  return v === undefined || v === null || v === "" || v === false || (Array.isArray(v) && v.length === 0);
 }
 
 // JSON with object keys sorted: field order carries no meaning in proto3 JSON.
