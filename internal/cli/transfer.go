@@ -131,7 +131,23 @@ func (w *wallet) key(chainID string) (*txcodec.PrivKey, error) {
 	if len(strings.Fields(w.secret)) < 12 {
 		return nil, usagef("--from must be a 32-byte hex private key or a BIP-39 mnemonic")
 	}
-	return txcodec.PrivKeyFromMnemonic(typ, w.secret, w.hdPath)
+	return txcodec.PrivKeyFromMnemonic(typ, w.secret, w.path(typ))
+}
+
+// path is the BIP-32 path of the mnemonic's key for a key type: --hd-path when given, else
+// the path the chain's wallets derive, so `--from <mnemonic>` signs for the address a wallet
+// importing the same mnemonic shows (and `rollgate up` funds): coin type 60 with
+// eth_secp256k1 on Initia chains (initia.js MnemonicKey's default,
+// initia-labs/initia.js@22b7c1f:src/key/MnemonicKey.ts lines 7, 39-40, 86), coin type 118
+// with secp256k1 on Cosmos chains.
+func (w *wallet) path(typ txcodec.KeyType) string {
+	if w.hdPath != "" {
+		return w.hdPath
+	}
+	if typ == txcodec.EthSecp256k1 {
+		return "m/44'/60'/0'/0/0"
+	}
+	return "m/44'/118'/0'/0/0"
 }
 
 func (w *wallet) address(chainID string) (string, error) {
@@ -232,7 +248,7 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	var interval, timeout time.Duration
 	r.register(f)
 	f.String(&from, "from", "", "signer: 32-byte hex private key or BIP-39 mnemonic (required)", "ROLLGATE_FROM")
-	f.String(&hdPath, "hd-path", "m/44'/118'/0'/0/0", "BIP-32 path of a mnemonic's key")
+	f.String(&hdPath, "hd-path", "", "BIP-32 path of a mnemonic's key on every chain (default: what wallets derive, m/44'/60'/0'/0/0 on Initia chains, m/44'/118'/0'/0/0 on Cosmos chains)")
 	f.String(&to, "to", "", "recipient on the destination chain (default: the signer's own address there)")
 	f.Duration(&interval, "interval", time.Second, "status poll interval")
 	f.Duration(&timeout, "timeout", 10*time.Minute, "give up after")

@@ -13,6 +13,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/router/api"
 )
 
 // TestTransferCommand runs `rollgate up`, then `rollgate route` and `rollgate transfer` against
@@ -108,6 +109,32 @@ func TestTransferCommand(t *testing.T) {
 				}
 			}
 			t.Logf("\n%s", all)
+		})
+	}
+}
+
+// TestWalletDefaultPath: `transfer --from <mnemonic>` signs for the address a wallet importing
+// the mnemonic shows, the one `rollgate up` funds: coin type 60 (eth_secp256k1) on Initia
+// chains, 118 (secp256k1) on Cosmos chains; --hd-path, when given, applies on every chain.
+func TestWalletDefaultPath(t *testing.T) {
+	chains := map[string]api.Chain{"initia-devnet-1": {ChainID: "initia-devnet-1", Bech32Prefix: "init"},
+		"cosmoshub-devnet-1": {ChainID: "cosmoshub-devnet-1", Bech32Prefix: "cosmos"}}
+	cases := []struct {
+		name, hdPath, chain, want string
+	}{
+		{"initia default is coin type 60", "", "initia-devnet-1", "init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz"},
+		{"cosmos default is coin type 118", "", "cosmoshub-devnet-1", "cosmos15yk64u7zc9g9k2yr2wmzeva5qgwxps6yxj00e7"},
+		{"explicit path on initia", "m/44'/60'/0'/0/1", "initia-devnet-1", "init1wzvhjux9rqfdcwspp37srdgwp5tac7wg9ql75y"},
+		{"explicit path on cosmos", "m/44'/118'/0'/0/1", "cosmoshub-devnet-1", "cosmos1erxf3sa9q2j4vgseu7jq4a258ckmk7cy076t8z"},
+		{"coin type 118 on initia is another account", "m/44'/118'/0'/0/0", "initia-devnet-1", "init1srqfdy5fwu2ek25kswwvpj647dl30nwfxggtz9"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &wallet{secret: devnet.TestMnemonic, hdPath: c.hdPath, chains: chains}
+			got, err := w.address(c.chain)
+			if err != nil || got != c.want {
+				t.Fatalf("address %s, %v; want %s", got, err, c.want)
+			}
 		})
 	}
 }

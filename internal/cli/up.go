@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
@@ -127,21 +128,12 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 				return err
 			}
 		}
-		ic := indexerConfig{
-			Mode:       "all",
-			DB:         "sqlite:" + dbPath,
-			RPC:        e.RPC,
-			REST:       e.REST,
-			JSONRPC:    e.JSONRPC,
-			MaxConns:   16,
-			CacheMB:    16,
-			BuildInfo:  env.Build,
-			LogContext: []any{"component", "indexer", "chain_id", id},
-			CORS:       corsAnyOrigin,
+		ic, err := upIndexerConfig(env, id, e, "sqlite:"+dbPath, lns[id].Addr().String())
+		if err != nil {
+			closeAll()
+			routerLn.Close()
+			return fmt.Errorf("indexer for %s: %w", id, err)
 		}
-		ic.Ingest.ChainID = id
-		ic.Ingest.VMType = string(e.Kind)
-		ic.Ingest.AccountPrefix = "init"
 		closeStore, err := startIndexer(g, ic, lns[id], log)
 		if err != nil {
 			closeAll()
@@ -173,7 +165,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	out.Accounts = &upAccounts{Mnemonic: devnet.TestMnemonic, List: accts,
-		Note: "test accounts: BIP-39 mnemonic, path m/44'/118'/0'/0/<index>; eth_secp256k1 keys on Initia chains, secp256k1 on cosmoshub; never use it for real funds"}
+		Note: "test accounts: BIP-39 mnemonic; the paths wallets derive: m/44'/60'/0'/0/<index> with eth_secp256k1 keys on Initia chains " +
+			"(initia.js MnemonicKey, InterwovenKit, MetaMask on EVM rollups: evm lists the 0x address and private key), " +
+			"m/44'/118'/0'/0/<index> with secp256k1 on Cosmos chains (hd_paths per chain); never use it for real funds"}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	path := filepath.Join(dataDir, "endpoints.json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
@@ -181,30 +175,62 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
-	printAccounts(env.Stdout, out.Accounts)
+	printAccounts(env.Stdout, out.Accounts, eps)
 	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
 	up = true
 	return g.Wait()
 }
 
 // printAccounts prints the funded test accounts: the mnemonic, then per account and chain the
-// address and balances.
-func printAccounts(w io.Writer, a *upAccounts) {
-	fmt.Fprintf(w, "\nTEST ACCOUNTS  mnemonic %q, path m/44'/118'/0'/0/<index>\n", a.Mnemonic)
+// path a wallet derives it at, the address and balances, then the EVM rollups' accounts as
+// Anvil prints them (0x address, private key), ready for MetaMask's "import account".
+// Chains come in the URL table's order.
+func printAccounts(w io.Writer, a *upAccounts, eps devnet.Endpoints) {
+	fmt.Fprintf(w, "\nTEST ACCOUNTS  mnemonic %q (never for real funds)\n", a.Mnemonic)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	evm := map[string][]string{}
 	for _, acc := range a.List {
-		ids := make([]string, 0, len(acc.Addresses))
-		for id := range acc.Addresses {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids := acc.ChainIDs()
+		sort.SliceStable(ids, func(i, j int) bool { return kindOrder(eps[ids[i]].Kind) < kindOrder(eps[ids[j]].Kind) })
 		for _, id := range ids {
 			var coins []string
 			for _, c := range acc.Balances[id] {
 				coins = append(coins, c.Amount+c.Denom)
 			}
-			fmt.Fprintf(w, "  #%d  %-19s %-46s %s\n", acc.Index, id, acc.Addresses[id], strings.Join(coins, ","))
+			fmt.Fprintf(tw, "  #%d\t%s\t%s\t%s\t%s\n", acc.Index, id, acc.HDPaths[id], acc.Addresses[id], strings.Join(coins, ","))
+			if e, ok := acc.EVM[id]; ok {
+				evm[id] = append(evm[id], fmt.Sprintf("  (%d) %s  private key %s", acc.Index, e.Address, e.PrivateKey))
+			}
 		}
 	}
+	tw.Flush()
+	ids := make([]string, 0, len(evm))
+	for id := range evm {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		fmt.Fprintf(w, "\nEVM ACCOUNTS  %s (MetaMask: add its JSON-RPC URL as a network, then import a private key)\n%s\n", id, strings.Join(evm[id], "\n"))
+	}
+}
+
+// upIndexerConfig is the indexer `up` runs for one rollup: `rollgate indexer`'s own defaults
+// (its flags registered with no environment, so every extension the chain supports is on as
+// in a deployment: the rich list, and internal txs on EVM chains) and its own validation,
+// with up's URLs, store and listener. Built by hand, the config used to miss the flag
+// defaults (RichList false) and the validation that turns internal txs on (internalTx false).
+func upIndexerConfig(env *Env, id string, e devnet.ChainEndpoints, db, listen string) (indexerConfig, error) {
+	var ic indexerConfig
+	quiet := &Env{Build: env.Build, Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	ic.register(newFlags(quiet, "indexer"))
+	ic.Mode, ic.Listen, ic.DB = "all", listen, db
+	ic.RPC, ic.REST, ic.JSONRPC = e.RPC, e.REST, e.JSONRPC
+	ic.MaxConns, ic.CacheMB = 16, 16
+	ic.BuildInfo = env.Build
+	ic.LogContext = []any{"component", "indexer", "chain_id", id}
+	ic.CORS = corsAnyOrigin
+	ic.Ingest.ChainID, ic.Ingest.VMType, ic.Ingest.AccountPrefix = id, string(e.Kind), "init"
+	return ic, ic.validate(quiet)
 }
 
 // rollupsOf lists the rollups (the chains that get an indexer) in a stable order.

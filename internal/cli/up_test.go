@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet"
 )
 
 func getJSON(t *testing.T, url string, out any) int {
@@ -83,11 +85,43 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/txs?pagination.limit=5", &txs); code != 200 || len(txs.Txs) == 0 {
 				t.Errorf("round %d: %s txs: status %d, %d txs", round, id, code, len(txs.Txs))
 			}
+			// Every extension the chain supports is on, as in a deployment: the rich list
+			// (its height on /status, holders of the fee denom) and, on the EVM rollup, the
+			// internal txs traced from call traces (internal_tx_height).
+			var ext struct {
+				RichListHeight   int64 `json:"rich_list_height"`
+				InternalTxHeight int64 `json:"internal_tx_height"`
+			}
+			evm := c.Kind == "evm"
+			for time.Now().Before(deadline) && (ext.RichListHeight == 0 || evm && ext.InternalTxHeight == 0) {
+				getJSON(t, c.Indexer+"/status", &ext)
+				time.Sleep(100 * time.Millisecond)
+			}
+			if ext.RichListHeight == 0 || evm && ext.InternalTxHeight == 0 || !evm && ext.InternalTxHeight != 0 {
+				t.Errorf("round %d: %s (%s) /status extensions %+v", round, id, c.Kind, ext)
+			}
+			var holders struct {
+				Holders []struct {
+					Account string `json:"account"`
+					Amount  string `json:"amount"`
+				} `json:"holders"`
+			}
+			feeDenom := map[string]string{"evm": "GAS", "move": "umin", "wasm": "umin"}[string(c.Kind)]
+			if code := getJSON(t, c.Indexer+"/indexer/richlist/v1/"+feeDenom, &holders); code != 200 || len(holders.Holders) == 0 {
+				t.Errorf("round %d: %s rich list of %s: status %d, %d holders", round, id, feeDenom, code, len(holders.Holders))
+			}
+			var itxs struct {
+				Txs []json.RawMessage `json:"txs"`
+			}
+			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/evm-internal-txs?pagination.limit=1", &itxs); evm && code != 200 || !evm && code != 404 {
+				t.Errorf("round %d: %s (%s) internal txs: status %d", round, id, c.Kind, code)
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
 			}
 		}
+		checkUpAccounts(t, eps, out.String())
 		if rollups != 3 {
 			t.Errorf("round %d: %d indexers, want one per rollup (3)", round, rollups)
 		}
@@ -163,4 +197,51 @@ func TestDevnetCommand(t *testing.T) {
 		t.Fatalf("exit code %d; stderr %s", code, errb)
 	}
 	checkLastLogLine(t, errb.String(), "devnet stopped")
+}
+
+// checkUpAccounts: the URL table and endpoints.json list the accounts wallets derive from the
+// printed mnemonic (initia.js MnemonicKey / InterwovenKit / MetaMask: m/44'/60'/0'/0/i,
+// eth_secp256k1; Keplr on the hub: m/44'/118'/0'/0/i), and the EVM rollup's as Anvil prints
+// them, 0x address and private key.
+func checkUpAccounts(t *testing.T, eps upEndpoints, table string) {
+	t.Helper()
+	if eps.Accounts == nil || eps.Accounts.Mnemonic != devnet.TestMnemonic || len(eps.Accounts.List) != 3 {
+		t.Fatalf("endpoints.json accounts: %+v", eps.Accounts)
+	}
+	a := eps.Accounts.List[0]
+	const init0, evm0, key0 = "init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+		"0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+	for _, id := range []string{"initia-devnet-1", "minievm-devnet-1", "minimove-devnet-1", "miniwasm-devnet-1"} {
+		if a.Addresses[id] != init0 || a.HDPaths[id] != "m/44'/60'/0'/0/0" || len(a.Balances[id]) == 0 {
+			t.Errorf("endpoints.json account 0 on %s: %s %s %v", id, a.Addresses[id], a.HDPaths[id], a.Balances[id])
+		}
+	}
+	if e := a.EVM["minievm-devnet-1"]; e.Address != evm0 || e.PrivateKey != key0 {
+		t.Errorf("endpoints.json account 0 on the EVM rollup: %+v", a.EVM)
+	}
+	hub := a.Addresses["cosmoshub-devnet-1"]
+	if !strings.HasPrefix(hub, "cosmos1") || a.HDPaths["cosmoshub-devnet-1"] != "m/44'/118'/0'/0/0" {
+		t.Errorf("endpoints.json account 0 on the hub: %s %s", hub, a.HDPaths["cosmoshub-devnet-1"])
+	}
+	for _, want := range []string{
+		"TEST ACCOUNTS mnemonic \"" + devnet.TestMnemonic + "\"",
+		"#0 initia-devnet-1 m/44'/60'/0'/0/0 " + init0, "#0 minievm-devnet-1 m/44'/60'/0'/0/0 " + init0,
+		"#0 cosmoshub-devnet-1 m/44'/118'/0'/0/0 " + hub, "#2 miniwasm-devnet-1 m/44'/60'/0'/0/2 ",
+		"EVM ACCOUNTS minievm-devnet-1", "(0) " + evm0 + " private key " + key0,
+	} {
+		if !hasLine(table, want) {
+			t.Errorf("URL table lacks %q:\n%s", want, table)
+		}
+	}
+}
+
+// hasLine reports whether a line of out starts, after leading blanks and with runs of
+// blanks as one, with prefix (the table's columns are padded to their widest cell).
+func hasLine(out, prefix string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.Join(strings.Fields(l), " "), prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -73,7 +73,8 @@ type Config struct {
 	// touches: clients sign with them (UserKey) and see exact balances.
 	Users int
 	// TestAccounts is the number of funded accounts derived from TestMnemonic along
-	// TestAccountPath(i), for importing into a wallet (`rollgate up` funds 3; default 0).
+	// TestAccountPath (coin type 60 on Initia chains, 118 on Cosmos ones), for importing
+	// into a wallet (`rollgate up` funds 3; default 0).
 	TestAccounts int
 	// LayerZero adds the registry-only LayerZero EVM peer (ethereum-devnet) and the L1's
 	// OFT asset, so the router has LayerZero routes. No chain is simulated for it.

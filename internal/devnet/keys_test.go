@@ -2,6 +2,8 @@ package devnet
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,5 +74,63 @@ func TestKeys(t *testing.T) {
 	u, _ := n.UserKey(hubID, 0)
 	if a := n.Address(hubID, u); !strings.HasPrefix(a, "cosmos1") {
 		t.Errorf("cosmoshub user address %s", a)
+	}
+}
+
+// TestTestAccounts: the printed mnemonic opens funded accounts in the wallets Initia users
+// have. initia.js' MnemonicKey, InterwovenKit and MetaMask derive m/44'/60'/0'/0/i with
+// eth_secp256k1 keys on Initia chains (account 0 and 1 below are Anvil's, whose 0x forms and
+// keys every Ethereum developer knows); Keplr derives m/44'/118'/0'/0/i with secp256k1 on
+// the Cosmos chain. Each address must hold its genesis coins over the chain's REST, the
+// way a wallet reads it before its first transfer.
+func TestTestAccounts(t *testing.T) {
+	n := startManual(t, 1, func(c *Config) { c.TestAccounts = 2 })
+	accts, err := n.TestAccounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(accts) != 2 {
+		t.Fatalf("%d test accounts, want 2", len(accts))
+	}
+	initia := []string{l1ID, evmID, moveID, wasmID}
+	// The hub's addresses were checked against an independent BIP-32 derivation (secp256k1,
+	// RIPEMD160(SHA256(pubkey)), bech32), not taken from this code's output.
+	cases := []struct {
+		index                          int
+		initAddr, evm, evmKey, hubAddr string
+	}{
+		{0, "init17w0adeg64ky0daxwd2ugyuneellmjgnxdtmpqz", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+			"0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", "cosmos15yk64u7zc9g9k2yr2wmzeva5qgwxps6yxj00e7"},
+		{1, "init1wzvhjux9rqfdcwspp37srdgwp5tac7wg9ql75y", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+			"0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d", "cosmos1erxf3sa9q2j4vgseu7jq4a258ckmk7cy076t8z"},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		a := accts[c.index]
+		for _, id := range initia {
+			if a.Addresses[id] != c.initAddr || a.HDPaths[id] != fmt.Sprintf("m/44'/60'/0'/0/%d", c.index) || a.KeyTypes[id] != "eth_secp256k1" {
+				t.Errorf("#%d on %s: %s %s %s", c.index, id, a.Addresses[id], a.HDPaths[id], a.KeyTypes[id])
+			}
+		}
+		if got := a.EVM[evmID]; got.Address != c.evm || got.PrivateKey != c.evmKey || len(a.EVM) != 1 {
+			t.Errorf("#%d EVM accounts %+v, want %s %s on %s only", c.index, a.EVM, c.evm, c.evmKey, evmID)
+		}
+		if a.HDPaths[hubID] != fmt.Sprintf("m/44'/118'/0'/0/%d", c.index) || a.KeyTypes[hubID] != "secp256k1" ||
+			a.Addresses[hubID] != c.hubAddr {
+			t.Errorf("#%d on the hub: %s %s %s", c.index, a.Addresses[hubID], a.HDPaths[hubID], a.KeyTypes[hubID])
+		}
+		for _, id := range a.ChainIDs() {
+			if _, seq, err := n.Account(ctx, id, a.Addresses[id]); err != nil || seq != 0 {
+				t.Errorf("#%d on %s: account %s: seq %d, %v", c.index, id, a.Addresses[id], seq, err)
+			}
+			spec, _ := n.Spec(id)
+			var bal struct {
+				Balance CoinJSON `json:"balance"`
+			}
+			raw := httpGet(t, n.Endpoints()[id].REST+"/cosmos/bank/v1beta1/balances/"+a.Addresses[id]+"/by_denom?denom="+spec.FeeDenom)
+			if err := json.Unmarshal(raw, &bal); err != nil || bal.Balance.Amount != "1000000000000" {
+				t.Errorf("#%d on %s: %s balance %s", c.index, id, spec.FeeDenom, raw)
+			}
+		}
 	}
 }
