@@ -8,6 +8,7 @@
 // (initia-labs/initia.js@a60dc6b:src/bridge/router-client.ts): no published version of the
 // package ships that client (npm's latest is 1.1.0, the v2 branch is 2.0.0-rc.7, unpublished), so
 // its bodies, headers and decoding are reproduced here and everything chain-side is the SDK's.
+// Paths cited below without a repository are in initia-labs/initia.js@a60dc6b (branch v2).
 // Exits 1 on the first step that fails, 2 on bad usage.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -153,7 +154,7 @@ async function balance(chainId, denom) {
   return BigInt(coins.get(denom)?.amount.toString() ?? "0");
 }
 
-// initia.js v2's Bridge.signOpHook (src/bridge/bridge.ts:186-315): the hook msgs as a tx on the
+// initia.js v2's Bridge.signOpHook (src/bridge/bridge.ts:189-315): the hook msgs as a tx on the
 // hook's chain, fee [] and gas 0, EIP-191 (its default for a key that can sign personal
 // messages), the account's number and sequence there (0/0 if it does not exist yet), the
 // sequence advanced by 2 when the hook runs on the route's source chain.
@@ -208,7 +209,7 @@ async function transfer(chains, dest) {
     step(`op-hook  ${hookResult.hook.length} msg(s) [${hookResult.hook.map((h) => h.msg_type_url).join(", ")}] on ${hookResult.chain_id}, signed EIP-191`);
   }
 
-  // initia.js v2's example passes the key's address for every chain (examples/smart-route.ts:160):
+  // initia.js v2's example passes the key's address for every chain (examples/smart-route.ts:163):
   // one init1… address on the Initia chains.
   const addressList = route.required_chain_addresses.map((id) => {
     const c = chains.get(id);
