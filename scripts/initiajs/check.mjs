@@ -61,6 +61,10 @@ function fail(msg) {
   console.error(`FAIL ${msg}`);
   process.exit(1);
 }
+// A failed step of one transfer: reported, and the next transfer is tried.
+function bad(msg) {
+  throw new Error(msg);
+}
 function step(msg) {
   console.log(`  ${msg}`);
 }
@@ -94,19 +98,19 @@ async function router(method, path, body) {
 // unknown field); fromData would drop one silently, so every field the router sent must come
 // back from the decoded msg unchanged.
 function decodeMsg({ msg_type_url: typeUrl, msg }) {
-  if (!msg.startsWith("{")) fail(`${typeUrl}: msg is not JSON (initia.js v2 would read it as base64 proto)`);
+  if (!msg.startsWith("{")) bad(`${typeUrl}: msg is not JSON (initia.js v2 would read it as base64 proto)`);
   const json = JSON.parse(msg);
   let m;
   try {
     m = Msg.fromData({ "@type": typeUrl, ...json });
   } catch (err) {
-    fail(`${typeUrl}: the SDK cannot decode the router's msg: ${err.message}`);
+    bad(`${typeUrl}: the SDK cannot decode the router's msg: ${err.message}`);
   }
   const back = m.toData();
   for (const [k, v] of Object.entries(json)) {
     if (isDefault(v) && isDefault(back[k])) continue; // proto3: a default value and no value are one encoding
     if (canonical(back[k]) !== canonical(v)) {
-      fail(`${typeUrl}: field ${k} is ${canonical(v)} in the router's msg, ${canonical(back[k])} once decoded`);
+      bad(`${typeUrl}: field ${k} is ${canonical(v)} in the router's msg, ${canonical(back[k])} once decoded`);
     }
   }
   return m;
@@ -174,11 +178,12 @@ async function signOpHook(hookResult, sourceChainId) {
 
 // --- one transfer ---
 
-async function transfer(chains, dest) {
+async function transfer(chains, dest, at) {
   const src = { chainId: l1, denom: "uinit" };
   console.log(`\n${src.chainId} ${src.denom} → ${dest.chainId} ${dest.denom} (${dest.symbol ?? "?"}, ${dest.decimals ?? "?"} decimals), ${amount}`);
   const before = await balance(dest.chainId, dest.denom);
 
+  at.step = "route";
   const route = await router("POST", "/v2/fungible/route", {
     amount_in: amount,
     source_asset_chain_id: src.chainId,
@@ -197,6 +202,7 @@ async function transfer(chains, dest) {
 
   let signedOpHook;
   if (route.required_op_hook) {
+    at.step = "op-hook";
     const hookResult = await router("POST", "/op-hook", {
       source_address: key.accAddress,
       source_asset_chain_id: src.chainId,
@@ -211,9 +217,10 @@ async function transfer(chains, dest) {
 
   // initia.js v2's example passes the key's address for every chain (examples/smart-route.ts:163):
   // one init1… address on the Initia chains.
+  at.step = "msgs";
   const addressList = route.required_chain_addresses.map((id) => {
     const c = chains.get(id);
-    if (c?.bech32_prefix && c.bech32_prefix !== "init") fail(`route needs an address on ${id} (${c.bech32_prefix}), not an Initia chain`);
+    if (c?.bech32_prefix && c.bech32_prefix !== "init") bad(`route needs an address on ${id} (${c.bech32_prefix}), not an Initia chain`);
     return key.accAddress;
   });
   const { txs } = await router("POST", "/v2/fungible/msgs", {
@@ -229,26 +236,30 @@ async function transfer(chains, dest) {
     signed_op_hook: signedOpHook,
     ignore_blacklist: undefined,
   });
-  if (!txs?.length) fail("the router returned no txs");
+  if (!txs?.length) bad("the router returned no txs");
   step(`msgs     ${txs.length} tx(s): ${txs.map((t) => `${t.chain_id ?? t.cosmos_tx?.chain_id} [${(t.cosmos_tx?.msgs ?? []).map((m) => m.msg_type_url).join(", ")}]`).join("; ")}`);
 
   let first;
   for (const t of txs) {
     const chainId = t.chain_id ?? t.cosmos_tx?.chain_id ?? t.evm_tx?.chain_id;
-    if (!t.cosmos_tx) fail(`tx on ${chainId} is not a cosmos_tx`);
+    if (!t.cosmos_tx) bad(`tx on ${chainId} is not a cosmos_tx`);
+    at.step = "sign";
     const msgs = t.cosmos_tx.msgs.map(decodeMsg);
     const wallet = rest[chainId].wallet(key);
     const signed = await wallet.createAndSignTx({ msgs, fee: feeFor(chains.get(chainId)), memo: "" });
     step(`sign     ${chainId} as ${key.accAddress}, ${signModeOf(signed)}`);
+    at.step = "broadcast";
     const res = await rest[chainId].tx.broadcast(signed);
-    if (res.code) fail(`broadcast on ${chainId}: code ${res.code} ${res.raw_log}`);
+    if (res.code) bad(`broadcast on ${chainId}: code ${res.code} ${res.raw_log}`);
     step(`broadcast ${res.txhash} in block ${res.height}`);
     first ??= { hash: res.txhash, chainId };
   }
 
+  at.step = "track";
   await router("POST", "/v2/tx/track", { tx_hash: first.hash, chain_id: first.chainId });
   step(`track    ${first.hash} on ${first.chainId}`);
 
+  at.step = "status";
   const started = Date.now();
   let last = "";
   let noted = false;
@@ -269,17 +280,18 @@ async function transfer(chains, dest) {
     if (line !== last) step(line);
     last = line;
     if (TERMINAL.has(raw.state)) {
-      if (raw.state !== "STATE_COMPLETED_SUCCESS") fail(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
+      if (raw.state !== "STATE_COMPLETED_SUCCESS") bad(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
       break;
     }
-    if (Date.now() - started > STATUS_TIMEOUT_MS) fail(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
+    if (Date.now() - started > STATUS_TIMEOUT_MS) bad(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 1000));
   }
 
+  at.step = "balance";
   const after = await balance(dest.chainId, dest.denom);
   const got = after - before;
   step(`balance  ${dest.denom} on ${dest.chainId}: ${before} → ${after} (+${got})`);
-  if (got !== BigInt(route.amount_out)) fail(`received ${got}, the route said ${route.amount_out}`);
+  if (got !== BigInt(route.amount_out)) bad(`received ${got}, the route said ${route.amount_out}`);
 }
 
 // --- main ---
@@ -306,13 +318,30 @@ if (!init) fail(`the router lists no uinit on ${l1}`);
 // On each rollup, the INIT the OP bridge delivers (l2/…) and its 18-decimal ERC-20 wrapper on an
 // EVM rollup (evm/…, reached through the op hook) where the router lists it; IBC vouchers
 // (ibc/…) of INIT travel another way and are left out.
-let n = 0;
+const done = [];
+const failed = [];
 for (const id of rollups) {
-  const dests = (assets[id]?.assets ?? []).filter((a) => a.symbol === init.symbol && !a.hidden && !a.denom.startsWith("ibc/"));
-  if (!dests.some((a) => a.denom.startsWith("l2/"))) fail(`the router lists no OP-bridged ${init.symbol} (l2/…) on ${id}`);
+  const dests = (assets[id]?.assets ?? [])
+    .filter((a) => a.symbol === init.symbol && !a.hidden && !a.denom.startsWith("ibc/"))
+    .sort((a, b) => Number(b.denom.startsWith("l2/")) - Number(a.denom.startsWith("l2/")));
+  if (!dests.some((a) => a.denom.startsWith("l2/"))) {
+    console.error(`FAIL the router lists no OP-bridged ${init.symbol} (l2/…) on ${id}`);
+    failed.push(`${id}: no l2/ INIT listed`);
+  }
   for (const a of dests) {
-    await transfer(chains, { chainId: id, denom: a.denom, symbol: a.symbol, decimals: a.decimals });
-    n++;
+    const name = `${id} ${a.denom}`;
+    const at = { step: "" };
+    try {
+      await transfer(chains, { chainId: id, denom: a.denom, symbol: a.symbol, decimals: a.decimals }, at);
+      done.push(name);
+    } catch (err) {
+      console.error(`  FAIL     ${at.step}: ${err.message}`);
+      failed.push(`${name} (${at.step})`);
+    }
   }
 }
-console.log(`\nOK: ${n} transfers from ${l1} completed through the router with @initia/initia.js`);
+console.log(`\n${done.length} transfer(s) from ${l1} completed through the router with @initia/initia.js, ${failed.length} failed`);
+if (failed.length) {
+  for (const f of failed) console.log(`  failed: ${f}`);
+  process.exit(1);
+}
