@@ -19,6 +19,7 @@ import {
   MnemonicKey,
   Msg,
   RESTClient,
+  SignDoc,
   SignMode,
   Tx,
   TxBody,
@@ -55,6 +56,7 @@ const rollups = chainIds.filter((id) => ["evm", "move", "wasm"].includes(endpoin
 if (!l1 || rollups.length === 0) fail(`${dataDir}/endpoints.json names no L1 or no rollup`);
 
 const key = new MnemonicKey({ mnemonic });
+const sdkVersion = JSON.parse(readFileSync(new URL("./node_modules/@initia/initia.js/package.json", import.meta.url), "utf8")).version;
 const rest = Object.fromEntries(chainIds.map((id) => [id, new RESTClient(endpoints.chains[id].rest, { chainId: id })]));
 
 function fail(msg) {
@@ -159,21 +161,34 @@ async function balance(chainId, denom) {
 }
 
 // initia.js v2's Bridge.signOpHook (src/bridge/bridge.ts:189-315): the hook msgs as a tx on the
-// hook's chain, fee [] and gas 0, EIP-191 (its default for a key that can sign personal
-// messages), the account's number and sequence there (0/0 if it does not exist yet), the
-// sequence advanced by 2 when the hook runs on the route's source chain.
+// hook's chain, fee [] and gas 0, the account's number and sequence there (0/0 if it does not
+// exist yet), the sequence advanced by 2 when the hook runs on the route's source chain, and
+// EIP-191 (v2's default for a key that can sign personal messages). EIP-191 signs the amino JSON;
+// initia.js 1.1.0's amino JSON leaves out fields the chain's keeps (MsgCall's empty access_list:
+// minievm marks it amino.dont_omitempty, initia-labs/minievm@3470dff:proto/minievm/evm/v1/tx.proto),
+// and a signature over other bytes cannot verify. Where that is so the hook is signed
+// SIGN_MODE_DIRECT, which v2 offers as signOpHook's signMode option, and the step says why.
 async function signOpHook(hookResult, sourceChainId) {
   const msgs = hookResult.hook.map(decodeMsg);
   const acc = (await accountOn(hookResult.chain_id)) ?? { accountNumber: 0, sequence: 0 };
   const sequence = acc.sequence + (sourceChainId === hookResult.chain_id ? 2 : 0);
-  const unsigned = new Tx(new TxBody(msgs, "", 0), new AuthInfo([], new Fee(0, new Coins())), []);
-  const signed = await key.signTx(unsigned, {
+  const fee = new Fee(0, new Coins());
+  const body = new TxBody(msgs, "", 0);
+  const amino = JSON.parse(new SignDoc(hookResult.chain_id, acc.accountNumber, sequence, new AuthInfo([], fee), body).toAminoJSON());
+  const dropped = hookResult.hook.flatMap((h, i) =>
+    Object.keys(JSON.parse(h.msg)).filter((k) => !(k in amino.msgs[i].value)).map((k) => `${h.msg_type_url}.${k}`));
+  const signMode = dropped.length ? SignMode.SIGN_MODE_DIRECT : SignMode.SIGN_MODE_EIP_191;
+  const signed = await key.signTx(new Tx(body, new AuthInfo([], fee), []), {
     accountNumber: acc.accountNumber,
     sequence,
     chainId: hookResult.chain_id,
-    signMode: SignMode.SIGN_MODE_EIP_191,
+    signMode,
   });
-  return { hook: Buffer.from(signed.toBytes()).toString("base64"), signer: key.accAddress };
+  const why = dropped.length ? ` (initia.js ${sdkVersion}'s amino JSON omits ${dropped.join(", ")}: no EIP-191)` : "";
+  return {
+    signed: { hook: Buffer.from(signed.toBytes()).toString("base64"), signer: key.accAddress },
+    how: `${SignMode[signMode]}, account ${acc.accountNumber} sequence ${sequence}${why}`,
+  };
 }
 
 // --- one transfer ---
@@ -211,8 +226,9 @@ async function transfer(chains, dest, at) {
       dest_asset_chain_id: dest.chainId,
       dest_asset_denom: dest.denom,
     });
-    signedOpHook = await signOpHook(hookResult, src.chainId);
-    step(`op-hook  ${hookResult.hook.length} msg(s) [${hookResult.hook.map((h) => h.msg_type_url).join(", ")}] on ${hookResult.chain_id}, signed EIP-191`);
+    const { signed, how } = await signOpHook(hookResult, src.chainId);
+    signedOpHook = signed;
+    step(`op-hook  ${hookResult.hook.length} msg(s) [${hookResult.hook.map((h) => h.msg_type_url).join(", ")}] on ${hookResult.chain_id}, signed ${how}`);
   }
 
   // initia.js v2's example passes the key's address for every chain (examples/smart-route.ts:163):
@@ -296,8 +312,7 @@ async function transfer(chains, dest, at) {
 
 // --- main ---
 
-console.log(`initia.js ${JSON.parse(readFileSync(new URL("./node_modules/@initia/initia.js/package.json", import.meta.url), "utf8")).version}, ` +
-  `router ${routerUrl}`);
+console.log(`initia.js ${sdkVersion}, router ${routerUrl}`);
 console.log(`key      new MnemonicKey({mnemonic}) → ${key.accAddress} (${key.publicKey.toData()["@type"]})`);
 const l1Acc = await accountOn(l1);
 if (!l1Acc) fail(`${key.accAddress} does not exist on ${l1}: rollgate up funded other keys than the SDK derives`);
