@@ -102,11 +102,20 @@ async function router(method, path, body) {
 function decodeMsg({ msg_type_url: typeUrl, msg }) {
   if (!msg.startsWith("{")) bad(`${typeUrl}: msg is not JSON (initia.js v2 would read it as base64 proto)`);
   const json = JSON.parse(msg);
+  // proto3 JSON lets a field be null, meaning its default, which v2's fromJson accepts; 1.1.0's
+  // fromData maps over list fields unguarded, so a null goes to it as absent or else as [].
+  const nulls = Object.keys(json).filter((k) => json[k] === null);
+  const without = Object.fromEntries(Object.entries(json).filter(([, v]) => v !== null));
   let m;
   try {
-    m = Msg.fromData({ "@type": typeUrl, ...json });
+    m = Msg.fromData({ "@type": typeUrl, ...without });
   } catch (err) {
-    bad(`${typeUrl}: the SDK cannot decode the router's msg: ${err.message}`);
+    try {
+      if (nulls.length === 0) throw err;
+      m = Msg.fromData({ "@type": typeUrl, ...without, ...Object.fromEntries(nulls.map((k) => [k, []])) });
+    } catch {
+      bad(`${typeUrl}: the SDK cannot decode the router's msg: ${err.message}`);
+    }
   }
   const back = m.toData();
   for (const [k, v] of Object.entries(json)) {
@@ -175,8 +184,8 @@ async function signOpHook(hookResult, sourceChainId) {
   const fee = new Fee(0, new Coins());
   const body = new TxBody(msgs, "", 0);
   const amino = JSON.parse(new SignDoc(hookResult.chain_id, acc.accountNumber, sequence, new AuthInfo([], fee), body).toAminoJSON());
-  const dropped = hookResult.hook.flatMap((h, i) =>
-    Object.keys(JSON.parse(h.msg)).filter((k) => !(k in amino.msgs[i].value)).map((k) => `${h.msg_type_url}.${k}`));
+  const dropped = [...new Set(hookResult.hook.flatMap((h, i) =>
+    Object.keys(JSON.parse(h.msg)).filter((k) => !(k in amino.msgs[i].value)).map((k) => `${h.msg_type_url}.${k}`)))];
   const signMode = dropped.length ? SignMode.SIGN_MODE_DIRECT : SignMode.SIGN_MODE_EIP_191;
   const signed = await key.signTx(new Tx(body, new AuthInfo([], fee), []), {
     accountNumber: acc.accountNumber,
@@ -197,6 +206,10 @@ async function transfer(chains, dest, at) {
   const src = { chainId: l1, denom: "uinit" };
   console.log(`\n${src.chainId} ${src.denom} → ${dest.chainId} ${dest.denom} (${dest.symbol ?? "?"}, ${dest.decimals ?? "?"} decimals), ${amount}`);
   const before = await balance(dest.chainId, dest.denom);
+  // The hook's toLocal converts min(allowance, balance) of the bridged coin
+  // (initia-labs/minievm@3470dff:x/evm/contracts/erc20_wrapper/ERC20Wrapper.sol), so bridged INIT
+  // the signer already holds on the rollup is wrapped along with the deposit.
+  const heldBefore = dest.bridged ? await balance(dest.chainId, dest.bridged.denom) : 0n;
 
   at.step = "route";
   const route = await router("POST", "/v2/fungible/route", {
@@ -307,7 +320,15 @@ async function transfer(chains, dest, at) {
   const after = await balance(dest.chainId, dest.denom);
   const got = after - before;
   step(`balance  ${dest.denom} on ${dest.chainId}: ${before} → ${after} (+${got})`);
-  if (got !== BigInt(route.amount_out)) bad(`received ${got}, the route said ${route.amount_out}`);
+  let want = BigInt(route.amount_out);
+  if (route.required_op_hook && dest.bridged && heldBefore > 0n) {
+    const scale = 10n ** BigInt(dest.decimals - dest.bridged.decimals);
+    want += heldBefore * scale;
+    const heldAfter = await balance(dest.chainId, dest.bridged.denom);
+    step(`         the hook also wrapped the ${heldBefore} ${dest.bridged.denom} held before (now ${heldAfter}): want +${want}`);
+    if (heldAfter !== 0n) bad(`${heldAfter} ${dest.bridged.denom} left unwrapped`);
+  }
+  if (got !== want) bad(`received ${got}, want ${want} (the route said ${route.amount_out})`);
 }
 
 // --- main ---
@@ -347,7 +368,8 @@ for (const id of rollups) {
     const name = `${id} ${a.denom}`;
     const at = { step: "" };
     try {
-      await transfer(chains, { chainId: id, denom: a.denom, symbol: a.symbol, decimals: a.decimals }, at);
+      const bridged = a.denom.startsWith("l2/") ? undefined : dests.find((b) => b.denom.startsWith("l2/"));
+      await transfer(chains, { chainId: id, denom: a.denom, symbol: a.symbol, decimals: a.decimals, bridged }, at);
       done.push(name);
     } catch (err) {
       console.error(`  FAIL     ${at.step}: ${err.message}`);
