@@ -9,7 +9,8 @@
 // package ships that client (npm's latest is 1.1.0, the v2 branch is 2.0.0-rc.7, unpublished), so
 // its bodies, headers and decoding are reproduced here and everything chain-side is the SDK's.
 // Paths cited below without a repository are in initia-labs/initia.js@a60dc6b (branch v2).
-// Exits 1 on the first step that fails, 2 on bad usage.
+// A transfer that fails is reported with its step and the next one is tried; exits 1 if any
+// failed or the setup did, 2 on bad usage.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -24,6 +25,12 @@ import {
   Tx,
   TxBody,
 } from "@initia/initia.js";
+
+// A setup step that throws (router or chain unreachable): one line, exit 1.
+process.on("uncaughtException", (err) => {
+  console.error(`FAIL ${err.message}`);
+  process.exit(1);
+});
 
 const [dataDir, amountArg] = process.argv.slice(2);
 if (!dataDir) {
