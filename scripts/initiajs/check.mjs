@@ -45,7 +45,8 @@ if (!/^[1-9][0-9]*$/.test(amount)) {
 
 // The devnet serves no /cosmos/tx/v1beta1/simulate, which the SDK's fee estimation calls, so the
 // gas limit is given (the one `rollgate transfer` signs with); the price is the router's average
-// for the chain's fee asset (what InterwovenKit reads, real-clients §2.1).
+// for the chain's fee asset, which InterwovenKit reads for fees
+// (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/tx.ts:150-167).
 const GAS_LIMIT = 2_000_000;
 // initia.js v2 sends this constant on every router call (router-client.ts:32,284-286).
 const INTERWOVENKIT_VERSION = "2.4.6";
