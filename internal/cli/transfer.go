@@ -366,7 +366,8 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s (%s)\n", final.Status, final.State)
-	if final.Status != track.StatusCompleted {
+	// The outcome is the state: status is STATE_COMPLETED on failures too.
+	if final.State != track.StateCompletedSuccess {
 		msg := final.State
 		if final.Error != nil {
 			msg = final.Error.Message
