@@ -127,7 +127,9 @@ func (s *server) recommendAssets(r *http.Request) (any, error) {
 }
 
 // recommend picks the entry's answer from the candidates (ordered by fewest transactions, then
-// operations, then registry order).
+// operations, then registry order). A reason in the request selects: BASE_TOKEN only the base
+// token, DIRECT only the most direct, MOST_LIQUID nothing (no liquidity data); none (or
+// UNKNOWN) the base token if reachable, else the most direct.
 func recommend(reg *registry.Registry, cands []candidate, want string, dst *registry.Chain) RecommendationEntry {
 	entry := RecommendationEntry{Recommendations: []AssetRecommendation{}}
 	if want == reasonMostLiquid {
@@ -135,6 +137,9 @@ func recommend(reg *registry.Registry, cands []candidate, want string, dst *regi
 		return entry
 	}
 	for _, c := range cands {
+		if want == reasonDirect {
+			break // asked for the most direct ones, whatever the base token is
+		}
 		// The token itself, at home: it is what every other form of it redeems to.
 		if o := originOf(reg, c.asset); o.ChainID == c.asset.ChainID && o.Denom == c.asset.Denom {
 			entry.Recommendations = append(entry.Recommendations, AssetRecommendation{Asset: route.AssetOf(c.asset), Reason: reasonBaseToken})

@@ -45,6 +45,8 @@ func TestFungibleDiscoveryGolden(t *testing.T) {
 			rec(hub, "uatom", eth),   // nothing reaches the EVM L1
 			map[string]any{"source_asset_chain_id": hub, "source_asset_denom": "uatom", "dest_chain_id": l1, "reason": "MOST_LIQUID"},
 			map[string]any{"source_asset_chain_id": l1, "source_asset_denom": atomL1, "dest_chain_id": hub, "reason": "BASE_TOKEN"},
+			map[string]any{"source_asset_chain_id": l1, "source_asset_denom": atomL1, "dest_chain_id": hub, "reason": "DIRECT"},
+			map[string]any{"source_asset_chain_id": hub, "source_asset_denom": "uatom", "dest_chain_id": l1, "reason": "BASE_TOKEN"},
 		}}, 200},
 		{"recommend_assets_unknown_chain", http.MethodPost, "/v2/fungible/recommend_assets", map[string]any{"requests": []any{rec(l1, "uinit", "nope-1")}}, 404},
 		{"recommend_assets_unknown_asset", http.MethodPost, "/v2/fungible/recommend_assets", map[string]any{"requests": []any{rec(l1, "ufoo", mevm)}}, 404},
