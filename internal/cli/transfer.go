@@ -382,14 +382,20 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s (%s)\n", final.Status, final.State)
-	if final.Status != track.StatusCompleted {
-		msg := final.State
-		if final.Error != nil {
-			msg = final.Error.Message
-		}
-		return fmt.Errorf("transfer failed: %s", msg)
+	return outcome(final)
+}
+
+// outcome is the result of a terminal status: the state says it, since status is
+// STATE_COMPLETED on failures too (docs/router-api.md, "Terminal status").
+func outcome(final *track.StatusResponse) error {
+	if final.State == track.StateCompletedSuccess {
+		return nil
 	}
-	return nil
+	msg := final.State
+	if final.Error != nil {
+		msg = final.Error.Message
+	}
+	return fmt.Errorf("transfer failed: %s", msg)
 }
 
 // isTerminal reports whether w is a character device (a terminal), where lines can be redrawn.

@@ -163,6 +163,8 @@ type Reader interface {
 	Tx(ctx context.Context, hash []byte) (TxRecord, error)
 	// Txs returns a page of txs ordered by sequence.
 	Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error)
+	// TxCount returns the number of txs stored up to the indexed height.
+	TxCount(ctx context.Context) (int64, error)
 	NFTReader
 }
 

@@ -216,3 +216,13 @@ func scanTxs(r rows, hint int) ([]TxRecord, error) {
 	}
 	return out, nil
 }
+
+// TxCount returns the number of txs stored up to the indexed height. Sequences are dense
+// from 1 and the writer records the last one in indexed_height in the same transaction as the
+// txs, so the count is that counter: one primary-key row (or the cached state), never a scan.
+func (d *DB) TxCount(ctx context.Context) (int64, error) {
+	return readRetrying(ctx, d, func() (int64, error) {
+		st, err := d.readerState(ctx, d.be.reader())
+		return st.lastSequence, err
+	})
+}

@@ -129,6 +129,10 @@ func CheckMethodNotAllowed(t *testing.T, h http.Handler, routes []httpapi.Route,
 			wrong = http.MethodGet
 		}
 		for _, m := range []string{wrong, http.MethodDelete, http.MethodPut} {
+			// A path served with both GET and POST (two routes) has no wrong one among them.
+			if slices.ContainsFunc(routes, func(o httpapi.Route) bool { return o.Path() == rt.Path() && o.Method() == m }) {
+				continue
+			}
 			t.Run(m+" "+rt.Pattern, func(t *testing.T) {
 				rec := send(h, m, path, nil)
 				if rec.Code != http.StatusMethodNotAllowed {

@@ -225,6 +225,8 @@ var goldenCases = []struct{ name, path string }{
 	{"ERR_block_abc", "/indexer/block/v1/blocks/abc"},
 	{"ERR_block_huge", "/indexer/block/v1/blocks/99999999999999999999"},
 	{"avg_blocktime", "/indexer/block/v1/avg_blocktime"},
+	{"txs_count", "/indexer/tx/v1/txs/count"},
+	{"txs_count_params_ignored", "/indexer/tx/v1/txs/count?pagination.limit=1&pagination.count_total=false"},
 	{"txs_limit2", "/indexer/tx/v1/txs?pagination.limit=2"},
 	{"txs_limit2_page2", "/indexer/tx/v1/txs?pagination.limit=2&pagination.key=" + b64(`{"sequence":33}`)},
 	{"txs_limit2_reverse_false", "/indexer/tx/v1/txs?pagination.limit=2&pagination.reverse=false"},

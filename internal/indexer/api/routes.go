@@ -13,6 +13,7 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/block/v1/avg_blocktime", Handler: s.avgBlockTime, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs", Handler: s.txs, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/tx/v1/txs/count", Handler: s.txCount, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccount, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/by_height/{height}", Handler: s.txsByHeight, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true, Cache: true},

@@ -277,6 +277,7 @@ func goldenCases(p params) []gcase {
 		{"ERR_block_abc", blocks + "/abc", ""},
 		{"ERR_block_huge", blocks + "/99999999999999999999", ""},
 		{"avg_blocktime", "/indexer/block/v1/avg_blocktime", ""},
+		{"txs_count", txs + "/count", ""},
 		{"txs_limit2", txs + "?pagination.limit=2", ""},
 		{"txs_limit2_page2", txs + "?pagination.limit=2", "txs_limit2"},
 		{"txs_limit2_reverse_false", txs + "?pagination.limit=2&pagination.reverse=false", ""},

@@ -16,8 +16,14 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /v2/info/bridges", Handler: s.bridges, InSpec: true},
 		{Pattern: "POST /v2/info/balances", Handler: s.balances, InSpec: true, NoStore: true},
 		{Pattern: "POST /v2/fungible/assets_from_source", Handler: s.assetsFromSource, InSpec: true, NoStore: true},
+		{Pattern: "GET /v2/fungible/venues", Handler: s.venues, InSpec: true},
+		{Pattern: "POST /v2/fungible/recommend_assets", Handler: s.recommendAssets, InSpec: true, NoStore: true},
+		{Pattern: "POST /v2/fungible/ibc_origin_assets", Handler: s.ibcOriginAssets, InSpec: true, NoStore: true},
+		{Pattern: "POST /v2/fungible/assets_between_chains", Handler: s.assetsBetweenChainsPost, InSpec: true, NoStore: true},
+		{Pattern: "GET /v2/fungible/assets_between_chains", Handler: s.assetsBetweenChainsGet, InSpec: true},
 		// A status changes as the transfer progresses: never cached.
 		{Pattern: "POST /v2/tx/track", Handler: s.txTrack, InSpec: true, NoStore: true},
+		{Pattern: "POST /v2/tx/retry_track", Handler: s.txRetryTrack, InSpec: true, NoStore: true},
 		{Pattern: "GET /v2/tx/status", Handler: s.txStatus, InSpec: true, NoStore: true},
 		{Pattern: "POST /v2/tx/submit", Handler: s.txSubmit, InSpec: true, NoStore: true},
 

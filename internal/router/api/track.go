@@ -27,6 +27,7 @@ const (
 // Tracker is what the tracking endpoints need (*track.Tracker implements it).
 type Tracker interface {
 	Track(ctx context.Context, chainID, hash string) (track.TrackResponse, error)
+	Retry(ctx context.Context, chainID, hash string) (track.TrackResponse, error)
 	Submit(ctx context.Context, chainID string, tx []byte) (track.TrackResponse, error)
 	Status(ctx context.Context, chainID, hash string) (json.RawMessage, error)
 }

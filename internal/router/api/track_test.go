@@ -23,7 +23,10 @@ import (
 )
 
 // fakeTracker answers like *track.Tracker for one known tx on one chain.
-type fakeTracker struct{ submitted []byte }
+type fakeTracker struct {
+	submitted []byte
+	retried   string
+}
 
 const knownHash = "39208D72B5A8EA1AFDFC52165C15D2E9419EDB66D6676D29430BD4BAE9E471DF"
 
@@ -42,6 +45,23 @@ func (f *fakeTracker) Track(_ context.Context, chainID, hash string) (track.Trac
 		return track.TrackResponse{}, err
 	}
 	return track.TrackResponse{TxHash: h, ExplorerLink: "x/" + h}, nil
+}
+
+// Retry knows knownHash on initia-devnet-1 as an abandoned transfer; any other hash is
+// unregistered.
+func (f *fakeTracker) Retry(ctx context.Context, chainID, hash string) (track.TrackResponse, error) {
+	if chainID == "store-down-1" {
+		return track.TrackResponse{}, errStoreDown
+	}
+	res, err := f.Track(ctx, chainID, hash)
+	if err != nil {
+		return res, err
+	}
+	if res.TxHash != knownHash {
+		return track.TrackResponse{}, track.ErrNotFound
+	}
+	f.retried = res.TxHash
+	return res, nil
 }
 
 func (f *fakeTracker) Submit(ctx context.Context, chainID string, tx []byte) (track.TrackResponse, error) {
@@ -142,6 +162,14 @@ func TestTrackEndpoints(t *testing.T) {
 		{"submit unknown chain", h, http.MethodPost, "/v2/tx/submit", `{"tx":"` + good + `","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
 		{"track store down", h, http.MethodPost, "/v2/tx/track", `{"tx_hash":"` + knownHash + `","chain_id":"store-down-1"}`, 503, "STORE_UNAVAILABLE"},
 		{"status store down", h, http.MethodGet, "/v2/tx/status?chain_id=store-down-1&tx_hash=" + knownHash, "", 503, "STORE_UNAVAILABLE"},
+		{"retry track", h, http.MethodPost, "/v2/tx/retry_track", `{"tx_hash":"` + strings.ToLower(knownHash) + `","chain_id":"initia-devnet-1"}`, 200, `"tx_hash":"` + knownHash},
+		{"retry track unregistered", h, http.MethodPost, "/v2/tx/retry_track", `{"tx_hash":"` + strings.Repeat("00", 32) + `","chain_id":"initia-devnet-1"}`, 404, ReasonTxNotFound},
+		{"retry track missing hash", h, http.MethodPost, "/v2/tx/retry_track", `{"chain_id":"initia-devnet-1"}`, 400, "MISSING_FIELD"},
+		{"retry track bad hash", h, http.MethodPost, "/v2/tx/retry_track", `{"tx_hash":"xyz","chain_id":"initia-devnet-1"}`, 400, ReasonInvalidTxHash},
+		{"retry track unknown chain", h, http.MethodPost, "/v2/tx/retry_track", `{"tx_hash":"` + knownHash + `","chain_id":"nope-1"}`, 404, "UNKNOWN_CHAIN"},
+		{"retry track bad json", h, http.MethodPost, "/v2/tx/retry_track", `[1,`, 400, ReasonInvalidJSON},
+		{"retry track store down", h, http.MethodPost, "/v2/tx/retry_track", `{"tx_hash":"` + knownHash + `","chain_id":"store-down-1"}`, 503, "STORE_UNAVAILABLE"},
+		{"retry track disabled", off, http.MethodPost, "/v2/tx/retry_track", `{"tx_hash":"` + knownHash + `","chain_id":"initia-devnet-1"}`, 404, ReasonNoTracker},
 		{"tracking disabled", off, http.MethodGet, "/v2/tx/status?chain_id=initia-devnet-1&tx_hash=" + knownHash, "", 404, ReasonNoTracker},
 	}
 	for _, tc := range cases {
@@ -170,6 +198,9 @@ func TestTrackEndpoints(t *testing.T) {
 				t.Fatalf("error body %s, want reason %s", out, tc.reason)
 			}
 		})
+	}
+	if ft.retried != knownHash {
+		t.Errorf("the tracker was asked to retry %q", ft.retried)
 	}
 	if !bytes.Equal(ft.submitted, goodRaw) {
 		t.Errorf("the tracker was handed %q", ft.submitted)

@@ -169,9 +169,10 @@ func (c *Client) Status(ctx context.Context, chainID, txHash string) (*track.Sta
 	return &out, c.do(ctx, http.MethodGet, "/v2/tx/status?"+q.Encode(), nil, &out)
 }
 
-// Wait polls Status every interval until the transfer is terminal (status STATE_COMPLETED or
-// STATE_FAILED) and returns the last answer; onChange sees every answer that differs from the
-// previous one.
+// Wait polls Status every interval until the transfer is terminal and returns the last
+// answer; onChange sees every answer that differs from the previous one. Terminal is read from
+// state (STATE_COMPLETED_SUCCESS, STATE_COMPLETED_ERROR, STATE_ABANDONED), which also carries
+// the outcome: status is STATE_COMPLETED on each of them.
 func (c *Client) Wait(ctx context.Context, chainID, txHash string, interval time.Duration, onChange func(*track.StatusResponse)) (*track.StatusResponse, error) {
 	var last []byte
 	for {
@@ -185,7 +186,7 @@ func (c *Client) Wait(ctx context.Context, chainID, txHash string, interval time
 				onChange(s)
 			}
 		}
-		if s.Status == track.StatusCompleted || s.Status == track.StatusFailed {
+		if track.Terminal(s.State) {
 			return s, nil
 		}
 		select {

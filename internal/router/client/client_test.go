@@ -59,3 +59,36 @@ func TestClient(t *testing.T) {
 		t.Fatalf("wait: %+v %v after %d polls, %d changes", s, err, polls.Load(), changes)
 	}
 }
+
+// TestWaitEndsOnEveryTerminalState: Wait stops on each terminal state whatever the coarse
+// status says (a router answers STATE_COMPLETED on failures too), and not before: a
+// STATE_PENDING_ERROR (refund on its way) keeps it polling.
+func TestWaitEndsOnEveryTerminalState(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		states []string // the answers in order; Wait must return on the last
+	}{
+		{"success", []string{track.StateSubmitted, track.StatePending, track.StateCompletedSuccess}},
+		{"error after pending error", []string{track.StatePending, track.StatePendingError, track.StatePendingError, track.StateCompletedError}},
+		{"abandoned", []string{track.StateSubmitted, track.StateAbandoned}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var polls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n := int(polls.Add(1)) - 1
+				if n >= len(tc.states) {
+					t.Errorf("polled again after %s", tc.states[len(tc.states)-1])
+					n = len(tc.states) - 1
+				}
+				st := tc.states[n]
+				_ = json.NewEncoder(w).Encode(track.StatusResponse{State: st, Status: track.StatusOf(st)})
+			}))
+			defer srv.Close()
+			s, err := New(srv.URL).Wait(context.Background(), "c-1", "AB", time.Millisecond, nil)
+			last := tc.states[len(tc.states)-1]
+			if err != nil || s.State != last || s.Status != track.StatusCompleted || int(polls.Load()) != len(tc.states) {
+				t.Fatalf("wait: %+v %v after %d polls", s, err, polls.Load())
+			}
+		})
+	}
+}

@@ -411,7 +411,7 @@ func TestTrackEndToEnd(t *testing.T) {
 			Amount: &basev1beta1.Coin{Denom: "uinit", Amount: "120000"}, Data: []byte("not a tx")}
 		hash := n.submit(l1ID, n.sign(l1ID, user, []proto.Message{m}, direct, 1_000_000))
 		s, _ := n.follow(l1ID, hash, terminal)
-		n.checkEnd(s, track.StateCompletedError, track.StatusFailed, moveID, l2Move, "120000")
+		n.checkEnd(s, track.StateCompletedError, track.StatusCompleted, moveID, l2Move, "120000")
 		n.checkHops(s, []hopWant{{"opinit", l1ID, moveID, track.OPInitReceived}})
 		if e := s.TransferSequence[0].OPInitTransfer.Error; e == nil || !strings.HasPrefix(*e, "hook failed") {
 			t.Fatalf("hook failure not reported: %v", e)
@@ -453,7 +453,7 @@ func TestTrackEndToEnd(t *testing.T) {
 		raw := n.ibcTransfer(moveID, user, l1ID, "uusdc", "330000", n.tn.addr(t, l1ID, r(14)), "", timeout)
 		hash := n.submit(moveID, raw)
 		s, _ := n.follow(moveID, hash, terminal)
-		n.checkEnd(s, track.StateCompletedError, track.StatusFailed, moveID, "uusdc", "330000")
+		n.checkEnd(s, track.StateCompletedError, track.StatusCompleted, moveID, "uusdc", "330000")
 		n.checkHops(s, []hopWant{{"ibc", moveID, l1ID, track.TransferFailure}})
 		if s.TransferSequence[0].IBCTransfer.PacketTxs.TimeoutTx == nil {
 			t.Fatal("no timeout tx")
@@ -466,7 +466,7 @@ func TestTrackEndToEnd(t *testing.T) {
 		raw := n.ibcTransfer(moveID, user, l1ID, "uusdc", "210000", "not-an-address", "", 0)
 		hash := n.submit(moveID, raw)
 		s, seen := n.follow(moveID, hash, terminal)
-		n.checkEnd(s, track.StateCompletedError, track.StatusFailed, moveID, "uusdc", "210000")
+		n.checkEnd(s, track.StateCompletedError, track.StatusCompleted, moveID, "uusdc", "210000")
 		n.checkHops(s, []hopWant{{"ibc", moveID, l1ID, track.TransferFailure}})
 		if !strings.Contains(s.Error.Message, "failed") {
 			t.Fatalf("error %+v", s.Error)
@@ -481,7 +481,7 @@ func TestTrackEndToEnd(t *testing.T) {
 		raw := n.ibcTransfer(moveID, user, l1ID, "uusdc", "190000", n.tn.addr(t, l1ID, r(15)), memo, 0)
 		hash := n.submit(moveID, raw)
 		s, seen := n.follow(moveID, hash, terminal)
-		n.checkEnd(s, track.StateCompletedError, track.StatusFailed, moveID, "uusdc", "190000")
+		n.checkEnd(s, track.StateCompletedError, track.StatusCompleted, moveID, "uusdc", "190000")
 		n.checkHops(s, []hopWant{{"ibc", moveID, l1ID, track.TransferFailure}, {"ibc", l1ID, wasmID, track.TransferFailure}})
 		if !containsState(seen, track.StatePendingError) {
 			t.Logf("states %v (the error ack travelled back within one block)", seen)
@@ -505,7 +505,7 @@ func TestTrackEndToEnd(t *testing.T) {
 		}
 		n.golden("track", body)
 		s, _ := n.follow(moveID, hash, terminal)
-		if s.State != track.StateCompletedError || s.Status != track.StatusFailed || s.Error == nil || s.Error.Type != track.StatusErrorExecution {
+		if s.State != track.StateCompletedError || s.Status != track.StatusCompleted || s.Error == nil || s.Error.Type != track.StatusErrorExecution {
 			t.Fatalf("failed tx: %+v", s)
 		}
 		// One transfer carries the failure: Skip's client ends a route on transfers[0].state.

@@ -157,7 +157,7 @@ func TestEvalDepositFailedRefund(t *testing.T) {
 	}
 	s.tx(l1, "CLAIM", Event{Kind: KindWFin, Attrs: map[string]string{"bridge_id": "2", "l2_sequence": "3", "output_index": "3"}})
 	r = s.eval(l1, "ROOT")
-	if r.State != StateCompletedError || r.Status != StatusFailed || !eq(hopStates(r), []string{OPInitReceived, OPInitReceived}) ||
+	if r.State != StateCompletedError || r.Status != StatusCompleted || !eq(hopStates(r), []string{OPInitReceived, OPInitReceived}) ||
 		!r.TransferAssetRelease.Released || r.TransferAssetRelease.Denom != "uinit" || r.NextBlockingTransfer != nil {
 		t.Fatalf("refunded: %+v", r)
 	}
@@ -202,7 +202,7 @@ func TestEvalUnseenAndAbandoned(t *testing.T) {
 	}
 	e = &evaluation{ctx: context.Background(), st: s.st, reg: s.reg, now: time.Now()}
 	r := e.evaluate("initia-devnet-1", "NOPE", time.Now().Add(-2*time.Hour), time.Hour)
-	if r.State != StateAbandoned || r.Status != StatusFailed || r.Error == nil {
+	if r.State != StateAbandoned || r.Status != StatusCompleted || r.Error == nil {
 		t.Fatalf("abandoned: %+v", r)
 	}
 	checkOneEmptyTransfer(t, r)

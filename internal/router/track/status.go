@@ -9,8 +9,8 @@ const (
 	StateCompletedError   = "STATE_COMPLETED_ERROR"
 	StateAbandoned        = "STATE_ABANDONED"
 
+	// StatusCompleted is the status of every terminal outcome; the outcome is in state.
 	StatusCompleted = "STATE_COMPLETED"
-	StatusFailed    = "STATE_FAILED"
 )
 
 // Per-hop states: IBC (Skip's TransferState) and OPinit (Skip's OPInitTransferState).
@@ -44,14 +44,19 @@ const (
 	StatusErrorTransfer  = "STATUS_ERROR_TRANSFER"
 )
 
-// StatusOf maps a detailed state to the contract's coarse status.
+// StatusOf maps a detailed state to the contract's coarse status: STATE_COMPLETED for every
+// terminal state, success or not. status only says whether polling may stop; the outcome is
+// state (and transfers[0].state). A separate failed status would keep InterwovenKit polling
+// forever: it stops only on status === "STATE_COMPLETED" and reads success or failure from
+// state (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/tx.ts
+// refetchInterval; pages/bridge/BridgeHistoryItemIcon.tsx), while initia.js v2 and Skip's
+// client read state only (initia-labs/initia.js@a60dc6b:src/bridge/types.ts;
+// skip-mev/skip-go@fa6095e:packages/client/src/public-functions/waitForTransaction.ts).
 func StatusOf(state string) string {
-	switch state {
-	case StateCompletedSuccess:
+	switch {
+	case Terminal(state):
 		return StatusCompleted
-	case StateCompletedError, StateAbandoned:
-		return StatusFailed
-	case StatePendingError:
+	case state == StatePendingError:
 		return StatePending
 	}
 	return state

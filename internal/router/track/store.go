@@ -219,6 +219,24 @@ func (s *Store) Register(ctx context.Context, chainID, hash, owner string, now t
 	return n == 1, nil
 }
 
+// Retrack puts an abandoned transfer back to STATE_SUBMITTED as if registered at now, leased to
+// owner; retracked reports whether it was abandoned (ErrNotFound when it is not registered).
+func (s *Store) Retrack(ctx context.Context, chainID, hash, owner string, now time.Time, lease time.Duration, doc []byte) (retracked bool, err error) {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE track_transfer SET created_ns = ?, updated_ns = ?, state = ?, terminal = 0, doc = ?, owner = ?, lease_until = ?
+		WHERE chain_id = ? AND tx_hash = ? AND state = ?`),
+		now.UnixNano(), now.UnixNano(), StateSubmitted, string(doc), owner, now.Add(lease).UnixNano(), chainID, hash, StateAbandoned)
+	if err != nil {
+		return false, fmt.Errorf("track retrack: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, nil
+	}
+	if _, err := s.Get(ctx, chainID, hash); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
 // Get returns one transfer.
 func (s *Store) Get(ctx context.Context, chainID, hash string) (*Transfer, error) {
 	var t Transfer

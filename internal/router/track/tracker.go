@@ -254,6 +254,43 @@ func (t *Tracker) Track(ctx context.Context, chainID, hash string) (TrackRespons
 	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
 }
 
+// Retry is /v2/tx/retry_track: Skip's explorer sends it for a transfer whose tracking was
+// abandoned ("Reindex abandoned transactions", skip-mev/skip-go@fa6095e:apps/explorer/src/app/page.tsx,
+// onReindex). Here a transfer is abandoned when its tx was not seen on chain within
+// AbandonAfter; retrying registers it afresh (STATE_SUBMITTED, a new AbandonAfter window) and
+// looks the tx up by hash at once, since the scanners stop watching for an abandoned hash and
+// may have passed its block. Any other registered transfer is left as it is (its status is
+// already current; a terminal one would evaluate to the same answer): Retry answers as Track
+// does. An unregistered one is ErrNotFound: there is nothing to retry.
+func (t *Tracker) Retry(ctx context.Context, chainID, hash string) (TrackResponse, error) {
+	hash, err := NormalizeHash(hash)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	rpc, err := t.client(chainID)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	doc, _ := json.Marshal(submitted())
+	now := t.cfg.Now()
+	again, err := t.st.Retrack(ctx, chainID, hash, t.cfg.Owner, now, t.cfg.Lease, doc)
+	if err != nil {
+		return TrackResponse{}, err
+	}
+	if again {
+		t.mu.Lock()
+		k := tkey{chainID, hash}
+		t.held[k] = &held{created: now}
+		t.dirty[k] = true
+		t.mu.Unlock()
+		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
+			t.log.Debug("retry_track lookup", "chain", chainID, "hash", hash, "err", err)
+		}
+		t.poke()
+	}
+	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
+}
+
 func (t *Tracker) lookup(ctx context.Context, chainID, hash string, rpc *comet.Client) error {
 	res, err := rpc.Tx(ctx, hash, false)
 	if err != nil {
