@@ -24,6 +24,7 @@ type bridges struct {
 	relayer                *relayer.Relayer
 	execURL                map[string]string // rollup chain id → executor API URL
 	nftSinks               map[string]*nftSink
+	l1Escrow               *nftEscrow // the L1's Move collections over ICS-721
 }
 
 // wireBridges wires the OPinit bridges L1 ↔ every rollup and the IBC channels L1 ↔ every
@@ -79,6 +80,8 @@ func wireBridges(n *Network) (*bridges, error) {
 				if nft.Classes, err = l1NFTClasses(n.cfg, s); err != nil {
 					return nil, err
 				}
+				b.l1Escrow = &nftEscrow{}
+				nft.L1Escrow = b.l1Escrow
 			case isRollup(s.Kind):
 				sink := &nftSink{chainID: s.ChainID}
 				b.nftSinks[s.ChainID] = sink
@@ -131,6 +134,13 @@ func (b *bridges) start(n *Network) error {
 	for id, s := range b.nftSinks {
 		c, _ := n.Chain(id)
 		s.bind(c)
+	}
+	if b.l1Escrow != nil {
+		for _, c := range n.chains {
+			if c.Spec.Kind == engine.KindL1 {
+				b.l1Escrow.bind(c)
+			}
+		}
 	}
 	var eps []relayer.Endpoint
 	for _, c := range n.chains {

@@ -96,3 +96,34 @@ func (s *nftSink) bind(c *Chain) {
 		}
 	}
 }
+
+// nftEscrow sends the L1's own Move collections over ICS-721 (class id move/<collection>),
+// as initia's nft-transfer does; it learns the L1's Move module when the bridges start.
+type nftEscrow struct {
+	vm *move.Module
+}
+
+// Handles implements ibc.NFTEscrow.
+func (e *nftEscrow) Handles(classID string) bool {
+	_, ok := move.ICS721Collection(classID)
+	return ok && e.vm != nil
+}
+
+// EscrowNFTs implements ibc.NFTEscrow.
+func (e *nftEscrow) EscrowNFTs(env sim.Env, classID string, tokenIDs []string, sender, escrow []byte) (ibc.NFTClass, []string, error) {
+	name, uri, uris, err := e.vm.EscrowICS721(env, classID, tokenIDs, sender, escrow)
+	return ibc.NFTClass{Name: name, URI: uri}, uris, err
+}
+
+// RefundNFTs implements ibc.NFTEscrow.
+func (e *nftEscrow) RefundNFTs(env sim.Env, classID string, tokenIDs []string, escrow, sender []byte) error {
+	return e.vm.RefundICS721(env, classID, tokenIDs, escrow, sender)
+}
+
+func (e *nftEscrow) bind(c *Chain) {
+	for _, m := range c.Modules {
+		if vm, ok := m.(*move.Module); ok {
+			e.vm = vm
+		}
+	}
+}

@@ -16,6 +16,7 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /v2/info/bridges", Handler: s.bridges, InSpec: true},
 		{Pattern: "POST /v2/info/balances", Handler: s.balances, InSpec: true, NoStore: true},
 		{Pattern: "POST /v2/fungible/assets_from_source", Handler: s.assetsFromSource, InSpec: true, NoStore: true},
+		{Pattern: "POST /nft", Handler: s.nft, InSpec: true, NoStore: true},
 		// A status changes as the transfer progresses: never cached.
 		{Pattern: "POST /v2/tx/track", Handler: s.txTrack, InSpec: true, NoStore: true},
 		{Pattern: "GET /v2/tx/status", Handler: s.txStatus, InSpec: true, NoStore: true},
