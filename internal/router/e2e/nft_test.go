@@ -111,6 +111,18 @@ func (w nftWallet) nftSend(body map[string]any, signer int, wantType string, wan
 	w.commit(body["from_chain_id"].(string), signer, ms...)
 }
 
+// refused posts body to /nft and fails unless the router answers 400 with reason.
+func (w nftWallet) refused(body map[string]any, reason string) {
+	w.t.Helper()
+	st, out := w.post("/nft", body)
+	var e struct {
+		Details []string `json:"details"`
+	}
+	if err := json.Unmarshal(out, &e); err != nil || st != http.StatusBadRequest || len(e.Details) == 0 || e.Details[0] != reason {
+		w.t.Fatalf("/nft answered %d %s, want 400 %s", st, out, reason)
+	}
+}
+
 // moveOwner is an object's owner by the chain's ObjectCore resource (0x + 64 hex digits).
 func (w nftWallet) moveOwner(chainID string, obj move.Addr) string {
 	w.t.Helper()
@@ -225,13 +237,14 @@ func TestSendNFTEndToEnd(t *testing.T) {
 			if got, want := w.moveOwner(chainID, obj), w.accAddr(chainID, to).String(); got != want {
 				t.Fatalf("after /nft the NFT belongs to %s, want %s", got, want)
 			}
-			// Sent away, the token is no longer the sender's: the router refuses a second send.
-			st, out := w.post("/nft", map[string]any{"from_address": tn.addr(t, chainID, owner), "from_chain_id": chainID,
+			// Sent away, the token is no longer the sender's: the router refuses a second send,
+			// and a token that was never minted.
+			w.refused(map[string]any{"from_address": tn.addr(t, chainID, owner), "from_chain_id": chainID,
 				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": col.String(),
-				"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}})
-			if st != http.StatusBadRequest || !strings.Contains(string(out), msgs.ReasonNFTNotOwned) {
-				t.Fatalf("second send: %d %s", st, out)
-			}
+				"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}}, msgs.ReasonNFTNotOwned)
+			w.refused(map[string]any{"from_address": tn.addr(t, chainID, owner), "from_chain_id": chainID,
+				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": col.String(),
+				"token_ids": []string{"2"}, "object_addresses": []string{move.NftAddr(w.accAddr(chainID, owner), "e2e collection", "2").String()}}, msgs.ReasonNFTNotFound)
 		})
 	}
 
@@ -252,6 +265,8 @@ func TestSendNFTEndToEnd(t *testing.T) {
 		if got, want := w.evmOwner(contract, 7), "0x"+hex.EncodeToString(w.accAddr(evmID, to).Account()); !strings.EqualFold(got, want) {
 			t.Fatalf("after /nft token 7 belongs to %s, want %s", got, want)
 		}
+		w.refused(map[string]any{"from_address": sender, "from_chain_id": evmID, "to_address": tn.addr(t, evmID, to), "to_chain_id": evmID,
+			"collection_address": contract, "token_ids": []string{"99"}, "object_addresses": []string{""}}, msgs.ReasonNFTNotFound)
 	})
 
 	t.Run("wasm_within", func(t *testing.T) {
@@ -273,6 +288,8 @@ func TestSendNFTEndToEnd(t *testing.T) {
 		if got, want := w.cw721Owner(contract, "w1"), tn.addr(t, wasmID, to); got != want {
 			t.Fatalf("after /nft token w1 belongs to %s, want %s", got, want)
 		}
+		w.refused(map[string]any{"from_address": sender, "from_chain_id": wasmID, "to_address": tn.addr(t, wasmID, to), "to_chain_id": wasmID,
+			"collection_address": contract, "token_ids": []string{"w9"}, "object_addresses": []string{""}}, msgs.ReasonNFTNotFound)
 	})
 
 	t.Run("l1_to_minimove_ics721", func(t *testing.T) {
