@@ -28,9 +28,9 @@ func TestRESTNFTOwners(t *testing.T) {
 		"/initia/move/v1/accounts/" + obj + "/resources": {200, `{"resources":[
 			{"struct_tag":"0x1::object::ObjectCore","move_resource":"{\"type\":\"0x1::object::ObjectCore\",\"data\":{\"allow_ungated_transfer\":true,\"owner\":\"0x101\",\"version\":\"1\"}}"},
 			{"struct_tag":"0x1::nft::Nft","move_resource":"{\"type\":\"0x1::nft::Nft\",\"data\":{\"collection\":{\"inner\":\"0xc0\"},\"description\":\"\",\"token_id\":\"7\",\"uri\":\"\"}}"}],"pagination":{"next_key":null,"total":"2"}}`},
-		"/initia/move/v1/accounts/0x1234/resources":   {200, `{"resources":[],"pagination":{"next_key":null,"total":"0"}}`},
-		"/initia/move/v1/accounts/0xbad/resources":    {400, `{"code":3,"message":"invalid address","details":[]}`},
-		"/initia/move/v1/accounts/0xc0ffee/resources": {200, `{"resources":[{"struct_tag":"0x1::object::ObjectCore","move_resource":"{\"data\":{\"owner\":\"0x1\"}}"}]}`},
+		"/initia/move/v1/accounts/0x1234/resources":                                    {200, `{"resources":[],"pagination":{"next_key":null,"total":"0"}}`},
+		"/initia/move/v1/accounts/0xbad/resources":                                     {400, `{"code":3,"message":"invalid address","details":[]}`},
+		"/initia/move/v1/accounts/0xc0ffee/resources":                                  {200, `{"resources":[{"struct_tag":"0x1::object::ObjectCore","move_resource":"{\"data\":{\"owner\":\"0x1\"}}"}]}`},
 		"/cosmwasm/wasm/v1/contract/c1/smart/eyJvd25lcl9vZiI6eyJ0b2tlbl9pZCI6IjEifX0=": {200, `{"data":{"owner":"init1owner","approvals":[]}}`},
 		"/cosmwasm/wasm/v1/contract/c1/smart/eyJvd25lcl9vZiI6eyJ0b2tlbl9pZCI6IjIifX0=": {500, `{"code":2,"message":"codespace wasm code 9: query wasm contract failed: cw721::state::NftInfo not found","details":[]}`},
 	}
@@ -88,10 +88,16 @@ func TestRESTNFTOwners(t *testing.T) {
 		{"move object without resources", func() error { _, err := o.MoveNFT(ctx, chain, "0x1234"); return err }, true},
 		{"move address the chain refuses", func() error { _, err := o.MoveNFT(ctx, chain, "0xbad"); return err }, true},
 		{"move object that is no NFT", func() error { _, err := o.MoveNFT(ctx, chain, "0xc0ffee"); return err }, true},
-		{"erc721 ownerOf reverts", func() error { _, err := o.ERC721Owner(ctx, chain, common.HexToAddress("0xe7"), big.NewInt(6)); return err }, true},
+		{"erc721 ownerOf reverts", func() error {
+			_, err := o.ERC721Owner(ctx, chain, common.HexToAddress("0xe7"), big.NewInt(6))
+			return err
+		}, true},
 		{"cw721 token not found", func() error { _, err := o.CW721Owner(ctx, chain, "c1", "2"); return err }, true},
 		{"move chain unreachable", func() error { _, err := o.MoveNFT(ctx, gone, obj); return err }, false},
-		{"evm chain unreachable", func() error { _, err := o.ERC721Owner(ctx, gone, common.HexToAddress("0xe7"), big.NewInt(5)); return err }, false},
+		{"evm chain unreachable", func() error {
+			_, err := o.ERC721Owner(ctx, gone, common.HexToAddress("0xe7"), big.NewInt(5))
+			return err
+		}, false},
 		{"wasm chain unreachable", func() error { _, err := o.CW721Owner(ctx, gone, "c1", "1"); return err }, false},
 		{"no REST endpoint", func() error { _, err := o.CW721Owner(ctx, &registry.Chain{ID: "x"}, "c1", "1"); return err }, false},
 	} {
