@@ -406,7 +406,8 @@ func (b Builder) nftSameChain(ctx context.Context, owners NFTOwners, p *nftPlan)
 		to := widen(p.receiver)
 		for _, obj := range p.req.ObjectAddresses {
 			o, _ := moveAddr(obj) // checked in planNFT
-			// 0x1::object::transfer_call(owner: &signer, object: address, to: address): the
+			// 0x1::object::transfer_call(owner: &signer, object: address, to: address)
+			// (initia-labs/movevm@01f0046:precompile/modules/initia_stdlib/sources/object.move): the
 			// signer is implied, the two addresses are BCS (32 raw bytes each).
 			out = append(out, &movev1.MsgExecute{Sender: sender, ModuleAddress: "0x1", ModuleName: "object",
 				FunctionName: "transfer_call", Args: [][]byte{o, to}})
