@@ -52,6 +52,7 @@ const (
 	ReasonInvalidNFTTimeout  = "INVALID_TIMEOUT"
 	MaxNFTTokens             = 30 // initia.js v2 types.ts: "max 30" token_ids and object_addresses
 	defaultNFTTimeoutSeconds = 1800
+	maxNFTTimeoutSeconds     = 30 * 24 * 3600 // a month; also keeps now+timeout far from overflowing
 )
 
 // Type URLs of the NFT messages.
@@ -264,8 +265,8 @@ func (b Builder) planNFT(req NFTRequest) (*nftPlan, error) {
 			}
 		}
 	}
-	if req.Timeout != nil && *req.Timeout <= 0 {
-		return nil, nftInvalid(ReasonInvalidNFTTimeout, "timeout must be a positive number of seconds, got %d", *req.Timeout)
+	if req.Timeout != nil && (*req.Timeout <= 0 || *req.Timeout > maxNFTTimeoutSeconds) {
+		return nil, nftInvalid(ReasonInvalidNFTTimeout, "timeout must be between 1 and %d seconds, got %d", maxNFTTimeoutSeconds, *req.Timeout)
 	}
 	return p, nil
 }
