@@ -48,7 +48,7 @@ func l1NFTClasses(cfg Config, s ChainSpec) ([]ibc.NFTClass, error) {
 	return out, nil
 }
 
-// nftSink is a rollup's ICS-721 receiver. The bridge modules are built before the chains,
+// nftSink is a chain's ICS-721 receiver (every rollup's, and the L1's for what rollups send it). The bridge modules are built before the chains,
 // so it learns the chain's VM module when the bridges start (bind).
 type nftSink struct {
 	chainID string
@@ -97,8 +97,8 @@ func (s *nftSink) bind(c *Chain) {
 	}
 }
 
-// nftEscrow sends the L1's own Move collections over ICS-721 (class id move/<collection>),
-// as initia's nft-transfer does; it learns the L1's Move module when the bridges start.
+// nftEscrow sends a Move chain's own collections over ICS-721 (class id move/<collection>),
+// as initia's nft-transfer does; it learns the chain's Move module when the bridges start.
 type nftEscrow struct {
 	vm *move.Module
 }

@@ -66,9 +66,9 @@ type NFTOptions struct {
 	Receivers map[string]ibc.NFTReceiver
 	// Rate is the chance per block of one ICS-721 transfer from the L1.
 	Rate float64
-	// L1Escrow sends the L1 VM's own collections (class ids move/<collection>) over ICS-721,
-	// beside the genesis class store; nil: only the class store's classes leave the L1.
-	L1Escrow ibc.NFTEscrow
+	// Escrows send a chain VM's own collections (class ids move/<collection>) over ICS-721, by
+	// chain id (the Move chains: the L1 beside its class store, and minimove rollups).
+	Escrows map[string]ibc.NFTEscrow
 }
 
 // ChainModules is what one chain runs of the bridge stack.
@@ -340,10 +340,9 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 		if opts.NFT != nil && len(cm.NFTChannels) > 0 {
 			nc := &ibc.NFTConfig{Channels: cm.NFTChannels, PathNames: s.Kind == KindMiniwasm}
 			if s.Kind == KindL1 {
-				nc.Classes, nc.Rate, nc.Escrow = opts.NFT.Classes, opts.NFT.Rate, opts.NFT.L1Escrow
-			} else {
-				nc.Receiver = opts.NFT.Receivers[s.ChainID]
+				nc.Classes, nc.Rate = opts.NFT.Classes, opts.NFT.Rate
 			}
+			nc.Receiver, nc.Escrow = opts.NFT.Receivers[s.ChainID], opts.NFT.Escrows[s.ChainID]
 			ic.NFT = nc
 		}
 		cm.IBC = ibc.New(ic)

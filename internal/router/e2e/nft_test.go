@@ -292,44 +292,61 @@ func TestSendNFTEndToEnd(t *testing.T) {
 			"collection_address": contract, "token_ids": []string{"w9"}, "object_addresses": []string{""}}, msgs.ReasonNFTNotFound)
 	})
 
-	t.Run("l1_to_minimove_ics721", func(t *testing.T) {
-		w.t = t
-		col, obj := w.mintMove(l1ID, owner, "e2e travelling collection")
-		classID := "move/" + col.Hex()
-		var l1Chan string
-		for _, ch := range reg.Chain(l1ID).NFTChannels {
-			if ch.CounterpartyChainID == moveID {
-				l1Chan = ch.ID
+	// Across chains: a Move collection over ICS-721 from the L1 to minimove, and one of
+	// minimove to the L1.
+	for _, hop := range []struct{ from, to string }{{l1ID, moveID}, {moveID, l1ID}} {
+		t.Run("ics721_"+hop.from+"_to_"+hop.to, func(t *testing.T) {
+			w.t = t
+			col, obj := w.mintMove(hop.from, owner, "e2e travelling collection")
+			classID := "move/" + col.Hex()
+			srcChan, dstChan := nftChannel(t, reg, hop.from, hop.to), nftChannel(t, reg, hop.to, hop.from)
+			w.mark()
+			w.nftSend(map[string]any{"from_address": tn.addr(t, hop.from, owner), "from_chain_id": hop.from,
+				"to_address": tn.addr(t, hop.to, to), "to_chain_id": hop.to, "collection_address": col.String(),
+				"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}, "class_id": classID}, owner, "nft-transfer/MsgTransfer", 1)
+			escrow := move.AccAddr(devibc.NFTEscrowAddress(devibc.NFTPort, srcChan)).String()
+			if got := w.moveOwner(hop.from, obj); got != escrow {
+				t.Fatalf("on %s the sent NFT belongs to %s, want the channel's escrow %s", hop.from, got, escrow)
 			}
-		}
-		if l1Chan == "" {
-			t.Fatalf("registry lists no ICS-721 channel from %s to %s: %+v", l1ID, moveID, reg.Chain(l1ID).NFTChannels)
-		}
-		w.mark()
-		w.nftSend(map[string]any{"from_address": tn.addr(t, l1ID, owner), "from_chain_id": l1ID,
-			"to_address": tn.addr(t, moveID, to), "to_chain_id": moveID, "collection_address": col.String(),
-			"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}, "class_id": classID}, owner, "nft-transfer/MsgTransfer", 1)
-		escrow := move.AccAddr(devibc.NFTEscrowAddress(devibc.NFTPort, l1Chan)).String()
-		if got := w.moveOwner(l1ID, obj); got != escrow {
-			t.Fatalf("on the L1 the sent NFT belongs to %s, want the channel's escrow %s", got, escrow)
-		}
-		// The voucher: minimove names the class ibc/<hash of the prefixed path> and mints it
-		// from the nft-transfer module account (internal/devnet/bridge/ibc, vm/move).
-		voucher := devibc.VoucherClass(devibc.NFTPort, reg.Chain(moveID).NFTChannels[0].ID, classID, false)
-		vobj := move.NftAddr(move.AccAddr(address.ModuleAccount(devibc.NFTModule)), voucher, "1")
-		want := w.accAddr(moveID, to).String()
-		for i := 0; i < maxSteps; i++ {
-			if err := tn.step(context.Background()); err != nil {
-				t.Fatal(err)
+			// The voucher: the receiving Move chain names the class ibc/<hash of the prefixed
+			// path> and mints it from the nft-transfer module account (internal/devnet/bridge/ibc, vm/move).
+			voucher := devibc.VoucherClass(devibc.NFTPort, dstChan, classID, false)
+			vobj := move.NftAddr(move.AccAddr(address.ModuleAccount(devibc.NFTModule)), voucher, "1")
+			want := w.accAddr(hop.to, to).String()
+			for i := 0; i < maxSteps && w.findEvent(hop.to, "non_fungible_token_packet", "class_id", classID) == nil; i++ {
+				if err := tn.step(context.Background()); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if ev := w.findEvent(moveID, "non_fungible_token_packet", "class_id", classID); ev != nil {
-				break
+			if ev := w.findEvent(hop.to, "non_fungible_token_packet", "class_id", classID); ev == nil || !hasAttr(ev, "success", "true") {
+				t.Fatalf("no successful ICS-721 receive on %s: %+v\n%s", hop.to, ev, w.events())
 			}
+			if got := w.moveOwner(hop.to, vobj); got != want {
+				t.Fatalf("on %s voucher %s token 1 belongs to %s, want %s\n%s", hop.to, voucher, got, want, w.events())
+			}
+		})
+	}
+}
+
+// nftChannel is the registry's ICS-721 channel end on from towards to.
+func nftChannel(t *testing.T, reg *registry.Registry, from, to string) string {
+	t.Helper()
+	for _, ch := range reg.Chain(from).NFTChannels {
+		if ch.CounterpartyChainID == to {
+			return ch.ID
 		}
-		if got := w.moveOwner(moveID, vobj); got != want {
-			t.Fatalf("on %s voucher %s token 1 belongs to %s, want %s\n%s", moveID, voucher, got, want, w.events())
+	}
+	t.Fatalf("registry lists no ICS-721 channel from %s to %s: %+v", from, to, reg.Chain(from).NFTChannels)
+	return ""
+}
+
+func hasAttr(ev *comet.Event, key, value string) bool {
+	for _, a := range ev.Attributes {
+		if a.Key == key && a.Value == value {
+			return true
 		}
-	})
+	}
+	return false
 }
 
 func contractFromCreate(t *testing.T, tx *comet.ResultTx) string {

@@ -4,8 +4,10 @@ package ibc
 // classes (an x/nft-like class store written at genesis) and sends tokens over `nft-transfer`
 // channels; a rollup receives them and mints vouchers in its VM's own NFT representation
 // through an NFTReceiver, so indexers see the same collection and mint events as for native
-// NFTs. The devnet sends from the L1 only (the source zone): a rollup never sends vouchers
-// back, so the sink-zone paths (burn on send, unescrow on receive) are refused with an error.
+// NFTs. A chain with an NFTEscrow (the Move chains) also sends its VM's own collections
+// (class id move/<collection>), escrowing the NFT objects, and the receiving chain mints
+// vouchers of them the same way. Only source zones send: vouchers never go back, so the
+// sink-zone paths (burn on send, unescrow on receive) are refused with an error.
 //
 // Packet data field names follow the ICS-721 specification's NonFungibleTokenPacketData
 // (classId, classUri, classData, tokenIds, tokenUris, tokenData, sender, receiver, memo);
