@@ -24,7 +24,7 @@ type bridges struct {
 	relayer                *relayer.Relayer
 	execURL                map[string]string // rollup chain id → executor API URL
 	nftSinks               map[string]*nftSink
-	nftEscrows             map[string]*nftEscrow // the Move chains' own collections over ICS-721
+	nftEscrows             map[string]*nftEscrow // the Move and EVM chains' own NFTs over ICS-721
 }
 
 // wireBridges wires the OPinit bridges L1 ↔ every rollup and the IBC channels L1 ↔ every
@@ -81,13 +81,13 @@ func wireBridges(n *Network) (*bridges, error) {
 				}
 			}
 			// Every Initia chain receives ICS-721 vouchers (the L1 those a rollup sends it),
-			// and the Move chains send their own collections.
+			// and the Move and EVM chains send their own collections.
 			if s.Kind == engine.KindL1 || isRollup(s.Kind) {
 				sink := &nftSink{chainID: s.ChainID}
 				b.nftSinks[s.ChainID] = sink
 				nft.Receivers[s.ChainID] = sink
 			}
-			if s.Kind == engine.KindL1 || s.Kind == engine.KindMove {
+			if s.Kind == engine.KindL1 || s.Kind == engine.KindMove || s.Kind == engine.KindEVM {
 				esc := &nftEscrow{}
 				b.nftEscrows[s.ChainID] = esc
 				nft.Escrows[s.ChainID] = esc

@@ -97,33 +97,48 @@ func (s *nftSink) bind(c *Chain) {
 	}
 }
 
-// nftEscrow sends a Move chain's own collections over ICS-721 (class id move/<collection>),
-// as initia's nft-transfer does; it learns the chain's Move module when the bridges start.
+// nftEscrow sends a chain's own NFTs over ICS-721 as initia's nft-transfer does: a Move
+// chain's collections (class id move/<collection>) and minievm's ERC-721 contracts (class id
+// evm/<contract>). It learns the chain's VM module when the bridges start.
 type nftEscrow struct {
-	vm *move.Module
+	mv *move.Module
+	ev *evm.Module
 }
 
 // Handles implements ibc.NFTEscrow.
 func (e *nftEscrow) Handles(classID string) bool {
-	_, ok := move.ICS721Collection(classID)
-	return ok && e.vm != nil
+	if _, ok := move.ICS721Collection(classID); ok {
+		return e.mv != nil
+	}
+	_, ok := evm.ICS721ClassContract(classID)
+	return ok && e.ev != nil
 }
 
 // EscrowNFTs implements ibc.NFTEscrow.
 func (e *nftEscrow) EscrowNFTs(env sim.Env, classID string, tokenIDs []string, sender, escrow []byte) (ibc.NFTClass, []string, error) {
-	name, uri, uris, err := e.vm.EscrowICS721(env, classID, tokenIDs, sender, escrow)
-	return ibc.NFTClass{Name: name, URI: uri}, uris, err
+	if e.mv != nil {
+		name, uri, uris, err := e.mv.EscrowICS721(env, classID, tokenIDs, sender, escrow)
+		return ibc.NFTClass{Name: name, URI: uri}, uris, err
+	}
+	name, uris, err := e.ev.EscrowICS721(env, classID, tokenIDs, sender, escrow)
+	return ibc.NFTClass{Name: name}, uris, err
 }
 
 // RefundNFTs implements ibc.NFTEscrow.
 func (e *nftEscrow) RefundNFTs(env sim.Env, classID string, tokenIDs []string, escrow, sender []byte) error {
-	return e.vm.RefundICS721(env, classID, tokenIDs, escrow, sender)
+	if e.mv != nil {
+		return e.mv.RefundICS721(env, classID, tokenIDs, escrow, sender)
+	}
+	return e.ev.RefundICS721(env, classID, tokenIDs, escrow, sender)
 }
 
 func (e *nftEscrow) bind(c *Chain) {
 	for _, m := range c.Modules {
-		if vm, ok := m.(*move.Module); ok {
-			e.vm = vm
+		switch vm := m.(type) {
+		case *move.Module:
+			e.mv = vm
+		case *evm.Module:
+			e.ev = vm
 		}
 	}
 }

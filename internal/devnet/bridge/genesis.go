@@ -66,8 +66,8 @@ type NFTOptions struct {
 	Receivers map[string]ibc.NFTReceiver
 	// Rate is the chance per block of one ICS-721 transfer from the L1.
 	Rate float64
-	// Escrows send a chain VM's own collections (class ids move/<collection>) over ICS-721, by
-	// chain id (the Move chains: the L1 beside its class store, and minimove rollups).
+	// Escrows send a chain VM's own NFTs over ICS-721 (class ids move/<collection>,
+	// evm/<contract>), by chain id: the L1 beside its class store, minimove and minievm rollups.
 	Escrows map[string]ibc.NFTEscrow
 }
 

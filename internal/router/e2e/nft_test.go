@@ -248,7 +248,7 @@ func TestSendNFTEndToEnd(t *testing.T) {
 		})
 	}
 
-	t.Run("evm_within", func(t *testing.T) {
+	t.Run("evm_within_and_to_l1", func(t *testing.T) {
 		w.t = t
 		sender := tn.addr(t, evmID, owner)
 		code, err := evm.ERC721Code("E2E Punks", "E2EP")
@@ -267,6 +267,25 @@ func TestSendNFTEndToEnd(t *testing.T) {
 		}
 		w.refused(map[string]any{"from_address": sender, "from_chain_id": evmID, "to_address": tn.addr(t, evmID, to), "to_chain_id": evmID,
 			"collection_address": contract, "token_ids": []string{"99"}, "object_addresses": []string{""}}, msgs.ReasonNFTNotFound)
+
+		// Across chains: token 8 to the L1 over ICS-721, class_id evm/<contract raw hex> as
+		// tx.evm.ts builds it for a native ERC-721.
+		in, _ = evm.Pack("mintNFT", common.BytesToAddress(from), big.NewInt(8), "https://devnet.invalid/e2e/8.json")
+		w.commit(evmID, owner, &evmv1.MsgCall{Sender: sender, ContractAddr: contract, Input: "0x" + hex.EncodeToString(in), Value: "0"})
+		classID := "evm/" + strings.ToLower(strings.TrimPrefix(contract, "0x"))
+		w.mark()
+		w.nftSend(map[string]any{"from_address": sender, "from_chain_id": evmID, "to_address": tn.addr(t, l1ID, to), "to_chain_id": l1ID,
+			"collection_address": contract, "token_ids": []string{"8"}, "object_addresses": []string{""}, "class_id": classID}, owner, "nft-transfer/MsgTransfer", 1)
+		escrow := "0x" + hex.EncodeToString(devibc.NFTEscrowAddress(devibc.NFTPort, nftChannel(t, reg, evmID, l1ID)))
+		if got := w.evmOwner(contract, 8); !strings.EqualFold(got, escrow) {
+			t.Fatalf("on %s the sent token 8 belongs to %s, want the channel's escrow %s", evmID, got, escrow)
+		}
+		w.awaitReceive(l1ID, classID)
+		voucher := devibc.VoucherClass(devibc.NFTPort, nftChannel(t, reg, l1ID, evmID), classID, false)
+		vobj := move.NftAddr(move.AccAddr(address.ModuleAccount(devibc.NFTModule)), voucher, "8")
+		if got, want := w.moveOwner(l1ID, vobj), w.accAddr(l1ID, to).String(); got != want {
+			t.Fatalf("on %s voucher %s token 8 belongs to %s, want %s", l1ID, voucher, got, want)
+		}
 	})
 
 	t.Run("wasm_within", func(t *testing.T) {
@@ -313,18 +332,25 @@ func TestSendNFTEndToEnd(t *testing.T) {
 			voucher := devibc.VoucherClass(devibc.NFTPort, dstChan, classID, false)
 			vobj := move.NftAddr(move.AccAddr(address.ModuleAccount(devibc.NFTModule)), voucher, "1")
 			want := w.accAddr(hop.to, to).String()
-			for i := 0; i < maxSteps && w.findEvent(hop.to, "non_fungible_token_packet", "class_id", classID) == nil; i++ {
-				if err := tn.step(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if ev := w.findEvent(hop.to, "non_fungible_token_packet", "class_id", classID); ev == nil || !hasAttr(ev, "success", "true") {
-				t.Fatalf("no successful ICS-721 receive on %s: %+v\n%s", hop.to, ev, w.events())
-			}
+			w.awaitReceive(hop.to, classID)
 			if got := w.moveOwner(hop.to, vobj); got != want {
 				t.Fatalf("on %s voucher %s token 1 belongs to %s, want %s\n%s", hop.to, voucher, got, want, w.events())
 			}
 		})
+	}
+}
+
+// awaitReceive steps blocks until chainID has received an ICS-721 packet of classID, and fails
+// unless the receive succeeded.
+func (w nftWallet) awaitReceive(chainID, classID string) {
+	w.t.Helper()
+	for i := 0; i < maxSteps && w.findEvent(chainID, "non_fungible_token_packet", "class_id", classID) == nil; i++ {
+		if err := w.tn.step(context.Background()); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	if ev := w.findEvent(chainID, "non_fungible_token_packet", "class_id", classID); ev == nil || !hasAttr(ev, "success", "true") {
+		w.t.Fatalf("no successful ICS-721 receive on %s: %+v\n%s", chainID, ev, w.events())
 	}
 }
 
