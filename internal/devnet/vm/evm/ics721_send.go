@@ -48,8 +48,11 @@ func (m *Module) moveICS721(env sim.Env, classID string, tokenIDs []string, from
 	if !ok || !found || c.Kind != "erc721" {
 		return "", nil, fmt.Errorf("class %s: no ERC-721 contract: %w", classID, ErrExecutionReverted)
 	}
-	var uris []string
-	for _, s := range tokenIDs {
+	// Every token is checked before any moves, so a refused send changes nothing.
+	uris := make([]string, len(tokenIDs))
+	ids := make([]*big.Int, len(tokenIDs))
+	toks := make([]token, len(tokenIDs))
+	for i, s := range tokenIDs {
 		id, ok := new(big.Int).SetString(s, 10)
 		if !ok || id.Sign() < 0 || id.BitLen() > 256 {
 			return "", nil, fmt.Errorf("token id %q is not a uint256: %w", s, ErrExecutionReverted)
@@ -58,13 +61,16 @@ func (m *Module) moveICS721(env sim.Env, classID string, tokenIDs []string, from
 		if !ok || t.Owner != key(from) {
 			return "", nil, fmt.Errorf("token %s of %s is not held by %s: %w", s, addr.Hex(), from.Hex(), ErrExecutionReverted)
 		}
+		ids[i], toks[i], uris[i] = id, t, t.URI
+	}
+	for i, id := range ids {
+		t := toks[i]
 		t.Owner, t.Approved = key(to), ""
 		b, _ := json.Marshal(t)
 		x.kv.Set(tokenKey(addr, id), b)
 		addNFTCount(x.kv, addr, from, -1)
 		addNFTCount(x.kv, addr, to, 1)
 		x.logs = append(x.logs, ethLog{Address: addr, Topics: []common.Hash{topicTransfer, addrTopic(from), addrTopic(to), word(id)}})
-		uris = append(uris, t.URI)
 	}
 	env.Emit(evmEvent(x.logs))
 	return c.Name, uris, nil

@@ -105,20 +105,24 @@ func (m *Module) EscrowICS721(env sim.Env, classID string, tokenIDs []string, se
 		return "", "", nil, abort("collection", codeObjectMissing)
 	}
 	c := &call{m: m, env: env, kv: kvs, sender: AccAddr(sender)}
-	for _, id := range tokenIDs {
-		nft := NftAddr(hexAddr(col.Creator), col.Name, id)
+	// Every token is checked before any moves, so a refused send changes nothing.
+	objs := make([]Addr, len(tokenIDs))
+	recs := make([]objectRec, len(tokenIDs))
+	for i, id := range tokenIDs {
+		objs[i] = NftAddr(hexAddr(col.Creator), col.Name, id)
 		var n nftRec
-		var o objectRec
-		if !getJSON(kvs, keyObj(nft), &o) || !getJSON(kvs, keyNft(nft), &n) {
+		if !getJSON(kvs, keyObj(objs[i]), &recs[i]) || !getJSON(kvs, keyNft(objs[i]), &n) {
 			return "", "", nil, abort("nft", codeNftMissing)
 		}
-		if hexAddr(o.Owner) != c.sender {
+		if hexAddr(recs[i].Owner) != c.sender {
 			return "", "", nil, abort("object", codeNotObjectOwner)
 		}
-		if err := c.moveObject(nft, o, AccAddr(escrow)); err != nil {
+		uris = append(uris, n.URI)
+	}
+	for i := range objs {
+		if err := c.moveObject(objs[i], recs[i], AccAddr(escrow)); err != nil {
 			return "", "", nil, err
 		}
-		uris = append(uris, n.URI)
 	}
 	return col.Name, col.URI, uris, nil
 }
@@ -133,13 +137,16 @@ func (m *Module) RefundICS721(env sim.Env, classID string, tokenIDs []string, es
 		return fmt.Errorf("class %s: no such collection", classID)
 	}
 	c := &call{m: m, env: env, kv: kvs, sender: AccAddr(escrow)}
-	for _, id := range tokenIDs {
-		nft := NftAddr(hexAddr(col.Creator), col.Name, id)
-		var o objectRec
-		if !getJSON(kvs, keyObj(nft), &o) || hexAddr(o.Owner) != c.sender {
+	objs := make([]Addr, len(tokenIDs))
+	recs := make([]objectRec, len(tokenIDs))
+	for i, id := range tokenIDs {
+		objs[i] = NftAddr(hexAddr(col.Creator), col.Name, id)
+		if !getJSON(kvs, keyObj(objs[i]), &recs[i]) || hexAddr(recs[i].Owner) != c.sender {
 			return fmt.Errorf("nft %s/%s is not in escrow", classID, id)
 		}
-		if err := c.moveObject(nft, o, AccAddr(sender)); err != nil {
+	}
+	for i := range objs {
+		if err := c.moveObject(objs[i], recs[i], AccAddr(sender)); err != nil {
 			return err
 		}
 	}
