@@ -42,9 +42,18 @@ func TestICS721Escrow(t *testing.T) {
 		wantErr bool
 		owner1  common.Address
 	}{
-		{"with another owner's token", func() error { _, _, err := m.EscrowICS721(f, class, []string{"1", "2"}, a.Bytes(), escrow.Bytes()); return err }, true, a},
-		{"a token never minted", func() error { _, _, err := m.EscrowICS721(f, class, []string{"9"}, a.Bytes(), escrow.Bytes()); return err }, true, a},
-		{"not a token id", func() error { _, _, err := m.EscrowICS721(f, class, []string{"x"}, a.Bytes(), escrow.Bytes()); return err }, true, a},
+		{"with another owner's token", func() error {
+			_, _, err := m.EscrowICS721(f, class, []string{"1", "2"}, a.Bytes(), escrow.Bytes())
+			return err
+		}, true, a},
+		{"a token never minted", func() error {
+			_, _, err := m.EscrowICS721(f, class, []string{"9"}, a.Bytes(), escrow.Bytes())
+			return err
+		}, true, a},
+		{"not a token id", func() error {
+			_, _, err := m.EscrowICS721(f, class, []string{"x"}, a.Bytes(), escrow.Bytes())
+			return err
+		}, true, a},
 		{"no such contract", func() error {
 			_, _, err := m.EscrowICS721(f, ICS721ClassPrefix+key(b), []string{"1"}, a.Bytes(), escrow.Bytes())
 			return err
