@@ -24,13 +24,14 @@ type bridges struct {
 	relayer                *relayer.Relayer
 	execURL                map[string]string // rollup chain id → executor API URL
 	nftSinks               map[string]*nftSink
+	nftEscrows             map[string]*nftEscrow // the Move and EVM chains' own NFTs over ICS-721
 }
 
 // wireBridges wires the OPinit bridges L1 ↔ every rollup and the IBC channels L1 ↔ every
 // other chain. The chains do not exist yet: what reads them (the L1's view of a rollup's
 // withdrawals) looks them up in n when it runs.
 func wireBridges(n *Network) (*bridges, error) {
-	b := &bridges{runners: map[string]*bridge.HookRunner{}, execURL: map[string]string{}, nftSinks: map[string]*nftSink{}}
+	b := &bridges{runners: map[string]*bridge.HookRunner{}, execURL: map[string]string{}, nftSinks: map[string]*nftSink{}, nftEscrows: map[string]*nftEscrow{}}
 	var err error
 	if b.initiaBots[0], b.initiaBots[1], err = bridge.BotKeys(n.cfg.Seed, false); err != nil {
 		return nil, err
@@ -72,17 +73,24 @@ func wireBridges(n *Network) (*bridges, error) {
 	opts := bridge.Options{IBCHooks: ibcHooks, DepositHooks: depHooks, Withdrawals: wd,
 		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic}
 	if n.cfg.NFTTraffic > 0 {
-		nft := &bridge.NFTOptions{Rate: n.cfg.NFTTraffic, Receivers: map[string]ibc.NFTReceiver{}}
+		nft := &bridge.NFTOptions{Rate: n.cfg.NFTTraffic, Receivers: map[string]ibc.NFTReceiver{}, Escrows: map[string]ibc.NFTEscrow{}}
 		for _, s := range n.cfg.Chains {
-			switch {
-			case s.Kind == engine.KindL1:
+			if s.Kind == engine.KindL1 {
 				if nft.Classes, err = l1NFTClasses(n.cfg, s); err != nil {
 					return nil, err
 				}
-			case isRollup(s.Kind):
+			}
+			// Every Initia chain receives ICS-721 vouchers (the L1 those a rollup sends it),
+			// and the Move and EVM chains send their own collections.
+			if s.Kind == engine.KindL1 || isRollup(s.Kind) {
 				sink := &nftSink{chainID: s.ChainID}
 				b.nftSinks[s.ChainID] = sink
 				nft.Receivers[s.ChainID] = sink
+			}
+			if s.Kind == engine.KindL1 || s.Kind == engine.KindMove || s.Kind == engine.KindEVM {
+				esc := &nftEscrow{}
+				b.nftEscrows[s.ChainID] = esc
+				nft.Escrows[s.ChainID] = esc
 			}
 		}
 		opts.NFT = nft
@@ -131,6 +139,10 @@ func (b *bridges) start(n *Network) error {
 	for id, s := range b.nftSinks {
 		c, _ := n.Chain(id)
 		s.bind(c)
+	}
+	for id, e := range b.nftEscrows {
+		c, _ := n.Chain(id)
+		e.bind(c)
 	}
 	var eps []relayer.Endpoint
 	for _, c := range n.chains {

@@ -48,7 +48,7 @@ func l1NFTClasses(cfg Config, s ChainSpec) ([]ibc.NFTClass, error) {
 	return out, nil
 }
 
-// nftSink is a rollup's ICS-721 receiver. The bridge modules are built before the chains,
+// nftSink is a chain's ICS-721 receiver (every rollup's, and the L1's for what rollups send it). The bridge modules are built before the chains,
 // so it learns the chain's VM module when the bridges start (bind).
 type nftSink struct {
 	chainID string
@@ -93,6 +93,52 @@ func (s *nftSink) bind(c *Chain) {
 				}
 				return vm.ReceiveICS721(env, creator, class, uri, ts, to)
 			}
+		}
+	}
+}
+
+// nftEscrow sends a chain's own NFTs over ICS-721 as initia's nft-transfer does: a Move
+// chain's collections (class id move/<collection>) and minievm's ERC-721 contracts (class id
+// evm/<contract>). It learns the chain's VM module when the bridges start.
+type nftEscrow struct {
+	mv *move.Module
+	ev *evm.Module
+}
+
+// Handles implements ibc.NFTEscrow.
+func (e *nftEscrow) Handles(classID string) bool {
+	if _, ok := move.ICS721Collection(classID); ok {
+		return e.mv != nil
+	}
+	_, ok := evm.ICS721ClassContract(classID)
+	return ok && e.ev != nil
+}
+
+// EscrowNFTs implements ibc.NFTEscrow.
+func (e *nftEscrow) EscrowNFTs(env sim.Env, classID string, tokenIDs []string, sender, escrow []byte) (ibc.NFTClass, []string, error) {
+	if e.mv != nil {
+		name, uri, uris, err := e.mv.EscrowICS721(env, classID, tokenIDs, sender, escrow)
+		return ibc.NFTClass{Name: name, URI: uri}, uris, err
+	}
+	name, uris, err := e.ev.EscrowICS721(env, classID, tokenIDs, sender, escrow)
+	return ibc.NFTClass{Name: name}, uris, err
+}
+
+// RefundNFTs implements ibc.NFTEscrow.
+func (e *nftEscrow) RefundNFTs(env sim.Env, classID string, tokenIDs []string, escrow, sender []byte) error {
+	if e.mv != nil {
+		return e.mv.RefundICS721(env, classID, tokenIDs, escrow, sender)
+	}
+	return e.ev.RefundICS721(env, classID, tokenIDs, escrow, sender)
+}
+
+func (e *nftEscrow) bind(c *Chain) {
+	for _, m := range c.Modules {
+		switch vm := m.(type) {
+		case *move.Module:
+			e.mv = vm
+		case *evm.Module:
+			e.ev = vm
 		}
 	}
 }

@@ -30,9 +30,11 @@ import (
 var ErrAmino = errors.New("amino json")
 
 var aminoNames = map[protoreflect.FullName]string{
-	"cosmos.bank.v1beta1.MsgSend":                  "cosmos-sdk/MsgSend",
-	"cosmos.bank.v1beta1.MsgMultiSend":             "cosmos-sdk/MsgMultiSend",
-	"ibc.applications.transfer.v1.MsgTransfer":     "cosmos-sdk/MsgTransfer",
+	"cosmos.bank.v1beta1.MsgSend":              "cosmos-sdk/MsgSend",
+	"cosmos.bank.v1beta1.MsgMultiSend":         "cosmos-sdk/MsgMultiSend",
+	"ibc.applications.transfer.v1.MsgTransfer": "cosmos-sdk/MsgTransfer",
+	// ICS-721: initia-labs/amino-converter@0235bfe:src/ibc/applications/nft-transfer/tx.ts
+	"ibc.applications.nft_transfer.v1.MsgTransfer": "nft-transfer/MsgTransfer",
 	"opinit.ophost.v1.MsgInitiateTokenDeposit":     "ophost/MsgInitiateTokenDeposit",
 	"opinit.ophost.v1.MsgFinalizeTokenWithdrawal":  "ophost/MsgFinalizeTokenWithdrawal",
 	"opinit.opchild.v1.MsgExecuteMessages":         "opchild/MsgExecuteMessages",

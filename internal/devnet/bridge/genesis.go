@@ -66,6 +66,9 @@ type NFTOptions struct {
 	Receivers map[string]ibc.NFTReceiver
 	// Rate is the chance per block of one ICS-721 transfer from the L1.
 	Rate float64
+	// Escrows send a chain VM's own NFTs over ICS-721 (class ids move/<collection>,
+	// evm/<contract>), by chain id: the L1 beside its class store, minimove and minievm rollups.
+	Escrows map[string]ibc.NFTEscrow
 }
 
 // ChainModules is what one chain runs of the bridge stack.
@@ -299,7 +302,12 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 	for i := range l1m.NFTChannels {
 		id := "channel-" + strconv.Itoa(len(l1m.Channels)+i)
 		l1m.NFTChannels[i].ChannelID = id
-		others[l1m.NFTChannels[i].CounterpartyChainID].NFTChannels[0].CounterpartyChannelID = id
+		peer := others[l1m.NFTChannels[i].CounterpartyChainID]
+		peer.NFTChannels[0].CounterpartyChannelID = id
+		// The registry lists ICS-721 channels beside the ICS-20 ones, told apart by their
+		// version, as initia-registry's chain.json does (the router's /nft finds them there).
+		l1m.Registry.IBCChannels = append(l1m.Registry.IBCChannels, RegistryChannel{peer.Spec.ChainID, ibc.NFTPort, id, ibc.NFTVersion})
+		peer.Registry.IBCChannels = append(peer.Registry.IBCChannels, RegistryChannel{l1.ChainID, ibc.NFTPort, peer.NFTChannels[0].ChannelID, ibc.NFTVersion})
 	}
 	hc := opinit.HostConfig{Bridges: bridges, Withdrawals: opts.Withdrawals}
 	if opts.TrafficRate > 0 {
@@ -333,9 +341,8 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 			nc := &ibc.NFTConfig{Channels: cm.NFTChannels, PathNames: s.Kind == KindMiniwasm}
 			if s.Kind == KindL1 {
 				nc.Classes, nc.Rate = opts.NFT.Classes, opts.NFT.Rate
-			} else {
-				nc.Receiver = opts.NFT.Receivers[s.ChainID]
 			}
+			nc.Receiver, nc.Escrow = opts.NFT.Receivers[s.ChainID], opts.NFT.Escrows[s.ChainID]
 			ic.NFT = nc
 		}
 		cm.IBC = ibc.New(ic)

@@ -63,6 +63,8 @@ type Config struct {
 	// Tracker serves /v2/tx/track, /v2/tx/status and /v2/tx/submit; nil answers them with 404
 	// TRACKING_DISABLED.
 	Tracker Tracker
+	// NFTOwners tells /nft who holds a token (nil: each chain's REST, msgs.RESTNFTOwners).
+	NFTOwners msgs.NFTOwners
 }
 
 type server struct {
@@ -85,6 +87,9 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.NFTOwners == nil {
+		cfg.NFTOwners = &msgs.RESTNFTOwners{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -21,6 +21,7 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "POST /v2/fungible/ibc_origin_assets", Handler: s.ibcOriginAssets, InSpec: true, NoStore: true},
 		{Pattern: "POST /v2/fungible/assets_between_chains", Handler: s.assetsBetweenChainsPost, InSpec: true, NoStore: true},
 		{Pattern: "GET /v2/fungible/assets_between_chains", Handler: s.assetsBetweenChainsGet, InSpec: true},
+		{Pattern: "POST /nft", Handler: s.nft, InSpec: true, NoStore: true},
 		// A status changes as the transfer progresses: never cached.
 		{Pattern: "POST /v2/tx/track", Handler: s.txTrack, InSpec: true, NoStore: true},
 		{Pattern: "POST /v2/tx/retry_track", Handler: s.txRetryTrack, InSpec: true, NoStore: true},

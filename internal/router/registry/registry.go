@@ -83,6 +83,11 @@ type Chain struct {
 
 	// Channels are the ICS-20 ("transfer" port) channels, sorted by channel id.
 	Channels []Channel
+	// NFTChannels are the ICS-721 channel ends (metadata.ibc_channels whose version names
+	// ics721: port nft-transfer on Move and EVM chains, wasm.<ics721 contract> on Wasm
+	// chains), in the registry's order. /nft sends over them; only this end's port and id
+	// are needed, so the counterparty id is not resolved.
+	NFTChannels []Channel
 	// Assets sorted by denom: the registry's listed assets (and those Refresh learns).
 	Assets []*Asset
 	// Unlisted are coins the chain holds that the registry does not list but that its
@@ -512,6 +517,10 @@ func parseChain(raw []byte) (*Chain, error) {
 			Average: t.AverageGasPrice.String(), High: t.HighGasPrice.String(), Min: t.FixedMinGasPrice.String()})
 	}
 	for _, ch := range f.Metadata.IBCChannels {
+		if v := channelVersion(ch.Version); strings.Contains(v, "ics721") {
+			c.NFTChannels = append(c.NFTChannels, Channel{Port: ch.PortID, ID: ch.ChannelID, CounterpartyChainID: ch.ChainID, Version: v})
+			continue
+		}
 		if ch.PortID != "transfer" {
 			continue
 		}

@@ -4,8 +4,10 @@ package ibc
 // classes (an x/nft-like class store written at genesis) and sends tokens over `nft-transfer`
 // channels; a rollup receives them and mints vouchers in its VM's own NFT representation
 // through an NFTReceiver, so indexers see the same collection and mint events as for native
-// NFTs. The devnet sends from the L1 only (the source zone): a rollup never sends vouchers
-// back, so the sink-zone paths (burn on send, unescrow on receive) are refused with an error.
+// NFTs. A chain with an NFTEscrow (the Move chains) also sends its VM's own collections
+// (class id move/<collection>), escrowing the NFT objects, and the receiving chain mints
+// vouchers of them the same way. Only source zones send: vouchers never go back, so the
+// sink-zone paths (burn on send, unescrow on receive) are refused with an error.
 //
 // Packet data field names follow the ICS-721 specification's NonFungibleTokenPacketData
 // (classId, classUri, classData, tokenIds, tokenUris, tokenData, sender, receiver, memo);
@@ -79,6 +81,25 @@ type NFTConfig struct {
 	PathNames bool
 	// Rate is the chance per block of one ICS-721 transfer of a class token an account holds.
 	Rate float64
+	// Escrow sends the chain VM's own NFTs (the L1's Move collections); nil: only the class
+	// store's classes can be sent.
+	Escrow NFTEscrow
+}
+
+// NFTEscrow moves a VM's own NFTs into a channel's escrow account on send and back on a
+// refund, as initia's nft-transfer does with Move collections (class id
+// move/<collection address>). Handles says whether a class id names such a collection.
+type NFTEscrow interface {
+	Handles(classID string) bool
+	// EscrowNFTs checks that sender owns every token, moves them to escrow and returns the
+	// class (name, URI) and the tokens' URIs for the packet.
+	EscrowNFTs(env sim.Env, classID string, tokenIDs []string, sender, escrow []byte) (NFTClass, []string, error)
+	RefundNFTs(env sim.Env, classID string, tokenIDs []string, escrow, sender []byte) error
+}
+
+// vmClass reports whether a class id is the VM's own (sent through the Escrow).
+func (m *Module) vmClass(classID string) bool {
+	return m.nftOn() && m.nftCfg().Escrow != nil && m.nftCfg().Escrow.Handles(classID)
 }
 
 // NFTPacketData is the ICS-721 NonFungibleTokenPacketData (JSON on the wire).
@@ -277,6 +298,9 @@ func (m *Module) handleNFTTransfer(env sim.Env, msg *nfttransferv1.MsgTransfer) 
 	if !ok {
 		return coded("channel", 3, fmt.Sprintf("port ID (%s) channel ID (%s): channel not found", msg.SourcePort, msg.SourceChannel))
 	}
+	if m.vmClass(msg.ClassId) {
+		return m.sendVMNFTs(env, ch, msg, sender)
+	}
 	if strings.Contains(msg.ClassId, "/") {
 		// Sending a voucher back (sink zone) would burn it in the VM; the devnet's rollups
 		// never do, so the class store holds native classes only.
@@ -302,6 +326,20 @@ func (m *Module) handleNFTTransfer(env sim.Env, msg *nfttransferv1.MsgTransfer) 
 		}
 		uris[i] = t.URI
 	}
+	return m.sendNFTPacket(env, ch, msg, class, uris)
+}
+
+// sendVMNFTs escrows the VM's own NFTs (a Move collection of the L1) and sends them.
+func (m *Module) sendVMNFTs(env sim.Env, ch Channel, msg *nfttransferv1.MsgTransfer, sender []byte) error {
+	class, uris, err := m.nftCfg().Escrow.EscrowNFTs(env, msg.ClassId, msg.TokenIds, sender, NFTEscrowAddress(ch.PortID, ch.ChannelID))
+	if err != nil {
+		return err
+	}
+	class.ID = msg.ClassId
+	return m.sendNFTPacket(env, ch, msg, class, uris)
+}
+
+func (m *Module) sendNFTPacket(env sim.Env, ch Channel, msg *nfttransferv1.MsgTransfer, class NFTClass, uris []string) error {
 	data := NFTPacketData{ClassID: class.ID, ClassURI: class.URI, ClassData: ClassDataName(class.Name), TokenIDs: msg.TokenIds,
 		TokenURIs: uris, Sender: msg.Sender, Receiver: msg.Receiver, Memo: msg.Memo}
 	seq, err := m.sendPacket(env, ch, msg.TimeoutHeight, msg.TimeoutTimestamp, data.Bytes())
@@ -403,6 +441,9 @@ func (m *Module) nftRefund(env sim.Env, p *channelv1.Packet, data NFTPacketData)
 	}
 	kv := env.Store(StoreName)
 	escrow := NFTEscrowAddress(p.SourcePort, p.SourceChannel)
+	if m.vmClass(data.ClassID) {
+		return m.nftCfg().Escrow.RefundNFTs(env, data.ClassID, data.TokenIDs, escrow, sender)
+	}
 	for _, id := range data.TokenIDs {
 		t, ok := getNFTToken(kv, data.ClassID, id)
 		if !ok || string(t.Owner) != string(escrow) {

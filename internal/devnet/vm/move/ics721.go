@@ -3,6 +3,7 @@ package move
 import (
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -75,4 +76,89 @@ func (m *Module) ReceiveICS721(env sim.Env, creator []byte, class, classURI stri
 		}
 	}
 	return putJSON(kvs, keyCol(col), rec)
+}
+
+// ICS721ClassPrefix starts the ICS-721 class id of a Move collection sent from its home chain:
+// move/ + the collection's 64-digit hex address (the form InterwovenKit builds,
+// initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/wallet/txs/send-nft/tx.move.ts).
+const ICS721ClassPrefix = "move/"
+
+// ICS721Collection parses a class id of the move/<hex> form.
+func ICS721Collection(classID string) (Addr, bool) {
+	h, ok := strings.CutPrefix(classID, ICS721ClassPrefix)
+	if !ok || len(h) != 64 {
+		return Addr{}, false
+	}
+	a, err := ParseAddr(h)
+	return a, err == nil
+}
+
+// EscrowICS721 moves tokens of a native collection (class id move/<collection>) from sender to
+// an ICS-721 escrow account, as object transfers: the sender must own each NFT object, as
+// object::transfer requires. It returns the collection's name and URI and the tokens' URIs
+// for the packet.
+func (m *Module) EscrowICS721(env sim.Env, classID string, tokenIDs []string, sender, escrow []byte) (name, uri string, uris []string, err error) {
+	kvs := env.Store(StoreName)
+	colAddr, ok := ICS721Collection(classID)
+	var col collectionRec
+	if !ok || !getJSON(kvs, keyCol(colAddr), &col) {
+		return "", "", nil, abort("collection", codeObjectMissing)
+	}
+	c := &call{m: m, env: env, kv: kvs, sender: AccAddr(sender)}
+	// Every token is checked before any moves, so a refused send changes nothing.
+	objs := make([]Addr, len(tokenIDs))
+	recs := make([]objectRec, len(tokenIDs))
+	for i, id := range tokenIDs {
+		objs[i] = NftAddr(hexAddr(col.Creator), col.Name, id)
+		var n nftRec
+		if !getJSON(kvs, keyObj(objs[i]), &recs[i]) || !getJSON(kvs, keyNft(objs[i]), &n) {
+			return "", "", nil, abort("nft", codeNftMissing)
+		}
+		if hexAddr(recs[i].Owner) != c.sender {
+			return "", "", nil, abort("object", codeNotObjectOwner)
+		}
+		uris = append(uris, n.URI)
+	}
+	for i := range objs {
+		if err := c.moveObject(objs[i], recs[i], AccAddr(escrow)); err != nil {
+			return "", "", nil, err
+		}
+	}
+	return col.Name, col.URI, uris, nil
+}
+
+// RefundICS721 gives escrowed tokens of a native collection back to their sender (a failed
+// or timed-out ICS-721 send).
+func (m *Module) RefundICS721(env sim.Env, classID string, tokenIDs []string, escrow, sender []byte) error {
+	kvs := env.Store(StoreName)
+	colAddr, ok := ICS721Collection(classID)
+	var col collectionRec
+	if !ok || !getJSON(kvs, keyCol(colAddr), &col) {
+		return fmt.Errorf("class %s: no such collection", classID)
+	}
+	c := &call{m: m, env: env, kv: kvs, sender: AccAddr(escrow)}
+	objs := make([]Addr, len(tokenIDs))
+	recs := make([]objectRec, len(tokenIDs))
+	for i, id := range tokenIDs {
+		objs[i] = NftAddr(hexAddr(col.Creator), col.Name, id)
+		if !getJSON(kvs, keyObj(objs[i]), &recs[i]) || hexAddr(recs[i].Owner) != c.sender {
+			return fmt.Errorf("nft %s/%s is not in escrow", classID, id)
+		}
+	}
+	for i := range objs {
+		if err := c.moveObject(objs[i], recs[i], AccAddr(sender)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveObject changes an object's owner from the call's sender to to, with the transfer event.
+func (c *call) moveObject(obj Addr, rec objectRec, to Addr) error {
+	rec.Owner = to.Hex()
+	if err := putJSON(c.kv, keyObj(obj), rec); err != nil {
+		return err
+	}
+	c.emit(transferEvent(obj, c.sender, to))
+	return nil
 }
