@@ -153,7 +153,7 @@ func TestNFT(t *testing.T) {
 		{"move_without_object_addresses", ik(l1, l1, "", one("1"), nil), 400},
 		{"malformed_evm_collection", ik(mevm, mevm, "init1xyz", one("7"), nil), 400},
 		{"malformed_evm_token_id", ik(mevm, mevm, evmNFT, one("0x07"), nil), 400},
-		{"unknown_from_chain", ik("nowhere-1", l1, moveCol, one("1"), one(moveObj1)), 400},
+		{"unknown_from_chain", ik("nowhere-1", l1, moveCol, one("1"), one(moveObj1)), 404},
 		{"missing_to_chain", ik(l1, "", moveCol, one("1"), one(moveObj1)), 400},
 		{"external_chain_source", ik(hub, hub, "", one("1"), nil, "from_address", userHub, "to_address", userHub), 400},
 		{"missing_class_id", ik(l1, mmov, moveCol, one("1"), one(moveObj1)), 400},

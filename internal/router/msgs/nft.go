@@ -217,7 +217,7 @@ func (b Builder) planNFT(req NFTRequest) (*nftPlan, error) {
 			return nil, nftInvalid(route.ReasonMissingField, "%s is required", f.name)
 		}
 		if b.Reg.Chain(f.v) == nil {
-			return nil, nftInvalid(route.ReasonUnknownChain, "%s: unknown chain %q", f.name, f.v)
+			return nil, route.Unknownf(route.ReasonUnknownChain, "%s: unknown chain %q", f.name, f.v)
 		}
 	}
 	p.from, p.to = b.Reg.Chain(req.FromChainID), b.Reg.Chain(req.ToChainID)
