@@ -1,0 +1,157 @@
+package evm
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"google.golang.org/protobuf/proto"
+
+	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
+	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/sim"
+)
+
+// The selectors clients put in calldata (minievm's ERC20Wrapper.go bindings, ERC-20 approve).
+func TestWrapperSelectors(t *testing.T) {
+	for _, c := range []struct{ sig, want string }{
+		{"approve(address,uint256)", "095ea7b3"},
+		{"toLocal(address,string,uint8)", "701dcf21"},
+		{"toLocal(address,string,uint256,uint8)", "1efd1a84"},
+		{"toRemote(address,string,uint256)", "cf9ee0c3"},
+	} {
+		if got := hex.EncodeToString(crypto.Keccak256([]byte(c.sig))[:4]); got != c.want {
+			t.Errorf("%s: %s, want %s", c.sig, got, c.want)
+		}
+	}
+	for name, want := range map[string]string{"approve": "095ea7b3", "toLocal": "701dcf21", "toLocal0": "1efd1a84", "toRemote": "cf9ee0c3"} {
+		if got := hex.EncodeToString(selector(name)); got != want {
+			t.Errorf("ABI %s: %s, want %s", name, got, want)
+		}
+	}
+}
+
+// wrapChain is an EVM chain with one extra funded account (outside the traffic's accounts,
+// so the test alone moves its sequence) and the launch of one bridged denom.
+func wrapChain(t *testing.T) (*engine.Chain, *engine.Key) {
+	t.Helper()
+	m := New(Config{GenesisDenoms: []string{"uusdc"}, MaxTxsPerBlock: 1})
+	gas, _ := new(big.Int).SetString("1000000000000000000000000", 10)
+	user, err := engine.DeriveKey(99, 700, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := engine.New(engine.Config{
+		ChainID: "minievm-test-1", Kind: engine.KindEVM, Seed: 3,
+		AccountCoins: []engine.Coin{{Denom: "GAS", Amount: gas}, {Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)}},
+		ExtraAccounts: []engine.GenesisAccount{{Address: user.Address(), Coins: []engine.Coin{
+			{Denom: "GAS", Amount: gas}, {Denom: "l2/abc", Amount: big.NewInt(5_000_000)}}}},
+		Modules: []sim.Module{m, Launch{Denoms: []string{"l2/abc"}}}, Bank: Flavor{}, Signer: m.Signer(), Verifier: m.Verifier(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, user
+}
+
+// send signs msgs with SIGN_MODE_DIRECT at the given sequence, produces a block and returns
+// the tx's result.
+func send(t *testing.T, c *engine.Chain, k *engine.Key, seq uint64, msgs ...proto.Message) engine.TxResult {
+	t.Helper()
+	num, _, _ := c.AccountState(k.Address())
+	raw, err := engine.SignDirect(c.Config().ChainID, k, num, seq, msgs, "", engine.Fee{GasLimit: 5_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.BroadcastTxSync(raw); r.Code != 0 {
+		return engine.TxResult{Code: r.Code, Log: r.Log}
+	}
+	b, err := c.ProduceBlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tx := range b.Txs {
+		if bytes.Equal(tx, raw) {
+			return b.Results[i]
+		}
+	}
+	t.Fatal("tx not in the block")
+	return engine.TxResult{}
+}
+
+func call(t *testing.T, from *engine.Key, to common.Address, fn string, args ...any) *evmv1.MsgCall {
+	t.Helper()
+	in, err := Pack(fn, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &evmv1.MsgCall{Sender: engine.Bech32("init", from.Address()), ContractAddr: to.Hex(), Input: hexutilEncode(in), Value: "0"}
+}
+
+// The op hook's two calls in one tx: approve, then the no-amount toLocal converts
+// min(allowance, balance) at 10^12 per unit, and the tx consumes two sequences (minievm's
+// MsgCall rule). toRemote unwraps and refuses dust.
+func TestWrapperRoundTrip(t *testing.T) {
+	c, user := wrapChain(t)
+	q, _ := c.Query(c.Height())
+	wrapped := WrappedDenom("l2/abc")
+	if _, ok := getContract(q.Store(StoreName), WrappedAddress("l2/abc", 6)); !ok {
+		t.Fatal("the launch did not create the wrapped token")
+	}
+	recv := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	remote := DenomContract("l2/abc")
+	_, seq, _ := c.AccountState(user.Address())
+	max := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	allowance := big.NewInt(3_000_000)
+	if r := send(t, c, user, seq, call(t, user, remote, "approve", WrapperAddress, allowance),
+		call(t, user, WrapperAddress, "toLocal", recv, "l2/abc", uint8(6))); r.Code != 0 {
+		t.Fatalf("approve+toLocal: %d %s", r.Code, r.Log)
+	}
+	q, _ = c.Query(c.Height())
+	if got := q.Balance(recv.Bytes(), wrapped); got.Cmp(new(big.Int).Mul(allowance, big.NewInt(1e12))) != 0 {
+		t.Errorf("wrapped balance %s", got)
+	}
+	if got := q.Balance(user.Address(), "l2/abc"); got.Int64() != 2_000_000 {
+		t.Errorf("remote balance left %s, want 2000000 (allowance below balance)", got)
+	}
+	if _, got, _ := c.AccountState(user.Address()); got != seq+2 {
+		t.Fatalf("sequence %d after two MsgCalls, want %d", got, seq+2)
+	}
+	// A tx signed at seq+1 (one per tx) is refused.
+	if r := send(t, c, user, seq+1, call(t, user, remote, "approve", WrapperAddress, max)); r.Code != 32 {
+		t.Errorf("stale sequence: code %d %s", r.Code, r.Log)
+	}
+	// The rest: max allowance, balance is the limit.
+	seq += 2
+	if r := send(t, c, user, seq, call(t, user, remote, "approve", WrapperAddress, max),
+		call(t, user, WrapperAddress, "toLocal", common.BytesToAddress(user.Address()), "l2/abc", uint8(6))); r.Code != 0 {
+		t.Fatalf("second toLocal: %s", r.Log)
+	}
+	seq += 2
+	q, _ = c.Query(c.Height())
+	if got := q.Balance(user.Address(), wrapped); got.Cmp(new(big.Int).Mul(big.NewInt(2_000_000), big.NewInt(1e12))) != 0 {
+		t.Errorf("user wrapped %s", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		amount *big.Int
+		code   uint32
+	}{
+		{"dust", big.NewInt(1_500_000_000_000), 23},
+		{"whole units", big.NewInt(1_000_000_000_000_000), 0},
+	} {
+		r := send(t, c, user, seq, call(t, user, WrappedAddress("l2/abc", 6), "approve", WrapperAddress, tc.amount),
+			call(t, user, WrapperAddress, "toRemote", recv, wrapped, tc.amount))
+		if r.Code != tc.code {
+			t.Errorf("%s: code %d %s", tc.name, r.Code, r.Log)
+		}
+		_, seq, _ = c.AccountState(user.Address())
+	}
+	q, _ = c.Query(c.Height())
+	if got := q.Balance(recv.Bytes(), "l2/abc"); got.Int64() != 1000 {
+		t.Errorf("unwrapped %s, want 1000", got)
+	}
+}
