@@ -119,7 +119,8 @@ func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (
 
 // startRouter loads the registry and adds the router API (and its refresher) to g.
 func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) error {
-	reg, err := registry.Load(cfg.Registry)
+	// Entries the loader cannot use are skipped, each with one warning on this logger.
+	reg, err := registry.LoadLogged(cfg.Registry, log.With("component", "registry"))
 	if err != nil {
 		return fmt.Errorf("load registry: %w", err)
 	}

@@ -87,7 +87,7 @@ func renderChain(reg *registry.Registry, c *registry.Chain) Chain {
 	ch := Chain{ChainName: c.Name, ChainID: c.ID, PFMEnabled: c.PFM, SupportsMemo: c.Memo, Bech32Prefix: c.Bech32Prefix,
 		FeeAssets: []FeeAsset{}, ChainType: c.Type, IsTestnet: c.Testnet, PrettyName: c.PrettyName,
 		CosmosModuleSupport: CosmosModuleSupport{Authz: c.Authz, Feegrant: c.Feegrant},
-		IBCCapabilities:     IBCCapabilities{CosmosPFM: c.PFM, CosmosIBCHooks: c.Hooks, CosmosMemo: c.Memo}}
+		IBCCapabilities:     IBCCapabilities{CosmosPFM: c.PFM, CosmosIBCHooks: c.Hooks, CosmosMemo: c.Memo}, Hidden: c.Hidden}
 	if c.LogoURI != "" {
 		l := c.LogoURI
 		ch.LogoURI = &l

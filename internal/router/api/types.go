@@ -64,6 +64,10 @@ type Chain struct {
 	RPC                 string              `json:"rpc,omitempty"`
 	REST                string              `json:"rest,omitempty"`
 	EVMFeeAsset         *EVMFeeAsset        `json:"evm_fee_asset,omitempty"`
+	// Hidden is the registry entry's `hidden` flag (false when it has none): InterwovenKit
+	// leaves hidden chains out of its picker (initia-labs/interwovenkit@913e480:
+	// packages/interwovenkit-react/src/pages/bridge/SelectChainAsset.tsx:36).
+	Hidden bool `json:"hidden"`
 }
 
 // CosmosModuleSupport lists optional Cosmos modules.

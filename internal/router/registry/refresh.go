@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,7 +108,7 @@ func (r *Registry) Refresh(ctx context.Context, src Source) (*Registry, error) {
 		}
 	}
 	for _, c := range n.Chains {
-		for _, a := range c.Assets {
+		for _, a := range slices.Concat(c.Assets, c.Unlisted) {
 			resolveOrigin(n, a)
 		}
 	}
@@ -135,8 +136,13 @@ func (r *Registry) clone() *Registry {
 			ac := *a
 			cc.Assets[i] = &ac
 		}
+		cc.Unlisted = make([]*Asset, len(c.Unlisted))
+		for i, a := range c.Unlisted {
+			ac := *a
+			cc.Unlisted[i] = &ac
+		}
 		for k, a := range c.assets {
-			for _, ac := range cc.Assets {
+			for _, ac := range slices.Concat(cc.Assets, cc.Unlisted) {
 				if ac.Denom == a.Denom {
 					cc.assets[k] = ac
 					break

@@ -5,14 +5,23 @@
 // A *Registry is immutable once built: Refresh builds a new one and Live swaps it in
 // atomically, so request handlers read a consistent snapshot without locks. Denoms are
 // checked against the real formulas (`ibc/` SHA-256 of the trace path, `l2/` SHA3-256 of
-// bridge id ‖ L1 denom) at load time, so a registry that disagrees with the chains fails
-// loudly instead of producing routes that cannot execute.
+// bridge id ‖ L1 denom) at load time: an entry that disagrees with them, or that this package
+// does not understand, is skipped with one warning naming its file and entry, so one odd
+// entry of a published registry never keeps the router from serving the rest, and never
+// becomes a route that cannot execute.
+//
+// The registry as Initia publishes it (initia-labs/initia-registry, `mainnets/`, `testnets/`)
+// lists the EVM rollups' assets as minievm's 18-decimal ERC-20 wrapper tokens (`evm/<address>`,
+// trace type "wrapped" after the op or ibc hop that brought the 6-decimal coin in). Such an
+// asset carries a Wrap; the coin it wraps is kept as an unlisted asset of the same chain so
+// the route graph can reach it (see Chain.Unlisted).
 package registry
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -45,6 +54,9 @@ type Chain struct {
 	Bech32Prefix string
 	Testnet      bool
 	LogoURI      string
+	// Hidden is the entry's optional `hidden` flag (InterwovenKit leaves hidden chains out of
+	// its pickers); false when the registry does not say.
+	Hidden bool
 
 	L1          bool   // the Initia L1 (metadata.is_l1)
 	BridgeID    uint64 // OPinit bridge id of a rollup (metadata.op_bridge_id), 0 otherwise
@@ -71,9 +83,13 @@ type Chain struct {
 
 	// Channels are the ICS-20 ("transfer" port) channels, sorted by channel id.
 	Channels []Channel
-	// Assets sorted by denom.
+	// Assets sorted by denom: the registry's listed assets (and those Refresh learns).
 	Assets []*Asset
-	assets map[string]*Asset
+	// Unlisted are coins the chain holds that the registry does not list but that its
+	// wrapped assets wrap (a minievm rollup's `l2/` INIT under `evm/<address>` INIT), sorted by
+	// denom. Asset resolves them; listings (/v2/fungible/assets) leave them out.
+	Unlisted []*Asset
+	assets   map[string]*Asset
 }
 
 // FeeToken is a gas token with its price tiers (decimal strings, empty when unknown).
@@ -123,6 +139,31 @@ type Asset struct {
 	// TokenContract is the ERC-20 address of an EVM-chain token ("" for the native coin).
 	TokenContract string
 	IsEVM         bool
+	// Wrap is set for an 18-decimal token of minievm's ERC20Wrapper (trace type "wrapped").
+	Wrap *Wrap
+	// Hidden is the entry's optional `hidden` flag; false when the registry does not say.
+	Hidden bool
+	// Unlisted marks a coin kept only because a listed asset wraps it (Chain.Unlisted).
+	Unlisted bool
+}
+
+// Wrap ties a wrapper token (`evm/<address>`, Asset.Denom) to the coin it wraps on the same
+// minievm chain. minievm's ERC20Wrapper (initia-labs/minievm@f68c852:
+// x/evm/contracts/erc20_wrapper/ERC20Wrapper.sol) mints the local token for the remote coin
+// with toLocal and burns it back with toRemote, scaling amounts by 10^(local−remote decimals).
+type Wrap struct {
+	// Contract is the wrapper contract (the trace's chain.contract), 0x-hex as the registry
+	// writes it.
+	Contract string
+	// RemoteDenom is the wrapped coin on this chain (the trace's counterparty.base_denom):
+	// the OP-bridged `l2/…` or IBC `ibc/…` denom.
+	RemoteDenom string
+	// RemoteDecimals are the wrapped coin's decimals: those of the listed asset, else of the
+	// asset it was bridged from; LocalDecimals (the wrapper token's, from its denom_units)
+	// are larger.
+	RemoteDecimals, LocalDecimals int
+	// remote is the coin as the wrapped hop's predecessor describes it, until build links it.
+	remote *Asset
 }
 
 // OPTrace ties a rollup's `l2/` token to its L1 denom.
@@ -187,6 +228,7 @@ type chainFile struct {
 	EVMChainID   json.RawMessage `json:"evm_chain_id"`
 	Bech32Prefix string          `json:"bech32_prefix"`
 	NetworkType  string          `json:"network_type"`
+	Hidden       bool            `json:"hidden"`
 	APIs         struct {
 		RPC     []endpoint `json:"rpc"`
 		REST    []endpoint `json:"rest"`
@@ -238,8 +280,9 @@ type chainFile struct {
 }
 
 type assetListFile struct {
-	ChainName string      `json:"chain_name"`
-	Assets    []assetFile `json:"assets"`
+	ChainName string `json:"chain_name"`
+	// Entries are decoded one by one, so a malformed one is skipped alone.
+	Assets []json.RawMessage `json:"assets"`
 }
 
 type assetFile struct {
@@ -255,30 +298,35 @@ type assetFile struct {
 	TypeAsset   string `json:"type_asset"`
 	Address     string `json:"address"`
 	CoingeckoID string `json:"coingecko_id"`
+	Hidden      bool   `json:"hidden"`
 	LogoURIs    struct {
 		PNG string `json:"png"`
 		SVG string `json:"svg"`
 	} `json:"logo_URIs"`
-	Traces []struct {
-		Type         string `json:"type"`
-		Provider     string `json:"provider"`
-		Counterparty struct {
-			ChainName string `json:"chain_name"`
-			ChainID   string `json:"chain_id"`
-			BaseDenom string `json:"base_denom"`
-			ChannelID string `json:"channel_id"`
-		} `json:"counterparty"`
-		Chain struct {
-			ChannelID string `json:"channel_id"`
-			Path      string `json:"path"`
-			BridgeID  string `json:"bridge_id"`
-		} `json:"chain"`
-	} `json:"traces"`
+	// Traces run from the origin to this asset: the last one says how it got here.
+	Traces []traceFile `json:"traces"`
 	// Extension (rollgate): LayerZero OFT deployment of this asset.
 	LayerZero *struct {
 		OFTAddress    string `json:"oft_address"`
 		NeedsApproval bool   `json:"needs_approval"`
 	} `json:"layerzero"`
+}
+
+type traceFile struct {
+	Type         string `json:"type"`
+	Provider     string `json:"provider"`
+	Counterparty struct {
+		ChainName string `json:"chain_name"`
+		ChainID   string `json:"chain_id"`
+		BaseDenom string `json:"base_denom"`
+		ChannelID string `json:"channel_id"`
+	} `json:"counterparty"`
+	Chain struct {
+		ChannelID string `json:"channel_id"`
+		Path      string `json:"path"`
+		BridgeID  string `json:"bridge_id"`
+		Contract  string `json:"contract"`
+	} `json:"chain"`
 }
 
 type ibcPairFile struct {
@@ -303,19 +351,31 @@ type ibcPairFile struct {
 
 // ---- loading ------------------------------------------------------------------------------
 
-// Load reads a registry directory: every subdirectory holding a chain.json is a chain, its
-// assetlist.json (optional) its assets, and `_IBC/*.json` (optional) explicit channel pairs.
-func Load(dir string) (*Registry, error) {
+// Load reads a registry directory, logging skipped entries to slog.Default(); see LoadLogged.
+func Load(dir string) (*Registry, error) { return LoadLogged(dir, slog.Default()) }
+
+// LoadLogged reads a registry directory: every subdirectory holding a chain.json is a chain,
+// its assetlist.json (optional) its assets, and `_IBC/*.json` (optional) explicit channel
+// pairs. An entry it cannot use (a malformed chain.json, asset or channel pair, a trace that
+// disagrees with the denom formulas or of a type it does not know, a duplicate) is skipped
+// with one warning naming the file and the entry; only an unreadable directory or a registry
+// without any usable chain is an error.
+func LoadLogged(dir string, log *slog.Logger) (*Registry, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
 	var chains []*Chain
+	ids := map[string]string{}
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), "_") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		cdir := filepath.Join(dir, e.Name())
+		file := e.Name() + "/chain.json"
 		raw, err := os.ReadFile(filepath.Join(cdir, "chain.json"))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -325,19 +385,26 @@ func Load(dir string) (*Registry, error) {
 		}
 		c, err := parseChain(raw)
 		if err != nil {
-			return nil, fmt.Errorf("registry: %s/chain.json: %w", e.Name(), err)
+			log.Warn("registry: chain skipped", "file", file, "err", err)
+			continue
 		}
+		if prev, dup := ids[c.ID]; dup {
+			log.Warn("registry: chain skipped", "file", file, "chain", c.ID, "err", "chain_id already defined by "+prev)
+			continue
+		}
+		ids[c.ID] = file
 		raw, err = os.ReadFile(filepath.Join(cdir, "assetlist.json"))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
 			return nil, fmt.Errorf("registry: %w", err)
 		default:
-			if err := parseAssets(c, raw); err != nil {
-				return nil, fmt.Errorf("registry: %s/assetlist.json: %w", e.Name(), err)
-			}
+			parseAssets(c, raw, e.Name()+"/assetlist.json", log)
 		}
 		chains = append(chains, c)
+	}
+	if len(chains) == 0 {
+		return nil, fmt.Errorf("registry: no usable chain.json under %s", dir)
 	}
 	var pairs []ibcPairFile
 	ibcFiles, _ := filepath.Glob(filepath.Join(dir, "_IBC", "*.json"))
@@ -349,11 +416,17 @@ func Load(dir string) (*Registry, error) {
 		}
 		var p ibcPairFile
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, fmt.Errorf("registry: %s: %w", filepath.Base(f), err)
+			log.Warn("registry: channel pair skipped", "file", "_IBC/"+filepath.Base(f), "err", err)
+			continue
 		}
 		pairs = append(pairs, p)
 	}
-	return build(chains, pairs)
+	r, err := build(chains, pairs)
+	if err != nil {
+		return nil, err
+	}
+	linkWraps(r, log)
+	return r, nil
 }
 
 func parseChain(raw []byte) (*Chain, error) {
@@ -367,7 +440,7 @@ func parseChain(raw []byte) (*Chain, error) {
 	c := &Chain{
 		Name: f.ChainName, PrettyName: f.PrettyName, ID: f.ChainID, Type: f.ChainType,
 		Bech32Prefix: f.Bech32Prefix, Testnet: f.NetworkType != "" && f.NetworkType != "mainnet",
-		L1: f.Metadata.IsL1, OPDenoms: f.Metadata.OPDenoms, ExecutorURI: f.Metadata.ExecutorURI,
+		L1: f.Metadata.IsL1, OPDenoms: f.Metadata.OPDenoms, ExecutorURI: f.Metadata.ExecutorURI, Hidden: f.Hidden,
 	}
 	if c.PrettyName == "" {
 		c.PrettyName = c.Name
@@ -463,81 +536,254 @@ func channelVersion(raw json.RawMessage) string {
 	return ""
 }
 
-func parseAssets(c *Chain, raw []byte) error {
+// parseAssets adds the assets of one assetlist.json to c, skipping (with a warning naming
+// file and entry) every entry it cannot use.
+func parseAssets(c *Chain, raw []byte, file string, log *slog.Logger) {
 	var f assetListFile
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return err
+		log.Warn("registry: asset list skipped", "file", file, "err", err)
+		return
 	}
-	for _, af := range f.Assets {
-		if af.Base == "" {
-			return errors.New("asset without base")
+	if c.assets == nil {
+		c.assets = map[string]*Asset{}
+	}
+	for i, rawAsset := range f.Assets {
+		var af assetFile
+		if err := json.Unmarshal(rawAsset, &af); err != nil {
+			log.Warn("registry: asset skipped", "file", file, "asset", entryName(i, rawAsset), "err", err)
+			continue
 		}
-		a := &Asset{ChainID: c.ID, Denom: af.Base, Symbol: af.Symbol, Name: af.Name,
-			Description: af.Description, CoingeckoID: af.CoingeckoID, Path: af.Base}
-		if af.LogoURIs.PNG != "" {
-			a.LogoURI = af.LogoURIs.PNG
-		} else {
-			a.LogoURI = af.LogoURIs.SVG
-		}
-		for _, u := range af.DenomUnits {
-			if u.Denom == af.Display {
-				a.Decimals = u.Exponent
+		a, err := parseAsset(c, af)
+		if err == nil {
+			if _, dup := c.assets[assetKey(a.Denom)]; dup {
+				err = errors.New("duplicate asset")
 			}
 		}
-		if c.Type == ChainTypeEVM {
-			a.IsEVM = true
-			if strings.HasPrefix(af.Base, "0x") {
-				a.TokenContract = af.Base
-			}
+		if err != nil {
+			log.Warn("registry: asset skipped", "file", file, "asset", entryName(i, rawAsset), "err", err)
+			continue
 		}
-		for _, t := range af.Traces {
-			switch t.Type {
-			case "ibc":
-				if t.Chain.Path == "" {
-					return fmt.Errorf("%s: ibc trace without chain.path", af.Base)
-				}
-				if want := IBCDenom(t.Chain.Path); want != af.Base {
-					return fmt.Errorf("%s: ibc trace path %q hashes to %s", af.Base, t.Chain.Path, want)
-				}
-				a.Path = t.Chain.Path
-				a.Trace, _ = SplitPath(t.Chain.Path)
-				a.OriginChainID, a.OriginDenom = t.Counterparty.ChainID, t.Counterparty.BaseDenom
-			case "op":
-				id, err := strconv.ParseUint(t.Chain.BridgeID, 10, 64)
-				if err != nil {
-					return fmt.Errorf("%s: op trace bridge_id %q: %w", af.Base, t.Chain.BridgeID, err)
-				}
-				if want := L2Denom(id, t.Counterparty.BaseDenom); want != af.Base {
-					return fmt.Errorf("%s: op trace (bridge %d, %s) gives %s", af.Base, id, t.Counterparty.BaseDenom, want)
-				}
-				a.OP = &OPTrace{BridgeID: id, L1ChainID: t.Counterparty.ChainID, L1Denom: t.Counterparty.BaseDenom}
-			case "bridge":
-				if strings.EqualFold(t.Provider, "layerzero") && af.LayerZero != nil {
-					a.LZ = &LZInfo{PeerChainID: t.Counterparty.ChainID, PeerDenom: t.Counterparty.BaseDenom}
-				}
-			}
-		}
-		if af.LayerZero != nil {
-			if a.LZ == nil {
-				a.LZ = &LZInfo{}
-			}
-			a.LZ.OFT = af.LayerZero.OFTAddress
-			a.LZ.NeedsApproval = af.LayerZero.NeedsApproval
-		}
-		key := a.Denom
-		if strings.HasPrefix(key, "0x") {
-			key = strings.ToLower(key)
-		}
-		if c.assets == nil {
-			c.assets = map[string]*Asset{}
-		}
-		if _, dup := c.assets[key]; dup {
-			return fmt.Errorf("duplicate asset %s", a.Denom)
-		}
-		c.assets[key] = a
+		c.assets[assetKey(a.Denom)] = a
 		c.Assets = append(c.Assets, a)
 	}
+}
+
+// entryName names an asset entry in a warning: its base, else its position.
+func entryName(i int, raw json.RawMessage) string {
+	var b struct {
+		Base any `json:"base"`
+	}
+	if json.Unmarshal(raw, &b) == nil {
+		if s, ok := b.Base.(string); ok && s != "" {
+			return s
+		}
+	}
+	return fmt.Sprintf("assets[%d]", i)
+}
+
+func assetKey(denom string) string {
+	if strings.HasPrefix(denom, "0x") || strings.HasPrefix(denom, "0X") {
+		return strings.ToLower(denom)
+	}
+	return denom
+}
+
+// parseAsset reads one assetlist entry. Only the last trace says how the asset got to this
+// chain (traces run from the origin); for a wrapped asset, the one before it says how the
+// wrapped coin did.
+func parseAsset(c *Chain, af assetFile) (*Asset, error) {
+	if af.Base == "" {
+		return nil, errors.New("asset without base")
+	}
+	a := &Asset{ChainID: c.ID, Denom: af.Base, Symbol: af.Symbol, Name: af.Name,
+		Description: af.Description, CoingeckoID: af.CoingeckoID, Path: af.Base, Hidden: af.Hidden}
+	if af.LogoURIs.PNG != "" {
+		a.LogoURI = af.LogoURIs.PNG
+	} else {
+		a.LogoURI = af.LogoURIs.SVG
+	}
+	found := af.Display == ""
+	for _, u := range af.DenomUnits {
+		if u.Exponent < 0 || u.Exponent > 77 {
+			return nil, fmt.Errorf("denom unit %s: exponent %d", u.Denom, u.Exponent)
+		}
+		if u.Denom == af.Display {
+			a.Decimals, found = u.Exponent, true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("display %q is none of its denom_units", af.Display)
+	}
+	if c.Type == ChainTypeEVM {
+		a.IsEVM = true
+		if strings.HasPrefix(af.Base, "0x") {
+			a.TokenContract = af.Base
+		}
+	}
+	if n := len(af.Traces); n > 0 {
+		last := af.Traces[n-1]
+		switch last.Type {
+		case "ibc", "op":
+			if err := applyHop(a, last); err != nil {
+				return nil, err
+			}
+		case "wrapped":
+			w, err := parseWrap(c, a, af.Traces)
+			if err != nil {
+				return nil, err
+			}
+			a.Wrap = w
+		case "bridge":
+			if strings.EqualFold(last.Provider, "layerzero") && af.LayerZero != nil {
+				a.LZ = &LZInfo{PeerChainID: last.Counterparty.ChainID, PeerDenom: last.Counterparty.BaseDenom}
+			}
+		default:
+			return nil, fmt.Errorf("trace type %q is not one this router knows (ibc, op, wrapped, bridge)", last.Type)
+		}
+	}
+	if af.LayerZero != nil {
+		if a.LZ == nil {
+			a.LZ = &LZInfo{}
+		}
+		a.LZ.OFT = af.LayerZero.OFTAddress
+		a.LZ.NeedsApproval = af.LayerZero.NeedsApproval
+	}
+	return a, nil
+}
+
+// applyHop checks that an ibc or op hop gives a.Denom and records how.
+func applyHop(a *Asset, t traceFile) error {
+	switch t.Type {
+	case "ibc":
+		if t.Chain.Path == "" {
+			return fmt.Errorf("%s: ibc trace without chain.path", a.Denom)
+		}
+		if want := IBCDenom(t.Chain.Path); want != a.Denom {
+			return fmt.Errorf("%s: ibc trace path %q hashes to %s", a.Denom, t.Chain.Path, want)
+		}
+		a.Path = t.Chain.Path
+		a.Trace, _ = SplitPath(t.Chain.Path)
+		a.OriginChainID, a.OriginDenom = t.Counterparty.ChainID, t.Counterparty.BaseDenom
+	case "op":
+		id, err := strconv.ParseUint(t.Chain.BridgeID, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s: op trace bridge_id %q: %w", a.Denom, t.Chain.BridgeID, err)
+		}
+		if want := L2Denom(id, t.Counterparty.BaseDenom); want != a.Denom {
+			return fmt.Errorf("%s: op trace (bridge %d, %s) gives %s", a.Denom, id, t.Counterparty.BaseDenom, want)
+		}
+		a.OP = &OPTrace{BridgeID: id, L1ChainID: t.Counterparty.ChainID, L1Denom: t.Counterparty.BaseDenom}
+	default:
+		return fmt.Errorf("%s: a %q hop cannot bring in a wrapped coin", a.Denom, t.Type)
+	}
 	return nil
+}
+
+// parseWrap reads a last "wrapped" hop: the counterparty is the coin on this same chain that
+// the wrapper contract wraps, and the hop before it (if any) says how that coin got here.
+func parseWrap(c *Chain, a *Asset, traces []traceFile) (*Wrap, error) {
+	last := traces[len(traces)-1]
+	cp := last.Counterparty
+	if cp.BaseDenom == "" {
+		return nil, errors.New("wrapped trace without counterparty.base_denom")
+	}
+	if (cp.ChainID != "" && cp.ChainID != c.ID) || (cp.ChainID == "" && cp.ChainName != c.Name) {
+		return nil, fmt.Errorf("wrapped trace names chain %q: the wrapper converts on the asset's own chain", cp.ChainID+cp.ChainName)
+	}
+	if !isHexAddress(last.Chain.Contract) {
+		return nil, fmt.Errorf("wrapped trace chain.contract %q is not a 0x address", last.Chain.Contract)
+	}
+	if cp.BaseDenom == a.Denom {
+		return nil, errors.New("wrapped trace wraps the asset itself")
+	}
+	remote := &Asset{ChainID: c.ID, Denom: cp.BaseDenom, Path: cp.BaseDenom, Unlisted: true, Decimals: -1}
+	if len(traces) > 1 {
+		if err := applyHop(remote, traces[len(traces)-2]); err != nil {
+			return nil, err
+		}
+	}
+	return &Wrap{Contract: last.Chain.Contract, RemoteDenom: cp.BaseDenom, LocalDecimals: a.Decimals, remote: remote}, nil
+}
+
+func isHexAddress(s string) bool {
+	h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
+	if !ok || len(h) != 40 {
+		return false
+	}
+	for _, ch := range h {
+		if (ch < '0' || ch > '9') && (ch < 'a' || ch > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// linkWraps resolves every wrapped asset's coin once all chains are known: the listed asset
+// when the chain lists the coin, else the coin its trace describes, kept as an unlisted asset
+// with the decimals of the asset it was bridged from. A wrap whose coin's decimals cannot be
+// known, or that would not scale up, is dropped with a warning: the asset stays listed but no
+// route converts it.
+func linkWraps(r *Registry, log *slog.Logger) {
+	for _, c := range r.Chains {
+		for _, a := range c.Assets {
+			w := a.Wrap
+			if w == nil || w.remote == nil {
+				continue
+			}
+			spec := w.remote
+			w.remote = nil
+			remote := c.Asset(w.RemoteDenom)
+			if remote == nil {
+				remote = spec
+				src := ""
+				if spec.OP != nil {
+					src = r.assetDecimals(spec.OP.L1ChainID, spec.OP.L1Denom, &remote.Decimals)
+				} else if spec.Trace != "" {
+					src = r.assetDecimals(spec.OriginChainID, spec.OriginDenom, &remote.Decimals)
+				}
+				if src != "" {
+					remote.Symbol, remote.Name, remote.LogoURI, remote.CoingeckoID = a.Symbol, a.Name, a.LogoURI, a.CoingeckoID
+				}
+			}
+			switch {
+			case c.MinitiaType != "minievm":
+				log.Warn("registry: wrapped asset not routable", "chain", c.Name, "asset", a.Denom, "err", "only minievm's ERC20Wrapper is modelled and "+c.ID+" is not a minievm rollup")
+				a.Wrap = nil
+				continue
+			case remote.Decimals < 0:
+				log.Warn("registry: wrapped asset not routable", "chain", c.Name, "asset", a.Denom,
+					"err", "the decimals of the wrapped coin "+w.RemoteDenom+" are unknown: no listed asset describes it or its origin")
+				a.Wrap = nil
+				continue
+			case remote.Decimals >= a.Decimals:
+				log.Warn("registry: wrapped asset not routable", "chain", c.Name, "asset", a.Denom,
+					"err", fmt.Sprintf("wrapper token has %d decimals, its coin %s %d: the wrapper only scales up", a.Decimals, w.RemoteDenom, remote.Decimals))
+				a.Wrap = nil
+				continue
+			}
+			w.RemoteDecimals = remote.Decimals
+			if remote == spec && c.assets[assetKey(spec.Denom)] == nil {
+				c.assets[assetKey(spec.Denom)] = spec
+				c.Unlisted = append(c.Unlisted, spec)
+			}
+		}
+		sort.Slice(c.Unlisted, func(i, j int) bool { return c.Unlisted[i].Denom < c.Unlisted[j].Denom })
+		for _, u := range c.Unlisted {
+			resolveOrigin(r, u)
+		}
+	}
+}
+
+// assetDecimals sets *dec to the decimals of the asset (chainID, denom) when the registry
+// lists it, and returns the chain id ("" when unknown).
+func (r *Registry) assetDecimals(chainID, denom string, dec *int) string {
+	if c := r.Chain(chainID); c != nil {
+		if a := c.Asset(denom); a != nil && !a.Unlisted {
+			*dec = a.Decimals
+			return chainID
+		}
+	}
+	return ""
 }
 
 // build indexes the chains, pairs channel ends, links LayerZero peers and resolves origins.

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -195,23 +196,100 @@ func TestLoadIBCPairsAndErrors(t *testing.T) {
 			t.Errorf("b channel-1 = %+v", b1)
 		}
 	})
-	for _, tc := range []struct{ name, chain, assets string }{
-		{"ibc_hash_mismatch", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a"}`,
-			`{"assets":[{"base":"ibc/0000","traces":[{"type":"ibc","chain":{"path":"transfer/channel-0/uatom"}}]}]}`},
+}
+
+// TestLoadSkipsWhatItCannotUse: one entry the loader cannot use (malformed, disagreeing with
+// the denom formulas, of an unknown trace type, a duplicate) is skipped with one warning
+// naming its file and entry; everything else of the registry loads.
+func TestLoadSkipsWhatItCannotUse(t *testing.T) {
+	good := `{"base":"ugood","display":"good","denom_units":[{"denom":"ugood","exponent":0},{"denom":"good","exponent":6}]}`
+	chainA := `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a"}`
+	evmChain := `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"init","metadata":{"op_bridge_id":"3","minitia":{"type":"minievm"}}}`
+	chainB := `{"chain_name":"b","chain_id":"b-1","bech32_prefix":"b"}`
+	wrapped := func(hop string) string {
+		return `{"base":"evm/df5A85F89731fEB77d7EEaaCe627EB135eDB46DB","display":"X","denom_units":[{"denom":"evm/df5A85F89731fEB77d7EEaaCe627EB135eDB46DB","exponent":0},{"denom":"X","exponent":18}],
+			"traces":[` + hop + `]}`
+	}
+	wrapHop := func(chainID, denom, contract string) string {
+		return `{"type":"wrapped","counterparty":{"chain_name":"a","chain_id":"` + chainID + `","base_denom":"` + denom + `"},"chain":{"contract":"` + contract + `"}}`
+	}
+	const wrapper = "0xB24905344757Bf9CE80442fE1245A9019ee2d749"
+	for _, tc := range []struct {
+		name      string
+		chain     string
+		assets    string
+		wantWarn  string // the entry named in the warning
+		wantErr   string // an error text the warning carries
+		wantChain bool   // chain a-1 still loads
+	}{
+		{"ibc_hash_mismatch", chainA, `{"assets":[{"base":"ibc/0000","traces":[{"type":"ibc","chain":{"path":"transfer/channel-0/uatom"}}]},` + good + `]}`,
+			"ibc/0000", "hashes to", true},
 		{"l2_hash_mismatch", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","metadata":{"op_bridge_id":"3"}}`,
-			`{"assets":[{"base":"` + L2Denom(2, "uinit") + `","traces":[{"type":"op","counterparty":{"base_denom":"uinit"},"chain":{"bridge_id":"3"}}]}]}`},
-		{"duplicate_asset", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a"}`, `{"assets":[{"base":"u"},{"base":"u"}]}`},
-		{"bad_bridge_id", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","metadata":{"op_bridge_id":"x"}}`, `{"assets":[]}`},
-		{"no_prefix", `{"chain_name":"a","chain_id":"a-1"}`, `{"assets":[]}`},
-		{"bad_type", `{"chain_name":"a","chain_id":"a-1","chain_type":"svm"}`, `{"assets":[]}`},
-		{"not_json", `{`, `{}`},
+			`{"assets":[{"base":"` + L2Denom(2, "uinit") + `","traces":[{"type":"op","counterparty":{"base_denom":"uinit"},"chain":{"bridge_id":"3"}}]},` + good + `]}`,
+			L2Denom(2, "uinit"), "op trace (bridge 3, uinit) gives", true},
+		{"unknown_trace_type", chainA, `{"assets":[{"base":"usynth","traces":[{"type":"synthetic","counterparty":{"base_denom":"x"}}]},` + good + `]}`,
+			"usynth", `trace type "synthetic"`, true},
+		{"malformed_entry", chainA, `{"assets":[{"base":"ubad","denom_units":[{"denom":"ubad","exponent":"six"}]},` + good + `]}`,
+			"ubad", "cannot unmarshal", true},
+		{"entry_not_an_object", chainA, `{"assets":[42,` + good + `]}`, "assets[0]", "cannot unmarshal", true},
+		{"display_unit_missing", chainA, `{"assets":[{"base":"ux","display":"X","denom_units":[{"denom":"ux","exponent":0}]},` + good + `]}`,
+			"ux", "display", true},
+		{"duplicate_asset", chainA, `{"assets":[` + good + `,` + good + `]}`, "ugood", "duplicate asset", true},
+		{"wrapped_on_other_chain", evmChain, `{"assets":[` + wrapped(wrapHop("b-1", L2Denom(3, "uinit"), wrapper)) + `,` + good + `]}`,
+			"evm/df5A85F89731fEB77d7EEaaCe627EB135eDB46DB", "own chain", true},
+		{"wrapped_bad_contract", evmChain, `{"assets":[` + wrapped(wrapHop("a-1", L2Denom(3, "uinit"), "0x12")) + `,` + good + `]}`,
+			"evm/df5A85F89731fEB77d7EEaaCe627EB135eDB46DB", "not a 0x address", true},
+		{"wrapped_after_wrong_op_hop", evmChain, `{"assets":[` + wrapped(`{"type":"op","counterparty":{"chain_id":"b-1","base_denom":"uinit"},"chain":{"bridge_id":"4"}},`+
+			wrapHop("a-1", L2Denom(3, "uinit"), wrapper)) + `,` + good + `]}`,
+			"evm/df5A85F89731fEB77d7EEaaCe627EB135eDB46DB", "op trace (bridge 4, uinit) gives", true},
+		{"asset_list_not_json", chainA, `{"assets":`, "", "unexpected end", true},
+		{"bad_bridge_id", `{"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","metadata":{"op_bridge_id":"x"}}`, `{"assets":[]}`, "", "op_bridge_id", false},
+		{"no_prefix", `{"chain_name":"a","chain_id":"a-1"}`, `{"assets":[]}`, "", "bech32_prefix", false},
+		{"bad_type", `{"chain_name":"a","chain_id":"a-1","chain_type":"svm"}`, `{"assets":[]}`, "", "chain_type", false},
+		{"chain_not_json", `{`, `{}`, "", "unexpected end", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := Load(writeFiles(t, map[string]string{"a/chain.json": tc.chain, "a/assetlist.json": tc.assets})); err == nil {
-				t.Error("loaded")
+			var logs bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			r, err := LoadLogged(writeFiles(t, map[string]string{"a/chain.json": tc.chain, "a/assetlist.json": tc.assets, "b/chain.json": chainB}), log)
+			if err != nil {
+				t.Fatalf("the whole registry was refused: %v", err)
+			}
+			if r.Chain("b-1") == nil {
+				t.Fatal("chain b-1 lost")
+			}
+			lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("want one warning, got %q", logs.String())
+			}
+			var w map[string]any
+			if err := json.Unmarshal([]byte(lines[0]), &w); err != nil {
+				t.Fatal(err)
+			}
+			wantFile := "a/assetlist.json"
+			if !tc.wantChain {
+				wantFile = "a/chain.json"
+			}
+			if w["level"] != "WARN" || w["file"] != wantFile || !strings.Contains(fmt.Sprint(w["err"]), tc.wantErr) {
+				t.Errorf("warning = %v, want file %s, err containing %q", w, wantFile, tc.wantErr)
+			}
+			if tc.wantWarn != "" && w["asset"] != tc.wantWarn {
+				t.Errorf("warning names asset %v, want %s", w["asset"], tc.wantWarn)
+			}
+			a := r.Chain("a-1")
+			if (a != nil) != tc.wantChain {
+				t.Fatalf("chain a-1 loaded = %v, want %v", a != nil, tc.wantChain)
+			}
+			if a != nil && tc.name != "asset_list_not_json" && (a.Asset("ugood") == nil || len(a.Assets) != 1) {
+				t.Errorf("assets = %+v, want ugood alone", a.Assets)
 			}
 		})
 	}
+	t.Run("no_chain_at_all", func(t *testing.T) {
+		if _, err := LoadLogged(writeFiles(t, map[string]string{"a/chain.json": `{`}), nil); err == nil {
+			t.Error("a registry without a usable chain loaded")
+		}
+	})
 }
 
 // TestRESTSource refreshes the devnet registry from a fake L1 REST gateway through the
@@ -308,3 +386,82 @@ func TestRunLogsChangesOnly(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestLoadInitiaRegistry loads the pinned snapshot of initia-labs/initia-registry
+// (testdata/initia-registry/README.md) as published: every chain and every asset its files
+// list, with no warning, the `evm/…` wrapper tokens with their 18 decimals and the coin they
+// wrap reachable as an unlisted asset of the same chain.
+func TestLoadInitiaRegistry(t *testing.T) {
+	for _, network := range []string{"mainnets", "testnets"} {
+		t.Run(network, func(t *testing.T) {
+			dir := filepath.Join("testdata/initia-registry", network)
+			var logs bytes.Buffer
+			r, err := LoadLogged(dir, slog.New(slog.NewTextHandler(&logs, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if logs.Len() != 0 {
+				t.Errorf("warnings:\n%s", logs.String())
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*", "chain.json"))
+			if len(files) == 0 || len(r.Chains) != len(files) {
+				t.Fatalf("chains = %d, chain.json files = %d", len(r.Chains), len(files))
+			}
+			wrapped := 0
+			for _, f := range files {
+				var cf struct {
+					ChainID string `json:"chain_id"`
+				}
+				var al struct {
+					Assets []struct {
+						Base   string `json:"base"`
+						Traces []struct {
+							Type string `json:"type"`
+						} `json:"traces"`
+					} `json:"assets"`
+				}
+				raw, _ := os.ReadFile(f)
+				if err := json.Unmarshal(raw, &cf); err != nil {
+					t.Fatal(err)
+				}
+				c := r.Chain(cf.ChainID)
+				if c == nil {
+					t.Fatalf("%s: chain %s missing", f, cf.ChainID)
+				}
+				raw, err := os.ReadFile(filepath.Join(filepath.Dir(f), "assetlist.json"))
+				if err != nil {
+					continue
+				}
+				if err := json.Unmarshal(raw, &al); err != nil {
+					t.Fatal(err)
+				}
+				if len(c.Assets) != len(al.Assets) {
+					t.Errorf("%s: %d assets, the file lists %d", c.ID, len(c.Assets), len(al.Assets))
+				}
+				for _, fa := range al.Assets {
+					a := c.Asset(fa.Base)
+					if a == nil || a.Unlisted || a.Hidden {
+						t.Errorf("%s: asset %s = %+v", c.ID, fa.Base, a)
+						continue
+					}
+					if n := len(fa.Traces); n == 0 || fa.Traces[n-1].Type != "wrapped" {
+						continue
+					}
+					wrapped++
+					w := a.Wrap
+					if !strings.HasPrefix(a.Denom, "evm/") || a.Decimals != 18 || w == nil || w.LocalDecimals != 18 || w.RemoteDecimals != 6 || !isHexAddress(w.Contract) {
+						t.Errorf("%s: wrapped %s = %+v, wrap %+v", c.ID, a.Denom, a, w)
+						continue
+					}
+					remote := c.Asset(w.RemoteDenom)
+					if remote == nil || !remote.Unlisted || remote.Decimals != 6 || (remote.OP == nil && remote.Trace == "") {
+						t.Errorf("%s: the coin %s wraps = %+v", c.ID, a.Denom, remote)
+					}
+				}
+			}
+			if wrapped == 0 {
+				t.Error("no wrapped asset in the snapshot")
+			}
+		})
+	}
+}

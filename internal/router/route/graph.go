@@ -71,6 +71,12 @@ const (
 	kindDeposit
 	kindWithdraw
 	kindLZ
+	// kindWrap converts a minievm chain's bridged coin into its ERC20Wrapper token (toLocal) and
+	// kindUnwrap back (toRemote). Neither is an operation of its own: no operation variant the
+	// clients know can show one (docs/router-api.md), so render folds a wrap into the hop that
+	// brought the coin and an unwrap into the hop that takes it away.
+	kindWrap
+	kindUnwrap
 )
 
 type edge struct {
@@ -93,9 +99,10 @@ type Graph struct {
 	cfg   Config
 	nodes []node
 	index map[string]int32
-	// listed is the number of nodes that are registry assets; the nodes after them are
-	// in-between vouchers of packet-forward hops, never endpoints.
-	listed int32
+	// listed is the number of nodes that are listed registry assets; real adds the coins the
+	// registry keeps unlisted because a wrapper token wraps them (registry.Chain.Unlisted).
+	// The nodes after real are in-between vouchers of packet-forward hops, never endpoints.
+	listed, real int32
 }
 
 func nodeKey(chainID, denom string) string {
@@ -117,6 +124,14 @@ func Build(reg *registry.Registry, cfg Config) *Graph {
 			g.nodes = append(g.nodes, node{chain: c, asset: a})
 		}
 	}
+	g.listed = int32(len(g.nodes))
+	for _, c := range reg.Chains {
+		for _, a := range c.Unlisted {
+			g.index[nodeKey(c.ID, a.Denom)] = int32(len(g.nodes))
+			g.nodes = append(g.nodes, node{chain: c, asset: a})
+		}
+	}
+	g.real = int32(len(g.nodes))
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		c, a := n.chain, n.asset
@@ -139,6 +154,12 @@ func Build(reg *registry.Registry, cfg Config) *Graph {
 			if l1, ok := g.index[nodeKey(a.OP.L1ChainID, a.OP.L1Denom)]; ok {
 				n.out = append(n.out, edge{kind: kindWithdraw, to: l1, bridgeID: a.OP.BridgeID})
 				g.nodes[l1].out = append(g.nodes[l1].out, edge{kind: kindDeposit, to: int32(i), bridgeID: a.OP.BridgeID})
+			}
+		}
+		if w := a.Wrap; w != nil && c.MinitiaType == "minievm" && w.LocalDecimals > w.RemoteDecimals {
+			if remote, ok := g.index[nodeKey(c.ID, w.RemoteDenom)]; ok {
+				n.out = append(n.out, edge{kind: kindUnwrap, to: remote})
+				g.nodes[remote].out = append(g.nodes[remote].out, edge{kind: kindWrap, to: int32(i)})
 			}
 		}
 		if a.LZ != nil && a.LZ.OFT != "" && a.LZ.PeerChainID != "" && c.LZEndpointID != 0 {
@@ -195,8 +216,7 @@ func (g *Graph) Lookup(chainField, chainID, denomField, denom string) (*registry
 // PFM, and one more hop from B lands on a listed denom. Such nodes are never endpoints, which
 // keeps the graph bounded to one extra hop per listed pair.
 func (g *Graph) addForwardingNodes() {
-	listed := int32(len(g.nodes))
-	g.listed = listed
+	listed := g.real
 	// leadsOn reports whether a node with these edges takes the voucher anywhere but back
 	// to the source it came from (which only closes a cycle for that source).
 	leadsOn := func(outs []edge, from int32) bool {

@@ -324,7 +324,7 @@ func BenchmarkRoute(b *testing.B) {
 // TestRanking pins the tie-break order: amount out, then transactions, then seconds, then hops.
 func TestRanking(t *testing.T) {
 	mk := func(amount uint64, txs, secs, hops, seq int) *label {
-		return &label{amount: uint256.NewInt(amount), txs: txs, secs: secs, hops: hops, seq: seq}
+		return &label{amount: uint256.NewInt(amount), value: uint256.NewInt(amount), txs: txs, secs: secs, hops: hops, seq: seq}
 	}
 	for _, tc := range []struct {
 		name string

@@ -53,6 +53,9 @@ const (
 	contNone    continuation = iota
 	contForward              // after an ICS-20 hop into a PFM chain: a packet-forward memo
 	contHook                 // after an OPinit deposit: a signed hook executed on the rollup
+	// contUnwrapped: the source tx has converted the wrapper token back (approve + toRemote);
+	// the coin must leave the chain in that same tx.
+	contUnwrapped
 )
 
 type label struct {
@@ -60,17 +63,21 @@ type label struct {
 	cont   continuation
 	hook   bool // the route already uses the op hook
 	amount *uint256.Int
-	txs    int
-	secs   int
-	hops   int
-	prev   *label
-	via    *edge
-	seq    int
+	// value ranks labels: the amount in the source asset's units. It differs from amount only
+	// after a wrap or unwrap rescaled the amount, so the search never prefers a path because
+	// its intermediate coin counts in smaller units.
+	value *uint256.Int
+	txs   int
+	secs  int
+	hops  int
+	prev  *label
+	via   *edge
+	seq   int
 }
 
 // better reports whether a ranks before b.
 func better(a, b *label) bool {
-	if c := a.amount.Cmp(b.amount); c != 0 {
+	if c := a.value.Cmp(b.value); c != 0 {
 		return c > 0
 	}
 	if a.txs != b.txs {
@@ -118,7 +125,7 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	if e != nil {
 		return nil, e
 	}
-	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true}
+	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true, kindWrap: true, kindUnwrap: true}
 	if len(req.Bridges) > 0 {
 		allowed[kindIBC], allowed[kindDeposit], allowed[kindWithdraw], allowed[kindLZ] = false, false, false, false
 		for _, b := range req.Bridges {
@@ -156,7 +163,17 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	found := g.search(q, nil)
 	if found == nil {
 		info := ""
-		if !req.IsOPWithdraw && srcAsset.OP != nil && dstChain.ID == srcAsset.OP.L1ChainID && dstAsset.Denom == srcAsset.OP.L1Denom {
+		op := srcAsset.OP
+		if w := srcAsset.Wrap; w != nil {
+			if remote := srcChain.Asset(w.RemoteDenom); remote != nil {
+				op = remote.OP
+			}
+			if scale := pow10(w.LocalDecimals - w.RemoteDecimals); !new(uint256.Int).Mod(amount, scale).IsZero() {
+				return nil, Invalidf(ReasonInvalidAmount, "amount_in %s of %s is not a whole number of %s base units: the ERC20Wrapper converts it back only in multiples of %s",
+					amount.Dec(), srcAsset.Denom, w.RemoteDenom, scale.Dec())
+			}
+		}
+		if !req.IsOPWithdraw && op != nil && dstChain.ID == op.L1ChainID && dstAsset.Denom == op.L1Denom {
 			info = "this token leaves the rollup through the OPinit bridge: set is_op_withdraw"
 		} else if !multi {
 			q.multi = true
@@ -186,10 +203,11 @@ func (g *Graph) search(q query, reached func(*label)) *label {
 	best := map[[3]int32]*label{}
 	open := &pq{}
 	seq := 0
-	heap.Push(open, &label{node: q.src, amount: q.amount, seq: seq})
+	heap.Push(open, &label{node: q.src, amount: q.amount, value: q.amount, seq: seq})
 	for open.Len() > 0 && seq < maxLabels {
 		l := heap.Pop(open).(*label)
-		if l.node == q.dst {
+		// An unwrap alone is no route: the converted coin must leave in the same tx.
+		if l.node == q.dst && l.cont != contUnwrapped {
 			return l
 		}
 		k := [3]int32{l.node, int32(l.cont), b2i(l.hook)}
@@ -205,7 +223,12 @@ func (g *Graph) search(q query, reached func(*label)) *label {
 			if !q.allowed[ed.kind] {
 				continue
 			}
-			if q.withdrawFirst && l.prev == nil && ed.kind != kindWithdraw {
+			// is_op_withdraw: the OPinit withdrawal is the first hop, or the first after the
+			// source tx's unwrap of a wrapper token.
+			if q.withdrawFirst && l.prev == nil && ed.kind != kindWithdraw && ed.kind != kindUnwrap {
+				continue
+			}
+			if q.withdrawFirst && l.prev != nil && l.prev.prev == nil && l.via.kind == kindUnwrap && ed.kind != kindWithdraw {
 				continue
 			}
 			nl := g.extend(l, ed)
@@ -219,7 +242,7 @@ func (g *Graph) search(q query, reached func(*label)) *label {
 				continue
 			}
 			best[k] = nl
-			if reached != nil {
+			if reached != nil && nl.cont != contUnwrapped {
 				reached(nl)
 			}
 			heap.Push(open, nl)
@@ -247,13 +270,16 @@ func (g *Graph) noRoute(req Request, info string) error {
 // extend applies one edge to a label, or returns nil when the hop cannot follow it.
 func (g *Graph) extend(l *label, ed *edge) *label {
 	from := &g.nodes[l.node]
-	nl := &label{node: ed.to, amount: l.amount, txs: l.txs, secs: l.secs, hops: l.hops + 1, prev: l, via: ed, hook: l.hook}
+	nl := &label{node: ed.to, amount: l.amount, value: l.value, txs: l.txs, secs: l.secs, hops: l.hops + 1, prev: l, via: ed, hook: l.hook}
+	if l.cont == contUnwrapped && ed.kind != kindIBC && ed.kind != kindWithdraw {
+		return nil
+	}
 	sameTx := false
 	switch ed.kind {
 	case kindIBC:
-		// The hop rides in the previous hop's tx as a forward memo (PFM on this chain) or as
-		// the rollup-side hook of a deposit.
-		sameTx = l.cont == contForward || l.cont == contHook
+		// The hop rides in the previous hop's tx as a forward memo (PFM on this chain), as
+		// the rollup-side hook of a deposit, or after the source tx's unwrap.
+		sameTx = l.cont == contForward || l.cont == contHook || l.cont == contUnwrapped
 		if to := g.nodes[ed.to].chain; to.PFM {
 			nl.cont = contForward
 		}
@@ -266,7 +292,7 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 			nl.cont = contNone
 		}
 	case kindWithdraw:
-		sameTx = l.cont == contHook
+		sameTx = l.cont == contHook || l.cont == contUnwrapped
 		secs := g.cfg.OPWithdrawSeconds
 		if c := from.chain; c.OPFinalizationKnown || c.OPFinalization > 0 {
 			secs = int(c.OPFinalization / time.Second)
@@ -274,6 +300,42 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 		nl.secs += secs
 	case kindLZ:
 		nl.secs += g.cfg.LayerZeroSeconds
+	case kindWrap:
+		// toLocal runs where the coin arrives: in the signed op hook after an OPinit deposit
+		// (the user's approval must be signed in advance, so it is the route's one hook), or
+		// in the ibc-hooks memo of an ICS-20 arrival (minievm approves the hook contract for
+		// the packet amount itself). Nothing else brings the coin in without a new tx.
+		if l.prev == nil {
+			return nil
+		}
+		switch {
+		case l.via.kind == kindDeposit && l.cont == contHook:
+			nl.hook = true
+		case l.via.kind == kindIBC && !l.hook && from.chain.Hooks:
+		default:
+			return nil
+		}
+		sameTx = true
+		w := g.nodes[ed.to].asset.Wrap
+		out, overflow := new(uint256.Int).MulOverflow(l.amount, pow10(w.LocalDecimals-w.RemoteDecimals))
+		if overflow {
+			return nil
+		}
+		nl.amount = out
+	case kindUnwrap:
+		// approve + toRemote in the source tx; toRemote refuses dust below the coin's unit.
+		if l.prev != nil {
+			return nil
+		}
+		w := from.asset.Wrap
+		scale := pow10(w.LocalDecimals - w.RemoteDecimals)
+		var rem uint256.Int
+		q, _ := new(uint256.Int).DivMod(l.amount, scale, &rem)
+		if !rem.IsZero() || q.IsZero() {
+			return nil
+		}
+		nl.amount = q
+		nl.cont = contUnwrapped
 	}
 	switch {
 	case l.prev == nil:
@@ -296,8 +358,10 @@ func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asse
 	}
 	src := g.index[nodeKey(srcChain.ID, srcAsset.Denom)]
 	seen := map[int32]bool{src: true}
-	all := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: true, kindLZ: true}
-	g.search(query{src: src, dst: -1, amount: uint256.NewInt(1), allowed: all, multi: multiTx},
+	all := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: true, kindLZ: true, kindWrap: true, kindUnwrap: true}
+	// An amount every wrapper can convert back: 10^36 base units.
+	probe := pow10(36)
+	g.search(query{src: src, dst: -1, amount: probe, allowed: all, multi: multiTx},
 		func(l *label) { seen[l.node] = true })
 	// Only registry assets are destinations; in-between vouchers are passed through.
 	var out []*registry.Asset
@@ -307,4 +371,9 @@ func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asse
 		}
 	}
 	return out, nil
+}
+
+// pow10 is 10^n for the decimal differences of registry assets (0 ≤ n ≤ 77).
+func pow10(n int) *uint256.Int {
+	return new(uint256.Int).Exp(uint256.NewInt(10), uint256.NewInt(uint64(n)))
 }

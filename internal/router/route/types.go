@@ -3,6 +3,8 @@ package route
 import (
 	"strconv"
 
+	"github.com/holiman/uint256"
+
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -53,6 +55,90 @@ type Route struct {
 	RequiredOPHook                bool        `json:"required_op_hook"`
 	ExtraInfos                    []string    `json:"extra_infos,omitempty"`
 	ExtraWarnings                 []string    `json:"extra_warnings,omitempty"`
+	// The display fields initia.js v2 reads instead of Skip's (initia-labs/initia.js@a60dc6b:
+	// src/bridge/router-client.ts:56-73,327-345): the duration under its own name, the two
+	// assets' symbols, and warnings as plain strings.
+	EstimatedDurationSeconds int      `json:"estimated_duration_seconds"`
+	SourceAssetSymbol        string   `json:"source_asset_symbol,omitempty"`
+	DestAssetSymbol          string   `json:"dest_asset_symbol,omitempty"`
+	Warnings                 []string `json:"warnings,omitempty"`
+	// Wraps are the route's conversions between a minievm chain's bridged coin and its
+	// ERC20Wrapper token, which no operation shows as a step of its own; the same as
+	// Wraps(reg, Operations), which is what /msgs and /op-hook use on operations sent back.
+	Wraps []WrapStep `json:"-"`
+}
+
+// Wrap step placements (WrapStep.Via).
+const (
+	// WrapInOPHook: toLocal after an OPinit deposit, in the hook the user signs before /msgs
+	// (approve(wrapper) on the coin's ERC-20, then toLocal); the route has required_op_hook.
+	WrapInOPHook = "op_hook"
+	// WrapInIBCHook: toLocal in the ibc-hooks memo of the ICS-20 arrival (minievm approves
+	// the hook contract for the packet amount itself: initia-labs/minievm@f68c852:
+	// app/ibc-hooks/receive.go:81,93-100).
+	WrapInIBCHook = "ibc_hook"
+	// WrapInSourceTx: toRemote at the start of the source tx, before the hop that takes the
+	// coin away: exactly two MsgCalls, approve(wrapper, amount) on the wrapper token and
+	// toRemote (initia-labs/initia.js@a60dc6b:src/bridge/bridge.ts:286-291).
+	WrapInSourceTx = "source_tx"
+)
+
+// WrapStep is one conversion by minievm's ERC20Wrapper (initia-labs/minievm@f68c852:
+// x/evm/contracts/erc20_wrapper/ERC20Wrapper.sol) that a route makes inside operation
+// OperationIndex: ToLocal, the coin the operation brought (RemoteDenom) becomes the wrapper
+// token (LocalDenom, its denom_out); otherwise the wrapper token (its denom_in) becomes the
+// coin before the operation takes it away. Amounts are base units of each denom; LocalAmount =
+// RemoteAmount × 10^(LocalDecimals−RemoteDecimals).
+type WrapStep struct {
+	OperationIndex int
+	ToLocal        bool
+	Via            string // WrapInOPHook, WrapInIBCHook or WrapInSourceTx
+	ChainID        string // the minievm chain
+	Contract       string // the wrapper contract, 0x-hex
+	LocalDenom     string // evm/<address>
+	RemoteDenom    string // the l2/… or ibc/… coin
+	LocalDecimals  int
+	RemoteDecimals int
+	LocalAmount    string
+	RemoteAmount   string
+}
+
+// Wraps lists the wrap steps that operations (as /route returned them) imply: an operation
+// whose denom_out is a wrapper token of its destination chain ends with toLocal, one whose
+// denom_in is a wrapper token of its source chain starts with toRemote. Operations of other
+// kinds (and assets without a wrap in reg) imply none.
+func Wraps(reg *registry.Registry, ops []Operation) []WrapStep {
+	var out []WrapStep
+	for i, op := range ops {
+		if op.Transfer == nil && op.OPInitTransfer == nil {
+			continue
+		}
+		if c := reg.Chain(op.FromChainID()); c != nil {
+			if a := c.Asset(op.DenomIn()); a != nil && a.Wrap != nil {
+				out = append(out, wrapStep(i, false, WrapInSourceTx, c, a, op.AmountIn))
+			}
+		}
+		if c := reg.Chain(op.ToChainID()); c != nil {
+			if a := c.Asset(op.DenomOut()); a != nil && a.Wrap != nil {
+				via := WrapInIBCHook
+				if op.OPInitTransfer != nil {
+					via = WrapInOPHook
+				}
+				out = append(out, wrapStep(i, true, via, c, a, op.AmountOut))
+			}
+		}
+	}
+	return out
+}
+
+func wrapStep(i int, toLocal bool, via string, c *registry.Chain, a *registry.Asset, local string) WrapStep {
+	w := a.Wrap
+	s := WrapStep{OperationIndex: i, ToLocal: toLocal, Via: via, ChainID: c.ID, Contract: w.Contract, LocalDenom: a.Denom,
+		RemoteDenom: w.RemoteDenom, LocalDecimals: w.LocalDecimals, RemoteDecimals: w.RemoteDecimals, LocalAmount: local}
+	if v, err := uint256.FromDecimal(local); err == nil && w.LocalDecimals >= w.RemoteDecimals {
+		s.RemoteAmount = new(uint256.Int).Div(v, pow10(w.LocalDecimals-w.RemoteDecimals)).Dec()
+	}
+	return s
 }
 
 // Warning is a route price warning.
@@ -184,6 +270,10 @@ type Asset struct {
 	Description       string `json:"description,omitempty"`
 	CoingeckoID       string `json:"coingecko_id,omitempty"`
 	RecommendedSymbol string `json:"recommended_symbol,omitempty"`
+	// Hidden is the registry entry's `hidden` flag (false when it has none): InterwovenKit
+	// skips hidden assets (initia-labs/interwovenkit@913e480:
+	// packages/interwovenkit-react/src/pages/bridge/data/assets.ts:17-30).
+	Hidden bool `json:"hidden"`
 }
 
 // AssetOf renders a registry asset as a Skip Asset.
@@ -191,7 +281,8 @@ func AssetOf(a *registry.Asset) Asset {
 	d := a.Decimals
 	return Asset{Denom: a.Denom, ChainID: a.ChainID, OriginDenom: a.OriginDenom, OriginChainID: a.OriginChainID,
 		Trace: a.Trace, IsEVM: a.IsEVM, Symbol: a.Symbol, Name: a.Name, LogoURI: a.LogoURI, Decimals: &d,
-		TokenContract: a.TokenContract, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol}
+		TokenContract: a.TokenContract, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol,
+		Hidden: a.Hidden}
 }
 
 // FromChainID is the chain the operation starts on.

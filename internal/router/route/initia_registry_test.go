@@ -1,0 +1,224 @@
+package route
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/holiman/uint256"
+
+	"github.com/rollgate/rollgate/internal/router/registry"
+)
+
+// snapshotDir is the pinned copy of initia-labs/initia-registry (see its README).
+const snapshotDir = "../registry/testdata/initia-registry"
+
+// fileAsset is what this test reads from the snapshot's files by itself, so the expectations
+// do not come from the registry package under test.
+type fileAsset struct {
+	Base       string `json:"base"`
+	Display    string `json:"display"`
+	DenomUnits []struct {
+		Denom    string `json:"denom"`
+		Exponent int    `json:"exponent"`
+	} `json:"denom_units"`
+	Traces []struct {
+		Type         string `json:"type"`
+		Counterparty struct {
+			ChainID   string `json:"chain_id"`
+			BaseDenom string `json:"base_denom"`
+		} `json:"counterparty"`
+	} `json:"traces"`
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestInitiaRegistryRoutes: on the registry as Initia publishes it, every rollup asset whose
+// trace starts from (or passes through) an L1 asset is reachable from that L1 asset in one
+// transaction, and back; wrapper tokens (`evm/…`, trace "wrapped") after an OPinit deposit
+// need the op hook, those after an ICS-20 hop do not, and no route back needs one.
+func TestInitiaRegistryRoutes(t *testing.T) {
+	for _, network := range []string{"mainnets", "testnets"} {
+		t.Run(network, func(t *testing.T) {
+			dir := filepath.Join(snapshotDir, network)
+			reg, err := registry.LoadLogged(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := Build(reg, Config{})
+			var l1 *registry.Chain
+			for _, c := range reg.Chains {
+				if c.L1 {
+					l1 = c
+				}
+			}
+			if l1 == nil {
+				t.Fatal("no L1")
+			}
+			chainDirs, _ := filepath.Glob(filepath.Join(dir, "*", "chain.json"))
+			routed, hooked := 0, 0
+			for _, cf := range chainDirs {
+				var chain struct {
+					ChainID string `json:"chain_id"`
+				}
+				readJSON(t, cf, &chain)
+				if chain.ChainID == l1.ID {
+					continue
+				}
+				al := filepath.Join(filepath.Dir(cf), "assetlist.json")
+				if _, err := os.Stat(al); err != nil {
+					continue
+				}
+				var list struct {
+					Assets []fileAsset `json:"assets"`
+				}
+				readJSON(t, al, &list)
+				for _, fa := range list.Assets {
+					// The hop that left the L1 names the L1 asset the route starts from.
+					l1Denom, bridged := "", ""
+					for _, tr := range fa.Traces {
+						if tr.Counterparty.ChainID == l1.ID && l1Denom == "" {
+							l1Denom, bridged = tr.Counterparty.BaseDenom, tr.Type
+						}
+					}
+					if l1Denom == "" || l1.Asset(l1Denom) == nil {
+						continue // native to the rollup, or from an L1 asset the registry does not list
+					}
+					wrapped := len(fa.Traces) > 0 && fa.Traces[len(fa.Traces)-1].Type == "wrapped"
+					decimals := -1
+					for _, u := range fa.DenomUnits {
+						if u.Denom == fa.Display {
+							decimals = u.Exponent
+						}
+					}
+					name := chain.ChainID + "/" + fa.Base
+					t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+						in := "1" + strings.Repeat("0", l1.Asset(l1Denom).Decimals)
+						rt, err := g.Find(Request{AmountIn: in, SourceAssetChainID: l1.ID, SourceAssetDenom: l1Denom,
+							DestAssetChainID: chain.ChainID, DestAssetDenom: fa.Base})
+						if err != nil {
+							t.Fatalf("L1 %s → %s: %v", l1Denom, name, err)
+						}
+						wantHook := wrapped && bridged == "op"
+						if rt.RequiredOPHook != wantHook || rt.TxsRequired != 1 {
+							t.Errorf("required_op_hook = %v, txs = %d; want %v, 1", rt.RequiredOPHook, rt.TxsRequired, wantHook)
+						}
+						want := "1" + strings.Repeat("0", decimals)
+						if rt.AmountOut != want {
+							t.Errorf("amount_out = %s, want %s (one whole token of %d decimals)", rt.AmountOut, want, decimals)
+						}
+						lastOp := rt.Operations[len(rt.Operations)-1]
+						if lastOp.DenomOut() != fa.Base || lastOp.AmountOut != want {
+							t.Errorf("last operation = %s %s, want %s %s", lastOp.AmountOut, lastOp.DenomOut(), want, fa.Base)
+						}
+						for _, op := range rt.Operations {
+							if op.Variants() != 1 || (op.Transfer == nil && op.OPInitTransfer == nil) {
+								t.Errorf("operation %+v: want one transfer or op_init_transfer", op)
+							}
+						}
+						if wrapped != (len(rt.Wraps) == 1) {
+							t.Fatalf("wraps = %+v", rt.Wraps)
+						}
+						if wrapped {
+							w := rt.Wraps[0]
+							wantVia := WrapInIBCHook
+							if bridged == "op" {
+								wantVia = WrapInOPHook
+							}
+							if !w.ToLocal || w.Via != wantVia || w.LocalDenom != fa.Base || w.LocalAmount != want ||
+								w.RemoteAmount != "1"+strings.Repeat("0", w.RemoteDecimals) || w.LocalDecimals != decimals {
+								t.Errorf("wrap = %+v", w)
+							}
+							hooked += map[bool]int{true: 1}[rt.RequiredOPHook]
+						}
+
+						// And back: an OP-bridged coin leaves through the OPinit bridge (is_op_withdraw),
+						// an IBC one over IBC; a wrapper token is unwrapped in the source tx.
+						back := Request{AmountIn: want, SourceAssetChainID: chain.ChainID, SourceAssetDenom: fa.Base,
+							DestAssetChainID: l1.ID, DestAssetDenom: l1Denom, IsOPWithdraw: bridged == "op"}
+						rb, err := g.Find(back)
+						if err != nil {
+							t.Fatalf("%s → L1 %s: %v", name, l1Denom, err)
+						}
+						if rb.RequiredOPHook || rb.AmountOut != in || rb.Operations[0].DenomIn() != fa.Base || rb.Operations[0].AmountIn != want {
+							t.Errorf("back: hook %v, amount_out %s, first op %+v", rb.RequiredOPHook, rb.AmountOut, rb.Operations[0])
+						}
+						if wrapped && (len(rb.Wraps) != 1 || rb.Wraps[0].ToLocal || rb.Wraps[0].Via != WrapInSourceTx || rb.Wraps[0].OperationIndex != 0) {
+							t.Errorf("back: wraps = %+v", rb.Wraps)
+						}
+						routed++
+					})
+				}
+			}
+			if routed == 0 || (network == "mainnets" && hooked == 0) {
+				t.Fatalf("routed %d assets, %d with the op hook", routed, hooked)
+			}
+			t.Logf("%s: %d rollup assets routed from and to the L1, %d over the op hook", network, routed, hooked)
+		})
+	}
+}
+
+// TestWrapAmounts: an 18-decimal wrapper token converts back only in whole units of its
+// 6-decimal coin (toRemote refuses dust), and the refusal says so.
+func TestWrapAmounts(t *testing.T) {
+	reg, err := registry.LoadLogged(filepath.Join(snapshotDir, "mainnets"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Build(reg, Config{})
+	const evmINIT = "evm/df5A85F89731fEB77d7EEaaCe627EB135eDB46DB"
+	for _, tc := range []struct {
+		in, wantOut, wantErr string
+	}{
+		{"1000000000000", "1", ""},
+		{"2500000000000000000", "2500000", ""},
+		{"1000000000001", "", ReasonInvalidAmount},
+		{"999999999999", "", ReasonInvalidAmount},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			rt, err := g.Find(Request{AmountIn: tc.in, SourceAssetChainID: "cabal-1", SourceAssetDenom: evmINIT,
+				DestAssetChainID: "interwoven-1", DestAssetDenom: "uinit", IsOPWithdraw: true})
+			if tc.wantErr != "" {
+				if reason(err) != tc.wantErr {
+					t.Fatalf("err = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := rt.Operations[0].OPInitTransfer
+			if rt.AmountOut != tc.wantOut || op == nil || op.DenomIn != evmINIT || op.DenomOut != "uinit" || len(rt.Operations) != 1 {
+				t.Errorf("route = %s out, operations %+v", rt.AmountOut, rt.Operations)
+			}
+			if len(rt.Warnings) != 1 || !strings.Contains(rt.Warnings[0], "finalization period") {
+				t.Errorf("warnings = %q", rt.Warnings)
+			}
+		})
+	}
+	// Without is_op_withdraw the default quote refuses, and says why.
+	_, err = g.Find(Request{AmountIn: "1000000000000", SourceAssetChainID: "cabal-1", SourceAssetDenom: evmINIT,
+		DestAssetChainID: "interwoven-1", DestAssetDenom: "uinit"})
+	var e *Error
+	if reason(err) != ReasonNoRoute || !errors.As(err, &e) || !strings.Contains(e.Info, "is_op_withdraw") {
+		t.Errorf("err = %v", err)
+	}
+	// A huge amount overflows nothing: 2^256-1 base units of uinit cannot be wrapped ×10^12.
+	max := new(uint256.Int).SetAllOne().Dec()
+	if _, err := g.Find(Request{AmountIn: max, SourceAssetChainID: "interwoven-1", SourceAssetDenom: "uinit",
+		DestAssetChainID: "cabal-1", DestAssetDenom: evmINIT}); reason(err) != ReasonNoRoute {
+		t.Errorf("overflow: err = %v", err)
+	}
+}
