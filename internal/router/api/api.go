@@ -35,8 +35,12 @@ const (
 	ReasonInvalidJSON   = "INVALID_JSON"
 	ReasonBodyTooLarge  = "BODY_TOO_LARGE"
 	ReasonHookNotNeeded = "OP_HOOK_NOT_REQUIRED"
-	// ReasonHookAmountRequired: /op-hook without amount_in for a route that needs a hook.
+	// ReasonHookAmountRequired: /op-hook without amount_in for a route whose hook continues
+	// over IBC (the wrap hook needs no amount).
 	ReasonHookAmountRequired = "OP_HOOK_AMOUNT_REQUIRED"
+	// ReasonHookChainUnavailable: the hook chain's REST gateway did not say the bridged coin's
+	// ERC-20.
+	ReasonHookChainUnavailable = "OP_HOOK_CHAIN_UNAVAILABLE"
 	ReasonMissingAddress     = "MISSING_ADDRESS"
 )
 
@@ -63,6 +67,8 @@ type Config struct {
 	// Tracker serves /v2/tx/track, /v2/tx/status and /v2/tx/submit; nil answers them with 404
 	// TRACKING_DISABLED.
 	Tracker Tracker
+	// Contracts resolves the bridged coin's ERC-20 for /op-hook (nil: RESTContracts).
+	Contracts ContractSource
 }
 
 type server struct {
@@ -85,6 +91,9 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Contracts == nil {
+		cfg.Contracts = &RESTContracts{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
