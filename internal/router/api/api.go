@@ -41,7 +41,7 @@ const (
 	// ReasonHookChainUnavailable: the hook chain's REST gateway did not say the bridged coin's
 	// ERC-20.
 	ReasonHookChainUnavailable = "OP_HOOK_CHAIN_UNAVAILABLE"
-	ReasonMissingAddress     = "MISSING_ADDRESS"
+	ReasonMissingAddress       = "MISSING_ADDRESS"
 )
 
 // BalanceSource reads an account's balances on a chain (base-unit decimal strings by denom).
