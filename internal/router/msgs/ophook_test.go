@@ -29,7 +29,7 @@ func TestWrapHookMsgs(t *testing.T) {
 	}
 	for i, want := range []struct {
 		contract, sig string
-		args      []any
+		args          []any
 	}{
 		{h.BridgedToken, "approve(address,uint256)", []any{common.HexToAddress(h.Wrapper), maxUint256}},
 		{h.Wrapper, "toLocal(address,string,uint8)", []any{common.BytesToAddress(recv20), h.BridgedDenom, uint8(6)}},
