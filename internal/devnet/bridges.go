@@ -138,6 +138,9 @@ func (b *bridges) start(n *Network) error {
 	for id, r := range b.runners {
 		c, _ := n.Chain(id)
 		r.AddModules(c.Modules...)
+		if c.EVM != nil {
+			c.EVM.SetCosmosExecutor(r.Run) // the ERC20Wrapper's toRemoteAndOPWithdraw
+		}
 	}
 	for id, s := range b.nftSinks {
 		c, _ := n.Chain(id)

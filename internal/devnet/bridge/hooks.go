@@ -70,6 +70,10 @@ func (h *HookRunner) AddModules(modules ...sim.Module) {
 	}
 }
 
+// Run executes one message through the chain's routes (a contract's execute_cosmos on
+// minievm, a hook's message).
+func (h *HookRunner) Run(env sim.Env, m proto.Message) error { return h.run(env, m) }
+
 func (h *HookRunner) run(env sim.Env, m proto.Message) error {
 	url := engine.TypeURL(m)
 	if fn, ok := h.routes[url]; ok {

@@ -38,7 +38,14 @@ type Config struct {
 type Module struct {
 	cfg     Config
 	factory common.Address
+	// cosmos runs a Cosmos message a contract sends (minievm's COSMOS_CONTRACT.execute_cosmos);
+	// nil: such calls revert.
+	cosmos func(env sim.Env, m proto.Message) error
 }
+
+// SetCosmosExecutor sets how contracts run Cosmos messages (the chain's message router; the
+// network sets it once its modules exist, before the first block).
+func (m *Module) SetCosmosExecutor(fn func(env sim.Env, msg proto.Message) error) { m.cosmos = fn }
 
 // New returns an EVM module.
 func New(cfg Config) *Module {

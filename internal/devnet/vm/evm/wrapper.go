@@ -31,6 +31,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -188,6 +191,8 @@ func (x *exec) wrapper(sender common.Address, name string, args []any) error {
 		return x.toLocal(sender, args[0].(common.Address), args[1].(string), args[2].(*big.Int), args[3].(uint8))
 	case "toRemote": // toRemote(address receiver, string localDenom, uint256 localAmount)
 		return x.toRemote(sender, args[0].(common.Address), args[1].(string), args[2].(*big.Int))
+	case "toRemoteAndOPWithdraw", "toRemoteAndOPWithdraw0": // (string receiver, string localDenom, uint256 localAmount[, uint64 gasLimit])
+		return x.toRemoteAndOPWithdraw(sender, args[0].(string), args[1].(string), args[2].(*big.Int))
 	}
 	return errReverted
 }
@@ -261,6 +266,43 @@ func (x *exec) toRemote(sender, receiver common.Address, localDenom string, amou
 	x.converted(localDenom, ref.Denom, LocalDecimals, ref.Decimals, amount)
 	x.ret = packOut("toRemote", ra, remote, ref.Decimals)
 	return nil
+}
+
+// toRemoteAndOPWithdraw converts to the remote coin held by the wrapper, then has the wrapper
+// send MsgInitiateTokenWithdrawal of it to receiver on the L1 (execute_cosmos), as the
+// contract does: the withdrawal's sender is the wrapper.
+func (x *exec) toRemoteAndOPWithdraw(sender common.Address, receiver, localDenom string, amount *big.Int) error {
+	if err := x.toRemote(sender, WrapperAddress, localDenom, amount); err != nil {
+		return err
+	}
+	if amount.Sign() == 0 {
+		x.ret = nil
+		return nil
+	}
+	ref, remote := x.lastRemote(localDenom, amount)
+	if x.m.cosmos == nil {
+		return errReverted
+	}
+	from, err := address.Bech32(x.env.AddressPrefix(), WrapperAddress.Bytes())
+	if err != nil {
+		return errReverted
+	}
+	msg := &opchildv1.MsgInitiateTokenWithdrawal{Sender: from, To: receiver, Amount: &basev1beta1.Coin{Denom: ref.Denom, Amount: remote.String()}}
+	if err := x.m.cosmos(x.env, msg); err != nil {
+		return &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
+	}
+	x.ret = nil
+	return nil
+}
+
+// lastRemote is the remote coin and amount toRemote produced for localDenom and amount.
+func (x *exec) lastRemote(localDenom string, amount *big.Int) (remoteRef, *big.Int) {
+	la, _, _ := x.erc20Of(localDenom)
+	var ref remoteRef
+	if b, ok := x.kv.Get(remoteKey(la)); ok {
+		_ = json.Unmarshal(b, &ref)
+	}
+	return ref, new(big.Int).Quo(amount, pow10(LocalDecimals-ref.Decimals))
 }
 
 func (x *exec) converted(src, dst string, srcDec, dstDec uint8, amount *big.Int) {

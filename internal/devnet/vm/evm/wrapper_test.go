@@ -3,6 +3,7 @@ package evm
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -10,7 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
+	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
@@ -22,12 +25,15 @@ func TestWrapperSelectors(t *testing.T) {
 		{"toLocal(address,string,uint8)", "701dcf21"},
 		{"toLocal(address,string,uint256,uint8)", "1efd1a84"},
 		{"toRemote(address,string,uint256)", "cf9ee0c3"},
+		{"toRemoteAndOPWithdraw(string,string,uint256)", "b9cf3742"},
+		{"toRemoteAndOPWithdraw(string,string,uint256,uint64)", "0423d4d8"},
 	} {
 		if got := hex.EncodeToString(crypto.Keccak256([]byte(c.sig))[:4]); got != c.want {
 			t.Errorf("%s: %s, want %s", c.sig, got, c.want)
 		}
 	}
-	for name, want := range map[string]string{"approve": "095ea7b3", "toLocal": "701dcf21", "toLocal0": "1efd1a84", "toRemote": "cf9ee0c3"} {
+	for name, want := range map[string]string{"approve": "095ea7b3", "toLocal": "701dcf21", "toLocal0": "1efd1a84", "toRemote": "cf9ee0c3",
+		"toRemoteAndOPWithdraw": "b9cf3742", "toRemoteAndOPWithdraw0": "0423d4d8"} {
 		if got := hex.EncodeToString(selector(name)); got != want {
 			t.Errorf("ABI %s: %s, want %s", name, got, want)
 		}
@@ -37,6 +43,11 @@ func TestWrapperSelectors(t *testing.T) {
 // wrapChain is an EVM chain with one extra funded account (outside the traffic's accounts,
 // so the test alone moves its sequence) and the launch of one bridged denom.
 func wrapChain(t *testing.T) (*engine.Chain, *engine.Key) {
+	c, k, _ := wrapChainModule(t)
+	return c, k
+}
+
+func wrapChainModule(t *testing.T) (*engine.Chain, *engine.Key, *Module) {
 	t.Helper()
 	m := New(Config{GenesisDenoms: []string{"uusdc"}, MaxTxsPerBlock: 1})
 	gas, _ := new(big.Int).SetString("1000000000000000000000000", 10)
@@ -54,7 +65,7 @@ func wrapChain(t *testing.T) (*engine.Chain, *engine.Key) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, user
+	return c, user, m
 }
 
 // send signs msgs with SIGN_MODE_DIRECT at the given sequence, produces a block and returns
@@ -153,5 +164,49 @@ func TestWrapperRoundTrip(t *testing.T) {
 	q, _ = c.Query(c.Height())
 	if got := q.Balance(recv.Bytes(), "l2/abc"); got.Int64() != 1000 {
 		t.Errorf("unwrapped %s, want 1000", got)
+	}
+}
+
+// toRemoteAndOPWithdraw: approve + the call (two MsgCalls, as a source tx leaving minievm
+// holds them) unwraps and has the wrapper send the withdrawal of the remote coin.
+func TestWrapperOPWithdraw(t *testing.T) {
+	c, user, m := wrapChainModule(t)
+	var sent []*opchildv1.MsgInitiateTokenWithdrawal
+	m.SetCosmosExecutor(func(env sim.Env, msg proto.Message) error {
+		w, ok := msg.(*opchildv1.MsgInitiateTokenWithdrawal)
+		if !ok {
+			return fmt.Errorf("unexpected %T", msg)
+		}
+		sent = append(sent, w)
+		return nil
+	})
+	_, seq, _ := c.AccountState(user.Address())
+	me := common.BytesToAddress(user.Address())
+	max := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	if r := send(t, c, user, seq, call(t, user, DenomContract("l2/abc"), "approve", WrapperAddress, max),
+		call(t, user, WrapperAddress, "toLocal", me, "l2/abc", uint8(6))); r.Code != 0 {
+		t.Fatalf("wrap: %s", r.Log)
+	}
+	local := new(big.Int).Mul(big.NewInt(700), big.NewInt(1e12))
+	if r := send(t, c, user, seq+2, call(t, user, WrappedAddress("l2/abc", 6), "approve", WrapperAddress, local),
+		call(t, user, WrapperAddress, "toRemoteAndOPWithdraw", "init1receiver", WrappedDenom("l2/abc"), local)); r.Code != 0 {
+		t.Fatalf("toRemoteAndOPWithdraw: %s", r.Log)
+	}
+	wrapper, _ := address.Bech32("init", WrapperAddress.Bytes())
+	if len(sent) != 1 || sent[0].Sender != wrapper || sent[0].To != "init1receiver" || sent[0].Amount.Denom != "l2/abc" || sent[0].Amount.Amount != "700" {
+		t.Fatalf("withdrawals %v", sent)
+	}
+	q, _ := c.Query(c.Height())
+	// toRemote unlocked the 700 to the wrapper itself (the withdrawal's sender); the fake
+	// executor took nothing, so the wrapper still holds all it locked. The user's wrapped
+	// balance fell by the amount.
+	if got := q.Balance(WrapperAddress.Bytes(), "l2/abc"); got.Int64() != 5_000_000 {
+		t.Errorf("wrapper holds %s", got)
+	}
+	if got := q.Balance(user.Address(), WrappedDenom("l2/abc")); got.Cmp(new(big.Int).Mul(big.NewInt(5_000_000-700), big.NewInt(1e12))) != 0 {
+		t.Errorf("user wrapped %s", got)
+	}
+	if _, got, _ := c.AccountState(user.Address()); got != seq+4 {
+		t.Errorf("sequence %d, want %d", got, seq+4)
 	}
 }
