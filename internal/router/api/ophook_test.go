@@ -157,6 +157,34 @@ func TestWrapOPHook(t *testing.T) {
 		t.Errorf("deposit %+v", &dep)
 	}
 
+	// Back from wrapped INIT: the source tx is approve + toRemoteAndOPWithdraw (0xb9cf3742).
+	st, body = do(t, h, http.MethodPost, "/v2/fungible/route", map[string]any{"amount_in": "1000000000000000000", "source_asset_chain_id": mevm,
+		"source_asset_denom": w.Denom, "dest_asset_chain_id": l1, "dest_asset_denom": "uinit", "is_op_withdraw": true})
+	var back route.Route
+	if err := json.Unmarshal(body, &back); err != nil || st != http.StatusOK {
+		t.Fatalf("route back %d: %s", st, body)
+	}
+	st, body = do(t, h, http.MethodPost, "/v2/fungible/msgs", map[string]any{"source_asset_chain_id": mevm, "source_asset_denom": w.Denom,
+		"dest_asset_chain_id": l1, "dest_asset_denom": "uinit", "amount_in": back.AmountIn, "amount_out": back.AmountOut,
+		"address_list": []string{src, user2Init}, "operations": back.Operations})
+	testutil.Golden(t, "msgs/evm_wrapped_to_l1_withdraw.json", pretty(t, st, body))
+	if st != http.StatusOK {
+		t.Fatalf("msgs back %d: %s", st, body)
+	}
+	checkAminoRoundTrip(t, body)
+	if err := json.Unmarshal(body, &mr); err != nil || len(mr.Txs) != 1 || len(mr.Txs[0].CosmosTx.Msgs) != 2 ||
+		!strings.Contains(mr.Txs[0].CosmosTx.Msgs[1].Msg, `"input":"0xb9cf3742`) {
+		t.Fatalf("msgs back: %s", body)
+	}
+	// A wrapped amount that is not whole 6-decimal units cannot be converted.
+	ops := mustJSON(t, back.Operations)
+	ops = bytes.ReplaceAll(ops, []byte(`"1000000000000000000"`), []byte(`"1000000000000000001"`))
+	st, body = do(t, h, http.MethodPost, "/v2/fungible/msgs", map[string]any{"source_asset_chain_id": mevm, "source_asset_denom": w.Denom,
+		"dest_asset_chain_id": l1, "dest_asset_denom": "uinit", "amount_in": "1000000000000000001",
+		"address_list": []string{src, user2Init}, "operations": json.RawMessage(ops)})
+	checkError(t, st, body, 400, route.ReasonInvalidAmount)
+	testutil.Golden(t, "msgs_errors/wrap_dust.json", pretty(t, st, body))
+
 	other, _ := hookKey(t, "someone-else")
 	for _, tc := range []struct {
 		name   string

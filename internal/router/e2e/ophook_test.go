@@ -273,3 +273,69 @@ func (n *trackNet) ikRoute(hr hookRoute, hook api.OPHookResponse, signer int, sr
 	}
 	t.Logf("%s %s → %s %s: %s arrived (src %s)", rt.SourceAssetChainID, rt.SourceAssetDenom, rt.DestAssetChainID, wrappedDenom, want, src)
 }
+
+// TestWrappedRoundTripInterwovenKit: INIT from the L1 into the user's own wrapped INIT on the
+// EVM rollup (the op hook, IK's default recipient = the user), then back to the L1 with IK's
+// OP-withdrawal quote (is_op_withdraw, IK:pages/bridge/BridgeFields.tsx:133-139): the source
+// tx on the rollup is exactly two MsgCalls, approve and toRemoteAndOPWithdraw, signed with
+// EIP-191; the withdrawal is claimed on the L1 and the receiver's uinit grows by the amount.
+func TestWrappedRoundTripInterwovenKit(t *testing.T) {
+	n := startTrackNet(t, "")
+	var wrapped string
+	for _, a := range n.reg.Chain(evmID).Assets {
+		if a.Wrap != nil {
+			wrapped = a.Denom
+		}
+	}
+	if wrapped == "" {
+		t.Fatal("the devnet registry lists no wrapped asset on " + evmID)
+	}
+	const user = 0
+	self := n.tn.addr(t, evmID, user)
+	st, body := n.post("/v2/fungible/route", map[string]any{"amount_in": "3000000", "source_asset_chain_id": l1ID, "source_asset_denom": "uinit",
+		"dest_asset_chain_id": evmID, "dest_asset_denom": wrapped})
+	var in route.Route
+	if err := json.Unmarshal(body, &in); err != nil || st != http.StatusOK || !in.RequiredOPHook {
+		t.Fatalf("route in: %d %s", st, body)
+	}
+	st, body = n.post("/op-hook", ikOpHookBody(in, n.tn.addr(t, l1ID, user), self))
+	var hook api.OPHookResponse
+	if err := json.Unmarshal(body, &hook); err != nil || st != http.StatusOK {
+		t.Fatalf("op-hook: %d %s", st, body)
+	}
+	n.ikRoute(hookRoute{rt: in}, hook, user, n.tn.addr(t, l1ID, user), self)
+
+	// Back: 1 INIT of the 3 (10^18 wrapped base units).
+	st, body = n.post("/v2/fungible/route", map[string]any{"amount_in": "1000000000000000000", "source_asset_chain_id": evmID, "source_asset_denom": wrapped,
+		"dest_asset_chain_id": l1ID, "dest_asset_denom": "uinit", "is_op_withdraw": true})
+	var out route.Route
+	if err := json.Unmarshal(body, &out); err != nil || st != http.StatusOK || out.RequiredOPHook || out.AmountOut != "1000000" ||
+		len(out.Operations) != 1 || out.Operations[0].OPInitTransfer == nil {
+		t.Fatalf("route out: %d %s", st, body)
+	}
+	receiver := n.tn.addr(t, l1ID, recipientBase+90)
+	st, body = n.post("/v2/fungible/msgs", map[string]any{"address_list": []string{self, receiver}, "amount_in": out.AmountIn, "amount_out": out.AmountOut,
+		"source_asset_chain_id": evmID, "source_asset_denom": wrapped, "dest_asset_chain_id": l1ID, "dest_asset_denom": "uinit",
+		"slippage_tolerance_percent": "1", "operations": out.Operations})
+	var mr msgs.Response
+	if err := json.Unmarshal(body, &mr); err != nil || st != http.StatusOK || len(mr.Txs) != 1 || mr.Txs[0].CosmosTx == nil {
+		t.Fatalf("msgs out: %d %s", st, body)
+	}
+	ctx := mr.Txs[0].CosmosTx
+	if len(ctx.Msgs) != 2 || ctx.Msgs[0].MsgTypeURL != msgs.TypeMsgCall || ctx.Msgs[1].MsgTypeURL != msgs.TypeMsgCall {
+		t.Fatalf("source tx leaving the rollup from wrapped INIT: %s", body)
+	}
+	before := n.balance(evmID, self, wrapped)
+	_, seq := n.account(evmID, self)
+	n.mark()
+	n.broadcast(evmID, n.sign(evmID, user, n.decode(ctx.Msgs), txcodec.SignModeEIP191, 2_000_000))
+	n.claimWithdrawal(l1ID, evmID, "uinit", receiver, big.NewInt(1_000_000))
+	spent := new(big.Int).Sub(before, n.balance(evmID, self, wrapped))
+	if spent.String() != out.AmountIn {
+		t.Errorf("the user's wrapped INIT fell by %s, the route's amount_in is %s", spent, out.AmountIn)
+	}
+	// minievm's rule: a tx of two MsgCalls uses two sequences.
+	if _, after := n.account(evmID, self); after != seq+2 {
+		t.Errorf("sequence %d after the two-MsgCall tx signed at %d", after, seq)
+	}
+}

@@ -549,8 +549,18 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 	tx := &Tx{OperationsIndices: indices}
 	for i := start; i < end; i++ {
 		if w, ok := p.fromLocal[i]; ok {
-			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d starts with converting %s back to %s on %s (approve + toRemote in the source tx): message generation for it is not built yet",
-				i, w.LocalDenom, w.RemoteDenom, w.ChainID)
+			o := p.ops[i].OPInitTransfer
+			if i != start || end-start != 1 || o == nil || !route.IsWithdrawal(b.Reg, o) {
+				return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d starts with converting %s back to %s on %s before an IBC transfer (toRemoteAndIBCTransfer): message generation for it is not built yet",
+					i, w.LocalDenom, w.RemoteDenom, w.ChainID)
+			}
+			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
+			ms, err := unwrapWithdrawMsgs(signer, req.AddressList[p.toPos[i]], w, local)
+			if err != nil {
+				return nil, err
+			}
+			tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
+			return tx, nil
 		}
 		if w, ok := p.toLocal[i]; ok && w.Via != route.WrapInOPHook {
 			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d ends with converting %s to %s on %s in an ibc-hooks memo: message generation for it is not built yet",

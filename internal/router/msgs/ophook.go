@@ -35,6 +35,7 @@ import (
 	"github.com/cosmos/btcutil/bech32"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/holiman/uint256"
 
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
@@ -51,7 +52,8 @@ const WrapperRemoteDecimals = 6
 var wrapABI = func() abi.ABI {
 	a, err := abi.JSON(strings.NewReader(`[
 {"type":"function","name":"approve","inputs":[{"name":"spender","type":"address"},{"name":"amount","type":"uint256"}],"outputs":[{"type":"bool"}]},
-{"type":"function","name":"toLocal","inputs":[{"name":"receiver","type":"address"},{"name":"remoteDenom","type":"string"},{"name":"remoteDecimals","type":"uint8"}],"outputs":[]}
+{"type":"function","name":"toLocal","inputs":[{"name":"receiver","type":"address"},{"name":"remoteDenom","type":"string"},{"name":"remoteDecimals","type":"uint8"}],"outputs":[]},
+{"type":"function","name":"toRemoteAndOPWithdraw","inputs":[{"name":"receiver","type":"string"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"}],"outputs":[]}
 ]`))
 	if err != nil {
 		panic(err) // constant input: a failure is a programming error caught by every test
@@ -162,4 +164,39 @@ func (b Builder) wrapHook(h *SignedOPHook, w route.WrapStep) ([]byte, string, er
 		return nil, "", route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.signer: %v", err)
 	}
 	return raw, signer, nil
+}
+
+// unwrapWithdrawMsgs is the source tx of an OPinit withdrawal that starts from the wrapper
+// token w: approve(wrapper, amount) on the wrapper token, then
+// toRemoteAndOPWithdraw(receiver, localDenom, amount) (selector 0xb9cf3742), which unwraps and
+// has the wrapper send MsgInitiateTokenWithdrawal. Exactly two MsgCalls, as initia.js expects
+// of a tx leaving minievm from an 18-decimal token ("approve + toRemote (2 MsgCalls)",
+// initia-labs/initia.js@a60dc6b:src/bridge/bridge.ts:286-291), so a same-chain op hook
+// signed at sequence + 2 stays valid.
+func unwrapWithdrawMsgs(sender, receiver string, w route.WrapStep, local *uint256.Int) ([]CosmosMsg, error) {
+	token := strings.TrimPrefix(w.LocalDenom, "evm/")
+	if !common.IsHexAddress(token) || !common.IsHexAddress(w.Contract) {
+		return nil, opsErr("%s is not a wrapper token of %s", w.LocalDenom, w.Contract)
+	}
+	approve, err := wrapABI.Pack("approve", common.HexToAddress(w.Contract), local.ToBig())
+	if err != nil {
+		return nil, err
+	}
+	withdraw, err := wrapABI.Pack("toRemoteAndOPWithdraw", receiver, w.LocalDenom, local.ToBig())
+	if err != nil {
+		return nil, err
+	}
+	var out []CosmosMsg
+	for _, c := range []struct {
+		to    string
+		input []byte
+	}{{token, approve}, {w.Contract, withdraw}} {
+		m, err := aminoMsg(TypeMsgCall, &evmv1.MsgCall{Sender: sender, ContractAddr: common.HexToAddress(c.to).Hex(),
+			Input: "0x" + hex.EncodeToString(c.input), Value: "0"})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
