@@ -22,6 +22,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/msgs"
+	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
 )
@@ -337,5 +338,70 @@ func TestWrappedRoundTripInterwovenKit(t *testing.T) {
 	// minievm's rule: a tx of two MsgCalls uses two sequences.
 	if _, after := n.account(evmID, self); after != seq+2 {
 		t.Errorf("sequence %d after the two-MsgCall tx signed at %d", after, seq)
+	}
+}
+
+// A hook that cannot run (here signed at the wrong sequence, as a client that wrongly adds 2
+// would) never loses the deposit: finalize_token_deposit reports success=false with opchild's
+// reason, the 6-decimal coin stays with the hook's signer (the deposit's recipient), nothing
+// is wrapped, and the tracker ends in STATE_COMPLETED_ERROR.
+func TestWrapHookFailureKeepsDeposit(t *testing.T) {
+	n := startTrackNet(t, "")
+	var w *registry.Asset
+	for _, a := range n.reg.Chain(evmID).Assets {
+		if a.Wrap != nil {
+			w = a
+		}
+	}
+	if w == nil {
+		t.Fatal("no wrapped asset on " + evmID)
+	}
+	const user = 0
+	src, self := n.tn.addr(t, l1ID, user), n.tn.addr(t, evmID, user)
+	dest := n.tn.addr(t, evmID, recipientBase+91)
+	st, body := n.post("/v2/fungible/route", map[string]any{"amount_in": "700000", "source_asset_chain_id": l1ID, "source_asset_denom": "uinit",
+		"dest_asset_chain_id": evmID, "dest_asset_denom": w.Denom})
+	var rt route.Route
+	if err := json.Unmarshal(body, &rt); err != nil || st != http.StatusOK {
+		t.Fatalf("route: %d %s", st, body)
+	}
+	st, body = n.post("/op-hook", ikOpHookBody(rt, src, dest))
+	var hook api.OPHookResponse
+	if err := json.Unmarshal(body, &hook); err != nil || st != http.StatusOK {
+		t.Fatalf("op-hook: %d %s", st, body)
+	}
+	signed := n.ikSignOpHook(hook, hook.ChainID, user) // sequence + 2 on a cross-chain route: wrong
+	st, body = n.post("/v2/fungible/msgs", map[string]any{"address_list": []string{src, dest}, "amount_in": rt.AmountIn, "amount_out": rt.AmountOut,
+		"source_asset_chain_id": l1ID, "source_asset_denom": "uinit", "dest_asset_chain_id": evmID, "dest_asset_denom": w.Denom,
+		"slippage_tolerance_percent": "1", "operations": rt.Operations, "signed_op_hook": signed})
+	var mr msgs.Response
+	if err := json.Unmarshal(body, &mr); err != nil || st != http.StatusOK {
+		t.Fatalf("msgs: %d %s", st, body)
+	}
+	coinBefore := n.balance(evmID, self, w.Wrap.RemoteDenom)
+	n.mark()
+	hash := n.submit(l1ID, n.sign(l1ID, user, n.decode(mr.Txs[0].CosmosTx.Msgs), txcodec.SignModeEIP191, 2_000_000))
+	s, _ := n.follow(l1ID, hash, terminal)
+	if s.State != track.StateCompletedError {
+		t.Errorf("state %s, want %s", s.State, track.StateCompletedError)
+	}
+	ev := n.findEvent(evmID, "finalize_token_deposit", "success", "false")
+	if ev == nil {
+		t.Fatalf("no failed finalize_token_deposit\n%s", n.events())
+	}
+	var reason string
+	for _, a := range ev.Attributes {
+		if a.Key == "reason" {
+			reason = a.Value
+		}
+	}
+	if !strings.HasPrefix(reason, "hook failed; Failed to run AnteHandler: account sequence mismatch") {
+		t.Errorf("reason %q", reason)
+	}
+	if got := new(big.Int).Sub(n.balance(evmID, self, w.Wrap.RemoteDenom), coinBefore); got.String() != rt.AmountIn {
+		t.Errorf("the signer kept %s %s of the deposit, want %s", got, w.Wrap.RemoteDenom, rt.AmountIn)
+	}
+	if got := n.balance(evmID, dest, w.Denom); got.Sign() != 0 {
+		t.Errorf("the receiver got %s wrapped from a failed hook", got)
 	}
 }
