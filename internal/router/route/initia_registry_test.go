@@ -222,3 +222,96 @@ func TestWrapAmounts(t *testing.T) {
 		t.Errorf("overflow: err = %v", err)
 	}
 }
+
+// wrapNet is an L1 with a minievm rollup (bridge 7, one channel) whose registry lists INIT both
+// as the bridged coin and as the wrapper token, and the IBC voucher of an L1 token only wrapped.
+func wrapNet(t *testing.T, hooks bool) *registry.Registry {
+	t.Helper()
+	l2INIT := registry.L2Denom(7, "uinit")
+	usdcPath := "transfer/channel-0/uusdc"
+	l1 := &registry.Chain{Name: "l1", ID: "l1-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "init", L1: true, PFM: true, Hooks: true, Memo: true,
+		Channels: []registry.Channel{{Port: "transfer", ID: "channel-5", CounterpartyChainID: "evm-1", CounterpartyPort: "transfer", CounterpartyID: "channel-0"}},
+		Assets:   []*registry.Asset{{Denom: "uinit", Symbol: "INIT", Decimals: 6}, {Denom: "uusdc", Symbol: "USDC", Decimals: 6}}}
+	evm := &registry.Chain{Name: "evm", ID: "evm-1", Type: registry.ChainTypeCosmos, Bech32Prefix: "init", BridgeID: 7, MinitiaType: "minievm",
+		PFM: true, Hooks: hooks, Memo: true,
+		Channels: []registry.Channel{{Port: "transfer", ID: "channel-0", CounterpartyChainID: "l1-1", CounterpartyPort: "transfer", CounterpartyID: "channel-5"}},
+		Assets: []*registry.Asset{
+			{Denom: l2INIT, Symbol: "INIT", Decimals: 6, OP: &registry.OPTrace{BridgeID: 7, L1ChainID: "l1-1", L1Denom: "uinit"}},
+			{Denom: "evm/00000000000000000000000000000000000000aa", Symbol: "INIT", Decimals: 18,
+				Wrap: &registry.Wrap{Contract: "0x00000000000000000000000000000000000000f1", RemoteDenom: l2INIT, RemoteDecimals: 6, LocalDecimals: 18}},
+			{Denom: registry.IBCDenom(usdcPath), Path: usdcPath, Symbol: "USDC", Decimals: 6},
+			{Denom: "evm/00000000000000000000000000000000000000bb", Symbol: "USDC", Decimals: 18,
+				Wrap: &registry.Wrap{Contract: "0x00000000000000000000000000000000000000f1", RemoteDenom: registry.IBCDenom(usdcPath), RemoteDecimals: 6, LocalDecimals: 18}},
+		}}
+	reg, err := registry.New([]*registry.Chain{l1, evm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// TestWrapRules pins where a wrap may happen: after an OPinit deposit (the op hook), after an
+// ICS-20 arrival on a chain with IBC hooks, at the start of the source tx before the coin
+// leaves; never as a route of its own on one chain.
+func TestWrapRules(t *testing.T) {
+	const evmINIT, evmUSDC = "evm/00000000000000000000000000000000000000aa", "evm/00000000000000000000000000000000000000bb"
+	l2INIT := registry.L2Denom(7, "uinit")
+	for _, tc := range []struct {
+		name     string
+		hooks    bool
+		req      Request
+		wantErr  string
+		wantHook bool
+		wantVia  string
+		wantOut  string
+	}{
+		{"deposit_then_wrap_is_the_op_hook", true, Request{AmountIn: "3", SourceAssetChainID: "l1-1", SourceAssetDenom: "uinit", DestAssetChainID: "evm-1", DestAssetDenom: evmINIT},
+			"", true, WrapInOPHook, "3000000000000"},
+		{"deposit_of_the_coin_needs_no_hook", true, Request{AmountIn: "3", SourceAssetChainID: "l1-1", SourceAssetDenom: "uinit", DestAssetChainID: "evm-1", DestAssetDenom: l2INIT},
+			"", false, "", "3"},
+		{"ibc_then_wrap_in_the_memo", true, Request{AmountIn: "3", SourceAssetChainID: "l1-1", SourceAssetDenom: "uusdc", DestAssetChainID: "evm-1", DestAssetDenom: evmUSDC},
+			"", false, WrapInIBCHook, "3000000000000"},
+		{"ibc_then_wrap_needs_ibc_hooks", false, Request{AmountIn: "3", SourceAssetChainID: "l1-1", SourceAssetDenom: "uusdc", DestAssetChainID: "evm-1", DestAssetDenom: evmUSDC},
+			ReasonNoRoute, false, "", ""},
+		{"unwrap_then_withdraw", true, Request{AmountIn: "3000000000000", SourceAssetChainID: "evm-1", SourceAssetDenom: evmINIT, DestAssetChainID: "l1-1", DestAssetDenom: "uinit", IsOPWithdraw: true},
+			"", false, WrapInSourceTx, "3"},
+		{"unwrap_then_ibc", true, Request{AmountIn: "3000000000000", SourceAssetChainID: "evm-1", SourceAssetDenom: evmUSDC, DestAssetChainID: "l1-1", DestAssetDenom: "uusdc"},
+			"", false, WrapInSourceTx, "3"},
+		{"unwrap_alone_is_no_route", true, Request{AmountIn: "3000000000000", SourceAssetChainID: "evm-1", SourceAssetDenom: evmINIT, DestAssetChainID: "evm-1", DestAssetDenom: l2INIT},
+			ReasonNoRoute, false, "", ""},
+		{"wrap_alone_is_no_route", true, Request{AmountIn: "3", SourceAssetChainID: "evm-1", SourceAssetDenom: l2INIT, DestAssetChainID: "evm-1", DestAssetDenom: evmINIT},
+			ReasonNoRoute, false, "", ""},
+		{"unwrap_dust", true, Request{AmountIn: "3000000000001", SourceAssetChainID: "evm-1", SourceAssetDenom: evmUSDC, DestAssetChainID: "l1-1", DestAssetDenom: "uusdc"},
+			ReasonInvalidAmount, false, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, err := Build(wrapNet(t, tc.hooks), Config{}).Find(tc.req)
+			if tc.wantErr != "" {
+				if reason(err) != tc.wantErr {
+					t.Fatalf("err = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rt.RequiredOPHook != tc.wantHook || rt.AmountOut != tc.wantOut || len(rt.Operations) != 1 || rt.TxsRequired != 1 {
+				t.Fatalf("route: hook %v, out %s, %d operations, %d txs", rt.RequiredOPHook, rt.AmountOut, len(rt.Operations), rt.TxsRequired)
+			}
+			if tc.wantVia == "" {
+				if len(rt.Wraps) != 0 {
+					t.Errorf("wraps = %+v", rt.Wraps)
+				}
+				return
+			}
+			if len(rt.Wraps) != 1 || rt.Wraps[0].Via != tc.wantVia || rt.Wraps[0].Contract != "0x00000000000000000000000000000000000000f1" {
+				t.Fatalf("wraps = %+v", rt.Wraps)
+			}
+			op := rt.Operations[0]
+			if w := rt.Wraps[0]; (w.ToLocal && (op.DenomOut() != w.LocalDenom || op.AmountOut != w.LocalAmount)) ||
+				(!w.ToLocal && (op.DenomIn() != w.LocalDenom || op.AmountIn != w.LocalAmount || op.AmountOut != w.RemoteAmount)) {
+				t.Errorf("operation %+v does not show wrap %+v", op, w)
+			}
+		})
+	}
+}

@@ -77,9 +77,11 @@ const (
 	// the hook contract for the packet amount itself: initia-labs/minievm@f68c852:
 	// app/ibc-hooks/receive.go:81,93-100).
 	WrapInIBCHook = "ibc_hook"
-	// WrapInSourceTx: toRemote at the start of the source tx, before the hop that takes the
-	// coin away: exactly two MsgCalls, approve(wrapper, amount) on the wrapper token and
-	// toRemote (initia-labs/initia.js@a60dc6b:src/bridge/bridge.ts:286-291).
+	// WrapInSourceTx: toRemote in the source tx, before the hop that takes the coin away.
+	// initia.js counts exactly two MsgCalls in such a tx (initia-labs/initia.js@a60dc6b:
+	// src/bridge/bridge.ts:286-294): approve(wrapper, amount) on the wrapper token, then
+	// toRemote, or the wrapper's toRemoteAndOPWithdraw / toRemoteAndIBCTransfer, which convert
+	// and send in the one call (minievm@f68c852 ERC20Wrapper.sol:236-406).
 	WrapInSourceTx = "source_tx"
 )
 
