@@ -176,6 +176,27 @@ func TestWrapOPHook(t *testing.T) {
 		!strings.Contains(mr.Txs[0].CosmosTx.Msgs[1].Msg, `"input":"0xb9cf3742`) {
 		t.Fatalf("msgs back: %s", body)
 	}
+	// Over IBC: approve + toRemoteAndIBCTransfer (0xf787cbdd) with the channel, receiver, timeout.
+	var voucher string
+	for _, a := range reg.Chain(l1).Assets {
+		if strings.HasSuffix(a.Path, "/"+initL2EVM) && strings.Count(a.Path, "transfer/") == 1 {
+			voucher = a.Denom
+		}
+	}
+	st, body = do(t, h, http.MethodPost, "/v2/fungible/route", map[string]any{"amount_in": "1000000000000000000", "source_asset_chain_id": mevm,
+		"source_asset_denom": w.Denom, "dest_asset_chain_id": l1, "dest_asset_denom": voucher})
+	var overIBC route.Route
+	if err := json.Unmarshal(body, &overIBC); err != nil || st != http.StatusOK || len(overIBC.Operations) != 1 || overIBC.Operations[0].Transfer == nil {
+		t.Fatalf("route over IBC %d: %s", st, body)
+	}
+	st, body = do(t, h, http.MethodPost, "/v2/fungible/msgs", map[string]any{"source_asset_chain_id": mevm, "source_asset_denom": w.Denom,
+		"dest_asset_chain_id": l1, "dest_asset_denom": voucher, "amount_in": overIBC.AmountIn, "amount_out": overIBC.AmountOut,
+		"address_list": []string{src, user2Init}, "operations": overIBC.Operations})
+	testutil.Golden(t, "msgs/evm_wrapped_to_l1_ibc.json", pretty(t, st, body))
+	if err := json.Unmarshal(body, &mr); err != nil || st != http.StatusOK || len(mr.Txs) != 1 || len(mr.Txs[0].CosmosTx.Msgs) != 2 ||
+		!strings.Contains(mr.Txs[0].CosmosTx.Msgs[1].Msg, `"input":"0xf787cbdd`) {
+		t.Fatalf("msgs over IBC: %d %s", st, body)
+	}
 	// A wrapped amount that is not whole 6-decimal units cannot be converted.
 	ops := mustJSON(t, back.Operations)
 	ops = bytes.ReplaceAll(ops, []byte(`"1000000000000000000"`), []byte(`"1000000000000000001"`))

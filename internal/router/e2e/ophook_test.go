@@ -405,3 +405,61 @@ func TestWrapHookFailureKeepsDeposit(t *testing.T) {
 		t.Errorf("the receiver got %s wrapped from a failed hook", got)
 	}
 }
+
+// TestWrappedIBCInterwovenKit: the user's wrapped INIT on the EVM rollup leaves over IBC to
+// the L1 (the route's first operation starts from the wrapper token): the source tx is
+// approve + toRemoteAndIBCTransfer, signed with EIP-191; the L1 voucher arrives at the
+// receiver, tracked to STATE_COMPLETED_SUCCESS.
+func TestWrappedIBCInterwovenKit(t *testing.T) {
+	n := startTrackNet(t, "")
+	var wrapped *registry.Asset
+	for _, a := range n.reg.Chain(evmID).Assets {
+		if a.Wrap != nil {
+			wrapped = a
+		}
+	}
+	if wrapped == nil {
+		t.Fatal("no wrapped asset on " + evmID)
+	}
+	const user = 0
+	self := n.tn.addr(t, evmID, user)
+	st, body := n.post("/v2/fungible/route", map[string]any{"amount_in": "2000000", "source_asset_chain_id": l1ID, "source_asset_denom": "uinit",
+		"dest_asset_chain_id": evmID, "dest_asset_denom": wrapped.Denom})
+	var in route.Route
+	if err := json.Unmarshal(body, &in); err != nil || st != http.StatusOK {
+		t.Fatalf("route in: %d %s", st, body)
+	}
+	st, body = n.post("/op-hook", ikOpHookBody(in, n.tn.addr(t, l1ID, user), self))
+	var hook api.OPHookResponse
+	if err := json.Unmarshal(body, &hook); err != nil || st != http.StatusOK {
+		t.Fatalf("op-hook: %d %s", st, body)
+	}
+	n.ikRoute(hookRoute{rt: in}, hook, user, n.tn.addr(t, l1ID, user), self)
+
+	voucher := ibc("transfer/" + n.channel(l1ID, evmID) + "/" + wrapped.Wrap.RemoteDenom)
+	st, body = n.post("/v2/fungible/route", map[string]any{"amount_in": "1000000000000000000", "source_asset_chain_id": evmID,
+		"source_asset_denom": wrapped.Denom, "dest_asset_chain_id": l1ID, "dest_asset_denom": voucher})
+	var out route.Route
+	if err := json.Unmarshal(body, &out); err != nil || st != http.StatusOK || len(out.Operations) != 1 || out.Operations[0].Transfer == nil {
+		t.Fatalf("route out: %d %s", st, body)
+	}
+	receiver := n.tn.addr(t, l1ID, recipientBase+92)
+	st, body = n.post("/v2/fungible/msgs", map[string]any{"address_list": []string{self, receiver}, "amount_in": out.AmountIn, "amount_out": out.AmountOut,
+		"source_asset_chain_id": evmID, "source_asset_denom": wrapped.Denom, "dest_asset_chain_id": l1ID, "dest_asset_denom": voucher,
+		"slippage_tolerance_percent": "1", "operations": out.Operations})
+	var mr msgs.Response
+	if err := json.Unmarshal(body, &mr); err != nil || st != http.StatusOK || len(mr.Txs) != 1 || len(mr.Txs[0].CosmosTx.Msgs) != 2 {
+		t.Fatalf("msgs out: %d %s", st, body)
+	}
+	before := n.balance(l1ID, receiver, voucher)
+	n.mark()
+	hash := n.submit(evmID, n.sign(evmID, user, n.decode(mr.Txs[0].CosmosTx.Msgs), txcodec.SignModeEIP191, 2_000_000))
+	s, _ := n.follow(evmID, hash, terminal)
+	if s.State != track.StateCompletedSuccess {
+		b, _ := json.Marshal(s)
+		t.Fatalf("state %s: %s\n%s", s.State, b, n.events())
+	}
+	if got := new(big.Int).Sub(n.balance(l1ID, receiver, voucher), before); got.String() != out.AmountOut {
+		t.Fatalf("%s received %s %s, the route promised %s\n%s", receiver, got, voucher, out.AmountOut, n.events())
+	}
+}

@@ -245,6 +245,14 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 			}
 		}
 		bare, wrapped := unwrapOp(op, p.toLocal[i], p.fromLocal[i])
+		if w, ok := p.fromLocal[i]; ok {
+			// The hop carries the coin the wrapper gives back, with that coin's ICS-20 path.
+			if c := b.Reg.Chain(w.ChainID); c != nil {
+				if a := c.Asset(w.RemoteDenom); a != nil {
+					curPath = a.Path
+				}
+			}
+		}
 		next, err := b.checkOp(i, bare, curPath)
 		if err != nil {
 			return nil, err
@@ -549,13 +557,23 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 	tx := &Tx{OperationsIndices: indices}
 	for i := start; i < end; i++ {
 		if w, ok := p.fromLocal[i]; ok {
-			o := p.ops[i].OPInitTransfer
-			if i != start || end-start != 1 || o == nil || !route.IsWithdrawal(b.Reg, o) {
-				return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d starts with converting %s back to %s on %s before an IBC transfer (toRemoteAndIBCTransfer): message generation for it is not built yet",
-					i, w.LocalDenom, w.RemoteDenom, w.ChainID)
+			if i != start {
+				return nil, opsErr("operation %d converts %s in the middle of a transaction", i, w.LocalDenom)
 			}
 			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
-			ms, err := unwrapWithdrawMsgs(signer, req.AddressList[p.toPos[i]], w, local)
+			var ms []CosmosMsg
+			var err error
+			switch o := p.ops[i].OPInitTransfer; {
+			case o != nil && route.IsWithdrawal(b.Reg, o) && end-start == 1:
+				ms, err = unwrapWithdrawMsgs(signer, req.AddressList[p.toPos[i]], w, local)
+			case p.ops[i].Transfer != nil:
+				var t *transferv1.MsgTransfer
+				if t, err = b.transferChain(p, start, end, signer, func(pos int) string { return req.AddressList[pos] }, deadline); err == nil {
+					ms, err = unwrapIBCMsgs(signer, t, w, local)
+				}
+			default:
+				return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot start from the wrapper token %s", i, w.LocalDenom)
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -37,6 +37,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/holiman/uint256"
 
+	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -53,7 +54,8 @@ var wrapABI = func() abi.ABI {
 	a, err := abi.JSON(strings.NewReader(`[
 {"type":"function","name":"approve","inputs":[{"name":"spender","type":"address"},{"name":"amount","type":"uint256"}],"outputs":[{"type":"bool"}]},
 {"type":"function","name":"toLocal","inputs":[{"name":"receiver","type":"address"},{"name":"remoteDenom","type":"string"},{"name":"remoteDecimals","type":"uint8"}],"outputs":[]},
-{"type":"function","name":"toRemoteAndOPWithdraw","inputs":[{"name":"receiver","type":"string"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"}],"outputs":[]}
+{"type":"function","name":"toRemoteAndOPWithdraw","inputs":[{"name":"receiver","type":"string"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"}],"outputs":[]},
+{"type":"function","name":"toRemoteAndIBCTransfer","inputs":[{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"},{"name":"channel","type":"string"},{"name":"receiver","type":"string"},{"name":"timeout","type":"uint256"},{"name":"memo","type":"string"}],"outputs":[]}
 ]`))
 	if err != nil {
 		panic(err) // constant input: a failure is a programming error caught by every test
@@ -174,6 +176,31 @@ func (b Builder) wrapHook(h *SignedOPHook, w route.WrapStep) ([]byte, string, er
 // initia-labs/initia.js@a60dc6b:src/bridge/bridge.ts:286-291), so a same-chain op hook
 // signed at sequence + 2 stays valid.
 func unwrapWithdrawMsgs(sender, receiver string, w route.WrapStep, local *uint256.Int) ([]CosmosMsg, error) {
+	withdraw, err := wrapABI.Pack("toRemoteAndOPWithdraw", receiver, w.LocalDenom, local.ToBig())
+	if err != nil {
+		return nil, err
+	}
+	return unwrapMsgs(sender, w, local, withdraw)
+}
+
+// unwrapIBCMsgs is the source tx of an ICS-20 transfer (with its packet-forward memo) that
+// starts from the wrapper token: approve, then toRemoteAndIBCTransfer(localDenom, amount,
+// channel, receiver, timeout, memo) (selector 0xf787cbdd, the overload with memo), whose wrapper sends t's
+// transfer of the remote coin and gives the tokens back if it fails.
+func unwrapIBCMsgs(sender string, t *transferv1.MsgTransfer, w route.WrapStep, local *uint256.Int) ([]CosmosMsg, error) {
+	memo := t.Memo
+	if memo == "" {
+		memo = "{}"
+	}
+	send, err := wrapABI.Pack("toRemoteAndIBCTransfer", w.LocalDenom, local.ToBig(), t.SourceChannel, t.Receiver,
+		new(big.Int).SetUint64(t.TimeoutTimestamp), memo)
+	if err != nil {
+		return nil, err
+	}
+	return unwrapMsgs(sender, w, local, send)
+}
+
+func unwrapMsgs(sender string, w route.WrapStep, local *uint256.Int, call []byte) ([]CosmosMsg, error) {
 	token := strings.TrimPrefix(w.LocalDenom, "evm/")
 	if !common.IsHexAddress(token) || !common.IsHexAddress(w.Contract) {
 		return nil, opsErr("%s is not a wrapper token of %s", w.LocalDenom, w.Contract)
@@ -182,10 +209,7 @@ func unwrapWithdrawMsgs(sender, receiver string, w route.WrapStep, local *uint25
 	if err != nil {
 		return nil, err
 	}
-	withdraw, err := wrapABI.Pack("toRemoteAndOPWithdraw", receiver, w.LocalDenom, local.ToBig())
-	if err != nil {
-		return nil, err
-	}
+	withdraw := call
 	var out []CosmosMsg
 	for _, c := range []struct {
 		to    string

@@ -26,6 +26,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -33,6 +34,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
+	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
@@ -193,6 +196,21 @@ func (x *exec) wrapper(sender common.Address, name string, args []any) error {
 		return x.toRemote(sender, args[0].(common.Address), args[1].(string), args[2].(*big.Int))
 	case "toRemoteAndOPWithdraw", "toRemoteAndOPWithdraw0": // (string receiver, string localDenom, uint256 localAmount[, uint64 gasLimit])
 		return x.toRemoteAndOPWithdraw(sender, args[0].(string), args[1].(string), args[2].(*big.Int))
+	case "toRemoteAndIBCTransfer", "toRemoteAndIBCTransfer0", "toRemoteAndIBCTransfer1":
+		// (string localDenom, uint256 localAmount, string channel, string receiver, uint256 timeout[, string memo[, uint64 gasLimit]])
+		memo := "{}"
+		if len(args) > 5 {
+			memo = args[5].(string)
+		}
+		return x.toRemoteAndIBCTransfer(sender, args[0].(string), args[1].(*big.Int), args[2].(string), args[3].(string), args[4].(*big.Int), memo)
+	case "ibc_ack":
+		if args[1].(bool) {
+			x.kv.Delete(callbackKey(args[0].(uint64)))
+			return x.onlyWrapper(sender)
+		}
+		return x.refundIBC(sender, args[0].(uint64))
+	case "ibc_timeout":
+		return x.refundIBC(sender, args[0].(uint64))
 	}
 	return errReverted
 }
@@ -290,6 +308,105 @@ func (x *exec) toRemoteAndOPWithdraw(sender common.Address, receiver, localDenom
 	msg := &opchildv1.MsgInitiateTokenWithdrawal{Sender: from, To: receiver, Amount: &basev1beta1.Coin{Denom: ref.Denom, Amount: remote.String()}}
 	if err := x.m.cosmos(x.env, msg); err != nil {
 		return &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
+	}
+	x.ret = nil
+	return nil
+}
+
+// ibcCallback is what the wrapper remembers of a toRemoteAndIBCTransfer until the packet's
+// acknowledgement: who to give the local tokens back to if the transfer fails.
+type ibcCallback struct {
+	Sender      string `json:"sender"`
+	LocalDenom  string `json:"local_denom"`
+	LocalAmount string `json:"local_amount"`
+}
+
+func callbackKey(id uint64) string { return fmt.Sprintf("wcb/%020d", id) }
+
+// toRemoteAndIBCTransfer converts to the remote coin held by the wrapper and has the wrapper
+// send it over ICS-20 (execute_cosmos) with an EVM async callback to itself merged into the
+// memo, so a failed or timed-out transfer gives the local tokens back (ibc_ack / ibc_timeout).
+func (x *exec) toRemoteAndIBCTransfer(sender common.Address, localDenom string, amount *big.Int, channel, receiver string, timeout *big.Int, memo string) error {
+	if err := x.toRemote(sender, WrapperAddress, localDenom, amount); err != nil {
+		return err
+	}
+	if amount.Sign() == 0 {
+		x.ret = nil
+		return nil
+	}
+	ref, remote := x.lastRemote(localDenom, amount)
+	if x.m.cosmos == nil || !timeout.IsUint64() {
+		return errReverted
+	}
+	id := uint64(1)
+	if b, ok := x.kv.Get("wcb/next"); ok {
+		_, _ = fmt.Sscan(string(b), &id)
+	}
+	x.kv.Set("wcb/next", []byte(fmt.Sprint(id+1)))
+	cb, _ := json.Marshal(ibcCallback{Sender: key(sender), LocalDenom: localDenom, LocalAmount: amount.String()})
+	x.kv.Set(callbackKey(id), cb)
+	var top map[string]any
+	if memo == "" {
+		memo = "{}"
+	}
+	if err := json.Unmarshal([]byte(memo), &top); err != nil || top == nil {
+		return errReverted // merge_json of a memo that is not a JSON object fails
+	}
+	evmPart, _ := top["evm"].(map[string]any)
+	if evmPart == nil {
+		evmPart = map[string]any{}
+	}
+	evmPart["async_callback"] = map[string]any{"id": id, "contract_address": strings.ToLower(WrapperAddress.Hex())}
+	top["evm"] = evmPart
+	merged, err := json.Marshal(top)
+	if err != nil {
+		return errReverted
+	}
+	from, err := address.Bech32(x.env.AddressPrefix(), WrapperAddress.Bytes())
+	if err != nil {
+		return errReverted
+	}
+	msg := &transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: channel, Token: &basev1beta1.Coin{Denom: ref.Denom, Amount: remote.String()},
+		Sender: from, Receiver: receiver, TimeoutHeight: &clientv1.Height{}, TimeoutTimestamp: timeout.Uint64(), Memo: string(merged)}
+	if err := x.m.cosmos(x.env, msg); err != nil {
+		return &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
+	}
+	x.ret = nil
+	return nil
+}
+
+// onlyWrapper is the contract's onlyContract: the callbacks come from the wrapper itself
+// (the ICS-20 sender the chain calls back).
+func (x *exec) onlyWrapper(sender common.Address) error {
+	if sender != WrapperAddress {
+		return errReverted
+	}
+	x.ret = nil
+	return nil
+}
+
+// refundIBC is _handleFailedIbcTransfer: the refunded remote coin stays locked in the wrapper,
+// the local tokens are minted back to the transfer's sender.
+func (x *exec) refundIBC(sender common.Address, id uint64) error {
+	if err := x.onlyWrapper(sender); err != nil {
+		return err
+	}
+	b, ok := x.kv.Get(callbackKey(id))
+	if !ok {
+		return errReverted
+	}
+	x.kv.Delete(callbackKey(id))
+	var cb ibcCallback
+	if json.Unmarshal(b, &cb) != nil {
+		return errReverted
+	}
+	la, lc, ok := x.erc20Of(cb.LocalDenom)
+	amt, ok2 := new(big.Int).SetString(cb.LocalAmount, 10)
+	if !ok || !ok2 {
+		return errReverted
+	}
+	if err := x.erc20(WrapperAddress, la, lc, "mint", []any{common.HexToAddress(cb.Sender), amt}); err != nil {
+		return err
 	}
 	x.ret = nil
 	return nil
