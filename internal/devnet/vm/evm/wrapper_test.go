@@ -3,8 +3,10 @@ package evm
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -12,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
@@ -33,7 +36,8 @@ func TestWrapperSelectors(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{"approve": "095ea7b3", "toLocal": "701dcf21", "toLocal0": "1efd1a84", "toRemote": "cf9ee0c3",
-		"toRemoteAndOPWithdraw": "b9cf3742", "toRemoteAndOPWithdraw0": "0423d4d8"} {
+		"toRemoteAndOPWithdraw": "b9cf3742", "toRemoteAndOPWithdraw0": "0423d4d8",
+		"toRemoteAndIBCTransfer": "24721917", "toRemoteAndIBCTransfer0": "f787cbdd"} {
 		if got := hex.EncodeToString(selector(name)); got != want {
 			t.Errorf("ABI %s: %s, want %s", name, got, want)
 		}
@@ -208,5 +212,72 @@ func TestWrapperOPWithdraw(t *testing.T) {
 	}
 	if _, got, _ := c.AccountState(user.Address()); got != seq+4 {
 		t.Errorf("sequence %d, want %d", got, seq+4)
+	}
+}
+
+// toRemoteAndIBCTransfer: the wrapper sends the remote coin with an async callback to itself
+// in the memo; a failure acknowledgement (ibc_ack false, from the wrapper) mints the local
+// tokens back, once; nobody else may call the callbacks.
+func TestWrapperIBCTransferRefund(t *testing.T) {
+	c, user, m := wrapChainModule(t)
+	wrapper, _ := address.Bech32("init", WrapperAddress.Bytes())
+	var sent *transferv1.MsgTransfer
+	var acks []uint32
+	m.SetCosmosExecutor(func(env sim.Env, msg proto.Message) error {
+		tr, ok := msg.(*transferv1.MsgTransfer)
+		if !ok {
+			return fmt.Errorf("unexpected %T", msg)
+		}
+		sent = tr
+		var memo struct {
+			EVM struct {
+				AsyncCallback struct {
+					ID              uint64 `json:"id"`
+					ContractAddress string `json:"contract_address"`
+				} `json:"async_callback"`
+			} `json:"evm"`
+			Forward json.RawMessage `json:"forward"`
+		}
+		if err := json.Unmarshal([]byte(tr.Memo), &memo); err != nil || len(memo.Forward) == 0 ||
+			!strings.EqualFold(memo.EVM.AsyncCallback.ContractAddress, WrapperAddress.Hex()) {
+			return fmt.Errorf("memo %s", tr.Memo)
+		}
+		// The chain acknowledges with an error: the ibc module calls ibc_ack(id, false) as the
+		// packet's sender, the wrapper; a second time, and from anyone else, it reverts.
+		ack, _ := Pack("ibc_ack", memo.EVM.AsyncCallback.ID, false)
+		for _, from := range []string{wrapper, wrapper, engine.Bech32("init", user.Address())} {
+			err := m.handleCall(env, &evmv1.MsgCall{Sender: from, ContractAddr: WrapperAddress.Hex(), Input: hexutilEncode(ack), Value: "0"})
+			code := uint32(0)
+			if err != nil {
+				code = 23
+			}
+			acks = append(acks, code)
+		}
+		return nil
+	})
+	_, seq, _ := c.AccountState(user.Address())
+	me := common.BytesToAddress(user.Address())
+	max := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	if r := send(t, c, user, seq, call(t, user, DenomContract("l2/abc"), "approve", WrapperAddress, max),
+		call(t, user, WrapperAddress, "toLocal", me, "l2/abc", uint8(6))); r.Code != 0 {
+		t.Fatalf("wrap: %s", r.Log)
+	}
+	q, _ := c.Query(c.Height())
+	before := q.Balance(user.Address(), WrappedDenom("l2/abc"))
+	local := new(big.Int).Mul(big.NewInt(300), big.NewInt(1e12))
+	if r := send(t, c, user, seq+2, call(t, user, WrappedAddress("l2/abc", 6), "approve", WrapperAddress, local),
+		call(t, user, WrapperAddress, "toRemoteAndIBCTransfer0", WrappedDenom("l2/abc"), local, "channel-0", "init1pfm", big.NewInt(99), `{"forward":{"receiver":"x"}}`)); r.Code != 0 {
+		t.Fatalf("toRemoteAndIBCTransfer: %s", r.Log)
+	}
+	if sent == nil || sent.Sender != wrapper || sent.SourceChannel != "channel-0" || sent.Receiver != "init1pfm" ||
+		sent.Token.Denom != "l2/abc" || sent.Token.Amount != "300" || sent.TimeoutTimestamp != 99 {
+		t.Fatalf("transfer %v", sent)
+	}
+	if len(acks) != 3 || acks[0] != 0 || acks[1] == 0 || acks[2] == 0 {
+		t.Fatalf("callback results %v, want success then two reverts", acks)
+	}
+	q, _ = c.Query(c.Height())
+	if got := q.Balance(user.Address(), WrappedDenom("l2/abc")); got.Cmp(before) != 0 {
+		t.Errorf("after the refund the user holds %s wrapped, before %s", got, before)
 	}
 }
