@@ -10,6 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
 )
 
 // bridges is the bridge side of a network: the OPinit and IBC wiring (modules and registry
@@ -127,7 +128,17 @@ func (b *bridges) chainParts(s ChainSpec) ([]sim.Module, []engine.GenesisAccount
 	}
 	cm, _ := b.wiring.Chain(s.ChainID)
 	bots := b.bots(s)
-	return cm.Modules(), bridge.BotAccounts(s.FeeDenom, bots[0], bots[1])
+	mods := cm.Modules()
+	if s.Kind == engine.KindEVM && cm.BridgeID != 0 {
+		// A minievm rollup is launched with the L1's coins bridged in: their ERC-20s and
+		// wrapped 18-decimal tokens exist from genesis (evm.Launch).
+		l := evm.Launch{}
+		for _, d := range cm.Registry.OpDenoms {
+			l.Denoms = append(l.Denoms, opinit.L2Denom(cm.BridgeID, d))
+		}
+		mods = append(mods, l)
+	}
+	return mods, bridge.BotAccounts(s.FeeDenom, bots[0], bots[1])
 }
 
 // start hands the built chains to the hook runners and builds the relayer/executor.
@@ -135,6 +146,9 @@ func (b *bridges) start(n *Network) error {
 	for id, r := range b.runners {
 		c, _ := n.Chain(id)
 		r.AddModules(c.Modules...)
+		if c.EVM != nil {
+			c.EVM.SetCosmosExecutor(r.Run) // the ERC20Wrapper's toRemoteAndOPWithdraw
+		}
 	}
 	for id, s := range b.nftSinks {
 		c, _ := n.Chain(id)

@@ -129,15 +129,39 @@ type lzAsset struct {
 // assetTrace is an assetlist trace: an IBC or OPinit hop as the bridge records it, or a
 // LayerZero bridge.
 type assetTrace struct {
-	hop *bridge.RegistryTrace
-	lz  *lzTrace
+	hop     *bridge.RegistryTrace
+	lz      *lzTrace
+	wrapped *wrappedTrace
 }
 
 func (t assetTrace) MarshalJSON() ([]byte, error) {
 	if t.lz != nil {
 		return json.Marshal(t.lz)
 	}
+	if t.wrapped != nil {
+		return json.Marshal(t.wrapped)
+	}
 	return json.Marshal(t.hop)
+}
+
+// wrappedTrace is initia-registry's "wrapped" hop: minievm's ERC20Wrapper (chain.contract)
+// over the 6-decimal bridged coin (counterparty.base_denom), as the real EVM rollups list
+// their 18-decimal INIT (initia-labs/initia-registry mainnets/cabal/assetlist.json).
+type wrappedTrace struct {
+	Chain        wrappedChain        `json:"chain"`
+	Counterparty wrappedCounterparty `json:"counterparty"`
+	Provider     string              `json:"provider"`
+	Type         string              `json:"type"`
+}
+
+type wrappedChain struct {
+	Contract string `json:"contract"`
+}
+
+type wrappedCounterparty struct {
+	BaseDenom string `json:"base_denom"`
+	ChainID   string `json:"chain_id"`
+	ChainName string `json:"chain_name"`
 }
 
 type lzTrace struct {
@@ -284,10 +308,34 @@ func bridgedAsset(a bridge.RegistryAsset) asset {
 	return out
 }
 
+// wrappedAsset is the entry of the wrapper's 18-decimal token over an OPinit-bridged coin of
+// an EVM rollup: base evm/<address>, units 0 and 18, traces [op, wrapped], as
+// initia-registry lists the wrapped INIT of every minievm rollup. The devnet creates the
+// token at genesis (evm.Launch).
+func wrappedAsset(c *Chain, a bridge.RegistryAsset) (asset, bool) {
+	if c.EVM == nil || !strings.HasPrefix(a.Base, "l2/") || len(a.Traces) != 1 || a.Traces[0].Type != "op" {
+		return asset{}, false
+	}
+	origin := a.Traces[0].Counterparty.BaseDenom
+	_, display := tokenUnits(origin, origin)
+	sym := strings.ToUpper(display)
+	addr := evm.WrappedAddress(a.Base, evm.RemoteDecimals)
+	base := evm.WrappedDenom(a.Base)
+	out := newAsset(base, sym, sym, sym, fmt.Sprintf("bridged %s wrapped to %d decimals by the ERC20Wrapper", origin, evm.LocalDecimals),
+		denomUnit{base, 0}, denomUnit{sym, evm.LocalDecimals})
+	out.TypeAsset, out.Address = "erc20", addr.Hex()
+	op := a.Traces[0]
+	out.Traces = []assetTrace{{hop: &op}, {wrapped: &wrappedTrace{
+		Chain:        wrappedChain{Contract: evm.WrapperAddress.Hex()},
+		Counterparty: wrappedCounterparty{BaseDenom: a.Base, ChainID: c.Spec.ChainID, ChainName: c.Spec.name()},
+		Provider:     "Decimal Wrapper", Type: "wrapped"}}}
+	return out, true
+}
+
 // WriteRegistry writes the initia-registry directory of the network: per chain a
 // chain.json (with, when bridged, op_bridge_id, op_denoms, ibc_channels, ibc_capabilities
 // and executor_uri) and an assetlist.json (genesis tokens, then the bridge's one-hop
-// traced assets, then the vouchers that reach a rollup through the L1 by packet forwarding,
+// traced assets, then on an EVM rollup the wrapped 18-decimal tokens of its OPinit coins, then the vouchers that reach a rollup through the L1 by packet forwarding,
 // see forwardedVouchers); and with LayerZero on, the registry-only EVM peer and the L1's
 // OFT asset.
 func (n *Network) WriteRegistry(dir string) error {
@@ -301,6 +349,11 @@ func (n *Network) WriteRegistry(dir string) error {
 			cm, _ := n.bridges.wiring.Chain(c.Spec.ChainID)
 			for _, a := range cm.Registry.Assets {
 				assets = append(assets, bridgedAsset(a))
+			}
+			for _, a := range cm.Registry.Assets {
+				if w, ok := wrappedAsset(c, a); ok {
+					assets = append(assets, w)
+				}
 			}
 			assets = append(assets, forwarded[c.Spec.ChainID]...)
 		}

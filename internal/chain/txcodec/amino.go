@@ -67,7 +67,10 @@ var aminoByName = func() map[string]protoreflect.FullName {
 	return m
 }()
 
-// dontOmitEmpty lists fields with (amino.dont_omitempty) = true upstream.
+// dontOmitEmpty lists fields with (amino.dont_omitempty) = true upstream. MsgCall.auth_list
+// is not one (minievm's tx.proto: "Uses amino omitempty to seamlessly work with existing
+// libraries"; InterwovenKit's converter leaves it out too), so an empty one is omitted and
+// EIP-191/amino signatures over a wallet's MsgCall verify.
 var dontOmitEmpty = map[protoreflect.FullName]bool{
 	"cosmos.base.v1beta1.Coin.amount":                         true,
 	"cosmos.base.v1beta1.DecCoin.amount":                      true,
@@ -86,7 +89,6 @@ var dontOmitEmpty = map[protoreflect.FullName]bool{
 	"opinit.opchild.v1.MsgInitiateTokenWithdrawal.amount":     true,
 	"minievm.evm.v1.MsgCall.value":                            true,
 	"minievm.evm.v1.MsgCall.access_list":                      true,
-	"minievm.evm.v1.MsgCall.auth_list":                        true,
 	"minievm.evm.v1.MsgCreate.value":                          true,
 	"minievm.evm.v1.MsgCreate.access_list":                    true,
 	"minievm.evm.v1.MsgCreate2.value":                         true,

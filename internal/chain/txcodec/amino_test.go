@@ -56,9 +56,9 @@ var aminoCases = []struct {
 	{"finalize withdrawal", &ophostv1.MsgFinalizeTokenWithdrawal{Sender: "init1a", BridgeId: 2, OutputIndex: 3, WithdrawalProofs: [][]byte{{1}, {2}}, From: "init1b", To: "init1a", Sequence: 4, Amount: coin("uinit", "5"), Version: []byte{1}, StorageRoot: []byte{2}, LastBlockHash: []byte{3}},
 		`{"type":"ophost/MsgFinalizeTokenWithdrawal","value":{"amount":{"amount":"5","denom":"uinit"},"bridge_id":"2","from":"init1b","last_block_hash":"Aw==","output_index":"3","sender":"init1a","sequence":"4","storage_root":"Ag==","to":"init1a","version":"AQ==","withdrawal_proofs":["AQ==","Ag=="]}}`},
 	{"evm call", &evmv1.MsgCall{Sender: "init1a", ContractAddr: "0x1234", Input: "0xa9059cbb", Value: "0"},
-		`{"type":"evm/MsgCall","value":{"access_list":null,"auth_list":null,"contract_addr":"0x1234","input":"0xa9059cbb","sender":"init1a","value":"0"}}`},
+		`{"type":"evm/MsgCall","value":{"access_list":null,"contract_addr":"0x1234","input":"0xa9059cbb","sender":"init1a","value":"0"}}`},
 	{"evm call empty value, access list", &evmv1.MsgCall{Sender: "init1a", ContractAddr: "0x1234", AccessList: []*evmv1.AccessTuple{{Address: "0x1", StorageKeys: []string{"0x2"}}}},
-		`{"type":"evm/MsgCall","value":{"access_list":[{"address":"0x1","storage_keys":["0x2"]}],"auth_list":null,"contract_addr":"0x1234","sender":"init1a","value":"0"}}`},
+		`{"type":"evm/MsgCall","value":{"access_list":[{"address":"0x1","storage_keys":["0x2"]}],"contract_addr":"0x1234","sender":"init1a","value":"0"}}`},
 	{"evm create", &evmv1.MsgCreate{Sender: "init1a", Code: "0x6080", Value: "12"},
 		`{"type":"evm/MsgCreate","value":{"access_list":null,"code":"0x6080","sender":"init1a","value":"12"}}`},
 	{"move execute", &movev1.MsgExecute{Sender: "init1a", ModuleAddress: "0x1", ModuleName: "coin", FunctionName: "transfer", TypeArgs: []string{"0x1::coin::T"}, Args: [][]byte{{1, 2}, {}}},
@@ -197,5 +197,35 @@ func TestBuildFillsNonNullable(t *testing.T) {
 	}
 	if err := VerifySignatures(tx, "c", func([]byte) (Account, bool) { return Account{}, true }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// EIP-191 sign bytes are the personal_sign envelope of the amino document; a tx built in
+// that mode verifies, and fails once the document changes.
+func TestEIP191(t *testing.T) {
+	if got := string(EIP191SignBytes([]byte(`{"a":1}`))); got != "\x19Ethereum Signed Message:\n7{\"a\":1}" {
+		t.Fatalf("sign bytes %q", got)
+	}
+	k, _ := PrivKeyFromSeed(EthSecp256k1, "eip191")
+	from, _ := address.Bech32("init", k.Address())
+	b := Builder{ChainID: "evm-1", GasLimit: 1, SignMode: SignModeEIP191,
+		Msgs:    []proto.Message{&evmv1.MsgCall{Sender: from, ContractAddr: "0x1234", Input: "0x", Value: "0"}},
+		Signers: []Signer{{Key: k, AccountNumber: 4, Sequence: 9}}}
+	raw, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		seq  uint64
+		want bool
+	}{{9, true}, {10, false}} {
+		err := VerifySignatures(d, "evm-1", func([]byte) (Account, bool) { return Account{Number: 4, Sequence: c.seq}, true })
+		if (err == nil) != c.want {
+			t.Errorf("sequence %d: err %v", c.seq, err)
+		}
 	}
 }

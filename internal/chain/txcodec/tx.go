@@ -27,6 +27,9 @@ const (
 	// or MsgCreate plus the JSON memo. It is not an upstream enum value (REST renders it
 	// as the number 9999) and VerifySignatures rejects it with ErrUnsupportedSignMode.
 	SignModeEthereum signingv1beta1.SignMode = 9999
+	// SignModeEIP191 (191) is Initia's SIGN_MODE_EIP_191: an Ethereum personal_sign of the
+	// legacy amino StdSignDoc (EIP191SignBytes). InterwovenKit signs every Cosmos tx with it.
+	SignModeEIP191 = signingv1beta1.SignMode_SIGN_MODE_EIP_191
 )
 
 // Errors returned by Decode and VerifySignatures; the devnet maps them to ABCI codes
@@ -130,7 +133,7 @@ func (b *Builder) BuildRaw() (*txv1beta1.TxRaw, error) {
 	if mode == signingv1beta1.SignMode_SIGN_MODE_UNSPECIFIED {
 		mode = SignModeDirect
 	}
-	if mode != SignModeDirect && mode != SignModeLegacyAminoJSON {
+	if mode != SignModeDirect && mode != SignModeLegacyAminoJSON && mode != SignModeEIP191 {
 		return nil, fmt.Errorf("build tx: unsupported sign mode %v", mode)
 	}
 	body := &txv1beta1.TxBody{Memo: b.Memo, TimeoutHeight: b.TimeoutHeight}
@@ -166,9 +169,13 @@ func (b *Builder) BuildRaw() (*txv1beta1.TxRaw, error) {
 	raw := &txv1beta1.TxRaw{BodyBytes: bodyBytes, AuthInfoBytes: authBytes}
 	for _, s := range b.Signers {
 		var sb []byte
-		if mode == SignModeDirect {
+		switch mode {
+		case SignModeDirect:
 			sb, err = DirectSignBytes(bodyBytes, authBytes, b.ChainID, s.AccountNumber)
-		} else {
+		case SignModeEIP191:
+			sb, err = AminoSignBytes(b.ChainID, s.AccountNumber, s.Sequence, body, auth.Fee)
+			sb = EIP191SignBytes(sb)
+		default:
 			sb, err = AminoSignBytes(b.ChainID, s.AccountNumber, s.Sequence, body, auth.Fee)
 		}
 		if err != nil {
@@ -348,6 +355,9 @@ func VerifySignatures(tx *DecodedTx, chainID string, lookup AccountLookup, opts 
 			sb, err = DirectSignBytes(tx.Raw.BodyBytes, tx.Raw.AuthInfoBytes, chainID, acc.Number)
 		case SignModeLegacyAminoJSON:
 			sb, err = AminoSignBytes(chainID, acc.Number, s.Sequence, tx.Body, tx.Fee())
+		case SignModeEIP191:
+			sb, err = AminoSignBytes(chainID, acc.Number, s.Sequence, tx.Body, tx.Fee())
+			sb = EIP191SignBytes(sb)
 		case SignModeEthereum:
 			if cfg.eth == nil {
 				return fmt.Errorf("%w: signer %d: mode %d", ErrUnsupportedSignMode, i, int32(s.Mode))

@@ -174,7 +174,7 @@ func TestOnEngine(t *testing.T) {
 			}
 		}
 	}
-	if !strings.HasPrefix(reason, "hook failed; account sequence mismatch") {
+	if !strings.HasPrefix(reason, "hook failed; Failed to run AnteHandler: account sequence mismatch") { // opchild's handleBridgeHook wording
 		t.Errorf("reason %q", reason)
 	}
 

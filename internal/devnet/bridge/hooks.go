@@ -20,6 +20,8 @@ import (
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
+	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -27,8 +29,14 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// signModeAminoJSON is SIGN_MODE_LEGACY_AMINO_JSON (wallets sign op hooks with it).
-const signModeAminoJSON = 127
+// Sign modes a hook may use besides SIGN_MODE_DIRECT: LEGACY_AMINO_JSON, and EIP_191, which
+// InterwovenKit always uses and initia.js uses by default on minievm
+// (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/data/signer.ts:185-213,
+// initia-labs/initia.js@a60dc6b:src/bridge/bridge.ts:237-266).
+const (
+	signModeAminoJSON = 127
+	signModeEIP191    = 191
+)
 
 // HookRunner executes hooks on one engine chain through the chain's own message handlers:
 // OPinit deposit hooks (a signed L2 tx in the deposit's data: decoded, signatures and
@@ -61,6 +69,10 @@ func (h *HookRunner) AddModules(modules ...sim.Module) {
 		}
 	}
 }
+
+// Run executes one message through the chain's routes (a contract's execute_cosmos on
+// minievm, a hook's message).
+func (h *HookRunner) Run(env sim.Env, m proto.Message) error { return h.run(env, m) }
 
 func (h *HookRunner) run(env sim.Env, m proto.Message) error {
 	url := engine.TypeURL(m)
@@ -106,25 +118,49 @@ func (q envQuery) AddressPrefix() string                      { return q.env.Add
 func (q envQuery) Store(module string) sim.KVReader           { return q.env.Store(module) }
 func (q envQuery) Balance(addr []byte, denom string) *big.Int { return q.env.Balance(addr, denom) }
 
-// ExecuteDepositHook implements opinit.DepositHookExecutor (OPinit's reduced ante chain:
-// signature count, signature verification, sequence check and increment, then the
-// messages; gas is not capped).
+// ExecuteDepositHook implements opinit.DepositHookExecutor. data is decoded with the chain's
+// tx decoder, so both forms clients send are accepted: InterwovenKit's encoded
+// cosmos.tx.v1beta1.Tx and initia.js's TxRaw, which are the same bytes on the wire
+// (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/tx.ts:389-395,
+// initia-labs/initia.js@a60dc6b:src/bridge/bridge.ts:311-314). It runs OPinit's reduced ante
+// chain as minievm wires it (CreateAnteHandlerForOPinit: signature count, SIGN_MODE_DIRECT,
+// LEGACY_AMINO_JSON or EIP_191 verification, sequence check and increment, no fee), then the
+// messages in order, all or nothing (env is a branch the caller discards on error). The
+// increment sets a fresh minievm sequence flag, so a hook of N MsgCalls consumes N sequences
+// of its signer, as on minievm. Gas is not capped.
 func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) error {
 	tx, err := engine.DecodeTx(data)
 	if err != nil {
-		return fmt.Errorf("failed to decode hook tx: %w", err)
+		return &opinit.HookError{Stage: opinit.HookStageDecode, Err: err}
 	}
+	msgs, err := h.hookAnte(env, tx)
+	if err != nil {
+		return &opinit.HookError{Stage: opinit.HookStageAnte, Err: err}
+	}
+	// The messages run in a branch of their own: on failure the ante's sequence increments
+	// stay and the messages' writes go.
+	run := branch.New(env)
+	for _, m := range msgs {
+		if err := h.run(run, m); err != nil {
+			return &opinit.HookError{Stage: opinit.HookStageMsg, Err: err}
+		}
+	}
+	return run.Commit()
+}
+
+// hookAnte is the hook's ante chain; it returns the decoded messages.
+func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, error) {
 	if len(tx.Signers) == 0 || len(tx.Signers) != len(tx.Signatures) {
-		return fmt.Errorf("invalid number of signatures; expected: %d, got %d", len(tx.Signers), len(tx.Signatures))
+		return nil, fmt.Errorf("invalid number of signatures; expected: %d, got %d", len(tx.Signers), len(tx.Signatures))
 	}
 	if tx.TimeoutHeight != 0 && int64(tx.TimeoutHeight) < env.Height() {
-		return fmt.Errorf("tx timeout height %d passed", tx.TimeoutHeight)
+		return nil, fmt.Errorf("tx timeout height %d passed", tx.TimeoutHeight)
 	}
 	msgs := make([]proto.Message, 0, len(tx.Msgs))
 	for _, a := range tx.Msgs {
 		m, err := engine.DecodeAny(a.TypeURL, a.Value)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		msgs = append(msgs, m)
 	}
@@ -132,59 +168,61 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 	for i, si := range tx.Signers {
 		addr, err := engine.AddressOf(si.PubKeyType, si.PubKey)
 		if err != nil {
-			return fmt.Errorf("invalid pubkey: %w", err)
+			return nil, fmt.Errorf("invalid pubkey: %w", err)
 		}
 		acc, ok := engine.AccountAt(envQuery{env}, addr)
 		if !ok {
-			return fmt.Errorf("account %s not found", engine.Bech32(env.AddressPrefix(), addr))
+			return nil, fmt.Errorf("account %s not found", engine.Bech32(env.AddressPrefix(), addr))
 		}
 		if si.Sequence != acc.Sequence {
-			return fmt.Errorf("account sequence mismatch, expected %d, got %d: incorrect account sequence", acc.Sequence, si.Sequence)
+			return nil, fmt.Errorf("account sequence mismatch, expected %d, got %d: incorrect account sequence", acc.Sequence, si.Sequence)
 		}
 		var signBytes []byte
 		switch si.Mode {
 		case engine.SignModeDirect:
 			signBytes = engine.SignDoc(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number)
-		case signModeAminoJSON:
+		case signModeAminoJSON, signModeEIP191:
 			body, fee, err := bodyAndFee(tx)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if signBytes, err = txcodec.AminoSignBytes(env.ChainID(), acc.Number, si.Sequence, body, fee); err != nil {
-				return err
+				return nil, err
+			}
+			if si.Mode == signModeEIP191 {
+				signBytes = txcodec.EIP191SignBytes(signBytes)
 			}
 		default:
-			return fmt.Errorf("unsupported sign mode %d", si.Mode)
+			return nil, fmt.Errorf("unsupported sign mode %d", si.Mode)
 		}
 		if !engine.VerifyDirect(si.PubKeyType, si.PubKey, signBytes, tx.Signatures[i]) {
-			return fmt.Errorf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, env.ChainID())
+			return nil, fmt.Errorf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, env.ChainID())
 		}
 		if err := bumpSequence(env, addr, si); err != nil {
-			return err
+			return nil, err
 		}
 		signers = append(signers, addr)
+	}
+	if f, ok := env.(interface{ SetSequenceIncremented(*bool) }); ok {
+		incremented := true
+		f.SetSequenceIncremented(&incremented)
 	}
 	for _, m := range msgs {
 		want, err := txcodec.MsgSigners(m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, w := range want {
 			b, err := engine.ParseAddress(env.AddressPrefix(), w)
 			if err != nil {
-				return fmt.Errorf("invalid signer %s: %w", w, err)
+				return nil, fmt.Errorf("invalid signer %s: %w", w, err)
 			}
 			if !slices.ContainsFunc(signers, func(s []byte) bool { return string(s) == string(b) }) {
-				return fmt.Errorf("pubKey does not match signer address %s: invalid pubkey", w)
+				return nil, fmt.Errorf("pubKey does not match signer address %s: invalid pubkey", w)
 			}
 		}
 	}
-	for i, m := range msgs {
-		if err := h.run(env, m); err != nil {
-			return fmt.Errorf("failed to execute message; message index: %d: %w", i, err)
-		}
-	}
-	return nil
+	return msgs, nil
 }
 
 func bodyAndFee(tx *engine.Tx) (*txv1beta1.TxBody, *txv1beta1.Fee, error) {

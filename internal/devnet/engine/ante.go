@@ -65,7 +65,7 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 			if !VerifyDirect(si.PubKeyType, si.PubKey, sb, tx.Signatures[i]) {
 				return sdkErr(codeUnauthorized, fmt.Sprintf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, c.cfg.ChainID))
 			}
-		case signModeLegacyAminoJSON:
+		case signModeLegacyAminoJSON, signModeEIP191:
 			if err := c.verifyAmino(tx, acc.Number); err != nil {
 				return sdkErr(codeUnauthorized, fmt.Sprintf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, c.cfg.ChainID))
 			}
@@ -118,9 +118,15 @@ func (c *Chain) decodeMsgs(tx *Tx) ([]proto.Message, error) {
 	return out, nil
 }
 
-const signModeLegacyAminoJSON = 127
+const (
+	signModeLegacyAminoJSON = 127
+	// signModeEIP191 is Initia's SIGN_MODE_EIP_191 (minievm accepts it,
+	// initia-labs/minievm@3470dff:app/ante/verify.go); txcodec verifies it with the amino
+	// modes: an EIP-191 envelope around the same StdSignDoc.
+	signModeEIP191 = 191
+)
 
-// verifyAmino checks SIGN_MODE_LEGACY_AMINO_JSON signatures through txcodec, which renders the
+// verifyAmino checks SIGN_MODE_LEGACY_AMINO_JSON and SIGN_MODE_EIP_191 signatures through txcodec, which renders the
 // amino JSON sign doc of every message type it knows.
 func (c *Chain) verifyAmino(tx *Tx, _ uint64) error {
 	d, err := txcodec.Decode(tx.Raw)

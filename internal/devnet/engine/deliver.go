@@ -95,6 +95,8 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	menv := c.newEnv(msgO, height, btime, hash[:])
 	menv.gas = anteGas
 	menv.txIndex = index
+	anteIncremented := true // IncrementSequenceDecorator ran: the flag minievm's MsgCall reads
+	menv.seqFlag = &anteIncremented
 	var events []sim.Event
 	var responses []AnyMsg
 	fail := func(i int, err error) TxResult {

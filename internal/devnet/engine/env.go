@@ -39,6 +39,35 @@ type Env struct {
 	gas      uint64
 	response *AnyMsg
 	txIndex  uint32
+	seqFlag  *bool
+}
+
+// SequenceIncremented is minievm's CONTEXT_KEY_SEQUENCE_INCREMENTED for the executing tx:
+// true while the ante's sequence increment has not been consumed by an EVM message (nil
+// outside DeliverTx). minievm's MsgCall clears it on the first call and adds 1 to the
+// sender's sequence on every later one (initia-labs/minievm@3470dff:
+// x/evm/keeper/msg_server.go handleSequenceIncremented, app/ante/sequence.go).
+func (e *Env) SequenceIncremented() *bool { return e.seqFlag }
+
+// AddSequence adds delta to an account's sequence in the auth store kv (a module's view of
+// "auth", e.g. env.Store("auth")); false when there is no such account.
+func AddSequence(kv sim.KV, addr []byte, delta uint64) bool {
+	k := "a/" + hex.EncodeToString(addr)
+	b, ok := kv.Get(k)
+	if !ok {
+		return false
+	}
+	var a account
+	if jsonUnmarshal(b, &a) != nil {
+		return false
+	}
+	a.Sequence += delta
+	nb, err := json.Marshal(a)
+	if err != nil {
+		return false
+	}
+	kv.Set(k, nb)
+	return true
 }
 
 // TxIndex is the executing tx's position in its block (wasmd records it in contract info).

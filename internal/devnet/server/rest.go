@@ -44,6 +44,7 @@ func NewREST(c *engine.Chain, modules []sim.Module, log *slog.Logger) http.Handl
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/supply", s.supply)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts", s.accounts)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/accounts/{address}", s.account)
+	mux.HandleFunc("GET /cosmos/auth/v1beta1/account_info/{address}", s.accountInfo)
 	mux.HandleFunc("GET /cosmos/auth/v1beta1/module_accounts", s.moduleAccounts)
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/supply/by_denom", s.supplyOf)
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata", s.denomsMetadata)
@@ -455,6 +456,31 @@ func (s *rest) account(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a, q)}})
+}
+
+// accountInfo is x/auth's AccountInfo query: the base account of any kind of account, flat.
+// InterwovenKit polls it on the hook chain before it signs an op hook
+// (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/account.ts).
+func (s *rest) accountInfo(w http.ResponseWriter, r *http.Request) {
+	addr, ok := s.addr(w, r)
+	if !ok {
+		return
+	}
+	q, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	a, found := engine.AccountAt(q, addr)
+	if !found {
+		gateway.WriteError(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
+		return
+	}
+	var pk any
+	if a.PubKeyType != "" {
+		pk = ordered{{"@type", a.PubKeyType}, {"key", b64(a.PubKey)}}
+	}
+	writeJSON(w, http.StatusOK, ordered{{"info", ordered{{"address", engine.Bech32(s.c.Config().Bech32Prefix, a.Address)}, {"pub_key", pk},
+		{"account_number", strconv.FormatUint(a.Number, 10)}, {"sequence", strconv.FormatUint(a.Sequence, 10)}}}})
 }
 
 func (s *rest) moduleAccounts(w http.ResponseWriter, r *http.Request) {

@@ -35,9 +35,13 @@ const (
 	ReasonInvalidJSON   = "INVALID_JSON"
 	ReasonBodyTooLarge  = "BODY_TOO_LARGE"
 	ReasonHookNotNeeded = "OP_HOOK_NOT_REQUIRED"
-	// ReasonHookAmountRequired: /op-hook without amount_in for a route that needs a hook.
+	// ReasonHookAmountRequired: /op-hook without amount_in for a route whose hook continues
+	// over IBC (the wrap hook needs no amount).
 	ReasonHookAmountRequired = "OP_HOOK_AMOUNT_REQUIRED"
-	ReasonMissingAddress     = "MISSING_ADDRESS"
+	// ReasonHookChainUnavailable: the hook chain's REST gateway did not say the bridged coin's
+	// ERC-20.
+	ReasonHookChainUnavailable = "OP_HOOK_CHAIN_UNAVAILABLE"
+	ReasonMissingAddress       = "MISSING_ADDRESS"
 )
 
 // BalanceSource reads an account's balances on a chain (base-unit decimal strings by denom).
@@ -65,6 +69,8 @@ type Config struct {
 	Tracker Tracker
 	// NFTOwners tells /nft who holds a token (nil: each chain's REST, msgs.RESTNFTOwners).
 	NFTOwners msgs.NFTOwners
+	// Contracts resolves the bridged coin's ERC-20 for /op-hook (nil: RESTContracts).
+	Contracts ContractSource
 }
 
 type server struct {
@@ -90,6 +96,9 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 	}
 	if cfg.NFTOwners == nil {
 		cfg.NFTOwners = &msgs.RESTNFTOwners{}
+	}
+	if cfg.Contracts == nil {
+		cfg.Contracts = &RESTContracts{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

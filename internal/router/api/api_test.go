@@ -22,6 +22,7 @@ import (
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
+	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
@@ -260,6 +261,8 @@ func checkAminoRoundTrip(t *testing.T, body []byte) {
 			pm = &ophostv1.MsgInitiateTokenDeposit{}
 		case msgs.TypeMsgInitiateTokenWithdrawal:
 			pm = &opchildv1.MsgInitiateTokenWithdrawal{}
+		case msgs.TypeMsgCall:
+			pm = &evmv1.MsgCall{}
 		default:
 			t.Fatalf("unexpected type url %s", m.MsgTypeURL)
 		}
@@ -402,7 +405,7 @@ func checkError(t *testing.T, st int, body []byte, status int, reason string) {
 	if st != status || len(e.Details) == 0 || e.Details[0] != reason || e.Message == "" {
 		t.Errorf("got %d %v %q, want %d %s", st, e.Details, e.Message, status, reason)
 	}
-	if wantCode := map[int]int{400: 3, 404: 5, 413: 8}[status]; e.Code != wantCode {
+	if wantCode := map[int]int{400: 3, 404: 5, 413: 8, 503: 14}[status]; e.Code != wantCode {
 		t.Errorf("code %d, want %d", e.Code, wantCode)
 	}
 }

@@ -1,11 +1,13 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/msgs"
+	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
 
@@ -57,6 +59,9 @@ func (s *server) opHook(r *http.Request) (any, error) {
 	if !rt.RequiredOPHook {
 		return nil, apierr.BadRequest("the route from %s to %s needs no op hook", req.SourceAssetDenom, req.DestAssetDenom).WithDetails(ReasonHookNotNeeded)
 	}
+	if i := slices.IndexFunc(rt.Wraps, func(w route.WrapStep) bool { return w.Via == route.WrapInOPHook }); i >= 0 {
+		return s.wrapHook(r, reg, rt.Wraps[i], req)
+	}
 	dep := slices.IndexFunc(rt.Operations, func(o route.Operation) bool { return o.OPInitTransfer != nil })
 	l2 := reg.Chain(rt.Operations[dep].ToChainID())
 	if req.AmountIn == "" {
@@ -73,6 +78,30 @@ func (s *server) opHook(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return OPHookResponse{ChainID: chainID, Hook: hook}, nil
+}
+
+// wrapHook answers /op-hook for a deposit that ends in minievm's wrapper token: approve and
+// toLocal, signed by the user on the rollup, with no amount (msgs.WrapHook). The body is
+// InterwovenKit's and initia.js' six fields; amount_in, when sent, is not needed.
+func (s *server) wrapHook(r *http.Request, reg *registry.Registry, w route.WrapStep, req OPHookRequest) (any, error) {
+	l2 := reg.Chain(w.ChainID)
+	sender, err := msgs.Rebech32(req.SourceAddress, l2.Bech32Prefix)
+	if err != nil {
+		return nil, apierr.BadRequest("source_address: %v", err).WithDetails(msgs.ReasonInvalidAddress)
+	}
+	if _, err := msgs.Address20(req.DestAddress); err != nil {
+		return nil, apierr.BadRequest("dest_address: %v", err).WithDetails(msgs.ReasonInvalidAddress)
+	}
+	token, err := s.cfg.Contracts.ContractByDenom(r.Context(), l2, w.RemoteDenom)
+	if err != nil {
+		return nil, &apierr.Error{Code: apierr.Unavailable, Message: fmt.Sprintf("cannot build the op hook: the ERC-20 of %s on %s is unknown", w.RemoteDenom, l2.ID),
+			Details: []string{ReasonHookChainUnavailable}, Cause: err}
+	}
+	hook, err := msgs.WrapHook{Sender: sender, Receiver: req.DestAddress, Wrapper: w.Contract, BridgedDenom: w.RemoteDenom, BridgedToken: token}.Msgs()
+	if err != nil {
+		return nil, apierr.BadRequest("op hook: %v", err).WithDetails(msgs.ReasonInvalidAddress)
+	}
+	return OPHookResponse{ChainID: l2.ID, Hook: hook}, nil
 }
 
 func (s *server) msgs(r *http.Request) (any, error) {

@@ -8,11 +8,13 @@ import (
 // The request and response bodies of the Skip Go API v2 (and Initia router) endpoints this
 // API serves, with their wire names.
 
-// OPHookRequest is the /op-hook body. amount_in is a rollgate extension InterwovenKit does not
-// send: the hook is an IBC MsgTransfer signed before the deposit, and ICS-20 transfers an
-// exact coin (there is no "whatever arrived" amount), so no hook works without it. A request
-// without amount_in gets 400 OP_HOOK_AMOUNT_REQUIRED (when the route needs a hook at all)
-// whose info says to send the route's amount_in.
+// OPHookRequest is the /op-hook body: the six fields InterwovenKit and initia.js send
+// (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/tx.ts:355-366,
+// initia-labs/initia.js@a60dc6b:src/bridge/router-client.ts:221-232), which is all the wrap hook
+// (approve + toLocal, msgs.WrapHook) needs. amount_in is a rollgate extension for its own hooks
+// that continue the route over IBC after the deposit: ICS-20 transfers an exact coin, so such
+// a hook is signed for the route's amount, and without amount_in the answer is 400
+// OP_HOOK_AMOUNT_REQUIRED whose info says what to send.
 type OPHookRequest struct {
 	SourceAddress      string `json:"source_address"`
 	SourceAssetChainID string `json:"source_asset_chain_id"`

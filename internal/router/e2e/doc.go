@@ -6,7 +6,10 @@
 // /v2/fungible/route, /op-hook and /v2/fungible/msgs like a wallet, decode the returned amino
 // JSON into the real protobuf messages, sign them with a test key (SIGN_MODE_DIRECT and
 // SIGN_MODE_LEGACY_AMINO_JSON), broadcast them over CometBFT RPC and watch the destination
-// balance over Cosmos REST until the promised amount arrives.
+// balance over Cosmos REST until the promised amount arrives. ophook_test.go plays
+// InterwovenKit on every route with required_op_hook (its six-field /op-hook body, the hook
+// signed with EIP-191 as its signer does, /msgs, submit, status) and checks the wrapped
+// 18-decimal balance on the EVM rollup, the way back by OPinit withdrawal, and a failing hook.
 //
 // The package also owns the devnet registry copy the router's golden tests run over
 // (internal/router/registry/testdata/devnet): TestDevnetRegistryCopy fails when the devnet

@@ -193,7 +193,10 @@ type plan struct {
 	required []string // required_chain_addresses
 	fromPos  []int
 	toPos    []int
-	amounts  []*uint256.Int // amount_in of each op, then the final amount out
+	amounts  []*uint256.Int // the amount each op's message moves, then the final amount out
+	// toLocal and fromLocal are the ERC20Wrapper conversions folded into operations (by
+	// operation index): toLocal after the op's arrival, fromLocal before its departure.
+	toLocal, fromLocal map[int]route.WrapStep
 }
 
 // Plan validates operations against the registry and the request's endpoints.
@@ -201,7 +204,14 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 	if len(ops) == 0 {
 		return nil, opsErr("at least one operation is required")
 	}
-	p := &plan{ops: ops, chains: []string{ops[0].FromChainID()}}
+	p := &plan{ops: ops, chains: []string{ops[0].FromChainID()}, toLocal: map[int]route.WrapStep{}, fromLocal: map[int]route.WrapStep{}}
+	for _, w := range route.Wraps(b.Reg, ops) {
+		if w.ToLocal {
+			p.toLocal[w.OperationIndex] = w
+		} else {
+			p.fromLocal[w.OperationIndex] = w
+		}
+	}
 	cur := amountIn
 	curPath := ""
 	if c := b.Reg.Chain(srcChain); c != nil {
@@ -234,22 +244,50 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 				return nil, opsErr("operation %d amount_in %s, expected %s", i, op.AmountIn, cur.Dec())
 			}
 		}
-		next, err := b.checkOp(i, op, curPath)
+		bare, wrapped := unwrapOp(op, p.toLocal[i], p.fromLocal[i])
+		if w, ok := p.fromLocal[i]; ok {
+			// The hop carries the coin the wrapper gives back, with that coin's ICS-20 path.
+			if c := b.Reg.Chain(w.ChainID); c != nil {
+				if a := c.Asset(w.RemoteDenom); a != nil {
+					curPath = a.Path
+				}
+			}
+		}
+		next, err := b.checkOp(i, bare, curPath)
 		if err != nil {
 			return nil, err
 		}
 		curPath = next
-		p.amounts = append(p.amounts, cur)
+		// The hop moves the bridged coin: the wrapper token's amount scaled down before it
+		// leaves, scaled up again once it arrives (×/÷ 10^(local−remote decimals)).
+		moved := cur
+		if w, ok := p.fromLocal[i]; ok {
+			scale := pow10(w.LocalDecimals - w.RemoteDecimals)
+			if new(uint256.Int).Mod(cur, scale).Sign() != 0 {
+				return nil, route.Invalidf(route.ReasonInvalidAmount, "operation %d: %s %s is not a whole number of %s (10^%d base units each)",
+					i, cur.Dec(), w.LocalDenom, w.RemoteDenom, w.LocalDecimals-w.RemoteDecimals)
+			}
+			moved = new(uint256.Int).Div(cur, scale)
+		}
+		p.amounts = append(p.amounts, moved)
+		out := moved
+		if w, ok := p.toLocal[i]; ok {
+			out = new(uint256.Int).Mul(moved, pow10(w.LocalDecimals-w.RemoteDecimals))
+		}
 		if op.AmountOut != "" {
 			v, e := route.ParseAmount(fmt.Sprintf("operations[%d].amount_out", i), op.AmountOut)
 			if e != nil {
 				return nil, e
 			}
-			if op.Swap == nil && !v.Eq(cur) {
+			if op.Swap == nil && !v.Eq(out) {
+				if wrapped {
+					return nil, opsErr("operation %d amount_out %s, the wrapper converts to %s", i, op.AmountOut, out.Dec())
+				}
 				return nil, opsErr("operation %d is a transfer but changes the amount", i)
 			}
-			cur = v
+			out = v
 		}
+		cur = out
 		p.fromPos = append(p.fromPos, len(p.chains)-1)
 		if to != p.chains[len(p.chains)-1] {
 			p.chains = append(p.chains, to)
@@ -267,6 +305,40 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 		p.toPos[len(p.toPos)-1] = 1
 	}
 	return p, nil
+}
+
+// unwrapOp is op as the bridge hop itself sees it: the coins the ERC20Wrapper converts
+// from or to (RemoteDenom) instead of the wrapper tokens the route shows. wrapped says
+// whether op had a conversion.
+func unwrapOp(op route.Operation, toLocal, fromLocal route.WrapStep) (route.Operation, bool) {
+	if toLocal.RemoteDenom == "" && fromLocal.RemoteDenom == "" {
+		return op, false
+	}
+	if t := op.Transfer; t != nil {
+		c := *t
+		if fromLocal.RemoteDenom != "" {
+			c.DenomIn = fromLocal.RemoteDenom
+		}
+		if toLocal.RemoteDenom != "" {
+			c.DenomOut, c.DestDenom = toLocal.RemoteDenom, toLocal.RemoteDenom
+		}
+		op.Transfer = &c
+	}
+	if o := op.OPInitTransfer; o != nil {
+		c := *o
+		if fromLocal.RemoteDenom != "" {
+			c.DenomIn = fromLocal.RemoteDenom
+		}
+		if toLocal.RemoteDenom != "" {
+			c.DenomOut = toLocal.RemoteDenom
+		}
+		op.OPInitTransfer = &c
+	}
+	return op, true
+}
+
+func pow10(n int) *uint256.Int {
+	return new(uint256.Int).Exp(uint256.NewInt(10), uint256.NewInt(uint64(n)))
 }
 
 func sameDenom(a, b string) bool {
@@ -483,6 +555,36 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 		}
 	}
 	tx := &Tx{OperationsIndices: indices}
+	for i := start; i < end; i++ {
+		if w, ok := p.fromLocal[i]; ok {
+			if i != start {
+				return nil, opsErr("operation %d converts %s in the middle of a transaction", i, w.LocalDenom)
+			}
+			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
+			var ms []CosmosMsg
+			var err error
+			switch o := p.ops[i].OPInitTransfer; {
+			case o != nil && route.IsWithdrawal(b.Reg, o) && end-start == 1:
+				ms, err = unwrapWithdrawMsgs(signer, req.AddressList[p.toPos[i]], w, local)
+			case p.ops[i].Transfer != nil:
+				var t *transferv1.MsgTransfer
+				if t, err = b.transferChain(p, start, end, signer, func(pos int) string { return req.AddressList[pos] }, deadline); err == nil {
+					ms, err = unwrapIBCMsgs(signer, t, w, local)
+				}
+			default:
+				return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot start from the wrapper token %s", i, w.LocalDenom)
+			}
+			if err != nil {
+				return nil, err
+			}
+			tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
+			return tx, nil
+		}
+		if w, ok := p.toLocal[i]; ok && w.Via != route.WrapInOPHook {
+			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d ends with converting %s to %s on %s in an ibc-hooks memo: message generation for it is not built yet",
+				i, w.RemoteDenom, w.LocalDenom, w.ChainID)
+		}
+	}
 	if chain.Type == registry.ChainTypeEVM {
 		if end-start != 1 {
 			return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
@@ -533,7 +635,15 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 		to := req.AddressList[p.toPos[start]]
 		m := &ophostv1.MsgInitiateTokenDeposit{Sender: signer, BridgeId: id, To: to,
 			Amount: &basev1beta1.Coin{Denom: first.OPInitTransfer.DenomIn, Amount: p.amounts[start].Dec()}}
-		if end-start > 1 {
+		if w, ok := p.toLocal[start]; ok {
+			// The deposit is minted to the hook's signer, whose approve and toLocal convert it
+			// for the recipient (toLocal's receiver, in the hook).
+			hook, signer, err := b.wrapHook(req.SignedOPHook, w)
+			if err != nil {
+				return nil, err
+			}
+			m.To, m.Data = signer, hook
+		} else if end-start > 1 {
 			hook, err := checkHook(req.SignedOPHook, to)
 			if err != nil {
 				return nil, err

@@ -55,7 +55,7 @@ const (
 	maxNFTTimeoutSeconds     = 30 * 24 * 3600 // a month; also keeps now+timeout far from overflowing
 )
 
-// Type URLs of the NFT messages.
+// Type URLs of the NFT messages (MsgCall is also the only message of the wrap hook).
 const (
 	TypeMsgExecute         = "/initia.move.v1.MsgExecute"
 	TypeMsgCall            = "/minievm.evm.v1.MsgCall"

@@ -3,6 +3,7 @@ package opinit
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -36,10 +37,29 @@ const maxReasonLength = 128
 // cosmos.tx.v1beta1.Tx. The engine decodes it, verifies its signatures and sequences
 // (and increments them), and executes its messages through its router on env with gas
 // capped at maxGas, emitting the messages' events without baseapp `message` events.
-// env is a branch that is discarded if the call returns an error.
+// env is a branch: it is discarded when the call returns an error, except a *HookError of
+// stage HookStageMsg (the ante chain passed, so its sequence increments stay, as opchild's
+// handleBridgeHook runs only the messages in a cache context).
 type DepositHookExecutor interface {
 	ExecuteDepositHook(env sim.Env, data []byte, maxGas uint64) error
 }
+
+// Stages of a failed hook, each with opchild's reason text
+// (initia-labs/OPinit@f0b6618:x/opchild/keeper/deposit.go handleBridgeHook).
+const (
+	HookStageDecode = "Failed to decode tx"
+	HookStageAnte   = "Failed to run AnteHandler"
+	HookStageMsg    = "Failed to execute Msg"
+)
+
+// HookError is a hook failure at one stage.
+type HookError struct {
+	Stage string
+	Err   error
+}
+
+func (e *HookError) Error() string { return e.Stage + ": " + e.Err.Error() }
+func (e *HookError) Unwrap() error { return e.Err }
 
 // ChildConfig configures the L2 module.
 type ChildConfig struct {
@@ -101,9 +121,10 @@ func (c *Child) Handlers() map[string]sim.Handler {
 	}
 }
 
+// truncate clips a reason as opchild does: the first 128 bytes and "...".
 func truncate(s string) string {
 	if len(s) > maxReasonLength {
-		return s[:maxReasonLength]
+		return s[:maxReasonLength] + "..."
 	}
 	return s
 }
@@ -140,7 +161,7 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 	success, reason := true, ""
 	dep := branch.New(env)
 	if err := c.deposit(dep, to, coins); err != nil {
-		success, reason = false, truncate("deposit failed; "+err.Error())
+		success, reason = false, "deposit failed; "+truncate(err.Error())
 	} else {
 		if err := dep.Commit(); err != nil {
 			return err
@@ -156,12 +177,14 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 			} else {
 				herr = c.cfg.Hooks.ExecuteDepositHook(hook, m.Data, c.cfg.HookMaxGas)
 			}
-			if herr == nil {
+			var he *HookError
+			if herr == nil || errors.As(herr, &he) && he.Stage == HookStageMsg {
 				if err := hook.Commit(); err != nil {
 					return err
 				}
-			} else {
-				success, reason = false, truncate("hook failed; "+herr.Error())
+			}
+			if herr != nil {
+				success, reason = false, "hook failed; "+truncate(herr.Error())
 			}
 		}
 	}

@@ -11,8 +11,10 @@ import (
 )
 
 // The ABI the simulated contracts answer: ERC-20 (with owner mint/burn, as minievm's
-// factory-made ERC-20s), ERC-721 (ICS721ERC721's mint(address,uint256,string)), and the ERC-20
-// factory's createERC20.
+// factory-made ERC-20s), ERC-721 (ICS721ERC721's mint(address,uint256,string)), the ERC-20
+// factory's createERC20, and the ERC20Wrapper's toLocal (3 and 4 arguments; go-ethereum names
+// the second "toLocal0"), toRemote, toRemoteAndOPWithdraw and toRemoteAndIBCTransfer (each overload; go-ethereum
+// suffixes the later ones 0, 1) and the IBC callbacks ibc_ack / ibc_timeout.
 const abiJSON = `[
 {"type":"function","name":"name","inputs":[],"outputs":[{"type":"string"}],"stateMutability":"view"},
 {"type":"function","name":"symbol","inputs":[],"outputs":[{"type":"string"}],"stateMutability":"view"},
@@ -33,6 +35,16 @@ const abiJSON = `[
 {"type":"function","name":"burn","inputs":[{"name":"v","type":"uint256"}],"outputs":[]},
 {"type":"function","name":"createERC20","inputs":[{"name":"n","type":"string"},{"name":"s","type":"string"},{"name":"d","type":"uint8"}],"outputs":[{"type":"address"}]},
 {"type":"function","name":"sudoTransfer","inputs":[{"name":"f","type":"address"},{"name":"t","type":"address"},{"name":"v","type":"uint256"}],"outputs":[]},
+{"type":"function","name":"toLocal","inputs":[{"name":"receiver","type":"address"},{"name":"remoteDenom","type":"string"},{"name":"remoteDecimals","type":"uint8"}],"outputs":[]},
+{"type":"function","name":"toLocal","inputs":[{"name":"receiver","type":"address"},{"name":"remoteDenom","type":"string"},{"name":"remoteAmount","type":"uint256"},{"name":"remoteDecimals","type":"uint8"}],"outputs":[]},
+{"type":"function","name":"toRemote","inputs":[{"name":"receiver","type":"address"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"}],"outputs":[{"type":"address"},{"type":"uint256"},{"type":"uint8"}]},
+{"type":"function","name":"toRemoteAndOPWithdraw","inputs":[{"name":"receiver","type":"string"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"}],"outputs":[]},
+{"type":"function","name":"toRemoteAndOPWithdraw","inputs":[{"name":"receiver","type":"string"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"},{"name":"gasLimit","type":"uint64"}],"outputs":[]},
+{"type":"function","name":"toRemoteAndIBCTransfer","inputs":[{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"},{"name":"channel","type":"string"},{"name":"receiver","type":"string"},{"name":"timeout","type":"uint256"}],"outputs":[]},
+{"type":"function","name":"toRemoteAndIBCTransfer","inputs":[{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"},{"name":"channel","type":"string"},{"name":"receiver","type":"string"},{"name":"timeout","type":"uint256"},{"name":"memo","type":"string"}],"outputs":[]},
+{"type":"function","name":"toRemoteAndIBCTransfer","inputs":[{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"},{"name":"channel","type":"string"},{"name":"receiver","type":"string"},{"name":"timeout","type":"uint256"},{"name":"memo","type":"string"},{"name":"gasLimit","type":"uint64"}],"outputs":[]},
+{"type":"function","name":"ibc_ack","inputs":[{"name":"callbackId","type":"uint64"},{"name":"success","type":"bool"}],"outputs":[]},
+{"type":"function","name":"ibc_timeout","inputs":[{"name":"callbackId","type":"uint64"}],"outputs":[]},
 {"type":"function","name":"erc721Args","inputs":[{"name":"n","type":"string"},{"name":"s","type":"string"}],"outputs":[]},
 {"type":"function","name":"erc20Args","inputs":[{"name":"n","type":"string"},{"name":"s","type":"string"},{"name":"d","type":"uint8"}],"outputs":[]}
 ]`

@@ -38,7 +38,14 @@ type Config struct {
 type Module struct {
 	cfg     Config
 	factory common.Address
+	// cosmos runs a Cosmos message a contract sends (minievm's COSMOS_CONTRACT.execute_cosmos);
+	// nil: such calls revert.
+	cosmos func(env sim.Env, m proto.Message) error
 }
+
+// SetCosmosExecutor sets how contracts run Cosmos messages (the chain's message router; the
+// network sets it once its modules exist, before the first block).
+func (m *Module) SetCosmosExecutor(fn func(env sim.Env, msg proto.Message) error) { m.cosmos = fn }
 
 // New returns an EVM module.
 func New(cfg Config) *Module {
@@ -156,10 +163,12 @@ func addNFTCount(kv sim.KV, c, owner common.Address, d int64) {
 	kv.Set("nb/"+key(c)+"/"+key(owner), []byte(n.String()))
 }
 
-// InitGenesis registers the factory and the ERC-20s of the fee denom and genesis denoms.
+// InitGenesis registers the factory, the ERC20Wrapper and the ERC-20s of the fee denom and
+// genesis denoms.
 func (m *Module) InitGenesis(env sim.Env) error {
 	kv := env.Store(StoreName)
 	putContract(kv, m.factory, contract{Kind: "factory", Name: "ERC20Factory"})
+	putContract(kv, WrapperAddress, contract{Kind: "wrapper", Name: "ERC20Wrapper"})
 	denoms := append([]string{m.cfg.FeeDenom}, m.cfg.GenesisDenoms...)
 	for i, d := range denoms {
 		// minievm gives the fee denom 18 decimals and other bank denoms 0
@@ -270,6 +279,7 @@ func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
 	}
+	consumeSequenceFlag(env, sender, true)
 	to, err := parseAddr(env.AddressPrefix(), mc.GetContractAddr())
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
@@ -338,6 +348,7 @@ func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
 	}
+	consumeSequenceFlag(env, sender, false)
 	code, err := hex.DecodeString(strings.TrimPrefix(mc.GetCode(), "0x"))
 	if err != nil || len(code) == 0 {
 		return &sim.CodedError{Codespace: "evm", Code: 2, Log: "invalid code"}
@@ -418,6 +429,12 @@ func (x *exec) call(sender, to common.Address, input []byte, value *big.Int) err
 		return err
 	}
 	c, ok := getContract(x.kv, to)
+	if !ok && len(input) > 0 {
+		// A bank coin's ERC-20 exists from its first mint on (bank-as-ERC20).
+		if c, ok = bankERC20(stateAdapter{x}, to); ok {
+			registerContract(x.kv, to, c)
+		}
+	}
 	if !ok {
 		if len(input) == 0 {
 			return nil // value transfer to an account
@@ -445,6 +462,8 @@ func (x *exec) call(sender, to common.Address, input []byte, value *big.Int) err
 		return x.erc20(sender, to, c, name, args)
 	case "erc721":
 		return x.erc721(sender, to, c, name, args)
+	case "wrapper":
+		return x.wrapper(sender, name, args)
 	}
 	return errReverted
 }
@@ -671,7 +690,7 @@ var ErrExecutionReverted = fmt.Errorf("Reverted")
 
 // Call answers a read-only call (eth_call, /minievm/evm/v1/call) at the state of q.
 func (m *Module) Call(q sim.Query, to common.Address, input []byte) ([]byte, error) {
-	c, ok := getContract(q.Store(StoreName), to)
+	c, ok := bankERC20(q, to)
 	if !ok {
 		return nil, nil // calling an account returns empty data, as on Ethereum
 	}

@@ -94,6 +94,9 @@ func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /minievm/evm/v1/contracts/erc20_factory", func(w http.ResponseWriter, r *http.Request) {
 		gateway.WriteJSON(w, map[string]string{"address": m.factory.Hex()})
 	})
+	mux.HandleFunc("GET /minievm/evm/v1/contracts/erc20_wrapper", func(w http.ResponseWriter, r *http.Request) {
+		gateway.WriteJSON(w, map[string]string{"address": WrapperAddress.Hex()})
+	})
 	mux.HandleFunc("GET /minievm/evm/v1/params", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"params":{"extra_eips":[],"allowed_publishers":[],"allow_custom_erc20":true,"allowed_custom_erc20s":[],"fee_denom":%q,"gas_refund_ratio":"0.500000000000000000","num_retain_block_hashes":"256","gas_enforcement":null}}`, m.cfg.FeeDenom)

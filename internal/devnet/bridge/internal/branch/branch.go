@@ -63,9 +63,27 @@ type Env struct {
 	stores map[string]*store
 	order  []string // store names in creation order, for a deterministic commit
 	deltas map[string]*big.Int
+	// seqFlag, when set, replaces the parent's minievm sequence flag (a deposit hook runs
+	// its own ante chain, which sets a fresh one).
+	seqFlag *bool
 }
 
 var _ sim.Env = (*Env)(nil)
+
+// SequenceIncremented is the minievm sequence flag the branch's messages see: its own once
+// SetSequenceIncremented ran, else the parent's (nil when the parent has none).
+func (e *Env) SequenceIncremented() *bool {
+	if e.seqFlag != nil {
+		return e.seqFlag
+	}
+	if p, ok := e.parent.(interface{ SequenceIncremented() *bool }); ok {
+		return p.SequenceIncremented()
+	}
+	return nil
+}
+
+// SetSequenceIncremented gives the branch its own sequence flag.
+func (e *Env) SetSequenceIncremented(f *bool) { e.seqFlag = f }
 
 // New branches parent.
 func New(parent sim.Env) *Env {
