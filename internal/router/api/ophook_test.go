@@ -256,4 +256,3 @@ func TestWrapOPHook(t *testing.T) {
 		})
 	}
 }
-
