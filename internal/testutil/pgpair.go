@@ -135,7 +135,7 @@ func (s *PGServer) Exec(db, sql string) {
 
 // Log returns the server's log, for a failing test's message.
 func (s *PGServer) Log() string {
-	b, _ := os.ReadFile(s.Dir+".log")
+	b, _ := os.ReadFile(s.Dir + ".log")
 	return string(b)
 }
 
