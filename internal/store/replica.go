@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -63,5 +64,11 @@ func (d *DB) ReplicaState(ctx context.Context) (ReplicaState, error) {
 
 // Unavailable reports whether err means the database is away (a lost or refused connection,
 // a server shutting down or in recovery start-up), as opposed to a fault of the query: the API
-// answers those with 503 and Retry-After instead of 500.
-func Unavailable(err error) bool { return err != nil && connLost(err) }
+// answers those with 503 and Retry-After instead of 500. A deadline or cancellation is not
+// (context.DeadlineExceeded passes for a net.Error): the API answers those 504 and 499.
+func Unavailable(err error) bool {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	return connLost(err)
+}
