@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -244,7 +246,7 @@ func TestReplicasOnHotStandby(t *testing.T) {
 					return
 				default:
 				}
-				if checkConsistent(t, r, tp.ref) {
+				if checkAtOneHeight(t, r, tp.ref) {
 					checks.Add(1)
 				}
 				if t.Failed() {
@@ -259,6 +261,10 @@ func TestReplicasOnHotStandby(t *testing.T) {
 	summary, _ := lag.report(initial, final)
 	t.Logf("replication lag at 2 blocks/s (primary commit to standby visibility): %s", summary)
 	t.Logf("%d consistent-height checks passed while ingesting", checks.Load())
+	// What each process holds open, for pool sizing: the writer and the API on the primary,
+	// the two replicas and this test's meter (one reader each) on the standby.
+	t.Logf("sessions on the rollgate database: primary %d (writer, one API, meter), standby %d (two API replicas, meter)",
+		sessions(t, tp.primary), sessions(t, tp.standby))
 	if checks.Load() == 0 {
 		t.Fatal("no replica check completed while ingesting")
 	}
@@ -292,9 +298,9 @@ type blockJSON struct {
 	Height string `json:"height"`
 }
 
-// checkConsistent makes one round of checks against replica r and reference ref (the primary,
+// checkAtOneHeight makes one round of checks against replica r and reference ref (the primary,
 // which is never behind the standby); it reports whether the round was complete.
-func checkConsistent(t *testing.T, r, ref string) bool {
+func checkAtOneHeight(t *testing.T, r, ref string) bool {
 	ctx := context.Background()
 	h1, ok := statusHeight(t, r)
 	if !ok || h1 == 0 {
@@ -457,4 +463,20 @@ func compareLists(t *testing.T, r, ref string, final int64) {
 			t.Errorf("%s%s differs from the primary's once ingestion stopped:\n  replica %.300s\n  primary %.300s", r, p, got.body, want.body)
 		}
 	}
+}
+
+// sessions counts the client sessions on the rollgate database of server s.
+func sessions(t *testing.T, s *testutil.PGServer) int64 {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, s.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = 'rollgate'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
