@@ -118,6 +118,14 @@ func (s *PGServer) Promote() {
 	s.run(120*time.Second, "pg_ctl", "promote", "-w", "-t", "110", "-D", s.Dir)
 }
 
+// Configure appends settings to postgresql.conf and reloads them (pg_ctl reload), e.g.
+// synchronous_standby_names = '*' on a primary for commits that wait for the standby.
+func (s *PGServer) Configure(lines ...string) {
+	s.t.Helper()
+	s.appendConf(lines...)
+	s.run(60*time.Second, "pg_ctl", "reload", "-D", s.Dir)
+}
+
 // Exec runs one statement on database db (postgres when empty) as the superuser.
 func (s *PGServer) Exec(db, sql string) {
 	s.t.Helper()

@@ -40,11 +40,21 @@ type topology struct {
 	replicas         []string // base URLs of the API replicas on the standby
 }
 
-func newTopology(t *testing.T, initial int64, replicaFlags ...string) *topology {
+// topoOpts shape a topology.
+type topoOpts struct {
+	initial      int64    // the chain's height when the writer starts
+	replicaFlags []string // extra flags of the API replicas
+	// failover: commits wait for the standby (synchronous_standby_names = '*'), the writer's
+	// DSN names both servers with target_session_attrs=read-write, and no API runs on the
+	// primary (it is going to die).
+	failover bool
+}
+
+func newTopology(t *testing.T, o topoOpts) *topology {
 	t.Helper()
 	dir := testutil.Fixture(t, testutil.Busy)
 	top := new(atomic.Int64)
-	top.Store(initial)
+	top.Store(o.initial)
 	// The fetch stage may ask an ERC-721 name() at a later height than the capture holds it
 	// (heights are fetched concurrently): see replay.HeightFallback.
 	srv, err := replay.New(dir, replay.MaxHeight(top.Load), replay.HeightFallback(replay.NFTFacts))
@@ -57,6 +67,9 @@ func newTopology(t *testing.T, initial int64, replicaFlags ...string) *topology 
 	start := time.Now()
 	primary, standby := testutil.PGPair(t)
 	t.Logf("PostgreSQL primary :%d and hot standby :%d built in %v", primary.Port, standby.Port, time.Since(start).Round(time.Millisecond))
+	if o.failover {
+		primary.Configure("synchronous_standby_names = '*'")
+	}
 	primary.Exec("", "CREATE DATABASE rollgate")
 	tp := &topology{primary: primary, standby: standby, pDSN: primary.DSN("rollgate"), sDSN: standby.DSN("rollgate"), top: top, chainURL: ts.URL}
 
@@ -64,16 +77,23 @@ func newTopology(t *testing.T, initial int64, replicaFlags ...string) *topology 
 	// refuse a store without this binary's schema, so they wait until the standby has it).
 	runCLI(t, "migrate", "migrate", "--db", tp.pDSN)
 	waitStore(t, tp.sDSN)
+	writerDSN := tp.pDSN
+	if o.failover {
+		writerDSN = fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/rollgate?sslmode=disable&target_session_attrs=read-write",
+			primary.Port, standby.Port)
+	}
 	wAddr := freeAddr(t)
-	tp.writer = startCLI(t, "writer", append([]string{"indexer", "--mode", "ingest", "--db", tp.pDSN,
+	tp.writer = startCLI(t, "writer", append([]string{"indexer", "--mode", "ingest", "--db", writerDSN,
 		"--rpc-url", ts.URL, "--rest-url", ts.URL, "--json-rpc-url", ts.URL, "--listen", wAddr}, chainFlags...)...)
-	refAddr := freeAddr(t)
-	ref := startCLI(t, "api-primary", append([]string{"indexer", "--mode", "api", "--db", tp.pDSN, "--listen", refAddr}, chainFlags...)...)
-	tp.ref = "http://" + refAddr
-	waitHTTP(t, ref, tp.ref+"/healthz", 200, 2*time.Minute)
+	if !o.failover {
+		refAddr := freeAddr(t)
+		ref := startCLI(t, "api-primary", append([]string{"indexer", "--mode", "api", "--db", tp.pDSN, "--listen", refAddr}, chainFlags...)...)
+		tp.ref = "http://" + refAddr
+		waitHTTP(t, ref, tp.ref+"/healthz", 200, 2*time.Minute)
+	}
 	for i := range 2 {
 		addr := freeAddr(t)
-		p := startCLI(t, fmt.Sprintf("api-replica-%d", i+1), append(append([]string{"indexer", "--mode", "api", "--db", tp.sDSN, "--listen", addr}, chainFlags...), replicaFlags...)...)
+		p := startCLI(t, fmt.Sprintf("api-replica-%d", i+1), append(append([]string{"indexer", "--mode", "api", "--db", tp.sDSN, "--listen", addr}, chainFlags...), o.replicaFlags...)...)
 		waitHTTP(t, p, "http://"+addr+"/healthz", 200, 2*time.Minute)
 		tp.replicas = append(tp.replicas, "http://"+addr)
 	}
@@ -224,7 +244,7 @@ func TestReplicasOnHotStandby(t *testing.T) {
 	}
 	initial := envInt(t, "ROLLGATE_REPLICA_INITIAL", 60)
 	paced := envInt(t, "ROLLGATE_REPLICA_PACED", 30)
-	tp := newTopology(t, initial, "--ready-max-replica-lag", "2s")
+	tp := newTopology(t, topoOpts{initial: initial, replicaFlags: []string{"--ready-max-replica-lag", "2s"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	lag := startLagMeter(t, ctx, tp.pDSN, tp.sDSN)
