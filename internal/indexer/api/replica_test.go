@@ -21,7 +21,9 @@ type standbyReader struct {
 	err   error
 }
 
-func (s standbyReader) ReplicaState(context.Context) (store.ReplicaState, error) { return s.state, s.err }
+func (s standbyReader) ReplicaState(context.Context) (store.ReplicaState, error) {
+	return s.state, s.err
+}
 
 // TestReadyzReplicaLag: an API on a hot standby is unready (REPLICA_LAG, with Retry-After)
 // only while the standby replays more than MaxReplicaLag behind; a primary never is. The
