@@ -1,12 +1,19 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -40,11 +47,51 @@ func heldBy(t *testing.T, dsn string) map[string]int {
 	return out
 }
 
+// secondRouter is another router HTTP server on the same tracking database, as a second
+// `rollgate router` replica behind a load balancer would be.
+func secondRouter(t *testing.T, n *trackNet, dsn string) string {
+	t.Helper()
+	st, err := track.OpenStore(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	live := registry.NewLive(n.reg)
+	tr := track.New(st, live, track.Config{Owner: "second-router"})
+	srv := httptest.NewServer(api.New(api.Config{Balances: &registry.RESTBalances{}, Tracker: tr}, live, nil, prometheus.NewRegistry()))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// sameStatus requires /v2/tx/status of every flight to answer 200 with the same body from
+// both routers.
+func sameStatus(t *testing.T, a, b string, fs []flight) {
+	t.Helper()
+	read := func(base string, f flight) []byte {
+		resp, err := http.Get(base + "/v2/tx/status?" + url.Values{"chain_id": {f.chainID}, "tx_hash": {f.hash}}.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s status of %s: %d %s", base, f.hash, resp.StatusCode, body)
+		}
+		return body
+	}
+	for _, f := range fs {
+		if x, y := read(a, f), read(b, f); !bytes.Equal(x, y) {
+			t.Errorf("/v2/tx/status of %s differs between the routers:\n  %s\n  %s", f.hash, x, y)
+		}
+	}
+}
+
 // TestTrackReplicaKilled runs two tracker processes (router replicas) on one PostgreSQL
 // tracking database, SIGKILLs the one holding the most in-flight transfers, and requires the
 // other to take every one of them over once the dead one's leases lapse (Lease: 2 s in the
 // child), and every transfer to reach its correct terminal state with exactly one hop
-// reported. The hand-over time is logged for docs/operations.md.
+// reported; /v2/tx/status answers the same from two router HTTP servers on the database, in
+// flight and at the end. The hand-over time is logged for docs/operations.md.
 func TestTrackReplicaKilled(t *testing.T) {
 	dsn := testutil.PostgresDSN(t)
 	n := startTrackNet(t, dsn)
@@ -73,6 +120,8 @@ func TestTrackReplicaKilled(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	second := secondRouter(t, n, dsn)
+	sameStatus(t, n.router, second, fs) // in flight: the chains do not move meanwhile
 	held := heldBy(t, dsn)
 	victim, other := "a", "b"
 	if held["b"] > held["a"] {
@@ -105,4 +154,5 @@ func TestTrackReplicaKilled(t *testing.T) {
 	}
 	n.settle(n.st, fs, 100*time.Millisecond, 60*time.Second)
 	t.Logf("after the kill: %v", states(t, n.st, fs))
+	sameStatus(t, n.router, second, fs)
 }
