@@ -23,11 +23,12 @@ type ReplicaState struct {
 
 // replicaStateSQL reads the standby's replay position. now() minus the last replayed commit's
 // time is the usual lag figure, but it grows while the primary is idle, so it counts only
-// while received WAL is still unreplayed.
+// while received WAL is still unreplayed. Without streaming (no WAL received since the standby
+// started: pg_last_wal_receive_lsn() is NULL) nothing is known to be missing: lag 0.
 const replicaStateSQL = `SELECT pg_is_in_recovery(),
   CASE WHEN pg_is_in_recovery() THEN pg_is_wal_replay_paused() ELSE false END,
   CASE WHEN pg_is_in_recovery()
-        AND pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()
+        AND pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn()
         AND pg_last_xact_replay_timestamp() IS NOT NULL
        THEN GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::bigint
        ELSE 0 END`
