@@ -43,10 +43,10 @@ func checkConsistent(t *testing.T, what string, row scanner) int64 {
 }
 
 // ingestWhile runs a writer on dsn over the busy capture up to final blocks (a block every
-// 60 ms after the first 40, so a pg_dump of about a second overlaps several writes) and calls
+// interval after the first 40, slow enough that a backup overlaps several writes) and calls
 // backup three times while it writes; once the writer is idle at final, it calls backup again
 // and returns that copy's DSN for the caller to compare.
-func ingestWhile(t *testing.T, dsn string, final int64, backup func(i int) string) string {
+func ingestWhile(t *testing.T, dsn string, final int64, interval time.Duration, backup func(i int) string) string {
 	t.Helper()
 	top := new(atomic.Int64)
 	top.Store(40)
@@ -61,7 +61,7 @@ func ingestWhile(t *testing.T, dsn string, final int64, backup func(i int) strin
 		"--rpc-url", ts.URL, "--rest-url", ts.URL, "--json-rpc-url", ts.URL, "--listen", freeAddr(t)}, chainFlags...)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go pace(ctx, top, final, 60*time.Millisecond)
+	go pace(ctx, top, final, interval)
 	db, err := store.OpenReader(ctx, dsn, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestBackupWhileWriting(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		last := ingestWhile(t, "sqlite:"+src, final, func(i int) string {
+		last := ingestWhile(t, "sqlite:"+src, final, 60*time.Millisecond, func(i int) string {
 			out := filepath.Join(dir, fmt.Sprintf("vacuum-%d.db", i))
 			start := time.Now()
 			if _, err := conn.Exec("VACUUM INTO ?", out); err != nil {
@@ -171,7 +171,9 @@ func TestBackupWhileWriting(t *testing.T) {
 		}
 		src := testutil.PostgresDSN(t)
 		dir := t.TempDir()
-		last := ingestWhile(t, src, final, func(i int) string {
+		// pg_dump took up to 4 s on the loaded machine: a block every 150 ms keeps the writer
+		// writing through the three copies.
+		last := ingestWhile(t, src, final, 150*time.Millisecond, func(i int) string {
 			file := filepath.Join(dir, fmt.Sprintf("dump-%d.pgc", i))
 			start := time.Now()
 			if out, err := exec.Command(pgDump, "-Fc", "-f", file, "--dbname", src).CombinedOutput(); err != nil {
