@@ -237,6 +237,7 @@ func readyz(w http.ResponseWriter, ready func() error) {
 		Message string   `json:"message"`
 		Details []string `json:"details"`
 	}{14, "not ready: " + err.Error(), []string{reason}})
+	w.Header().Set("Retry-After", "2") // as the API's 503s (httpapi)
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(append(b, '\n'))
 }
