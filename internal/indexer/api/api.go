@@ -40,14 +40,14 @@ type Config struct {
 	// Ready, when set, is the ingestion's readiness for /readyz: nil when current, otherwise
 	// why not (an error with a ReadyReason() string method gives details[0]).
 	Ready func() error
+	// MaxReplicaLag, when positive, makes /readyz unready (REPLICA_LAG) while the store's
+	// PostgreSQL hot standby replays more than this far behind its primary (store.ReplicaState).
+	MaxReplicaLag time.Duration
 	// CacheBytes bounds the response cache: answers that cannot change (a block, a tx, the txs
 	// of an indexed height, list pages whose key pins them: see store's final.go) are kept
 	// until evicted, the others until the next indexed block.
 	// Default 64 MiB; negative turns the cache off.
 	CacheBytes int64
-	// MaxReplicaLag, when positive, makes /readyz unready (REPLICA_LAG) while the store's
-	// PostgreSQL hot standby replays more than this far behind its primary (store.ReplicaState).
-	MaxReplicaLag time.Duration
 }
 
 func (c *Config) defaults() {
