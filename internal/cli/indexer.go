@@ -40,6 +40,10 @@ type indexerConfig struct {
 	BuildInfo  Build
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
 	AccessLog  bool  // one info line per request
+
+	// MaxReplicaLag bounds how far a PostgreSQL hot standby under an API may replay behind
+	// its primary and stay ready.
+	MaxReplicaLag time.Duration
 }
 
 func (c *indexerConfig) register(f *flags) {
@@ -59,6 +63,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
 	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
 	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered, or ingestion this long without a write while behind", "READY_STALE_AFTER")
+	f.Duration(&c.MaxReplicaLag, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the store's PostgreSQL hot standby replays more than this behind its primary (0: off)", "READY_MAX_REPLICA_LAG")
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
@@ -202,6 +207,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			CacheBytes:    cacheBytes(cfg.CacheMB),
 			NoInternalTx:  !cfg.internalTx,
 			Ready:         ready,
+			MaxReplicaLag: cfg.MaxReplicaLag,
 		}, db, log, reg)
 	}
 	if cfg.AccessLog {
@@ -231,6 +237,7 @@ func readyz(w http.ResponseWriter, ready func() error) {
 		Message string   `json:"message"`
 		Details []string `json:"details"`
 	}{14, "not ready: " + err.Error(), []string{reason}})
+	w.Header().Set("Retry-After", "2") // as the API's 503s (httpapi)
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(append(b, '\n'))
 }

@@ -167,6 +167,9 @@ func TestIngestModeReadyz(t *testing.T) {
 			if rec.Code != tc.status || strings.TrimSpace(rec.Body.String()) != tc.want || rec.Header().Get("Cache-Control") != "no-store" {
 				t.Errorf("%d %s", rec.Code, rec.Body)
 			}
+			if ra := rec.Header().Get("Retry-After"); (tc.status == 503) != (ra != "") {
+				t.Errorf("status %d with Retry-After %q", rec.Code, ra)
+			}
 		})
 	}
 }

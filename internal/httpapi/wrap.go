@@ -179,6 +179,10 @@ func (s *server) write(w http.ResponseWriter, r *http.Request, rt Route, a *answ
 	return http.StatusOK
 }
 
+// retryAfter is the Retry-After of a 503, in seconds: about a pool's reconnect after a
+// database restart or failover (measured in internal/indexer/replicatest).
+const retryAfter = "2"
+
 // fail writes err as the JSON error body and returns its status. r is the request as the
 // client sent it (its context is not the handler's timeout), so a cancelled r means the client
 // went away: whatever the handler failed with, that is not a server error, and it is counted
@@ -192,9 +196,14 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, rt Route, err erro
 		err = s.opts.MapError(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	apierr.Write(w, r, nil, err)
 	e := apierr.From(err)
 	status := e.Code.HTTPStatus()
+	if status == http.StatusServiceUnavailable {
+		// Every 503 is weather (a store away, a replica behind, a chain unanswered): tell
+		// clients and load balancers when to come back instead of letting them hammer.
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	apierr.Write(w, r, nil, err)
 	if status >= 500 && !e.Expected {
 		// The cause may quote an upstream URL with its credentials.
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "route", rt.Pattern, "status", status,

@@ -40,6 +40,9 @@ type Config struct {
 	// Ready, when set, is the ingestion's readiness for /readyz: nil when current, otherwise
 	// why not (an error with a ReadyReason() string method gives details[0]).
 	Ready func() error
+	// MaxReplicaLag, when positive, makes /readyz unready (REPLICA_LAG) while the store's
+	// PostgreSQL hot standby replays more than this far behind its primary (store.ReplicaState).
+	MaxReplicaLag time.Duration
 	// CacheBytes bounds the response cache: answers that cannot change (a block, a tx, the txs
 	// of an indexed height, list pages whose key pins them: see store's final.go) are kept
 	// until evicted, the others until the next indexed block.
@@ -107,6 +110,11 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 func mapError(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFoundf("not found")
+	}
+	// A database that is away (restarting, failing over) is a 503 the client retries (httpapi
+	// adds Retry-After), not a 500: the store already retried the read on a fresh connection.
+	if store.Unavailable(err) {
+		return &apierr.Error{Code: apierr.Unavailable, Message: "store unavailable", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
 	}
 	return err
 }
