@@ -201,6 +201,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			CORS:          cfg.CORS.config(),
 			CacheBytes:    cacheBytes(cfg.CacheMB),
 			NoInternalTx:  !cfg.internalTx,
+			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
 		}, db, log, reg)
 	}
