@@ -323,7 +323,7 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64, got *rawHeight) (stor
 			if ctx.Err() != nil {
 				return store.BlockBundle{}, ctx.Err()
 			}
-			p.richBehind(fmt.Errorf("height %d: %w", h, err))
+			p.richBehind(fmt.Errorf("height %d: %w", h, err), h)
 		}
 	}
 	if err := p.nfts.extract(ctx, results, &b); err != nil {
@@ -455,7 +455,7 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 		} else if ferr != nil {
 			// The balance cannot be read now: the batch goes in without its rich-list
 			// changes, and the rich list's follower brings it up later.
-			p.richBehind(ferr)
+			p.richBehind(ferr, batch[0].Block.Height)
 			for i := range batch {
 				batch[i].RichList = nil
 			}

@@ -38,14 +38,17 @@ type richState struct {
 	height int64 // last read rich_list_height
 	err    error // why it is behind, while it is
 	logged bool  // the one "behind" line is out
+	at     int64 // the first height it misses: reaching it ends the stretch
 }
 
-// richBehind records why the rich list is behind; only the first failure of a stretch is
-// logged at warn, the rest at debug, so a chain without a genesis is one line, not one a retry.
-func (p *Pipeline) richBehind(err error) {
+// richBehind records why the rich list misses height at; only the first failure of a stretch
+// is logged at warn, the rest at debug, so a chain without a genesis is one line, not one a
+// retry.
+func (p *Pipeline) richBehind(err error, at int64) {
 	p.richSt.mu.Lock()
 	first := !p.richSt.logged
 	p.richSt.err, p.richSt.logged = err, true
+	p.richSt.at = max(p.richSt.at, at)
 	h := p.richSt.height
 	p.richSt.mu.Unlock()
 	if first {
@@ -56,10 +59,12 @@ func (p *Pipeline) richBehind(err error) {
 	}
 }
 
-// richAt records the rich list's height, and its catching up.
+// richAt records the rich list's height, and its catching up (only once it holds the heights
+// the stretch of failures missed).
 func (p *Pipeline) richAt(h int64, caughtUp bool) {
 	p.richSt.mu.Lock()
 	p.richSt.height = h
+	caughtUp = caughtUp && h >= p.richSt.at
 	recovered := caughtUp && p.richSt.logged
 	if caughtUp {
 		p.richSt.err, p.richSt.logged = nil, false
@@ -134,7 +139,7 @@ func (p *Pipeline) followRichList(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		p.richBehind(err)
+		p.richBehind(err, h+1)
 		sleep(ctx, p.backoff(failures))
 		failures++
 	}
