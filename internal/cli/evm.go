@@ -33,20 +33,26 @@ func (c *indexerConfig) validateEVM() error {
 }
 
 // startEVMIngest gives an EVM chain's source its JSON-RPC side (receipts with every block)
-// and starts the internal-tx follower when internal txs are on.
-func startEVMIngest(g *group, cfg indexerConfig, src *ingest.ClientSource, db *store.DB, log *slog.Logger, opts []httpx.Option) error {
+// and starts the internal-tx follower when internal txs are on; it returns the follower's
+// readiness (nil when there is none).
+func startEVMIngest(g *group, cfg indexerConfig, src *ingest.ClientSource, db *store.DB, log *slog.Logger, opts []httpx.Option) (func() error, error) {
 	if cfg.Ingest.VMType != "evm" {
-		return nil
+		return nil, nil
 	}
 	rpc, err := evmrpc.New(cfg.JSONRPC, opts...)
 	if err != nil {
-		return fmt.Errorf("json-rpc url: %w", err)
+		return nil, fmt.Errorf("json-rpc url: %w", err)
 	}
 	es := ingest.NewEVMSource(rpc)
 	src.WithEVM(es)
-	if cfg.internalTx {
-		f := ingest.NewInternalFollower(ingest.InternalConfig{AccountPrefix: cfg.Ingest.AccountPrefix}, es, db, log.With("component", "internal-txs"))
-		g.Go(f.Run)
+	if !cfg.internalTx {
+		return nil, nil
 	}
-	return nil
+	f := ingest.NewInternalFollower(ingest.InternalConfig{AccountPrefix: cfg.Ingest.AccountPrefix}, es, db, log.With("component", "internal-txs"))
+	g.Go(f.Run)
+	maxLag := cfg.Ingest.ReadyMaxLag
+	if maxLag <= 0 {
+		maxLag = 20
+	}
+	return func() error { return f.Ready(maxLag) }, nil
 }

@@ -173,7 +173,8 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			db.Close()
 			return nil, err
 		}
-		if err := startEVMIngest(g, cfg, src, db, log, opts); err != nil {
+		internalReady, err := startEVMIngest(g, cfg, src, db, log, opts)
+		if err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -182,7 +183,16 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			db.Close()
 			return nil, err
 		}
+		// Core readiness first, then the extensions' (the rich list's is in p.Ready).
 		ready = p.Ready
+		if internalReady != nil {
+			ready = func() error {
+				if err := p.Ready(); err != nil {
+					return err
+				}
+				return internalReady()
+			}
+		}
 		g.Go(p.Run)
 	}
 
@@ -206,6 +216,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			CORS:          cfg.CORS.config(),
 			CacheBytes:    cacheBytes(cfg.CacheMB),
 			NoInternalTx:  !cfg.internalTx,
+			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
 			MaxReplicaLag: cfg.MaxReplicaLag,
 		}, db, log, reg)

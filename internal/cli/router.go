@@ -93,9 +93,8 @@ func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, err := track.OpenStore(ctx, dsn)
+	// A database that drops the session or is not up yet is retried until shutdown.
+	st, err := track.OpenStoreLog(g.ctx, dsn, log.With("component", "tracker"))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 //go:embed migrations
@@ -22,16 +23,101 @@ var migrations embed.FS
 //   - "postgres://…" or "postgresql://…": PostgreSQL through a pgx pool.
 //
 // A store migrated by a newer binary is refused (ErrSchemaAhead): this one does not know its tables.
+//
+// A transient failure (IsTransient: the server ended the session, is restarting or cannot be
+// reached yet, SQLite is busy) at any step — connecting, migrating, committing — is weather:
+// the whole open is tried again with backoff on a fresh connection until ctx ends. Migrations
+// run in one transaction, so a retry starts from the schema as it was.
 func Open(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
-	be, dialect, err := openBackend(ctx, dsn, false)
-	if err != nil {
-		return nil, err
+	var db *DB
+	err := retryOpen(ctx, logger, "open store", func() error {
+		be, dialect, err := openBackend(ctx, dsn, false)
+		if err != nil {
+			return err
+		}
+		if err := migrate(ctx, be, dialect); err != nil {
+			_ = be.close()
+			return err
+		}
+		db = newDB(be, logger)
+		return nil
+	})
+	return db, err
+}
+
+// openRetryMin and openRetryMax bound the backoff between two attempts to open a store.
+const (
+	openRetryMin = 100 * time.Millisecond
+	openRetryMax = 5 * time.Second
+)
+
+// retryOpen runs f until it succeeds, returns a permanent error, or ctx ends; transient
+// errors are logged at warn and retried: at once (openRetryMin) after a lost session, with
+// exponential backoff up to openRetryMax while the server cannot be reached.
+func retryOpen(ctx context.Context, logger *slog.Logger, what string, f func() error) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
 	}
-	if err := migrate(ctx, be, dialect); err != nil {
-		_ = be.close()
-		return nil, err
+	wait := openRetryMin
+	for attempt := 1; ; attempt++ {
+		err := f()
+		if err == nil || !IsTransient(err) || ctx.Err() != nil {
+			return err
+		}
+		next := wait
+		if SessionLost(err) {
+			// The server answered and ended the session: a fresh one is tried at once.
+			next, wait = openRetryMin, openRetryMin
+		} else {
+			wait = min(2*wait, openRetryMax)
+		}
+		logger.Warn(what+" failed; retrying", "err", err, "attempt", attempt, "wait", next)
+		t := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
 	}
-	return newDB(be, logger), nil
+}
+
+// stepHook, when set (fault-injection tests: SetOpenStepHook), runs at each step of opening a
+// store with the connection the step uses; an error it returns fails the step.
+var stepHook func(ctx context.Context, step string, c conn) error
+
+// SetOpenStepHook makes h run at each step of Open, OpenReader and Migrate ("connect",
+// "schema check", "migrate: begin", "migrate: locked", "migration <file>", "migrate: commit"),
+// with exec running a statement on the step's own connection (inside the migration's
+// transaction for the migrate steps); an error h returns fails the step as the database would.
+// It is for tests that end the session at a given step (nil h: none); it returns the previous
+// hook's restore. Not safe to call while stores are being opened.
+func SetOpenStepHook(h func(ctx context.Context, step string, exec func(query string) error) error) (restore func()) {
+	prev := stepHook
+	if h == nil {
+		stepHook = nil
+	} else {
+		stepHook = func(ctx context.Context, step string, c conn) error {
+			return h(ctx, step, func(q string) error {
+				r, err := c.query(ctx, q)
+				if err != nil {
+					return err
+				}
+				for r.Next() {
+				}
+				r.Close()
+				return r.Err()
+			})
+		}
+	}
+	return func() { stepHook = prev }
+}
+
+func step(ctx context.Context, name string, c conn) error {
+	if stepHook == nil {
+		return nil
+	}
+	return stepHook(ctx, name, c)
 }
 
 // OpenReader connects to the store named by dsn for reading only, as API replicas
@@ -39,26 +125,39 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
 // can start beside the writer. The schema must be exactly this binary's: an older one
 // (ErrSchemaBehind) asks the operator to run `rollgate migrate`, a newer one (ErrSchemaAhead)
 // is refused. The DB it returns refuses WriteBlocks.
+// Transient failures are retried as in Open.
 func OpenReader(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
-	be, dialect, err := openBackend(ctx, dsn, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSchema(ctx, be.reader(), dialect, dsn); err != nil {
-		_ = be.close()
-		return nil, err
-	}
-	return newDB(readOnly{be}, logger), nil
+	var db *DB
+	err := retryOpen(ctx, logger, "open store", func() error {
+		be, dialect, err := openBackend(ctx, dsn, true)
+		if err != nil {
+			return err
+		}
+		err = step(ctx, "schema check", be.reader())
+		if err == nil {
+			err = checkSchema(ctx, be.reader(), dialect, dsn)
+		}
+		if err != nil {
+			_ = be.close()
+			return err
+		}
+		db = newDB(readOnly{be}, logger)
+		return nil
+	})
+	return db, err
 }
 
 // Migrate applies pending migrations to the store named by dsn and closes it (`rollgate migrate`).
+// Transient failures are retried as in Open.
 func Migrate(ctx context.Context, dsn string) error {
-	be, dialect, err := openBackend(ctx, dsn, false)
-	if err != nil {
-		return err
-	}
-	defer be.close()
-	return migrate(ctx, be, dialect)
+	return retryOpen(ctx, nil, "migrate", func() error {
+		be, dialect, err := openBackend(ctx, dsn, false)
+		if err != nil {
+			return err
+		}
+		defer be.close()
+		return migrate(ctx, be, dialect)
+	})
 }
 
 // openBackend connects; readOnly opens connections that cannot write (SQLite query_only,
@@ -75,9 +174,21 @@ func openBackend(ctx context.Context, dsn string, readOnly bool) (backend, strin
 			}
 		}
 		be, err := openSQLite(ctx, path, readOnly)
+		if err == nil {
+			if err = step(ctx, "connect", be.reader()); err != nil {
+				_ = be.close()
+				return nil, "", err
+			}
+		}
 		return be, "sqlite", err
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		be, err := openPostgres(ctx, dsn, readOnly)
+		if err == nil {
+			if err = step(ctx, "connect", be.reader()); err != nil {
+				_ = be.close()
+				return nil, "", err
+			}
+		}
 		return be, "postgres", err
 	}
 	return nil, "", fmt.Errorf("unsupported store DSN %q: want sqlite:<path> or postgres://…", redact(dsn))
@@ -150,11 +261,17 @@ func migrate(ctx context.Context, be backend, dialect string) (err error) {
 			_ = tx.rollback(context.WithoutCancel(ctx))
 		}
 	}()
+	if err := step(ctx, "migrate: begin", tx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
 	if dialect == "postgres" {
 		// Any constant works; this one spells "rollgate".
 		if err := tx.exec(ctx, "SELECT pg_advisory_xact_lock(7237953928125212773)"); err != nil {
 			return fmt.Errorf("migrate: lock: %w", err)
 		}
+	}
+	if err := step(ctx, "migrate: locked", tx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	create := "CREATE TABLE IF NOT EXISTS schema_version ( -- migrations applied to this database\n" +
 		"  version INTEGER PRIMARY KEY, -- number of the migration file\n" +
@@ -194,12 +311,18 @@ func migrate(ctx context.Context, be backend, dialect string) (err error) {
 		if applied[m.version] {
 			continue
 		}
+		if err := step(ctx, "migration "+m.name, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
 		if err := tx.exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 		if err := tx.exec(ctx, "INSERT INTO schema_version (version, name) VALUES (?, ?)", m.version, m.name); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+	}
+	if err := step(ctx, "migrate: commit", tx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	if err := tx.commit(ctx); err != nil {
 		return fmt.Errorf("migrate: commit: %w", err)

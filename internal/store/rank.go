@@ -264,6 +264,13 @@ func (rr *rankReads) put(key string, s *rankSnap) {
 	rr.m[key] = s
 }
 
+// clear forgets every list kept (a write that changed lists without moving the height).
+func (rr *rankReads) clear() {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	rr.m = nil
+}
+
 // bound is a row-value condition on the seek columns of the list.
 func (l rankList) bound(op string, key []any) (string, []any) {
 	var cols []string

@@ -32,6 +32,21 @@ type RichListChanges struct {
 	// Aliases name denoms for requests (lowercase alias → stored denom), e.g. EVM bank denoms
 	// resolved to their ERC-20 contracts.
 	Aliases map[string]string
+	// Ordered applies the changes only where they continue the rich list: to a list standing
+	// at the previous height or, with Start, to one not started yet (height 0). Otherwise the
+	// block's changes are left out and the rich list stays behind, for the ingest side's
+	// follower to bring up (WriteRichList) while the core tables go on. Unordered changes
+	// (synthetic stores, tests) apply whatever the list's height.
+	Ordered bool
+	// Start marks the starting balances (Sets read from genesis or from the chain's state).
+	Start bool
+}
+
+// RichListBlock is one height's rich-list changes, written apart from its block by
+// WriteRichList (Changes are applied as Ordered).
+type RichListBlock struct {
+	Height  int64
+	Changes RichListChanges
 }
 
 // NegativeBalanceError reports a change that would take a balance below zero. WriteBlocks
@@ -103,7 +118,97 @@ func amountDesc(enc []byte) []byte {
 // writeRichList applies the bundles' rich-list changes inside the block write transaction. The
 // balances are read once for the whole batch; rows and rank buckets are written block by block,
 // so the buckets split where they would with one block per transaction (rankCache.add).
-func writeRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+func writeRichList(ctx context.Context, tx wtx, forUpdate string, bundles []BlockBundle) error {
+	bundles, err := orderedRichList(ctx, tx, forUpdate, bundles)
+	if err != nil || len(bundles) == 0 {
+		return err
+	}
+	return applyRichList(ctx, tx, bundles)
+}
+
+// orderedRichList returns the bundles whose rich-list changes apply: every unordered one, and
+// the ordered ones that continue the list from the height it stands at (read under the row's
+// lock, so a follower writing beside the block writer never applies a height twice).
+func orderedRichList(ctx context.Context, tx wtx, forUpdate string, bundles []BlockBundle) ([]BlockBundle, error) {
+	ordered := false
+	for _, b := range bundles {
+		if b.RichList != nil && b.RichList.Ordered {
+			ordered = true
+			break
+		}
+	}
+	if !ordered {
+		return bundles, nil
+	}
+	var h int64
+	if err := queryRow(ctx, tx, "SELECT height FROM rich_list_state WHERE id = 1"+forUpdate, nil, &h); err != nil {
+		return nil, fmt.Errorf("read rich_list_state: %w", err)
+	}
+	out := make([]BlockBundle, 0, len(bundles))
+	for _, b := range bundles {
+		rl := b.RichList
+		if rl == nil {
+			continue
+		}
+		if rl.Ordered {
+			if h == 0 && !rl.Start || h > 0 && b.Block.Height != h+1 {
+				continue
+			}
+			h = b.Block.Height
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// WriteRichList applies rich-list blocks apart from their blocks' writes, in one transaction:
+// the ingest side's follower bringing a list that fell behind (or could not start) up to the
+// indexed height. Blocks that do not continue the list (see RichListChanges.Ordered) are
+// skipped, so a block the block writer applied meanwhile is not applied twice. A
+// *NegativeBalanceError writes nothing, as in WriteBlocks.
+func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) (err error) {
+	if len(blocks) == 0 {
+		return nil
+	}
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+	defer func() {
+		if err != nil && connLost(err) {
+			d.be.reset()
+		}
+	}()
+	bundles := make([]BlockBundle, len(blocks))
+	for i := range blocks {
+		rl := blocks[i].Changes
+		rl.Ordered = true
+		bundles[i] = BlockBundle{Block: Block{Height: blocks[i].Height}, RichList: &rl}
+	}
+	tx, err := d.be.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
+				err = fmt.Errorf("rollback: %w", rerr)
+			}
+		}
+	}()
+	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
+		return err
+	}
+	if err := tx.commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	committed = true
+	// The readers' rank buckets are kept per indexed height, which this write does not move.
+	d.ranks.clear()
+	return nil
+}
+
+// applyRichList applies the bundles' changes and moves rich_list_state to the last of them.
+func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	var keys []holderKey
 	seen := map[holderKey]bool{}
 	last := int64(0)

@@ -78,3 +78,11 @@ func connLost(err error) bool {
 	// typed error; SafeToRetry marks it (nothing was sent on it).
 	return pgconn.SafeToRetry(err)
 }
+
+// SessionLost reports whether err means an established session was lost (ended by the server,
+// or found closed), as opposed to a server that cannot be reached: a fresh session can be
+// tried at once, where an unreachable server is waited for with backoff.
+func SessionLost(err error) bool {
+	var ce *pgconn.ConnectError
+	return connLost(err) && !errors.As(err, &ce)
+}

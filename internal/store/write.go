@@ -82,7 +82,7 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 	if err := writeEVMTxs(ctx, tx, bundles); err != nil {
 		return err
 	}
-	if err := writeRichList(ctx, tx, bundles); err != nil {
+	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
 		return err
 	}
 	last := bundles[len(bundles)-1].Block.Height

@@ -218,6 +218,36 @@ func (c *Client) Genesis(ctx context.Context) (*ResultGenesis, error) {
 	return &r, nil
 }
 
+// GenesisChunk is /genesis_chunked?chunk=n (0-based), CometBFT's answer for a genesis too
+// large for /genesis (above 16 MB /genesis refuses and names this route).
+func (c *Client) GenesisChunk(ctx context.Context, n int) (*ResultGenesisChunk, error) {
+	var r ResultGenesisChunk
+	if _, err := c.call(ctx, "genesis_chunked", url.Values{"chunk": {strconv.Itoa(n)}}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// GenesisChunked reads the whole genesis document through /genesis_chunked, chunk by chunk.
+func (c *Client) GenesisChunked(ctx context.Context) (*ResultGenesis, error) {
+	var doc []byte
+	for n, total := 0, 1; n < total; n++ {
+		r, err := c.GenesisChunk(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		if r.Chunk != n || r.Total < 1 || (n > 0 && r.Total != total) {
+			return nil, fmt.Errorf("comet genesis_chunked: chunk %d of %d answered for chunk %d of %d", r.Chunk, r.Total, n, total)
+		}
+		total = r.Total
+		doc = append(doc, r.Data...)
+	}
+	if !json.Valid(doc) {
+		return nil, errors.New("comet genesis_chunked: the chunks do not make a JSON document")
+	}
+	return &ResultGenesis{Genesis: doc}, nil
+}
+
 // ABCIInfo is /abci_info.
 func (c *Client) ABCIInfo(ctx context.Context) (*ResultABCIInfo, error) {
 	var r ResultABCIInfo

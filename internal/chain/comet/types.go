@@ -325,6 +325,15 @@ type ResultABCIInfo struct {
 	Response ResponseInfo `json:"response"`
 }
 
+// ResultGenesisChunk is one chunk of /genesis_chunked: the genesis document's JSON cut into
+// pieces (16 MB each on a CometBFT node), each base64 in Data. Chunk and Total are strings on
+// the wire, as CometBFT encodes its ints; Data decodes to []byte here.
+type ResultGenesisChunk struct {
+	Chunk int    `json:"chunk,string"`
+	Total int    `json:"total,string"`
+	Data  []byte `json:"data"`
+}
+
 // ResultGenesis is /genesis; the document stays raw.
 type ResultGenesis struct {
 	Genesis json.RawMessage `json:"genesis"`

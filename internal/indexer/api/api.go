@@ -37,6 +37,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// CORS lets browser apps on other origins call the API (off by default).
 	CORS httpapi.CORS
+	// RichList says the rich list is kept, so /status shows rich_list_height even at 0 (a
+	// list that could not start yet is behind, not absent).
+	RichList bool
 	// Ready, when set, is the ingestion's readiness for /readyz: nil when current, otherwise
 	// why not (an error with a ReadyReason() string method gives details[0]).
 	Ready func() error

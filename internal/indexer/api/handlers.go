@@ -37,8 +37,9 @@ type statusJSON struct {
 	Height     int64  `json:"height"`
 	// InternalTxHeight is the internal-tx follower's height (EVM chains with internal txs on).
 	InternalTxHeight int64 `json:"internal_tx_height,omitempty"`
-	// RichListHeight is the rich list's height (omitted while it is not kept).
-	RichListHeight int64 `json:"rich_list_height,omitempty"`
+	// RichListHeight is the rich list's height: omitted while it is not kept, 0 while it is
+	// kept (Config.RichList) but could not start yet, below height while it catches up.
+	RichListHeight *int64 `json:"rich_list_height,omitempty"`
 }
 
 func (s *server) status(r *http.Request) (any, error) {

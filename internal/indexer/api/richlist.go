@@ -19,7 +19,9 @@ func (s *server) richListStatus(r *http.Request, st *statusJSON) error {
 		return nil
 	}
 	h, err := rr.RichListHeight(r.Context())
-	st.RichListHeight = h
+	if h > 0 || s.cfg.RichList {
+		st.RichListHeight = &h
+	}
 	return err
 }
 

@@ -72,11 +72,19 @@ func (s *ClientSource) UpstreamState() (okAt, failAt time.Time, lastFail error) 
 	return s.up.state()
 }
 
-// Genesis implements RichListSource: the app_state of CometBFT /genesis.
+// Genesis implements RichListSource: the app_state of CometBFT /genesis or, when that fails
+// (a node refuses /genesis above 16 MB and names /genesis_chunked; providers often block
+// /genesis alone), of /genesis_chunked.
 func (s *ClientSource) Genesis(ctx context.Context) (json.RawMessage, error) {
 	g, err := s.rpc.Genesis(ctx)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		var cerr error
+		if g, cerr = s.rpc.GenesisChunked(ctx); cerr != nil {
+			return nil, fmt.Errorf("%w; %w", err, cerr)
+		}
 	}
 	var doc struct {
 		AppState json.RawMessage `json:"app_state"`

@@ -74,7 +74,16 @@ type Config struct {
 	// fungible-asset deposit/withdraw events (Move) or bank coinbase/burn/transfer events
 	// (Wasm) in the block's own transaction.
 	RichList bool
-	// StopAtHeight, when > 0, makes Run return nil once this height is written (tests, backfills).
+	// ExtensionWait is how long core ingestion waits, at most, for an extension's start-up
+	// read (the rich list's starting balances) before it goes on without it; the extension
+	// then starts in the background. Default 10 s.
+	ExtensionWait time.Duration
+	// ExtensionAttemptTimeout bounds one background attempt to start an extension (reading
+	// genesis, or every account's balances at a height), so a source that hangs is tried
+	// again with backoff. Default 5 min.
+	ExtensionAttemptTimeout time.Duration
+	// StopAtHeight, when > 0, makes Run return nil once this height is written and the rich
+	// list (when kept) has reached it too (tests, backfills).
 	StopAtHeight int64
 }
 
@@ -127,6 +136,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.SummaryInterval <= 0 {
 		c.SummaryInterval = time.Minute
+	}
+	if c.ExtensionWait <= 0 {
+		c.ExtensionWait = 10 * time.Second
+	}
+	if c.ExtensionAttemptTimeout <= 0 {
+		c.ExtensionAttemptTimeout = 5 * time.Minute
 	}
 	if c.ValidatorRefresh <= 0 {
 		c.ValidatorRefresh = time.Minute

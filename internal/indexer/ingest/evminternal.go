@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -160,6 +162,30 @@ type InternalFollower struct {
 	st  InternalStore
 	x   *AccountExtractor
 	log *slog.Logger
+
+	top, height atomic.Int64 // the block writer's height as last read; internal txs stored up to
+	mu          sync.Mutex
+	behind      error // why the last attempt failed, until one succeeds
+}
+
+// NotReadyInternalTxs: the internal txs lag the indexed blocks.
+const NotReadyInternalTxs = "INTERNAL_TX_BEHIND"
+
+// Ready reports, for /readyz, whether internal txs are within maxLag blocks of the indexed
+// blocks: nil when they are, a *NotReadyError (INTERNAL_TX_BEHIND) naming the last failure
+// otherwise. Block ingestion goes on either way.
+func (f *InternalFollower) Ready(maxLag int64) error {
+	top, h := f.top.Load(), f.height.Load()
+	if top-h <= maxLag {
+		return nil
+	}
+	msg := fmt.Sprintf("internal txs are %d blocks behind the indexed blocks (internal_tx_height %d, indexed %d)", top-h, h, top)
+	f.mu.Lock()
+	if f.behind != nil {
+		msg += fmt.Sprintf(" (last error: %v)", f.behind)
+	}
+	f.mu.Unlock()
+	return &NotReadyError{Reason: NotReadyInternalTxs, Message: msg}
 }
 
 // NewInternalFollower returns a follower; a nil logger discards logs.
@@ -191,6 +217,9 @@ func NewInternalFollower(cfg InternalConfig, src EVMSource, st InternalStore, lo
 // Run follows until ctx is cancelled (then it returns nil) or StopAtHeight is stored. Errors
 // are retried with backoff without limit: internal txs are an extension, and giving up would
 // only leave internal_tx_height behind for good.
+//
+// A stretch of failures is one warn line (the rest at debug) and one info line when writes
+// resume, so a trace endpoint that stays down does not log a line a retry.
 func (f *InternalFollower) Run(ctx context.Context) error {
 	failures := 0
 	for ctx.Err() == nil {
@@ -206,11 +235,32 @@ func (f *InternalFollower) Run(ctx context.Context) error {
 			}
 			wait := min(f.cfg.RetryMin<<min(failures, 16), f.cfg.RetryMax)
 			failures++
-			f.log.Warn("internal txs: retrying", "err", err, "attempt", failures, "wait", wait)
+			f.mu.Lock()
+			first := f.behind == nil
+			f.behind = err
+			f.mu.Unlock()
+			if first {
+				f.log.Warn("internal txs behind the blocks; retrying on their own, blocks go on", "err", err,
+					"internal_tx_height", f.height.Load(), "indexed_height", f.top.Load())
+			} else {
+				f.log.Debug("internal txs: retrying", "err", err, "attempt", failures, "wait", wait)
+			}
 			sleep(ctx, wait)
 		}
 	}
 	return nil
+}
+
+// wrote records a stored run, ending a stretch of failures.
+func (f *InternalFollower) wrote(to int64) {
+	f.height.Store(to)
+	f.mu.Lock()
+	recovered := f.behind != nil
+	f.behind = nil
+	f.mu.Unlock()
+	if recovered {
+		f.log.Info("internal txs writing again", "internal_tx_height", to)
+	}
 }
 
 // traced is one run of heights, traced and flattened, ready to write.
@@ -229,6 +279,7 @@ func (f *InternalFollower) follow(ctx context.Context) (wrote bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	f.height.Store(ih)
 	if f.cfg.StopAtHeight > 0 && ih >= f.cfg.StopAtHeight {
 		return false, nil
 	}
@@ -244,6 +295,7 @@ func (f *InternalFollower) follow(ctx context.Context) (wrote bool, err error) {
 				return err
 			}
 			wrote = true
+			f.wrote(r.to)
 			if f.cfg.StopAtHeight > 0 && r.to >= f.cfg.StopAtHeight {
 				return nil
 			}
@@ -272,6 +324,7 @@ func (f *InternalFollower) trace(ctx context.Context, next int64, out chan<- tra
 		if err != nil {
 			return err
 		}
+		f.top.Store(top)
 		if top < next {
 			f.waitForBlocks(ctx, wake)
 			continue

@@ -80,7 +80,7 @@ func (p *Pipeline) Ready() error {
 			"no block written for %s while %d behind the chain tip (indexed %d, chain %d)",
 			now.Sub(p.health.advancedAt.Load()).Round(time.Second), target-indexed, indexed, target)}
 	}
-	return nil
+	return p.richReady(indexed)
 }
 
 // atomicTime is a time.Time readers may load while one goroutine stores it.

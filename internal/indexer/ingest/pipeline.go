@@ -41,10 +41,13 @@ type Pipeline struct {
 	indexed    atomic.Int64 // last height written
 	health     health
 	evm        EVMSource              // receipts of EVM chains; nil elsewhere
-	rich       bool                   // the rich list is kept (EVM chains; richlist.go)
-	boot       *store.RichListChanges // starting balances, added to bootHeight's bundle
-	bootHeight int64
-	moveDenoms *moveDenoms // metadata address → denom (Move rich list)
+	rich       bool                   // the rich list is kept (richlist.go)
+	richW      RichListStore          // the store's rich-list side for the follower; nil: no follower
+	richSt     richState              // the follower's view, for Ready and the logs (richfollow.go)
+	bootDone   chan struct{}          // closed once the start-up read of the starting balances ended
+	boot       *store.RichListChanges // starting balances (set before bootDone closes), added to bootHeight's bundle
+	bootHeight int64                  // 0 once the committer has handled it
+	moveDenoms *moveDenoms            // metadata address → denom (Move rich list)
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -134,14 +137,35 @@ func (p *Pipeline) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := p.startRichList(ctx, indexed, next); err != nil {
-		return err
-	}
+	p.startRichList(ctx, indexed, next)
 	if err := p.setupNFTs(ctx); err != nil {
 		return err
 	}
 	p.log.Info("ingestion starting", "from_height", next, "indexed_height", indexed)
 
+	// The rich list's follower runs beside the core stages, not in their group: core ingestion
+	// never waits for it, and at StopAtHeight Run waits for it to get there too.
+	followCtx, stopFollow := context.WithCancel(ctx)
+	defer stopFollow()
+	followed := make(chan struct{})
+	if p.rich && p.richW != nil {
+		go func() {
+			defer close(followed)
+			p.followRichList(followCtx)
+		}()
+	} else {
+		close(followed)
+	}
+	err := p.runCore(ctx, next, prev)
+	if !errors.Is(err, errStop) {
+		stopFollow()
+	}
+	<-followed
+	return err
+}
+
+// runCore runs the core stages: dispatch, fetch, assemble, commit.
+func (p *Pipeline) runCore(ctx context.Context, next int64, prev time.Time) error {
 	g, gctx := errgroup.WithContext(ctx)
 	heights := make(chan int64)
 	results := make(chan fetched, p.cfg.Window)
@@ -289,11 +313,18 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64, got *rawHeight) (stor
 		return store.BlockBundle{}, fmt.Errorf("height %d: %w", h, err)
 	}
 	b, err := p.builder.Build(blk, results, rest, proposer)
-	if err == nil && p.rich {
-		b.RichList, err = p.richListChanges(ctx, h, results)
-	}
 	if err != nil {
 		return store.BlockBundle{}, err
+	}
+	if p.rich {
+		// A block whose rich-list changes cannot be read goes in without them: the store
+		// then leaves the rich list behind and its follower retries that height on its own.
+		if b.RichList, err = p.richListChanges(ctx, h, results); err != nil {
+			if ctx.Err() != nil {
+				return store.BlockBundle{}, ctx.Err()
+			}
+			p.richBehind(fmt.Errorf("height %d: %w", h, err), h)
+		}
 	}
 	if err := p.nfts.extract(ctx, results, &b); err != nil {
 		return store.BlockBundle{}, err
@@ -388,6 +419,7 @@ func blockTimeMs(cur, prev time.Time) int64 {
 // commit is the only goroutine touching the store: it writes batches in the order received.
 func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progress) error {
 	for b := range batches {
+		p.attachBoot(ctx, b.bundles)
 		if err := p.writeBatch(ctx, b.bundles, b.txs); err != nil {
 			return err
 		}
@@ -421,7 +453,14 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 			attempt--
 			continue
 		} else if ferr != nil {
-			err = ferr
+			// The balance cannot be read now: the batch goes in without its rich-list
+			// changes, and the rich list's follower brings it up later.
+			p.richBehind(ferr, batch[0].Block.Height)
+			for i := range batch {
+				batch[i].RichList = nil
+			}
+			attempt--
+			continue
 		}
 		// A transient database error (connection lost, serialization failure, busy file) is
 		// retried without limit: the batch is atomic, and the API keeps serving meanwhile.

@@ -187,58 +187,104 @@ func correctBalance(ctx context.Context, evm EVMSource, e *store.NegativeBalance
 	return store.BalanceSet{Denom: e.Denom, Account: e.Account, Amount: v}, nil
 }
 
-// startRichList decides whether this run keeps the rich list and, on an empty store, reads
-// the balances it starts from: genesis at height 1, the chain's state at START_HEIGHT.
-func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) error {
+// startRichList decides whether this run keeps the rich list and, on an empty store, starts
+// reading the balances it starts from (genesis at height 1, the chain's state at
+// START_HEIGHT) in the background: core ingestion does not wait for them beyond
+// Config.ExtensionWait (attachBoot); when they cannot be had by then, the rich list's follower
+// starts it later (richfollow.go).
+func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) {
 	if !p.cfg.RichList {
-		return nil
+		return
 	}
 	if p.cfg.VMType == "move" {
 		ms, ok := p.src.(MoveMetadataSource)
 		if !ok {
 			p.log.Warn("rich list off: the source cannot read fungible asset metadata")
-			return nil
+			return
 		}
 		p.moveDenoms = &moveDenoms{src: ms, m: map[string]string{}}
 	}
 	rs, ok := p.src.(RichListSource)
 	if !ok || (p.cfg.VMType == "evm" && p.evm == nil) {
 		p.log.Warn("rich list off: the source has no genesis, denom or JSON-RPC access")
-		return nil
+		return
 	}
+	p.rich = true
+	p.richW, _ = p.w.(RichListStore)
+	done := make(chan struct{})
+	p.bootDone = done
 	if indexed > 0 {
-		p.rich = true
-		return nil
+		close(done) // a store that holds blocks has its rich list started, or the follower starts it
+		return
 	}
-	if next > 1 {
-		// START_HEIGHT: the balances at that height, read from the chain, replace that block's
-		// own changes; the blocks after it apply theirs.
-		ss, ok := p.src.(StateSource)
-		if !ok {
-			p.log.Warn("rich list off: the source cannot list accounts for a START_HEIGHT bootstrap", "start_height", next)
-			return nil
+	p.bootHeight = next
+	bctx, cancel := context.WithTimeout(ctx, p.cfg.ExtensionWait)
+	go func() {
+		defer close(done)
+		defer cancel()
+		boot, err := p.readStart(bctx, rs, next)
+		if err != nil {
+			p.log.Info("rich list: starting balances not read at start-up; ingesting without them, the rich list follows",
+				"height", next, "err", err)
+			return
 		}
-		p.rich, p.bootHeight = true, next
-		return p.retry(ctx, "read balances at the start height", func() error {
-			var err error
-			p.boot, err = stateRichList(ctx, rs, ss, p.cfg.VMType, p.cfg.AccountPrefix, next)
-			return err
-		})
-	}
-	p.rich, p.bootHeight = true, 1
-	return p.retry(ctx, "read genesis balances", func() error {
-		var err error
-		if p.cfg.VMType == "evm" {
-			p.boot, err = evmGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
-		} else {
-			p.boot, err = bankGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
-		}
-		return err
-	})
+		p.boot = boot
+	}()
 }
 
-// richListChanges are a height's rich-list updates; the first height also carries the
-// starting balances (genesis at height 1, chain state at START_HEIGHT).
+// readStart reads the balances a rich list starting at height h starts from: genesis at
+// height 1, the chain's state at h otherwise.
+func (p *Pipeline) readStart(ctx context.Context, rs RichListSource, h int64) (*store.RichListChanges, error) {
+	if h > 1 {
+		ss, ok := p.src.(StateSource)
+		if !ok {
+			return nil, fmt.Errorf("the source cannot list accounts to read the balances at %d", h)
+		}
+		return stateRichList(ctx, rs, ss, p.cfg.VMType, p.cfg.AccountPrefix, h)
+	}
+	if p.cfg.VMType == "evm" {
+		return evmGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
+	}
+	return bankGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
+}
+
+// attachBoot gives the bundle of the start height its starting balances, once: it waits for
+// the start-up read (bounded by Config.ExtensionWait) only when that bundle is about to be
+// written. Without them the bundle's changes, and those after it, are left out by the store
+// (RichListChanges.Ordered) until the follower starts the list. Only the committer calls it.
+func (p *Pipeline) attachBoot(ctx context.Context, bundles []store.BlockBundle) {
+	if p.bootHeight == 0 {
+		return
+	}
+	for i := range bundles {
+		b := &bundles[i]
+		if b.Block.Height != p.bootHeight {
+			continue
+		}
+		select {
+		case <-p.bootDone:
+		case <-ctx.Done():
+			return
+		}
+		p.bootHeight = 0
+		if p.boot != nil && b.RichList != nil {
+			withStart(b.RichList, p.boot, b.Block.Height)
+		}
+		return
+	}
+}
+
+// withStart adds starting balances to a height's changes: at height 1 the genesis balances
+// are set after the block's own changes; above it the balances read at that height already
+// hold the block's changes, which are dropped.
+func withStart(rl, boot *store.RichListChanges, h int64) {
+	rl.Sets, rl.Aliases, rl.Start = boot.Sets, boot.Aliases, true
+	if h > 1 {
+		rl.Changes = nil
+	}
+}
+
+// richListChanges are a height's rich-list updates, to be applied in height order.
 func (p *Pipeline) richListChanges(ctx context.Context, h int64, results []TxResult) (*store.RichListChanges, error) {
 	var changes []store.BalanceChange
 	var err error
@@ -253,14 +299,7 @@ func (p *Pipeline) richListChanges(ctx context.Context, h int64, results []TxRes
 	if err != nil {
 		return nil, err
 	}
-	rl := &store.RichListChanges{Changes: changes}
-	if h == p.bootHeight && p.boot != nil {
-		rl.Sets, rl.Aliases = p.boot.Sets, p.boot.Aliases
-		if h > 1 {
-			rl.Changes = nil // the balances read at h already hold them
-		}
-	}
-	return rl, nil
+	return &store.RichListChanges{Changes: changes, Ordered: true}, nil
 }
 
 // fixNegativeBalance answers a write refused because a balance would go below zero: it reads
@@ -277,22 +316,31 @@ func (p *Pipeline) fixNegativeBalance(ctx context.Context, batch []store.BlockBu
 		if b.Block.Height != neg.Height || b.RichList == nil {
 			continue
 		}
-		var set store.BalanceSet
-		var err error
-		if p.cfg.VMType == "evm" {
-			set, err = correctBalance(ctx, p.evm, neg)
-		} else if rs, ok := p.src.(RichListSource); ok {
-			set, err = bankBalanceAt(ctx, rs, p.builder.extractor, neg)
-		} else {
-			err = errors.New("no REST to read the balance from")
-		}
+		set, err := p.correctBalance(ctx, neg)
 		if err != nil {
 			return false, fmt.Errorf("rich list correction: %w", err)
 		}
 		b.RichList.Sets = append(b.RichList.Sets, set)
-		p.log.Warn("rich list: balance corrected from the chain", "height", neg.Height, "denom", neg.Denom,
-			"account", hex.EncodeToString(neg.Account), "would_be", neg.Amount.String(), "chain", set.Amount.String())
 		return true, nil
 	}
 	return false, nil
+}
+
+// correctBalance reads from the chain the balance a refused change names, and logs it.
+func (p *Pipeline) correctBalance(ctx context.Context, neg *store.NegativeBalanceError) (store.BalanceSet, error) {
+	var set store.BalanceSet
+	var err error
+	if p.cfg.VMType == "evm" {
+		set, err = correctBalance(ctx, p.evm, neg)
+	} else if rs, ok := p.src.(RichListSource); ok {
+		set, err = bankBalanceAt(ctx, rs, p.builder.extractor, neg)
+	} else {
+		err = errors.New("no REST to read the balance from")
+	}
+	if err != nil {
+		return set, err
+	}
+	p.log.Warn("rich list: balance corrected from the chain", "height", neg.Height, "denom", neg.Denom,
+		"account", hex.EncodeToString(neg.Account), "would_be", neg.Amount.String(), "chain", set.Amount.String())
+	return set, nil
 }

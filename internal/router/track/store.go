@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+
+	"github.com/rollgate/rollgate/internal/store"
 )
 
 //go:embed migrations
@@ -33,8 +36,60 @@ type Store struct {
 var ErrNotFound = errors.New("track: not found")
 
 // OpenStore opens the tracker store named by dsn ("sqlite:<path>" or "postgres://…") and applies
-// its migrations.
+// its migrations, retrying transient failures silently (OpenStoreLog logs them).
 func OpenStore(ctx context.Context, dsn string) (*Store, error) {
+	return OpenStoreLog(ctx, dsn, nil)
+}
+
+// OpenStoreLog is OpenStore with a logger. A transient failure at any step (store.IsTransient:
+// the server ended the session, is restarting or cannot be reached yet, SQLite busy) is
+// weather: the open is tried again on fresh connections with backoff (each logged at warn)
+// until it succeeds, fails for good or ctx ends. The migrations run in one transaction, so a
+// retry starts from the schema as it was.
+func OpenStoreLog(ctx context.Context, dsn string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		s, err := openStore(ctx, dsn)
+		if err == nil || !store.IsTransient(err) || ctx.Err() != nil {
+			return s, err
+		}
+		next := wait
+		if store.SessionLost(err) {
+			// The server answered and ended the session: a fresh one is tried at once.
+			next, wait = 100*time.Millisecond, 100*time.Millisecond
+		} else {
+			wait = min(2*wait, 5*time.Second)
+		}
+		log.Warn("track store: open failed; retrying", "err", err, "attempt", attempt, "wait", next)
+		t := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
+// stepHook, when set (tests), runs at each step of opening the store on the step's
+// connection (the migration's transaction for the migrate steps); its error fails the step.
+var stepHook func(ctx context.Context, step string, q queryer) error
+
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func step(ctx context.Context, name string, q queryer) error {
+	if stepHook == nil {
+		return nil
+	}
+	return stepHook(ctx, name, q)
+}
+
+func openStore(ctx context.Context, dsn string) (*Store, error) {
 	var s Store
 	var err error
 	switch {
@@ -70,12 +125,16 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("track store: %w", err)
 	}
-	if err := s.db.PingContext(ctx); err != nil {
-		s.db.Close()
+	err = s.db.PingContext(ctx)
+	if err == nil {
+		err = step(ctx, "connect", s.db)
+	}
+	if err != nil {
+		s.Close()
 		return nil, fmt.Errorf("track store: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
-		s.db.Close()
+		s.Close()
 		return nil, err
 	}
 	return &s, nil
@@ -141,11 +200,17 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("track migrate: %w", err)
 	}
 	defer tx.Rollback()
+	if err := step(ctx, "migrate: begin", tx); err != nil {
+		return fmt.Errorf("track migrate: %w", err)
+	}
 	if s.postgres {
 		// Two replicas starting together must not both apply a migration ("rollgate track").
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7237953928125212774)"); err != nil {
 			return fmt.Errorf("track migrate: lock: %w", err)
 		}
+	}
+	if err := step(ctx, "migrate: locked", tx); err != nil {
+		return fmt.Errorf("track migrate: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS track_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"); err != nil {
 		return fmt.Errorf("track migrate: %w", err)
@@ -172,6 +237,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := step(ctx, "migration "+m.name, tx); err != nil {
+			return fmt.Errorf("track migration %s: %w", m.name, err)
+		}
 		if _, err := tx.ExecContext(ctx, string(b)); err != nil {
 			return fmt.Errorf("track migration %s: %w", m.name, err)
 		}
@@ -179,7 +247,13 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("track migration %s: %w", m.name, err)
 		}
 	}
-	return tx.Commit()
+	if err := step(ctx, "migrate: commit", tx); err != nil {
+		return fmt.Errorf("track migrate: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("track migrate: commit: %w", err)
+	}
+	return nil
 }
 
 // Event is one stored chain event.
