@@ -30,6 +30,11 @@ const (
 	// genesis and that no traffic touches, so a recipient's balance moves only by the route.
 	recipientBase = 600
 
+	// sdkUser is test account 0 as initia.js opens it: `new MnemonicKey({ mnemonic })` with the
+	// SDK's defaults derives m/44'/60'/0'/0/0 with eth_secp256k1
+	// (initia-labs/initia.js@22b7c1f:src/key/MnemonicKey.ts), what `rollgate up` funds.
+	sdkUser = -1
+
 	// canonicalPortBase lays the committed registry copy's URLs out as the devnet's PortBase
 	// does: chain i serves rpc on +10i, rest +1, json-rpc +2, the rollup's executor API +3.
 	canonicalPortBase = 26000
@@ -50,6 +55,7 @@ func startNet(t testing.TB) *testNet {
 	cfg.BlockInterval = time.Second
 	cfg.BridgeTraffic = 0 // only the tests' transfers cross the bridges
 	cfg.Accounts, cfg.TxsPerBlock = 1, 1
+	cfg.TestAccounts = 1 // sdkUser: the wallet a user opens with the mnemonic `rollgate up` prints
 	ln, err := devnet.Start(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +75,18 @@ func (tn *testNet) step(ctx context.Context) error { return tn.ln.ProduceBlock(c
 // chain signs with plain secp256k1 keys, so the same id is another address there).
 func (tn *testNet) key(t testing.TB, chainID string, id int) *txcodec.PrivKey {
 	t.Helper()
+	if id == sdkUser {
+		s, _ := tn.ln.Spec(chainID)
+		typ := txcodec.EthSecp256k1
+		if s.CosmosKeys {
+			typ = txcodec.Secp256k1
+		}
+		k, err := txcodec.PrivKeyFromMnemonic(typ, devnet.TestMnemonic, devnet.TestAccountPath(s, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
 	if id < recipientBase {
 		k, err := tn.ln.UserKey(chainID, id)
 		if err != nil {
