@@ -63,6 +63,8 @@ type Config struct {
 	// Tracker serves /v2/tx/track, /v2/tx/status and /v2/tx/submit; nil answers them with 404
 	// TRACKING_DISABLED.
 	Tracker Tracker
+	// StatusStreamPoll is how often /v2/tx/status/stream reads the status (default 1 s).
+	StatusStreamPoll time.Duration
 }
 
 type server struct {

@@ -19,6 +19,7 @@ func (s *server) routes() []httpapi.Route {
 		// A status changes as the transfer progresses: never cached.
 		{Pattern: "POST /v2/tx/track", Handler: s.txTrack, InSpec: true, NoStore: true},
 		{Pattern: "GET /v2/tx/status", Handler: s.txStatus, InSpec: true, NoStore: true},
+		{Pattern: "GET /v2/tx/status/stream", Stream: s.txStatusStream, InSpec: true},
 		{Pattern: "POST /v2/tx/submit", Handler: s.txSubmit, InSpec: true, NoStore: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
