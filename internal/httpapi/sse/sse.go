@@ -27,7 +27,7 @@ type Reader struct {
 // NewReader reads events from r.
 func NewReader(r io.Reader) *Reader {
 	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	s.Buffer(make([]byte, 0, 4<<10), 16<<20) // grows for a long event
 	return &Reader{s: s}
 }
 
