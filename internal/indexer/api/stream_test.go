@@ -323,7 +323,7 @@ func TestStreamSlowClientResumes(t *testing.T) {
 			t.Cleanup(srv.Close)
 			want := listItems(t, srv.URL, "/indexer/tx/v1/txs", "txs")
 			c := openStream(t, srv.URL+"/indexer/tx/v1/txs/stream?from=0", "")
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(time.Second) // the producer fills the queue and gives up after 50 ms, even on a busy machine
 			close(release)
 			var got []sse.Event
 			for {

@@ -60,7 +60,8 @@ func TestTxStatusStreamReplicas(t *testing.T) {
 		}
 		readers = append(readers, sse.NewReader(resp.Body))
 	}
-	var polled []string
+	// Each stage is held until both streams have sent it: a stream reads the store once per
+	// poll, so a state shorter than that could be missed, by polling as much as by the stream.
 	for i, doc := range transferStages {
 		if i > 0 {
 			states := []string{"", track.StatePending, track.StatePending, track.StateCompletedSuccess}
@@ -74,23 +75,33 @@ func TestTxStatusStreamReplicas(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		polled = append(polled, strings.TrimSpace(string(b)))
-		time.Sleep(60 * time.Millisecond)
+		polled := strings.TrimSpace(string(b))
+		for r, rd := range readers {
+			ev, err := nextWithin(rd, 10*time.Second)
+			if err != nil || ev.Name != "status" || string(ev.Data) != polled {
+				t.Fatalf("stage %d, replica %d: %+v %v, polling saw %s", i, r, ev, err, polled)
+			}
+		}
 	}
-	for i, rd := range readers {
-		var got []string
-		for {
-			ev, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(ev.Data))
+	for r, rd := range readers {
+		if ev, err := nextWithin(rd, 10*time.Second); err != io.EOF {
+			t.Errorf("replica %d: after the terminal state %+v %v, want the end of the stream", r, ev, err)
 		}
-		if strings.Join(got, "\n") != strings.Join(polled, "\n") {
-			t.Errorf("replica %d streamed\n%s\npolling saw\n%s", i, strings.Join(got, "\n"), strings.Join(polled, "\n"))
-		}
+	}
+}
+
+// nextWithin is rd.Next with a deadline.
+func nextWithin(rd *sse.Reader, d time.Duration) (sse.Event, error) {
+	type res struct {
+		ev  sse.Event
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { ev, err := rd.Next(); ch <- res{ev, err} }()
+	select {
+	case r := <-ch:
+		return r.ev, r.err
+	case <-time.After(d):
+		return sse.Event{}, context.DeadlineExceeded
 	}
 }
