@@ -79,6 +79,7 @@ type server struct {
 	cfg   Config
 	store store.Reader
 	watch *store.HeightWatcher // one poller for every stream of the process
+	feed  blockFeed            // the newest blocks, shared by the block streams
 }
 
 // New returns the API handler. reg receives the API's metrics and is served at /metrics; nil

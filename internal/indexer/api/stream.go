@@ -83,20 +83,22 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 		buf := make([]byte, 0, blockJSONSize)
 		return s.follow(st, func(ctx context.Context) error {
 			for {
-				page, err := s.store.Blocks(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorHeight, Value: after}})
+				// The window may end before the store does: read on until a page comes back
+				// empty.
+				blocks, err := s.feed.after(ctx, s.store, after)
 				if err != nil {
 					return err
 				}
-				for i := range page.Blocks {
-					b := &page.Blocks[i]
+				if len(blocks) == 0 {
+					return nil
+				}
+				for i := range blocks {
+					b := &blocks[i]
 					buf = appendBlockJSON(buf[:0], b)
 					if err := st.Send(strconv.FormatInt(b.Height, 10), "block", buf); err != nil {
 						return err
 					}
 					after = b.Height
-				}
-				if len(page.Blocks) < streamPage {
-					return nil
 				}
 			}
 		})
