@@ -44,6 +44,8 @@ type Route struct {
 	// other answers depend on something Options.Version does not follow (the internal txs,
 	// traced behind the indexed height), so keying them on it could serve a stale page.
 	CachePinned bool
+	// Stream makes the route an event stream (stream.go); Handler is then unused.
+	Stream Opener
 }
 
 // Method is the pattern's method ("GET").
@@ -130,6 +132,8 @@ type Options struct {
 	// Version is what an unpinned cached answer depends on (the indexer: its indexed height).
 	// Without it only Pinned answers are cached.
 	Version func(ctx context.Context) (int64, error)
+	// Streams tune the routes that are event streams (stream.go).
+	Streams StreamOptions
 }
 
 func (o *Options) defaults() {
@@ -162,6 +166,7 @@ type server struct {
 	cc    cacheControl
 	// options are the metrics of OPTIONS answers (labelled "OPTIONS").
 	options *routeMetrics
+	streams *streams
 }
 
 // unmatched is the metrics label of requests no route serves (404, 405).
@@ -174,6 +179,7 @@ func New(opts Options, routes []Route) http.Handler {
 	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache,
 		cc: newCacheControl(opts)}
 	s.options = s.m.forRoute("OPTIONS")
+	s.streams = newStreams(opts.Streams, opts.Registry, opts.Namespace)
 	if opts.CORS.Enabled {
 		s.cors = newCORS(opts.CORS)
 	}

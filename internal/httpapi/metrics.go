@@ -66,6 +66,12 @@ func (m *metrics) forRoute(route string) *routeMetrics {
 }
 
 func (rm *routeMetrics) observe(status int, d time.Duration) {
+	rm.count(status)
+	rm.duration.Observe(d.Seconds())
+}
+
+// count counts one answer by status.
+func (rm *routeMetrics) count(status int) {
 	c, ok := (*rm.codes.Load())[status]
 	if !ok {
 		rm.mu.Lock()
@@ -79,7 +85,6 @@ func (rm *routeMetrics) observe(status int, d time.Duration) {
 		rm.mu.Unlock()
 	}
 	c.Inc()
-	rm.duration.Observe(d.Seconds())
 }
 
 // register adds c to reg, or returns the collector already registered under the same name:

@@ -17,6 +17,10 @@ import (
 // wrap is the one place a handler's result becomes a response.
 func (s *server) wrap(rt Route) http.Handler {
 	rm := s.m.forRoute(rt.Pattern)
+	if rt.Stream != nil {
+		// A stream's duration is its client's session, not a latency: only its status is counted.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rm.count(s.serveStream(w, r, rt)) })
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		status := s.serve(w, r, rt)

@@ -4,6 +4,7 @@
 package httpapitest
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -51,7 +52,10 @@ func Path(t *testing.T, rt httpapi.Route, samples map[string]string) string {
 }
 
 func send(h http.Handler, method, path string, header map[string]string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, "http://api.test"+path, nil)
+	// An event stream answers until its client goes: this client goes after a moment.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, method, "http://api.test"+path, nil)
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}

@@ -51,6 +51,10 @@ type Config struct {
 	// until evicted, the others until the next indexed block.
 	// Default 64 MiB; negative turns the cache off.
 	CacheBytes int64
+	// Streams tune the live streams (caps, heartbeat, per-client buffer); StreamPoll is how
+	// often they read the indexed height (default 250 ms).
+	Streams    httpapi.StreamOptions
+	StreamPoll time.Duration
 }
 
 func (c *Config) defaults() {
@@ -80,13 +84,15 @@ func (c *Config) defaults() {
 type server struct {
 	cfg   Config
 	store store.Reader
+	watch *store.HeightWatcher // one poller for every stream of the process
+	feed  blockFeed            // the newest blocks, shared by the block streams
 }
 
 // New returns the API handler. reg receives the API's metrics and is served at /metrics; nil
 // means a private registry.
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
 	cfg.defaults()
-	s := &server{cfg: cfg, store: reader}
+	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
 	return httpapi.New(httpapi.Options{
 		Namespace:      "rollgate_indexer_api",
 		Log:            logger,
@@ -101,6 +107,7 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		},
 		OpenAPI: s.openAPI(),
 		CORS:    cfg.CORS,
+		Streams: cfg.Streams,
 		Cache:   httpapi.NewCache(cfg.CacheBytes),
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.

@@ -10,12 +10,14 @@ func (s *server) routes() []httpapi.Route {
 		// /status is not cached: internal_tx_height moves apart from the indexed height.
 		{Pattern: "GET /status", Handler: s.status, InSpec: true},
 		{Pattern: "GET /indexer/block/v1/blocks", Handler: s.blocks, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/block/v1/blocks/stream", Stream: s.blockStream, InSpec: true},
 		{Pattern: "GET /indexer/block/v1/blocks/{height}", Handler: s.block, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/block/v1/avg_blocktime", Handler: s.avgBlockTime, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs", Handler: s.txs, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/count", Handler: s.txCount, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccount, InSpec: true, Cache: true},
 		{Pattern: "GET /indexer/tx/v1/txs/by_height/{height}", Handler: s.txsByHeight, InSpec: true, Cache: true},
+		{Pattern: "GET /indexer/tx/v1/txs/stream", Stream: s.txStream, InSpec: true},
 		{Pattern: "GET /indexer/tx/v1/txs/{tx_hash}", Handler: s.tx, InSpec: true, Cache: true},
 
 		// The rich list changes in the blocks' own transactions.

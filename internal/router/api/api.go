@@ -71,6 +71,8 @@ type Config struct {
 	NFTOwners msgs.NFTOwners
 	// Contracts resolves the bridged coin's ERC-20 for /op-hook (nil: RESTContracts).
 	Contracts ContractSource
+	// StatusStreamPoll is how often /v2/tx/status/stream reads the status (default 1 s).
+	StatusStreamPoll time.Duration
 }
 
 type server struct {

@@ -26,6 +26,7 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "POST /v2/tx/track", Handler: s.txTrack, InSpec: true, NoStore: true},
 		{Pattern: "POST /v2/tx/retry_track", Handler: s.txRetryTrack, InSpec: true, NoStore: true},
 		{Pattern: "GET /v2/tx/status", Handler: s.txStatus, InSpec: true, NoStore: true},
+		{Pattern: "GET /v2/tx/status/stream", Stream: s.txStatusStream, InSpec: true},
 		{Pattern: "POST /v2/tx/submit", Handler: s.txSubmit, InSpec: true, NoStore: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},

@@ -169,24 +169,36 @@ func (c *Client) Status(ctx context.Context, chainID, txHash string) (*track.Sta
 	return &out, c.do(ctx, http.MethodGet, "/v2/tx/status?"+q.Encode(), nil, &out)
 }
 
-// Wait polls Status every interval until the transfer is terminal and returns the last
-// answer; onChange sees every answer that differs from the previous one. Terminal is read from
-// state (STATE_COMPLETED_SUCCESS, STATE_COMPLETED_ERROR, STATE_ABANDONED), which also carries
-// the outcome: status is STATE_COMPLETED on each of them.
+// Wait follows the transfer until it is terminal and returns the last answer; onChange sees
+// every answer that differs from the previous one. It listens on /v2/tx/status/stream and
+// polls Status every interval where the stream is unavailable (an older router, a Skip API,
+// a proxy that strips streams) or keeps breaking off.
 func (c *Client) Wait(ctx context.Context, chainID, txHash string, interval time.Duration, onChange func(*track.StatusResponse)) (*track.StatusResponse, error) {
 	var last []byte
-	for {
-		s, err := c.Status(ctx, chainID, txHash)
-		if err != nil {
-			return nil, err
-		}
+	seen := func(s *track.StatusResponse) {
 		if b, _ := json.Marshal(s); !bytes.Equal(b, last) {
 			last = b
 			if onChange != nil {
 				onChange(s)
 			}
 		}
-		if track.Terminal(s.State) {
+	}
+	for tries := 0; tries < maxStreamTries; tries++ {
+		s, ok := c.follow(ctx, chainID, txHash, seen)
+		if s != nil && Terminal(s) {
+			return s, nil
+		}
+		if !ok || ctx.Err() != nil {
+			break
+		}
+	}
+	for {
+		s, err := c.Status(ctx, chainID, txHash)
+		if err != nil {
+			return nil, err
+		}
+		seen(s)
+		if Terminal(s) {
 			return s, nil
 		}
 		select {

@@ -1,0 +1,435 @@
+package httpapi
+
+// Server-Sent Events: the one streaming mechanism of both APIs. A stream route's Open
+// validates the request like any handler (its error is the usual JSON answer, before any
+// 200), then returns a Producer that runs while the client is connected and Sends events.
+// Events go through a bounded per-client queue to a writer that owns the connection, so a
+// client too slow to read never grows memory: when the queue stays full for SlowAfter the
+// client is disconnected with a "reconnect" event naming the last event it was sent, and
+// resumes from there (the producers read from the store, so nothing is lost).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+)
+
+// Opener validates a stream request and returns its producer; an error is answered as any
+// handler's error (a JSON 400 for bad input), before the stream starts.
+type Opener func(r *http.Request) (Producer, error)
+
+// Producer sends a stream's events until the client goes (st.Context() ends) or the stream
+// has nothing more to say (it returns nil: the stream ends). An error it returns is sent as a
+// final "error" event whose data is the API's JSON error body.
+type Producer func(st *Stream) error
+
+// StreamOptions tune the streams of one API; zero values take the defaults.
+type StreamOptions struct {
+	// MaxSubscribers caps the open streams of the API in this process; past it a request is
+	// answered 503 with Retry-After. Default 10,000.
+	MaxSubscribers int
+	// MaxPerIP caps the open streams of one client address (the connection's, not a
+	// forwarded header anyone can set). Default 100.
+	MaxPerIP int
+	// Heartbeat is the interval of the comment lines that keep idle proxies from closing the
+	// connection. Default 15 s.
+	Heartbeat time.Duration
+	// Buffer is the number of events queued per client. Default 64.
+	Buffer int
+	// SlowAfter is how long a full queue may wait for the client before it is disconnected
+	// with a "reconnect" event. Default 10 s.
+	SlowAfter time.Duration
+	// WriteTimeout bounds one write to the client (the server's WriteTimeout is cleared for
+	// streams, which would otherwise cut every stream after it). Default 30 s.
+	WriteTimeout time.Duration
+	// RetryAfter is the Retry-After of a 503 past a cap. Default 5 s.
+	RetryAfter time.Duration
+}
+
+func (o *StreamOptions) defaults() {
+	if o.MaxSubscribers <= 0 {
+		o.MaxSubscribers = 10000
+	}
+	if o.MaxPerIP <= 0 {
+		o.MaxPerIP = 100
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = 64
+	}
+	if o.SlowAfter <= 0 {
+		o.SlowAfter = 10 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	if o.RetryAfter <= 0 {
+		o.RetryAfter = 5 * time.Second
+	}
+}
+
+// ErrSlowClient is what Send returns once the client has been dropped for not keeping up.
+var ErrSlowClient = errors.New("client too slow: disconnected")
+
+// Stream is one open event stream, handed to its Producer.
+type Stream struct {
+	ctx    context.Context
+	q      chan event
+	slow   chan struct{} // closed when the client is dropped as too slow
+	once   sync.Once
+	after  time.Duration
+	sent   func()
+	lastMu sync.Mutex
+	last   string // id of the last event written to the connection
+}
+
+type event struct {
+	id, name string
+	data     []byte
+}
+
+// Context ends when the client goes away, the server shuts down or the client is dropped.
+func (st *Stream) Context() context.Context { return st.ctx }
+
+// Send queues one event; data is copied. It waits up to SlowAfter for room in the client's
+// queue, then drops the client (ErrSlowClient). It returns the context's error once the
+// stream is over.
+func (st *Stream) Send(id, name string, data []byte) error {
+	ev := event{id: id, name: name, data: append([]byte(nil), data...)}
+	select {
+	case st.q <- ev:
+		return nil
+	case <-st.ctx.Done():
+		return st.ctx.Err()
+	default:
+	}
+	t := time.NewTimer(st.after)
+	defer t.Stop()
+	select {
+	case st.q <- ev:
+		return nil
+	case <-st.ctx.Done():
+		return st.ctx.Err()
+	case <-t.C:
+		st.once.Do(func() { close(st.slow) })
+		return ErrSlowClient
+	}
+}
+
+func (st *Stream) lastID() string {
+	st.lastMu.Lock()
+	defer st.lastMu.Unlock()
+	return st.last
+}
+
+// LastEventID is where a client resumes: the Last-Event-ID header EventSource sends on
+// reconnecting, else the from query parameter; "" when neither is given.
+func LastEventID(r *http.Request) string {
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		return v
+	}
+	return r.URL.Query().Get("from")
+}
+
+// streams is one API's registry of open streams: the caps, the metrics and the shutdown.
+type streams struct {
+	opts    StreamOptions
+	mu      sync.Mutex
+	open    int
+	perIP   map[string]int
+	servers map[*http.Server]chan struct{}
+	m       *streamMetrics
+}
+
+type streamMetrics struct {
+	subscribers *prometheus.GaugeVec   // by route
+	events      *prometheus.CounterVec // by route
+	drops       *prometheus.CounterVec // by reason: slow, cap, ip_cap
+}
+
+func newStreams(opts StreamOptions, reg prometheus.Registerer, ns string) *streams {
+	opts.defaults()
+	return &streams{opts: opts, perIP: map[string]int{}, servers: map[*http.Server]chan struct{}{}, m: &streamMetrics{
+		subscribers: register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "_stream_subscribers",
+			Help: "Open event streams by route pattern.",
+		}, []string{"route"})),
+		events: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "_stream_events_total",
+			Help: "Events written to stream clients by route pattern (heartbeats not counted).",
+		}, []string{"route"})),
+		drops: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "_stream_drops_total",
+			Help: "Stream clients refused or disconnected by reason (slow: could not keep up; cap, ip_cap: over a subscriber cap).",
+		}, []string{"reason"})),
+	}}
+}
+
+// admit counts a new stream of ip against the caps; the returned release undoes it.
+func (h *streams) admit(ip string) (release func(), err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	reason := ""
+	switch {
+	case h.open >= h.opts.MaxSubscribers:
+		reason = "cap"
+	case h.perIP[ip] >= h.opts.MaxPerIP:
+		reason = "ip_cap"
+	}
+	if reason != "" {
+		h.m.drops.WithLabelValues(reason).Inc()
+		return nil, &apierr.Error{Code: apierr.Unavailable, Expected: true, Details: []string{"TOO_MANY_STREAMS"},
+			Message: "too many open streams; retry later"}
+	}
+	h.open++
+	h.perIP[ip]++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.open--
+		if h.perIP[ip]--; h.perIP[ip] <= 0 {
+			delete(h.perIP, ip)
+		}
+	}, nil
+}
+
+// shutdown returns a channel closed when the request's server shuts down. http.Server's
+// Shutdown waits for handlers to return and never cancels them, so without this an open
+// stream would hold Shutdown until its deadline.
+func (h *streams) shutdown(r *http.Request) <-chan struct{} {
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if srv == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch, ok := h.servers[srv]
+	if !ok {
+		ch = make(chan struct{})
+		h.servers[srv] = ch
+		srv.RegisterOnShutdown(func() {
+			h.mu.Lock()
+			delete(h.servers, srv)
+			h.mu.Unlock()
+			close(ch)
+		})
+	}
+	return ch
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// serveStream answers a stream route and returns the status written.
+func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (status int) {
+	release, err := s.streams.admit(clientIP(r))
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(int(s.streams.opts.RetryAfter.Seconds())))
+		return s.fail(w, r, rt, err)
+	}
+	defer release()
+	prod, err := func() (p Producer, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.m.panics.Inc()
+				err = fmt.Errorf("panic in %s: %v", rt.Pattern, v)
+			}
+		}()
+		return rt.Stream(r)
+	}()
+	if err != nil {
+		return s.fail(w, r, rt, err)
+	}
+	rc := http.NewResponseController(w)
+	// The server's read and write deadlines are for requests, not for a response that lasts
+	// hours; each write gets its own deadline below.
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx would otherwise buffer the stream
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return http.StatusOK
+	}
+
+	opts := s.streams.opts
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	events := s.streams.m.events.WithLabelValues(rt.Pattern)
+	st := &Stream{ctx: ctx, q: make(chan event, opts.Buffer), slow: make(chan struct{}), after: opts.SlowAfter}
+	subs := s.streams.m.subscribers.WithLabelValues(rt.Pattern)
+	subs.Inc()
+	defer subs.Dec()
+
+	var buf []byte
+	write := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	// The first comment tells the client (and any proxy) the stream is open.
+	if !write([]byte(": ok\n\n")) {
+		return http.StatusOK
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				s.m.panics.Inc()
+				done <- fmt.Errorf("panic in %s: %v", rt.Pattern, v)
+			}
+		}()
+		done <- prod(st)
+	}()
+	// Whatever ends the stream, the producer is stopped and waited for: no goroutine outlives
+	// the request.
+	prodDone := false
+	defer func() {
+		cancel()
+		if !prodDone {
+			<-done
+		}
+	}()
+	heartbeat := time.NewTicker(opts.Heartbeat)
+	defer heartbeat.Stop()
+	shutdown := s.streams.shutdown(r)
+	writeEvent := func(ev event) bool {
+		buf = appendEvent(buf[:0], ev)
+		if !write(buf) {
+			return false
+		}
+		events.Inc()
+		if ev.id != "" {
+			st.lastMu.Lock()
+			st.last = ev.id
+			st.lastMu.Unlock()
+		}
+		return true
+	}
+	reconnect := func(reason string) {
+		last := st.lastID()
+		data := fmt.Appendf(nil, `{"reason":%q,"last_event_id":%q}`, reason, last)
+		writeEvent(event{id: last, name: "reconnect", data: data})
+	}
+	for {
+		select {
+		case <-st.slow:
+			// The queued events are dropped with the client: it resumes after the last one sent.
+			s.streams.m.drops.WithLabelValues("slow").Inc()
+			reconnect("slow client")
+			return http.StatusOK
+		default:
+		}
+		select {
+		case ev := <-st.q:
+			if !writeEvent(ev) {
+				return http.StatusOK
+			}
+		case err := <-done:
+			prodDone = true
+			// What the producer queued before it ended is still delivered.
+			for {
+				select {
+				case ev := <-st.q:
+					if !writeEvent(ev) {
+						return http.StatusOK
+					}
+					continue
+				default:
+				}
+				break
+			}
+			if err != nil && !errors.Is(err, ErrSlowClient) && r.Context().Err() == nil && ctx.Err() == nil {
+				s.streamError(r, rt, err, writeEvent)
+			} else if errors.Is(err, ErrSlowClient) {
+				s.streams.m.drops.WithLabelValues("slow").Inc()
+				reconnect("slow client")
+			}
+			return http.StatusOK
+		case <-heartbeat.C:
+			if !write([]byte(": heartbeat\n\n")) {
+				return http.StatusOK
+			}
+		case <-shutdown:
+			reconnect("server shutting down")
+			return http.StatusOK
+		case <-r.Context().Done():
+			s.m.disconnects.WithLabelValues(rt.Pattern).Inc()
+			return StatusClientGone
+		}
+	}
+}
+
+// StatusClientGone is the status recorded for a stream its client closed.
+const StatusClientGone = apierr.StatusClientClosedRequest
+
+// streamError sends err as the final "error" event: the API's JSON error body.
+func (s *server) streamError(r *http.Request, rt Route, err error, send func(event) bool) {
+	if s.opts.MapError != nil {
+		err = s.opts.MapError(err)
+	}
+	e := apierr.From(err)
+	if e.Code.HTTPStatus() >= 500 && !e.Expected {
+		s.log.Error("stream failed", "path", r.URL.Path, "route", rt.Pattern, "err", httpx.RedactText(err.Error()))
+	}
+	send(event{name: "error", data: ErrorJSON(e)})
+}
+
+// ErrorJSON is the JSON error body of e, as apierr.Write sends it, without the newline.
+func ErrorJSON(e *apierr.Error) []byte {
+	rec := &bodyRecorder{h: http.Header{}}
+	apierr.Write(rec, &http.Request{}, nil, e)
+	return []byte(strings.TrimRight(string(rec.b), "\n"))
+}
+
+type bodyRecorder struct {
+	h http.Header
+	b []byte
+}
+
+func (b *bodyRecorder) Header() http.Header         { return b.h }
+func (b *bodyRecorder) WriteHeader(int)             {}
+func (b *bodyRecorder) Write(p []byte) (int, error) { b.b = append(b.b, p...); return len(p), nil }
+
+// appendEvent frames one event. Data is JSON on one line here, but a newline in it would end
+// the field, so each line becomes its own data field (the client joins them back).
+func appendEvent(b []byte, ev event) []byte {
+	if ev.name != "" {
+		b = append(append(append(b, "event: "...), ev.name...), '\n')
+	}
+	if ev.id != "" {
+		b = append(append(append(b, "id: "...), ev.id...), '\n')
+	}
+	data := ev.data
+	for {
+		line, rest, more := strings.Cut(string(data), "\n")
+		b = append(append(append(b, "data: "...), line...), '\n')
+		if !more || rest == "" {
+			break
+		}
+		data = []byte(rest)
+	}
+	return append(b, '\n')
+}

@@ -1,0 +1,160 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// The live streams (Server-Sent Events, see internal/httpapi's stream.go). Each event's data
+// is the item exactly as the matching list route renders it, and its id the item's key in
+// that list (a block's height, a tx's sequence): a client that reconnects with Last-Event-ID
+// (or ?from=) first gets every item after it from the store, through the same keyset queries
+// the list routes use, then the live ones. New data is learned from the store (HeightWatcher),
+// so an API replica streams what any writer commits.
+
+// streamPage is the keyset page a stream reads the store in.
+const streamPage = 100
+
+// resumePoint parses Last-Event-ID or ?from=: the id of the last item the client has; ok is
+// false when it gave none (the stream starts at the tip).
+func resumePoint(r *http.Request) (after int64, ok bool, err error) {
+	v := httpapi.LastEventID(r)
+	if v == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false, apierr.BadRequest("resume point (Last-Event-ID or from) must be a non-negative integer, got %q", clip(v))
+	}
+	return n, true, nil
+}
+
+// errExpired is the error event of a resume point before the retained data.
+func errExpired(after, first int64) error {
+	return (&apierr.Error{Code: apierr.NotFound, Message: "resume point " + strconv.FormatInt(after, 10) +
+		" is older than the retained data (first height " + strconv.FormatInt(first, 10) + "); reconnect without Last-Event-ID"}).
+		WithDetails("RESUME_POINT_EXPIRED")
+}
+
+// follow runs catchUp (every item after the client's position) each time the indexed height
+// moves past the height read before the previous round. The height is read before the
+// queries, so whatever a commit adds after it wakes the next round: no item falls between.
+func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) error) error {
+	ctx := st.Context()
+	for {
+		seen, err := s.store.IndexedHeight(ctx)
+		if err != nil {
+			return err
+		}
+		if err := catchUp(ctx); err != nil {
+			return err
+		}
+		if _, err := s.watch.Wait(ctx, seen); err != nil {
+			return nil // the client went away or the stream was ended
+		}
+	}
+}
+
+// blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
+// lists them, id the height.
+func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
+	after, resume, err := resumePoint(r)
+	if err != nil {
+		return nil, err
+	}
+	return func(st *httpapi.Stream) error {
+		ctx := st.Context()
+		first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+		if err != nil {
+			return err
+		}
+		if !resume {
+			if after, err = s.store.IndexedHeight(ctx); err != nil {
+				return err
+			}
+		} else if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
+			return errExpired(after, first.Blocks[0].Height)
+		}
+		buf := make([]byte, 0, blockJSONSize)
+		return s.follow(st, func(ctx context.Context) error {
+			for {
+				// The window may end before the store does: read on until a page comes back
+				// empty.
+				blocks, err := s.feed.after(ctx, s.store, after)
+				if err != nil {
+					return err
+				}
+				if len(blocks) == 0 {
+					return nil
+				}
+				for i := range blocks {
+					b := &blocks[i]
+					buf = appendBlockJSON(buf[:0], b)
+					if err := st.Send(strconv.FormatInt(b.Height, 10), "block", buf); err != nil {
+						return err
+					}
+					after = b.Height
+				}
+			}
+		})
+	}, nil
+}
+
+// txStream: GET /indexer/tx/v1/txs/stream, the txs as the tx list routes list them (the
+// same filters: account with is_signer as by_account, msgs as every tx list), id the tx's
+// sequence.
+func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
+	q := query(r.URL.RawQuery)
+	var f store.TxFilter
+	if a := q.Get("account"); a != "" {
+		acc, err := accountParam(s.cfg.AccountPrefix, a)
+		if err != nil {
+			return nil, err
+		}
+		f.Account, f.SignerOnly = acc, q.Get("is_signer") == "true"
+	}
+	msgs, err := msgsParam(q)
+	if err != nil {
+		return nil, err
+	}
+	f.MsgTypes = msgs
+	after, resume, err := resumePoint(r)
+	if err != nil {
+		return nil, err
+	}
+	return func(st *httpapi.Stream) error {
+		ctx := st.Context()
+		if !resume {
+			// The tip: the newest tx of any kind (sequences are dense over all txs).
+			last, err := s.store.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true})
+			if err != nil {
+				return err
+			}
+			if len(last.Txs) > 0 {
+				after = last.Txs[0].Sequence
+			}
+		}
+		return s.follow(st, func(ctx context.Context) error {
+			for {
+				page, err := s.store.Txs(ctx, f, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
+				if err != nil {
+					return err
+				}
+				for _, t := range page.Txs {
+					if err := st.Send(strconv.FormatInt(t.Sequence, 10), "tx", t.JSON); err != nil {
+						return err
+					}
+					after = t.Sequence
+				}
+				if len(page.Txs) < streamPage {
+					return nil
+				}
+			}
+		})
+	}, nil
+}
