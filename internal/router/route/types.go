@@ -31,6 +31,12 @@ type Request struct {
 	AllowSwaps         *bool       `json:"allow_swaps,omitempty"`
 	SwapVenues         []SwapVenue `json:"swap_venues,omitempty"`
 	IsOPWithdraw       bool        `json:"is_op_withdraw,omitempty"`
+	// AllowAmountHooks is rollgate's extension: it opts in to routes whose op hook continues
+	// the route after an OPinit deposit with an IBC transfer or a withdrawal on the rollup.
+	// Such a hook moves an exact coin, so /op-hook needs amount_in to build it, which
+	// InterwovenKit, initia.js and Skip's clients never send: without the field every hook a
+	// route needs is a wrap hook (docs/router-api.md, "Op hook").
+	AllowAmountHooks bool `json:"allow_amount_hooks,omitempty"`
 }
 
 // Route is the /route response (Skip Route + Initia extras).
