@@ -54,6 +54,9 @@ func (r *routeFlags) request() (route.Request, error) {
 	}
 	req := route.Request{AmountIn: r.Amount, SourceAssetChainID: r.FromChain, SourceAssetDenom: r.FromDenom,
 		DestAssetChainID: r.ToChain, DestAssetDenom: r.ToDenom}
+	// rollgate's own signer builds amount hooks (/op-hook with amount_in), so it keeps the
+	// single-transaction routes that continue after a deposit (route.Request.AllowAmountHooks).
+	req.AllowAmountHooks = true
 	req.IsOPWithdraw = r.OPWithdraw
 	if r.MultiTx {
 		t := true
@@ -310,7 +313,8 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		hook, err := cl.OPHook(ctx, api.OPHookRequest{SourceAddress: src, SourceAssetChainID: rt.SourceAssetChainID, SourceAssetDenom: rt.SourceAssetDenom,
-			DestAddress: to, DestAssetChainID: rt.DestAssetChainID, DestAssetDenom: rt.DestAssetDenom, AmountIn: rt.AmountIn})
+			DestAddress: to, DestAssetChainID: rt.DestAssetChainID, DestAssetDenom: rt.DestAssetDenom, AmountIn: rt.AmountIn,
+			AllowAmountHooks: true})
 		if err != nil {
 			return err
 		}

@@ -158,7 +158,10 @@ func routeCases() []routeCase {
 		{"l2_to_l2_multihop", rq(mmov, "uusdc", mwas, usdcMoveWasm), []string{userInit, userInit, user2Init}, false, 2, 1, false},
 		{"ibc_unwind_to_origin", rq(l1, atomL1, hub, "uatom"), []string{userInit, userHub}, false, 1, 1, false},
 		{"ibc_unwind_two_hops", rq(mwas, atomWasm, hub, "uatom"), []string{userInit, userInit, userHub}, false, 2, 1, false},
-		{"op_hook_deposit_then_ibc", rq(l1, "uinit", mwas, initMoveW), []string{userInit, userInit, userInit, user2Init}, true, 3, 1, true},
+		// rollgate's amount hook: the IBC transfer after the deposit rides in the op hook.
+		{"op_hook_deposit_then_ibc", rq(l1, "uinit", mwas, initMoveW, "allow_amount_hooks", true), []string{userInit, userInit, userInit, user2Init}, true, 3, 1, true},
+		// A standard client (no allow_amount_hooks) gets the same path as two transactions.
+		{"deposit_then_ibc_multi_tx", rq(l1, "uinit", mwas, initMoveW, "allow_multi_tx", true), []string{userInit, userInit, userInit, user2Init}, false, 3, 2, false},
 		{"layer_zero_evm_to_l1", rq(eth, usdtEth, l1, usdtL1), []string{userEth, userInit}, false, 1, 1, false},
 		// The slow withdrawal, then an IBC transfer from L1 in a second transaction.
 		{"multi_tx_withdraw_then_ibc", rq(mevm, initL2EVM, hub, initHub, "is_op_withdraw", true, "allow_multi_tx", true), []string{userInit, userInit, userHub}, false, 2, 2, false},
@@ -202,7 +205,8 @@ func TestRouteAndMsgsGolden(t *testing.T) {
 			if tc.hook {
 				st, hb := do(t, h, http.MethodPost, "/op-hook", map[string]any{"source_address": userInit, "dest_address": user2Init,
 					"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
-					"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn})
+					"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom, "amount_in": rt.AmountIn,
+					"allow_amount_hooks": tc.req["allow_amount_hooks"] == true})
 				testutil.Golden(t, "op_hook/"+tc.name+".json", pretty(t, st, hb))
 				if st != http.StatusOK {
 					t.Fatalf("op-hook %d: %s", st, hb)
@@ -380,6 +384,7 @@ func TestRouteErrors(t *testing.T) {
 		{"no_route_without_op_withdraw", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", l1, "dest_asset_denom", "uinit"), 400, "NO_ROUTE"},
 		{"op_withdraw_from_l1", base("dest_asset_chain_id", l1, "dest_asset_denom", atomL1, "is_op_withdraw", true), 400, "NO_ROUTE"},
 		{"no_route_needs_multi_tx", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", hub, "dest_asset_denom", initHub, "is_op_withdraw", true), 400, "NO_ROUTE"},
+		{"no_route_amount_hook_only", base("dest_asset_chain_id", mwas, "dest_asset_denom", initMoveW), 400, "NO_ROUTE"},
 		{"no_route_multi_tx", base("source_asset_chain_id", eth, "source_asset_denom", usdtEth, "dest_asset_chain_id", hub, "dest_asset_denom", "uatom"), 400, "NO_ROUTE"},
 		{"invalid_json", "{not json", 400, "INVALID_JSON"},
 		{"body_too_large", `{"amount_in":"` + strings.Repeat("1", 70<<10) + `"}`, 413, "BODY_TOO_LARGE"},
@@ -422,7 +427,7 @@ func TestMsgsErrors(t *testing.T) {
 		return rt
 	}
 	multi := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": mmov, "source_asset_denom": "uusdc", "dest_asset_chain_id": mwas, "dest_asset_denom": usdcMoveWasm})
-	hooked := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": l1, "source_asset_denom": "uinit", "dest_asset_chain_id": mwas, "dest_asset_denom": initMoveW})
+	hooked := routeOf(map[string]any{"amount_in": "1000000", "source_asset_chain_id": l1, "source_asset_denom": "uinit", "dest_asset_chain_id": mwas, "dest_asset_denom": initMoveW, "allow_amount_hooks": true})
 	req := func(rt route.Route, addrs []string, mut func(ops []route.Operation), kv ...any) map[string]any {
 		ops := append([]route.Operation(nil), rt.Operations...)
 		for i := range ops {
@@ -498,7 +503,7 @@ func signedHookAs(t *testing.T, signer string) map[string]any { return signedHoo
 func TestOPHookErrors(t *testing.T) {
 	h := newServer(t)
 	base := func(kv ...any) map[string]any {
-		m := map[string]any{"source_address": userInit, "dest_address": user2Init, "amount_in": "1000",
+		m := map[string]any{"source_address": userInit, "dest_address": user2Init, "amount_in": "1000", "allow_amount_hooks": true,
 			"source_asset_chain_id": l1, "source_asset_denom": "uinit", "dest_asset_chain_id": mwas, "dest_asset_denom": initMoveW}
 		for i := 0; i+1 < len(kv); i += 2 {
 			if kv[i+1] == nil {
@@ -520,6 +525,8 @@ func TestOPHookErrors(t *testing.T) {
 		{"missing_source_address", base("source_address", nil), 400, "MISSING_FIELD"},
 		// InterwovenKit sends no amount_in: a precise reason and what to send.
 		{"missing_amount", base("amount_in", nil), 400, ReasonHookAmountRequired},
+		// Without allow_amount_hooks (InterwovenKit's body) that route is not offered: no hook.
+		{"standard_client_amount_hook_route", base("amount_in", nil, "allow_amount_hooks", nil), 400, ReasonHookNotNeeded},
 		{"missing_amount_no_hook_needed", base("amount_in", nil, "dest_asset_chain_id", mevm, "dest_asset_denom", initL2EVM), 400, ReasonHookNotNeeded},
 		{"bad_amount", base("amount_in", "1.5"), 400, "INVALID_AMOUNT"},
 		{"unknown_denom", base("dest_asset_denom", "ufoo"), 404, "UNKNOWN_ASSET"},

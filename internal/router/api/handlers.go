@@ -41,7 +41,7 @@ func (s *server) opHook(r *http.Request) (any, error) {
 		amount = "1"
 	}
 	rt, err := g.Find(route.Request{AmountIn: amount, SourceAssetChainID: req.SourceAssetChainID, SourceAssetDenom: req.SourceAssetDenom,
-		DestAssetChainID: req.DestAssetChainID, DestAssetDenom: req.DestAssetDenom, AllowMultiTx: &multi})
+		DestAssetChainID: req.DestAssetChainID, DestAssetDenom: req.DestAssetDenom, AllowMultiTx: &multi, AllowAmountHooks: req.AllowAmountHooks})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *server) opHook(r *http.Request) (any, error) {
 	if req.AmountIn == "" {
 		return nil, apierr.BadRequest("amount_in is required: the hook is a transfer on %s signed now for the exact amount the deposit will mint there", l2.ID).
 			WithDetails(ReasonHookAmountRequired).
-			WithInfo("send amount_in: the amount_in of the /v2/fungible/route response this hook is for (the same value later sent to /v2/fungible/msgs)")
+			WithInfo("send amount_in: the amount_in of the /v2/fungible/route response (asked with allow_amount_hooks) this hook is for (the same value later sent to /v2/fungible/msgs)")
 	}
 	sender, err := msgs.Rebech32(req.SourceAddress, l2.Bech32Prefix)
 	if err != nil {

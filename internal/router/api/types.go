@@ -13,7 +13,8 @@ import (
 // initia-labs/initia.js@a60dc6b:src/bridge/router-client.ts:221-232), which is all the wrap hook
 // (approve + toLocal, msgs.WrapHook) needs. amount_in is a rollgate extension for its own hooks
 // that continue the route over IBC after the deposit: ICS-20 transfers an exact coin, so such
-// a hook is signed for the route's amount, and without amount_in the answer is 400
+// a hook is signed for the route's amount. Those routes are offered only with
+// allow_amount_hooks (on /route and here); with it and without amount_in the answer is 400
 // OP_HOOK_AMOUNT_REQUIRED whose info says what to send.
 type OPHookRequest struct {
 	SourceAddress      string `json:"source_address"`
@@ -23,6 +24,9 @@ type OPHookRequest struct {
 	DestAssetChainID   string `json:"dest_asset_chain_id"`
 	DestAssetDenom     string `json:"dest_asset_denom"`
 	AmountIn           string `json:"amount_in"`
+	// AllowAmountHooks: the hook is for a route asked with allow_amount_hooks (route.Request),
+	// so it may be an IBC transfer or withdrawal on the rollup, built for amount_in.
+	AllowAmountHooks bool `json:"allow_amount_hooks,omitempty"`
 }
 
 // OPHookResponse is the /op-hook response.

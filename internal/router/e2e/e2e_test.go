@@ -332,7 +332,11 @@ func TestRoutesEndToEnd(t *testing.T) {
 		{name: "multi_tx_withdraw_then_ibc", srcChain: moveID, srcDenom: l2Move, dstChain: hubID, dstDenom: ibc("transfer/channel-0/uinit"), amount: "500000",
 			signer: r(2), recipient: r(12), extra: map[string]any{"is_op_withdraw": true, "allow_multi_tx": true}, mode: amino, wantOps: 2, wantTxs: 2},
 		{name: "op_hook_deposit_then_ibc", srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/" + l2Move), amount: "800000",
-			signer: user, recipient: r(9), mode: direct, wantOps: 3, wantHook: true},
+			signer: user, recipient: r(9), extra: map[string]any{"allow_amount_hooks": true}, mode: direct, wantOps: 3, wantHook: true},
+		// The same path for a standard client (no allow_amount_hooks): the deposit, then the
+		// user's own IBC transfer from the rollup in a second transaction.
+		{name: "deposit_then_ibc_two_txs", srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: ibc("transfer/channel-0/transfer/channel-1/" + l2Move), amount: "300000",
+			signer: user, recipient: r(13), extra: map[string]any{"allow_multi_tx": true}, mode: direct, wantOps: 3, wantTxs: 2},
 	}
 	for _, tc := range cases {
 		if !t.Run(tc.name, func(t *testing.T) { w.t = t; w.run(tc) }) {
@@ -470,7 +474,8 @@ func (w *wallet) opHook(tc e2eCase, rt route.Route, dest string) map[string]any 
 	req := map[string]any{"source_address": w.tn.addr(t, tc.srcChain, tc.signer), "dest_address": dest,
 		"source_asset_chain_id": rt.SourceAssetChainID, "source_asset_denom": rt.SourceAssetDenom,
 		"dest_asset_chain_id": rt.DestAssetChainID, "dest_asset_denom": rt.DestAssetDenom}
-	// InterwovenKit's body has no amount_in: the answer says what to send.
+	// rollgate's extension, as on /route; without amount_in the answer says what to send.
+	req["allow_amount_hooks"] = true
 	st, body := w.post("/op-hook", req)
 	var e struct {
 		Details []string `json:"details"`

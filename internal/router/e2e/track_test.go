@@ -397,7 +397,7 @@ func TestTrackEndToEnd(t *testing.T) {
 		n.t = t
 		dst := ibc("transfer/channel-0/transfer/channel-1/" + l2Move)
 		chainID, raw := route(t, e2eCase{srcChain: l1ID, srcDenom: "uinit", dstChain: wasmID, dstDenom: dst, amount: "800000",
-			signer: user, recipient: r(9), mode: direct, wantOps: 3, wantHook: true})
+			signer: user, recipient: r(9), extra: map[string]any{"allow_amount_hooks": true}, mode: direct, wantOps: 3, wantHook: true})
 		hash := n.submit(chainID, raw)
 		s, _ := n.follow(chainID, hash, terminal)
 		n.checkEnd(s, track.StateCompletedSuccess, track.StatusCompleted, wasmID, dst, "800000")

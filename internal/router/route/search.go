@@ -159,7 +159,7 @@ func (g *Graph) Find(req Request) (*Route, error) {
 		return nil, g.noRoute(req, "is_op_withdraw needs a rollup source and an L1 destination")
 	}
 
-	q := query{src: src, dst: dst, amount: amount, allowed: allowed, multi: multi, withdrawFirst: req.IsOPWithdraw}
+	q := query{src: src, dst: dst, amount: amount, allowed: allowed, multi: multi, withdrawFirst: req.IsOPWithdraw, amountHooks: req.AllowAmountHooks}
 	found := g.search(q, nil)
 	if found == nil {
 		info := ""
@@ -180,6 +180,18 @@ func (g *Graph) Find(req Request) (*Route, error) {
 			if g.search(q, nil) != nil {
 				info = "no single-transaction route; set allow_multi_tx to accept a route needing several transactions"
 			}
+			q.multi = multi
+		}
+		if !q.amountHooks {
+			// A standard client cannot sign a hook for an exact amount; say that such a
+			// route exists for a client that can (rollgate's own CLI).
+			q.amountHooks = true
+			if g.search(q, nil) != nil {
+				if info != "" {
+					info += "; "
+				}
+				info += "a route continuing after the OPinit deposit in an op hook signed for the exact amount exists: rollgate's allow_amount_hooks (then /op-hook needs amount_in)"
+			}
 		}
 		return nil, g.noRoute(req, info)
 	}
@@ -195,6 +207,9 @@ type query struct {
 	multi    bool
 	// withdrawFirst makes the OPinit withdrawal the first hop (the "Lossless" option).
 	withdrawFirst bool
+	// amountHooks lets an IBC transfer or a withdrawal follow an OPinit deposit in its op
+	// hook (Request.AllowAmountHooks); without it such a hop is a transaction of its own.
+	amountHooks bool
 }
 
 // search is the engine's one best-first search. It returns the best label at q.dst (nil when
@@ -231,7 +246,7 @@ func (g *Graph) search(q query, reached func(*label)) *label {
 			if q.withdrawFirst && l.prev != nil && l.prev.prev == nil && l.via.kind == kindUnwrap && ed.kind != kindWithdraw {
 				continue
 			}
-			nl := g.extend(l, ed)
+			nl := g.extend(l, ed, q.amountHooks)
 			if nl == nil || (!q.multi && nl.txs > 1) {
 				continue
 			}
@@ -268,7 +283,8 @@ func (g *Graph) noRoute(req Request, info string) error {
 }
 
 // extend applies one edge to a label, or returns nil when the hop cannot follow it.
-func (g *Graph) extend(l *label, ed *edge) *label {
+// amountHooks allows the hook after a deposit to move the coin on (query.amountHooks).
+func (g *Graph) extend(l *label, ed *edge, amountHooks bool) *label {
 	from := &g.nodes[l.node]
 	nl := &label{node: ed.to, amount: l.amount, value: l.value, txs: l.txs, secs: l.secs, hops: l.hops + 1, prev: l, via: ed, hook: l.hook}
 	if l.cont == contUnwrapped && ed.kind != kindIBC && ed.kind != kindWithdraw {
@@ -279,7 +295,7 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 	case kindIBC:
 		// The hop rides in the previous hop's tx as a forward memo (PFM on this chain), as
 		// the rollup-side hook of a deposit, or after the source tx's unwrap.
-		sameTx = l.cont == contForward || l.cont == contHook || l.cont == contUnwrapped
+		sameTx = l.cont == contForward || (l.cont == contHook && amountHooks) || l.cont == contUnwrapped
 		if to := g.nodes[ed.to].chain; to.PFM {
 			nl.cont = contForward
 		}
@@ -292,7 +308,7 @@ func (g *Graph) extend(l *label, ed *edge) *label {
 			nl.cont = contNone
 		}
 	case kindWithdraw:
-		sameTx = l.cont == contHook || l.cont == contUnwrapped
+		sameTx = (l.cont == contHook && amountHooks) || l.cont == contUnwrapped
 		secs := g.cfg.OPWithdrawSeconds
 		if c := from.chain; c.OPFinalizationKnown || c.OPFinalization > 0 {
 			secs = int(c.OPFinalization / time.Second)

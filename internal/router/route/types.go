@@ -2,6 +2,7 @@ package route
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/holiman/uint256"
 
@@ -31,6 +32,12 @@ type Request struct {
 	AllowSwaps         *bool       `json:"allow_swaps,omitempty"`
 	SwapVenues         []SwapVenue `json:"swap_venues,omitempty"`
 	IsOPWithdraw       bool        `json:"is_op_withdraw,omitempty"`
+	// AllowAmountHooks is rollgate's extension: it opts in to routes whose op hook continues
+	// the route after an OPinit deposit with an IBC transfer or a withdrawal on the rollup.
+	// Such a hook moves an exact coin, so /op-hook needs amount_in to build it, which
+	// InterwovenKit, initia.js and Skip's clients never send: without the field every hook a
+	// route needs is a wrap hook (docs/router-api.md, "Op hook").
+	AllowAmountHooks bool `json:"allow_amount_hooks,omitempty"`
 }
 
 // Route is the /route response (Skip Route + Initia extras).
@@ -281,9 +288,15 @@ type Asset struct {
 // AssetOf renders a registry asset as a Skip Asset.
 func AssetOf(a *registry.Asset) Asset {
 	d := a.Decimals
+	isEVM, token := a.IsEVM, a.TokenContract
+	if w := a.Wrap; w != nil && token == "" && strings.HasPrefix(a.Denom, "evm/") {
+		// minievm's wrapper token is an ERC-20 whose bank denom is evm/<its address>: Skip's
+		// Asset marks an ERC-20 with is_evm and names it in token_contract.
+		isEVM, token = true, "0x"+strings.TrimPrefix(a.Denom, "evm/")
+	}
 	return Asset{Denom: a.Denom, ChainID: a.ChainID, OriginDenom: a.OriginDenom, OriginChainID: a.OriginChainID,
-		Trace: a.Trace, IsEVM: a.IsEVM, Symbol: a.Symbol, Name: a.Name, LogoURI: a.LogoURI, Decimals: &d,
-		TokenContract: a.TokenContract, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol,
+		Trace: a.Trace, IsEVM: isEVM, Symbol: a.Symbol, Name: a.Name, LogoURI: a.LogoURI, Decimals: &d,
+		TokenContract: token, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol,
 		Hidden: a.Hidden}
 }
 
