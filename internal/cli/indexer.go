@@ -118,29 +118,24 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg.BuildInfo = env.Build
-	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
 	g := newGroup(ctx)
-	closeStore, err := startIndexer(g, cfg, ln, log)
+	ln, err := g.Listen(cfg.Listen)
 	if err != nil {
-		ln.Close()
-		return err
+		return g.Abort(err)
+	}
+	if err := startIndexer(g, cfg, ln, log); err != nil {
+		return g.Abort(err)
 	}
 	log.Info("indexer started", "chain_id", cfg.Ingest.ChainID, "mode", cfg.Mode, "url", "http://"+ln.Addr().String())
 	err = g.Wait()
-	if cerr := closeStore(); err == nil {
-		err = cerr
-	}
 	log.Info("indexer stopped", "chain_id", cfg.Ingest.ChainID)
 	return err
 }
 
 // startIndexer opens the store and adds the ingestion pipeline and/or the API server to g.
-// The caller closes the store with the returned function once the group has stopped, so no
-// write is cut off by a closing database.
-func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) (func() error, error) {
+// The store is g's: it closes once the group has stopped, so no write is cut off by a closing
+// database. On an error the caller aborts g, which stops what was already started.
+func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) error {
 	log = log.With(cfg.LogContext...)
 	// An API replica only reads: it neither creates nor migrates the store (the writer or
 	// `rollgate migrate` does), so replicas can start beside a writer of another version.
@@ -149,14 +144,15 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		open = store.Open
 		if path, ok := strings.CutPrefix(cfg.DB, "sqlite:"); ok && path != ":memory:" {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	db, err := open(g.ctx, cfg.DB, log)
 	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
+		return fmt.Errorf("open store: %w", err)
 	}
+	g.Own(db.Close)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -165,17 +161,14 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
 		src, err := ingest.DialSource(cfg.RPC, cfg.REST, reg, opts...)
 		if err != nil {
-			db.Close()
-			return nil, err
+			return err
 		}
 		if err := startEVMIngest(g, cfg, src, db, log, opts); err != nil {
-			db.Close()
-			return nil, err
+			return err
 		}
 		p, err := ingest.New(cfg.Ingest, src, db, log, reg)
 		if err != nil {
-			db.Close()
-			return nil, err
+			return err
 		}
 		ready = p.Ready
 		g.Go(p.Run)
@@ -208,7 +201,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		handler = accessLog(handler, log)
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
-	return db.Close, nil
+	return nil
 }
 
 // readyz answers readiness in ingest-only mode (no API layer runs there), in the API's shape:
