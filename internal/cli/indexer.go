@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/api"
@@ -176,14 +173,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 
 	var handler http.Handler
 	if cfg.Mode == "ingest" {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
-		})
-		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { readyz(w, ready) })
-		handler = mux
+		handler = api.NewIngestOnly(ready, log, reg)
 	} else {
 		handler = api.New(api.Config{
 			ChainID:       cfg.Ingest.ChainID,
@@ -202,30 +192,6 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
 	return nil
-}
-
-// readyz answers readiness in ingest-only mode (no API layer runs there), in the API's shape:
-// 200 when current, 503 {code: 14 (unavailable), message, details: [reason]} otherwise.
-func readyz(w http.ResponseWriter, ready func() error) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Type", "application/json")
-	err := ready()
-	if err == nil {
-		_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
-		return
-	}
-	reason := "NOT_READY"
-	var nr *ingest.NotReadyError
-	if errors.As(err, &nr) {
-		reason = nr.Reason
-	}
-	b, _ := json.Marshal(struct {
-		Code    int      `json:"code"`
-		Message string   `json:"message"`
-		Details []string `json:"details"`
-	}{14, "not ready: " + err.Error(), []string{reason}})
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write(append(b, '\n'))
 }
 
 func runMigrate(ctx context.Context, env *Env, args []string) error {
