@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/api"
@@ -123,29 +120,24 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg.BuildInfo = env.Build
-	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
 	g := newGroup(ctx)
-	closeStore, err := startIndexer(g, cfg, ln, log)
+	ln, err := g.Listen(cfg.Listen)
 	if err != nil {
-		ln.Close()
-		return err
+		return g.Abort(err)
+	}
+	if err := startIndexer(g, cfg, ln, log); err != nil {
+		return g.Abort(err)
 	}
 	log.Info("indexer started", "chain_id", cfg.Ingest.ChainID, "mode", cfg.Mode, "url", "http://"+ln.Addr().String())
 	err = g.Wait()
-	if cerr := closeStore(); err == nil {
-		err = cerr
-	}
 	log.Info("indexer stopped", "chain_id", cfg.Ingest.ChainID)
 	return err
 }
 
 // startIndexer opens the store and adds the ingestion pipeline and/or the API server to g.
-// The caller closes the store with the returned function once the group has stopped, so no
-// write is cut off by a closing database.
-func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) (func() error, error) {
+// The store is g's: it closes once the group has stopped, so no write is cut off by a closing
+// database. On an error the caller aborts g, which stops what was already started.
+func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) error {
 	log = log.With(cfg.LogContext...)
 	// An API replica only reads: it neither creates nor migrates the store (the writer or
 	// `rollgate migrate` does), so replicas can start beside a writer of another version.
@@ -154,14 +146,15 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		open = store.Open
 		if path, ok := strings.CutPrefix(cfg.DB, "sqlite:"); ok && path != ":memory:" {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	db, err := open(g.ctx, cfg.DB, log)
 	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
+		return fmt.Errorf("open store: %w", err)
 	}
+	g.Own(db.Close)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -170,18 +163,15 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
 		src, err := ingest.DialSource(cfg.RPC, cfg.REST, reg, opts...)
 		if err != nil {
-			db.Close()
-			return nil, err
+			return err
 		}
 		internalReady, err := startEVMIngest(g, cfg, src, db, log, opts)
 		if err != nil {
-			db.Close()
-			return nil, err
+			return err
 		}
 		p, err := ingest.New(cfg.Ingest, src, db, log, reg)
 		if err != nil {
-			db.Close()
-			return nil, err
+			return err
 		}
 		// Core readiness first, then the extensions' (the rich list's is in p.Ready).
 		ready = p.Ready
@@ -198,14 +188,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 
 	var handler http.Handler
 	if cfg.Mode == "ingest" {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
-		})
-		mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { readyz(w, ready) })
-		handler = mux
+		handler = api.NewIngestOnly(ready, log, reg)
 	} else {
 		handler = api.New(api.Config{
 			ChainID:       cfg.Ingest.ChainID,
@@ -225,32 +208,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		handler = accessLog(handler, log)
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
-	return db.Close, nil
-}
-
-// readyz answers readiness in ingest-only mode (no API layer runs there), in the API's shape:
-// 200 when current, 503 {code: 14 (unavailable), message, details: [reason]} otherwise.
-func readyz(w http.ResponseWriter, ready func() error) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Type", "application/json")
-	err := ready()
-	if err == nil {
-		_, _ = w.Write([]byte(`{"status":"ready"}` + "\n"))
-		return
-	}
-	reason := "NOT_READY"
-	var nr *ingest.NotReadyError
-	if errors.As(err, &nr) {
-		reason = nr.Reason
-	}
-	b, _ := json.Marshal(struct {
-		Code    int      `json:"code"`
-		Message string   `json:"message"`
-		Details []string `json:"details"`
-	}{14, "not ready: " + err.Error(), []string{reason}})
-	w.Header().Set("Retry-After", "2") // as the API's 503s (httpapi)
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write(append(b, '\n'))
+	return nil
 }
 
 func runMigrate(ctx context.Context, env *Env, args []string) error {

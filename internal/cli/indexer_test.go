@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/replay"
-	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -28,16 +27,18 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// TestIndexerCommandFollowsCapturedChain runs `rollgate indexer` as an operator would (the
-// peer's environment variable names, a replayed real chain upstream) until /status reports
-// the captured chain's top, then stops it with the context as Ctrl-C would.
-func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
+// capturedIndexer runs `rollgate indexer` with args as an operator would (the peer's
+// environment variable names, the captured minievm chain replayed upstream) and returns its
+// address, the captured chain's top, the upstream's URL, its stderr and stop, which cancels
+// the command as Ctrl-C would and checks it exits cleanly.
+func capturedIndexer(t *testing.T, args ...string) (addr string, top int64, upURL string, errb *syncBuffer, stop func()) {
+	t.Helper()
 	dir := testutil.Fixture(t, "minievm")
 	probe, err := replay.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	top := probe.CapturedMaxHeight()
+	top = probe.CapturedMaxHeight()
 	// The captured /status was taken at an earlier height than the last captured block;
 	// MaxHeight makes the replayed chain report its real top.
 	// NFT ingestion asks name()/tokenURI() at the Transfer logs' heights; the capture holds
@@ -47,16 +48,37 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := httptest.NewServer(rp)
-	defer up.Close()
-	addr := freeAddr(t)
+	t.Cleanup(up.Close)
+	addr = freeAddr(t)
 	env, _, errb := testEnv(map[string]string{
 		"CHAIN_ID": "local-evm-1", "VM_TYPE": "evm", "RPC_URL": up.URL, "REST_URL": up.URL, "JSON_RPC_URL": up.URL,
 		"DB_DSN": "sqlite:" + filepath.Join(t.TempDir(), "idx.db"),
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, env, []string{"indexer", "--listen", addr, "--log-level", "warn"}) }()
+	go func() {
+		done <- run(ctx, env, append([]string{"indexer", "--listen", addr, "--log-level", "warn"}, args...))
+	}()
+	stop = func() {
+		t.Helper()
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("exit code %d after shutdown; stderr:\n%s", code, errb)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("indexer did not stop after cancellation")
+		}
+	}
+	return addr, top, up.URL, errb, stop
+}
 
+// TestIndexerCommandFollowsCapturedChain runs `rollgate indexer` until /status reports the
+// captured chain's top, then stops it with the context as Ctrl-C would.
+func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
+	addr, top, upURL, errb, stop := capturedIndexer(t)
+	defer stop()
 	deadline := time.Now().Add(60 * time.Second)
 	var height int64
 	for time.Now().Before(deadline) && height < top {
@@ -96,7 +118,7 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 	// At the tip: ready, and the upstream series are registered on the command's registry.
 	for _, c := range []struct{ path, want string }{
 		{"/readyz", `"status":"ready"`},
-		{"/metrics", `rollgate_ingest_upstream_attempts_total{result="ok",upstream="rpc",url="` + up.URL + `"}`},
+		{"/metrics", `rollgate_ingest_upstream_attempts_total{result="ok",upstream="rpc",url="` + upURL + `"}`},
 		{"/metrics", `rollgate_ingest_upstream_attempt_seconds_count{upstream="rest"`},
 	} {
 		resp, err := http.Get("http://" + addr + c.path)
@@ -109,14 +131,47 @@ func TestIndexerCommandFollowsCapturedChain(t *testing.T) {
 			t.Errorf("%s: %d, no %s in:\n%.3000s", c.path, resp.StatusCode, c.want, b)
 		}
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit code %d after shutdown; stderr:\n%s", code, errb)
+}
+
+// TestIndexerIngestModeServes runs `rollgate indexer --mode ingest` over a replayed chain: the
+// ingest-only process serves liveness, readiness and metrics through the API's HTTP layer
+// (its JSON shapes, its request metrics, its JSON 404 for the API's routes, which run
+// elsewhere in this mode).
+func TestIndexerIngestModeServes(t *testing.T) {
+	addr, _, _, errb, stop := capturedIndexer(t, "--mode", "ingest")
+	defer stop()
+	get := func(path string) (int, string, http.Header) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, err.Error(), nil
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("indexer did not stop after cancellation")
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header
+	}
+	// Ingestion reaches the captured top: then ready.
+	code, body := 0, ""
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && code != 200; {
+		time.Sleep(100 * time.Millisecond)
+		code, body, _ = get("/readyz")
+	}
+	if code != 200 || body != `{"status":"ready"}`+"\n" {
+		t.Fatalf("/readyz %d %q; stderr:\n%s", code, body, errb)
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/healthz", 200, `{"status":"ok"}`},
+		{"/status", 404, `{"code":5,"message":"Cannot GET /status","details":[]}`},
+		{"/metrics", 200, `rollgate_ingest_upstream_attempt_seconds_count{upstream="rest"`},
+		{"/metrics", 200, `rollgate_indexer_api_requests_total{code="200",route="GET /readyz"}`},
+	} {
+		code, body, h := get(c.path)
+		if code != c.status || !strings.Contains(body, c.want) || c.path != "/metrics" && h.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d, no %s in:\n%.3000s", c.path, code, c.want, body)
+		}
 	}
 }
 
@@ -144,31 +199,6 @@ func TestIndexerCommandRejectsBadConfig(t *testing.T) {
 			}
 			if !strings.Contains(errb.String(), tc.want) {
 				t.Errorf("stderr %q, want %q", errb, tc.want)
-			}
-		})
-	}
-}
-
-// TestIngestModeReadyz: the ingest-only server's /readyz has the API's shape.
-func TestIngestModeReadyz(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		err    error
-		status int
-		want   string
-	}{
-		{"ready", nil, 200, `{"status":"ready"}`},
-		{"lagging", &ingest.NotReadyError{Reason: ingest.NotReadyLagging, Message: "40 blocks behind"}, 503,
-			`{"code":14,"message":"not ready: 40 blocks behind","details":["LAGGING"]}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			readyz(rec, func() error { return tc.err })
-			if rec.Code != tc.status || strings.TrimSpace(rec.Body.String()) != tc.want || rec.Header().Get("Cache-Control") != "no-store" {
-				t.Errorf("%d %s", rec.Code, rec.Body)
-			}
-			if ra := rec.Header().Get("Retry-After"); (tc.status == 503) != (ra != "") {
-				t.Errorf("status %d with Retry-After %q", rec.Code, ra)
 			}
 		})
 	}

@@ -69,14 +69,13 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
 	g := newGroup(ctx)
+	ln, err := g.Listen(cfg.Listen)
+	if err != nil {
+		return g.Abort(err)
+	}
 	if err := startRouter(g, cfg, ln, log); err != nil {
-		ln.Close()
-		return err
+		return g.Abort(err)
 	}
 	log.Info("router started", "url", "http://"+ln.Addr().String(), "registry", cfg.Registry)
 	err = g.Wait()

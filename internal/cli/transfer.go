@@ -15,8 +15,6 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
-	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
-	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/router/api"
@@ -210,29 +208,15 @@ func (w *wallet) signProto(ctx context.Context, chainID string, ms []proto.Messa
 // the executor's /withdrawal/{sequence} (proofs, output index, roots), signed by the wallet's
 // L1 address (anyone may claim; the funds go to the withdrawal's recipient).
 func (w *wallet) claim(ctx context.Context, cl *client.Client, l1 string, wd *track.Withdrawal) (string, error) {
-	var x struct {
-		Sequence         uint64 `json:"sequence"`
-		To               string `json:"to"`
-		From             string `json:"from"`
-		Amount           struct{ Denom, Amount string }
-		OutputIndex      uint64   `json:"output_index"`
-		BridgeID         uint64   `json:"bridge_id"`
-		WithdrawalProofs [][]byte `json:"withdrawal_proofs"`
-		Version          []byte   `json:"version"`
-		StorageRoot      []byte   `json:"storage_root"`
-		LastBlockHash    []byte   `json:"last_block_hash"`
-	}
-	if err := client.GetJSON(ctx, strings.TrimRight(wd.ExecutorURL, "/")+"/withdrawal/"+wd.L2Sequence, &x); err != nil {
-		return "", fmt.Errorf("withdrawal proof: %w", err)
+	x, err := client.Withdrawal(ctx, wd.ExecutorURL, wd.L2Sequence)
+	if err != nil {
+		return "", err
 	}
 	sender, err := w.address(l1)
 	if err != nil {
 		return "", err
 	}
-	m := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: sender, BridgeId: x.BridgeID, OutputIndex: x.OutputIndex,
-		WithdrawalProofs: x.WithdrawalProofs, From: x.From, To: x.To, Sequence: x.Sequence,
-		Amount: &basev1beta1.Coin{Denom: x.Amount.Denom, Amount: x.Amount.Amount}, Version: x.Version,
-		StorageRoot: x.StorageRoot, LastBlockHash: x.LastBlockHash}
+	m := x.Claim(sender)
 	raw, err := w.signProto(ctx, l1, []proto.Message{m}, 1_000_000)
 	if err != nil {
 		return "", err

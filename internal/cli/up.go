@@ -71,48 +71,36 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			log.Info("rollgate stopped")
 		}
 	}()
+	// Everything up starts is the group's: listeners, the devnet, stores and actors. Every
+	// error path aborts the group, which stops what was started so far and closes what it
+	// owns, so a failure half-way leaves no component running and no port taken.
+	g := newGroup(ctx)
 	// Listen first: a taken port should fail before anything starts.
 	rollups := rollupsOf(cfg)
 	lns := map[string]net.Listener{}
-	closeAll := func() {
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}
 	for i, id := range rollups {
 		port := 0
 		if indexerBase > 0 {
 			port = indexerBase + i
 		}
-		ln, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		ln, err := g.Listen(net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
-			closeAll()
-			return fmt.Errorf("indexer for %s: %w", id, err)
+			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
 		lns[id] = ln
 	}
-	routerLn, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(routerPort)))
+	routerLn, err := g.Listen(net.JoinHostPort(host, strconv.Itoa(routerPort)))
 	if err != nil {
-		closeAll()
-		return fmt.Errorf("router: %w", err)
+		return g.Abort(fmt.Errorf("router: %w", err))
 	}
 
 	netw, err := devnet.Start(ctx, cfg, log.With("component", "devnet"))
 	if err != nil {
-		closeAll()
-		routerLn.Close()
-		return err
+		return g.Abort(err)
 	}
-	defer netw.Close()
+	g.Own(func() error { netw.Close(); return nil })
 	eps := netw.Endpoints()
 
-	g := newGroup(ctx)
-	var closers []func() error
-	defer func() {
-		for _, c := range closers {
-			_ = c()
-		}
-	}()
 	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String()}
 	indexers := map[string]string{}
 	for id, e := range eps {
@@ -123,24 +111,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		// The devnet lives in memory and starts from genesis on every run, so an index left by
 		// an earlier run describes chains that no longer exist: start each store afresh.
 		dbPath := filepath.Join(dataDir, id+".db")
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(dbPath + suffix); err != nil && !os.IsNotExist(err) {
-				return err
-			}
+		if err := removeSQLite(dbPath); err != nil {
+			return g.Abort(err)
 		}
 		ic, err := upIndexerConfig(env, id, e, "sqlite:"+dbPath, lns[id].Addr().String())
 		if err != nil {
-			closeAll()
-			routerLn.Close()
-			return fmt.Errorf("indexer for %s: %w", id, err)
+			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
-		closeStore, err := startIndexer(g, ic, lns[id], log)
-		if err != nil {
-			closeAll()
-			routerLn.Close()
-			return fmt.Errorf("indexer for %s: %w", id, err)
+		if err := startIndexer(g, ic, lns[id], log); err != nil {
+			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
-		closers = append(closers, closeStore)
 		url := "http://" + lns[id].Addr().String()
 		indexers[id] = url
 		c := out.Chains[id]
@@ -149,20 +129,17 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	}
 	// Like the rollups' stores, the tracker's describes the previous run's chains: start afresh.
 	trackPath := filepath.Join(dataDir, "router-track.db")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(trackPath + suffix); err != nil && !os.IsNotExist(err) {
-			return err
-		}
+	if err := removeSQLite(trackPath); err != nil {
+		return g.Abort(err)
 	}
 	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
-		routerLn.Close()
-		return err
+		return g.Abort(err)
 	}
 
 	accts, err := netw.TestAccounts()
 	if err != nil {
-		return err
+		return g.Abort(err)
 	}
 	out.Accounts = &upAccounts{Mnemonic: devnet.TestMnemonic, List: accts,
 		Note: "test accounts: BIP-39 mnemonic; the paths wallets derive: m/44'/60'/0'/0/<index> with eth_secp256k1 keys on Initia chains " +
@@ -171,7 +148,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	b, _ := json.MarshalIndent(out, "", "  ")
 	path := filepath.Join(dataDir, "endpoints.json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return err
+		return g.Abort(err)
 	}
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
@@ -179,6 +156,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
 	up = true
 	return g.Wait()
+}
+
+// removeSQLite removes a SQLite database with its WAL and shared-memory files, if present.
+func removeSQLite(path string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // printAccounts prints the funded test accounts: the mnemonic, then per account and chain the

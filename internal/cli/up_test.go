@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/rollgate/rollgate/internal/devnet"
 )
@@ -147,6 +151,53 @@ func TestUp(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("round %d: up did not stop", round)
 		}
+	}
+}
+
+// TestUpFailureLeavesNothing makes a later step of `up` fail, after listeners, the devnet,
+// stores and actors have started, and checks that the error comes back with nothing left
+// behind: no goroutine (servers, pipelines, the devnet's chains) and no port still taken.
+func TestUpFailureLeavesNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		blocker string // made a non-empty directory under the data dir, so resetting it fails
+	}{
+		// The second rollup's store, after the first rollup's indexer started.
+		{"second_indexer_store", "minimove-devnet-1.db"},
+		// The router's tracker store, after every indexer started.
+		{"tracker_store", "router-track.db"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ignore := goleak.IgnoreCurrent()
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, tc.blocker, "keep"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// A port known to be free: up's router listens on it before anything else starts.
+			probe, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			routerPort := probe.Addr().(*net.TCPAddr).Port
+			probe.Close()
+			env, _, errb := testEnv(nil)
+			code := run(t.Context(), env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
+				"--router-port", strconv.Itoa(routerPort), "--interval", "100ms", "--log-level", "info"})
+			if code == 0 || !strings.Contains(errb.String(), tc.blocker) {
+				t.Fatalf("exit code %d, want a failure naming %s; stderr %s", code, tc.blocker, errb)
+			}
+			// The failure came after at least one indexer had started ingesting.
+			if !strings.Contains(errb.String(), "component=indexer") {
+				t.Fatalf("no indexer started before the failure; stderr %s", errb)
+			}
+			goleak.VerifyNone(t, ignore)
+			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(routerPort)))
+			if err != nil {
+				t.Fatalf("the router's port is still taken after the failure: %v", err)
+			}
+			ln.Close()
+		})
 	}
 }
 

@@ -2,11 +2,12 @@ package devnet
 
 import (
 	"context"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"io"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // genesis is the fixed genesis time of the tests' networks (block times, and so every

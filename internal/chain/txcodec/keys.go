@@ -13,6 +13,7 @@ import (
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
+
 	//lint:ignore SA1019 the Cosmos secp256k1 address formula is defined with RIPEMD-160
 	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // SA1019: Cosmos secp256k1 addresses are defined as RIPEMD-160(SHA-256(pubkey))
 	"golang.org/x/crypto/sha3"

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"google.golang.org/protobuf/proto"
+
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // vmStub records the VM messages the runner routes to it.

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/denom"
@@ -17,7 +19,6 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestHTTPRelayOnEngine relays over the chains' public endpoints only (CometBFT RPC

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/rollgate/rollgate/internal/chain/address"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/chain/address"
 
 	"github.com/cosmos/btcutil/bech32"
 	"github.com/ethereum/go-ethereum/crypto"
+
 	//lint:ignore SA1019 Cosmos secp256k1 addresses are defined with RIPEMD-160.
 	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // SA1019: Cosmos secp256k1 addresses are defined as RIPEMD-160(SHA-256(pubkey))
 )

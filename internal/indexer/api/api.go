@@ -88,6 +88,11 @@ type server struct {
 	feed  blockFeed            // the newest blocks, shared by the block streams
 }
 
+// notFound is the error for a path no route serves, in the peer's (fiber's) wording.
+func notFound(r *http.Request) error {
+	return apierr.NotFoundf("Cannot %s %s", r.Method, clip(r.URL.Path))
+}
+
 // New returns the API handler. reg receives the API's metrics and is served at /metrics; nil
 // means a private registry.
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
@@ -101,14 +106,11 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		MaxAge:         cfg.ListMaxAge,
 		PinnedMaxAge:   cfg.PinnedMaxAge,
 		MapError:       mapError,
-		NotFound: func(r *http.Request) error {
-			// The peer's (fiber's) wording.
-			return apierr.NotFoundf("Cannot %s %s", r.Method, clip(r.URL.Path))
-		},
-		OpenAPI: s.openAPI(),
-		CORS:    cfg.CORS,
-		Streams: cfg.Streams,
-		Cache:   httpapi.NewCache(cfg.CacheBytes),
+		NotFound:       notFound,
+		OpenAPI:        s.openAPI(),
+		CORS:           cfg.CORS,
+		Streams:        cfg.Streams,
+		Cache:          httpapi.NewCache(cfg.CacheBytes),
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.
 		Version: func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },

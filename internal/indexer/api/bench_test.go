@@ -14,10 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/store/storetest"
-	"go.uber.org/goleak"
 )
 
 // Benchmarks run on demand only (go test -run '^$' -bench . ./internal/indexer/api/). They use

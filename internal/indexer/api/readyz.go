@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -42,13 +46,37 @@ func (s *server) readyz(r *http.Request) (any, error) {
 	}
 	if s.cfg.Ready != nil {
 		if err := s.cfg.Ready(); err != nil {
-			reason := "NOT_READY"
-			var rr interface{ ReadyReason() string }
-			if errors.As(err, &rr) {
-				reason = rr.ReadyReason()
-			}
-			return nil, &apierr.Error{Code: apierr.Unavailable, Message: "not ready: " + err.Error(), Details: []string{reason}, Expected: true}
+			return nil, notReady(err)
 		}
 	}
 	return map[string]any{"status": "ready", "height": h}, nil
+}
+
+// notReady is the 503 of a pipeline that is not current: the message says why and details[0]
+// is the machine reason (an error with a ReadyReason() string method gives it).
+func notReady(err error) error {
+	reason := "NOT_READY"
+	var rr interface{ ReadyReason() string }
+	if errors.As(err, &rr) {
+		reason = rr.ReadyReason()
+	}
+	return &apierr.Error{Code: apierr.Unavailable, Message: "not ready: " + err.Error(), Details: []string{reason}, Expected: true}
+}
+
+// NewIngestOnly is the HTTP server of a process that ingests without serving the API
+// (`rollgate indexer --mode ingest`): liveness at /healthz, the pipeline's readiness (ready)
+// at /readyz and reg at /metrics, through the same HTTP layer as the API, so errors, 404s and
+// request metrics take the API's shape. It reads no store: in this mode the API runs elsewhere.
+func NewIngestOnly(ready func() error, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
+	return httpapi.New(httpapi.Options{Namespace: "rollgate_indexer_api", Log: logger, Registry: reg, NotFound: notFound}, []httpapi.Route{
+		{Pattern: "GET /healthz", NoStore: true, Handler: func(*http.Request) (any, error) {
+			return map[string]string{"status": "ok"}, nil
+		}},
+		{Pattern: "GET /readyz", NoStore: true, Handler: func(*http.Request) (any, error) {
+			if err := ready(); err != nil {
+				return nil, notReady(err)
+			}
+			return map[string]string{"status": "ready"}, nil
+		}},
+	})
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 type reasoned struct{ reason, msg string }
@@ -58,5 +61,45 @@ func TestReadyz(t *testing.T) {
 	}
 	if rec := do(New(testCfg, failingReader{}, nil, nil), "/readyz"); rec.Code != 503 {
 		t.Errorf("store down: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestIngestOnly: the ingest-only server answers liveness, the pipeline's readiness in the
+// API's shape (never cached), its metrics, and the API's JSON 404 for anything else.
+func TestIngestOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		ready      error
+		status     int
+		want       string
+	}{
+		{"healthz", "/healthz", errors.New("not current"), 200, `{"status":"ok"}` + "\n"},
+		{"ready", "/readyz", nil, 200, `{"status":"ready"}` + "\n"},
+		{"lagging", "/readyz", reasoned{"LAGGING", "40 blocks behind"}, 503,
+			`{"code":14,"message":"not ready: 40 blocks behind","details":["LAGGING"]}`},
+		{"plain_error", "/readyz", errors.New("something"), 503, `{"code":14,"message":"not ready: something","details":["NOT_READY"]}`},
+		{"no_api_here", "/indexer/tx/v1/txs", nil, 404, `{"code":5,"message":"Cannot GET /indexer/tx/v1/txs","details":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			h := NewIngestOnly(func() error { return tc.ready }, slog.New(slog.NewTextHandler(&logs, nil)), nil)
+			rec := do(h, tc.path)
+			if rec.Code != tc.status || strings.TrimSpace(rec.Body.String()) != strings.TrimSpace(tc.want) ||
+				rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Cache-Control") != "no-store" {
+				t.Errorf("%d (Content-Type %q, Cache-Control %q): %s", rec.Code, rec.Header().Get("Content-Type"), rec.Header().Get("Cache-Control"), rec.Body)
+			}
+			if ra := rec.Header().Get("Retry-After"); (tc.status == 503) != (ra != "") {
+				t.Errorf("status %d with Retry-After %q", rec.Code, ra)
+			}
+			if logs.Len() > 0 {
+				t.Errorf("logged: %s", logs.String())
+			}
+		})
+	}
+	reg := prometheus.NewRegistry()
+	h := NewIngestOnly(func() error { return nil }, nil, reg)
+	do(h, "/healthz")
+	if rec := do(h, "/metrics"); rec.Code != 200 || !strings.Contains(rec.Body.String(), `rollgate_indexer_api_requests_total{code="200",route="GET /healthz"} 1`) {
+		t.Errorf("/metrics %d:\n%.2000s", rec.Code, rec.Body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -389,8 +390,50 @@ func nextKey(t testing.TB, body []byte) string {
 	return pageKey(t, body, "next_key")
 }
 
+// sharedDir holds the goldens every VM answers alike (most error answers), kept once instead of
+// once per VM folder. A case is VM-independent when its golden is there; a case whose answer
+// depends on the VM keeps a golden per VM folder.
+const sharedDir = "any"
+
+// sharedAnswer is the first answer seen for a VM-independent case and the VM that gave it.
+type sharedAnswer struct {
+	kind string
+	got  []byte
+}
+
+// sharedGoldens compares the VMs' answers to each VM-independent case with each other, so that
+// an -update run, where every VM writes the one shared file, cannot let one VM's answer
+// overwrite a different answer of another.
+type sharedGoldens struct {
+	mu   sync.Mutex
+	seen map[string]sharedAnswer
+}
+
+// check reports whether the case's golden is the shared one; for a shared case it also
+// compares this VM's answer with the other VMs'.
+func (s *sharedGoldens) check(t *testing.T, kind, name string, got []byte) bool {
+	t.Helper()
+	_, errShared := os.Stat(filepath.Join("testdata", sharedDir, name+".txt"))
+	_, errOwn := os.Stat(filepath.Join("testdata", kind, name+".txt"))
+	if errShared != nil {
+		return false
+	}
+	if errOwn == nil {
+		t.Errorf("%s has a golden both in testdata/%s and testdata/%s: keep one", name, sharedDir, kind)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.seen[name]; !ok {
+		s.seen[name] = sharedAnswer{kind, got}
+	} else if prev.kind != kind && !bytes.Equal(prev.got, got) {
+		t.Errorf("%s is kept once for every VM, but %s answers differently from %s (move it to the VM folders):\n%s\n---\n%s", name, kind, prev.kind, got, prev.got)
+	}
+	return true
+}
+
 // TestGolden ingests each rollup of the seeded devnet over HTTP into each backend and compares
-// every golden request's answer with testdata/<kind>/<case>.txt. The answers of the two
+// every golden request's answer with testdata/<kind>/<case>.txt, or testdata/any/<case>.txt
+// when every VM answers the case alike. The answers of the two
 // backends are also compared with each other directly, so an -update run cannot hide a
 // difference between them by writing one golden over the other.
 func TestGolden(t *testing.T) {
@@ -398,6 +441,7 @@ func TestGolden(t *testing.T) {
 	if err := n.ProduceBlocks(t.Context(), produced); err != nil {
 		t.Fatal(err)
 	}
+	shared := &sharedGoldens{seen: map[string]sharedAnswer{}}
 	for _, r := range rollups {
 		t.Run(r.kind, func(t *testing.T) {
 			dc, _ := n.Chain(r.chainID)
@@ -466,7 +510,11 @@ func TestGolden(t *testing.T) {
 								seen[c.name] = got
 							}
 							mu.Unlock()
-							testutil.Golden(t, filepath.Join(r.kind, c.name+".txt"), got)
+							if shared.check(t, r.kind, c.name, got) {
+								testutil.Golden(t, filepath.Join(sharedDir, c.name+".txt"), got)
+							} else {
+								testutil.Golden(t, filepath.Join(r.kind, c.name+".txt"), got)
+							}
 						})
 					}
 					if seenBy == "" {

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/rollgate/rollgate/internal/devnet"
 	"io"
 	"math/big"
 	"net/http"
@@ -16,18 +15,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rollgate/rollgate/internal/devnet"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/denom"
-	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	signingv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/signing/v1beta1"
-	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/router/api"
+	"github.com/rollgate/rollgate/internal/router/client"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -507,25 +507,13 @@ func (w *wallet) claimWithdrawal(l1, rollup, l1Denom, dest string, want *big.Int
 	if exec == "" {
 		t.Fatalf("%s has no executor_uri in the registry", rollup)
 	}
-	type wd struct {
-		Sequence         uint64 `json:"sequence"`
-		To               string `json:"to"`
-		From             string `json:"from"`
-		Amount           struct{ Denom, Amount string }
-		OutputIndex      uint64   `json:"output_index"`
-		BridgeID         uint64   `json:"bridge_id"`
-		WithdrawalProofs [][]byte `json:"withdrawal_proofs"`
-		Version          []byte   `json:"version"`
-		StorageRoot      []byte   `json:"storage_root"`
-		LastBlockHash    []byte   `json:"last_block_hash"`
-	}
-	list := func() []wd {
+	list := func() []client.ExecutorWithdrawal {
 		resp, err := http.Get(exec + "/withdrawals/" + dest)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var page struct{ Withdrawals []wd }
+		var page struct{ Withdrawals []client.ExecutorWithdrawal }
 		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
 			t.Fatal(err)
 		}
@@ -536,7 +524,7 @@ func (w *wallet) claimWithdrawal(l1, rollup, l1Denom, dest string, want *big.Int
 	for _, x := range list() {
 		seen[x.Sequence] = true
 	}
-	var found *wd
+	var found *client.ExecutorWithdrawal
 	for i := 0; i < maxSteps && found == nil; i++ {
 		if err := w.tn.step(w.ctx); err != nil {
 			t.Fatal(err)
@@ -562,10 +550,7 @@ func (w *wallet) claimWithdrawal(l1, rollup, l1Denom, dest string, want *big.Int
 	// Anyone may claim; the user pays for it on L1 (the recipient may have no L1 account).
 	const claimer = 0
 	before := w.balance(l1, dest, l1Denom)
-	claim := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: w.tn.addr(t, l1, claimer), BridgeId: found.BridgeID, OutputIndex: found.OutputIndex,
-		WithdrawalProofs: found.WithdrawalProofs, From: found.From, To: found.To, Sequence: found.Sequence,
-		Amount: &basev1beta1.Coin{Denom: found.Amount.Denom, Amount: found.Amount.Amount}, Version: found.Version,
-		StorageRoot: found.StorageRoot, LastBlockHash: found.LastBlockHash}
+	claim := found.Claim(w.tn.addr(t, l1, claimer))
 	w.broadcast(l1, w.sign(l1, claimer, []proto.Message{claim}, txcodec.SignModeLegacyAminoJSON, 1_000_000))
 	w.waitFor(l1, dest, l1Denom, before, want)
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/rollgate/rollgate/internal/devnet"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/engine"

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +34,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/router/api"
+	"github.com/rollgate/rollgate/internal/router/client"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -539,33 +539,11 @@ func containsState(list []string, s string) bool {
 // it on L1 as localnet's first user.
 func (n *trackNet) claim(executor, sequence string) {
 	t := n.t
-	resp, err := http.Get(executor + "/withdrawal/" + sequence)
+	wd, err := client.Withdrawal(n.ctx, executor, sequence)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var wd struct {
-		Sequence         uint64 `json:"sequence"`
-		To               string `json:"to"`
-		From             string `json:"from"`
-		Amount           struct{ Denom, Amount string }
-		OutputIndex      uint64   `json:"output_index"`
-		BridgeID         uint64   `json:"bridge_id"`
-		WithdrawalProofs [][]byte `json:"withdrawal_proofs"`
-		Version          []byte   `json:"version"`
-		StorageRoot      []byte   `json:"storage_root"`
-		LastBlockHash    []byte   `json:"last_block_hash"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&wd); err != nil {
-		t.Fatal(err)
-	}
-	if strconv.FormatUint(wd.Sequence, 10) != sequence {
-		t.Fatalf("executor answered sequence %d for %s", wd.Sequence, sequence)
-	}
-	m := &ophostv1.MsgFinalizeTokenWithdrawal{Sender: n.tn.addr(t, l1ID, 0), BridgeId: wd.BridgeID, OutputIndex: wd.OutputIndex,
-		WithdrawalProofs: wd.WithdrawalProofs, From: wd.From, To: wd.To, Sequence: wd.Sequence,
-		Amount: &basev1beta1.Coin{Denom: wd.Amount.Denom, Amount: wd.Amount.Amount}, Version: wd.Version,
-		StorageRoot: wd.StorageRoot, LastBlockHash: wd.LastBlockHash}
+	m := wd.Claim(n.tn.addr(t, l1ID, 0))
 	n.broadcast(l1ID, n.sign(l1ID, 0, []proto.Message{m}, txcodec.SignModeDirect, 1_000_000))
 }
 

@@ -5,11 +5,12 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"google.golang.org/protobuf/proto"
+
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // Traffic configures the module's own seeded transfers, so a devnet shows cross-chain

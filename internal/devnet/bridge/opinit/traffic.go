@@ -5,11 +5,12 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"google.golang.org/protobuf/proto"
+
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // Traffic configures seeded bridge activity: deposits on L1 (Denoms) or withdrawals of

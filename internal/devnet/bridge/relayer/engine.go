@@ -7,8 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // EngineChain adapts an in-process devnet chain: blocks are read from the engine's

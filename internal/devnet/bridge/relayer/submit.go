@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"sync"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"google.golang.org/protobuf/proto"
 )
 
 // HTTPSubmitter signs relayer transactions with txcodec and broadcasts them over a

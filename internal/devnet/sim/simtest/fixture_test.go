@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func TestSplitEvents(t *testing.T) {

@@ -12,8 +12,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/rollgate/rollgate/internal/devnet/sim"
 )
 
 type opKind int

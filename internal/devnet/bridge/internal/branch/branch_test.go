@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/sim"

@@ -16,10 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	simfake "github.com/rollgate/rollgate/internal/devnet/sim/simtest"
-	"google.golang.org/protobuf/proto"
 )
 
 // TxResult is one executed transaction.
