@@ -71,7 +71,7 @@ func TestRegistryGivesRoutes(t *testing.T) {
 			DestAssetChainID: "minimove-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-2", l2(3))}, []string{"transfer", "transfer"},
 			denom.IBC("transfer/channel-0/transfer/channel-2", l2(3)), 1, nil},
 		{"L1 INIT deposited to a rollup, then forwarded to another (hook)", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit",
-			DestAssetChainID: "minievm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-1", l2(2))}, []string{"op_init_transfer", "transfer", "transfer"},
+			DestAssetChainID: "minievm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), AllowAmountHooks: true}, []string{"op_init_transfer", "transfer", "transfer"},
 			denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), 1, []string{"2"}},
 		{"LayerZero EVM peer→L1", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
 			DestAssetChainID: "initia-devnet-1", DestAssetDenom: l1LZUSDTDenom}, []string{"layer_zero_transfer"}, l1LZUSDTDenom, 1, nil},

@@ -202,9 +202,10 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, rt Route, err erro
 	w.Header().Set("Cache-Control", "no-store")
 	e := apierr.From(err)
 	status := e.Code.HTTPStatus()
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		// Every 503 is weather (a store away, a replica behind, a chain unanswered): tell
-		// clients and load balancers when to come back instead of letting them hammer.
+		// clients and load balancers when to come back instead of letting them hammer. A
+		// caller that knows better (the stream caps) has set its own.
 		w.Header().Set("Retry-After", retryAfter)
 	}
 	apierr.Write(w, r, nil, err)
