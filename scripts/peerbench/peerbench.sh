@@ -98,7 +98,8 @@ echo "machine: $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 1. builds --------------------------------------------------------------------------------
 mkdir -p "$OUT/bin" "$OUT/logs" "$OUT/wrk"
-(cd "$ROOT" && go build -ldflags "-X main.version=$(git rev-parse --short HEAD 2>/dev/null || echo dev)" -o "$OUT/bin/rollgate" ./cmd/rollgate)
+(cd "$ROOT" && go build -ldflags "-X main.version=$(git rev-parse --short HEAD 2>/dev/null || echo dev) -X main.commit=$(git rev-parse HEAD 2>/dev/null)" \
+  -o "$OUT/bin/rollgate" ./cmd/rollgate)
 (cd "$ROOT" && go build -o "$OUT/bin/ceiling" ./scripts/sidebyside/ceiling && go build -o "$OUT/bin/replay" ./scripts/peerbench/replay)
 echo "rollgate: $("$OUT/bin/rollgate" version 2>&1 | head -1)"
 PEER=""
