@@ -199,6 +199,12 @@ for run in $(seq 1 "$INGEST_RUNS"); do
   done
 done
 
+# A store that did not reach its marks would be measured half-filled: no table from it.
+if grep -q '^ingest .* seconds=NA' "$RESULTS" && [ "${ALLOW_PARTIAL:-0}" != 1 ]; then
+  echo "peerbench: an ingest run did not reach its marks (above); no API table (ALLOW_PARTIAL=1 measures anyway)" >&2
+  exit 1
+fi
+
 # --- 3. the API -------------------------------------------------------------------------------
 [ "$SKIP_PEER" = 1 ] || for d in pb_peer; do psql -q -c 'VACUUM ANALYZE' "$PG/$d"; done
 case " $STORES " in *" postgres "*) psql -q -c 'VACUUM ANALYZE' "$PG/pb_rg" ;; esac
