@@ -19,6 +19,8 @@ type answer struct {
 	// version is the API's Version when the answer was computed (unpinned answers are served
 	// from the cache only while it is unchanged, e.g. the same indexed height).
 	version int64
+	// route is the route that computed a cached answer (nil until it is cached).
+	route *cachedRoute
 	// The header values write sends, computed once per answer (see headerValue).
 	hContentType, hETag, hContentLength []string
 }

@@ -41,6 +41,7 @@ type cors struct {
 	headers     string
 	credentials bool
 	expose      string
+	hExpose     []string // expose as a shared header value
 	maxAge      string
 }
 
@@ -68,6 +69,7 @@ func newCORS(c CORS) *cors {
 		}
 	}
 	out.credentials = c.AllowCredentials && !out.anyOrigin
+	out.hExpose = headerValue(out.expose)
 	if c.MaxAge > 0 {
 		out.maxAge = strconv.Itoa(int(c.MaxAge.Seconds()))
 	}
@@ -99,19 +101,36 @@ func (c *cors) allowOrigin(origin string) string {
 	return ""
 }
 
-// actual adds the headers of a cross-origin request that is not a preflight.
+// Values actual sends on every request, shared (see headerValue): each was an allocation per
+// request, cached answers included.
+var (
+	varyOrigin  = headerValue("Origin")
+	anyOrigin   = headerValue("*")
+	credentials = headerValue("true")
+)
+
+// actual adds the headers of a cross-origin request that is not a preflight. The keys are
+// written in their canonical form, as Header.Set would.
 func (c *cors) actual(h http.Header, r *http.Request) {
-	h.Add("Vary", "Origin")
+	if len(h["Vary"]) == 0 {
+		h["Vary"] = varyOrigin
+	} else {
+		h.Add("Vary", "Origin")
+	}
 	ao := c.allowOrigin(r.Header.Get("Origin"))
 	if ao == "" {
 		return
 	}
-	h.Set("Access-Control-Allow-Origin", ao)
+	if ao == "*" {
+		h["Access-Control-Allow-Origin"] = anyOrigin
+	} else {
+		h["Access-Control-Allow-Origin"] = []string{ao}
+	}
 	if c.credentials {
-		h.Set("Access-Control-Allow-Credentials", "true")
+		h["Access-Control-Allow-Credentials"] = credentials
 	}
 	if c.expose != "" {
-		h.Set("Access-Control-Expose-Headers", c.expose)
+		h["Access-Control-Expose-Headers"] = c.hExpose
 	}
 }
 

@@ -1,0 +1,66 @@
+# table.awk — peerbench.sh's results.txt to markdown: ingestion (seconds to every mark, CPU
+# seconds, the peer over rollgate) and the API per route (median req/s of the rounds, worst p99,
+# rollgate over the peer and over the ceiling measured in the same rounds). Every ratio is of
+# two figures of this one run. Usage: awk -f table.awk results.txt
+function ms(s) {
+  if (s ~ /us$/) return substr(s, 1, length(s) - 2) / 1000
+  if (s ~ /ms$/) return substr(s, 1, length(s) - 2) + 0
+  if (s ~ /s$/) return substr(s, 1, length(s) - 1) * 1000
+  return -1
+}
+function median(list,   n, v, a, b, t) {
+  n = split(list, v, " ")
+  for (a = 1; a <= n; a++) v[a] += 0
+  for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (v[b] < v[a]) { t = v[a]; v[a] = v[b]; v[b] = t }
+  return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function kv(   i, p) { delete f; for (i = 2; i <= NF; i++) if (split($i, p, "=") == 2) f[p[1]] = p[2] }
+/^ingest / {
+  kv(); name = $2; sub(/#.*/, "", name)
+  if (!(name in isecs)) iorder[++ni] = name
+  if (f["seconds"] != "NA") { isecs[name] = isecs[name] " " f["seconds"]; icpu[name] = icpu[name] " " f["cpu"] }
+  else ifail[name]++
+}
+/^api / {
+  kv(); r = f["route"]; s = f["server"]
+  if (!(r in seenr)) { seenr[r] = 1; rorder[++nr] = r }
+  if (!(s in seens)) { seens[s] = 1; sorder[++ns] = s }
+  rps[r, s] = rps[r, s] " " f["rps"]
+  p = ms(f["p99"]); if (p > worst[r, s]) worst[r, s] = p
+  if (f["non2xx"] + 0 > 0) bad[r, s] += f["non2xx"]
+}
+END {
+  if (ni) {
+    print "| ingestion (busy capture, to every mark) | seconds (median of runs) | CPU s | peer ÷ this |"
+    print "|---|---:|---:|---:|"
+    for (i = 1; i <= ni; i++) {
+      n = iorder[i]
+      if (isecs[n] == "") { printf "| %s | did not reach its marks | | |\n", n; continue }
+      sec = median(isecs[n]); pk = "peer-postgres"
+      ratio = (n != pk && isecs[pk] != "") ? sprintf("×%.1f", median(isecs[pk]) / sec) : ""
+      printf "| %s | %.2f (%s) | %.2f | %s |\n", n, sec, substr(isecs[n], 2), median(icpu[n]), ratio
+    }
+    print ""
+  }
+  printf "| route |"; sep = "|---|"
+  for (j = 1; j <= ns; j++) { printf " %s |", sorder[j]; sep = sep "---:|" }
+  print ""; print sep
+  for (i = 1; i <= nr; i++) {
+    r = rorder[i]; printf "| %s |", r
+    ceil = ((r, "ceiling") in rps) ? median(rps[r, "ceiling"]) : 0
+    peer = ((r, "peer") in rps) ? median(rps[r, "peer"]) : 0
+    for (j = 1; j <= ns; j++) {
+      s = sorder[j]
+      if (!((r, s) in rps)) { printf " – |"; continue }
+      m = median(rps[r, s]); cell = sprintf("%.0f", m)
+      if (s ~ /^rollgate/ && peer > 0) cell = cell sprintf(" (×%.2f peer)", m / peer)
+      if (s ~ /^rollgate/ && ceil > 0) cell = cell sprintf(" (%.2f of ceiling)", m / ceil)
+      if (s != "ceiling") cell = cell sprintf(", p99 ≤ %.1f ms", worst[r, s])
+      if ((r, s) in bad) cell = cell sprintf(", %d non-2xx!", bad[r, s])
+      printf " %s |", cell
+    }
+    print ""
+  }
+  print ""
+  print "req/s: median of the rounds; p99: the worst round. Ratios are of this run's figures only."
+}
