@@ -16,6 +16,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -72,6 +73,9 @@ func TestHookRunnerMessages(t *testing.T) {
 	want := []proto.Message{
 		&movev1.MsgExecute{Sender: senderStr, ModuleAddress: "0x1", ModuleName: "dex", FunctionName: "swap", TypeArgs: []string{"0x1::coin::T"}, Args: [][]byte{{1}}},
 		&movev1.MsgExecuteJSON{Sender: senderStr, ModuleAddress: "0x1", ModuleName: "dex", FunctionName: "swap", Args: []string{`"1"`}},
+		// minievm approves the hook contract for the packet amount before the memo's call.
+		&evmv1.MsgCall{Sender: senderStr, ContractAddr: evm.DenomContract("ibc/X").Hex(), Value: "0",
+			Input: "0x" + hex.EncodeToString(crypto.Keccak256([]byte("approve(address,uint256)"))[:4]) + "0000000000000000000000000000000000000000000000000000000000000abc" + word(5)},
 		&evmv1.MsgCall{Sender: senderStr, ContractAddr: "0xabc", Input: "0x1234", Value: "0"},
 		&wasmv1.MsgExecuteContract{Sender: senderStr, Contract: "init1contract", Msg: []byte(`{"swap":{}}`), Funds: nil},
 		&movev1.MsgExecute{Sender: senderStr, ModuleAddress: "0x1", ModuleName: "cb", FunctionName: "ibc_ack", Args: [][]byte{{7, 0, 0, 0, 0, 0, 0, 0}, {1}}},
