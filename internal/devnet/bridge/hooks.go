@@ -312,6 +312,22 @@ func (h *HookRunner) ExecIBCHook(env sim.Env, vm string, sender []byte, message 
 	r := msg.ProtoReflect()
 	r.Set(r.Descriptor().Fields().ByName("sender"), protoreflectString(senderStr))
 	if call, ok := msg.(*evmv1.MsgCall); ok {
+		if len(sender) != common.AddressLength {
+			// minievm's intermediary is 32 bytes; the EVM acts for it as its shorthand
+			// account, the address's last 20 bytes, which is also where minievm's ERC-20 bank
+			// keeps its coins (initia-labs/minievm@3470dff:x/evm/keeper/address.go:17-59). The
+			// devnet's bank keys by the raw address, so the received coin moves there first.
+			short := common.BytesToAddress(sender).Bytes()
+			if funds.Amount != nil && funds.Amount.Sign() > 0 {
+				if err := env.Send(sender, short, []sim.Coin{funds}); err != nil {
+					return err
+				}
+			}
+			if senderStr, err = address.Bech32(env.AddressPrefix(), short); err != nil {
+				return err
+			}
+			call.Sender = senderStr
+		}
 		if err := h.approveHook(env, senderStr, call.ContractAddr, funds); err != nil {
 			return err
 		}
