@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"google.golang.org/protobuf/proto"
 	"math/big"
 	"net/http"
 	"strings"
@@ -202,4 +204,56 @@ func (n *trackNet) fund(chainID, denom string, signer int, amount *big.Int) {
 		return
 	}
 	t.Fatalf("no single-transaction route funds %s %s on %s", amount, denom, chainID)
+}
+
+// TestIBCHookWrapFailureRefunds: an arrival whose hook fails (toLocal of a denom the
+// intermediary did not receive, so the wrapper pulls nothing it may) is acknowledged with an
+// error, as minievm acknowledges any hook failure, and the coin is refunded on the source;
+// the recipient gets nothing.
+func TestIBCHookWrapFailureRefunds(t *testing.T) {
+	n := startTrackNet(t, "")
+	const amount = "1200000"
+	routes := n.ibcHookRoutes(amount)
+	var hr *hookRoute
+	for i := range routes {
+		if routes[i].src == l1ID && len(routes[i].rt.Operations) == 1 {
+			hr = &routes[i]
+		}
+	}
+	if hr == nil {
+		t.Fatal("no one-hop route from the L1 into the wrapper token")
+	}
+	const signer = 0
+	n.fund(l1ID, hr.srcDenom, signer, mustInt(t, amount))
+	var wrap route.WrapStep
+	for _, w := range route.Wraps(n.reg, hr.rt.Operations) {
+		wrap = w
+	}
+	dest := n.tn.addr(t, evmID, recipientBase+150)
+	// The memo /msgs builds, with another remote denom in toLocal.
+	addrs := []string{n.tn.addr(t, l1ID, signer), dest}
+	st, body := n.post("/v2/fungible/msgs", map[string]any{"address_list": addrs, "amount_in": amount, "amount_out": hr.rt.AmountOut,
+		"source_asset_chain_id": l1ID, "source_asset_denom": hr.srcDenom, "dest_asset_chain_id": evmID, "dest_asset_denom": hr.dstDenom,
+		"operations": hr.rt.Operations})
+	var mr msgs.Response
+	if err := json.Unmarshal(body, &mr); err != nil || st != http.StatusOK || len(mr.Txs) != 1 {
+		t.Fatalf("msgs: %d %s", st, body)
+	}
+	m := n.decode(mr.Txs[0].CosmosTx.Msgs)[0].(*transferv1.MsgTransfer)
+	if !strings.Contains(m.Memo, hex.EncodeToString([]byte(wrap.RemoteDenom))) {
+		t.Fatalf("memo %s does not name %s", m.Memo, wrap.RemoteDenom)
+	}
+	m.Memo = strings.Replace(m.Memo, hex.EncodeToString([]byte(wrap.RemoteDenom)), hex.EncodeToString([]byte("l2/"+strings.Repeat("0", len(wrap.RemoteDenom)-3))), 1)
+	before := n.balance(l1ID, addrs[0], hr.srcDenom)
+	defer n.refunded(l1ID, signer, hr.srcDenom, before)
+	n.mark()
+	hash := n.submit(l1ID, n.sign(l1ID, signer, []proto.Message{m}, signingv1beta1.SignMode_SIGN_MODE_DIRECT, 2_000_000))
+	s, _ := n.follow(l1ID, hash, terminal)
+	if s.State != track.StateCompletedError || s.Error == nil || !strings.Contains(s.Error.Message, "hook") {
+		b, _ := json.Marshal(s)
+		t.Fatalf("state %s: %s\n%s", s.State, b, n.events())
+	}
+	if got := n.balance(evmID, dest, hr.dstDenom); got.Sign() != 0 {
+		t.Fatalf("recipient holds %s %s after a failed hook", got, hr.dstDenom)
+	}
 }
