@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -28,6 +29,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
 )
 
 // Sign modes a hook may use besides SIGN_MODE_DIRECT: LEGACY_AMINO_JSON, and EIP_191, which
@@ -310,7 +312,43 @@ func (h *HookRunner) ExecIBCHook(env sim.Env, vm string, sender []byte, message 
 	}
 	r := msg.ProtoReflect()
 	r.Set(r.Descriptor().Fields().ByName("sender"), protoreflectString(senderStr))
+	if call, ok := msg.(*evmv1.MsgCall); ok {
+		if len(sender) != common.AddressLength {
+			// minievm's intermediary is 32 bytes; the EVM acts for it as its shorthand
+			// account, the address's last 20 bytes, which is also where minievm's ERC-20 bank
+			// keeps its coins (initia-labs/minievm@3470dff:x/evm/keeper/address.go:17-59). The
+			// devnet's bank keys by the raw address, so the received coin moves there first.
+			short := common.BytesToAddress(sender).Bytes()
+			if funds.Amount != nil && funds.Amount.Sign() > 0 {
+				if err := env.Send(sender, short, []sim.Coin{funds}); err != nil {
+					return err
+				}
+			}
+			if senderStr, err = address.Bech32(env.AddressPrefix(), short); err != nil {
+				return err
+			}
+			call.Sender = senderStr
+		}
+		if err := h.approveHook(env, senderStr, call.ContractAddr, funds); err != nil {
+			return err
+		}
+	}
 	return h.run(env, msg)
+}
+
+// approveHook is minievm's step before an ICS-20 hook's MsgCall: the intermediary approves
+// the hook contract for the packet amount on the received coin's ERC-20, so a contract such as
+// the ERC20Wrapper can pull the coin (its no-amount toLocal converts min(allowance, balance))
+// (initia-labs/minievm@3470dff:app/ibc-hooks/receive.go:33-53,57-82). A failure fails the hook,
+// and the packet is acknowledged with an error as any hook failure is.
+func (h *HookRunner) approveHook(env sim.Env, sender, contract string, funds sim.Coin) error {
+	if funds.Amount == nil || funds.Amount.Sign() < 0 || funds.Amount.BitLen() > 256 {
+		return fmt.Errorf("failed to parse amount %v", funds.Amount)
+	}
+	input := append(crypto.Keccak256([]byte("approve(address,uint256)"))[:4], common.LeftPadBytes(common.HexToAddress(contract).Bytes(), 32)...)
+	input = append(input, common.LeftPadBytes(funds.Amount.Bytes(), 32)...)
+	token := evm.ERC20Of(envQuery{env}, funds.Denom)
+	return h.run(env, &evmv1.MsgCall{Sender: sender, ContractAddr: token.Hex(), Input: "0x" + hex.EncodeToString(input), Value: "0"})
 }
 
 func protoreflectString(s string) protoreflect.Value { return protoreflect.ValueOfString(s) }

@@ -12,12 +12,14 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/address"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
 )
 
 // vmStub records the VM messages the runner routes to it.
@@ -41,6 +43,15 @@ func TestHookRunnerMessages(t *testing.T) {
 	sender := make([]byte, 32)
 	senderStr := "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqu2lkzy"
 	funds := sim.Coin{Denom: "ibc/X", Amount: big.NewInt(5)}
+	// The packet's coin, as the transfer app pays it to the intermediary before the hook.
+	if err := env.Mint(sender, []sim.Coin{funds}); err != nil {
+		t.Fatal(err)
+	}
+	short := make([]byte, 20)
+	shortStr, err := address.Bech32("init", short)
+	if err != nil {
+		t.Fatal(err)
+	}
 	steps := []func() error{
 		func() error {
 			return h.ExecIBCHook(env, "move", sender, json.RawMessage(`{"module_address":"0x1","module_name":"dex","function_name":"swap","type_args":["0x1::coin::T"],"args":["AQ=="]}`), funds)
@@ -73,13 +84,21 @@ func TestHookRunnerMessages(t *testing.T) {
 	want := []proto.Message{
 		&movev1.MsgExecute{Sender: senderStr, ModuleAddress: "0x1", ModuleName: "dex", FunctionName: "swap", TypeArgs: []string{"0x1::coin::T"}, Args: [][]byte{{1}}},
 		&movev1.MsgExecuteJSON{Sender: senderStr, ModuleAddress: "0x1", ModuleName: "dex", FunctionName: "swap", Args: []string{`"1"`}},
-		&evmv1.MsgCall{Sender: senderStr, ContractAddr: "0xabc", Input: "0x1234", Value: "0"},
+		// minievm approves the hook contract for the packet amount before the memo's call, both
+		// from the 32-byte intermediary's shorthand account (its last 20 bytes).
+		&evmv1.MsgCall{Sender: shortStr, ContractAddr: evm.DenomContract("ibc/X").Hex(), Value: "0",
+			Input: "0x" + hex.EncodeToString(crypto.Keccak256([]byte("approve(address,uint256)"))[:4]) + "0000000000000000000000000000000000000000000000000000000000000abc" + word(5)},
+		&evmv1.MsgCall{Sender: shortStr, ContractAddr: "0xabc", Input: "0x1234", Value: "0"},
 		&wasmv1.MsgExecuteContract{Sender: senderStr, Contract: "init1contract", Msg: []byte(`{"swap":{}}`), Funds: nil},
 		&movev1.MsgExecute{Sender: senderStr, ModuleAddress: "0x1", ModuleName: "cb", FunctionName: "ibc_ack", Args: [][]byte{{7, 0, 0, 0, 0, 0, 0, 0}, {1}}},
 		&evmv1.MsgCall{Sender: senderStr, ContractAddr: "0xcb", Value: "0",
 			Input: "0x" + hex.EncodeToString(crypto.Keccak256([]byte("ibc_ack(uint64,bool)"))[:4]) + word(7) + word(1)},
 		&evmv1.MsgCall{Sender: senderStr, ContractAddr: "0xcb", Value: "0",
 			Input: "0x" + hex.EncodeToString(crypto.Keccak256([]byte("ibc_timeout(uint64)"))[:4]) + word(9)},
+	}
+	if env.Balance(short, "ibc/X").Cmp(funds.Amount) != 0 || env.Balance(sender, "ibc/X").Sign() != 0 {
+		t.Errorf("the packet's coin is not at the shorthand account: %s there, %s at the intermediary",
+			env.Balance(short, "ibc/X"), env.Balance(sender, "ibc/X"))
 	}
 	if len(stub.got) != len(want) {
 		t.Fatalf("%d messages", len(stub.got))

@@ -580,8 +580,8 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 			tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
 			return tx, nil
 		}
-		if w, ok := p.toLocal[i]; ok && w.Via != route.WrapInOPHook {
-			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d ends with converting %s to %s on %s in an ibc-hooks memo: message generation for it is not built yet",
+		if w, ok := p.toLocal[i]; ok && w.Via != route.WrapInOPHook && (w.Via != route.WrapInIBCHook || i != end-1 || p.ops[i].Transfer == nil) {
+			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d converts %s to %s on %s before the transaction ends: only the last IBC arrival of a transaction can convert (in its ibc-hooks memo)",
 				i, w.RemoteDenom, w.LocalDenom, w.ChainID)
 		}
 	}
@@ -704,21 +704,32 @@ func (b Builder) transferChain(p *plan, start, end int, sender string, addr func
 			}
 		}
 	}
+	// The last arrival either pays the recipient or, when it ends in the wrapper token, the
+	// wrapper contract through an ibc-hooks memo (see wrapMemo).
+	lastReceiver := addr(p.toPos[end-1])
 	var next map[string]any
+	if w, ok := p.toLocal[end-1]; ok && w.Via == route.WrapInIBCHook {
+		var err error
+		if lastReceiver, next, err = wrapMemo(w, lastReceiver); err != nil {
+			return nil, err
+		}
+	}
 	for i := end - 1; i > start; i-- {
 		t := p.ops[i].Transfer
 		receiver := "pfm"
 		if i == end-1 {
-			receiver = addr(p.toPos[i])
+			receiver = lastReceiver
 		}
 		fwd := orderedForward{Receiver: receiver, Port: t.Port, Channel: t.Channel, Timeout: defaultPFMForwardTimeout, Next: next}
 		next = map[string]any{"forward": fwd}
 	}
 	t := p.ops[start].Transfer
-	receiver := addr(p.toPos[start])
+	receiver := lastReceiver
 	memo := ""
-	if next != nil {
+	if end-start > 1 {
 		receiver = "pfm"
+	}
+	if next != nil {
 		mb, err := json.Marshal(next)
 		if err != nil {
 			return nil, err

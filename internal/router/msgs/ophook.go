@@ -221,3 +221,38 @@ func unwrapMsgs(sender string, w route.WrapStep, local *uint256.Int, call []byte
 	}
 	return out, nil
 }
+
+// wrapMemo is the ibc-hooks memo of an ICS-20 arrival that ends in the wrapper token w, and
+// the packet receiver it needs. minievm's ibc-hooks middleware requires the receiver to equal
+// the memo's contract_addr, receives the coin on an intermediate account derived from the
+// channel and sender, approves the contract for the packet amount from that account, then
+// runs the memo's MsgCall from it (initia-labs/minievm@3470dff:app/ibc-hooks/receive.go:33-53,
+// 163-195, util.go:79-82). The call is the no-amount toLocal(receiver, denom, 6), which
+// converts min(allowance, balance): exactly the packet amount, as minievm's own test wraps
+// an IBC arrival (initia-labs/minievm@3470dff:integration-tests/wrapper_test.go:324-349).
+// recipient is the final recipient (bech32 or 0x, 20 bytes).
+func wrapMemo(w route.WrapStep, recipient string) (string, map[string]any, error) {
+	recv, err := Address20(recipient)
+	if err != nil {
+		return "", nil, route.Invalidf(ReasonInvalidAddress, "the recipient of %s on %s: %v", w.LocalDenom, w.ChainID, err)
+	}
+	if !common.IsHexAddress(w.Contract) {
+		return "", nil, fmt.Errorf("msgs: wrapper of %s on %s is %q, not a contract address", w.LocalDenom, w.ChainID, w.Contract)
+	}
+	input, err := wrapABI.Pack("toLocal", recv, w.RemoteDenom, uint8(WrapperRemoteDecimals))
+	if err != nil {
+		return "", nil, err
+	}
+	contract := common.HexToAddress(w.Contract).Hex()
+	return contract, map[string]any{"evm": map[string]any{"message": orderedCall{
+		ContractAddr: contract, Input: "0x" + hex.EncodeToString(input), Value: "0", AccessList: []string{}}}}, nil
+}
+
+// orderedCall keeps the field order of minievm's hook message (contract_addr, input, value,
+// access_list).
+type orderedCall struct {
+	ContractAddr string   `json:"contract_addr"`
+	Input        string   `json:"input"`
+	Value        string   `json:"value"`
+	AccessList   []string `json:"access_list"`
+}

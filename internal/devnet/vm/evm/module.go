@@ -88,6 +88,15 @@ func DenomContract(denom string) common.Address {
 	return derivedAddress("erc20/" + denom)
 }
 
+// ERC20Of is the ERC-20 address of a bank denom in the chain's state: a contract registered
+// for it, else DenomContract (the contract the chain makes for a bank coin on first use).
+func ERC20Of(q sim.Query, denom string) common.Address {
+	if b, ok := q.Store(StoreName).Get("d/" + denom); ok {
+		return common.HexToAddress(string(b))
+	}
+	return DenomContract(denom)
+}
+
 // Name implements sim.Module.
 func (m *Module) Name() string { return StoreName }
 
