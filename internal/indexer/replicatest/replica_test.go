@@ -273,12 +273,20 @@ func TestReplicasOnHotStandby(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		}
-		// Cut once the client holds block initial/2 (the standby may be past it already).
+		// Cut once the client holds block initial/2 (the standby may be past it already) and
+		// a tx, so that both resume with Last-Event-ID.
+		deadline := time.Now().Add(3 * time.Minute)
 		for ctx.Err() == nil && !t.Failed() {
-			if evs, _ := tapes[0].snapshot(); len(evs) > 0 {
-				if h, _ := strconv.ParseInt(evs[len(evs)-1].ID, 10, 64); h >= initial/2 {
+			b, _ := tapes[0].snapshot()
+			x, _ := tapes[1].snapshot()
+			if len(b) > 0 && len(x) > 0 {
+				if h, _ := strconv.ParseInt(b[len(b)-1].ID, 10, 64); h >= initial/2 {
 					break
 				}
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("the stream client never held block %d and a tx: %d block and %d tx events", initial/2, len(b), len(x))
+				return
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

@@ -21,6 +21,7 @@ type streamTape struct {
 	t       *testing.T
 	url     string // the stream's route
 	event   string // the name every event must carry
+	query   string // of the first connection
 	mu      sync.Mutex
 	evs     []sse.Event
 	ends    []error // why each connection's reading ended (nil: cut by the test)
@@ -40,8 +41,13 @@ func (s *streamTape) open(query string) {
 		last = s.evs[n-1].ID
 	}
 	s.mu.Unlock()
-	if last == "" && query != "" {
-		url += "?" + query
+	// Nothing received yet: reconnect as first (without Last-Event-ID the stream would start
+	// at the newest item and skip the rest).
+	if query != "" {
+		s.query = query
+	}
+	if last == "" && s.query != "" {
+		url += "?" + s.query
 	}
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
 	if err != nil {
