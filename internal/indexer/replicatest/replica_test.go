@@ -235,7 +235,9 @@ func envInt(t *testing.T, name string, def int64) int64 {
 // single height: its /status height bounds its lists, a page of blocks is contiguous and each
 // block in it, the block at its height, the txs of that height and a tx by hash are byte for
 // byte the primary's answers; pinned answers revalidate with If-None-Match. Once ingestion
-// stops, every list equals the primary's. The replication lag is measured and logged. Then WAL
+// stops, every list equals the primary's, and so do the events a client of both SSE streams
+// on a replica received from the first item on, live and across a cut of a few blocks resumed
+// with Last-Event-ID (no gap, no duplicate). The replication lag is measured and logged. Then WAL
 // replay is paused on the standby and the replicas must turn unready (REPLICA_LAG), and ready
 // again once it resumes.
 func TestReplicasOnHotStandby(t *testing.T) {
@@ -248,9 +250,67 @@ func TestReplicasOnHotStandby(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	lag := startLagMeter(t, ctx, tp.pDSN, tp.sDSN)
+	final := initial + paced
+	// A client of both streams on the first replica: from the first item, live while the
+	// writer catches up and then at 2 blocks/s, away for a few blocks of the catch-up (the
+	// capture's txs are in its first 66 blocks), back with Last-Event-ID (see checkTape).
+	tapes := []*streamTape{
+		{t: t, url: tp.replicas[0] + "/indexer/block/v1/blocks/stream", event: "block"},
+		{t: t, url: tp.replicas[0] + "/indexer/tx/v1/txs/stream", event: "tx"},
+	}
+	for _, tape := range tapes {
+		tape.open("from=0")
+		defer tape.cut()
+	}
+	// The last block the client saw before the cut; the standby's height at the cut and at the resume.
+	var cutAt, cutH, resumedAt int64
+	var streamDone sync.WaitGroup
+	streamDone.Add(1)
+	go func() {
+		defer streamDone.Done()
+		away := func(h int64) {
+			for lag.standbyH.Load() < h && ctx.Err() == nil && !t.Failed() {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		// Cut once the client holds block initial/2 (the standby may be past it already) and
+		// a tx, so that both resume with Last-Event-ID.
+		deadline := time.Now().Add(3 * time.Minute)
+		for ctx.Err() == nil && !t.Failed() {
+			b, _ := tapes[0].snapshot()
+			x, _ := tapes[1].snapshot()
+			if len(b) > 0 && len(x) > 0 {
+				if h, _ := strconv.ParseInt(b[len(b)-1].ID, 10, 64); h >= initial/2 {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("the stream client never held block %d and a tx: %d block and %d tx events", initial/2, len(b), len(x))
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		for _, tape := range tapes {
+			tape.cut()
+		}
+		cutH = lag.standbyH.Load()
+		evs, _ := tapes[0].snapshot()
+		if len(evs) > 0 {
+			cutAt, _ = strconv.ParseInt(evs[len(evs)-1].ID, 10, 64)
+		}
+		away(cutAt + 5)
+		// Stay away until a tx was committed after the cut too (the capture has few), so the
+		// resume replays txs as well as blocks, while leaving a few blocks to stream live.
+		for lag.standbyH.Load() < final-3 && newestTxHeight(t, tp.replicas[0]) <= cutAt && !t.Failed() {
+			time.Sleep(100 * time.Millisecond)
+		}
+		resumedAt = lag.standbyH.Load()
+		for _, tape := range tapes {
+			tape.open("")
+		}
+	}()
 	lag.waitHeight(t, initial, 3*time.Minute)
 
-	final := initial + paced
 	lag.measuring.Store(true)
 	paceDone := make(chan struct{})
 	go func() { pace(ctx, tp.top, final, 500*time.Millisecond); close(paceDone) }()
@@ -276,6 +336,7 @@ func TestReplicasOnHotStandby(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	streamDone.Wait()
 	lag.waitHeight(t, final, 2*time.Minute)
 	lag.measuring.Store(false)
 	summary, _ := lag.report(initial, final)
@@ -297,6 +358,41 @@ func TestReplicasOnHotStandby(t *testing.T) {
 		compareLists(t, r, tp.ref, final)
 	}
 
+	// The stream client, once the replica reached final, has received exactly the list items.
+	wantTxs := len(listAll(t, tp.replicas[0], "/indexer/tx/v1/txs", "txs"))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, _ := tapes[0].snapshot()
+		x, _ := tapes[1].snapshot()
+		if (len(b) > 0 && b[len(b)-1].ID == strconv.FormatInt(final, 10) && len(x) >= wantTxs) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	nb := checkTape(t, tapes[0], tp.replicas[0], tp.ref, "/indexer/block/v1/blocks", "blocks")
+	nx := checkTape(t, tapes[1], tp.replicas[0], tp.ref, "/indexer/tx/v1/txs", "txs")
+	xs, _ := tapes[1].snapshot()
+	away := 0 // tx events of the blocks committed while the client was away
+	for _, ev := range xs {
+		var tx struct {
+			Height string `json:"height"`
+		}
+		_ = json.Unmarshal(ev.Data, &tx)
+		if h, _ := strconv.ParseInt(tx.Height, 10, 64); h > cutAt && h <= resumedAt {
+			away++
+		}
+	}
+	if nb > 0 && nx > 0 {
+		t.Logf("streams on the replica: %d block and %d tx events, equal to the list routes; cut after block %d (standby at %d), resumed with Last-Event-ID at standby height %d (%d tx events from the blocks missed)",
+			nb, nx, cutAt, cutH, resumedAt, away)
+	}
+	if resumedAt <= cutAt || away == 0 {
+		t.Errorf("the stream client missed no block or no tx while away (cut after %d, resumed at %d, %d txs in between)", cutAt, resumedAt, away)
+	}
+	for _, tape := range tapes {
+		tape.cut()
+	}
+
 	// A standby whose replay is paused falls behind; its replicas turn unready, then ready
 	// again once replay resumes.
 	tp.standby.Exec("", "SELECT pg_wal_replay_pause()")
@@ -312,6 +408,24 @@ func TestReplicasOnHotStandby(t *testing.T) {
 	for _, r := range tp.replicas {
 		waitHTTP(t, nil, r+"/readyz", http.StatusOK, 2*time.Minute)
 	}
+}
+
+// newestTxHeight is the height of the newest tx replica r lists (0 when none).
+func newestTxHeight(t *testing.T, r string) int64 {
+	a, ok := get200(t, r+"/indexer/tx/v1/txs?pagination.limit=1")
+	if !ok {
+		return 0
+	}
+	var page struct {
+		Txs []struct {
+			Height string `json:"height"`
+		} `json:"txs"`
+	}
+	if err := json.Unmarshal(a.body, &page); err != nil || len(page.Txs) == 0 {
+		return 0
+	}
+	h, _ := strconv.ParseInt(page.Txs[0].Height, 10, 64)
+	return h
 }
 
 type blockJSON struct {
