@@ -91,7 +91,6 @@ type Stream struct {
 	slow   chan struct{} // closed when the client is dropped as too slow
 	once   sync.Once
 	after  time.Duration
-	sent   func()
 	lastMu sync.Mutex
 	last   string // id of the last event written to the connection
 }
@@ -309,7 +308,10 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	defer func() {
 		cancel()
 		if !prodDone {
-			<-done
+			if err := <-done; err != nil {
+				// The stream has ended already: nobody is left to tell.
+				s.log.Debug("stream producer ended after its stream", "route", rt.Pattern, "err", err)
+			}
 		}
 	}()
 	heartbeat := time.NewTicker(opts.Heartbeat)

@@ -112,7 +112,7 @@ func TestStreamFraming(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := open(t, srv.URL+tc.path, tc.header)
+			resp := open(t, srv.URL+tc.path, tc.header) //nolint:bodyclose // open closes it in t.Cleanup
 			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 				t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
@@ -129,7 +129,7 @@ func TestStreamFraming(t *testing.T) {
 		})
 	}
 	// A bad resume point is the API's JSON 400, before any stream.
-	resp := open(t, srv.URL+"/three?from=x", nil)
+	resp := open(t, srv.URL+"/three?from=x", nil) //nolint:bodyclose // open closes it in t.Cleanup
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 400 || !strings.Contains(string(b), `"code":3`) {
 		t.Errorf("bad from: %d %s", resp.StatusCode, b)
@@ -141,8 +141,8 @@ func TestStreamHeartbeatAndWriteTimeout(t *testing.T) {
 	// The stream outlives the server's WriteTimeout: it must not be cut.
 	srv.Config.WriteTimeout = 100 * time.Millisecond
 	srv.Start()
-	t.Cleanup(srv.Close) // after the streams' bodies are closed (cleanups run last first)
-	resp := open(t, srv.URL+"/forever", nil)
+	t.Cleanup(srv.Close)                     // after the streams' bodies are closed (cleanups run last first)
+	resp := open(t, srv.URL+"/forever", nil) //nolint:bodyclose // open closes it in t.Cleanup
 	rd := sse.NewReader(resp.Body)
 	deadline := time.Now().Add(400 * time.Millisecond)
 	n := 0
@@ -168,8 +168,8 @@ func TestStreamHeartbeatComment(t *testing.T) {
 		}},
 	})
 	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close) // after the streams' bodies are closed (cleanups run last first)
-	resp := open(t, srv.URL+"/idle", nil)
+	t.Cleanup(srv.Close)                  // after the streams' bodies are closed (cleanups run last first)
+	resp := open(t, srv.URL+"/idle", nil) //nolint:bodyclose // open closes it in t.Cleanup
 	buf := make([]byte, 0, 256)
 	tmp := make([]byte, 256)
 	for !strings.Contains(string(buf), ": heartbeat\n\n: heartbeat\n\n") {
@@ -198,11 +198,11 @@ func TestStreamCaps(t *testing.T) {
 			srv := httptest.NewServer(streamAPI(t, tc.so, reg))
 			t.Cleanup(srv.Close) // after the streams' bodies are closed (cleanups run last first)
 			for range 2 {
-				if r := open(t, srv.URL+"/forever", nil); r.StatusCode != 200 {
+				if r := open(t, srv.URL+"/forever", nil); r.StatusCode != 200 { //nolint:bodyclose // open closes it in t.Cleanup
 					t.Fatalf("status %d", r.StatusCode)
 				}
 			}
-			resp := open(t, srv.URL+"/forever", nil)
+			resp := open(t, srv.URL+"/forever", nil) //nolint:bodyclose // open closes it in t.Cleanup
 			b, _ := io.ReadAll(resp.Body)
 			if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "7" || !strings.Contains(string(b), "TOO_MANY_STREAMS") {
 				t.Fatalf("past the cap: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
@@ -278,9 +278,9 @@ func TestStreamSlowClientDropped(t *testing.T) {
 		// Write 1 is the ": ok" comment, 2 event 1, 3 event 2: that one waits.
 		h.ServeHTTP(&gated{ResponseWriter: w, blockAt: 3, release: release}, r)
 	}))
-	t.Cleanup(srv.Close) // after the streams' bodies are closed (cleanups run last first)
-	resp := open(t, srv.URL+"/many", nil)
-	time.Sleep(time.Second) // the producer fills the queue and gives up after 50 ms, even on a busy machine
+	t.Cleanup(srv.Close)                  // after the streams' bodies are closed (cleanups run last first)
+	resp := open(t, srv.URL+"/many", nil) //nolint:bodyclose // open closes it in t.Cleanup
+	time.Sleep(time.Second)               // the producer fills the queue and gives up after 50 ms, even on a busy machine
 	close(release)
 	var got []string
 	for _, ev := range readAll(t, resp.Body) {
@@ -294,7 +294,7 @@ func TestStreamSlowClientDropped(t *testing.T) {
 		t.Errorf("slow drops %v", n)
 	}
 	// It resumes where the reconnect event says, without loss.
-	resp = open(t, srv.URL+"/many", http.Header{"Last-Event-Id": {"2"}})
+	resp = open(t, srv.URL+"/many", http.Header{"Last-Event-Id": {"2"}}) //nolint:bodyclose // open closes it in t.Cleanup
 	rd := sse.NewReader(resp.Body)
 	ev, err := rd.Next()
 	if err != nil || ev.ID != "3" {
@@ -304,8 +304,8 @@ func TestStreamSlowClientDropped(t *testing.T) {
 
 func TestStreamShutdown(t *testing.T) {
 	srv := httptest.NewServer(streamAPI(t, StreamOptions{}, nil))
-	t.Cleanup(srv.Close) // after the streams' bodies are closed (cleanups run last first)
-	resp := open(t, srv.URL+"/forever", nil)
+	t.Cleanup(srv.Close)                     // after the streams' bodies are closed (cleanups run last first)
+	resp := open(t, srv.URL+"/forever", nil) //nolint:bodyclose // open closes it in t.Cleanup
 	rd := sse.NewReader(resp.Body)
 	if _, err := rd.Next(); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"testing"
 	"time"
@@ -78,7 +79,7 @@ func TestRichListOrdered(t *testing.T) {
 		balance(1, 5)
 		// A follower block going below zero writes nothing.
 		err := db.WriteRichList(ctx, []RichListBlock{{Height: 5, Changes: RichListChanges{Changes: []BalanceChange{change(2, -8)}}}})
-		if _, ok := err.(*NegativeBalanceError); !ok {
+		if e := (*NegativeBalanceError)(nil); !errors.As(err, &e) {
 			t.Fatalf("negative follower write: %v, want a *NegativeBalanceError", err)
 		}
 		height(4)

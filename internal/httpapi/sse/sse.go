@@ -20,8 +20,11 @@ type Event struct {
 
 // Reader parses events from a stream.
 type Reader struct {
-	s    *bufio.Scanner
-	last string
+	s *bufio.Scanner
+	// pending is the id read so far (EventSource's "last event ID buffer"); last becomes it
+	// only when an event is dispatched, so a connection cut inside an event never makes a
+	// client resume past an event it did not get.
+	pending, last string
 }
 
 // NewReader reads events from r.
@@ -39,6 +42,7 @@ func (r *Reader) Next() (Event, error) {
 	for r.s.Scan() {
 		line := r.s.Text()
 		if line == "" {
+			r.last = r.pending
 			if !hasData {
 				name = ""
 				continue
@@ -46,7 +50,7 @@ func (r *Reader) Next() (Event, error) {
 			if name == "" {
 				name = "message"
 			}
-			return Event{ID: r.last, Name: name, Data: bytes.TrimSuffix(data.Bytes(), []byte("\n"))}, nil
+			return Event{ID: r.pending, Name: name, Data: bytes.TrimSuffix(data.Bytes(), []byte("\n"))}, nil
 		}
 		if strings.HasPrefix(line, ":") {
 			continue
@@ -58,7 +62,7 @@ func (r *Reader) Next() (Event, error) {
 			name = value
 		case "id":
 			if !strings.Contains(value, "\x00") {
-				r.last = value
+				r.pending = value
 			}
 		case "data":
 			data.WriteString(value)

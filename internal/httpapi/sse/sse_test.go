@@ -45,3 +45,18 @@ func TestReader(t *testing.T) {
 		})
 	}
 }
+
+// TestLastEventIDOnDispatch: an id counts once its event is dispatched, as EventSource keeps
+// it; a stream cut inside an event leaves the id of the last whole one.
+func TestLastEventIDOnDispatch(t *testing.T) {
+	r := NewReader(strings.NewReader("id: 1\ndata: a\n\nid: 2\ndata: b"))
+	if ev, err := r.Next(); err != nil || ev.ID != "1" || r.LastEventID() != "1" {
+		t.Fatalf("first event %+v %v, last id %q", ev, err, r.LastEventID())
+	}
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("cut event: %v, want io.EOF", err)
+	}
+	if got := r.LastEventID(); got != "1" {
+		t.Errorf("after a cut event the last id is %q, want 1", got)
+	}
+}

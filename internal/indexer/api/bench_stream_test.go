@@ -56,7 +56,7 @@ func BenchmarkBlockStream(b *testing.B) {
 	var mu sync.Mutex
 	ready.Add(subs)
 	for i := range subs {
-		resp, err := hc.Get(srv.URL + "/indexer/block/v1/blocks/stream")
+		resp, err := hc.Get(srv.URL + "/indexer/block/v1/blocks/stream") //nolint:bodyclose // closed through bodies at the end
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -58,7 +58,7 @@ func (s *streamTape) open(query string) {
 		req.Header.Set("Last-Event-ID", last)
 	}
 	// No client timeout: the stream lives as long as the test holds it.
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req) //nolint:bodyclose // held in s.resp and closed by the cut or the end
 	if err != nil {
 		s.t.Errorf("GET %s: %v", url, err)
 		return

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -84,7 +85,7 @@ func TestTxStatusStreamReplicas(t *testing.T) {
 		}
 	}
 	for r, rd := range readers {
-		if ev, err := nextWithin(rd, 10*time.Second); err != io.EOF {
+		if ev, err := nextWithin(rd, 10*time.Second); !errors.Is(err, io.EOF) {
 			t.Errorf("replica %d: after the terminal state %+v %v, want the end of the stream", r, ev, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -79,7 +80,7 @@ func TestTxStatusStream(t *testing.T) {
 		}
 		time.Sleep(30 * time.Millisecond) // several polls of the stream: nothing new to send
 	}
-	if ev, err := nextWithin(rd, 10*time.Second); err != io.EOF {
+	if ev, err := nextWithin(rd, 10*time.Second); !errors.Is(err, io.EOF) {
 		t.Errorf("after the terminal state %+v %v, want the end of the stream", ev, err)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -118,7 +119,7 @@ func TestIBCHookWrapMemo(t *testing.T) {
 	long, _ := bech32.EncodeFromBase256("init", bytes.Repeat([]byte{9}, 32))
 	_, err = Builder{Reg: reg}.Build(Request{SourceAssetChainID: cases[0].chain, SourceAssetDenom: cases[0].denom, DestAssetChainID: evmChain,
 		DestAssetDenom: wrapped.Denom, AmountIn: rt.AmountIn, AmountOut: rt.AmountOut, AddressList: []string{addr(1), long}, Operations: rt.Operations})
-	if e, ok := err.(*route.Error); !ok || e.Reason != ReasonInvalidAddress {
+	if e := (*route.Error)(nil); !errors.As(err, &e) || e.Reason != ReasonInvalidAddress {
 		t.Errorf("32-byte recipient: %v", err)
 	}
 }

@@ -94,7 +94,7 @@ func (o *RESTNFTOwners) MoveNFT(ctx context.Context, c *registry.Chain, object s
 	}
 	if err := cl.Get(ctx, "/initia/move/v1/accounts/"+url.PathEscape(object)+"/resources", nil, 0, &body); err != nil {
 		if chainAnswered(err) {
-			return MoveNFT{}, fmt.Errorf("%w: %v", ErrNFTMissing, err)
+			return MoveNFT{}, fmt.Errorf("%w: %w", ErrNFTMissing, err)
 		}
 		return MoveNFT{}, err
 	}
@@ -152,7 +152,7 @@ func (o *RESTNFTOwners) ERC721Owner(ctx context.Context, c *registry.Chain, cont
 	}
 	if err := cl.Post(ctx, "/minievm/evm/v1/call", req, 0, &resp); err != nil {
 		if chainAnswered(err) {
-			return nil, fmt.Errorf("%w: %v", ErrNFTMissing, err)
+			return nil, fmt.Errorf("%w: %w", ErrNFTMissing, err)
 		}
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (o *RESTNFTOwners) CW721Owner(ctx context.Context, c *registry.Chain, contr
 	path := "/cosmwasm/wasm/v1/contract/" + url.PathEscape(contract) + "/smart/" + url.PathEscape(base64.StdEncoding.EncodeToString(q))
 	if err := cl.Get(ctx, path, nil, 0, &resp); err != nil {
 		if chainAnswered(err) {
-			return "", fmt.Errorf("%w: %v", ErrNFTMissing, err)
+			return "", fmt.Errorf("%w: %w", ErrNFTMissing, err)
 		}
 		return "", err
 	}
