@@ -13,7 +13,7 @@ import (
 // and no API answer shows those ids. Dictionary ids (account_dict, msg_type_dict) are replaced
 // by the values they stand for everywhere they appear (the dictionaries' own id column and the
 // columns account_id, signer_id, msg_type_id), and the rows of every table so rewritten are
-// sorted. (The crash test in internal/indexer/conformance keeps its own copy of this rule.)
+// sorted.
 func CanonicalDump(t testing.TB, dump []byte) []byte {
 	t.Helper()
 	type section struct {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -234,7 +233,7 @@ func crashRuns(t *testing.T, crashDSN, url string, top int64, refTime time.Durat
 	// same accounts differently. Nothing is lost or duplicated by that, and no API answer
 	// shows those ids, so both dumps are compared with every dictionary id replaced by the
 	// value it stands for. Everything else, tx sequences included, must be identical.
-	got, want = canonicalIDs(t, got), canonicalIDs(t, want)
+	got, want = testutil.CanonicalDump(t, got), testutil.CanonicalDump(t, want)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("store after %d kills differs from the uninterrupted run: %s", kills, firstDiff(want, got))
 	}
@@ -300,79 +299,6 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return fmt.Sprintf("%d lines vs %d lines", len(al), len(bl))
-}
-
-// canonicalIDs rewrites a store dump so that dictionary ids (account_dict, msg_type_dict) are
-// replaced by the dictionary values everywhere they appear (the dictionaries' own id column,
-// and columns named account_id, signer_id, msg_type_id), then sorts the rows of every table
-// whose primary key involved such an id.
-func canonicalIDs(t *testing.T, dump []byte) []byte {
-	t.Helper()
-	type section struct {
-		header string
-		cols   []string
-		rows   [][]string
-	}
-	var secs []*section
-	for _, line := range strings.Split(strings.TrimRight(string(dump), "\n"), "\n") {
-		if strings.HasPrefix(line, "## ") {
-			sec := &section{header: line}
-			if i, j := strings.Index(line, "("), strings.LastIndex(line, ")"); i > 0 && j > i {
-				sec.cols = strings.Split(line[i+1:j], ", ")
-			}
-			secs = append(secs, sec)
-			continue
-		}
-		if len(secs) == 0 {
-			t.Fatalf("dump line before any table header: %q", line)
-		}
-		secs[len(secs)-1].rows = append(secs[len(secs)-1].rows, strings.Split(line, "\t"))
-	}
-	dicts := map[string]map[string]string{} // dictionary table → id → value
-	dictOf := map[string]string{"account_id": "account_dict", "signer_id": "account_dict", "msg_type_id": "msg_type_dict"}
-	for _, sec := range secs {
-		name := strings.Fields(sec.header)[1]
-		if name != "account_dict" && name != "msg_type_dict" {
-			continue
-		}
-		m := map[string]string{}
-		for _, r := range sec.rows {
-			m[r[0]] = r[1]
-			r[0] = r[1]
-		}
-		dicts[name] = m
-	}
-	var out strings.Builder
-	for _, sec := range secs {
-		name := strings.Fields(sec.header)[1]
-		rewritten := name == "account_dict" || name == "msg_type_dict"
-		for c, col := range sec.cols {
-			d, ok := dictOf[col]
-			if !ok {
-				continue
-			}
-			rewritten = true
-			for _, r := range sec.rows {
-				if v, ok := dicts[d][r[c]]; ok {
-					r[c] = v
-				} else if r[c] != `\N` {
-					t.Fatalf("%s.%s = %s is not in %s", name, col, r[c], d)
-				}
-			}
-		}
-		lines := make([]string, len(sec.rows))
-		for i, r := range sec.rows {
-			lines[i] = strings.Join(r, "\t")
-		}
-		if rewritten {
-			sort.Strings(lines)
-		}
-		out.WriteString(sec.header + "\n")
-		for _, l := range lines {
-			out.WriteString(l + "\n")
-		}
-	}
-	return []byte(out.String())
 }
 
 // crashSeed picks the kill schedule's seed: $ROLLGATE_CRASH_SEED when set, so a failure can be

@@ -145,8 +145,8 @@ func TestDroppedDatabaseConnections(t *testing.T) {
 	// Dictionary ids follow the batch boundaries of the run: a batch numbers its Cosmos
 	// accounts before the accounts first seen in its EVM txs, and a paced PostgreSQL run cuts
 	// batches elsewhere than an unpaced SQLite one. No answer shows the ids, so they are
-	// compared through canonicalIDs, as the crash test does; everything else must be identical.
-	if got, want = canonicalIDs(t, got), canonicalIDs(t, want); !bytes.Equal(got, want) {
+	// compared through testutil.CanonicalDump, as the crash test does; everything else must be identical.
+	if got, want = testutil.CanonicalDump(t, got), testutil.CanonicalDump(t, want); !bytes.Equal(got, want) {
 		t.Fatalf("store differs from the uninterrupted run: %s", firstDiff(want, got))
 	}
 }

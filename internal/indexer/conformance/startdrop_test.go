@@ -185,7 +185,7 @@ func TestDatabaseDropsAtEveryMoment(t *testing.T) {
 	if h != stop {
 		t.Fatalf("store at %d, want %d", h, stop)
 	}
-	if got, want = canonicalIDs(t, got), canonicalIDs(t, want); !bytes.Equal(got, want) {
+	if got, want = testutil.CanonicalDump(t, got), testutil.CanonicalDump(t, want); !bytes.Equal(got, want) {
 		t.Fatalf("store differs from the uninterrupted run: %s", firstDiff(want, got))
 	}
 }

@@ -8,23 +8,5 @@ import "net/http"
 // other registered one is left as it is; the answer is /v2/tx/track's (track.Tracker.Retry).
 // An unregistered hash is 404 TX_NOT_FOUND: there is nothing to retry, /v2/tx/track registers.
 func (s *server) txRetryTrack(r *http.Request) (any, error) {
-	tr, err := s.tracker()
-	if err != nil {
-		return nil, err
-	}
-	var req TrackRequest
-	if err := s.decode(r, &req); err != nil {
-		return nil, err
-	}
-	switch {
-	case req.TxHash == "":
-		return nil, missing("tx_hash")
-	case req.ChainID == "":
-		return nil, missing("chain_id")
-	}
-	res, err := tr.Retry(r.Context(), req.ChainID, req.TxHash)
-	if err != nil {
-		return nil, trackErr(err, req.ChainID)
-	}
-	return res, nil
+	return s.byHash(r, Tracker.Retry)
 }

@@ -77,6 +77,12 @@ func missing(field string) error {
 }
 
 func (s *server) txTrack(r *http.Request) (any, error) {
+	return s.byHash(r, Tracker.Track)
+}
+
+// byHash serves a {tx_hash, chain_id} body (/v2/tx/track, /v2/tx/retry_track) with one of
+// the tracker's methods.
+func (s *server) byHash(r *http.Request, do func(Tracker, context.Context, string, string) (track.TrackResponse, error)) (any, error) {
 	tr, err := s.tracker()
 	if err != nil {
 		return nil, err
@@ -91,7 +97,7 @@ func (s *server) txTrack(r *http.Request) (any, error) {
 	case req.ChainID == "":
 		return nil, missing("chain_id")
 	}
-	res, err := tr.Track(r.Context(), req.ChainID, req.TxHash)
+	res, err := do(tr, r.Context(), req.ChainID, req.TxHash)
 	if err != nil {
 		return nil, trackErr(err, req.ChainID)
 	}

@@ -224,34 +224,7 @@ func NormalizeHash(h string) (string, error) {
 // Track registers (chainID, hash). It is idempotent and answers at once: a hash the chain has
 // not included yet is kept in STATE_SUBMITTED and picked up by the chain's scanner.
 func (t *Tracker) Track(ctx context.Context, chainID, hash string) (TrackResponse, error) {
-	hash, err := NormalizeHash(hash)
-	if err != nil {
-		return TrackResponse{}, err
-	}
-	rpc, err := t.client(chainID)
-	if err != nil {
-		return TrackResponse{}, err
-	}
-	doc, _ := json.Marshal(submitted())
-	now := t.cfg.Now()
-	created, err := t.st.Register(ctx, chainID, hash, t.cfg.Owner, now, t.cfg.Lease, doc)
-	if err != nil {
-		return TrackResponse{}, err
-	}
-	if created {
-		t.mu.Lock()
-		k := tkey{chainID, hash}
-		t.held[k] = &held{created: now}
-		t.dirty[k] = true
-		t.mu.Unlock()
-		// A tx already in a block the scanner passed before it was registered is found by
-		// hash, once; its events are stored as a scan would have.
-		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
-			t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
-		}
-		t.poke()
-	}
-	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
+	return t.register(ctx, chainID, hash, t.st.Register)
 }
 
 // Retry is /v2/tx/retry_track: Skip's explorer sends it for a transfer whose tracking was
@@ -263,6 +236,14 @@ func (t *Tracker) Track(ctx context.Context, chainID, hash string) (TrackRespons
 // already current; a terminal one would evaluate to the same answer): Retry answers as Track
 // does. An unregistered one is ErrNotFound: there is nothing to retry.
 func (t *Tracker) Retry(ctx context.Context, chainID, hash string) (TrackResponse, error) {
+	return t.register(ctx, chainID, hash, t.st.Retrack)
+}
+
+// register runs Track or Retry with the store's write (Register or Retrack): when it (re)opens
+// the transfer, this replica holds it and the tx is looked up by hash once, since a block
+// the scanner passed before may hold it; its events are stored as a scan would have.
+func (t *Tracker) register(ctx context.Context, chainID, hash string,
+	write func(ctx context.Context, chainID, hash, owner string, now time.Time, lease time.Duration, doc []byte) (bool, error)) (TrackResponse, error) {
 	hash, err := NormalizeHash(hash)
 	if err != nil {
 		return TrackResponse{}, err
@@ -273,18 +254,18 @@ func (t *Tracker) Retry(ctx context.Context, chainID, hash string) (TrackRespons
 	}
 	doc, _ := json.Marshal(submitted())
 	now := t.cfg.Now()
-	again, err := t.st.Retrack(ctx, chainID, hash, t.cfg.Owner, now, t.cfg.Lease, doc)
+	opened, err := write(ctx, chainID, hash, t.cfg.Owner, now, t.cfg.Lease, doc)
 	if err != nil {
 		return TrackResponse{}, err
 	}
-	if again {
+	if opened {
 		t.mu.Lock()
 		k := tkey{chainID, hash}
 		t.held[k] = &held{created: now}
 		t.dirty[k] = true
 		t.mu.Unlock()
 		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
-			t.log.Debug("retry_track lookup", "chain", chainID, "hash", hash, "err", err)
+			t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
 		}
 		t.poke()
 	}
