@@ -21,22 +21,10 @@ const statusStreamPoll = time.Second
 // It replaces the one-second polling of /v2/tx/status that InterwovenKit and the Skip client
 // do (see docs/router-api.md).
 func (s *server) txStatusStream(r *http.Request) (httpapi.Producer, error) {
-	tr, err := s.tracker()
+	// The first read answers as /v2/tx/status would: an unknown tx is its 404, not a stream.
+	tr, chainID, hash, doc, err := s.status(r)
 	if err != nil {
 		return nil, err
-	}
-	q := r.URL.Query()
-	hash, chainID := q.Get("tx_hash"), q.Get("chain_id")
-	switch {
-	case hash == "":
-		return nil, missing("tx_hash")
-	case chainID == "":
-		return nil, missing("chain_id")
-	}
-	// The first read answers as /v2/tx/status would: an unknown tx is its 404, not a stream.
-	doc, err := tr.Status(r.Context(), chainID, hash)
-	if err != nil {
-		return nil, trackErr(err, chainID)
 	}
 	every := s.cfg.StatusStreamPoll
 	if every <= 0 {

@@ -162,21 +162,29 @@ func checkSigned(raw []byte) error {
 }
 
 func (s *server) txStatus(r *http.Request) (any, error) {
-	tr, err := s.tracker()
+	_, _, _, doc, err := s.status(r)
 	if err != nil {
 		return nil, err
 	}
+	return doc, nil
+}
+
+// status reads the transfer a ?tx_hash=&chain_id= query names (/v2/tx/status and its stream)
+// and returns the tracker and the two parameters with it.
+func (s *server) status(r *http.Request) (tr Tracker, chainID, hash string, doc json.RawMessage, err error) {
+	if tr, err = s.tracker(); err != nil {
+		return nil, "", "", nil, err
+	}
 	q := r.URL.Query()
-	hash, chainID := q.Get("tx_hash"), q.Get("chain_id")
+	hash, chainID = q.Get("tx_hash"), q.Get("chain_id")
 	switch {
 	case hash == "":
-		return nil, missing("tx_hash")
+		return nil, "", "", nil, missing("tx_hash")
 	case chainID == "":
-		return nil, missing("chain_id")
+		return nil, "", "", nil, missing("chain_id")
 	}
-	doc, err := tr.Status(r.Context(), chainID, hash)
-	if err != nil {
-		return nil, trackErr(err, chainID)
+	if doc, err = tr.Status(r.Context(), chainID, hash); err != nil {
+		return nil, "", "", nil, trackErr(err, chainID)
 	}
-	return doc, nil
+	return tr, chainID, hash, doc, nil
 }
