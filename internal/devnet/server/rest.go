@@ -442,37 +442,38 @@ func (s *rest) accounts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *rest) account(w http.ResponseWriter, r *http.Request) {
-	addr, ok := s.addr(w, r)
+	a, q, ok := s.accountAt(w, r)
 	if !ok {
 		return
 	}
+	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a, q)}})
+}
+
+// accountAt reads the path's account at the request's height; when it cannot (a bad address
+// or height, no such account) it has answered the request itself.
+func (s *rest) accountAt(w http.ResponseWriter, r *http.Request) (engine.Account, sim.Query, bool) {
+	addr, ok := s.addr(w, r)
+	if !ok {
+		return engine.Account{}, nil, false
+	}
 	q, ok := s.query(w, r)
 	if !ok {
-		return
+		return engine.Account{}, nil, false
 	}
 	a, found := engine.AccountAt(q, addr)
 	if !found {
 		gateway.WriteError(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
-		return
+		return engine.Account{}, nil, false
 	}
-	writeJSON(w, http.StatusOK, ordered{{"account", s.accountJSON(a, q)}})
+	return a, q, true
 }
 
 // accountInfo is x/auth's AccountInfo query: the base account of any kind of account, flat.
 // InterwovenKit polls it on the hook chain before it signs an op hook
 // (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/account.ts).
 func (s *rest) accountInfo(w http.ResponseWriter, r *http.Request) {
-	addr, ok := s.addr(w, r)
+	a, _, ok := s.accountAt(w, r)
 	if !ok {
-		return
-	}
-	q, ok := s.query(w, r)
-	if !ok {
-		return
-	}
-	a, found := engine.AccountAt(q, addr)
-	if !found {
-		gateway.WriteError(w, http.StatusNotFound, 5, fmt.Sprintf("account %s not found", r.PathValue("address")))
 		return
 	}
 	var pk any
