@@ -157,11 +157,15 @@ func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) (err 
 
 // InternalTxHeight implements EVMReader.
 func (d *DB) InternalTxHeight(ctx context.Context) (int64, error) {
-	var h int64
-	if err := queryRow(ctx, d.be.reader(), "SELECT internal_height FROM evm_state WHERE id = 1", nil, &h); err != nil {
-		return 0, fmt.Errorf("internal tx height: %w", err)
-	}
-	return h, nil
+	// readRetrying: a session ended after the row arrived fails the read at its end, past the
+	// reader's own retry (seen as a 503 on /status under pg_terminate_backend).
+	return readRetrying(ctx, d, func() (int64, error) {
+		var h int64
+		if err := queryRow(ctx, d.be.reader(), "SELECT internal_height FROM evm_state WHERE id = 1", nil, &h); err != nil {
+			return 0, fmt.Errorf("internal tx height: %w", err)
+		}
+		return h, nil
+	})
 }
 
 // InternalTxs implements EVMReader: all, one height and one tx are dense sequence ranges, one

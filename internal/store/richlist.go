@@ -388,11 +388,13 @@ func loadBalances(ctx context.Context, c conn, keys []holderKey) (map[holderKey]
 
 // RichListHeight implements RichListReader.
 func (d *DB) RichListHeight(ctx context.Context) (int64, error) {
-	var h int64
-	if err := queryRow(ctx, d.be.reader(), "SELECT height FROM rich_list_state WHERE id = 1", nil, &h); err != nil {
-		return 0, fmt.Errorf("rich list height: %w", err)
-	}
-	return h, nil
+	return readRetrying(ctx, d, func() (int64, error) { // as InternalTxHeight
+		var h int64
+		if err := queryRow(ctx, d.be.reader(), "SELECT height FROM rich_list_state WHERE id = 1", nil, &h); err != nil {
+			return 0, fmt.Errorf("rich list height: %w", err)
+		}
+		return h, nil
+	})
 }
 
 // RichListAlias implements RichListReader.

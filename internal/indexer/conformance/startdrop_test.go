@@ -204,6 +204,11 @@ func killHeldWrite(ctx context.Context, locker *pgx.Conn, k *testutil.PGTerminat
 	}
 	before := k.MidStatement.Load()
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		// pg_stat_activity is read once per transaction and kept: clear that snapshot, or this
+		// lock-holding transaction never sees the writer start waiting.
+		if _, err := tx.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
+			return false, err
+		}
 		var waiting bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
   AND application_name = 'rollgate-writer' AND state = 'active' AND wait_event_type = 'Lock')`).Scan(&waiting); err != nil {
