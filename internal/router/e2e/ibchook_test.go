@@ -21,34 +21,14 @@ import (
 // ibcHookRoutes asks /route for every pair of registry assets and keeps the routes whose last
 // ICS-20 arrival converts into minievm's wrapper token in the ibc-hooks memo.
 func (n *trackNet) ibcHookRoutes(amount string) []hookRoute {
-	var out []hookRoute
-	for _, sc := range n.reg.Chains {
-		for _, sa := range sc.Assets {
-			for _, dc := range n.reg.Chains {
-				for _, da := range dc.Assets {
-					if sc.ID == dc.ID && sa.Denom == da.Denom {
-						continue
-					}
-					st, body := n.post("/v2/fungible/route", map[string]any{"amount_in": amount, "source_asset_chain_id": sc.ID,
-						"source_asset_denom": sa.Denom, "dest_asset_chain_id": dc.ID, "dest_asset_denom": da.Denom})
-					if st != http.StatusOK {
-						continue
-					}
-					var rt route.Route
-					if err := json.Unmarshal(body, &rt); err != nil {
-						n.t.Fatal(err)
-					}
-					for _, w := range route.Wraps(n.reg, rt.Operations) {
-						if w.Via == route.WrapInIBCHook {
-							out = append(out, hookRoute{sc.ID, sa.Denom, dc.ID, da.Denom, rt})
-							break
-						}
-					}
-				}
+	return n.routesWhere(amount, func(rt route.Route) bool {
+		for _, w := range route.Wraps(n.reg, rt.Operations) {
+			if w.Via == route.WrapInIBCHook {
+				return true
 			}
 		}
-	}
-	return out
+		return false
+	})
 }
 
 // TestIBCHookWrapRoutes drives every devnet route that arrives by IBC into the EVM rollup's

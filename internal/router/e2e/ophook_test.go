@@ -151,6 +151,12 @@ type hookRoute struct {
 
 // hookRoutes asks /route for every pair of registry assets and keeps those that need an op hook.
 func (n *trackNet) hookRoutes(amount string) []hookRoute {
+	return n.routesWhere(amount, func(rt route.Route) bool { return rt.RequiredOPHook })
+}
+
+// routesWhere asks /route, as a standard client, for every pair of registry assets and keeps
+// the routes keep accepts.
+func (n *trackNet) routesWhere(amount string, keep func(route.Route) bool) []hookRoute {
 	var out []hookRoute
 	for _, sc := range n.reg.Chains {
 		for _, sa := range sc.Assets {
@@ -168,7 +174,7 @@ func (n *trackNet) hookRoutes(amount string) []hookRoute {
 					if err := json.Unmarshal(body, &rt); err != nil {
 						n.t.Fatal(err)
 					}
-					if rt.RequiredOPHook {
+					if keep(rt) {
 						out = append(out, hookRoute{sc.ID, sa.Denom, dc.ID, da.Denom, rt})
 					}
 				}
