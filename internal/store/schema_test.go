@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rollgate/rollgate/internal/sqldb"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -164,7 +165,7 @@ func TestOpenReader(t *testing.T) {
 		})
 		t.Run(s.name+"/newer than the binary", func(t *testing.T) {
 			dsn := s.populated(t, m)
-			ms, err := loadMigrations(s.name)
+			ms, err := schema.Load(sqldb.Dialect(s.name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,4 +234,71 @@ func drain(r rows, err error) error {
 	for r.Next() {
 	}
 	return r.Err()
+}
+
+// TestOpenOldLayout: a store laid out by the code before the SQL layer moved to sqldb — its
+// schema_version table created by that code's own statement, every migration applied and
+// recorded by hand here — opens as current: the reader accepts it, the writer applies nothing.
+func TestOpenOldLayout(t *testing.T) {
+	ctx := context.Background()
+	for name, mk := range map[string]func(t *testing.T) (dsn, driver, src string){
+		"sqlite": func(t *testing.T) (string, string, string) {
+			p := filepath.Join(t.TempDir(), "old.db")
+			return "sqlite:" + p, "sqlite", "file:" + p
+		},
+		"postgres": func(t *testing.T) (string, string, string) {
+			dsn := testutil.PostgresDSN(t)
+			return dsn, "pgx", dsn
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dsn, driver, src := mk(t)
+			raw, err := sql.Open(driver, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			// The old migrate's statements, verbatim.
+			old := []string{"CREATE TABLE IF NOT EXISTS schema_version ( -- migrations applied to this database\n" +
+				"  version INTEGER PRIMARY KEY, -- number of the migration file\n" +
+				"  name    TEXT NOT NULL        -- its file name\n)"}
+			if name == "postgres" {
+				old = append(old, "COMMENT ON TABLE schema_version IS 'migrations applied to this database'")
+			}
+			ents, err := migrationFiles.ReadDir("migrations/" + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				b, err := migrationFiles.ReadFile("migrations/" + name + "/" + e.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, _ := strconv.Atoi(e.Name()[:4])
+				old = append(old, string(b), "INSERT INTO schema_version (version, name) VALUES ("+itoa(v)+", '"+e.Name()+"')")
+			}
+			for _, q := range old {
+				if _, err := raw.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%.60s: %v", q, err)
+				}
+			}
+			r, err := OpenReader(ctx, dsn, nil)
+			if err != nil {
+				t.Fatalf("reader on the old layout: %v", err)
+			}
+			r.Close()
+			w, err := Open(ctx, dsn, nil)
+			if err != nil {
+				t.Fatalf("writer on the old layout: %v", err)
+			}
+			defer w.Close()
+			var n int
+			if err := queryRow(ctx, w.be.reader(), "SELECT COUNT(*) FROM schema_version", nil, &n); err != nil || n != len(ents) {
+				t.Fatalf("%d versions recorded (%v), want the %d the old code wrote", n, err, len(ents))
+			}
+			if h, err := w.IndexedHeight(ctx); err != nil || h != 0 {
+				t.Fatalf("indexed height %d %v", h, err)
+			}
+		})
+	}
 }

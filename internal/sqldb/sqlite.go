@@ -1,11 +1,10 @@
-package store
+package sqldb
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -13,62 +12,77 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
-// sqliteBackend keeps two pools on one file: a single writer connection (BEGIN IMMEDIATE, so
-// a write transaction takes the lock up front instead of failing on upgrade) and a read pool
-// that WAL lets run beside the writer. A read-only backend has no writer (w is nil).
-type sqliteBackend struct {
-	w, r  *sql.DB
-	stmts stmtCache
-}
-
-// openSQLite opens the file; readOnly opens the read pool alone (a reader has no business
-// holding the writer connection, whose pragmas would write to the file).
-func openSQLite(ctx context.Context, path string, readOnly bool) (*sqliteBackend, error) {
-	if path == "" {
-		return nil, fmt.Errorf("sqlite DSN without a path")
-	}
+// sqlitePools opens the two pools every SQLite user of this package keeps on one file: a
+// single writer connection (BEGIN IMMEDIATE, so a write transaction takes the lock up front
+// instead of failing on upgrade) and a read pool that WAL lets run beside the writer. With
+// o.ReadOnly there is no writer (w is nil): a reader has no business holding the writer
+// connection, whose pragmas would write to the file.
+func sqlitePools(ctx context.Context, path string, o Options) (w, r *sql.DB, err error) {
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
-	var w *sql.DB
-	if !readOnly {
-		var err error
+	if !o.ReadOnly {
 		// temp_store(MEMORY): a multi-row INSERT keeps a statement journal (to undo itself
 		// alone on a constraint failure), which otherwise goes to a temporary file.
 		w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate")
 		if err != nil {
-			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+			return nil, nil, fmt.Errorf("open sqlite %s: %w", path, err)
 		}
 		w.SetMaxOpenConns(1)
 		if err := w.PingContext(ctx); err != nil {
 			w.Close()
-			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+			return nil, nil, fmt.Errorf("open sqlite %s: %w", path, err)
 		}
 	}
-	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	r, err = sql.Open("sqlite", base+"&_pragma=query_only(1)")
 	if err != nil {
 		if w != nil {
 			w.Close()
 		}
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	readConns := max(4, 2*runtime.NumCPU())
-	r.SetMaxOpenConns(readConns)
-	r.SetMaxIdleConns(readConns)
-	if readOnly {
+	n := o.readConns()
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	if o.ReadOnly {
 		if err := r.PingContext(ctx); err != nil {
 			r.Close()
-			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+			return nil, nil, fmt.Errorf("open sqlite %s: %w", path, err)
 		}
 	}
-	b := &sqliteBackend{w: w, r: r}
+	return w, r, nil
+}
+
+// Lite is the SQLite backend: the two pools of sqlitePools, reads through a statement cache
+// and read slots.
+type Lite struct {
+	w, r  *sql.DB
+	stmts stmtCache
+}
+
+func openSQLite(ctx context.Context, path string, o Options) (*Lite, error) {
+	w, r, err := sqlitePools(ctx, path, o)
+	if err != nil {
+		return nil, err
+	}
+	b := &Lite{w: w, r: r}
 	b.stmts.db = r
-	b.stmts.slots = semaphore.NewWeighted(int64(readConns))
+	b.stmts.slots = semaphore.NewWeighted(int64(o.readConns()))
 	return b, nil
 }
 
-// stmtCacheSize bounds the prepared read statements. The read queries are a small fixed set of
+// ReadPool is the read pool (tests look at its settings).
+func (b *Lite) ReadPool() *sql.DB { return b.r }
+
+// CachedStatements is how many read statements are prepared.
+func (b *Lite) CachedStatements() int {
+	b.stmts.mu.Lock()
+	defer b.stmts.mu.Unlock()
+	return len(b.stmts.m)
+}
+
+// StmtCacheSize bounds the prepared read statements. The read queries are a small fixed set of
 // texts plus IN-list variants whose length follows the request (msgs=…), so the bound only
 // matters for hostile input: texts beyond it run unprepared.
-const stmtCacheSize = 256
+const StmtCacheSize = 256
 
 // stmtCache keeps one prepared statement per read query text. Parsing and planning a statement
 // was 15 % of the API's CPU on SQLite, more than running most of them; database/sql prepares a
@@ -91,7 +105,7 @@ type stmtCache struct {
 func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
 	c.mu.Lock()
 	st, ok := c.m[q]
-	full := len(c.m) >= stmtCacheSize
+	full := len(c.m) >= StmtCacheSize
 	c.mu.Unlock()
 	if ok || full {
 		return st, nil
@@ -110,7 +124,7 @@ func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
 	if c.m == nil {
 		c.m = map[string]*sql.Stmt{}
 	}
-	if len(c.m) >= stmtCacheSize {
+	if len(c.m) >= StmtCacheSize {
 		_ = st.Close()
 		return nil, nil
 	}
@@ -127,8 +141,8 @@ func (c *stmtCache) close() {
 	c.m = nil
 }
 
-// query runs q as a cached prepared statement, once a read slot is free.
-func (c *stmtCache) query(ctx context.Context, q string, args ...any) (rows, error) {
+// Query runs q as a cached prepared statement, once a read slot is free.
+func (c *stmtCache) Query(ctx context.Context, q string, args ...any) (Rows, error) {
 	if err := c.slots.Acquire(ctx, 1); err != nil {
 		return nil, err
 	}
@@ -151,8 +165,8 @@ func (c *stmtCache) run(ctx context.Context, q string, args ...any) (*sql.Rows, 
 	return st.QueryContext(ctx, args...)
 }
 
-// sqlRows are SQLite rows; slot, when set, is the semaphore of the read slot they hold, given
-// back once: when Next runs out (database/sql then closes the rows itself) or at Close,
+// sqlRows are database/sql rows; slot, when set, is the semaphore of the read slot they hold,
+// given back once: when Next runs out (database/sql then closes the rows itself) or at Close,
 // whichever comes first.
 type sqlRows struct {
 	*sql.Rows
@@ -179,29 +193,23 @@ func (r *sqlRows) done() {
 	}
 }
 
-type sqlConn struct {
-	db interface {
-		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-	}
-}
+// Dialect implements Backend.
+func (b *Lite) Dialect() Dialect { return SQLite }
 
-func (c sqlConn) query(ctx context.Context, q string, args ...any) (rows, error) {
-	r, err := c.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return &sqlRows{Rows: r}, nil
-}
+// Reader implements Backend.
+func (b *Lite) Reader() Conn { return &b.stmts }
 
-func (b *sqliteBackend) reader() conn      { return &b.stmts }
-func (b *sqliteBackend) forUpdate() string { return "" }
+// ForUpdate implements Backend: SQLite's writer holds the whole file already.
+func (b *Lite) ForUpdate() string { return "" }
 
-func (b *sqliteBackend) contains(col string) string { return "instr(" + col + ", ?) > 0" }
+// Contains implements Backend.
+func (b *Lite) Contains(col string) string { return "instr(" + col + ", ?) > 0" }
 
-// reset has nothing to do: an embedded database has no session a server could end.
-func (b *sqliteBackend) reset() {}
+// Reset has nothing to do: an embedded database has no session a server could end.
+func (b *Lite) Reset() {}
 
-func (b *sqliteBackend) close() error {
+// Close implements Backend.
+func (b *Lite) Close() error {
 	b.stmts.close()
 	err := b.r.Close()
 	if b.w != nil {
@@ -210,40 +218,57 @@ func (b *sqliteBackend) close() error {
 	return err
 }
 
-func (b *sqliteBackend) begin(ctx context.Context) (wtx, error) {
+// Begin implements Backend.
+func (b *Lite) Begin(ctx context.Context) (Tx, error) {
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteTx{tx: tx}, nil
+	return &sqlTx{tx: tx}, nil
 }
 
-type sqliteTx struct{ tx *sql.Tx }
-
-func (t *sqliteTx) query(ctx context.Context, q string, args ...any) (rows, error) {
-	return sqlConn{t.tx}.query(ctx, q, args...)
+// sqlTx is a database/sql transaction: SQLite's, or PostgreSQL's through pgx's stdlib driver
+// (OpenSQL), whose queries are rebound.
+type sqlTx struct {
+	tx *sql.Tx
+	pg bool
 }
 
-func (t *sqliteTx) exec(ctx context.Context, q string, args ...any) error {
-	_, err := t.tx.ExecContext(ctx, q, args...)
+func (t *sqlTx) q(q string) string {
+	if t.pg {
+		return Rebind(q)
+	}
+	return q
+}
+
+func (t *sqlTx) Query(ctx context.Context, q string, args ...any) (Rows, error) {
+	r, err := t.tx.QueryContext(ctx, t.q(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlRows{Rows: r}, nil
+}
+
+func (t *sqlTx) Exec(ctx context.Context, q string, args ...any) error {
+	_, err := t.tx.ExecContext(ctx, t.q(q), args...)
 	return err
 }
 
 // insertParams bounds the parameters of one multi-row INSERT on SQLite.
 const insertParams = 512
 
-// insertRows inserts rs with a prepared multi-row INSERT of up to insertParams parameters
+// InsertRows inserts rs with a prepared multi-row INSERT of up to insertParams parameters
 // (and one statement for the remainder): SQLite is in-process, so what a row costs is the
 // driver's work per statement execution (database/sql, the transpiled sqlite3_step, reset),
 // which a statement of many rows pays once. The 44,014 internal txs and their account edges of
 // the busy capture took 0.74 s of CPU in row-at-a-time inserts.
-func (t *sqliteTx) insertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
+func (t *sqlTx) InsertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
 	if len(rs) == 0 {
 		return nil
 	}
 	per := max(1, insertParams/len(cols))
 	prefix := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
-	row := "(" + placeholders(len(cols)) + ")"
+	row := "(" + Placeholders(len(cols)) + ")"
 	var st *sql.Stmt
 	defer func() {
 		if st != nil {
@@ -258,7 +283,7 @@ func (t *sqliteTx) insertRows(ctx context.Context, table string, cols []string, 
 				_ = st.Close()
 			}
 			var err error
-			st, err = t.tx.PrepareContext(ctx, prefix+strings.TrimSuffix(strings.Repeat(row+",", len(chunk)), ","))
+			st, err = t.tx.PrepareContext(ctx, t.q(prefix+strings.TrimSuffix(strings.Repeat(row+",", len(chunk)), ",")))
 			if err != nil {
 				return err
 			}
@@ -274,12 +299,16 @@ func (t *sqliteTx) insertRows(ctx context.Context, table string, cols []string, 
 	return nil
 }
 
-func (t *sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
-func (t *sqliteTx) rollback(context.Context) error { return ignoreDone(t.tx.Rollback()) }
+func (t *sqlTx) Commit(context.Context) error { return t.tx.Commit() }
 
-func ignoreDone(err error) error {
-	if errors.Is(err, sql.ErrTxDone) {
-		return nil
+func (t *sqlTx) Rollback(context.Context) error {
+	if err := t.tx.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+		return err
 	}
-	return err
+	return nil
+}
+
+// Placeholders is n '?' placeholders separated by commas.
+func Placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
