@@ -59,6 +59,8 @@ var rules = []rule{
 	{"the ingest pipeline never depends on the indexer API", under("internal/indexer/ingest"), under("internal/indexer/api"), true},
 	{"outside tests, only internal/cli depends on the devnet", not(under("cmd", "internal/cli", "internal/devnet")), under("internal/devnet"), true},
 	{"only the API layer builds HTTP errors (imports internal/apierr)", not(apiLayer), under("internal/apierr"), false},
+	{"router packages never depend on the indexer's store", under("internal/router"), under("internal/store"), true},
+	{"the one SQL layer depends on neither store", under("internal/sqldb"), under("internal/store", "internal/router"), true},
 }
 
 // violations lists, per rule, the packages that break it and what they import.
@@ -129,6 +131,11 @@ func TestViolations(t *testing.T) {
 		{"cli uses the devnet", pkg{ImportPath: mod + "internal/cli", Imports: []string{mod + "internal/devnet/localnet"}, Deps: []string{mod + "internal/devnet/localnet"}}, 0},
 		{"router route builds HTTP errors", pkg{ImportPath: mod + "internal/router/route", Imports: []string{mod + "internal/apierr"}, Deps: []string{mod + "internal/apierr"}}, 1},
 		{"store imports the cli", pkg{ImportPath: mod + "internal/store", Imports: []string{mod + "internal/cli"}, Deps: []string{mod + "internal/cli"}}, 1},
+		{"tracker classifies through the indexer's store", pkg{ImportPath: mod + "internal/router/track", Imports: []string{mod + "internal/store"}, Deps: []string{mod + "internal/store", mod + "internal/sqldb"}}, 1},
+		{"tracker on the SQL layer", pkg{ImportPath: mod + "internal/router/track", Imports: []string{mod + "internal/sqldb"}, Deps: []string{mod + "internal/sqldb"}}, 0},
+		{"router API reaches the store through a helper", pkg{ImportPath: mod + "internal/router/api", Imports: []string{mod + "internal/x"}, Deps: []string{mod + "internal/x", mod + "internal/store/storetest"}}, 1},
+		{"SQL layer imports the tracker", pkg{ImportPath: mod + "internal/sqldb", Imports: []string{mod + "internal/router/track"}, Deps: []string{mod + "internal/router/track"}}, 1},
+		{"SQL layer imports the store", pkg{ImportPath: mod + "internal/sqldb", Imports: []string{mod + "internal/store"}, Deps: []string{mod + "internal/store"}}, 1},
 		{"outside dependency", pkg{ImportPath: mod + "internal/store", Imports: []string{"github.com/jackc/pgx/v5"}, Deps: []string{"github.com/jackc/pgx/v5"}}, 0},
 	}
 	for _, tc := range tests {
