@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// Migrations are one store's schema: files <dialect>/NNNN_<name>.sql in FS, applied in
+// Migrations are one store's schema: files <Dir>/<dialect>/NNNN_<name>.sql in FS, applied in
 // version order and recorded in the store's own version table, so two stores can share a
 // database.
 //
@@ -20,7 +20,8 @@ import (
 // before a lower one; each is applied once, whatever the order it arrives in, and no two may
 // share a number.
 type Migrations struct {
-	FS fs.FS
+	FS  fs.FS
+	Dir string
 	// Table is the version table (version INTEGER PRIMARY KEY, name TEXT NOT NULL).
 	Table string
 	// Comment describes the version table (PostgreSQL COMMENT ON TABLE, SQLite DDL comment).
@@ -39,7 +40,7 @@ type Migration struct {
 
 // Load reads the migrations of dialect d in version order.
 func (m Migrations) Load(d Dialect) ([]Migration, error) {
-	dir := string(d)
+	dir := path.Join(m.Dir, string(d))
 	ents, err := fs.ReadDir(m.FS, dir)
 	if err != nil {
 		return nil, err

@@ -15,13 +15,8 @@ import (
 	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
-// rows is what both drivers' result sets have in common (sqldb.Rows).
-type rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-	Close()
-}
+// rows is what both drivers' result sets have in common.
+type rows = sqldb.Rows
 
 // rawCols receives columns as the driver's bytes, without a copy, for the scans that copy
 // what they keep themselves (scanTxs, scanBlocks); see sqldb.RawCols.
@@ -73,9 +68,18 @@ func (b *backend) reset()       { b.Reset() }
 func (b *backend) close() error { return b.Close() }
 
 // inTx runs f in a write transaction (sqldb.InTx: begin, rollback unless committed, reset of a
-// lost connection).
-func (b *backend) inTx(ctx context.Context, f func(tx wtx) error) error {
-	return sqldb.InTx(ctx, b.Backend, func(tx sqldb.Tx) error { return f(sqlTx{tx}) })
+// lost connection); the after func f returns, when not nil, runs once the transaction
+// committed (the caches and waiters a write moves on).
+func (b *backend) inTx(ctx context.Context, f func(tx wtx) (after func(), err error)) error {
+	var after func()
+	err := sqldb.InTx(ctx, b.Backend, func(tx sqldb.Tx) (err error) {
+		after, err = f(sqlTx{tx})
+		return err
+	})
+	if err == nil && after != nil {
+		after()
+	}
+	return err
 }
 
 type sqlConn struct{ c sqldb.Conn }

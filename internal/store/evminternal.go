@@ -45,15 +45,7 @@ func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) error
 	}
 	d.internalMu.Lock()
 	defer d.internalMu.Unlock()
-	var after func()
-	err := d.be.inTx(ctx, func(tx wtx) (err error) {
-		after, err = d.writeInternalTxs(ctx, tx, blocks)
-		return err
-	})
-	if err == nil && after != nil {
-		after()
-	}
-	return err
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) { return d.writeInternalTxs(ctx, tx, blocks) })
 }
 
 // writeInternalTxs is WriteInternalTxs' transaction; after, when set, runs once it committed

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"embed"
-	"io/fs"
 	"log/slog"
 
 	"github.com/rollgate/rollgate/internal/sqldb"
@@ -15,19 +14,12 @@ var migrationFiles embed.FS
 // schema is the store's migrations, recorded in schema_version (the table and its numbers
 // are those of every store created so far: keep them).
 var schema = sqldb.Migrations{
-	FS:      mustSub(migrationFiles, "migrations"),
+	FS:      migrationFiles,
+	Dir:     "migrations",
 	Table:   "schema_version",
 	Comment: "migrations applied to this database",
 	// Any constant works; this one spells "rollgate".
 	LockKey: 7237953928125212773,
-}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // a constant directory of the embedded files
-	}
-	return sub
 }
 
 // Open connects to the store named by dsn as its writer and applies pending migrations:

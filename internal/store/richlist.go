@@ -178,12 +178,10 @@ func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) error {
 		rl.Ordered = true
 		bundles[i] = BlockBundle{Block: Block{Height: blocks[i].Height}, RichList: &rl}
 	}
-	if err := d.be.inTx(ctx, func(tx wtx) error { return writeRichList(ctx, tx, d.be.forUpdate(), bundles) }); err != nil {
-		return err
-	}
-	// The readers' rank buckets are kept per indexed height, which this write does not move.
-	d.ranks.clear()
-	return nil
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+		// The readers' rank buckets are kept per indexed height, which this write does not move.
+		return d.ranks.clear, writeRichList(ctx, tx, d.be.forUpdate(), bundles)
+	})
 }
 
 // applyRichList applies the bundles' changes and moves rich_list_state to the last of them.

@@ -22,15 +22,7 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) error {
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	var after func()
-	err := d.be.inTx(ctx, func(tx wtx) (err error) {
-		after, err = d.writeBlocks(ctx, tx, bundles)
-		return err
-	})
-	if err == nil && after != nil {
-		after()
-	}
-	return err
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) { return d.writeBlocks(ctx, tx, bundles) })
 }
 
 // writeBlocks is WriteBlocks' transaction; after, when set, runs once it committed (the

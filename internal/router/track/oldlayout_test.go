@@ -2,7 +2,6 @@ package track
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -10,76 +9,55 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/sqldb"
+	"github.com/rollgate/rollgate/internal/sqldb/sqldbtest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // TestOpenStoreOldLayout: a tracker store laid out by the code before the SQL layer moved to
 // sqldb — its track_schema_version table created by that code's own statement (no comments),
-// every migration applied and recorded by hand here — opens as current: the schema check
-// accepts it, OpenStore applies nothing, and a row written before reads back.
+// every migration applied and recorded by hand, a transfer in it — opens as current: the
+// schema check accepts it, OpenStore applies nothing, the transfer reads back, and a binary
+// that knows one migration fewer refuses it.
 func TestOpenStoreOldLayout(t *testing.T) {
 	ctx := context.Background()
-	for name, mk := range map[string]func(t *testing.T) (dsn, driver, src string){
-		"sqlite": func(t *testing.T) (string, string, string) {
-			p := filepath.Join(t.TempDir(), "old.db")
-			return "sqlite:" + p, "sqlite", "file:" + p
-		},
-		"postgres": func(t *testing.T) (string, string, string) {
-			dsn := testutil.PostgresDSN(t)
-			return dsn, "pgx", dsn
-		},
-	} {
+	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
-			dsn, driver, src := mk(t)
-			raw, err := sql.Open(driver, src)
-			if err != nil {
-				t.Fatal(err)
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "old.db")
+			if name == "postgres" {
+				dsn = testutil.PostgresDSN(t)
 			}
-			defer raw.Close()
-			old := []string{"CREATE TABLE IF NOT EXISTS track_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"}
-			ents, err := migrationFiles.ReadDir("migrations/" + name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, e := range ents {
-				b, err := migrationFiles.ReadFile("migrations/" + name + "/" + e.Name())
-				if err != nil {
-					t.Fatal(err)
-				}
-				old = append(old, string(b), "INSERT INTO track_schema_version (version, name) VALUES ("+string(rune('1'+i))+", '"+e.Name()+"')")
-			}
-			old = append(old, `INSERT INTO track_transfer (chain_id, tx_hash, created_ns, updated_ns, state, terminal, doc, owner, lease_until)
+			applied := sqldbtest.LayOut(t, dsn, schema,
+				[]string{"CREATE TABLE IF NOT EXISTS track_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"},
+				`INSERT INTO track_transfer (chain_id, tx_hash, created_ns, updated_ns, state, terminal, doc, owner, lease_until)
 				VALUES ('a-1', 'OLD', 1, 1, '`+StateSubmitted+`', 0, '{}', '', 0)`)
-			for _, q := range old {
-				if _, err := raw.ExecContext(ctx, q); err != nil {
-					t.Fatalf("%.60s: %v", q, err)
-				}
-			}
-			db, err := sqldb.OpenSQL(ctx, dsn, sqldb.Options{})
+			// The numbers stores were created with: a renumbered file would be applied twice.
+			ms, err := schema.Load(sqldb.Dialect(name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = schema.Check(ctx, db.Reader(), db.Dialect, dsn)
-			db.Close()
-			if err != nil {
-				t.Fatalf("schema check of the old layout: %v", err)
+			for i, want := range []string{"0001_init.sql", "0002_event_order_indexes.sql", "0003_event_msg_index.sql"} {
+				if i >= len(ms) || ms[i].Name != want || ms[i].Version != i+1 {
+					t.Fatalf("migration %d is %s, want %s: numbers of existing stores must stay", i+1, ms[min(i, len(ms)-1)].Name, want)
+				}
 			}
 			st := openT(t, dsn)
+			if err := schema.Check(ctx, st.sql.Reader(), st.sql.Dialect, dsn); err != nil {
+				t.Fatalf("schema check of the old layout: %v", err)
+			}
 			var n int
-			if err := st.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM track_schema_version").Scan(&n); err != nil || n != len(ents) {
-				t.Fatalf("%d versions recorded (%v), want the %d the old code wrote", n, err, len(ents))
+			if err := st.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM track_schema_version").Scan(&n); err != nil || n != applied || n < 3 {
+				t.Fatalf("%d versions recorded (%v), want the %d the old code wrote", n, err, applied)
 			}
 			tr, err := st.Get(ctx, "a-1", "OLD")
 			if err != nil || tr.State != StateSubmitted || !tr.Created.Equal(time.Unix(0, 1)) {
 				t.Fatalf("transfer written before: %+v %v", tr, err)
 			}
-			// A binary that knows fewer migrations than the store holds refuses it.
-			older := schema
-			older.FS = fstest.MapFS{}
-			for _, e := range ents[:len(ents)-1] {
-				b, _ := migrationFiles.ReadFile("migrations/" + name + "/" + e.Name())
-				older.FS.(fstest.MapFS)[name+"/"+e.Name()] = &fstest.MapFile{Data: b}
+			files := fstest.MapFS{}
+			for _, m := range ms[:len(ms)-1] {
+				files[name+"/"+m.Name] = &fstest.MapFile{Data: []byte(m.SQL)}
 			}
+			older := schema
+			older.FS, older.Dir = files, ""
 			if err := older.Apply(ctx, st.sql, st.sql.Dialect); !errors.Is(err, sqldb.ErrSchemaAhead) {
 				t.Fatalf("older binary: %v, want ErrSchemaAhead", err)
 			}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"strings"
 	"time"
@@ -22,19 +21,12 @@ var migrationFiles embed.FS
 // numbers are those of every tracker store created so far: keep them). The tracker may share
 // a database with the indexer: its own table and lock keep the two apart.
 var schema = sqldb.Migrations{
-	FS:      mustSub(migrationFiles, "migrations"),
+	FS:      migrationFiles,
+	Dir:     "migrations",
 	Table:   "track_schema_version",
 	Comment: "tracker migrations applied to this database",
 	// Two replicas starting together must not both apply a migration ("rollgate track").
 	LockKey: 7237953928125212774,
-}
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // a constant directory of the embedded files
-	}
-	return sub
 }
 
 // Store keeps tracked transfers, the bridge events seen on the watched chains and the scan
