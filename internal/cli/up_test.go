@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
 )
 
@@ -96,7 +97,7 @@ func TestUp(t *testing.T) {
 				RichListHeight   int64 `json:"rich_list_height"`
 				InternalTxHeight int64 `json:"internal_tx_height"`
 			}
-			evm := c.Kind == "evm"
+			evm := vmkind.Kind(c.Kind) == vmkind.EVM
 			for time.Now().Before(deadline) && (ext.RichListHeight == 0 || evm && ext.InternalTxHeight == 0) {
 				getJSON(t, c.Indexer+"/status", &ext)
 				time.Sleep(100 * time.Millisecond)

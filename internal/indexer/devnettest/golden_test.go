@@ -465,7 +465,7 @@ func TestGolden(t *testing.T) {
 					// The goldens are answered with the response cache (the default) and each is
 					// also asked twice more, so the second comes from the cache, and of an API
 					// without one: all three must be the same bytes.
-					uncachedCfg := apiConfig(r)
+					uncachedCfg := apiConfig(r, db)
 					uncachedCfg.CacheBytes = -1
 					uncached := api.New(uncachedCfg, db, nil, prometheus.NewRegistry())
 					checkNFTs(t, r.kind, h, dc.Chain, tip)

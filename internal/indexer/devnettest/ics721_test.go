@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
@@ -40,14 +41,14 @@ func ics721Collection(t testing.TB, kind string, c *engine.Chain, tip int64, vou
 	if err != nil {
 		t.Fatal(err)
 	}
-	switch kind {
-	case "evm":
+	switch vmkind.Kind(kind) {
+	case vmkind.EVM:
 		a, ok := evm.ICS721Contract(q.Store(evm.StoreName), voucher)
 		if !ok {
 			t.Fatalf("evm: no contract for %s", voucher)
 		}
 		return strings.ToLower(a.Hex())
-	case "wasm":
+	case vmkind.Wasm:
 		a, ok := wasm.ICS721Contract(q.Store(wasm.StoreName), voucher)
 		if !ok {
 			t.Fatalf("wasm: no contract for %s", voucher)
@@ -167,7 +168,7 @@ func checkOrigins(t testing.TB, kind string, h http.Handler, c *engine.Chain, ti
 		if !ok {
 			t.Fatalf("%s: voucher %s traces to %s, no L1 class", kind, voucher, path)
 		}
-		if wantVoucher := ibc.VoucherClass(ibc.NFTPort, "channel-1", classID, kind == "wasm"); voucher != wantVoucher {
+		if wantVoucher := ibc.VoucherClass(ibc.NFTPort, "channel-1", classID, vmkind.Kind(kind) == vmkind.Wasm); voucher != wantVoucher {
 			t.Errorf("%s: class %s received as %s, want %s", kind, classID, voucher, wantVoucher)
 		}
 		coll := ics721Collection(t, kind, c, tip, voucher)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/devnet/sim"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -40,8 +41,8 @@ func chainNFTs(t testing.TB, kind string, c *engine.Chain, tip int64) map[string
 		copy(p[32-len(b):], b)
 		return address.Hex(p)
 	}
-	switch kind {
-	case "evm":
+	switch vmkind.Kind(kind) {
+	case vmkind.EVM:
 		kv := q.Store("evm")
 		iterJSON(t, kv, "c/", func(k string, v struct {
 			Kind   string `json:"kind"`
@@ -63,7 +64,7 @@ func chainNFTs(t testing.TB, kind string, c *engine.Chain, tip int64) map[string
 			}
 			out["0x"+coll][id.String()] = chainToken{owner, v.URI}
 		})
-	case "wasm":
+	case vmkind.Wasm:
 		kv := q.Store("wasm")
 		iterJSON(t, kv, "cw721/", func(k string, _ struct{}) { out["0x"+k] = map[string]chainToken{} })
 		iterJSON(t, kv, "token/", func(k string, v struct {
@@ -81,7 +82,7 @@ func chainNFTs(t testing.TB, kind string, c *engine.Chain, tip int64) map[string
 			}
 			out["0x"+coll][id] = tk
 		})
-	case "move":
+	case vmkind.Move:
 		kv := q.Store("move")
 		iterJSON(t, kv, "col/", func(k string, _ struct{}) { out[pad32(k)] = map[string]chainToken{} })
 		iterJSON(t, kv, "nft/", func(k string, v struct {
@@ -346,7 +347,7 @@ func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *engine.Chain, start, tip 
 				continue
 			}
 			for _, ev := range r.Events {
-				if ev.Type != "evm" {
+				if ev.Type != evmEvent {
 					continue
 				}
 				for _, a := range ev.Attributes {
@@ -398,3 +399,6 @@ func common32(topic string) []byte {
 	b, _ := hex.DecodeString(strings.TrimPrefix(topic, "0x"))
 	return b
 }
+
+// evmEvent is the chain's event type of EVM logs (an event type, not a VM kind).
+const evmEvent = "evm"

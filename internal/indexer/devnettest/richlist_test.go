@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -55,12 +57,12 @@ func checkRichList(t testing.TB, rd store.RichListReader, c *engine.Chain, ep de
 	holders := 0
 	for denom, want := range chain {
 		contract := denom // Wasm: the bank denom, lowercased below
-		if c.Kind() == "evm" {
+		if vmkind.Kind(c.Kind()) == vmkind.EVM {
 			if contract, err = rest.ContractByDenom(ctx, denom); err != nil {
 				t.Fatalf("contract of %s: %v", denom, err)
 			}
 		}
-		if hexAddr, ok := strings.CutPrefix(denom, "move/"); ok && c.Kind() == "move" {
+		if hexAddr, ok := strings.CutPrefix(denom, "move/"); ok && vmkind.Kind(c.Kind()) == vmkind.Move {
 			// A fungible asset: the peer's name for it is its lowercase symbol when it has
 			// no decimals, else move/<metadata address>.
 			r, err := rest.Resource(ctx, "0x"+hexAddr, "0x1::fungible_asset::Metadata", tip)
@@ -143,9 +145,9 @@ func TestRichListFromStartHeight(t *testing.T) {
 				if _, err := withEVM(ep, r, src, nil, tip, nil); err != nil {
 					t.Fatal(err)
 				}
-				p, err := ingest.New(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
+				p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
 					StartHeight: 30, StopAtHeight: tip, PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond,
-					RetryMax: 100 * time.Millisecond}, src, db, nil, nil)
+					RetryMax: 100 * time.Millisecond}, profile.Options{}), src, db, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -156,7 +158,7 @@ func TestRichListFromStartHeight(t *testing.T) {
 				}
 				dc, _ := n.Chain(r.chainID)
 				checkRichList(t, db, dc.Chain, ep, tip)
-				if r.kind == "evm" {
+				if r.vm() == vmkind.EVM {
 					// The same store serves the ERC-721 tokens touched since START_HEIGHT,
 					// those minted before it included.
 					if n := checkEVMNFTsFrom(t, newAPI(r, db), dc.Chain, 30, tip); n == 0 {
