@@ -108,11 +108,12 @@ if [ "$SKIP_PEER" != 1 ]; then
   full=$(git --git-dir="$GIT_DIR_PEER" rev-parse --verify --quiet "$COMMIT^{commit}") ||
     { echo "peerbench: $GIT_DIR_PEER does not hold rollytics commit $COMMIT (clone or fetch it first)" >&2; exit 1; }
   SRC=$OUT/peer-src
+  # The source is unpacked even with PEER_BIN: the peer's migrations are applied from it.
+  rm -rf "$SRC" && mkdir -p "$SRC"
+  git --git-dir="$GIT_DIR_PEER" archive "$full" | tar -x -C "$SRC"
   if [ -n "${PEER_BIN:-}" ]; then
     PEER=$(realpath "$PEER_BIN")
   else
-    rm -rf "$SRC" && mkdir -p "$SRC"
-    git --git-dir="$GIT_DIR_PEER" archive "$full" | tar -x -C "$SRC"
     # The peer's two servers listen on every interface; on a shared machine they must not.
     for f in api/api.go indexer/api/api.go; do
       [ "$(grep -c 'listenAddr := ":" + port' "$SRC/$f" || true)" = 1 ] ||
