@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 // bridges is the bridge side of a network: the OPinit and IBC wiring (modules and registry

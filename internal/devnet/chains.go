@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/server"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/server"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 // Chain is one running chain of the network.

@@ -25,8 +25,8 @@ import (
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 func opts() []httpx.Option {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // ChainSpec describes one chain of the network. Only ChainID and Kind are required; the

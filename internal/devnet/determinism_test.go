@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // TestDeterminism: two networks with the same seed and genesis time serve byte-identical

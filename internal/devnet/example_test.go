@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // Example_standalone starts two chains without bridges, blocks stepped by hand, and reads

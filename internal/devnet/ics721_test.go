@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
 )
 
 // ics721Net is an L1 and one rollup of each VM, bridged, with ICS-721 on at a high rate and no

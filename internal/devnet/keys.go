@@ -10,7 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // Key returns the i-th funded genesis key of a chain as a txcodec key, so a client (test,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 func TestParseAccount(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // TestTimerProductionWithConcurrentReaders: blocks come from the timer while clients read;

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 func TestParseChains(t *testing.T) {

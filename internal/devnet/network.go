@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // Network is a running devnet.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // genesis is the fixed genesis time of the tests' networks (block times, and so every

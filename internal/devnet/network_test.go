@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 )
 
 // TestDeterminism: two networks with the same seed and genesis time, driven block by block,

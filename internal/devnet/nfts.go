@@ -5,12 +5,12 @@ import (
 	"strconv"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
-	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/wasm"
 )
 
 // l1Classes are the L1's ICS-721 classes at genesis. Token ids are decimal (minievm's ERC-721

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 // The initia-registry documents the network writes. Members are declared in the byte

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // TestPrunedHeightsOverHTTP: a network that keeps 10 blocks per chain answers heights below

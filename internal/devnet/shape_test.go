@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 	"github.com/rollgate/rollgate/internal/testutil"
 	"github.com/rollgate/rollgate/internal/testutil/jsonshape"
 )

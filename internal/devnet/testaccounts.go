@@ -8,7 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // TestMnemonic is the BIP-39 mnemonic of the wallet-importable test accounts (the well-known

@@ -4,11 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
-	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/wasm"
 )
 
 // vm is one VM as the network plugs it into a chain: every VM enters through this one

@@ -18,8 +18,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // faultRate is the devnet's share of failing requests in TestFaultTolerance.
