@@ -58,5 +58,5 @@ func engineOf(t *testing.T, n *Network, id string) *engine.Chain {
 	if !ok {
 		t.Fatalf("no chain %s", id)
 	}
-	return c.Chain
+	return c.eng
 }

@@ -67,7 +67,7 @@ func (s *nftSink) ReceiveNFTs(env sim.Env, class, classURI string, tokens []ibc.
 // voucher collections.
 func (s *nftSink) bind(c *Chain) {
 	creator := address.ModuleAccount(ibc.NFTModule)
-	for _, m := range c.Modules {
+	for _, m := range c.modules {
 		switch vm := m.(type) {
 		case *move.Module:
 			s.recv = func(env sim.Env, class, uri string, tokens []ibc.NFTToken, to []byte) error {
@@ -133,7 +133,7 @@ func (e *nftEscrow) RefundNFTs(env sim.Env, classID string, tokenIDs []string, e
 }
 
 func (e *nftEscrow) bind(c *Chain) {
-	for _, m := range c.Modules {
+	for _, m := range c.modules {
 		switch vm := m.(type) {
 		case *move.Module:
 			e.mv = vm

@@ -109,7 +109,7 @@ func (n *Network) TestAccounts() ([]TestAccount, error) {
 			for _, c := range userCoins(s) {
 				a.Balances[s.ChainID] = append(a.Balances[s.ChainID], CoinJSON{Denom: c.Denom, Amount: c.Amount.String()})
 			}
-			if s.Kind == engine.KindEVM {
+			if s.Kind == KindEVM {
 				if a.EVM == nil {
 					a.EVM = map[string]EVMAccount{}
 				}
