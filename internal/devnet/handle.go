@@ -8,17 +8,16 @@ import (
 )
 
 // Kind is the flavour of a chain: what its ChainSpec asks for and what its endpoints report.
-// The values are the engine's own kinds (a test holds them equal), so a spec hands its kind
-// to the engine as it is.
+// Its values are the engine's kinds, so a spec hands its kind to the engine as it is.
 type Kind string
 
 // The chain kinds a ChainSpec may name.
 const (
-	KindL1     Kind = "l1"
-	KindEVM    Kind = "evm"
-	KindMove   Kind = "move"
-	KindWasm   Kind = "wasm"
-	KindCosmos Kind = "cosmos"
+	KindL1     = Kind(engine.KindL1)
+	KindEVM    = Kind(engine.KindEVM)
+	KindMove   = Kind(engine.KindMove)
+	KindWasm   = Kind(engine.KindWasm)
+	KindCosmos = Kind(engine.KindCosmos)
 )
 
 // ID is the chain id.
