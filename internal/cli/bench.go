@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/bench"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // runBench dispatches `rollgate bench ingest|api|route`; the measuring lives in internal/bench.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
@@ -225,7 +224,7 @@ func rollupsOf(cfg devnet.Config) []string {
 	var ids []string
 	for _, c := range cfg.Chains {
 		switch c.Kind {
-		case engine.KindEVM, engine.KindMove, engine.KindWasm:
+		case devnet.KindEVM, devnet.KindMove, devnet.KindWasm:
 			ids = append(ids, c.ChainID)
 		}
 	}

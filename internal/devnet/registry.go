@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 // The initia-registry documents the network writes. Members are declared in the byte
@@ -192,13 +191,13 @@ func tokenUnits(base, unit string) (units []denomUnit, display string) {
 	return []denomUnit{{base, 0}}, unit
 }
 
-func minitiaType(k engine.Kind) string {
+func minitiaType(k Kind) string {
 	switch k {
-	case engine.KindEVM:
+	case KindEVM:
 		return "minievm"
-	case engine.KindMove:
+	case KindMove:
 		return "minimove"
-	case engine.KindWasm:
+	case KindWasm:
 		return "miniwasm"
 	}
 	return ""
@@ -207,7 +206,7 @@ func minitiaType(k engine.Kind) string {
 // chainDoc is a chain's chain.json.
 func (n *Network) chainDoc(c *Chain) chainJSON {
 	e := c.Endpoints
-	cfg := c.Chain.Config()
+	cfg := c.eng.Config()
 	doc := chainJSON{
 		Schema: "../chain.schema.json", ChainName: c.Spec.name(), PrettyName: prettyName(c.Spec.name()),
 		ChainID: c.Spec.ChainID, Bech32Prefix: cfg.Bech32Prefix, NetworkType: "devnet",
@@ -228,7 +227,7 @@ func (n *Network) chainDoc(c *Chain) chainJSON {
 	if e.JSONRPC != "" {
 		doc.APIs.JSONRPC = []apiAddr{{e.JSONRPC}}
 	}
-	if c.Spec.Kind == engine.KindL1 {
+	if c.Spec.Kind == KindL1 {
 		doc.Metadata.IsL1 = true
 		if n.cfg.LayerZero {
 			doc.Metadata.LayerZero = &lzEndpointID{EndpointID: l1LZEndpoint}
@@ -236,8 +235,8 @@ func (n *Network) chainDoc(c *Chain) chainJSON {
 	} else if t := minitiaType(c.Spec.Kind); t != "" {
 		doc.Metadata.Minitia = &minitia{Type: t, Version: cfg.AppVersion}
 	}
-	if c.EVM != nil {
-		doc.EVMChainID = c.EVM.EVMChainID(c.Spec.ChainID)
+	if c.evm != nil {
+		doc.EVMChainID = c.evm.EVMChainID(c.Spec.ChainID)
 	}
 	if n.bridges != nil {
 		cm, _ := n.bridges.wiring.Chain(c.Spec.ChainID)
@@ -268,7 +267,7 @@ func prettyName(s string) string {
 
 // genesisAssets are the tokens a chain issues at genesis (ERC-20s on an EVM chain).
 func genesisAssets(c *Chain) []asset {
-	cfg := c.Chain.Config()
+	cfg := c.eng.Config()
 	var out []asset
 	for _, coin := range cfg.AccountCoins {
 		units, display := tokenUnits(coin.Denom, coin.Denom)
@@ -284,7 +283,7 @@ func genesisAssets(c *Chain) []asset {
 			name += " (" + prettyName(c.Spec.name()) + ")" // "USDC (Initia Devnet)"
 		}
 		a := newAsset(coin.Denom, display, name, strings.ToUpper(display), desc, units...)
-		if c.EVM != nil {
+		if c.evm != nil {
 			a.TypeAsset, a.Address = "erc20", evm.DenomContract(coin.Denom).Hex()
 		}
 		out = append(out, a)
@@ -313,7 +312,7 @@ func bridgedAsset(a bridge.RegistryAsset) asset {
 // initia-registry lists the wrapped INIT of every minievm rollup. The devnet creates the
 // token at genesis (evm.Launch).
 func wrappedAsset(c *Chain, a bridge.RegistryAsset) (asset, bool) {
-	if c.EVM == nil || !strings.HasPrefix(a.Base, "l2/") || len(a.Traces) != 1 || a.Traces[0].Type != "op" {
+	if c.evm == nil || !strings.HasPrefix(a.Base, "l2/") || len(a.Traces) != 1 || a.Traces[0].Type != "op" {
 		return asset{}, false
 	}
 	origin := a.Traces[0].Counterparty.BaseDenom
@@ -357,7 +356,7 @@ func (n *Network) WriteRegistry(dir string) error {
 			}
 			assets = append(assets, forwarded[c.Spec.ChainID]...)
 		}
-		if c.Spec.Kind == engine.KindL1 && n.cfg.LayerZero {
+		if c.Spec.Kind == KindL1 && n.cfg.LayerZero {
 			assets = append(assets, l1LZAsset())
 		}
 		name := c.Spec.name()
@@ -374,7 +373,7 @@ func (n *Network) WriteRegistry(dir string) error {
 			return err
 		}
 		for _, c := range n.chains {
-			if c.Spec.Kind == engine.KindL1 {
+			if c.Spec.Kind == KindL1 {
 				return writeJSON(filepath.Join(dir, lzChainName, "assetlist.json"), lzAssetlist(c.Spec.name(), c.Spec.ChainID))
 			}
 		}

@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 )
 
 // LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router
@@ -34,7 +33,7 @@ const (
 func (n *Network) forwardedVouchers() map[string][]asset {
 	var l1 ChainSpec
 	for _, c := range n.chains {
-		if c.Spec.Kind == engine.KindL1 {
+		if c.Spec.Kind == KindL1 {
 			l1 = c.Spec
 		}
 	}
@@ -52,7 +51,7 @@ func (n *Network) forwardedVouchers() map[string][]asset {
 	origins := map[string][]token{}
 	for _, c := range n.chains {
 		s, id := c.Spec, c.Spec.ChainID
-		if s.Kind == engine.KindL1 {
+		if s.Kind == KindL1 {
 			continue
 		}
 		for _, d := range s.NativeDenoms {
@@ -94,7 +93,7 @@ func (n *Network) forwardedVouchers() map[string][]asset {
 		toL1 := dcm.Channels[0].ChannelID
 		for _, sc := range n.chains {
 			src, ss := sc.Spec.ChainID, sc.Spec
-			if src == dst || ss.Kind == engine.KindL1 || l1Channel[src] == "" {
+			if src == dst || ss.Kind == KindL1 || l1Channel[src] == "" {
 				continue
 			}
 			scm, _ := wiring.Chain(src)

@@ -221,7 +221,7 @@ func TestRichListBehindCatchesUp(t *testing.T) {
 						}
 					}
 					dc, _ := n.Chain(r.chainID)
-					checkRichList(t, db, dc.Chain, ep, tip)
+					checkRichList(t, db, dc, ep, tip)
 					cancel()
 					if err := <-done; err != nil {
 						t.Fatalf("Run: %v", err)

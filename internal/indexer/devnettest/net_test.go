@@ -15,7 +15,6 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
@@ -54,7 +53,7 @@ var rollups = []rollup{
 func netConfig() devnet.Config {
 	var specs []devnet.ChainSpec
 	for _, r := range rollups {
-		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: engine.Kind(r.kind)})
+		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: devnet.Kind(r.kind)})
 	}
 	return devnet.Config{
 		Chains:       specs,

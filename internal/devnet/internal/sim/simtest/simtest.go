@@ -1,0 +1,265 @@
+// Package simtest holds in-memory stand-ins for the devnet engine, for tests of the modules
+// that run on it: a sorted KV, a balance book, and Chain, a fake sim.Env that keeps one
+// snapshot of its state per committed height so REST routes can be queried at any height.
+// Chain also implements the engine extras modules reach by type assertion (the quiet bank
+// of wasm.QuietBank, SetMsgResponse), so a module sees it as it sees the real engine.
+package simtest
+
+import (
+	"fmt"
+	"maps"
+	"math/big"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+)
+
+// KV is an in-memory sim.KV: a map whose Iterate visits keys in ascending order.
+type KV map[string][]byte
+
+var _ sim.KV = KV{}
+
+// Get implements sim.KVReader.
+func (m KV) Get(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
+
+// Set implements sim.KV; it stores a copy of v.
+func (m KV) Set(k string, v []byte) { m[k] = append([]byte(nil), v...) }
+
+// Delete implements sim.KV.
+func (m KV) Delete(k string) { delete(m, k) }
+
+// Iterate implements sim.KVReader. The keys are listed before the first visit, so fn may
+// write to the store.
+func (m KV) Iterate(prefix string, fn func(string, []byte) bool) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if strings.HasPrefix(k, prefix) && !fn(k, m[k]) {
+			return
+		}
+	}
+}
+
+// Clone is a shallow copy (values are never written in place).
+func (m KV) Clone() KV { return maps.Clone(m) }
+
+// BalKey is one account's balance of one denom.
+type BalKey struct {
+	Addr  string // raw address bytes
+	Denom string
+}
+
+// Balances is a balance book.
+type Balances map[BalKey]*big.Int
+
+// Get returns a copy of a balance (zero when absent).
+func (b Balances) Get(addr []byte, denom string) *big.Int {
+	if v, ok := b[BalKey{string(addr), denom}]; ok {
+		return new(big.Int).Set(v)
+	}
+	return new(big.Int)
+}
+
+// Set replaces a balance.
+func (b Balances) Set(addr []byte, denom string, v *big.Int) {
+	b[BalKey{string(addr), denom}] = new(big.Int).Set(v)
+}
+
+// Credit adds c to addr.
+func (b Balances) Credit(addr []byte, c sim.Coin) {
+	v := b.Get(addr, c.Denom)
+	b[BalKey{string(addr), c.Denom}] = v.Add(v, c.Amount)
+}
+
+// Debit takes c from addr; it leaves the balance alone and reports false when it is short.
+func (b Balances) Debit(addr []byte, c sim.Coin) bool {
+	v := b.Get(addr, c.Denom)
+	if v.Cmp(c.Amount) < 0 {
+		return false
+	}
+	b[BalKey{string(addr), c.Denom}] = v.Sub(v, c.Amount)
+	return true
+}
+
+// Supply sums every balance of a denom.
+func (b Balances) Supply(denom string) *big.Int {
+	sum := new(big.Int)
+	for k, v := range b {
+		if k.Denom == denom {
+			sum.Add(sum, v)
+		}
+	}
+	return sum
+}
+
+// Clone is a deep copy.
+func (b Balances) Clone() Balances {
+	out := make(Balances, len(b))
+	for k, v := range b {
+		out[k] = new(big.Int).Set(v)
+	}
+	return out
+}
+
+// Chain is a minimal engine for one module: one KV shared by every store name, balances,
+// the events emitted since the test last cleared them, and a snapshot per committed height.
+// Tests drive it directly: set BlockHeight/Now, call handlers with it as the Env, clear
+// Events between messages, Commit after each block.
+type Chain struct {
+	ID, Prefix  string
+	BlockHeight int64
+	Now         time.Time
+	Hash        []byte // TxHash
+	KV          KV
+	Bal         Balances
+	Events      []sim.Event
+	// Flavor, when set, renders the events of Send (Mint and Burn stay silent).
+	Flavor   sim.BankFlavor
+	Gas      uint64
+	Response proto.Message // the last SetMsgResponse
+	History  map[int64]KV
+	BalHist  map[int64]Balances
+}
+
+var (
+	_ sim.Env = (*Chain)(nil)
+	_ interface {
+		SendQuiet(from, to []byte, coins []sim.Coin) error
+		MintQuiet(to []byte, coins []sim.Coin) error
+		BurnQuiet(from []byte, coins []sim.Coin) error
+		SetMsgResponse(proto.Message)
+	} = (*Chain)(nil)
+)
+
+// NewChain returns an empty chain at height 1 (genesis).
+func NewChain(id, prefix string) *Chain {
+	return &Chain{ID: id, Prefix: prefix, BlockHeight: 1, KV: KV{}, Bal: Balances{}, History: map[int64]KV{}, BalHist: map[int64]Balances{}}
+}
+
+func (f *Chain) ChainID() string                     { return f.ID }
+func (f *Chain) Height() int64                       { return f.BlockHeight }
+func (f *Chain) Time() time.Time                     { return f.Now }
+func (f *Chain) TxHash() []byte                      { return f.Hash }
+func (f *Chain) AddressPrefix() string               { return f.Prefix }
+func (f *Chain) Emit(ev sim.Event)                   { f.Events = append(f.Events, ev) }
+func (f *Chain) Store(string) sim.KV                 { return f.KV }
+func (f *Chain) ConsumeGas(g uint64)                 { f.Gas += g }
+func (f *Chain) SetMsgResponse(m proto.Message)      { f.Response = m }
+func (f *Chain) Balance(a []byte, d string) *big.Int { return f.Bal.Get(a, d) }
+
+func insufficient() error {
+	return &sim.CodedError{Codespace: "sdk", Code: 5, Log: "insufficient funds"}
+}
+
+// SendQuiet moves coins without events. A coin the sender is short of fails the send, with
+// the coins before it already moved (the engine's rollback undoes them).
+func (f *Chain) SendQuiet(from, to []byte, coins []sim.Coin) error {
+	for _, c := range coins {
+		if !f.Bal.Debit(from, c) {
+			return insufficient()
+		}
+		f.Bal.Credit(to, c)
+	}
+	return nil
+}
+
+// MintQuiet creates coins without events.
+func (f *Chain) MintQuiet(to []byte, coins []sim.Coin) error {
+	for _, c := range coins {
+		f.Bal.Credit(to, c)
+	}
+	return nil
+}
+
+// BurnQuiet destroys coins without events.
+func (f *Chain) BurnQuiet(from []byte, coins []sim.Coin) error {
+	for _, c := range coins {
+		if !f.Bal.Debit(from, c) {
+			return insufficient()
+		}
+	}
+	return nil
+}
+
+// Send emits the Flavor's events (before the balance change, as the engine renders them)
+// and moves the coins.
+func (f *Chain) Send(from, to []byte, coins []sim.Coin) error {
+	if f.Flavor != nil {
+		for _, e := range f.Flavor.SendEvents(f.Prefix, from, to, coins) {
+			f.Emit(e)
+		}
+	}
+	return f.SendQuiet(from, to, coins)
+}
+
+// Mint implements sim.Env without events.
+func (f *Chain) Mint(to []byte, coins []sim.Coin) error { return f.MintQuiet(to, coins) }
+
+// Burn implements sim.Env without events.
+func (f *Chain) Burn(from []byte, coins []sim.Coin) error { return f.BurnQuiet(from, coins) }
+
+// Snapshot copies the state, for Restore after a failed transaction.
+func (f *Chain) Snapshot() (KV, Balances) { return f.KV.Clone(), f.Bal.Clone() }
+
+// Restore puts back a Snapshot.
+func (f *Chain) Restore(kv KV, bal Balances) { f.KV, f.Bal = kv, bal }
+
+// Commit snapshots the state as of the current height and moves to the next one.
+func (f *Chain) Commit() {
+	f.History[f.BlockHeight] = f.KV.Clone()
+	f.BalHist[f.BlockHeight] = f.Bal.Clone()
+	f.BlockHeight++
+}
+
+// Query is a sim.Query over one snapshot.
+type Query struct {
+	ID, Prefix string
+	H          int64
+	KV         KV
+	Bal        Balances
+}
+
+func (q Query) ChainID() string                     { return q.ID }
+func (q Query) Height() int64                       { return q.H }
+func (q Query) AddressPrefix() string               { return q.Prefix }
+func (q Query) Store(string) sim.KVReader           { return q.KV }
+func (q Query) Balance(a []byte, d string) *big.Int { return q.Bal.Get(a, d) }
+
+// QueryAt is a sim.QueryAt over the committed snapshots: x-cosmos-block-height picks one
+// (absent or 0 means the latest), a height above the latest fails as the SDK does, and a
+// height before the first snapshot sees an empty state. A nil request is the latest.
+func (f *Chain) QueryAt(r *http.Request) (sim.Query, error) {
+	latest := f.BlockHeight - 1
+	h := latest
+	q := Query{ID: f.ID, Prefix: f.Prefix}
+	if r == nil {
+		q.H, q.KV, q.Bal = latest, f.History[latest], f.BalHist[latest]
+		return q, nil
+	}
+	if s := r.Header.Get("x-cosmos-block-height"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad height %q", s)
+		}
+		if v > latest {
+			return nil, &sim.CodedError{Codespace: "sdk", Code: 26, Log: "invalid height: cannot query with height in the future; please provide a valid height"}
+		}
+		if v > 0 {
+			h = v
+		}
+	}
+	hs := slices.Sorted(maps.Keys(f.History))
+	i := sort.Search(len(hs), func(i int) bool { return hs[i] > h }) - 1
+	q.H = h
+	if i < 0 {
+		q.KV = KV{}
+		return q, nil
+	}
+	q.KV, q.Bal = f.History[hs[i]], f.BalHist[hs[i]]
+	return q, nil
+}
