@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
@@ -89,25 +90,25 @@ func (h *HookRunner) run(env sim.Env, m proto.Message) error {
 }
 
 func (h *HookRunner) send(env sim.Env, m proto.Message) error {
-	from, err := engine.ParseAddress(env.AddressPrefix(), engine.GetString(m, "from_address"))
+	ms, ok := m.(*bankv1beta1.MsgSend)
+	if !ok {
+		return fmt.Errorf("unknown message type %T", m)
+	}
+	from, err := engine.ParseAddress(env.AddressPrefix(), ms.GetFromAddress())
 	if err != nil {
 		return err
 	}
-	to, err := engine.ParseAddress(env.AddressPrefix(), engine.GetString(m, "to_address"))
+	to, err := engine.ParseAddress(env.AddressPrefix(), ms.GetToAddress())
 	if err != nil {
 		return err
 	}
 	var coins []sim.Coin
-	r := m.ProtoReflect()
-	list := r.Get(r.Descriptor().Fields().ByName("amount")).List()
-	for i := 0; i < list.Len(); i++ {
-		c := list.Get(i).Message()
-		d := c.Get(c.Descriptor().Fields().ByName("denom")).String()
-		a, ok := new(big.Int).SetString(c.Get(c.Descriptor().Fields().ByName("amount")).String(), 10)
+	for _, c := range ms.GetAmount() {
+		a, ok := new(big.Int).SetString(c.GetAmount(), 10)
 		if !ok {
 			return fmt.Errorf("invalid amount")
 		}
-		coins = append(coins, sim.Coin{Denom: d, Amount: a})
+		coins = append(coins, sim.Coin{Denom: c.GetDenom(), Amount: a})
 	}
 	return env.Send(from, to, coins)
 }

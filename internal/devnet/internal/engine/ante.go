@@ -152,7 +152,7 @@ func (c *Chain) verifyAmino(tx *Tx, _ uint64) error {
 // msgSigner finds the signer field of a message by the SDK's conventional names.
 func msgSigner(m proto.Message) string {
 	for _, f := range []string{"sender", "from_address", "signer", "authority", "creator", "executor", "relayer", "admin"} {
-		if s := GetString(m, f); s != "" {
+		if s := stringField(m, f); s != "" {
 			return s
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -280,41 +281,41 @@ func (PlainBank) BurnEvents(prefix string, from []byte, coins []Coin) []sim.Even
 	}
 }
 
-func (c *Chain) handleMsgSend(env sim.Env, msg proto.Message) error {
-	from, err := ParseAddress(c.cfg.Bech32Prefix, GetString(msg, "from_address"))
+func (c *Chain) handleMsgSend(env sim.Env, msg *bankv1beta1.MsgSend) error {
+	from, err := ParseAddress(c.cfg.Bech32Prefix, msg.GetFromAddress())
 	if err != nil {
 		return sdkErr(codeInvalidAddress, "invalid from address: "+err.Error()+": invalid address")
 	}
-	to, err := ParseAddress(c.cfg.Bech32Prefix, GetString(msg, "to_address"))
+	to, err := ParseAddress(c.cfg.Bech32Prefix, msg.GetToAddress())
 	if err != nil {
 		return sdkErr(codeInvalidAddress, "invalid to address: "+err.Error()+": invalid address")
 	}
-	coins, err := GetCoins(msg, "amount")
+	coins, err := CoinsOf(msg.GetAmount())
 	if err != nil {
 		return sdkErr(codeInvalidCoins, err.Error()+": invalid coins")
 	}
 	return env.Send(from, to, coins)
 }
 
-func (c *Chain) handleMultiSend(env sim.Env, msg proto.Message) error {
+func (c *Chain) handleMultiSend(env sim.Env, msg *bankv1beta1.MsgMultiSend) error {
 	if c.cfg.Kind == KindEVM {
 		// minievm disables MsgMultiSend; the fixture's failure reads exactly like this.
 		return fmt.Errorf("rpc error: code = Unimplemented desc = not supported")
 	}
-	ins, outs := GetMessages(msg, "inputs"), GetMessages(msg, "outputs")
+	ins, outs := msg.GetInputs(), msg.GetOutputs()
 	if len(ins) != 1 {
 		return &sim.CodedError{Codespace: codespaceBank, Code: codeBankMultipleSenders, Log: "multiple senders not allowed"}
 	}
-	from, err := ParseAddress(c.cfg.Bech32Prefix, GetString(ins[0], "address"))
+	from, err := ParseAddress(c.cfg.Bech32Prefix, ins[0].GetAddress())
 	if err != nil {
 		return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
 	}
 	for _, o := range outs {
-		to, err := ParseAddress(c.cfg.Bech32Prefix, GetString(o, "address"))
+		to, err := ParseAddress(c.cfg.Bech32Prefix, o.GetAddress())
 		if err != nil {
 			return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
 		}
-		coins, err := GetCoins(o, "coins")
+		coins, err := CoinsOf(o.GetCoins())
 		if err != nil {
 			return err
 		}

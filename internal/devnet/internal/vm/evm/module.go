@@ -16,7 +16,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
@@ -314,42 +313,22 @@ func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
 	env.Emit(sim.Event{Type: "call", Attributes: []sim.Attribute{attr("contract", to.Hex()), attr("ret", hexutilEncode(x.ret))}})
 	env.Emit(evmEvent(x.logs))
 	if r, ok := env.(responder); ok {
-		if resp, err := msgResponse("minievm.evm.v1.MsgCallResponse", hexutilEncode(x.ret), "", x.logs); err == nil {
-			r.SetMsgResponse(resp)
-		}
+		r.SetMsgResponse(&evmv1.MsgCallResponse{Result: hexutilEncode(x.ret), Logs: pbLogs(x.logs)})
 	}
 	return nil
 }
 
-// msgResponse builds MsgCallResponse / MsgCreateResponse (result, [contract_addr], logs)
-// through reflection: the generated protos do not carry the response types, the engine's
-// local registry does.
-func msgResponse(name, result, contractAddr string, logs []ethLog) (proto.Message, error) {
-	m, err := engine.NewMessage(name)
-	if err != nil {
-		return nil, err
-	}
-	engine.SetString(m, "result", result)
-	engine.SetString(m, "contract_addr", contractAddr)
-	r := m.ProtoReflect()
-	fd := r.Descriptor().Fields().ByName("logs")
-	if fd == nil {
-		return m, nil
-	}
-	l := r.Mutable(fd).List()
+// pbLogs is the logs of a MsgCallResponse / MsgCreateResponse.
+func pbLogs(logs []ethLog) []*evmv1.Log {
+	out := make([]*evmv1.Log, 0, len(logs))
 	for _, lg := range logs {
-		e := l.NewElement()
-		lm := e.Message()
-		lfd := lm.Descriptor().Fields()
-		lm.Set(lfd.ByName("address"), protoreflect.ValueOfString(lg.Address.Hex()))
-		tl := lm.Mutable(lfd.ByName("topics")).List()
+		l := &evmv1.Log{Address: lg.Address.Hex(), Data: hexutilEncode(lg.Data)}
 		for _, t := range lg.Topics {
-			tl.Append(protoreflect.ValueOfString(t.Hex()))
+			l.Topics = append(l.Topics, t.Hex())
 		}
-		lm.Set(lfd.ByName("data"), protoreflect.ValueOfString(hexutilEncode(lg.Data)))
-		l.Append(e)
+		out = append(out, l)
 	}
-	return m, nil
+	return out
 }
 
 func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
@@ -374,9 +353,7 @@ func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
 	env.Emit(sim.Event{Type: "create", Attributes: []sim.Attribute{attr("contract", addr.Hex()), attr("ret", hexutilEncode(code))}})
 	env.Emit(evmEvent(x.logs))
 	if r, ok := env.(responder); ok {
-		if resp, err := msgResponse("minievm.evm.v1.MsgCreateResponse", hexutilEncode(code), addr.Hex(), x.logs); err == nil {
-			r.SetMsgResponse(resp)
-		}
+		r.SetMsgResponse(&evmv1.MsgCreateResponse{Result: hexutilEncode(code), ContractAddr: addr.Hex(), Logs: pbLogs(x.logs)})
 	}
 	return nil
 }
