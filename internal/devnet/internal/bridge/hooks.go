@@ -162,7 +162,7 @@ func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, erro
 	}
 	msgs := make([]proto.Message, 0, len(tx.Msgs))
 	for _, a := range tx.Msgs {
-		m, err := engine.DecodeAny(a.TypeURL, a.Value)
+		m, err := engine.DecodeAny(a.TypeUrl, a.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +184,9 @@ func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, erro
 		var signBytes []byte
 		switch si.Mode {
 		case engine.SignModeDirect:
-			signBytes = engine.SignDoc(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number)
+			if signBytes, err = txcodec.DirectSignBytes(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number); err != nil {
+				return nil, err
+			}
 		case signModeAminoJSON, signModeEIP191:
 			body, fee, err := bodyAndFee(tx)
 			if err != nil {

@@ -61,8 +61,8 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 		}
 		switch si.Mode {
 		case SignModeDirect:
-			sb := SignDoc(tx.BodyBytes, tx.AuthInfoBytes, c.cfg.ChainID, acc.Number)
-			if !VerifyDirect(si.PubKeyType, si.PubKey, sb, tx.Signatures[i]) {
+			sb, err := txcodec.DirectSignBytes(tx.BodyBytes, tx.AuthInfoBytes, c.cfg.ChainID, acc.Number)
+			if err != nil || !VerifyDirect(si.PubKeyType, si.PubKey, sb, tx.Signatures[i]) {
 				return sdkErr(codeUnauthorized, fmt.Sprintf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, c.cfg.ChainID))
 			}
 		case signModeLegacyAminoJSON, signModeEIP191:
@@ -109,7 +109,7 @@ func (c *Chain) signedBy(tx *Tx, addr []byte) bool {
 func (c *Chain) decodeMsgs(tx *Tx) ([]proto.Message, error) {
 	out := make([]proto.Message, 0, len(tx.Msgs))
 	for _, a := range tx.Msgs {
-		m, err := DecodeAny(a.TypeURL, a.Value)
+		m, err := DecodeAny(a.TypeUrl, a.Value)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
@@ -38,7 +39,7 @@ type Env struct {
 	txHash   []byte
 	events   []sim.Event
 	gas      uint64
-	response *AnyMsg
+	response *anypb.Any
 	txIndex  uint32
 	seqFlag  *bool
 }
@@ -100,11 +101,11 @@ func (e *Env) FeeDenom() string { return e.c.cfg.FeeDenom }
 
 // SetMsgResponse sets the Msg response the tx result's data carries for the current message.
 func (e *Env) SetMsgResponse(m proto.Message) {
-	v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	a, err := PackAny(m)
 	if err != nil {
 		return
 	}
-	e.response = &AnyMsg{TypeURL: TypeURL(m), Value: v}
+	e.response = a
 }
 
 // AdjustBalance changes a balance (and the supply) without emitting bank events; VMs whose
