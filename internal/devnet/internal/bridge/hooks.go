@@ -132,7 +132,7 @@ func (q envQuery) Balance(addr []byte, denom string) *big.Int { return q.env.Bal
 // messages in order, all or nothing (env is a branch the caller discards on error). The
 // increment sets a fresh minievm sequence flag, so a hook of N MsgCalls consumes N sequences
 // of its signer, as on minievm. Gas is not capped.
-func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) error {
+func (h *HookRunner) ExecuteDepositHook(env *branch.Env, data []byte, _ uint64) error {
 	tx, err := engine.DecodeTx(data)
 	if err != nil {
 		return &opinit.HookError{Stage: opinit.HookStageDecode, Err: err}
@@ -153,7 +153,7 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 }
 
 // hookAnte is the hook's ante chain; it returns the decoded messages.
-func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, error) {
+func (h *HookRunner) hookAnte(env *branch.Env, tx *engine.Tx) ([]proto.Message, error) {
 	if len(tx.Signers) == 0 || len(tx.Signers) != len(tx.Signatures) {
 		return nil, fmt.Errorf("invalid number of signatures; expected: %d, got %d", len(tx.Signers), len(tx.Signatures))
 	}
@@ -209,10 +209,8 @@ func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, erro
 		}
 		signers = append(signers, addr)
 	}
-	if f, ok := env.(interface{ SetSequenceIncremented(*bool) }); ok {
-		incremented := true
-		f.SetSequenceIncremented(&incremented)
-	}
+	incremented := true
+	env.SetSequenceIncremented(&incremented)
 	for _, m := range msgs {
 		want, err := txcodec.MsgSigners(m)
 		if err != nil {

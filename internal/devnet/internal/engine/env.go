@@ -29,8 +29,8 @@ func putAccount(o *overlay, addr []byte, a account) {
 	o.set("auth/a/"+hex.EncodeToString(addr), b)
 }
 
-// Env is the engine's sim.Env. Besides the contract it offers a few engine-level extras that
-// modules reach by type assertion (SetMsgResponse, AdjustBalance, Flavor).
+// Env is the engine's sim.Env, with every extra of sim (modules declare the ones they need;
+// New checks them).
 type Env struct {
 	c        *Chain
 	o        *overlay
@@ -79,7 +79,17 @@ func (c *Chain) newEnv(o *overlay, height int64, t time.Time, txHash []byte) *En
 	return &Env{c: c, o: o, height: height, time: t, txHash: txHash}
 }
 
-var _ sim.Env = (*Env)(nil)
+// Env offers every extra of sim.
+var _ interface {
+	sim.Env
+	sim.QuietBank
+	sim.BalanceAdjuster
+	sim.AccountCreator
+	sim.Responder
+	sim.TxIndexer
+	sim.SequenceFlag
+	sim.FeeDenomer
+} = (*Env)(nil)
 
 func (e *Env) ChainID() string          { return e.c.cfg.ChainID }
 func (e *Env) Height() int64            { return e.height }

@@ -116,6 +116,9 @@ func New(cfg Config) *Module {
 // Name implements sim.Module.
 func (m *Module) Name() string { return "ibc" }
 
+// Needs implements sim.Needer: transfers answer with their packet sequence.
+func (m *Module) Needs() []sim.Extra { return []sim.Extra{sim.NeedResponder} }
+
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{

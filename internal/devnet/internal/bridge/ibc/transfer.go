@@ -87,15 +87,17 @@ func (m *Module) handleTransfer(env sim.Env, msg *transferv1.MsgTransfer) error 
 	if err != nil {
 		return err
 	}
-	respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
-	return nil
+	return respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
 }
 
-// respond sets the message's response (the tx result data) when the engine supports it.
-func respond(env sim.Env, m proto.Message) {
-	if r, ok := env.(interface{ SetMsgResponse(proto.Message) }); ok {
-		r.SetMsgResponse(m)
+// respond sets the message's response (the tx result data).
+func respond(env sim.Env, m proto.Message) error {
+	r, err := sim.As[sim.Responder](env)
+	if err != nil {
+		return err
 	}
+	r.SetMsgResponse(m)
+	return nil
 }
 
 // transfer is the ICS-20 msg server's Transfer: escrow or burn, SendPacket, then the

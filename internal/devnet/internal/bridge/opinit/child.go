@@ -41,7 +41,7 @@ const maxReasonLength = 128
 // stage HookStageMsg (the ante chain passed, so its sequence increments stay, as opchild's
 // handleBridgeHook runs only the messages in a cache context).
 type DepositHookExecutor interface {
-	ExecuteDepositHook(env sim.Env, data []byte, maxGas uint64) error
+	ExecuteDepositHook(env *branch.Env, data []byte, maxGas uint64) error
 }
 
 // Stages of a failed hook, each with opchild's reason text
@@ -95,6 +95,9 @@ func NewChild(cfg ChildConfig) *Child {
 
 // Name implements sim.Module.
 func (c *Child) Name() string { return "opchild" }
+
+// Needs implements sim.Needer: withdrawals answer with their sequence.
+func (c *Child) Needs() []sim.Extra { return []sim.Extra{sim.NeedResponder} }
 
 const (
 	keyNextL1 = "nextL1Seq"
@@ -243,8 +246,7 @@ func (c *Child) initiateWithdrawal(env sim.Env, m *opchildv1.MsgInitiateTokenWit
 	if err != nil {
 		return err
 	}
-	respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
-	return nil
+	return respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
 }
 
 // withdraw moves the coins to the module, burns them and records the withdrawal

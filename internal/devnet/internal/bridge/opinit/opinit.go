@@ -97,11 +97,14 @@ func durationJSON(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
 }
 
-// respond sets the message's response (the tx result data) when the engine supports it.
-func respond(env sim.Env, m proto.Message) {
-	if r, ok := env.(interface{ SetMsgResponse(proto.Message) }); ok {
-		r.SetMsgResponse(m)
+// respond sets the message's response (the tx result data).
+func respond(env sim.Env, m proto.Message) error {
+	r, err := sim.As[sim.Responder](env)
+	if err != nil {
+		return err
 	}
+	r.SetMsgResponse(m)
+	return nil
 }
 
 func attr(k, v string) sim.Attribute { return sim.Attribute{Key: k, Value: v, Index: true} }

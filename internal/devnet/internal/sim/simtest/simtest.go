@@ -1,8 +1,8 @@
 // Package simtest holds in-memory stand-ins for the devnet engine, for tests of the modules
 // that run on it: a sorted KV, a balance book, and Chain, a fake sim.Env that keeps one
 // snapshot of its state per committed height so REST routes can be queried at any height.
-// Chain also implements the engine extras modules reach by type assertion (the quiet bank
-// of wasm.QuietBank, SetMsgResponse), so a module sees it as it sees the real engine.
+// Chain also offers every extra of sim (the quiet bank, SetMsgResponse, ...), so a module sees
+// it as it sees the real engine.
 package simtest
 
 import (
@@ -122,19 +122,25 @@ type Chain struct {
 	Flavor   sim.BankFlavor
 	Gas      uint64
 	Response proto.Message // the last SetMsgResponse
-	History  map[int64]KV
-	BalHist  map[int64]Balances
+	// TxIdx, SeqFlag and Fee are what TxIndex, SequenceIncremented and FeeDenom answer.
+	TxIdx   uint32
+	SeqFlag *bool
+	Fee     string
+	History map[int64]KV
+	BalHist map[int64]Balances
 }
 
-var (
-	_ sim.Env = (*Chain)(nil)
-	_ interface {
-		SendQuiet(from, to []byte, coins []sim.Coin) error
-		MintQuiet(to []byte, coins []sim.Coin) error
-		BurnQuiet(from []byte, coins []sim.Coin) error
-		SetMsgResponse(proto.Message)
-	} = (*Chain)(nil)
-)
+// Chain offers every extra of sim, so any module runs on it.
+var _ interface {
+	sim.Env
+	sim.QuietBank
+	sim.BalanceAdjuster
+	sim.AccountCreator
+	sim.Responder
+	sim.TxIndexer
+	sim.SequenceFlag
+	sim.FeeDenomer
+} = (*Chain)(nil)
 
 // NewChain returns an empty chain at height 1 (genesis).
 func NewChain(id, prefix string) *Chain {
@@ -151,6 +157,22 @@ func (f *Chain) Store(string) sim.KV                 { return f.KV }
 func (f *Chain) ConsumeGas(g uint64)                 { f.Gas += g }
 func (f *Chain) SetMsgResponse(m proto.Message)      { f.Response = m }
 func (f *Chain) Balance(a []byte, d string) *big.Int { return f.Bal.Get(a, d) }
+func (f *Chain) TxIndex() uint32                     { return f.TxIdx }
+func (f *Chain) SequenceIncremented() *bool          { return f.SeqFlag }
+func (f *Chain) FeeDenom() string                    { return f.Fee }
+
+// EnsureAccount implements sim.AccountCreator; the fake keeps no auth accounts.
+func (f *Chain) EnsureAccount([]byte) {}
+
+// AdjustBalance implements sim.BalanceAdjuster.
+func (f *Chain) AdjustBalance(addr []byte, denom string, delta *big.Int) error {
+	v := f.Bal.Get(addr, denom)
+	if v.Add(v, delta).Sign() < 0 {
+		return insufficient()
+	}
+	f.Bal.Set(addr, denom, v)
+	return nil
+}
 
 func insufficient() error {
 	return &sim.CodedError{Codespace: "sdk", Code: 5, Log: "insufficient funds"}

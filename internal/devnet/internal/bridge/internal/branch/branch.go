@@ -42,21 +42,6 @@ type op struct {
 	delta    *big.Int
 }
 
-// The engine's Env extensions that VM modules reach by type assertion; the branch offers
-// them too (recorded and replayed like everything else) so VM messages can run inside it.
-type (
-	quietBank interface {
-		SendQuiet(from, to []byte, coins []sim.Coin) error
-		MintQuiet(to []byte, coins []sim.Coin) error
-		BurnQuiet(from []byte, coins []sim.Coin) error
-	}
-	adjuster interface {
-		AdjustBalance(addr []byte, denom string, delta *big.Int) error
-	}
-	ensurer   interface{ EnsureAccount(addr []byte) }
-	txIndexer interface{ TxIndex() uint32 }
-)
-
 // Env is a branched sim.Env. It is not safe for concurrent use (neither is a tx).
 type Env struct {
 	parent sim.Env
@@ -69,7 +54,17 @@ type Env struct {
 	seqFlag *bool
 }
 
-var _ sim.Env = (*Env)(nil)
+// Env offers every extra of sim, so VM messages run inside it as on the engine; it records
+// and replays them like everything else.
+var _ interface {
+	sim.Env
+	sim.QuietBank
+	sim.BalanceAdjuster
+	sim.AccountCreator
+	sim.Responder
+	sim.TxIndexer
+	sim.SequenceFlag
+} = (*Env)(nil)
 
 // SequenceIncremented is the minievm sequence flag the branch's messages see: its own once
 // SetSequenceIncremented ran, else the parent's (nil when the parent has none).
@@ -77,7 +72,7 @@ func (e *Env) SequenceIncremented() *bool {
 	if e.seqFlag != nil {
 		return e.seqFlag
 	}
-	if p, ok := e.parent.(interface{ SequenceIncremented() *bool }); ok {
+	if p, ok := e.parent.(sim.SequenceFlag); ok {
 		return p.SequenceIncremented()
 	}
 	return nil
@@ -221,7 +216,7 @@ func (e *Env) EnsureAccount(addr []byte) {
 
 // TxIndex forwards to the parent (0 if it does not know).
 func (e *Env) TxIndex() uint32 {
-	if t, ok := e.parent.(txIndexer); ok {
+	if t, ok := e.parent.(sim.TxIndexer); ok {
 		return t.TxIndex()
 	}
 	return 0
@@ -272,7 +267,7 @@ func (e *Env) Commit() error {
 		case opBurn:
 			err = e.parent.Burn(o.from, o.coins)
 		case opSendQuiet, opMintQuiet, opBurnQuiet:
-			q, ok := e.parent.(quietBank)
+			q, ok := e.parent.(sim.QuietBank)
 			if !ok {
 				return fmt.Errorf("branch: parent env has no quiet bank")
 			}
@@ -285,13 +280,13 @@ func (e *Env) Commit() error {
 				err = q.BurnQuiet(o.from, o.coins)
 			}
 		case opAdjust:
-			a, ok := e.parent.(adjuster)
+			a, ok := e.parent.(sim.BalanceAdjuster)
 			if !ok {
 				return fmt.Errorf("branch: parent env cannot adjust balances")
 			}
 			err = a.AdjustBalance(o.to, o.denom, o.delta)
 		case opEnsure:
-			if en, ok := e.parent.(ensurer); ok {
+			if en, ok := e.parent.(sim.AccountCreator); ok {
 				en.EnsureAccount(o.to)
 			}
 		}

@@ -70,6 +70,9 @@ type Chain struct {
 func NewChain(id, prefix string, start time.Time, modules ...sim.Module) (*Chain, error) {
 	c := &Chain{ID: id, Prefix: prefix, Modules: modules, handlers: map[string]sim.Handler{},
 		height: 1, now: start, kv: map[string]simfake.KV{}, balances: simfake.Balances{}}
+	if err := sim.CheckNeeds(c.newEnv(nil), modules...); err != nil {
+		return nil, err
+	}
 	for _, m := range modules {
 		for url, h := range m.Handlers() {
 			c.handlers[url] = h
@@ -227,6 +230,9 @@ func (e *Env) TxHash() []byte           { return e.hash }
 func (e *Env) AddressPrefix() string    { return e.c.Prefix }
 func (e *Env) Emit(ev sim.Event)        { e.events = append(e.events, ev) }
 func (e *Env) ConsumeGas(amount uint64) { e.gas += amount }
+
+// SetMsgResponse implements sim.Responder; the fake's results carry no data.
+func (e *Env) SetMsgResponse(proto.Message) {}
 
 func (e *Env) Balance(addr []byte, denom string) *big.Int { return e.c.Balance(addr, denom) }
 
