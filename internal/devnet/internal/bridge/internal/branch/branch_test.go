@@ -8,14 +8,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/branch"
-	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim/simtest"
 )
 
 func coins(d string, n int64) []sim.Coin { return []sim.Coin{{Denom: d, Amount: big.NewInt(n)}} }
 
 func TestCommitReplaysInOrder(t *testing.T) {
-	c, _ := simtest.NewChain("c-1", "init", time.Unix(0, 0))
+	c, _ := simtest.Boot("c-1", "init", time.Unix(0, 0))
 	a, b := []byte("aaaaaaaaaaaaaaaaaaaa"), []byte("bbbbbbbbbbbbbbbbbbbb")
 	c.Fund(a, "u", 10)
 	env := c.NewEnv()
@@ -37,7 +37,7 @@ func TestCommitReplaysInOrder(t *testing.T) {
 	if err := br.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"coin_spent", "coin_received", "transfer", "message", "mine"}, simtest.Types(env.Events())); diff != "" {
+	if diff := cmp.Diff([]string{"coin_spent", "coin_received", "transfer", "message", "mine"}, simtest.Types(env.Events)); diff != "" {
 		t.Error(diff)
 	}
 	if v, _ := env.Store("m").Get("k"); string(v) != "v" || c.Balance(b, "u").Int64() != 4 {
@@ -46,7 +46,7 @@ func TestCommitReplaysInOrder(t *testing.T) {
 }
 
 func TestDiscardRenamed(t *testing.T) {
-	c, _ := simtest.NewChain("c-1", "init", time.Unix(0, 0))
+	c, _ := simtest.Boot("c-1", "init", time.Unix(0, 0))
 	env := c.NewEnv()
 	br := branch.New(env)
 	_ = br.Mint([]byte("aaaaaaaaaaaaaaaaaaaa"), coins("u", 1))
@@ -54,7 +54,7 @@ func TestDiscardRenamed(t *testing.T) {
 	br.Store("m").Set("k", []byte{})
 	br.DiscardRenamed("ibccallbackerror-")
 	want := []sim.Event{{Type: "ibccallbackerror-fungible_token_packet", Attributes: []sim.Attribute{{Key: "ibccallbackerror-success", Value: "false"}}}}
-	if diff := cmp.Diff(want, env.Events()); diff != "" {
+	if diff := cmp.Diff(want, env.Events); diff != "" {
 		t.Error(diff)
 	}
 	if _, ok := env.Store("m").Get("k"); ok || c.Balance([]byte("aaaaaaaaaaaaaaaaaaaa"), "u").Sign() != 0 {
@@ -63,7 +63,7 @@ func TestDiscardRenamed(t *testing.T) {
 }
 
 func TestIterateMergesOverlay(t *testing.T) {
-	c, _ := simtest.NewChain("c-1", "init", time.Unix(0, 0))
+	c, _ := simtest.Boot("c-1", "init", time.Unix(0, 0))
 	env := c.NewEnv()
 	env.Store("m").Set("p/1", []byte("a"))
 	env.Store("m").Set("p/2", []byte("b"))
