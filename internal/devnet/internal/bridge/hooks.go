@@ -143,7 +143,10 @@ func (h *HookRunner) ExecuteDepositHook(env *branch.Env, data []byte, _ uint64) 
 	}
 	// The messages run in a branch of their own: on failure the ante's sequence increments
 	// stay and the messages' writes go.
-	run := branch.New(env)
+	run, err := branch.New(env)
+	if err != nil {
+		return &opinit.HookError{Stage: opinit.HookStageMsg, Err: err}
+	}
 	for _, m := range msgs {
 		if err := h.run(run, m); err != nil {
 			return &opinit.HookError{Stage: opinit.HookStageMsg, Err: err}

@@ -16,6 +16,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	channelv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -116,8 +117,9 @@ func New(cfg Config) *Module {
 // Name implements sim.Module.
 func (m *Module) Name() string { return "ibc" }
 
-// Needs implements sim.Needer: transfers answer with their packet sequence.
-func (m *Module) Needs() []sim.Extra { return []sim.Extra{sim.NeedResponder} }
+// Needs implements sim.Needer: transfers answer with their packet sequence, and receive
+// callbacks run in a branch of the Env.
+func (m *Module) Needs() []sim.Extra { return append([]sim.Extra{sim.NeedResponder}, branch.Needs...) }
 
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {

@@ -263,7 +263,10 @@ func (m *Module) handleRecv(env sim.Env, msg *channelv1.MsgRecvPacket) error {
 	env.Emit(packetEvent("recv_packet", p, ch.ConnectionID, nil))
 	env.Emit(moduleMessage("ibc_channel"))
 
-	br := branch.New(env)
+	br, err := branch.New(env)
+	if err != nil {
+		return err
+	}
 	var ack *Ack
 	if isNFTPort(p.DestinationPort) {
 		a := m.nftRecv(br, p)
@@ -625,7 +628,11 @@ func (m *Module) runCallback(env sim.Env, p *channelv1.Packet, data PacketData, 
 		env.Emit(event("hook_failed", "reason", "failed to get async callback", "error", err.Error()))
 		return
 	}
-	br := branch.New(env)
+	br, err := branch.New(env)
+	if err != nil {
+		env.Emit(event("hook_failed", "reason", "failed to execute callback", "error", err.Error()))
+		return
+	}
 	if err := ce.ExecIBCCallback(br, m.cfg.HookVM, sender, raw, cb); err != nil {
 		env.Emit(event("hook_failed", "reason", "failed to execute callback", "error", err.Error()))
 		return

@@ -96,8 +96,9 @@ func NewChild(cfg ChildConfig) *Child {
 // Name implements sim.Module.
 func (c *Child) Name() string { return "opchild" }
 
-// Needs implements sim.Needer: withdrawals answer with their sequence.
-func (c *Child) Needs() []sim.Extra { return []sim.Extra{sim.NeedResponder} }
+// Needs implements sim.Needer: withdrawals answer with their sequence, and deposits and their
+// hooks run in a branch of the Env.
+func (c *Child) Needs() []sim.Extra { return append([]sim.Extra{sim.NeedResponder}, branch.Needs...) }
 
 const (
 	keyNextL1 = "nextL1Seq"
@@ -162,7 +163,10 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 
 	coins := []sim.Coin{{Denom: m.Amount.Denom, Amount: amt}}
 	success, reason := true, ""
-	dep := branch.New(env)
+	dep, err := branch.New(env)
+	if err != nil {
+		return err
+	}
 	if err := c.deposit(dep, to, coins); err != nil {
 		success, reason = false, "deposit failed; "+truncate(err.Error())
 	} else {
@@ -173,7 +177,10 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 			kv.Set(denomPairKey(m.Amount.Denom), []byte(m.BaseDenom))
 		}
 		if len(m.Data) > 0 {
-			hook := branch.New(env)
+			hook, err := branch.New(env)
+			if err != nil {
+				return err
+			}
 			var herr error
 			if c.cfg.Hooks == nil {
 				herr = fmt.Errorf("hook execution is not available on this chain")

@@ -44,7 +44,7 @@ type op struct {
 
 // Env is a branched sim.Env. It is not safe for concurrent use (neither is a tx).
 type Env struct {
-	parent sim.Env
+	parent Parent
 	ops    []op
 	stores map[string]*store
 	order  []string // store names in creation order, for a deterministic commit
@@ -67,23 +67,39 @@ var _ interface {
 } = (*Env)(nil)
 
 // SequenceIncremented is the minievm sequence flag the branch's messages see: its own once
-// SetSequenceIncremented ran, else the parent's (nil when the parent has none).
+// SetSequenceIncremented ran, else the parent's.
 func (e *Env) SequenceIncremented() *bool {
 	if e.seqFlag != nil {
 		return e.seqFlag
 	}
-	if p, ok := e.parent.(sim.SequenceFlag); ok {
-		return p.SequenceIncremented()
-	}
-	return nil
+	return e.parent.SequenceIncremented()
 }
 
 // SetSequenceIncremented gives the branch its own sequence flag.
 func (e *Env) SetSequenceIncremented(f *bool) { e.seqFlag = f }
 
-// New branches parent.
-func New(parent sim.Env) *Env {
-	return &Env{parent: parent, stores: map[string]*store{}, deltas: map[string]*big.Int{}}
+// Parent is what a branch needs of the Env it branches: the extras it forwards or replays on
+// commit.
+type Parent interface {
+	sim.Env
+	sim.QuietBank
+	sim.BalanceAdjuster
+	sim.AccountCreator
+	sim.TxIndexer
+	sim.SequenceFlag
+}
+
+// Needs are Parent's extras, for the modules that branch their Env to declare (sim.Needer).
+var Needs = []sim.Extra{sim.NeedQuietBank, sim.NeedBalanceAdjuster, sim.NeedAccountCreator, sim.NeedTxIndexer, sim.NeedSequenceFlag}
+
+// New branches parent; it fails for an Env without Parent's extras (one a module's Needs
+// would have refused at wiring).
+func New(parent sim.Env) (*Env, error) {
+	p, err := sim.As[Parent](parent)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{parent: p, stores: map[string]*store{}, deltas: map[string]*big.Int{}}, nil
 }
 
 func (e *Env) ChainID() string          { return e.parent.ChainID() }
@@ -214,12 +230,9 @@ func (e *Env) EnsureAccount(addr []byte) {
 	e.ops = append(e.ops, op{kind: opEnsure, to: append([]byte(nil), addr...)})
 }
 
-// TxIndex forwards to the parent (0 if it does not know).
+// TxIndex forwards to the parent.
 func (e *Env) TxIndex() uint32 {
-	if t, ok := e.parent.(sim.TxIndexer); ok {
-		return t.TxIndex()
-	}
-	return 0
+	return e.parent.TxIndex()
 }
 
 // SetMsgResponse drops the response: messages run inside a branch (hooks) do not set the
@@ -267,28 +280,18 @@ func (e *Env) Commit() error {
 		case opBurn:
 			err = e.parent.Burn(o.from, o.coins)
 		case opSendQuiet, opMintQuiet, opBurnQuiet:
-			q, ok := e.parent.(sim.QuietBank)
-			if !ok {
-				return fmt.Errorf("branch: parent env has no quiet bank")
-			}
 			switch o.kind {
 			case opSendQuiet:
-				err = q.SendQuiet(o.from, o.to, o.coins)
+				err = e.parent.SendQuiet(o.from, o.to, o.coins)
 			case opMintQuiet:
-				err = q.MintQuiet(o.to, o.coins)
+				err = e.parent.MintQuiet(o.to, o.coins)
 			default:
-				err = q.BurnQuiet(o.from, o.coins)
+				err = e.parent.BurnQuiet(o.from, o.coins)
 			}
 		case opAdjust:
-			a, ok := e.parent.(sim.BalanceAdjuster)
-			if !ok {
-				return fmt.Errorf("branch: parent env cannot adjust balances")
-			}
-			err = a.AdjustBalance(o.to, o.denom, o.delta)
+			err = e.parent.AdjustBalance(o.to, o.denom, o.delta)
 		case opEnsure:
-			if en, ok := e.parent.(sim.AccountCreator); ok {
-				en.EnsureAccount(o.to)
-			}
+			e.parent.EnsureAccount(o.to)
 		}
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package branch_test
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func TestCommitReplaysInOrder(t *testing.T) {
 	a, b := []byte("aaaaaaaaaaaaaaaaaaaa"), []byte("bbbbbbbbbbbbbbbbbbbb")
 	c.Fund(a, "u", 10)
 	env := c.NewEnv()
-	br := branch.New(env)
+	br := mustBranch(t, env)
 	if err := br.Send(a, b, coins("u", 4)); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestCommitReplaysInOrder(t *testing.T) {
 func TestDiscardRenamed(t *testing.T) {
 	c, _ := simtest.Boot("c-1", "init", time.Unix(0, 0))
 	env := c.NewEnv()
-	br := branch.New(env)
+	br := mustBranch(t, env)
 	_ = br.Mint([]byte("aaaaaaaaaaaaaaaaaaaa"), coins("u", 1))
 	br.Emit(sim.Event{Type: "fungible_token_packet", Attributes: []sim.Attribute{{Key: "success", Value: "false"}}})
 	br.Store("m").Set("k", []byte{})
@@ -67,7 +68,7 @@ func TestIterateMergesOverlay(t *testing.T) {
 	env := c.NewEnv()
 	env.Store("m").Set("p/1", []byte("a"))
 	env.Store("m").Set("p/2", []byte("b"))
-	br := branch.New(env)
+	br := mustBranch(t, env)
 	br.Store("m").Delete("p/1")
 	br.Store("m").Set("p/3", []byte("c"))
 	var got []string
@@ -76,3 +77,22 @@ func TestIterateMergesOverlay(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+func mustBranch(t *testing.T, env sim.Env) *branch.Env {
+	t.Helper()
+	br, err := branch.New(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return br
+}
+
+// A branch needs an Env with its Parent's extras, and says so instead of panicking later.
+func TestNewRefusesABareEnv(t *testing.T) {
+	if _, err := branch.New(bareEnv{}); err == nil || !strings.Contains(err.Error(), "branch.Parent") {
+		t.Fatalf("bare env: %v", err)
+	}
+}
+
+// bareEnv is a sim.Env without extras.
+type bareEnv struct{ sim.Env }
