@@ -80,16 +80,7 @@ func (c *Chain) newEnv(o *overlay, height int64, t time.Time, txHash []byte) *En
 }
 
 // Env offers every extra of sim.
-var _ interface {
-	sim.Env
-	sim.QuietBank
-	sim.BalanceAdjuster
-	sim.AccountCreator
-	sim.Responder
-	sim.TxIndexer
-	sim.SequenceFlag
-	sim.FeeDenomer
-} = (*Env)(nil)
+var _ sim.Host = (*Env)(nil)
 
 func (e *Env) ChainID() string          { return e.c.cfg.ChainID }
 func (e *Env) Height() int64            { return e.height }

@@ -80,6 +80,22 @@ var (
 	NeedFeeDenomer      = extra[FeeDenomer]()
 )
 
+// Host is an Env with every extra: what the engine's Env, a branch of it and the test fake
+// offer.
+type Host interface {
+	Env
+	QuietBank
+	BalanceAdjuster
+	AccountCreator
+	Responder
+	TxIndexer
+	SequenceFlag
+	FeeDenomer
+}
+
+// HostExtras are Host's extras, for a module that hands its Env on as a Host (a branch).
+var HostExtras = []Extra{NeedQuietBank, NeedBalanceAdjuster, NeedAccountCreator, NeedResponder, NeedTxIndexer, NeedSequenceFlag, NeedFeeDenomer}
+
 // Needer is a Module whose handlers use extras.
 type Needer interface {
 	Needs() []Extra
@@ -111,4 +127,15 @@ func As[X any](env Env) (X, error) {
 		return x, &CodedError{Codespace: "undefined", Code: 1, Log: fmt.Sprintf("%T does not offer %s", env, reflect.TypeFor[X]())}
 	}
 	return x, nil
+}
+
+// Respond sets the Msg response the transaction result's data carries for the executing
+// message (NeedResponder).
+func Respond(env Env, m proto.Message) error {
+	r, err := As[Responder](env)
+	if err != nil {
+		return err
+	}
+	r.SetMsgResponse(m)
+	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	channelv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
-	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -119,7 +118,7 @@ func (m *Module) Name() string { return "ibc" }
 
 // Needs implements sim.Needer: transfers answer with their packet sequence, and receive
 // callbacks run in a branch of the Env.
-func (m *Module) Needs() []sim.Extra { return append([]sim.Extra{sim.NeedResponder}, branch.Needs...) }
+func (m *Module) Needs() []sim.Extra { return sim.HostExtras }
 
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {

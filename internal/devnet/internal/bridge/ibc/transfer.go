@@ -9,8 +9,6 @@ import (
 	"math/big"
 	"strconv"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
@@ -87,17 +85,7 @@ func (m *Module) handleTransfer(env sim.Env, msg *transferv1.MsgTransfer) error 
 	if err != nil {
 		return err
 	}
-	return respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
-}
-
-// respond sets the message's response (the tx result data).
-func respond(env sim.Env, m proto.Message) error {
-	r, err := sim.As[sim.Responder](env)
-	if err != nil {
-		return err
-	}
-	r.SetMsgResponse(m)
-	return nil
+	return sim.Respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
 }
 
 // transfer is the ICS-20 msg server's Transfer: escrow or burn, SendPacket, then the

@@ -98,7 +98,7 @@ func (c *Child) Name() string { return "opchild" }
 
 // Needs implements sim.Needer: withdrawals answer with their sequence, and deposits and their
 // hooks run in a branch of the Env.
-func (c *Child) Needs() []sim.Extra { return append([]sim.Extra{sim.NeedResponder}, branch.Needs...) }
+func (c *Child) Needs() []sim.Extra { return sim.HostExtras }
 
 const (
 	keyNextL1 = "nextL1Seq"
@@ -253,7 +253,7 @@ func (c *Child) initiateWithdrawal(env sim.Env, m *opchildv1.MsgInitiateTokenWit
 	if err != nil {
 		return err
 	}
-	return respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
+	return sim.Respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
 }
 
 // withdraw moves the coins to the module, burns them and records the withdrawal

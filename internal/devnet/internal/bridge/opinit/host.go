@@ -145,7 +145,7 @@ func (h *Host) initiateDeposit(env sim.Env, m *ophostv1.MsgInitiateTokenDeposit)
 		"l2_denom", l2,
 		"amount", amt.String(),
 		"data", hex.EncodeToString(m.Data)))
-	return respond(env, &ophostv1.MsgInitiateTokenDepositResponse{Sequence: seq})
+	return sim.Respond(env, &ophostv1.MsgInitiateTokenDepositResponse{Sequence: seq})
 }
 
 func (h *Host) finalizeWithdrawal(env sim.Env, m *ophostv1.MsgFinalizeTokenWithdrawal) error {

@@ -136,16 +136,7 @@ type Chain struct {
 }
 
 // Chain offers every extra of sim, so any module runs on it.
-var _ interface {
-	sim.Env
-	sim.QuietBank
-	sim.BalanceAdjuster
-	sim.AccountCreator
-	sim.Responder
-	sim.TxIndexer
-	sim.SequenceFlag
-	sim.FeeDenomer
-} = (*Chain)(nil)
+var _ sim.Host = (*Chain)(nil)
 
 // NewChain returns an empty chain at height 1 (genesis).
 func NewChain(id, prefix string) *Chain {

@@ -23,8 +23,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/rollgate/rollgate/internal/chain/address"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
@@ -50,17 +48,6 @@ const MaxWasmSize = 819200
 
 // DenomCreationGas is the tokenfactory denom_creation_gas_consume parameter.
 const DenomCreationGas = 1_000_000
-
-// respond sets the Msg response carried in the tx result's data (code id and checksum of an
-// upload, the new contract's address, the new factory denom).
-func respond(env sim.Env, m proto.Message) error {
-	r, err := sim.As[sim.Responder](env)
-	if err != nil {
-		return err
-	}
-	r.SetMsgResponse(m)
-	return nil
-}
 
 // Module is the simulated Wasm VM and tokenfactory. It implements sim.Module.
 type Module struct {
@@ -324,7 +311,7 @@ func (m *Module) storeCode(env sim.Env, x *wasmv1.MsgStoreCode) error {
 	// Compilation dominates the real cost (about 6.6 gas per byte on the fixture's 700 kB code).
 	env.ConsumeGas(uint64(len(code))*66/10 + 10_000)
 	env.Emit(ev("store_code", "code_checksum", hex.EncodeToString(sum[:]), "code_id", strconv.FormatUint(id, 10)))
-	return respond(env, &wasmv1.MsgStoreCodeResponse{CodeId: id, Checksum: sum[:]})
+	return sim.Respond(env, &wasmv1.MsgStoreCodeResponse{CodeId: id, Checksum: sum[:]})
 }
 
 // uncompress gunzips the upload when it is gzipped (the CLI gzips), bounded by MaxWasmSize.
@@ -407,7 +394,7 @@ func (m *Module) instantiate(env sim.Env, x *wasmv1.MsgInstantiateContract) erro
 	}
 	env.Emit(ev("instantiate", "_contract_address", caddr, "code_id", strconv.FormatUint(x.CodeId, 10)))
 	env.Emit(ev("wasm", append([]string{"_contract_address", caddr}, attrs...)...))
-	return respond(env, &wasmv1.MsgInstantiateContractResponse{Address: caddr})
+	return sim.Respond(env, &wasmv1.MsgInstantiateContractResponse{Address: caddr})
 }
 
 func compactJSON(b []byte) json.RawMessage {
@@ -508,7 +495,7 @@ func (m *Module) createDenom(env sim.Env, x *tokenfactoryv1.MsgCreateDenom) erro
 	}
 	env.ConsumeGas(DenomCreationGas)
 	env.Emit(ev("create_denom", "creator", x.Sender, "new_token_denom", d))
-	return respond(env, &tokenfactoryv1.MsgCreateDenomResponse{NewTokenDenom: d})
+	return sim.Respond(env, &tokenfactoryv1.MsgCreateDenomResponse{NewTokenDenom: d})
 }
 
 func (m *Module) denomAdmin(env sim.Env, sender string, c *basev1beta1.Coin) (sim.Coin, error) {

@@ -44,7 +44,7 @@ type op struct {
 
 // Env is a branched sim.Env. It is not safe for concurrent use (neither is a tx).
 type Env struct {
-	parent Parent
+	parent sim.Host
 	ops    []op
 	stores map[string]*store
 	order  []string // store names in creation order, for a deterministic commit
@@ -54,17 +54,9 @@ type Env struct {
 	seqFlag *bool
 }
 
-// Env offers every extra of sim, so VM messages run inside it as on the engine; it records
-// and replays them like everything else.
-var _ interface {
-	sim.Env
-	sim.QuietBank
-	sim.BalanceAdjuster
-	sim.AccountCreator
-	sim.Responder
-	sim.TxIndexer
-	sim.SequenceFlag
-} = (*Env)(nil)
+// Env is a sim.Host, so VM messages run inside it as on the engine; it records what the
+// extras move and replays it like everything else.
+var _ sim.Host = (*Env)(nil)
 
 // SequenceIncremented is the minievm sequence flag the branch's messages see: its own once
 // SetSequenceIncremented ran, else the parent's.
@@ -78,24 +70,10 @@ func (e *Env) SequenceIncremented() *bool {
 // SetSequenceIncremented gives the branch its own sequence flag.
 func (e *Env) SetSequenceIncremented(f *bool) { e.seqFlag = f }
 
-// Parent is what a branch needs of the Env it branches: the extras it forwards or replays on
-// commit.
-type Parent interface {
-	sim.Env
-	sim.QuietBank
-	sim.BalanceAdjuster
-	sim.AccountCreator
-	sim.TxIndexer
-	sim.SequenceFlag
-}
-
-// Needs are Parent's extras, for the modules that branch their Env to declare (sim.Needer).
-var Needs = []sim.Extra{sim.NeedQuietBank, sim.NeedBalanceAdjuster, sim.NeedAccountCreator, sim.NeedTxIndexer, sim.NeedSequenceFlag}
-
-// New branches parent; it fails for an Env without Parent's extras (one a module's Needs
-// would have refused at wiring).
+// New branches parent; it fails for an Env that is no sim.Host (one a module needing
+// sim.HostExtras would have refused at wiring).
 func New(parent sim.Env) (*Env, error) {
-	p, err := sim.As[Parent](parent)
+	p, err := sim.As[sim.Host](parent)
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +207,9 @@ func (e *Env) AdjustBalance(addr []byte, denom string, delta *big.Int) error {
 func (e *Env) EnsureAccount(addr []byte) {
 	e.ops = append(e.ops, op{kind: opEnsure, to: append([]byte(nil), addr...)})
 }
+
+// FeeDenom forwards to the parent.
+func (e *Env) FeeDenom() string { return e.parent.FeeDenom() }
 
 // TxIndex forwards to the parent.
 func (e *Env) TxIndex() uint32 {

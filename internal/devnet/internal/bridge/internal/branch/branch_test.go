@@ -87,9 +87,9 @@ func mustBranch(t *testing.T, env sim.Env) *branch.Env {
 	return br
 }
 
-// A branch needs an Env with its Parent's extras, and says so instead of panicking later.
+// A branch needs a sim.Host, and says so instead of panicking later.
 func TestNewRefusesABareEnv(t *testing.T) {
-	if _, err := branch.New(bareEnv{}); err == nil || !strings.Contains(err.Error(), "branch.Parent") {
+	if _, err := branch.New(bareEnv{}); err == nil || !strings.Contains(err.Error(), "sim.Host") {
 		t.Fatalf("bare env: %v", err)
 	}
 }
