@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
@@ -89,25 +90,25 @@ func (h *HookRunner) run(env sim.Env, m proto.Message) error {
 }
 
 func (h *HookRunner) send(env sim.Env, m proto.Message) error {
-	from, err := engine.ParseAddress(env.AddressPrefix(), engine.GetString(m, "from_address"))
+	ms, ok := m.(*bankv1beta1.MsgSend)
+	if !ok {
+		return fmt.Errorf("unknown message type %T", m)
+	}
+	from, err := engine.ParseAddress(env.AddressPrefix(), ms.GetFromAddress())
 	if err != nil {
 		return err
 	}
-	to, err := engine.ParseAddress(env.AddressPrefix(), engine.GetString(m, "to_address"))
+	to, err := engine.ParseAddress(env.AddressPrefix(), ms.GetToAddress())
 	if err != nil {
 		return err
 	}
 	var coins []sim.Coin
-	r := m.ProtoReflect()
-	list := r.Get(r.Descriptor().Fields().ByName("amount")).List()
-	for i := 0; i < list.Len(); i++ {
-		c := list.Get(i).Message()
-		d := c.Get(c.Descriptor().Fields().ByName("denom")).String()
-		a, ok := new(big.Int).SetString(c.Get(c.Descriptor().Fields().ByName("amount")).String(), 10)
+	for _, c := range ms.GetAmount() {
+		a, ok := new(big.Int).SetString(c.GetAmount(), 10)
 		if !ok {
 			return fmt.Errorf("invalid amount")
 		}
-		coins = append(coins, sim.Coin{Denom: d, Amount: a})
+		coins = append(coins, sim.Coin{Denom: c.GetDenom(), Amount: a})
 	}
 	return env.Send(from, to, coins)
 }
@@ -131,7 +132,7 @@ func (q envQuery) Balance(addr []byte, denom string) *big.Int { return q.env.Bal
 // messages in order, all or nothing (env is a branch the caller discards on error). The
 // increment sets a fresh minievm sequence flag, so a hook of N MsgCalls consumes N sequences
 // of its signer, as on minievm. Gas is not capped.
-func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) error {
+func (h *HookRunner) ExecuteDepositHook(env *branch.Env, data []byte, _ uint64) error {
 	tx, err := engine.DecodeTx(data)
 	if err != nil {
 		return &opinit.HookError{Stage: opinit.HookStageDecode, Err: err}
@@ -142,7 +143,10 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 	}
 	// The messages run in a branch of their own: on failure the ante's sequence increments
 	// stay and the messages' writes go.
-	run := branch.New(env)
+	run, err := branch.New(env)
+	if err != nil {
+		return &opinit.HookError{Stage: opinit.HookStageMsg, Err: err}
+	}
 	for _, m := range msgs {
 		if err := h.run(run, m); err != nil {
 			return &opinit.HookError{Stage: opinit.HookStageMsg, Err: err}
@@ -152,7 +156,7 @@ func (h *HookRunner) ExecuteDepositHook(env sim.Env, data []byte, _ uint64) erro
 }
 
 // hookAnte is the hook's ante chain; it returns the decoded messages.
-func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, error) {
+func (h *HookRunner) hookAnte(env *branch.Env, tx *engine.Tx) ([]proto.Message, error) {
 	if len(tx.Signers) == 0 || len(tx.Signers) != len(tx.Signatures) {
 		return nil, fmt.Errorf("invalid number of signatures; expected: %d, got %d", len(tx.Signers), len(tx.Signatures))
 	}
@@ -161,7 +165,7 @@ func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, erro
 	}
 	msgs := make([]proto.Message, 0, len(tx.Msgs))
 	for _, a := range tx.Msgs {
-		m, err := engine.DecodeAny(a.TypeURL, a.Value)
+		m, err := engine.DecodeAny(a.TypeUrl, a.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +187,9 @@ func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, erro
 		var signBytes []byte
 		switch si.Mode {
 		case engine.SignModeDirect:
-			signBytes = engine.SignDoc(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number)
+			if signBytes, err = txcodec.DirectSignBytes(tx.BodyBytes, tx.AuthInfoBytes, env.ChainID(), acc.Number); err != nil {
+				return nil, err
+			}
 		case signModeAminoJSON, signModeEIP191:
 			body, fee, err := bodyAndFee(tx)
 			if err != nil {
@@ -206,10 +212,8 @@ func (h *HookRunner) hookAnte(env sim.Env, tx *engine.Tx) ([]proto.Message, erro
 		}
 		signers = append(signers, addr)
 	}
-	if f, ok := env.(interface{ SetSequenceIncremented(*bool) }); ok {
-		incremented := true
-		f.SetSequenceIncremented(&incremented)
-	}
+	incremented := true
+	env.SetSequenceIncremented(&incremented)
 	for _, m := range msgs {
 		want, err := txcodec.MsgSigners(m)
 		if err != nil {

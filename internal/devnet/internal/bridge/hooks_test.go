@@ -17,8 +17,8 @@ import (
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
@@ -38,7 +38,7 @@ func (v *vmStub) Handlers() map[string]sim.Handler {
 func TestHookRunnerMessages(t *testing.T) {
 	stub := &vmStub{}
 	h := NewHookRunner("c-1", stub)
-	c, _ := simtest.NewChain("c-1", "init", time.Unix(0, 0))
+	c, _ := simtest.Boot("c-1", "init", time.Unix(0, 0))
 	env := c.NewEnv()
 	sender := make([]byte, 32)
 	senderStr := "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqu2lkzy"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/simtest"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim/simtest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -25,7 +25,7 @@ func TestRESTShapes(t *testing.T) {
 	chains := map[string]*simtest.Chain{}
 	for _, s := range specs {
 		cm, _ := w.Chain(s.ChainID)
-		c, err := simtest.NewChain(s.ChainID, s.Prefix, time.Unix(1767225600, 0).UTC(), cm.Modules()...)
+		c, err := simtest.Boot(s.ChainID, s.Prefix, time.Unix(1767225600, 0).UTC(), cm.Modules()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,8 +61,8 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 		}
 		switch si.Mode {
 		case SignModeDirect:
-			sb := SignDoc(tx.BodyBytes, tx.AuthInfoBytes, c.cfg.ChainID, acc.Number)
-			if !VerifyDirect(si.PubKeyType, si.PubKey, sb, tx.Signatures[i]) {
+			sb, err := txcodec.DirectSignBytes(tx.BodyBytes, tx.AuthInfoBytes, c.cfg.ChainID, acc.Number)
+			if err != nil || !VerifyDirect(si.PubKeyType, si.PubKey, sb, tx.Signatures[i]) {
 				return sdkErr(codeUnauthorized, fmt.Sprintf("signature verification failed; please verify account number (%d) and chain-id (%s): unauthorized", acc.Number, c.cfg.ChainID))
 			}
 		case signModeLegacyAminoJSON, signModeEIP191:
@@ -109,7 +109,7 @@ func (c *Chain) signedBy(tx *Tx, addr []byte) bool {
 func (c *Chain) decodeMsgs(tx *Tx) ([]proto.Message, error) {
 	out := make([]proto.Message, 0, len(tx.Msgs))
 	for _, a := range tx.Msgs {
-		m, err := DecodeAny(a.TypeURL, a.Value)
+		m, err := DecodeAny(a.TypeUrl, a.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +152,7 @@ func (c *Chain) verifyAmino(tx *Tx, _ uint64) error {
 // msgSigner finds the signer field of a message by the SDK's conventional names.
 func msgSigner(m proto.Message) string {
 	for _, f := range []string{"sender", "from_address", "signer", "authority", "creator", "executor", "relayer", "admin"} {
-		if s := GetString(m, f); s != "" {
+		if s := stringField(m, f); s != "" {
 			return s
 		}
 	}

@@ -180,8 +180,11 @@ func New(cfg Config) (*Chain, error) {
 		cfg: cfg, log: cfg.Logger, valKey: vk, valAddr: va[:20], st: newStore(), base: 1,
 		txIndex: map[[32]byte]txLoc{}, pending: map[string]uint64{}, handlers: map[string]sim.Handler{},
 	}
-	c.handlers["/cosmos.bank.v1beta1.MsgSend"] = c.handleMsgSend
-	c.handlers["/cosmos.bank.v1beta1.MsgMultiSend"] = c.handleMultiSend
+	if err := sim.CheckNeeds(c.newEnv(nil, 0, time.Time{}, nil), cfg.Modules...); err != nil {
+		return nil, err
+	}
+	c.handlers["/cosmos.bank.v1beta1.MsgSend"] = sim.Typed(c.handleMsgSend)
+	c.handlers["/cosmos.bank.v1beta1.MsgMultiSend"] = sim.Typed(c.handleMultiSend)
 	for _, m := range cfg.Modules {
 		for url, h := range m.Handlers() {
 			c.handlers[url] = h

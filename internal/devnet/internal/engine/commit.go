@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -135,14 +137,25 @@ func headerHash(b *Block) []byte {
 func resultsHash(rs []TxResult) []byte {
 	leaves := make([][]byte, 0, len(rs))
 	for _, r := range rs {
+		// ExecTxResult's deterministic fields (code, data, gas wanted, gas used); data is
+		// written even when empty, as the engine always has (the hash is in every header).
 		var buf []byte
-		buf = appendVarintField(buf, 1, uint64(r.Code))
-		buf = appendBytesField(buf, 2, r.Data)
-		buf = appendVarintField(buf, 5, uint64(r.GasWanted))
-		buf = appendVarintField(buf, 6, uint64(r.GasUsed))
+		buf = appendVarint(buf, 1, uint64(r.Code))
+		buf = protowire.AppendTag(buf, 2, protowire.BytesType)
+		buf = protowire.AppendBytes(buf, r.Data)
+		buf = appendVarint(buf, 5, uint64(r.GasWanted))
+		buf = appendVarint(buf, 6, uint64(r.GasUsed))
 		leaves = append(leaves, buf)
 	}
 	return merkleRoot(leaves)
+}
+
+// appendVarint appends a varint field, omitted when zero (proto3).
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
 }
 
 // merkleRoot is CometBFT's simple Merkle tree (RFC 6962 leaf/inner prefixes).

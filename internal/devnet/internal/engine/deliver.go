@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
@@ -98,7 +99,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	anteIncremented := true // IncrementSequenceDecorator ran: the flag minievm's MsgCall reads
 	menv.seqFlag = &anteIncremented
 	var events []sim.Event
-	var responses []AnyMsg
+	var responses []*anypb.Any
 	fail := func(i int, err error) TxResult {
 		var ce *sim.CodedError
 		if errors.As(err, &ce) {
@@ -112,7 +113,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 		return res
 	}
 	for i, m := range msgs {
-		url := tx.Msgs[i].TypeURL
+		url := tx.Msgs[i].TypeUrl
 		h, ok := c.handlers[url]
 		if !ok {
 			return fail(i, sdkErr(codeUnknownRequest, fmt.Sprintf("can't route message %s: unknown request", url)))
@@ -140,9 +141,9 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 			events = append(events, ev)
 		}
 		if menv.response != nil {
-			responses = append(responses, *menv.response)
+			responses = append(responses, menv.response)
 		} else {
-			responses = append(responses, AnyMsg{TypeURL: url + "Response"})
+			responses = append(responses, &anypb.Any{TypeUrl: url + "Response"})
 		}
 	}
 	if menv.gas > tx.Fee.GasLimit {
@@ -154,7 +155,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	msgO.commitTo(bo)
 	res.Events = append(res.Events, events...)
 	res.GasUsed = int64(menv.gas)
-	res.Data = EncodeTxMsgData(responses)
+	res.Data = encodeTxMsgData(responses)
 	return res
 }
 

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
+	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -27,8 +29,8 @@ func putAccount(o *overlay, addr []byte, a account) {
 	o.set("auth/a/"+hex.EncodeToString(addr), b)
 }
 
-// Env is the engine's sim.Env. Besides the contract it offers a few engine-level extras that
-// modules reach by type assertion (SetMsgResponse, AdjustBalance, Flavor).
+// Env is the engine's sim.Env, with every extra of sim (modules declare the ones they need;
+// New checks them).
 type Env struct {
 	c        *Chain
 	o        *overlay
@@ -37,7 +39,7 @@ type Env struct {
 	txHash   []byte
 	events   []sim.Event
 	gas      uint64
-	response *AnyMsg
+	response *anypb.Any
 	txIndex  uint32
 	seqFlag  *bool
 }
@@ -77,7 +79,8 @@ func (c *Chain) newEnv(o *overlay, height int64, t time.Time, txHash []byte) *En
 	return &Env{c: c, o: o, height: height, time: t, txHash: txHash}
 }
 
-var _ sim.Env = (*Env)(nil)
+// Env offers every extra of sim.
+var _ sim.Host = (*Env)(nil)
 
 func (e *Env) ChainID() string          { return e.c.cfg.ChainID }
 func (e *Env) Height() int64            { return e.height }
@@ -99,11 +102,11 @@ func (e *Env) FeeDenom() string { return e.c.cfg.FeeDenom }
 
 // SetMsgResponse sets the Msg response the tx result's data carries for the current message.
 func (e *Env) SetMsgResponse(m proto.Message) {
-	v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	a, err := PackAny(m)
 	if err != nil {
 		return
 	}
-	e.response = &AnyMsg{TypeURL: TypeURL(m), Value: v}
+	e.response = a
 }
 
 // AdjustBalance changes a balance (and the supply) without emitting bank events; VMs whose
@@ -280,41 +283,41 @@ func (PlainBank) BurnEvents(prefix string, from []byte, coins []Coin) []sim.Even
 	}
 }
 
-func (c *Chain) handleMsgSend(env sim.Env, msg proto.Message) error {
-	from, err := ParseAddress(c.cfg.Bech32Prefix, GetString(msg, "from_address"))
+func (c *Chain) handleMsgSend(env sim.Env, msg *bankv1beta1.MsgSend) error {
+	from, err := ParseAddress(c.cfg.Bech32Prefix, msg.GetFromAddress())
 	if err != nil {
 		return sdkErr(codeInvalidAddress, "invalid from address: "+err.Error()+": invalid address")
 	}
-	to, err := ParseAddress(c.cfg.Bech32Prefix, GetString(msg, "to_address"))
+	to, err := ParseAddress(c.cfg.Bech32Prefix, msg.GetToAddress())
 	if err != nil {
 		return sdkErr(codeInvalidAddress, "invalid to address: "+err.Error()+": invalid address")
 	}
-	coins, err := GetCoins(msg, "amount")
+	coins, err := CoinsOf(msg.GetAmount())
 	if err != nil {
 		return sdkErr(codeInvalidCoins, err.Error()+": invalid coins")
 	}
 	return env.Send(from, to, coins)
 }
 
-func (c *Chain) handleMultiSend(env sim.Env, msg proto.Message) error {
+func (c *Chain) handleMultiSend(env sim.Env, msg *bankv1beta1.MsgMultiSend) error {
 	if c.cfg.Kind == KindEVM {
 		// minievm disables MsgMultiSend; the fixture's failure reads exactly like this.
 		return fmt.Errorf("rpc error: code = Unimplemented desc = not supported")
 	}
-	ins, outs := GetMessages(msg, "inputs"), GetMessages(msg, "outputs")
+	ins, outs := msg.GetInputs(), msg.GetOutputs()
 	if len(ins) != 1 {
 		return &sim.CodedError{Codespace: codespaceBank, Code: codeBankMultipleSenders, Log: "multiple senders not allowed"}
 	}
-	from, err := ParseAddress(c.cfg.Bech32Prefix, GetString(ins[0], "address"))
+	from, err := ParseAddress(c.cfg.Bech32Prefix, ins[0].GetAddress())
 	if err != nil {
 		return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
 	}
 	for _, o := range outs {
-		to, err := ParseAddress(c.cfg.Bech32Prefix, GetString(o, "address"))
+		to, err := ParseAddress(c.cfg.Bech32Prefix, o.GetAddress())
 		if err != nil {
 			return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
 		}
-		coins, err := GetCoins(o, "coins")
+		coins, err := CoinsOf(o.GetCoins())
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -145,21 +146,22 @@ func (c *Chain) signIntent(in sim.Intent, seqs map[int]uint64) ([]byte, error) {
 	return raw, nil
 }
 
-// SignDirect builds and signs a SIGN_MODE_DIRECT transaction.
+// SignDirect builds and signs a SIGN_MODE_DIRECT transaction with txcodec. The messages are
+// packed as they are (PackAny), so the bytes are the ones their sender built.
 func SignDirect(chainID string, key *Key, accountNumber, sequence uint64, msgs []proto.Message, memo string, fee Fee) ([]byte, error) {
-	anys := make([]AnyMsg, 0, len(msgs))
+	anys := make([]proto.Message, 0, len(msgs))
 	for _, m := range msgs {
-		v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		a, err := PackAny(m)
 		if err != nil {
-			return nil, fmt.Errorf("marshal msg: %w", err)
+			return nil, err
 		}
-		anys = append(anys, AnyMsg{TypeURL: TypeURL(m), Value: v})
+		anys = append(anys, a)
 	}
-	body := EncodeBody(anys, memo, 0)
-	auth := EncodeAuthInfo([]SignerInfo{{PubKeyType: key.PubKeyType(), PubKey: key.PubKey(), Mode: SignModeDirect, Sequence: sequence}}, fee)
-	sig, err := key.Sign(SignDoc(body, auth, chainID, accountNumber))
+	b := &txcodec.Builder{ChainID: chainID, Msgs: anys, Memo: memo, Fee: protoCoins(fee.Amount), GasLimit: fee.GasLimit,
+		Payer: fee.Payer, Granter: fee.Granter, Signers: []txcodec.Signer{{Key: key.priv, AccountNumber: accountNumber, Sequence: sequence}}}
+	raw, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
-	return EncodeTxRaw(body, auth, [][]byte{sig}), nil
+	return raw, nil
 }

@@ -1,5 +1,9 @@
 package engine
 
+// The engine's view of a transaction. txcodec decodes and encodes it with the generated
+// cosmos.tx.v1beta1 types; the engine keeps what its ante handler and delivery read, with
+// the fee's coins parsed and each signer's key as its type URL and raw bytes.
+
 import (
 	"crypto/sha256"
 	"errors"
@@ -8,8 +12,15 @@ import (
 	"sort"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
+	abciv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/abci/v1beta1"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
+	secp256k1pb "github.com/rollgate/rollgate/internal/chain/protos/cosmos/crypto/secp256k1"
+	signingv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/signing/v1beta1"
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -18,15 +29,9 @@ type Coin = sim.Coin
 
 // Sign modes the engine accepts.
 const (
-	SignModeDirect   = 1
-	SignModeEthereum = 9999 // minievm's mode for Ethereum transactions wrapped as Cosmos txs
+	SignModeDirect   = int32(txcodec.SignModeDirect)
+	SignModeEthereum = int32(txcodec.SignModeEthereum) // minievm's mode for Ethereum txs wrapped as Cosmos txs
 )
-
-// AnyMsg is a google.protobuf.Any.
-type AnyMsg struct {
-	TypeURL string
-	Value   []byte
-}
 
 // SignerInfo is one cosmos.tx.v1beta1.SignerInfo with a single-mode signature.
 type SignerInfo struct {
@@ -36,7 +41,7 @@ type SignerInfo struct {
 	Sequence   uint64
 }
 
-// Fee is cosmos.tx.v1beta1.Fee.
+// Fee is cosmos.tx.v1beta1.Fee with its coins parsed.
 type Fee struct {
 	Amount   []Coin
 	GasLimit uint64
@@ -51,7 +56,8 @@ type Tx struct {
 	BodyBytes     []byte
 	AuthInfoBytes []byte
 	Signatures    [][]byte
-	Msgs          []AnyMsg
+	// Msgs are the body's messages as sent; the ante handler resolves them (decodeMsgs).
+	Msgs          []*anypb.Any
 	Memo          string
 	TimeoutHeight uint64
 	Signers       []SignerInfo
@@ -61,202 +67,48 @@ type Tx struct {
 // HashHex is the upper-case hex SHA-256 of the tx bytes, as CometBFT prints it.
 func (t *Tx) HashHex() string { return fmt.Sprintf("%X", t.Hash[:]) }
 
+// errMalformed is what a node's decoder reports for bytes that are no protobuf of the part's
+// type; the engine names only the part (as it always has), not the protobuf library's reason.
 var errMalformed = errors.New("malformed protobuf")
-
-// walk visits each field of a protobuf message.
-func walk(b []byte, fn func(num protowire.Number, typ protowire.Type, v []byte, u uint64) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errMalformed
-		}
-		b = b[n:]
-		switch typ {
-		case protowire.VarintType:
-			u, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return errMalformed
-			}
-			b = b[n:]
-			if err := fn(num, typ, nil, u); err != nil {
-				return err
-			}
-		case protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return errMalformed
-			}
-			b = b[n:]
-			if err := fn(num, typ, v, 0); err != nil {
-				return err
-			}
-		default:
-			n := protowire.ConsumeFieldValue(num, typ, b)
-			if n < 0 {
-				return errMalformed
-			}
-			b = b[n:]
-		}
-	}
-	return nil
-}
 
 // DecodeTx decodes TxRaw bytes.
 func DecodeTx(raw []byte) (*Tx, error) {
-	t := &Tx{Raw: raw, Hash: sha256.Sum256(raw)}
-	err := walk(raw, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
-		if typ != protowire.BytesType {
-			return nil
-		}
-		switch num {
-		case 1:
-			t.BodyBytes = v
-		case 2:
-			t.AuthInfoBytes = v
-		case 3:
-			t.Signatures = append(t.Signatures, v)
-		}
-		return nil
-	})
+	d, err := txcodec.DecodeEnvelope(raw)
 	if err != nil {
-		return nil, fmt.Errorf("tx raw: %w", err)
+		var de *txcodec.DecodeError
+		if errors.As(err, &de) {
+			return nil, fmt.Errorf("%s: %w", de.Part, errMalformed)
+		}
+		return nil, err
 	}
-	if err := walk(t.BodyBytes, func(num protowire.Number, typ protowire.Type, v []byte, u uint64) error {
-		switch {
-		case num == 1 && typ == protowire.BytesType:
-			a, err := decodeAny(v)
-			if err != nil {
-				return err
+	t := &Tx{Raw: raw, Hash: sha256.Sum256(raw), BodyBytes: d.Raw.BodyBytes, AuthInfoBytes: d.Raw.AuthInfoBytes,
+		Signatures: d.Raw.Signatures, Msgs: d.Body.Messages, Memo: d.Body.Memo, TimeoutHeight: d.Body.TimeoutHeight}
+	for _, si := range d.AuthInfo.SignerInfos {
+		s := SignerInfo{Mode: int32(si.GetModeInfo().GetSingle().GetMode()), Sequence: si.Sequence}
+		if pk := si.PublicKey; pk != nil {
+			// Both secp256k1 schemes carry the key in field 1; other key types leave it empty
+			// and fail the ante's address derivation by their type URL.
+			var k secp256k1pb.PubKey
+			if err := proto.Unmarshal(pk.Value, &k); err != nil {
+				return nil, fmt.Errorf("auth info: %w", errMalformed)
 			}
-			t.Msgs = append(t.Msgs, a)
-		case num == 2 && typ == protowire.BytesType:
-			t.Memo = string(v)
-		case num == 3 && typ == protowire.VarintType:
-			t.TimeoutHeight = u
+			s.PubKeyType, s.PubKey = pk.TypeUrl, k.Key
 		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("tx body: %w", err)
+		t.Signers = append(t.Signers, s)
 	}
-	if err := walk(t.AuthInfoBytes, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
-		if typ != protowire.BytesType {
-			return nil
+	fee := d.Fee()
+	t.Fee = Fee{GasLimit: fee.GasLimit, Payer: fee.Payer, Granter: fee.Granter}
+	for _, c := range fee.Amount {
+		amt, err := parseAmount(c.Amount)
+		if err != nil {
+			return nil, fmt.Errorf("auth info: %w", err)
 		}
-		switch num {
-		case 1:
-			si, err := decodeSignerInfo(v)
-			if err != nil {
-				return err
-			}
-			t.Signers = append(t.Signers, si)
-		case 2:
-			f, err := decodeFee(v)
-			if err != nil {
-				return err
-			}
-			t.Fee = f
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("auth info: %w", err)
+		t.Fee.Amount = append(t.Fee.Amount, Coin{Denom: c.Denom, Amount: amt})
 	}
 	if len(t.Msgs) == 0 {
 		return nil, errors.New("must contain at least one message")
 	}
 	return t, nil
-}
-
-func decodeAny(b []byte) (AnyMsg, error) {
-	var a AnyMsg
-	err := walk(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
-		if typ != protowire.BytesType {
-			return nil
-		}
-		switch num {
-		case 1:
-			a.TypeURL = string(v)
-		case 2:
-			a.Value = v
-		}
-		return nil
-	})
-	return a, err
-}
-
-func decodeSignerInfo(b []byte) (SignerInfo, error) {
-	var si SignerInfo
-	err := walk(b, func(num protowire.Number, typ protowire.Type, v []byte, u uint64) error {
-		switch {
-		case num == 1 && typ == protowire.BytesType:
-			a, err := decodeAny(v)
-			if err != nil {
-				return err
-			}
-			si.PubKeyType = a.TypeURL
-			return walk(a.Value, func(n protowire.Number, t protowire.Type, kv []byte, _ uint64) error {
-				if n == 1 && t == protowire.BytesType {
-					si.PubKey = kv
-				}
-				return nil
-			})
-		case num == 2 && typ == protowire.BytesType:
-			return walk(v, func(n protowire.Number, t protowire.Type, sv []byte, _ uint64) error {
-				if n == 1 && t == protowire.BytesType { // single
-					return walk(sv, func(n protowire.Number, t protowire.Type, _ []byte, mu uint64) error {
-						if n == 1 && t == protowire.VarintType {
-							si.Mode = int32(mu)
-						}
-						return nil
-					})
-				}
-				return nil
-			})
-		case num == 3 && typ == protowire.VarintType:
-			si.Sequence = u
-		}
-		return nil
-	})
-	return si, err
-}
-
-func decodeCoin(b []byte) (Coin, error) {
-	var denom, amount string
-	err := walk(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
-		if typ == protowire.BytesType && num == 1 {
-			denom = string(v)
-		}
-		if typ == protowire.BytesType && num == 2 {
-			amount = string(v)
-		}
-		return nil
-	})
-	if err != nil {
-		return Coin{}, err
-	}
-	amt, err := parseAmount(amount)
-	return Coin{Denom: denom, Amount: amt}, err
-}
-
-func decodeFee(b []byte) (Fee, error) {
-	var f Fee
-	err := walk(b, func(num protowire.Number, typ protowire.Type, v []byte, u uint64) error {
-		switch {
-		case num == 1 && typ == protowire.BytesType:
-			c, err := decodeCoin(v)
-			if err != nil {
-				return err
-			}
-			f.Amount = append(f.Amount, c)
-		case num == 2 && typ == protowire.VarintType:
-			f.GasLimit = u
-		case num == 3 && typ == protowire.BytesType:
-			f.Payer = string(v)
-		case num == 4 && typ == protowire.BytesType:
-			f.Granter = string(v)
-		}
-		return nil
-	})
-	return f, err
 }
 
 func parseAmount(s string) (*big.Int, error) {
@@ -270,97 +122,40 @@ func parseAmount(s string) (*big.Int, error) {
 	return v, nil
 }
 
-// --- encoding ---
-
-func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
+// protoCoins is coins as the generated Coin type.
+func protoCoins(coins []Coin) []*basev1beta1.Coin {
+	out := make([]*basev1beta1.Coin, 0, len(coins))
+	for _, c := range coins {
+		out = append(out, &basev1beta1.Coin{Denom: c.Denom, Amount: c.Amount.String()})
+	}
+	return out
 }
 
-func appendStringField(b []byte, num protowire.Number, v string) []byte {
-	if v == "" {
-		return b
+// PackAny packs a message as it is: unlike txcodec.PackAny it fills no non-nullable field,
+// so a message signed here has exactly the bytes its sender built.
+func PackAny(m proto.Message) (*anypb.Any, error) {
+	v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("marshal msg: %w", err)
 	}
-	return appendBytesField(b, num, []byte(v))
-}
-
-func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
-	if v == 0 {
-		return b
-	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	return &anypb.Any{TypeUrl: TypeURL(m), Value: v}, nil
 }
 
 // EncodeAny encodes a google.protobuf.Any.
 func EncodeAny(typeURL string, value []byte) []byte {
-	b := appendStringField(nil, 1, typeURL)
-	if len(value) > 0 {
-		b = appendBytesField(b, 2, value)
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&anypb.Any{TypeUrl: typeURL, Value: value})
+	if err != nil {
+		return nil // an Any of a string and bytes always marshals
 	}
 	return b
 }
 
-// EncodeBody encodes a TxBody.
-func EncodeBody(msgs []AnyMsg, memo string, timeoutHeight uint64) []byte {
-	var b []byte
-	for _, m := range msgs {
-		b = appendBytesField(b, 1, EncodeAny(m.TypeURL, m.Value))
-	}
-	b = appendStringField(b, 2, memo)
-	return appendVarintField(b, 3, timeoutHeight)
-}
-
-func encodeCoin(c Coin) []byte {
-	b := appendStringField(nil, 1, c.Denom)
-	return appendStringField(b, 2, c.Amount.String())
-}
-
-// EncodeAuthInfo encodes an AuthInfo.
-func EncodeAuthInfo(signers []SignerInfo, fee Fee) []byte {
-	var b []byte
-	for _, s := range signers {
-		pk := EncodeAny(s.PubKeyType, appendBytesField(nil, 1, s.PubKey))
-		single := appendVarintField(nil, 1, uint64(s.Mode))
-		mode := appendBytesField(nil, 1, single)
-		si := appendBytesField(nil, 1, pk)
-		si = appendBytesField(si, 2, mode)
-		si = appendVarintField(si, 3, s.Sequence)
-		b = appendBytesField(b, 1, si)
-	}
-	var fb []byte
-	for _, c := range fee.Amount {
-		fb = appendBytesField(fb, 1, encodeCoin(c))
-	}
-	fb = appendVarintField(fb, 2, fee.GasLimit)
-	fb = appendStringField(fb, 3, fee.Payer)
-	fb = appendStringField(fb, 4, fee.Granter)
-	return appendBytesField(b, 2, fb)
-}
-
-// SignDoc returns the SIGN_MODE_DIRECT sign bytes.
-func SignDoc(body, authInfo []byte, chainID string, accountNumber uint64) []byte {
-	b := appendBytesField(nil, 1, body)
-	b = appendBytesField(b, 2, authInfo)
-	b = appendStringField(b, 3, chainID)
-	return appendVarintField(b, 4, accountNumber)
-}
-
-// EncodeTxRaw encodes a TxRaw.
-func EncodeTxRaw(body, authInfo []byte, sigs [][]byte) []byte {
-	b := appendBytesField(nil, 1, body)
-	b = appendBytesField(b, 2, authInfo)
-	for _, s := range sigs {
-		b = appendBytesField(b, 3, s)
-	}
-	return b
-}
-
-// EncodeTxMsgData encodes cosmos.base.abci.v1beta1.TxMsgData with msg_responses (field 2).
-func EncodeTxMsgData(responses []AnyMsg) []byte {
-	var b []byte
-	for _, r := range responses {
-		b = appendBytesField(b, 2, EncodeAny(r.TypeURL, r.Value))
+// encodeTxMsgData is a tx result's data: cosmos.base.abci.v1beta1.TxMsgData with one
+// msg_responses entry per message.
+func encodeTxMsgData(responses []*anypb.Any) []byte {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&abciv1beta1.TxMsgData{MsgResponses: responses})
+	if err != nil {
+		return nil // Anys of strings and bytes always marshal
 	}
 	return b
 }
@@ -374,4 +169,31 @@ func CoinsString(coins []Coin) string {
 		parts = append(parts, c.Amount.String()+c.Denom)
 	}
 	return strings.Join(parts, ",")
+}
+
+// EncodeTx encodes a transaction whose signatures were made elsewhere (minievm's wrapping of
+// a signed Ethereum tx, sign mode 9999), through the generated cosmos.tx.v1beta1 types.
+func EncodeTx(msgs []*anypb.Any, memo string, signers []SignerInfo, fee Fee, sigs [][]byte) ([]byte, error) {
+	opts := proto.MarshalOptions{Deterministic: true}
+	body, err := opts.Marshal(&txv1beta1.TxBody{Messages: msgs, Memo: memo})
+	if err != nil {
+		return nil, fmt.Errorf("marshal body: %w", err)
+	}
+	auth := &txv1beta1.AuthInfo{Fee: &txv1beta1.Fee{Amount: protoCoins(fee.Amount), GasLimit: fee.GasLimit, Payer: fee.Payer, Granter: fee.Granter}}
+	for _, s := range signers {
+		pk, err := opts.Marshal(&secp256k1pb.PubKey{Key: s.PubKey})
+		if err != nil {
+			return nil, fmt.Errorf("marshal public key: %w", err)
+		}
+		auth.SignerInfos = append(auth.SignerInfos, &txv1beta1.SignerInfo{
+			PublicKey: &anypb.Any{TypeUrl: s.PubKeyType, Value: pk},
+			ModeInfo:  &txv1beta1.ModeInfo{Sum: &txv1beta1.ModeInfo_Single_{Single: &txv1beta1.ModeInfo_Single{Mode: signingv1beta1.SignMode(s.Mode)}}},
+			Sequence:  s.Sequence,
+		})
+	}
+	authBytes, err := opts.Marshal(auth)
+	if err != nil {
+		return nil, fmt.Errorf("marshal auth info: %w", err)
+	}
+	return opts.Marshal(&txv1beta1.TxRaw{BodyBytes: body, AuthInfoBytes: authBytes, Signatures: sigs})
 }

@@ -1,7 +1,9 @@
 // Package sim is the contract between the devnet engine and the modules that run on it
 // (bank, EVM, Move, Wasm, IBC, OPinit). A module sees one Env per executing transaction and
 // reports everything it does as ABCI events, so the events are exactly what a real chain's
-// `/block_results` would carry.
+// `/block_results` would carry. What only some modules use of an engine beyond Env (a quiet
+// bank, Msg responses, minievm's sequence flag, ...) is an extra (extras.go): a module
+// declares the extras it needs and the engine checks them when it wires the module.
 package sim
 
 import (

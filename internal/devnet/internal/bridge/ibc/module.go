@@ -116,6 +116,10 @@ func New(cfg Config) *Module {
 // Name implements sim.Module.
 func (m *Module) Name() string { return "ibc" }
 
+// Needs implements sim.Needer: transfers answer with their packet sequence, and receive
+// callbacks run in a branch of the Env.
+func (m *Module) Needs() []sim.Extra { return sim.HostExtras }
+
 // Handlers implements sim.Module.
 func (m *Module) Handlers() map[string]sim.Handler {
 	return map[string]sim.Handler{

@@ -349,8 +349,7 @@ func (m *Module) sendNFTPacket(env sim.Env, ch Channel, msg *nfttransferv1.MsgTr
 	env.Emit(event("ibc_nft_transfer", "sender", msg.Sender, "receiver", msg.Receiver, "class_id", class.ID,
 		"token_ids", joinIDs(msg.TokenIds), "memo", msg.Memo))
 	env.Emit(moduleMessage(NFTModule))
-	respond(env, &nfttransferv1.MsgTransferResponse{Sequence: seq})
-	return nil
+	return sim.Respond(env, &nfttransferv1.MsgTransferResponse{Sequence: seq})
 }
 
 // --- receive ---

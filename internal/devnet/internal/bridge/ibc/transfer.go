@@ -9,8 +9,6 @@ import (
 	"math/big"
 	"strconv"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
@@ -87,15 +85,7 @@ func (m *Module) handleTransfer(env sim.Env, msg *transferv1.MsgTransfer) error 
 	if err != nil {
 		return err
 	}
-	respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
-	return nil
-}
-
-// respond sets the message's response (the tx result data) when the engine supports it.
-func respond(env sim.Env, m proto.Message) {
-	if r, ok := env.(interface{ SetMsgResponse(proto.Message) }); ok {
-		r.SetMsgResponse(m)
-	}
+	return sim.Respond(env, &transferv1.MsgTransferResponse{Sequence: seq})
 }
 
 // transfer is the ICS-20 msg server's Transfer: escrow or burn, SendPacket, then the
@@ -261,7 +251,10 @@ func (m *Module) handleRecv(env sim.Env, msg *channelv1.MsgRecvPacket) error {
 	env.Emit(packetEvent("recv_packet", p, ch.ConnectionID, nil))
 	env.Emit(moduleMessage("ibc_channel"))
 
-	br := branch.New(env)
+	br, err := branch.New(env)
+	if err != nil {
+		return err
+	}
 	var ack *Ack
 	if isNFTPort(p.DestinationPort) {
 		a := m.nftRecv(br, p)
@@ -623,7 +616,11 @@ func (m *Module) runCallback(env sim.Env, p *channelv1.Packet, data PacketData, 
 		env.Emit(event("hook_failed", "reason", "failed to get async callback", "error", err.Error()))
 		return
 	}
-	br := branch.New(env)
+	br, err := branch.New(env)
+	if err != nil {
+		env.Emit(event("hook_failed", "reason", "failed to execute callback", "error", err.Error()))
+		return
+	}
 	if err := ce.ExecIBCCallback(br, m.cfg.HookVM, sender, raw, cb); err != nil {
 		env.Emit(event("hook_failed", "reason", "failed to execute callback", "error", err.Error()))
 		return

@@ -41,7 +41,7 @@ const maxReasonLength = 128
 // stage HookStageMsg (the ante chain passed, so its sequence increments stay, as opchild's
 // handleBridgeHook runs only the messages in a cache context).
 type DepositHookExecutor interface {
-	ExecuteDepositHook(env sim.Env, data []byte, maxGas uint64) error
+	ExecuteDepositHook(env *branch.Env, data []byte, maxGas uint64) error
 }
 
 // Stages of a failed hook, each with opchild's reason text
@@ -95,6 +95,10 @@ func NewChild(cfg ChildConfig) *Child {
 
 // Name implements sim.Module.
 func (c *Child) Name() string { return "opchild" }
+
+// Needs implements sim.Needer: withdrawals answer with their sequence, and deposits and their
+// hooks run in a branch of the Env.
+func (c *Child) Needs() []sim.Extra { return sim.HostExtras }
 
 const (
 	keyNextL1 = "nextL1Seq"
@@ -159,7 +163,10 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 
 	coins := []sim.Coin{{Denom: m.Amount.Denom, Amount: amt}}
 	success, reason := true, ""
-	dep := branch.New(env)
+	dep, err := branch.New(env)
+	if err != nil {
+		return err
+	}
 	if err := c.deposit(dep, to, coins); err != nil {
 		success, reason = false, "deposit failed; "+truncate(err.Error())
 	} else {
@@ -170,7 +177,10 @@ func (c *Child) finalizeDeposit(env sim.Env, m *opchildv1.MsgFinalizeTokenDeposi
 			kv.Set(denomPairKey(m.Amount.Denom), []byte(m.BaseDenom))
 		}
 		if len(m.Data) > 0 {
-			hook := branch.New(env)
+			hook, err := branch.New(env)
+			if err != nil {
+				return err
+			}
 			var herr error
 			if c.cfg.Hooks == nil {
 				herr = fmt.Errorf("hook execution is not available on this chain")
@@ -243,8 +253,7 @@ func (c *Child) initiateWithdrawal(env sim.Env, m *opchildv1.MsgInitiateTokenWit
 	if err != nil {
 		return err
 	}
-	respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
-	return nil
+	return sim.Respond(env, &opchildv1.MsgInitiateTokenWithdrawalResponse{Sequence: seq})
 }
 
 // withdraw moves the coins to the module, burns them and records the withdrawal

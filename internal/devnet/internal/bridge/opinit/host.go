@@ -72,6 +72,9 @@ func NewHost(cfg HostConfig) *Host {
 // Name implements sim.Module.
 func (h *Host) Name() string { return "ophost" }
 
+// Needs implements sim.Needer: deposits answer with their sequence.
+func (h *Host) Needs() []sim.Extra { return []sim.Extra{sim.NeedResponder} }
+
 func nextL1SeqKey(id uint64) string { return fmt.Sprintf("nextL1Seq/%020d", id) }
 func tokenPairKey(id uint64, l1 string) string {
 	return fmt.Sprintf("tokenPair/%020d/%s", id, l1)
@@ -142,8 +145,7 @@ func (h *Host) initiateDeposit(env sim.Env, m *ophostv1.MsgInitiateTokenDeposit)
 		"l2_denom", l2,
 		"amount", amt.String(),
 		"data", hex.EncodeToString(m.Data)))
-	respond(env, &ophostv1.MsgInitiateTokenDepositResponse{Sequence: seq})
-	return nil
+	return sim.Respond(env, &ophostv1.MsgInitiateTokenDepositResponse{Sequence: seq})
 }
 
 func (h *Host) finalizeWithdrawal(env sim.Env, m *ophostv1.MsgFinalizeTokenWithdrawal) error {

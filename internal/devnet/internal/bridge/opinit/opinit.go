@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet/internal/gateway"
@@ -95,13 +93,6 @@ func bridgeConfig(b Bridge) bridgeConfigJSON {
 
 func durationJSON(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
-}
-
-// respond sets the message's response (the tx result data) when the engine supports it.
-func respond(env sim.Env, m proto.Message) {
-	if r, ok := env.(interface{ SetMsgResponse(proto.Message) }); ok {
-		r.SetMsgResponse(m)
-	}
 }
 
 func attr(k, v string) sim.Attribute { return sim.Attribute{Key: k, Value: v, Index: true} }

@@ -24,10 +24,10 @@ import (
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/simtest"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim/simtest"
 )
 
 // adapter makes a simtest chain a relayer.Chain, the way the engine does in-process.
@@ -101,7 +101,7 @@ func newNet(t *testing.T) *net {
 	var eps []relayer.Endpoint
 	for _, s := range specs {
 		cm, _ := w.Chain(s.ChainID)
-		c, err := simtest.NewChain(s.ChainID, s.Prefix, start, cm.Modules()...)
+		c, err := simtest.Boot(s.ChainID, s.Prefix, start, cm.Modules()...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,8 +145,8 @@ func (n *net) settle(max int) {
 }
 
 // txsWith returns the successful txs of a chain that have an event of type typ.
-func (n *net) txsWith(chain, typ string) []simtest.TxResult {
-	var out []simtest.TxResult
+func (n *net) txsWith(chain, typ string) []simtest.ExecResult {
+	var out []simtest.ExecResult
 	for _, b := range n.chains[chain].Blocks {
 		for _, tx := range b.Txs {
 			if tx.Code == 0 && len(simtest.FindEvents(tx.Events, typ)) > 0 {
@@ -725,7 +725,7 @@ func TestTrafficConservation(t *testing.T) {
 	var eps []relayer.Endpoint
 	for i, s := range specs {
 		cm, _ := w.Chain(s.ChainID)
-		c, err := simtest.NewChain(s.ChainID, s.Prefix, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), cm.Modules()...)
+		c, err := simtest.Boot(s.ChainID, s.Prefix, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), cm.Modules()...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -933,7 +933,7 @@ func TestAsyncCallbacks(t *testing.T) {
 	var eps []relayer.Endpoint
 	for _, s := range specs {
 		cm, _ := w.Chain(s.ChainID)
-		c, _ := simtest.NewChain(s.ChainID, s.Prefix, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), cm.Modules()...)
+		c, _ := simtest.Boot(s.ChainID, s.Prefix, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), cm.Modules()...)
 		n.chains[s.ChainID], n.order = c, append(n.order, s.ChainID)
 		eps = append(eps, relayer.Endpoint{Chain: adapter{c}, Relayer: b32(s.Prefix, acct("relayer")), Executor: s.Executor})
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/simtest"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim/simtest"
 )
 
 func get(t *testing.T, c *simtest.Chain, path string) string {

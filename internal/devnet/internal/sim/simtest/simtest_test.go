@@ -46,9 +46,10 @@ func TestBank(t *testing.T) {
 	coin := func(n int64) []sim.Coin { return []sim.Coin{{Denom: "u", Amount: big.NewInt(n)}} }
 	f := NewChain("c-1", "init")
 	f.Flavor = flavor{}
-	if err := f.Mint(a, coin(10)); err != nil || len(f.Events) != 0 {
+	if err := f.Mint(a, coin(10)); err != nil || len(f.Events) != 1 || f.Events[0].Type != "mint" {
 		t.Fatalf("mint: %v, events %v", err, f.Events)
 	}
+	f.Events = nil
 	if err := f.Send(a, b, coin(4)); err != nil {
 		t.Fatal(err)
 	}
@@ -77,21 +78,21 @@ func TestBank(t *testing.T) {
 func TestSnapshotsAndQueryAt(t *testing.T) {
 	a := []byte{1}
 	f := NewChain("c-1", "init")
-	f.KV.Set("k", []byte("h1"))
+	f.KV("m").Set("k", []byte("h1"))
 	f.Bal.Set(a, "u", big.NewInt(1))
 	f.Commit() // height 1
 	kv, bal := f.Snapshot()
-	f.KV.Set("k", []byte("h2"))
+	f.KV("m").Set("k", []byte("h2"))
 	f.Bal.Set(a, "u", big.NewInt(2))
 	f.Restore(kv, bal)
-	if v, _ := f.KV.Get("k"); string(v) != "h1" || f.Balance(a, "u").Int64() != 1 {
+	if v, _ := f.KV("m").Get("k"); string(v) != "h1" || f.Balance(a, "u").Int64() != 1 {
 		t.Fatalf("restore: %s %s", v, f.Balance(a, "u"))
 	}
 	f.BlockHeight = 3 // height 2 has no block of its own
-	f.KV.Set("k", []byte("h3"))
+	f.KV("m").Set("k", []byte("h3"))
 	f.Bal.Set(a, "u", big.NewInt(3))
 	f.Commit()
-	f.KV.Set("k", []byte("pending"))
+	f.KV("m").Set("k", []byte("pending"))
 
 	cases := []struct {
 		header string
@@ -122,7 +123,7 @@ func TestSnapshotsAndQueryAt(t *testing.T) {
 		if err != nil {
 			t.Fatalf("height %s: %v", c.header, err)
 		}
-		v, _ := q.Store("any").Get("k")
+		v, _ := q.Store("m").Get("k")
 		if q.Height() != c.h || string(v) != c.want || q.Balance(a, "u").Int64() != c.bal || q.ChainID() != "c-1" {
 			t.Errorf("height %s: h%d %s %s", c.header, q.Height(), v, q.Balance(a, "u"))
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
@@ -44,7 +45,7 @@ func EthTxOf(tx *engine.Tx, evmChainID uint64, prefix string) (*types.Transactio
 	if err := json.Unmarshal([]byte(tx.Memo), &memo); err != nil {
 		return nil, fmt.Errorf("ethereum tx memo: %w", err)
 	}
-	msg, err := engine.DecodeAny(tx.Msgs[0].TypeURL, tx.Msgs[0].Value)
+	msg, err := engine.DecodeAny(tx.Msgs[0].TypeUrl, tx.Msgs[0].Value)
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +202,9 @@ func WrapEthTx(tx *types.Transaction, chainID uint64, pubKey []byte, typ int, ms
 	if tx.GasTipCap() != nil {
 		memo.GasTipCap = tx.GasTipCap().Uint64()
 	}
-	body := engine.EncodeBody([]engine.AnyMsg{{TypeURL: engine.TypeURL(msg), Value: v}}, memo.String(), 0)
-	auth := engine.EncodeAuthInfo([]engine.SignerInfo{{PubKeyType: engine.EthPubKeyType, PubKey: pubKey, Mode: engine.SignModeEthereum, Sequence: tx.Nonce()}},
-		engine.Fee{GasLimit: tx.Gas()})
-	return engine.EncodeTxRaw(body, auth, [][]byte{sig65(tx, chainID)}), nil
+	return engine.EncodeTx([]*anypb.Any{{TypeUrl: engine.TypeURL(msg), Value: v}}, memo.String(),
+		[]engine.SignerInfo{{PubKeyType: engine.EthPubKeyType, PubKey: pubKey, Mode: engine.SignModeEthereum, Sequence: tx.Nonce()}},
+		engine.Fee{GasLimit: tx.Gas()}, [][]byte{sig65(tx, chainID)})
 }
 
 // WrapRawEthTx converts eth_sendRawTransaction bytes into the Cosmos tx the chain executes.

@@ -49,7 +49,7 @@ func (m *Module) ReceiveICS721(env sim.Env, creator []byte, class, classURI stri
 		addr = x.nextAddress(owner)
 		c = contract{Kind: "erc721", Name: class, Symbol: class, Owner: key(owner)}
 		x.kv.Set(ics721Key(class), []byte(addr.Hex()))
-		x.env.(interface{ EnsureAccount([]byte) }).EnsureAccount(addr.Bytes())
+		x.env.EnsureAccount(addr.Bytes())
 		x.creat = append(x.creat, addr)
 	}
 	to := common.BytesToAddress(receiver)

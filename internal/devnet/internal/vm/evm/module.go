@@ -16,7 +16,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
@@ -200,12 +199,21 @@ func (m *Module) Handlers() map[string]sim.Handler {
 	}
 }
 
-// quiet is the engine's event-free balance API (engine.Env implements it).
-type quiet interface {
-	AdjustBalance(addr []byte, denom string, delta *big.Int) error
-}
+// Needs implements sim.Needer: the ERC-20 backed bank moves balances without bank events (the
+// Transfer logs are the events), contracts get auth accounts, calls and creations answer with
+// a Msg response, and MsgCall follows minievm's sequence flag.
+func (m *Module) Needs() []sim.Extra { return hostNeeds }
 
-type responder interface{ SetMsgResponse(proto.Message) }
+var hostNeeds = []sim.Extra{sim.NeedBalanceAdjuster, sim.NeedAccountCreator, sim.NeedResponder, sim.NeedSequenceFlag}
+
+// hostEnv is the Env with the extras of hostNeeds.
+type hostEnv interface {
+	sim.Env
+	sim.BalanceAdjuster
+	sim.AccountCreator
+	sim.Responder
+	sim.SequenceFlag
+}
 
 var errReverted = &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted"}
 
@@ -244,9 +252,8 @@ func evmEvent(logs []ethLog) sim.Event {
 
 // exec is one call's effects.
 type exec struct {
-	env   sim.Env
+	env   hostEnv
 	kv    sim.KV
-	q     quiet
 	m     *Module
 	logs  []ethLog
 	ret   []byte
@@ -276,11 +283,11 @@ func parseValue(s string) (*big.Int, error) {
 }
 
 func (m *Module) newExec(env sim.Env) (*exec, error) {
-	q, ok := env.(quiet)
-	if !ok {
-		return nil, fmt.Errorf("evm: the engine's env has no AdjustBalance")
+	h, err := sim.As[hostEnv](env)
+	if err != nil {
+		return nil, err
 	}
-	return &exec{env: env, kv: env.Store(StoreName), q: q, m: m}, nil
+	return &exec{env: h, kv: env.Store(StoreName), m: m}, nil
 }
 
 func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
@@ -288,7 +295,9 @@ func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
 	}
-	consumeSequenceFlag(env, sender, true)
+	if err := consumeSequenceFlag(env, sender, true); err != nil {
+		return err
+	}
 	to, err := parseAddr(env.AddressPrefix(), mc.GetContractAddr())
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
@@ -313,43 +322,21 @@ func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
 	}
 	env.Emit(sim.Event{Type: "call", Attributes: []sim.Attribute{attr("contract", to.Hex()), attr("ret", hexutilEncode(x.ret))}})
 	env.Emit(evmEvent(x.logs))
-	if r, ok := env.(responder); ok {
-		if resp, err := msgResponse("minievm.evm.v1.MsgCallResponse", hexutilEncode(x.ret), "", x.logs); err == nil {
-			r.SetMsgResponse(resp)
-		}
-	}
+	x.env.SetMsgResponse(&evmv1.MsgCallResponse{Result: hexutilEncode(x.ret), Logs: pbLogs(x.logs)})
 	return nil
 }
 
-// msgResponse builds MsgCallResponse / MsgCreateResponse (result, [contract_addr], logs)
-// through reflection: the generated protos do not carry the response types, the engine's
-// local registry does.
-func msgResponse(name, result, contractAddr string, logs []ethLog) (proto.Message, error) {
-	m, err := engine.NewMessage(name)
-	if err != nil {
-		return nil, err
-	}
-	engine.SetString(m, "result", result)
-	engine.SetString(m, "contract_addr", contractAddr)
-	r := m.ProtoReflect()
-	fd := r.Descriptor().Fields().ByName("logs")
-	if fd == nil {
-		return m, nil
-	}
-	l := r.Mutable(fd).List()
+// pbLogs is the logs of a MsgCallResponse / MsgCreateResponse.
+func pbLogs(logs []ethLog) []*evmv1.Log {
+	out := make([]*evmv1.Log, 0, len(logs))
 	for _, lg := range logs {
-		e := l.NewElement()
-		lm := e.Message()
-		lfd := lm.Descriptor().Fields()
-		lm.Set(lfd.ByName("address"), protoreflect.ValueOfString(lg.Address.Hex()))
-		tl := lm.Mutable(lfd.ByName("topics")).List()
+		l := &evmv1.Log{Address: lg.Address.Hex(), Data: hexutilEncode(lg.Data)}
 		for _, t := range lg.Topics {
-			tl.Append(protoreflect.ValueOfString(t.Hex()))
+			l.Topics = append(l.Topics, t.Hex())
 		}
-		lm.Set(lfd.ByName("data"), protoreflect.ValueOfString(hexutilEncode(lg.Data)))
-		l.Append(e)
+		out = append(out, l)
 	}
-	return m, nil
+	return out
 }
 
 func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
@@ -357,7 +344,9 @@ func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: err.Error() + ": invalid address"}
 	}
-	consumeSequenceFlag(env, sender, false)
+	if err := consumeSequenceFlag(env, sender, false); err != nil {
+		return err
+	}
 	code, err := hex.DecodeString(strings.TrimPrefix(mc.GetCode(), "0x"))
 	if err != nil || len(code) == 0 {
 		return &sim.CodedError{Codespace: "evm", Code: 2, Log: "invalid code"}
@@ -373,11 +362,7 @@ func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
 	env.Emit(sim.Event{Type: "contract_created", Attributes: []sim.Attribute{attr("contract", addr.Hex())}})
 	env.Emit(sim.Event{Type: "create", Attributes: []sim.Attribute{attr("contract", addr.Hex()), attr("ret", hexutilEncode(code))}})
 	env.Emit(evmEvent(x.logs))
-	if r, ok := env.(responder); ok {
-		if resp, err := msgResponse("minievm.evm.v1.MsgCreateResponse", hexutilEncode(code), addr.Hex(), x.logs); err == nil {
-			r.SetMsgResponse(resp)
-		}
-	}
+	x.env.SetMsgResponse(&evmv1.MsgCreateResponse{Result: hexutilEncode(code), ContractAddr: addr.Hex(), Logs: pbLogs(x.logs)})
 	return nil
 }
 
@@ -412,7 +397,7 @@ func (x *exec) create(sender common.Address, code []byte) (common.Address, error
 		x.logs = append(x.logs, ethLog{Address: addr, Topics: []common.Hash{topicOwnership, {}, addrTopic(sender)}})
 	}
 	putContract(x.kv, addr, c)
-	x.env.(interface{ EnsureAccount([]byte) }).EnsureAccount(addr.Bytes())
+	x.env.EnsureAccount(addr.Bytes())
 	return addr, nil
 }
 
@@ -421,10 +406,10 @@ func (x *exec) transferValue(from, to common.Address, v *big.Int) error {
 		return nil
 	}
 	denom := x.m.cfg.FeeDenom
-	if err := x.q.AdjustBalance(from.Bytes(), denom, new(big.Int).Neg(v)); err != nil {
+	if err := x.env.AdjustBalance(from.Bytes(), denom, new(big.Int).Neg(v)); err != nil {
 		return errReverted
 	}
-	if err := x.q.AdjustBalance(to.Bytes(), denom, v); err != nil {
+	if err := x.env.AdjustBalance(to.Bytes(), denom, v); err != nil {
 		return err
 	}
 	x.logs = append(x.logs, ethLog{Address: DenomContract(denom), Topics: []common.Hash{topicTransfer, addrTopic(from), addrTopic(to)}, Data: word(v).Bytes()})
@@ -483,7 +468,7 @@ func (x *exec) createERC20(sender common.Address, name, symbol string, dec uint8
 	c := contract{Kind: "erc20", Name: name, Symbol: symbol, Decimals: dec, Owner: key(sender), Denom: "evm/" + addr.Hex()[2:]}
 	putContract(x.kv, addr, c)
 	x.kv.Set("d/"+c.Denom, []byte(addr.Hex()))
-	x.env.(interface{ EnsureAccount([]byte) }).EnsureAccount(addr.Bytes())
+	x.env.EnsureAccount(addr.Bytes())
 	x.creat = append(x.creat, addr)
 	x.logs = append(x.logs,
 		ethLog{Address: addr, Topics: []common.Hash{topicOwnership, addrTopic(x.m.factory), addrTopic(sender)}},
@@ -514,12 +499,12 @@ func (x *exec) erc20(sender, addr common.Address, c contract, name string, args 
 	x.env.ConsumeGas(30000)
 	move := func(from, to common.Address, v *big.Int) error {
 		if from != (common.Address{}) {
-			if err := x.q.AdjustBalance(from.Bytes(), c.Denom, new(big.Int).Neg(v)); err != nil {
+			if err := x.env.AdjustBalance(from.Bytes(), c.Denom, new(big.Int).Neg(v)); err != nil {
 				return errReverted
 			}
 		}
 		if to != (common.Address{}) {
-			if err := x.q.AdjustBalance(to.Bytes(), c.Denom, v); err != nil {
+			if err := x.env.AdjustBalance(to.Bytes(), c.Denom, v); err != nil {
 				return errReverted
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
@@ -33,7 +34,7 @@ type ethTx struct {
 	msgInput []byte
 	msgTo    *common.Address
 	value    *big.Int
-	msgs     []engine.AnyMsg // the Cosmos messages (pseudo txs)
+	msgs     []*anypb.Any // the Cosmos messages (pseudo txs)
 }
 
 type ethBlock struct {
@@ -464,7 +465,7 @@ var (
 
 func hasCreate(tx *engine.Tx) bool {
 	for _, m := range tx.Msgs {
-		if m.TypeURL == "/minievm.evm.v1.MsgCreate" {
+		if m.TypeUrl == "/minievm.evm.v1.MsgCreate" {
 			return true
 		}
 	}
@@ -651,12 +652,12 @@ func attrOf(ev sim.Event, key string) string {
 	return ""
 }
 
-func msgCallAt(msgs []engine.AnyMsg, idx string) *evmv1.MsgCall {
+func msgCallAt(msgs []*anypb.Any, idx string) *evmv1.MsgCall {
 	i, err := strconv.Atoi(idx)
-	if err != nil || i < 0 || i >= len(msgs) || msgs[i].TypeURL != "/minievm.evm.v1.MsgCall" {
+	if err != nil || i < 0 || i >= len(msgs) || msgs[i].TypeUrl != "/minievm.evm.v1.MsgCall" {
 		return nil
 	}
-	m, err := engine.DecodeAny(msgs[i].TypeURL, msgs[i].Value)
+	m, err := engine.DecodeAny(msgs[i].TypeUrl, msgs[i].Value)
 	if err != nil {
 		return nil
 	}

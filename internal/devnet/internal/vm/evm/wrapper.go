@@ -152,7 +152,7 @@ func (x *exec) ensureLocal(remoteDenom string, remote contract, dec uint8) (comm
 		return a, c
 	}
 	a, c := createLocal(x.kv, remoteDenom, remote, dec)
-	x.env.(interface{ EnsureAccount([]byte) }).EnsureAccount(a.Bytes())
+	x.env.EnsureAccount(a.Bytes())
 	x.creat = append(x.creat, a)
 	x.logs = append(x.logs,
 		ethLog{Address: a, Topics: []common.Hash{topicOwnership, {}, addrTopic(WrapperAddress)}},
@@ -435,19 +435,20 @@ func (x *exec) converted(src, dst string, srcDec, dstDec uint8, amount *big.Int)
 // MsgCalls advances the sender's sequence by N (MsgCreate only consumes the flag: the
 // devnet's create does not touch the sequence, where minievm's decrements and the EVM nonce
 // bump adds it back).
-func consumeSequenceFlag(env sim.Env, sender common.Address, isCall bool) {
-	f, ok := env.(interface{ SequenceIncremented() *bool })
-	if !ok {
-		return
+func consumeSequenceFlag(env sim.Env, sender common.Address, isCall bool) error {
+	f, err := sim.As[sim.SequenceFlag](env)
+	if err != nil {
+		return err
 	}
 	p := f.SequenceIncremented()
 	if p == nil {
-		return
+		return nil
 	}
 	if isCall && !*p {
 		engine.AddSequence(env.Store("auth"), sender.Bytes(), 1)
 	}
 	*p = false
+	return nil
 }
 
 // Launch is the genesis part of a minievm rollup's launch for coins bridged from the L1: the
@@ -462,16 +463,21 @@ type Launch struct {
 // Name implements sim.Module.
 func (Launch) Name() string { return "evm-launch" }
 
+// Needs implements sim.Needer: the created tokens get auth accounts.
+func (Launch) Needs() []sim.Extra { return []sim.Extra{sim.NeedAccountCreator} }
+
 // InitGenesis implements sim.Module.
 func (l Launch) InitGenesis(env sim.Env) error {
+	ea, err := sim.As[sim.AccountCreator](env)
+	if err != nil {
+		return err
+	}
 	kv := env.Store(StoreName)
 	for _, d := range l.Denoms {
 		rc := bankCoinContract(d)
 		registerContract(kv, DenomContract(d), rc)
 		a, _ := createLocal(kv, d, rc, RemoteDecimals)
-		if ea, ok := env.(interface{ EnsureAccount([]byte) }); ok {
-			ea.EnsureAccount(a.Bytes())
-		}
+		ea.EnsureAccount(a.Bytes())
 	}
 	return nil
 }

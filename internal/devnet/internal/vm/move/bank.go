@@ -9,18 +9,6 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
-// QuietBank is what the engine's Env should also implement so the Move handlers can move
-// bank balances without the engine rendering x/bank events: on a Move chain an entry function
-// such as `0x1::coin::transfer` moves the same balances a MsgSend does but emits only the
-// fungible-asset `move` events (no coin_spent/coin_received/transfer), which the handler
-// emits itself. Without it the handlers fall back to Env.Send/Mint/Burn, whose extra bank
-// events a real chain would not show.
-type QuietBank interface {
-	SendQuiet(from, to []byte, coins []sim.Coin) error
-	MintQuiet(to []byte, coins []sim.Coin) error
-	BurnQuiet(from []byte, coins []sim.Coin) error
-}
-
 // storeSet remembers which primary stores exist, for the parts of the simulation that have no
 // state access (BankFlavor). It is process memory, so it does not roll back with a failed tx:
 // the only effect is a missing PrimaryStoreCreatedEvent pair after such a failure.

@@ -77,13 +77,23 @@ func (m *Module) Name() string { return StoreName }
 // stores, so bank sends and Move transfers agree on when a store is first created.
 func (m *Module) BankFlavor() *BankFlavor { return m.flavor }
 
+// Needs implements sim.Needer. On a Move chain an entry function such as
+// `0x1::coin::transfer` moves the same balances a MsgSend does but emits only the
+// fungible-asset `move` events (no coin_spent/coin_received/transfer), which the handler emits
+// itself, so it moves them through the quiet bank; genesis creates the fee denom's metadata.
+func (m *Module) Needs() []sim.Extra { return []sim.Extra{sim.NeedQuietBank, sim.NeedFeeDenomer} }
+
 // InitGenesis implements sim.Module: the coin metadata objects of the genesis denoms.
 func (m *Module) InitGenesis(env sim.Env) error {
 	kvs := env.Store(StoreName)
 	coins := append([]string(nil), m.genesisCoins...)
 	// The chain's fee denom always exists at genesis; an engine that names it needs no option.
-	if fd, ok := env.(interface{ FeeDenom() string }); ok && fd.FeeDenom() != "" && !slices.Contains(coins, fd.FeeDenom()) {
-		coins = append(coins, fd.FeeDenom())
+	fd, err := sim.As[sim.FeeDenomer](env)
+	if err != nil {
+		return err
+	}
+	if d := fd.FeeDenom(); d != "" && !slices.Contains(coins, d) {
+		coins = append(coins, d)
 	}
 	for _, d := range coins {
 		meta := m.set.noteDenom(d)
@@ -668,10 +678,11 @@ func (c *call) mint(to, meta Addr, amt uint64) error {
 	c.ensureStore(to, meta, denom)
 	c.emit(depositEvents(to, meta, amount.String())...)
 	coins := []sim.Coin{{Denom: denom, Amount: amount}}
-	if q, ok := c.env.(QuietBank); ok {
-		return q.MintQuiet(to.Account(), coins)
+	q, err := sim.As[sim.QuietBank](c.env)
+	if err != nil {
+		return err
 	}
-	return c.env.Mint(to.Account(), coins)
+	return q.MintQuiet(to.Account(), coins)
 }
 
 // burnCoin is managed_coin::burn: the metadata owner withdraws and burns its own coins
@@ -704,10 +715,11 @@ func (c *call) burnCoin() error {
 	c.emit(withdrawEvents(c.sender, meta, amount.String())...)
 	c.emit(moveEvent(tagFABurn, kv{"metadata_addr", meta.String()}, kv{"amount", amount.String()}))
 	coins := []sim.Coin{{Denom: denom, Amount: amount}}
-	if q, ok := c.env.(QuietBank); ok {
-		return q.BurnQuiet(c.sender.Account(), coins)
+	q, err := sim.As[sim.QuietBank](c.env)
+	if err != nil {
+		return err
 	}
-	return c.env.Burn(c.sender.Account(), coins)
+	return q.BurnQuiet(c.sender.Account(), coins)
 }
 
 // ensureStore emits the primary-store creation the first time owner receives the asset.
@@ -760,10 +772,11 @@ func (c *call) faTransfer(to, meta Addr, amt uint64) error {
 	c.emit(withdrawEvents(c.sender, meta, amount.String())...)
 	c.emit(depositEvents(to, meta, amount.String())...)
 	coins := []sim.Coin{{Denom: denom, Amount: amount}}
-	if q, ok := c.env.(QuietBank); ok {
-		return q.SendQuiet(c.sender.Account(), to.Account(), coins)
+	q, err := sim.As[sim.QuietBank](c.env)
+	if err != nil {
+		return err
 	}
-	return c.env.Send(c.sender.Account(), to.Account(), coins)
+	return q.SendQuiet(c.sender.Account(), to.Account(), coins)
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

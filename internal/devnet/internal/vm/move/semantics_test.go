@@ -117,7 +117,7 @@ func TestEntryFunctionSemantics(t *testing.T) {
 			}
 		}
 	}
-	if o := f.KV[keyObj(nft)]; !strings.Contains(string(o), a1.Hex()) {
+	if o := f.KV(StoreName)[keyObj(nft)]; !strings.Contains(string(o), a1.Hex()) {
 		t.Errorf("NFT owner after the JSON transfer: %s", o)
 	}
 }

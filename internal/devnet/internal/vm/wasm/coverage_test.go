@@ -71,7 +71,7 @@ func landedOps(t *testing.T, raw []byte, res engine.TxResult) []string {
 	}
 	for _, m := range tx.Msgs {
 		var msg proto.Message
-		switch strings.TrimPrefix(m.TypeURL, "/") {
+		switch strings.TrimPrefix(m.TypeUrl, "/") {
 		case TypeMsgInstantiateContract[1:]:
 			msg = &wasmv1.MsgInstantiateContract{}
 		case TypeMsgExecuteContract[1:]:

@@ -105,10 +105,11 @@ func (m *Module) instantiateICS721(env sim.Env, kvs sim.KV, minter, class, class
 	if err := putJSON(kvs, keyCollection(contract), col); err != nil {
 		return nil, err
 	}
-	var txIndex uint32
-	if ti, ok := env.(TxIndexer); ok {
-		txIndex = ti.TxIndex()
+	ti, err := sim.As[sim.TxIndexer](env)
+	if err != nil {
+		return nil, err
 	}
+	txIndex := ti.TxIndex()
 	rec := contractRec{CodeID: codeID, Creator: minter, Label: "ics721 " + class, Height: env.Height(), TxIndex: txIndex,
 		InitMsg: compactJSON(init), Kind: kindCW721}
 	if err := putJSON(kvs, keyContract(contract), rec); err != nil {

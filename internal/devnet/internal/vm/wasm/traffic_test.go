@@ -47,7 +47,7 @@ func TestTraffic(t *testing.T) {
 							if k == "transfer_nft" && json.Unmarshal(body, &b) == nil {
 								var tok tokenRec
 								ca, _ := address.FromBech32("init", x.Contract)
-								if getJSON(f.KV, keyToken(ca, b.TokenID), &tok) {
+								if getJSON(f.KV(StoreName), keyToken(ca, b.TokenID), &tok) {
 									for _, ap := range tok.Approvals {
 										if ap.Spender == x.Sender {
 											seen["transfer_nft by spender"]++

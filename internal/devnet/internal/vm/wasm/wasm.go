@@ -23,8 +23,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/rollgate/rollgate/internal/chain/address"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	wasmv1 "github.com/rollgate/rollgate/internal/chain/protos/cosmwasm/wasm/v1"
@@ -51,31 +49,6 @@ const MaxWasmSize = 819200
 // DenomCreationGas is the tokenfactory denom_creation_gas_consume parameter.
 const DenomCreationGas = 1_000_000
 
-// QuietBank is what the engine's Env should also implement: contract funds and tokenfactory
-// mints and burns move balances while this module renders the bank events itself (wasmd drops
-// the `message` event of a funds transfer, tokenfactory interleaves its own events). Without
-// it the module falls back to Env.Send/Mint/Burn and their events.
-type QuietBank interface {
-	SendQuiet(from, to []byte, coins []sim.Coin) error
-	MintQuiet(to []byte, coins []sim.Coin) error
-	BurnQuiet(from []byte, coins []sim.Coin) error
-}
-
-// TxIndexer is optionally implemented by the engine's Env: the position of the executing tx
-// in its block, recorded in a contract's `created.tx_index` (0 without it).
-type TxIndexer interface{ TxIndex() uint32 }
-
-// Responder is optionally implemented by the engine's Env: the Msg response carried in the
-// tx result's data (code id and checksum of an upload, the new contract's address, the new
-// factory denom).
-type Responder interface{ SetMsgResponse(proto.Message) }
-
-func respond(env sim.Env, m proto.Message) {
-	if r, ok := env.(Responder); ok {
-		r.SetMsgResponse(m)
-	}
-}
-
 // Module is the simulated Wasm VM and tokenfactory. It implements sim.Module.
 type Module struct {
 	log *slog.Logger
@@ -100,6 +73,15 @@ func New(opts ...Option) *Module {
 
 // Name implements sim.Module.
 func (m *Module) Name() string { return StoreName }
+
+// Needs implements sim.Needer. Contract funds and tokenfactory mints and burns move balances
+// quietly while the module renders the bank events itself (wasmd drops the `message` event of
+// a funds transfer, tokenfactory interleaves its own events); a contract records its tx's
+// position in the block (`created.tx_index`); uploads, instantiations and new denoms answer
+// with a Msg response.
+func (m *Module) Needs() []sim.Extra {
+	return []sim.Extra{sim.NeedQuietBank, sim.NeedTxIndexer, sim.NeedResponder}
+}
 
 // InitGenesis implements sim.Module; the module starts empty (no codes, no denoms).
 func (m *Module) InitGenesis(sim.Env) error { return nil }
@@ -293,16 +275,17 @@ func transferFunds(env sim.Env, from, to []byte, coins []sim.Coin) error {
 	}
 	amt := coinsString(coins)
 	fb, tb := bech(env, from), bech(env, to)
-	if q, ok := env.(QuietBank); ok {
-		if err := q.SendQuiet(from, to, coins); err != nil {
-			return err
-		}
-		env.Emit(ev("coin_spent", "spender", fb, "amount", amt))
-		env.Emit(ev("coin_received", "receiver", tb, "amount", amt))
-		env.Emit(ev("transfer", "recipient", tb, "sender", fb, "amount", amt))
-		return nil
+	q, err := sim.As[sim.QuietBank](env)
+	if err != nil {
+		return err
 	}
-	return env.Send(from, to, coins)
+	if err := q.SendQuiet(from, to, coins); err != nil {
+		return err
+	}
+	env.Emit(ev("coin_spent", "spender", fb, "amount", amt))
+	env.Emit(ev("coin_received", "receiver", tb, "amount", amt))
+	env.Emit(ev("transfer", "recipient", tb, "sender", fb, "amount", amt))
+	return nil
 }
 
 // ---- x/wasm handlers ----
@@ -328,8 +311,7 @@ func (m *Module) storeCode(env sim.Env, x *wasmv1.MsgStoreCode) error {
 	// Compilation dominates the real cost (about 6.6 gas per byte on the fixture's 700 kB code).
 	env.ConsumeGas(uint64(len(code))*66/10 + 10_000)
 	env.Emit(ev("store_code", "code_checksum", hex.EncodeToString(sum[:]), "code_id", strconv.FormatUint(id, 10)))
-	respond(env, &wasmv1.MsgStoreCodeResponse{CodeId: id, Checksum: sum[:]})
-	return nil
+	return sim.Respond(env, &wasmv1.MsgStoreCodeResponse{CodeId: id, Checksum: sum[:]})
 }
 
 // uncompress gunzips the upload when it is gzipped (the CLI gzips), bounded by MaxWasmSize.
@@ -382,10 +364,11 @@ func (m *Module) instantiate(env sim.Env, x *wasmv1.MsgInstantiateContract) erro
 	inst := nextSeq(kvs, keyLastInstance)
 	contract := ContractAddress(x.CodeId, inst)
 	caddr := bech(env, contract)
-	var txIndex uint32
-	if ti, ok := env.(TxIndexer); ok {
-		txIndex = ti.TxIndex()
+	ti, err := sim.As[sim.TxIndexer](env)
+	if err != nil {
+		return err
 	}
+	txIndex := ti.TxIndex()
 	env.ConsumeGas(60_000)
 	if err := transferFunds(env, sender, contract, funds); err != nil {
 		return err
@@ -411,8 +394,7 @@ func (m *Module) instantiate(env sim.Env, x *wasmv1.MsgInstantiateContract) erro
 	}
 	env.Emit(ev("instantiate", "_contract_address", caddr, "code_id", strconv.FormatUint(x.CodeId, 10)))
 	env.Emit(ev("wasm", append([]string{"_contract_address", caddr}, attrs...)...))
-	respond(env, &wasmv1.MsgInstantiateContractResponse{Address: caddr})
-	return nil
+	return sim.Respond(env, &wasmv1.MsgInstantiateContractResponse{Address: caddr})
 }
 
 func compactJSON(b []byte) json.RawMessage {
@@ -513,8 +495,7 @@ func (m *Module) createDenom(env sim.Env, x *tokenfactoryv1.MsgCreateDenom) erro
 	}
 	env.ConsumeGas(DenomCreationGas)
 	env.Emit(ev("create_denom", "creator", x.Sender, "new_token_denom", d))
-	respond(env, &tokenfactoryv1.MsgCreateDenomResponse{NewTokenDenom: d})
-	return nil
+	return sim.Respond(env, &tokenfactoryv1.MsgCreateDenomResponse{NewTokenDenom: d})
 }
 
 func (m *Module) denomAdmin(env sim.Env, sender string, c *basev1beta1.Coin) (sim.Coin, error) {
@@ -548,19 +529,19 @@ func (m *Module) tfMint(env sim.Env, x *tokenfactoryv1.MsgMint) error {
 	mod := bech(env, address.ModuleAccount("tokenfactory"))
 	amt := coinsString([]sim.Coin{coin})
 	env.ConsumeGas(18_000)
-	if q, ok := env.(QuietBank); ok {
-		if err := q.MintQuiet(toB, []sim.Coin{coin}); err != nil {
-			return err
-		}
-		env.Emit(ev("coin_received", "receiver", mod, "amount", amt))
-		env.Emit(ev("coinbase", "minter", mod, "amount", amt))
-		env.Emit(ev("coin_spent", "spender", mod, "amount", amt))
-		env.Emit(ev("coin_received", "receiver", to, "amount", amt))
-		env.Emit(ev("transfer", "recipient", to, "sender", mod, "amount", amt))
-		env.Emit(ev("message", "sender", mod))
-	} else if err := env.Mint(toB, []sim.Coin{coin}); err != nil {
+	q, err := sim.As[sim.QuietBank](env)
+	if err != nil {
 		return err
 	}
+	if err := q.MintQuiet(toB, []sim.Coin{coin}); err != nil {
+		return err
+	}
+	env.Emit(ev("coin_received", "receiver", mod, "amount", amt))
+	env.Emit(ev("coinbase", "minter", mod, "amount", amt))
+	env.Emit(ev("coin_spent", "spender", mod, "amount", amt))
+	env.Emit(ev("coin_received", "receiver", to, "amount", amt))
+	env.Emit(ev("transfer", "recipient", to, "sender", mod, "amount", amt))
+	env.Emit(ev("message", "sender", mod))
 	env.Emit(ev("tf_mint", "mint_to_address", to, "amount", amt))
 	return nil
 }
@@ -582,19 +563,19 @@ func (m *Module) tfBurn(env sim.Env, x *tokenfactoryv1.MsgBurn) error {
 	mod := bech(env, address.ModuleAccount("tokenfactory"))
 	amt := coinsString([]sim.Coin{coin})
 	env.ConsumeGas(20_000)
-	if q, ok := env.(QuietBank); ok {
-		if err := q.BurnQuiet(fromB, []sim.Coin{coin}); err != nil {
-			return err
-		}
-		env.Emit(ev("coin_spent", "spender", from, "amount", amt))
-		env.Emit(ev("coin_received", "receiver", mod, "amount", amt))
-		env.Emit(ev("transfer", "recipient", mod, "sender", from, "amount", amt))
-		env.Emit(ev("message", "sender", from))
-		env.Emit(ev("coin_spent", "spender", mod, "amount", amt))
-		env.Emit(ev("burn", "burner", mod, "amount", amt))
-	} else if err := env.Burn(fromB, []sim.Coin{coin}); err != nil {
+	q, err := sim.As[sim.QuietBank](env)
+	if err != nil {
 		return err
 	}
+	if err := q.BurnQuiet(fromB, []sim.Coin{coin}); err != nil {
+		return err
+	}
+	env.Emit(ev("coin_spent", "spender", from, "amount", amt))
+	env.Emit(ev("coin_received", "receiver", mod, "amount", amt))
+	env.Emit(ev("transfer", "recipient", mod, "sender", from, "amount", amt))
+	env.Emit(ev("message", "sender", from))
+	env.Emit(ev("coin_spent", "spender", mod, "amount", amt))
+	env.Emit(ev("burn", "burner", mod, "amount", amt))
 	env.Emit(ev("tf_burn", "burn_from_address", from, "amount", amt))
 	return nil
 }

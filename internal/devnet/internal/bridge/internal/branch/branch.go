@@ -42,24 +42,9 @@ type op struct {
 	delta    *big.Int
 }
 
-// The engine's Env extensions that VM modules reach by type assertion; the branch offers
-// them too (recorded and replayed like everything else) so VM messages can run inside it.
-type (
-	quietBank interface {
-		SendQuiet(from, to []byte, coins []sim.Coin) error
-		MintQuiet(to []byte, coins []sim.Coin) error
-		BurnQuiet(from []byte, coins []sim.Coin) error
-	}
-	adjuster interface {
-		AdjustBalance(addr []byte, denom string, delta *big.Int) error
-	}
-	ensurer   interface{ EnsureAccount(addr []byte) }
-	txIndexer interface{ TxIndex() uint32 }
-)
-
 // Env is a branched sim.Env. It is not safe for concurrent use (neither is a tx).
 type Env struct {
-	parent sim.Env
+	parent sim.Host
 	ops    []op
 	stores map[string]*store
 	order  []string // store names in creation order, for a deterministic commit
@@ -69,26 +54,30 @@ type Env struct {
 	seqFlag *bool
 }
 
-var _ sim.Env = (*Env)(nil)
+// Env is a sim.Host, so VM messages run inside it as on the engine; it records what the
+// extras move and replays it like everything else.
+var _ sim.Host = (*Env)(nil)
 
 // SequenceIncremented is the minievm sequence flag the branch's messages see: its own once
-// SetSequenceIncremented ran, else the parent's (nil when the parent has none).
+// SetSequenceIncremented ran, else the parent's.
 func (e *Env) SequenceIncremented() *bool {
 	if e.seqFlag != nil {
 		return e.seqFlag
 	}
-	if p, ok := e.parent.(interface{ SequenceIncremented() *bool }); ok {
-		return p.SequenceIncremented()
-	}
-	return nil
+	return e.parent.SequenceIncremented()
 }
 
 // SetSequenceIncremented gives the branch its own sequence flag.
 func (e *Env) SetSequenceIncremented(f *bool) { e.seqFlag = f }
 
-// New branches parent.
-func New(parent sim.Env) *Env {
-	return &Env{parent: parent, stores: map[string]*store{}, deltas: map[string]*big.Int{}}
+// New branches parent; it fails for an Env that is no sim.Host (one a module needing
+// sim.HostExtras would have refused at wiring).
+func New(parent sim.Env) (*Env, error) {
+	p, err := sim.As[sim.Host](parent)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{parent: p, stores: map[string]*store{}, deltas: map[string]*big.Int{}}, nil
 }
 
 func (e *Env) ChainID() string          { return e.parent.ChainID() }
@@ -219,12 +208,12 @@ func (e *Env) EnsureAccount(addr []byte) {
 	e.ops = append(e.ops, op{kind: opEnsure, to: append([]byte(nil), addr...)})
 }
 
-// TxIndex forwards to the parent (0 if it does not know).
+// FeeDenom forwards to the parent.
+func (e *Env) FeeDenom() string { return e.parent.FeeDenom() }
+
+// TxIndex forwards to the parent.
 func (e *Env) TxIndex() uint32 {
-	if t, ok := e.parent.(txIndexer); ok {
-		return t.TxIndex()
-	}
-	return 0
+	return e.parent.TxIndex()
 }
 
 // SetMsgResponse drops the response: messages run inside a branch (hooks) do not set the
@@ -272,28 +261,18 @@ func (e *Env) Commit() error {
 		case opBurn:
 			err = e.parent.Burn(o.from, o.coins)
 		case opSendQuiet, opMintQuiet, opBurnQuiet:
-			q, ok := e.parent.(quietBank)
-			if !ok {
-				return fmt.Errorf("branch: parent env has no quiet bank")
-			}
 			switch o.kind {
 			case opSendQuiet:
-				err = q.SendQuiet(o.from, o.to, o.coins)
+				err = e.parent.SendQuiet(o.from, o.to, o.coins)
 			case opMintQuiet:
-				err = q.MintQuiet(o.to, o.coins)
+				err = e.parent.MintQuiet(o.to, o.coins)
 			default:
-				err = q.BurnQuiet(o.from, o.coins)
+				err = e.parent.BurnQuiet(o.from, o.coins)
 			}
 		case opAdjust:
-			a, ok := e.parent.(adjuster)
-			if !ok {
-				return fmt.Errorf("branch: parent env cannot adjust balances")
-			}
-			err = a.AdjustBalance(o.to, o.denom, o.delta)
+			err = e.parent.AdjustBalance(o.to, o.denom, o.delta)
 		case opEnsure:
-			if en, ok := e.parent.(ensurer); ok {
-				en.EnsureAccount(o.to)
-			}
+			e.parent.EnsureAccount(o.to)
 		}
 		if err != nil {
 			return err
