@@ -119,7 +119,8 @@ func (s *PGServer) Promote() {
 }
 
 // Configure appends settings to postgresql.conf and reloads them (pg_ctl reload), e.g.
-// synchronous_standby_names = '*' on a primary for commits that wait for the standby. It
+// synchronous_standby_names = '*' with synchronous_commit = on (a test cluster starts with it
+// off) on a primary for commits that wait for the standby. It
 // returns once a new session sees every setting: pg_ctl reload only signals the postmaster,
 // and on a loaded machine sessions opened right after it still ran with the old value (a
 // failover test's commits did not wait for the standby and were lost with the primary).
