@@ -43,6 +43,15 @@ var headPages = []string{
 	"?pagination.limit=20&pagination.offset=0&pagination.reverse=true",
 }
 
+// headAnswers are the other answers that move with every height and that explorers poll:
+// Celatone's tx count (today the one-row page with its total, soon the count route; see
+// docs/indexer-api.md) and the average block time.
+var headAnswers = []string{
+	"/indexer/tx/v1/txs?pagination.count_total=true&pagination.limit=1",
+	"/indexer/tx/v1/txs/count",
+	"/indexer/block/v1/avg_blocktime",
+}
+
 // warmedHook, when set (tests), is told each height a warmer has finished with (first the one
 // it started at), by the API's ChainID: the tests compare answers only once the warm step
 // they check is over.
@@ -91,10 +100,11 @@ func (s *server) lagging() bool {
 
 // warmTargets lists the URLs to warm for the heights [from, to], newest first.
 func (s *server) warmTargets(ctx context.Context, from, to int64) ([]string, error) {
-	targets := make([]string, 0, 2*len(headPages)+int(to-from+1)*(2+8))
+	targets := make([]string, 0, 2*len(headPages)+len(headAnswers)+int(to-from+1)*(2+8))
 	for _, q := range headPages {
 		targets = append(targets, "/indexer/block/v1/blocks"+q, "/indexer/tx/v1/txs"+q)
 	}
+	targets = append(targets, headAnswers...)
 	for ht := to; ht >= from; ht-- {
 		hs := strconv.FormatInt(ht, 10)
 		targets = append(targets, "/indexer/block/v1/blocks/"+hs, "/indexer/tx/v1/txs/by_height/"+hs)

@@ -77,6 +77,7 @@ func polledURLs(t *testing.T, plain http.Handler, h int64) []string {
 	for _, q := range headPages {
 		urls = append(urls, "/indexer/block/v1/blocks"+q, "/indexer/tx/v1/txs"+q)
 	}
+	urls = append(urls, headAnswers...)
 	hs := strconv.FormatInt(h, 10)
 	byHeight := "/indexer/tx/v1/txs/by_height/" + hs
 	urls = append(urls, "/indexer/block/v1/blocks/"+hs, byHeight)
