@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -202,5 +203,37 @@ func TestWriteThroughNeverStale(t *testing.T) {
 				t.Logf("%d first requests after warming, all hits", hits)
 			}
 		})
+	}
+}
+
+// BenchmarkWarmHeight is the write-through's work for one new height at the tip of the bench
+// store: listing the height's txs, then computing and caching every polled answer (the head
+// pages and answers, the block, its txs, each tx by hash) into an empty cache, as the warmer
+// does after each commit. Building the API (and so the empty cache) is not timed.
+func BenchmarkWarmHeight(b *testing.B) {
+	benchSetup(b)
+	ctx := context.Background()
+	tip, err := bench.r.IndexedHeight(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &server{cfg: Config{ChainID: "bench-1"}, store: bench.r}
+	targets, err := s.warmTargets(ctx, tip, tip)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Each step computes every target: none fails, none is skipped.
+	if res, err := httpapi.Warm(ctx, New(Config{ChainID: "bench-1"}, bench.r, nil, nil), targets); err != nil || res.Kept != len(targets) {
+		b.Fatalf("warm: %+v, %v; want all %d kept", res, err, len(targets))
+	}
+	b.ReportAllocs()
+	b.ReportMetric(float64(len(targets)), "answers/op")
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		h := New(Config{ChainID: "bench-1"}, bench.r, nil, nil)
+		b.StartTimer()
+		if err := s.warmHeights(ctx, h, tip-1, tip); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
