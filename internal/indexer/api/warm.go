@@ -59,14 +59,16 @@ var warmedHook atomic.Pointer[func(chainID string, height int64)]
 
 // writeThrough warms each new height until ctx ends. h is the API's httpapi handler.
 func (s *server) writeThrough(ctx context.Context, h http.Handler, log *slog.Logger) {
-	last, err := s.store.IndexedHeight(ctx)
-	for err == nil {
+	// A store that does not answer yet leaves 0: the first wake is then a jump, not warmed,
+	// and the warmer goes on from there.
+	last, _ := s.store.IndexedHeight(ctx)
+	for {
 		if f := warmedHook.Load(); f != nil {
 			(*f)(s.cfg.ChainID, last)
 		}
-		var top int64
-		if top, err = s.watch.Wait(ctx, last); err != nil {
-			break
+		top, err := s.watch.Wait(ctx, last)
+		if err != nil {
+			return // ctx is done
 		}
 		if werr := s.warmHeights(ctx, h, last, top); werr != nil && ctx.Err() == nil {
 			log.Debug("write-through", "height", top, "err", werr)

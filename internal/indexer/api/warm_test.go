@@ -206,6 +206,46 @@ func TestWriteThroughNeverStale(t *testing.T) {
 	}
 }
 
+var keptRe = regexp.MustCompile(`(?m)^rollgate_indexer_api_cache_warms_total\{result="kept"\} (\d+)$`)
+
+// TestWriteThroughSkipsCatchUp: the warm step does nothing when a wake brings more than
+// warmSpan heights or the writer's readiness says LAGGING, and warms otherwise (so the two
+// skips are what keeps it from working).
+func TestWriteThroughSkipsCatchUp(t *testing.T) {
+	db := backends(t)["sqlite"](t)
+	ctx := context.Background()
+	tip, err := db.IndexedHeight(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lag error
+	cfg := testCfg
+	cfg.Ready = func() error { return lag }
+	for _, c := range []struct {
+		name     string
+		from     int64
+		lag      error
+		wantKept bool
+	}{
+		{"catching up", tip - warmSpan - 1, nil, false},
+		{"lagging", tip - 1, reasoned{reason: "LAGGING", msg: "30 blocks behind"}, false},
+		{"stalled, at the tip", tip - 1, reasoned{reason: "STALLED", msg: "no block"}, true},
+		{"at the tip", tip - 1, nil, true},
+		{"a few heights", tip - warmSpan, nil, true},
+	} {
+		lag = c.lag
+		s := &server{cfg: cfg, store: db}
+		h := New(cfg, db, nil, prometheus.NewRegistry())
+		if err := s.warmHeights(ctx, h, c.from, tip); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		m := keptRe.FindStringSubmatch(do(h, "/metrics").Body.String())
+		if kept := m != nil && m[1] != "0"; kept != c.wantKept {
+			t.Errorf("%s: warmed %v (%v), want %v", c.name, kept, m, c.wantKept)
+		}
+	}
+}
+
 // BenchmarkWarmHeight is the write-through's work for one new height at the tip of the bench
 // store: listing the height's txs, then computing and caching every polled answer (the head
 // pages and answers, the block, its txs, each tx by hash) into an empty cache, as the warmer
