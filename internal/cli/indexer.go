@@ -194,6 +194,9 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
 			MaxReplicaLag: cfg.MaxReplicaLag,
+			// With the response cache on, each new height's polled answers are rendered into
+			// it (api's warm.go) until shutdown.
+			WriteThrough: g.ctx,
 		}, db, log, reg)
 	}
 	if cfg.AccessLog {

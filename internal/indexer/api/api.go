@@ -54,6 +54,9 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
+	// WriteThrough, when set, renders the answers explorers poll into the response cache as
+	// soon as a height is indexed (warm.go), until it is done. Nil (or no cache): off.
+	WriteThrough context.Context
 }
 
 // Features is what a chain's VM profile (internal/indexer/profile) adds to the API: the
@@ -115,7 +118,7 @@ func notFound(r *http.Request) error {
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
 	cfg.defaults()
 	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
-	return httpapi.New(httpapi.Options{
+	h := httpapi.New(httpapi.Options{
 		Namespace:      "rollgate_indexer_api",
 		Log:            logger,
 		Registry:       reg,
@@ -132,6 +135,13 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		// list is good until the next block.
 		Version: func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
 	}, s.routes())
+	if cfg.WriteThrough != nil && cfg.CacheBytes > 0 {
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
+		go s.writeThrough(cfg.WriteThrough, h, logger)
+	}
+	return h
 }
 
 // mapError turns the store's domain errors into API errors. Handlers map ErrNotFound with
