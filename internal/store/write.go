@@ -90,6 +90,9 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 		last, st.firstHeight, rs.seq); err != nil {
 		return fmt.Errorf("update indexed_height: %w", err)
 	}
+	if err := notifyIndexed(ctx, d.be, tx, last); err != nil {
+		return err
+	}
 	if err := tx.commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
