@@ -164,7 +164,7 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	fmt.Fprintf(out, "stream bench: %s, %d subscribers on %s, %d blocks of %s at %.3gx the chain's pace\n",
 		backend(cfg.DSN), cfg.Subs, cfg.Path, cfg.Blocks, cfg.Fixture, cfg.Speed)
 
-	heap0, rss0 := memNow()
+	heap0, stack0, rss0 := memNow()
 	var clients streamClients
 	if cfg.ClientsInProcess {
 		clients, err = startInProcess(ctx, url+cfg.Path, cfg.Subs)
@@ -176,11 +176,11 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	}
 	defer clients.close()
 	time.Sleep(time.Second) // every stream waits at the tip
-	heap1, rss1 := memNow()
-	res.HeapPerSub = float64(heap1-heap0) / float64(cfg.Subs)
+	heap1, stack1, rss1 := memNow()
+	res.HeapPerSub = float64(heap1+stack1-heap0-stack0) / float64(cfg.Subs)
 	res.RSSPerSub = float64(rss1-rss0) / float64(cfg.Subs)
-	fmt.Fprintf(out, "connected: %d subscribers; server heap+stacks %.1f KiB/subscriber, RSS %.1f KiB/subscriber\n",
-		cfg.Subs, res.HeapPerSub/1024, res.RSSPerSub/1024)
+	fmt.Fprintf(out, "connected: %d subscribers; server heap+stacks %.1f KiB/subscriber (stacks %.1f), RSS %.1f KiB/subscriber\n",
+		cfg.Subs, res.HeapPerSub/1024, float64(stack1-stack0)/float64(cfg.Subs)/1024, res.RSSPerSub/1024)
 
 	// The chain's clock: height h appears when its captured time comes.
 	t0 := time.Now()
@@ -235,18 +235,18 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 }
 
 // memNow is the process's heap and stacks in use and its resident set, after a GC.
-func memNow() (heap, rss int64) {
+func memNow() (heap, stack, rss int64) {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	heap = int64(m.HeapInuse + m.StackInuse)
+	heap, stack = int64(m.HeapInuse), int64(m.StackInuse)
 	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 1 {
 			pages, _ := strconv.ParseInt(f[1], 10, 64)
 			rss = pages * int64(os.Getpagesize())
 		}
 	}
-	return heap, rss
+	return heap, stack, rss
 }
 
 // streamClients are the running subscribers; results stops them and returns, by event id
