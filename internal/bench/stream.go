@@ -34,10 +34,13 @@ import (
 type StreamConfig struct {
 	DSN     string // store to write into (the API reads the same store)
 	Fixture string // captured chain, as bench ingest's
-	Subs    int
-	Blocks  int     // blocks streamed and measured after every subscriber is connected
-	Speed   float64 // 1: the chain's pace; 2: twice as fast
-	Path    string  // stream route with its query, default /indexer/block/v1/blocks/stream
+	// RPC and REST, when set, name a live chain (the CLI's --source devnet starts one) that the
+	// pipeline follows at its own pace instead of the capture; ChainID and VMType are its.
+	RPC, REST, ChainID, VMType string
+	Subs                       int
+	Blocks                     int     // blocks streamed and measured after every subscriber is connected
+	Speed                      float64 // 1: the chain's pace; 2: twice as fast
+	Path                       string  // stream route with its query, default /indexer/block/v1/blocks/stream
 	// ClientsInProcess runs the subscribers in this process (tests); otherwise they run in a
 	// child process (Exe with ClientArgs), so the memory measured is the server's alone.
 	ClientsInProcess bool
@@ -120,20 +123,44 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	if err != nil {
 		return res, err
 	}
-	fixture, err := capture.Dir(cfg.Fixture)
-	if err != nil {
-		return res, err
-	}
-	syn, err := LoadSyntheticSource(ctx, fixture, 1<<62, log)
-	if err != nil {
-		return res, err
-	}
-	src := &clockedSource{SyntheticSource: syn}
 	// Two warm-up blocks before the subscribers connect, then the measured ones.
 	first := indexed + 3
 	stop := first + int64(cfg.Blocks) - 1
-	src.head.Store(indexed + 2)
-	icfg := ingest.Config{ChainID: "local-evm-1", VMType: "evm", StopAtHeight: stop, PollInterval: 20 * time.Millisecond, ProgressInterval: time.Minute}.WithDefaults()
+	icfg := ingest.Config{ChainID: "local-evm-1", VMType: "evm", StopAtHeight: stop, PollInterval: 20 * time.Millisecond, ProgressInterval: time.Minute}
+	var src ingest.Source
+	var syn *SyntheticSource
+	var clocked *clockedSource
+	what := cfg.Fixture
+	if cfg.RPC != "" {
+		// A live chain: it keeps its own pace, and its heights are whatever it is at.
+		cs, err := ingest.DialSource(cfg.RPC, cfg.REST, nil)
+		if err != nil {
+			return res, err
+		}
+		head, err := cs.LatestHeight(ctx)
+		if err != nil {
+			return res, err
+		}
+		if indexed > 0 {
+			return res, fmt.Errorf("%w (indexed height %d): a live chain is followed from its current height, use a fresh store", errStoreNotEmpty, indexed)
+		}
+		icfg.StartHeight = head
+		first, stop = head+2, head+1+int64(cfg.Blocks)
+		icfg.ChainID, icfg.VMType, icfg.StopAtHeight = cfg.ChainID, cfg.VMType, stop
+		src, what = cs, "the chain at "+cfg.RPC
+	} else {
+		fixture, err := capture.Dir(cfg.Fixture)
+		if err != nil {
+			return res, err
+		}
+		if syn, err = LoadSyntheticSource(ctx, fixture, 1<<62, log); err != nil {
+			return res, err
+		}
+		clocked = &clockedSource{SyntheticSource: syn}
+		clocked.head.Store(indexed + 2)
+		src = clocked
+	}
+	icfg = icfg.WithDefaults()
 	clock := &commitClock{Writer: db, at: map[int64]time.Time{}}
 	p, err := ingest.New(icfg, src, clock, log, prometheus.NewRegistry())
 	if err != nil {
@@ -142,7 +169,7 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	ingestDone := make(chan error, 1)
 	go func() { ingestDone <- p.Run(ctx) }()
 
-	h := api.New(api.Config{ChainID: icfg.ChainID, VMType: "evm", CacheBytes: -1,
+	h := api.New(api.Config{ChainID: icfg.ChainID, VMType: icfg.VMType, CacheBytes: -1,
 		Streams: httpapi.StreamOptions{MaxSubscribers: cfg.Subs, MaxPerIP: cfg.Subs}}, db, log, prometheus.NewRegistry())
 	url, stopSrv, err := serveLoopback(h)
 	if err != nil {
@@ -150,7 +177,7 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	}
 	defer stopSrv()
 	for {
-		if ih, err := db.IndexedHeight(ctx); err == nil && ih >= indexed+2 {
+		if ih, err := db.IndexedHeight(ctx); err == nil && ih >= first-1 {
 			break
 		}
 		select {
@@ -161,8 +188,12 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	fmt.Fprintf(out, "stream bench: %s, %d subscribers on %s, %d blocks of %s at %.3gx the chain's pace\n",
-		backend(cfg.DSN), cfg.Subs, cfg.Path, cfg.Blocks, cfg.Fixture, cfg.Speed)
+	pace := fmt.Sprintf("at %.3gx the chain's pace", cfg.Speed)
+	if cfg.RPC != "" {
+		pace = "at its own pace"
+	}
+	fmt.Fprintf(out, "stream bench: %s, %d subscribers on %s, %d blocks of %s %s\n",
+		backend(cfg.DSN), cfg.Subs, cfg.Path, cfg.Blocks, what, pace)
 
 	heap0, stack0, rss0 := memNow()
 	var clients streamClients
@@ -182,24 +213,11 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	fmt.Fprintf(out, "connected: %d subscribers; server heap+stacks %.1f KiB/subscriber (stacks %.1f), RSS %.1f KiB/subscriber\n",
 		cfg.Subs, res.HeapPerSub/1024, float64(stack1-stack0)/float64(cfg.Subs)/1024, res.RSSPerSub/1024)
 
-	// The chain's clock: height h appears when its captured time comes.
-	t0 := time.Now()
-	base, err := syn.Block(ctx, first)
-	if err != nil {
-		return res, err
-	}
-	for hh := first; hh <= stop; hh++ {
-		b, err := syn.Block(ctx, hh)
-		if err != nil {
+	if clocked != nil {
+		// The chain's clock: height h appears when its captured time comes.
+		if err := replayClock(ctx, syn, clocked, first, stop, cfg.Speed); err != nil {
 			return res, err
 		}
-		wait := time.Duration(float64(b.Time.Sub(base.Time))/cfg.Speed) - time.Since(t0)
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-time.After(max(wait, 0)):
-		}
-		src.head.Store(hh)
 	}
 	if err := <-ingestDone; err != nil {
 		return res, fmt.Errorf("ingest: %w", err)
@@ -232,6 +250,29 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 		res.Events, cfg.Subs*cfg.Blocks, ms(res.P50), ms(res.P99), ms(res.Max))
 	fmt.Fprintf(out, "load average at the end: %s (%d CPUs)\n", res.Load, runtime.NumCPU())
 	return res, nil
+}
+
+// replayClock advances the source's head from first to stop at the captured block times.
+func replayClock(ctx context.Context, syn *SyntheticSource, src *clockedSource, first, stop int64, speed float64) error {
+	t0 := time.Now()
+	base, err := syn.Block(ctx, first)
+	if err != nil {
+		return err
+	}
+	for hh := first; hh <= stop; hh++ {
+		b, err := syn.Block(ctx, hh)
+		if err != nil {
+			return err
+		}
+		wait := time.Duration(float64(b.Time.Sub(base.Time))/speed) - time.Since(t0)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(max(wait, 0)):
+		}
+		src.head.Store(hh)
+	}
+	return nil
 }
 
 // memNow is the process's heap and stacks in use and its resident set, after a GC.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/bench"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/faults"
 )
 
@@ -169,8 +170,11 @@ func benchStream(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "bench stream")
 	var cfg bench.StreamConfig
 	var lg logging
-	var profile, clientsOf string
+	var profile, clientsOf, source string
+	var interval time.Duration
 	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (default: a new SQLite file in a temporary directory)", "DB_DSN")
+	f.String(&source, "source", "capture", "capture (the busy capture at its block times) or devnet (an in-process devnet's EVM rollup, followed at its --interval)", "BENCH_SOURCE")
+	f.Duration(&interval, "interval", 500*time.Millisecond, "devnet block interval (--source devnet)")
 	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain whose blocks are ingested (repeated, unique hashes)", "BENCH_FIXTURE")
 	f.Int(&cfg.Subs, "subs", 1000, "subscribers", "BENCH_SUBS")
 	f.Int(&cfg.Blocks, "blocks", 30, "blocks measured after every subscriber is connected")
@@ -189,12 +193,18 @@ func benchStream(ctx context.Context, env *Env, args []string) error {
 	if clientsOf != "" {
 		return bench.StreamClients(ctx, clientsOf, cfg.Subs, os.Stdin, env.Stdout) // a child process: its own stdin
 	}
+	if source != "capture" && source != "devnet" {
+		return usagef("--source must be capture or devnet, not %q", source)
+	}
+	if interval < 10*time.Millisecond {
+		return usagef("--interval must be at least 10ms")
+	}
+	dir, err := os.MkdirTemp("", "rollgate-bench-stream-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
 	if cfg.DSN == "" {
-		dir, err := os.MkdirTemp("", "rollgate-bench-stream-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
 		cfg.DSN = "sqlite:" + filepath.Join(dir, "stream.db")
 	}
 	exe, err := os.Executable()
@@ -208,6 +218,21 @@ func benchStream(ctx context.Context, env *Env, args []string) error {
 	log, err := lg.logger(env.Stderr)
 	if err != nil {
 		return err
+	}
+	if source == "devnet" {
+		// The devnet's EVM rollup (and the L1 it settles on), as `rollgate up` runs it.
+		dcfg := devnet.DefaultConfig()
+		if dcfg.Chains, err = devnet.ParseChains("initia-devnet-1:l1,minievm-devnet-1:evm"); err != nil {
+			return err
+		}
+		dcfg.BlockInterval, dcfg.PortBase, dcfg.DataDir = interval, 0, filepath.Join(dir, "devnet")
+		netw, err := devnet.Start(ctx, dcfg, log.With("component", "devnet"))
+		if err != nil {
+			return err
+		}
+		defer netw.Close()
+		e := netw.Endpoints()["minievm-devnet-1"]
+		cfg.RPC, cfg.REST, cfg.ChainID, cfg.VMType = e.RPC, e.REST, "minievm-devnet-1", "evm"
 	}
 	return profiled(profile, func() error {
 		_, err := bench.Stream(ctx, cfg, env.Stdout, log)
