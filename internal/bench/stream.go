@@ -145,8 +145,10 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 			return res, fmt.Errorf("%w (indexed height %d): a live chain is followed from its current height, use a fresh store", errStoreNotEmpty, indexed)
 		}
 		icfg.StartHeight = head
-		first, stop = head+2, head+1+int64(cfg.Blocks)
-		icfg.ChainID, icfg.VMType, icfg.StopAtHeight = cfg.ChainID, cfg.VMType, stop
+		// The measured heights are fixed once every subscriber is connected; until then the
+		// pipeline follows the chain without a stop.
+		first = head + 2
+		icfg.ChainID, icfg.VMType, icfg.StopAtHeight = cfg.ChainID, cfg.VMType, 0
 		src, what = cs, "the chain at "+cfg.RPC
 	} else {
 		fixture, err := capture.Dir(cfg.Fixture)
@@ -166,11 +168,14 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	if err != nil {
 		return res, err
 	}
+	ingestCtx, stopIngest := context.WithCancel(ctx)
+	defer stopIngest()
 	ingestDone := make(chan error, 1)
-	go func() { ingestDone <- p.Run(ctx) }()
+	go func() { ingestDone <- p.Run(ingestCtx) }()
 
+	apiReg := prometheus.NewRegistry()
 	h := api.New(api.Config{ChainID: icfg.ChainID, VMType: icfg.VMType, CacheBytes: -1,
-		Streams: httpapi.StreamOptions{MaxSubscribers: cfg.Subs, MaxPerIP: cfg.Subs}}, db, log, prometheus.NewRegistry())
+		Streams: httpapi.StreamOptions{MaxSubscribers: cfg.Subs, MaxPerIP: cfg.Subs}}, db, log, apiReg)
 	url, stopSrv, err := serveLoopback(h)
 	if err != nil {
 		return res, err
@@ -218,11 +223,31 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 		if err := replayClock(ctx, syn, clocked, first, stop, cfg.Speed); err != nil {
 			return res, err
 		}
+	} else {
+		// A live chain: the blocks committed from now on are measured.
+		ih, err := db.IndexedHeight(ctx)
+		if err != nil {
+			return res, err
+		}
+		first, stop = ih+1, ih+int64(cfg.Blocks)
+		for {
+			if _, ok := clock.get(stop); ok {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case err := <-ingestDone:
+				return res, fmt.Errorf("ingest ended early: %w", err)
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		stopIngest()
 	}
 	if err := <-ingestDone; err != nil {
 		return res, fmt.Errorf("ingest: %w", err)
 	}
-	time.Sleep(2 * time.Second) // the last events reach the subscribers
+	waitQuiet(ctx, apiReg) // the last events reach the subscribers
 	recv, err := clients.results()
 	if err != nil {
 		return res, err
@@ -230,7 +255,7 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	var lat []time.Duration
 	for hh, ts := range recv {
 		c, ok := clock.get(hh)
-		if !ok || hh < first {
+		if !ok || hh < first || hh > stop {
 			continue
 		}
 		for _, t := range ts {
@@ -250,6 +275,33 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 		res.Events, cfg.Subs*cfg.Blocks, ms(res.P50), ms(res.P99), ms(res.Max))
 	fmt.Fprintf(out, "load average at the end: %s (%d CPUs)\n", res.Load, runtime.NumCPU())
 	return res, nil
+}
+
+// waitQuiet returns once the API has written no stream event for a second (at most a minute).
+func waitQuiet(ctx context.Context, reg *prometheus.Registry) {
+	events := func() float64 {
+		mfs, _ := reg.Gather()
+		var n float64
+		for _, mf := range mfs {
+			if strings.HasSuffix(mf.GetName(), "_stream_events_total") {
+				for _, m := range mf.GetMetric() {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+		return n
+	}
+	last, since := events(), time.Now()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && time.Since(since) < time.Second; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		if n := events(); n != last {
+			last, since = n, time.Now()
+		}
+	}
 }
 
 // replayClock advances the source's head from first to stop at the captured block times.
