@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -393,6 +394,23 @@ func TestBlockStreamTip(t *testing.T) {
 			resumed := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream", last.ID)
 			all := append(data(got[:len(got)-1]), data(resumed.next(t, len(want)-(len(got)-1)))...)
 			sameItems(t, "slow client resumed", all, want)
+			if !tipRunning() {
+				t.Fatal("no tip goroutine while streams are attached")
+			}
+			// Once every client has gone, the tip's goroutine ends too.
+			for _, c := range append(fast, resumed, slow) {
+				c.resp.Body.Close()
+			}
+			for deadline := time.Now().Add(5 * time.Second); tipRunning(); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the tip's goroutine outlives its streams")
+				}
+			}
 		})
 	}
+}
+
+func tipRunning() bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*blockFeed).tip")
 }
