@@ -107,7 +107,7 @@ func TestStreamsOnDevnet(t *testing.T) {
 					}
 				case <-time.After(15 * time.Second):
 					streams[i].body.Close()
-					<-done
+					_ = <-done
 					t.Fatalf("%s: %d of %d events", c.stream, len(got), len(want))
 				}
 				for j := range want {
