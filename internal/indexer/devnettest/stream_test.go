@@ -107,8 +107,8 @@ func TestStreamsOnDevnet(t *testing.T) {
 					}
 				case <-time.After(15 * time.Second):
 					streams[i].body.Close()
-					_ = <-done
-					t.Fatalf("%s: %d of %d events", c.stream, len(got), len(want))
+					err := <-done
+					t.Fatalf("%s: %d of %d events (%v)", c.stream, len(got), len(want), err)
 				}
 				for j := range want {
 					if got[j] != want[j] {
