@@ -28,7 +28,7 @@ var ErrNoListen = errors.New("store sends no height notifications")
 // PostgreSQL; a no-op elsewhere. One call in the commit path, kept apart so the write path
 // can move without it.
 func notifyIndexed(ctx context.Context, be backend, tx wtx, height int64) error {
-	if pgOf(be) == nil {
+	if pgConnConfig(be) == nil {
 		return nil
 	}
 	if err := tx.exec(ctx, "SELECT pg_notify(?, ?)", IndexedChannel, strconv.FormatInt(height, 10)); err != nil {
@@ -37,13 +37,14 @@ func notifyIndexed(ctx context.Context, be backend, tx wtx, height int64) error 
 	return nil
 }
 
-// pgOf is the PostgreSQL backend under be, or nil.
-func pgOf(be backend) *pgBackend {
+// pgConnConfig is the connection configuration of the PostgreSQL pool under be, or nil for
+// another database: the one place that knows how backends are built.
+func pgConnConfig(be backend) *pgx.ConnConfig {
 	switch b := be.(type) {
 	case *pgBackend:
-		return b
+		return b.pool.Config().ConnConfig
 	case readOnly:
-		return pgOf(b.backend)
+		return pgConnConfig(b.backend)
 	}
 	return nil
 }
@@ -55,11 +56,11 @@ func pgOf(be backend) *pgBackend {
 // notification announced. It returns when ctx ends (nil) or the connection fails (the error;
 // the caller falls back to polling and calls again). On SQLite it returns ErrNoListen.
 func (d *DB) ListenIndexed(ctx context.Context, onHeight func(int64)) error {
-	pg := pgOf(d.be)
-	if pg == nil {
+	pcfg := pgConnConfig(d.be)
+	if pcfg == nil {
 		return ErrNoListen
 	}
-	cfg := pg.pool.Config().ConnConfig.Copy()
+	cfg := pcfg.Copy()
 	cfg.RuntimeParams["application_name"] = "rollgate-listen"
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
