@@ -35,6 +35,7 @@ type indexerConfig struct {
 	Ingest     ingest.Config
 	MaxConns   int // upstream requests in flight per client
 	CORS       corsFlags
+	Streams    streamFlags
 	CacheMB    int // response cache bound in MiB; 0 disables
 	BuildInfo  Build
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
@@ -66,6 +67,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
+	c.Streams.register(f)
 	f.Int(&c.CacheMB, "response-cache-mb", 64, "MiB of answers kept in memory: blocks and txs until evicted, lists until the next block (0: off)", "RESPONSE_CACHE_MB")
 }
 
@@ -87,6 +89,9 @@ func (c *indexerConfig) validate(env *Env) error {
 		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
 	}
 	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if err := c.Streams.validate(); err != nil {
 		return err
 	}
 	if err := c.validateEVM(); err != nil {
@@ -197,6 +202,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			// With the response cache on, each new height's polled answers are rendered into
 			// it (api's warm.go) until shutdown.
 			WriteThrough: g.ctx,
+			Streams:      cfg.Streams.options(),
 		}, db, log, reg)
 	}
 	if cfg.AccessLog {

@@ -29,6 +29,7 @@ type routerConfig struct {
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
 	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
 	CORS        corsFlags
+	Streams     streamFlags
 	AccessLog   bool // one info line per request
 }
 
@@ -40,6 +41,7 @@ func (c *routerConfig) register(f *flags) {
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
 	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
 	c.CORS.register(f)
+	c.Streams.register(f)
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
 }
 
@@ -56,6 +58,9 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 		return usagef("--registry (ROUTER_REGISTRY) is required")
 	}
 	if err := cfg.CORS.validate(); err != nil {
+		return err
+	}
+	if err := cfg.Streams.validate(); err != nil {
 		return err
 	}
 	if cfg.Listen == "" {
@@ -124,7 +129,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	}
 	sum := reg.Summary()
 	log.Info("registry loaded", "dir", cfg.Registry, "chains", sum.Chains, "assets", sum.Assets, "open_channels", sum.OpenChannels)
-	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config()}
+	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config(), Streams: cfg.Streams.options()}
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)
 		if err != nil {

@@ -78,6 +78,9 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 		last, st.firstHeight, rs.seq); err != nil {
 		return nil, fmt.Errorf("update indexed_height: %w", err)
 	}
+	if err := notifyIndexed(ctx, d.be, tx, last); err != nil {
+		return nil, err
+	}
 	return func() {
 		d.state.put(state{height: last, firstHeight: st.firstHeight, lastSequence: rs.seq}, time.Now())
 		d.written.notify()
