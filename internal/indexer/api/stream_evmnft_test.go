@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/store/storetest"
@@ -217,8 +219,12 @@ func TestEVMNFTStreamBadInputAndExpired(t *testing.T) {
 		t.Fatal(err)
 	}
 	coll := address.Hex(storetest.NFTCollection(1))
-	for _, vm := range []string{"evm", "move"} {
-		srv := httptest.NewServer(New(Config{VMType: vm, StreamPoll: 20 * time.Millisecond}, db, nil, nil))
+	for _, vm := range []vmkind.Kind{vmkind.EVM, vmkind.Move} {
+		cfg := Config{StreamPoll: 20 * time.Millisecond}
+		if vm == vmkind.EVM {
+			cfg.Features = evmFeatures(db)
+		}
+		srv := httptest.NewServer(New(cfg, db, nil, nil))
 		c := openStream(t, srv.URL+"/indexer/nft/v1/tokens/stream?collection_addr="+coll+"&from=3", "")
 		if ev := c.next(t, 1)[0]; ev.Name != "error" || !strings.Contains(string(ev.Data), "RESUME_POINT_EXPIRED") {
 			t.Errorf("%s: expired token resume point: %s %s", vm, ev.Name, ev.Data)
@@ -250,7 +256,7 @@ func TestEVMNFTStreamBadInputAndExpired(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if want := map[string]int{"evm": 200, "move": 404}[vm]; resp.StatusCode != want {
+		if want := map[vmkind.Kind]int{vmkind.EVM: 200, vmkind.Move: 404}[vm]; resp.StatusCode != want {
 			t.Errorf("%s: evm-txs/stream %d, want %d", vm, resp.StatusCode, want)
 		}
 		srv.CloseClientConnections()
