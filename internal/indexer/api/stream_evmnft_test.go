@@ -235,7 +235,7 @@ func TestEVMNFTStreamBadInputAndExpired(t *testing.T) {
 			"/indexer/nft/v1/tokens/stream?collection_addr=" + coll + "&from=eyJ4IjoxfQ==",
 			"/indexer/nft/v1/tokens/stream?collection_addr=" + coll + "&from=-4",
 		}
-		if vm == "evm" {
+		if vm == vmkind.EVM {
 			bad = append(bad, "/indexer/tx/v1/evm-txs/stream?account=nope", "/indexer/tx/v1/evm-txs/stream?from=x")
 		}
 		for _, path := range bad {
