@@ -1,0 +1,301 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+)
+
+// Config configures a fleet. Ingest and API are templates: every chain gets them with its own
+// chain id, VM type, prefix and start height.
+type Config struct {
+	// Chains is the registry directory or JSON file Load reads.
+	Chains string
+	// Reload is how often Chains is read again; default 30 s, negative: never.
+	Reload time.Duration
+	// DB is "sqlite:<dir>" (one file per chain) or a PostgreSQL DSN (one schema per chain).
+	DB string
+	// PoolConns bounds each chain's PostgreSQL pool (pool_max_conns); default 4.
+	PoolConns int
+	Ingest    ingest.Config
+	API       api.Config
+	// MaxConns caps one chain's upstream requests in flight (per endpoint kind), Budget the
+	// whole fleet's; 0: no cap, no shared budget.
+	MaxConns, Budget int
+	// HTTP are extra options of every upstream client (tests: short timeouts).
+	HTTP []httpx.Option
+	// RestartMin and RestartMax bound the backoff before a failed chain's pipeline or store is
+	// tried again; defaults 1 s and 1 min.
+	RestartMin, RestartMax time.Duration
+	Log                    *slog.Logger
+	// Registry receives the fleet's own metrics (each chain's are at /{chain_id}/metrics).
+	Registry *prometheus.Registry
+}
+
+// Fleet is the running set of chains and the handler serving them.
+type Fleet struct {
+	cfg    Config
+	log    *slog.Logger
+	budget *httpx.Limiter
+	own    http.Handler // the fleet's own routes (api.NewFleet)
+	ctx    context.Context
+
+	mu      sync.RWMutex
+	chains  map[string]*chainRun
+	hosts   map[string]*chainRun
+	schemas map[string]string // PostgreSQL schema → chain id
+	wg      sync.WaitGroup
+}
+
+// New checks cfg and returns a fleet that Run starts.
+func New(cfg Config) (*Fleet, error) {
+	if cfg.Chains == "" {
+		return nil, errors.New("fleet: no chains (a registry directory or a JSON file)")
+	}
+	if !strings.HasPrefix(cfg.DB, "sqlite:") && !isPostgres(cfg.DB) {
+		return nil, fmt.Errorf("fleet: store %q: want sqlite:<dir> or postgres://…", redact(cfg.DB))
+	}
+	if cfg.Reload == 0 {
+		cfg.Reload = 30 * time.Second
+	}
+	if cfg.PoolConns <= 0 {
+		cfg.PoolConns = 4
+	}
+	if cfg.RestartMin <= 0 {
+		cfg.RestartMin = time.Second
+	}
+	if cfg.RestartMax <= 0 {
+		cfg.RestartMax = time.Minute
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	f := &Fleet{cfg: cfg, log: cfg.Log, budget: httpx.NewLimiter(cfg.Budget),
+		chains: map[string]*chainRun{}, hosts: map[string]*chainRun{}, schemas: map[string]string{}}
+	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list}, cfg.Log, cfg.Registry)
+	return f, nil
+}
+
+// Run loads the chains, starts them and follows the chain set until ctx ends; then it stops
+// every chain and returns once their pipelines have ended and their stores are closed. A
+// chain set that cannot be read at start is an error; later, a failed read keeps the set.
+func (f *Fleet) Run(ctx context.Context) error {
+	chains, err := Load(f.cfg.Chains)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.ctx = ctx
+	f.mu.Unlock()
+	f.apply(chains)
+	defer f.stopAll()
+	if f.cfg.Reload < 0 {
+		<-ctx.Done()
+		return nil
+	}
+	t := time.NewTicker(f.cfg.Reload)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := f.Reload(); err != nil {
+				f.log.Warn("chains not reloaded; keeping the running set", "from", f.cfg.Chains, "err", err)
+			}
+		}
+	}
+}
+
+// Reload reads the chain set again and applies it: added chains start, removed ones stop,
+// changed ones restart.
+func (f *Fleet) Reload() error {
+	chains, err := Load(f.cfg.Chains)
+	if err != nil {
+		return err
+	}
+	f.apply(chains)
+	return nil
+}
+
+func (f *Fleet) apply(chains []Chain) {
+	want := map[string]Chain{}
+	for _, c := range chains {
+		want[c.ID] = c
+	}
+	f.mu.Lock()
+	var stop []*chainRun
+	for id, r := range f.chains {
+		if c, ok := want[id]; !ok || !c.equal(r.spec) {
+			stop = append(stop, r)
+			delete(f.chains, id)
+			delete(f.schemas, r.schema)
+		}
+	}
+	f.mu.Unlock()
+	// A changed chain stops before it starts again: its store has one writer at a time.
+	for _, r := range stop {
+		f.log.Info("chain stopping", "chain_id", r.spec.ID)
+		r.stop()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx.Err() != nil {
+		return
+	}
+	for _, c := range chains {
+		if _, ok := f.chains[c.ID]; ok {
+			continue
+		}
+		r, err := f.newChain(c)
+		if err != nil {
+			f.log.Error("chain not started", "chain_id", c.ID, "err", err)
+			continue
+		}
+		f.chains[c.ID] = r
+		if r.schema != "" {
+			f.schemas[r.schema] = c.ID
+		}
+		f.log.Info("chain starting", "chain_id", c.ID, "vm_type", c.VMType)
+		f.wg.Add(1)
+		go func() { defer f.wg.Done(); r.run() }()
+	}
+	f.hosts = map[string]*chainRun{}
+	for _, r := range f.chains {
+		for _, h := range r.spec.Hosts {
+			f.hosts[strings.ToLower(h)] = r
+		}
+	}
+}
+
+func (f *Fleet) stopAll() {
+	f.mu.Lock()
+	rs := make([]*chainRun, 0, len(f.chains))
+	for _, r := range f.chains {
+		rs = append(rs, r)
+	}
+	f.mu.Unlock()
+	for _, r := range rs {
+		r.cancel()
+	}
+	f.wg.Wait()
+}
+
+// list is the chain list of the fleet's own routes.
+func (f *Fleet) list() []api.FleetChain {
+	f.mu.RLock()
+	out := make([]api.FleetChain, 0, len(f.chains))
+	for id, r := range f.chains {
+		c := api.FleetChain{ID: id, VMType: r.spec.VMType, Base: "/" + url.PathEscape(id)}
+		if db := r.db.Load(); db != nil {
+			c.Ready, c.Reader = true, db
+		}
+		out = append(out, c)
+	}
+	f.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ChainIDs lists the chains running now, sorted.
+func (f *Fleet) ChainIDs() []string {
+	var ids []string
+	for _, c := range f.list() {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// ServeHTTP routes a request to its chain's API: by Host header when the host is one a chain
+// lists, else by the first path segment (removed, so the chain's API sees exactly the path a
+// single-chain deployment would). Anything else goes to the fleet's own routes.
+func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.RLock()
+	var c *chainRun
+	if len(f.hosts) > 0 {
+		host := strings.ToLower(r.Host)
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		c = f.hosts[host]
+	}
+	prefix := ""
+	if c == nil {
+		seg, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if cr, ok := f.chains[seg]; ok {
+			c, prefix = cr, "/"+seg
+		}
+	}
+	f.mu.RUnlock()
+	if c != nil {
+		if h := c.handler.Load(); h != nil {
+			if prefix == "" {
+				(*h).ServeHTTP(w, r)
+				return
+			}
+			f.servePrefixed(w, r, prefix, *h)
+			return
+		}
+	}
+	f.own.ServeHTTP(w, r)
+}
+
+// servePrefixed serves r without its chain prefix. "/{chain_id}" alone is the chain's root.
+func (f *Fleet) servePrefixed(w http.ResponseWriter, r *http.Request, prefix string, h http.Handler) {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path = strings.TrimPrefix(r.URL.Path, prefix)
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	if u.RawPath != "" {
+		// The escaped form keeps the prefix escaped as the client sent it.
+		esc := "/" + url.PathEscape(strings.TrimPrefix(prefix, "/"))
+		u.RawPath = strings.TrimPrefix(u.RawPath, esc)
+		if u.RawPath == "" {
+			u.RawPath = "/"
+		}
+	}
+	r2.URL = &u
+	h.ServeHTTP(w, r2)
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// redact keeps a password out of error messages.
+func redact(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return dsn
+}
+
+var notSchema = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// schemaOf is the PostgreSQL schema of a chain: "chain_" and the id lowercased with every
+// run of other characters than [a-z0-9_] turned into "_" (minievm-1 → chain_minievm_1).
+func schemaOf(id string) string {
+	s := "chain_" + notSchema.ReplaceAllString(strings.ToLower(id), "_")
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return s
+}
