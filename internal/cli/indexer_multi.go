@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/fleet"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+)
+
+// multiConfig is `rollgate indexer --chains`: many chains in one process (internal/indexer/fleet).
+type multiConfig struct {
+	Chains     string
+	Reload     time.Duration
+	Listen     string
+	DB         string
+	PoolConns  int
+	MaxConns   int
+	Budget     int
+	CacheMB    int
+	Ingest     ingest.Config
+	CORS       corsFlags
+	AccessLog  bool
+	MaxReplica time.Duration
+	BuildInfo  Build
+}
+
+// multiChain says whether `rollgate indexer` was asked for many chains: --chains given, or
+// INDEXER_CHAINS set.
+func multiChain(env *Env, args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "chains" {
+			return true
+		}
+	}
+	return env.Getenv("INDEXER_CHAINS") != ""
+}
+
+func (c *multiConfig) register(f *flags) {
+	f.String(&c.Chains, "chains", "", "many chains in one process: a registry directory (initia-registry layout; its rollups) or a JSON chains file", "INDEXER_CHAINS")
+	f.Duration(&c.Reload, "chains-reload", 30*time.Second, "how often --chains is read again: chains added start, removed ones stop (0: never)", "INDEXER_CHAINS_RELOAD")
+	f.String(&c.Listen, "listen", "", "API listen address (default :$PORT, :8080); each chain under /{chain_id}/", "LISTEN_ADDR")
+	f.String(&c.DB, "db", "sqlite:.rollgate/chains", "store: sqlite:<dir> (a file per chain) or postgres://... (a schema per chain)", "DB_DSN")
+	f.Int(&c.PoolConns, "pool-conns", 4, "PostgreSQL connections per chain", "INDEXER_POOL_CONNS")
+	f.Int(&c.MaxConns, "max-requests", 16, "upstream requests in flight per chain", "MAX_CONCURRENT_REQUESTS")
+	f.Int(&c.Budget, "upstream-budget", 64, "upstream requests in flight over every chain, shared in turn (0: no shared bound)", "INDEXER_UPSTREAM_BUDGET")
+	f.Int(&c.CacheMB, "response-cache-mb", 8, "MiB of answers kept in memory per chain (0: off)", "RESPONSE_CACHE_MB")
+	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep each chain's rich list (a chain of the JSON file may say otherwise)", "RICH_LIST")
+	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
+	f.Int(&c.Ingest.Concurrency, "concurrency", 4, "heights fetched at once per chain", "INGEST_CONCURRENCY")
+	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
+	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered", "READY_STALE_AFTER")
+	f.Duration(&c.MaxReplica, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the PostgreSQL hot standby replays more than this behind (0: off)", "READY_MAX_REPLICA_LAG")
+	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request", "ACCESS_LOG")
+	c.CORS.register(f)
+}
+
+func (c *multiConfig) validate(env *Env) error {
+	if c.Chains == "" {
+		return usagef("--chains (INDEXER_CHAINS) is required")
+	}
+	if _, err := os.Stat(c.Chains); err != nil {
+		return usagef("--chains: %v", err)
+	}
+	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if c.Listen == "" {
+		port := env.Getenv("PORT")
+		if port == "" {
+			port = "8080"
+		}
+		c.Listen = ":" + port
+	}
+	if c.Reload == 0 {
+		c.Reload = -1
+	}
+	return nil
+}
+
+func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fleet.Config {
+	return fleet.Config{
+		Chains: c.Chains, Reload: c.Reload, DB: c.DB, PoolConns: c.PoolConns,
+		Ingest: c.Ingest, MaxConns: c.MaxConns, Budget: c.Budget,
+		API: api.Config{Version: c.BuildInfo.Version, CommitHash: c.BuildInfo.Commit, CORS: c.CORS.config(),
+			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica},
+		Log: log, Registry: reg,
+	}
+}
+
+func runIndexerMulti(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "indexer")
+	var cfg multiConfig
+	var lg logging
+	cfg.register(f)
+	lg.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if err := cfg.validate(env); err != nil {
+		return err
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	cfg.BuildInfo = env.Build
+	g := newGroup(ctx)
+	ln, err := g.Listen(cfg.Listen)
+	if err != nil {
+		return g.Abort(err)
+	}
+	if _, err := startFleet(g, cfg, ln, log); err != nil {
+		return g.Abort(err)
+	}
+	log.Info("indexer started", "chains", cfg.Chains, "url", "http://"+ln.Addr().String())
+	err = g.Wait()
+	log.Info("indexer stopped")
+	return err
+}
+
+// startFleet adds the fleet and its listener's server to g.
+func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*fleet.Fleet, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if strings.HasPrefix(cfg.DB, "sqlite:") {
+		if err := os.MkdirAll(strings.TrimPrefix(strings.TrimPrefix(cfg.DB, "sqlite:"), "//"), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	fl, err := fleet.New(cfg.fleetConfig(log, reg))
+	if err != nil {
+		return nil, err
+	}
+	g.Go(fl.Run)
+	var handler http.Handler = fl
+	if cfg.AccessLog {
+		handler = accessLog(handler, log)
+	}
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
+	return fl, nil
+}
