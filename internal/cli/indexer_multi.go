@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -152,4 +153,54 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 	}
 	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
 	return fl, nil
+}
+
+// upFleet is the one indexer process `rollgate up` runs its rollups in: each rollup keeps its
+// own listener (the URL table's), which routes into the fleet and serves that chain's API at
+// its root, as a single-chain indexer did.
+type upFleet struct {
+	g     *group
+	log   *slog.Logger
+	f     *fleet.Fleet
+	specs []fleet.Chain
+}
+
+// add starts the rollup ic describes (up's own per-rollup config, so its defaults and
+// overrides hold) in the fleet, created with the first one's settings, and serves it on ln.
+func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
+	if u.f == nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		dir, ok := strings.CutPrefix(ic.DB, "sqlite:")
+		if !ok {
+			return usagef("up's stores are SQLite files, not %q", ic.DB)
+		}
+		f, err := fleet.New(fleet.Config{
+			Source: func() ([]fleet.Chain, error) { return u.specs, nil },
+			Reload: -1, DB: "sqlite:" + filepath.Dir(dir), Ingest: ic.Ingest, MaxConns: ic.MaxConns,
+			API: api.Config{Version: ic.BuildInfo.Version, CommitHash: ic.BuildInfo.Commit, CORS: ic.CORS.config(),
+				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag},
+			Log: u.log.With("component", "indexer"), Registry: reg,
+		})
+		if err != nil {
+			return err
+		}
+		if err := f.Start(u.g.ctx); err != nil {
+			return err
+		}
+		u.f = f
+		u.g.Go(f.Run)
+	}
+	rl, itx := ic.Ingest.RichList, ic.internalTx
+	u.specs = append(u.specs, fleet.Chain{ID: ic.Ingest.ChainID, VMType: ic.Ingest.VMType, AccountPrefix: ic.Ingest.AccountPrefix,
+		RPC: ic.RPC, REST: ic.REST, JSONRPC: ic.JSONRPC, RichList: &rl, InternalTx: &itx, StartHeight: ic.Ingest.StartHeight})
+	if err := u.f.Reload(); err != nil {
+		return err
+	}
+	h := u.f.Chain(ic.Ingest.ChainID)
+	if ic.AccessLog {
+		h = accessLog(h, u.log.With(ic.LogContext...))
+	}
+	u.g.Go(func(ctx context.Context) error { return serve(ctx, ln, h) })
+	return nil
 }

@@ -26,6 +26,8 @@ import (
 type Config struct {
 	// Chains is the registry directory or JSON file Load reads.
 	Chains string
+	// Source, when set, gives the chain set instead of Chains (`rollgate up`: its rollups).
+	Source func() ([]Chain, error)
 	// Reload is how often Chains is read again; default 30 s, negative: never.
 	Reload time.Duration
 	// DB is "sqlite:<dir>" (one file per chain) or a PostgreSQL DSN (one schema per chain).
@@ -64,8 +66,12 @@ type Fleet struct {
 
 // New checks cfg and returns a fleet that Run starts.
 func New(cfg Config) (*Fleet, error) {
-	if cfg.Chains == "" {
-		return nil, errors.New("fleet: no chains (a registry directory or a JSON file)")
+	if cfg.Source == nil {
+		if cfg.Chains == "" {
+			return nil, errors.New("fleet: no chains (a registry directory or a JSON file)")
+		}
+		path := cfg.Chains
+		cfg.Source = func() ([]Chain, error) { return Load(path) }
 	}
 	if !strings.HasPrefix(cfg.DB, "sqlite:") && !isPostgres(cfg.DB) {
 		return nil, fmt.Errorf("fleet: store %q: want sqlite:<dir> or postgres://…", redact(cfg.DB))
@@ -91,18 +97,37 @@ func New(cfg Config) (*Fleet, error) {
 	return f, nil
 }
 
-// Run loads the chains, starts them and follows the chain set until ctx ends; then it stops
-// every chain and returns once their pipelines have ended and their stores are closed. A
-// chain set that cannot be read at start is an error; later, a failed read keeps the set.
-func (f *Fleet) Run(ctx context.Context) error {
-	chains, err := Load(f.cfg.Chains)
+// Start reads the chain set and starts every chain under ctx (their stores open and their
+// pipelines run in their own goroutines); Run then follows the set. A chain set that cannot
+// be read is an error.
+func (f *Fleet) Start(ctx context.Context) error {
+	chains, err := f.cfg.Source()
 	if err != nil {
 		return err
 	}
 	f.mu.Lock()
+	if f.ctx != nil {
+		f.mu.Unlock()
+		return errors.New("fleet: started twice")
+	}
 	f.ctx = ctx
 	f.mu.Unlock()
 	f.apply(chains)
+	return nil
+}
+
+// Run starts the fleet (unless Start did) and follows the chain set until ctx ends; then it
+// stops every chain and returns once their pipelines have ended and their stores are closed.
+// Once running, a chain set that cannot be read keeps the running set.
+func (f *Fleet) Run(ctx context.Context) error {
+	f.mu.RLock()
+	started := f.ctx != nil
+	f.mu.RUnlock()
+	if !started {
+		if err := f.Start(ctx); err != nil {
+			return err
+		}
+	}
 	defer f.stopAll()
 	if f.cfg.Reload < 0 {
 		<-ctx.Done()
@@ -125,7 +150,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 // Reload reads the chain set again and applies it: added chains start, removed ones stop,
 // changed ones restart.
 func (f *Fleet) Reload() error {
-	chains, err := Load(f.cfg.Chains)
+	chains, err := f.cfg.Source()
 	if err != nil {
 		return err
 	}
@@ -253,6 +278,30 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.own.ServeHTTP(w, r)
+}
+
+// Chain returns a handler serving chain id's API at the root, as a single-chain deployment
+// does (one listener per chain routing into the fleet: `rollgate up`'s URL table). The chain
+// is looked up per request: while it starts, or after it is removed, the fleet's own JSON
+// 503 or 404 answers.
+func (f *Fleet) Chain(id string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.RLock()
+		c := f.chains[id]
+		f.mu.RUnlock()
+		if c != nil {
+			if h := c.handler.Load(); h != nil {
+				(*h).ServeHTTP(w, r)
+				return
+			}
+		}
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path, u.RawPath = "/"+id+r.URL.Path, ""
+		r2.URL = &u
+		f.own.ServeHTTP(w, r2)
+	})
 }
 
 // servePrefixed serves r without its chain prefix. "/{chain_id}" alone is the chain's root.

@@ -27,8 +27,11 @@ type Chain struct {
 }
 
 func (c Chain) validate() error {
-	if c.ID == "" || strings.ContainsAny(c.ID, "/?#% ") {
+	if c.ID == "" || strings.ContainsAny(c.ID, "/?#% ") || c.ID == "." || c.ID == ".." {
 		return fmt.Errorf("chain id %q: want a non-empty id without '/', '?', '#', '%%' or spaces", c.ID)
+	}
+	if reserved[c.ID] {
+		return fmt.Errorf("chain id %q: the fleet's own path /%s would hide the chain", c.ID, c.ID)
 	}
 	switch c.VMType {
 	case "evm", "move", "wasm":
@@ -46,6 +49,9 @@ func (c Chain) validate() error {
 	}
 	return nil
 }
+
+// reserved are the first path segments of the fleet's own routes, never a chain's prefix.
+var reserved = map[string]bool{"chains": true, "all": true, "healthz": true, "metrics": true, "swagger": true}
 
 func (c Chain) equal(o Chain) bool {
 	a, _ := json.Marshal(c)
