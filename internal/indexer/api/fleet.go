@@ -14,11 +14,13 @@ import (
 // FleetChain is one chain of a multi-chain indexer (internal/indexer/fleet) as the fleet's
 // own routes see it.
 type FleetChain struct {
-	ID     string       `json:"chain_id"`
-	VMType string       `json:"vm_type"`
-	Base   string       `json:"base"`  // the path prefix serving the chain's API ("/{chain_id}")
-	Ready  bool         `json:"ready"` // its store is open and its API serving
-	Reader store.Reader `json:"-"`     // nil until Ready
+	ID     string `json:"chain_id"`
+	VMType string `json:"vm_type"`
+	// AccountPrefix is the chain's bech32 account prefix.
+	AccountPrefix string       `json:"account_prefix"`
+	Base          string       `json:"base"`  // the path prefix serving the chain's API ("/{chain_id}")
+	Ready         bool         `json:"ready"` // its store is open and its API serving
+	Reader        store.Reader `json:"-"`     // nil until Ready
 }
 
 // FleetConfig configures the fleet's own routes.
@@ -51,6 +53,8 @@ func (s *fleetServer) routes() []httpapi.Route {
 	return []httpapi.Route{
 		{Pattern: "GET /chains", Handler: s.chains, NoStore: true},
 		{Pattern: "GET /healthz", Handler: func(*http.Request) (any, error) { return map[string]any{"status": "ok"}, nil }, NoStore: true},
+		{Pattern: "GET /all/indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccountAll, InSpec: true},
+		{Pattern: "GET /all/indexer/nft/v1/tokens/by_account/{account}", Handler: s.nftTokensByAccountAll, InSpec: true},
 		{Pattern: "GET /{chain_id}/{rest...}", Handler: s.starting, NoStore: true},
 	}
 }

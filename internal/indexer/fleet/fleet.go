@@ -226,7 +226,7 @@ func (f *Fleet) list() []api.FleetChain {
 	f.mu.RLock()
 	out := make([]api.FleetChain, 0, len(f.chains))
 	for id, r := range f.chains {
-		c := api.FleetChain{ID: id, VMType: r.spec.VMType, Base: "/" + url.PathEscape(id)}
+		c := api.FleetChain{ID: id, VMType: r.spec.VMType, AccountPrefix: r.spec.AccountPrefix, Base: "/" + url.PathEscape(id)}
 		if db := r.db.Load(); db != nil {
 			c.Ready, c.Reader = true, db
 		}
