@@ -1,6 +1,7 @@
 package api
 
 import (
+	_ "embed"
 	"log/slog"
 	"net/http"
 
@@ -30,6 +31,12 @@ type FleetConfig struct {
 	Chains func() []FleetChain
 }
 
+// fleetDoc is the OpenAPI description of the fleet's routes marked InSpec (the cross-rollup
+// views); TestFleetSwaggerCoversRoutes keeps the two in step.
+//
+//go:embed openapi_fleet.json
+var fleetDoc []byte
+
 type fleetServer struct {
 	cfg FleetConfig
 }
@@ -46,12 +53,13 @@ func NewFleet(cfg FleetConfig, logger *slog.Logger, reg *prometheus.Registry) ht
 		MapError:  mapError,
 		NotFound:  notFound,
 		CORS:      cfg.CORS,
+		OpenAPI:   fleetDoc,
 	}, s.routes())
 }
 
 func (s *fleetServer) routes() []httpapi.Route {
 	return []httpapi.Route{
-		{Pattern: "GET /chains", Handler: s.chains, NoStore: true},
+		{Pattern: "GET /chains", Handler: s.chains, NoStore: true, InSpec: true},
 		{Pattern: "GET /healthz", Handler: func(*http.Request) (any, error) { return map[string]any{"status": "ok"}, nil }, NoStore: true},
 		{Pattern: "GET /all/indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/nft/v1/tokens/by_account/{account}", Handler: s.nftTokensByAccountAll, InSpec: true},

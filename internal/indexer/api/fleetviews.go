@@ -115,10 +115,16 @@ func (s *fleetServer) txsByAccountAll(r *http.Request) (any, error) {
 		return nil, err
 	}
 	chains := readyChains(s.cfg.Chains())
+	if err := checkAccount(chains, r.PathValue("account")); err != nil {
+		return nil, err
+	}
 	var cur crossTxKey
 	if key != "" {
 		if err := decodeCrossKey(key, &cur); err != nil {
 			return nil, err
+		}
+		if cur.Chains == nil {
+			return nil, apierr.BadRequest("invalid pagination.key format")
 		}
 	} else if cur, err = crossTxStart(r.Context(), chains); err != nil {
 		return nil, err
@@ -213,6 +219,17 @@ func withChainID(b []byte, chain string, obj []byte) []byte {
 	return append(b, rest...)
 }
 
+// checkAccount answers a malformed account with the single-chain 400 even when no chain is
+// ready: with the first chain's prefix, or the default one.
+func checkAccount(chains []FleetChain, account string) error {
+	prefix := "init"
+	if len(chains) > 0 {
+		prefix = chains[0].AccountPrefix
+	}
+	_, err := accountParam(prefix, account)
+	return err
+}
+
 func readyChains(cs []FleetChain) []FleetChain {
 	out := cs[:0:0]
 	for _, c := range cs {
@@ -238,10 +255,16 @@ func (s *fleetServer) nftTokensByAccountAll(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAccount(readyChains(s.cfg.Chains()), r.PathValue("account")); err != nil {
+		return nil, err
+	}
 	var cur crossNFTKey
 	if key != "" {
 		if err := decodeCrossKey(key, &cur); err != nil {
 			return nil, err
+		}
+		if cur.Chain == "" {
+			return nil, apierr.BadRequest("invalid pagination.key format")
 		}
 	}
 	type tokens struct {
