@@ -36,7 +36,7 @@ func TestFleetSwaggerCoversRoutes(t *testing.T) {
 	}
 	for path, code := range map[string]int{"/chains": 200, "/nope/status": 404, "/all/indexer/tx/v1/txs/by_account/zzz": 400,
 		"/all/indexer/tx/v1/txs/by_account/init1nrjs8u6apgqeev9z2xkjgwjvel8nw86x8vkeuz?pagination.reverse=false": 400,
-		"/all/indexer/tx/v1/txs/by_account/init1nrjs8u6apgqeev9z2xkjgwjvel8nw86x8vkeuz?pagination.key=e30K": 400} {
+		"/all/indexer/tx/v1/txs/by_account/init1nrjs8u6apgqeev9z2xkjgwjvel8nw86x8vkeuz?pagination.key=e30K":      400} {
 		if rec := do(h, path); rec.Code != code {
 			t.Errorf("%s: %d %s, want %d", path, rec.Code, rec.Body, code)
 		}
