@@ -33,6 +33,10 @@ type multiConfig struct {
 	AccessLog  bool
 	MaxReplica time.Duration
 	BuildInfo  Build
+	Mode       string // all or api
+	Leases     bool
+	Lease      time.Duration
+	Owner      string
 }
 
 // multiChain says whether `rollgate indexer` was asked for many chains: --chains given, or
@@ -66,6 +70,10 @@ func (c *multiConfig) register(f *flags) {
 	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered", "READY_STALE_AFTER")
 	f.Duration(&c.MaxReplica, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the PostgreSQL hot standby replays more than this behind (0: off)", "READY_MAX_REPLICA_LAG")
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request", "ACCESS_LOG")
+	f.String(&c.Mode, "mode", "all", "all (ingest and serve) or api (serve every chain, ingest none)", "INDEXER_MODE")
+	f.Bool(&c.Leases, "leases", false, "share the chains with other writer processes on the same PostgreSQL by leases (each chain one writer)", "INDEXER_LEASES")
+	f.Duration(&c.Lease, "lease", 15*time.Second, "with --leases: how long a lease lasts unrenewed (a dead writer's chains resume elsewhere within lease + lease/3)", "INDEXER_LEASE")
+	f.String(&c.Owner, "lease-owner", "", "with --leases: this process's name in the lease table (default host-pid-random)", "INDEXER_LEASE_OWNER")
 	c.CORS.register(f)
 }
 
@@ -89,6 +97,12 @@ func (c *multiConfig) validate(env *Env) error {
 	if c.Reload == 0 {
 		c.Reload = -1
 	}
+	if c.Mode != "all" && c.Mode != "api" {
+		return usagef("--mode with --chains must be all or api, not %q", c.Mode)
+	}
+	if c.Leases && !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") {
+		return usagef("--leases needs a PostgreSQL --db")
+	}
 	return nil
 }
 
@@ -99,6 +113,7 @@ func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fl
 		API: api.Config{Version: c.BuildInfo.Version, CommitHash: c.BuildInfo.Commit, CORS: c.CORS.config(),
 			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica},
 		Log: log, Registry: reg,
+		ReadOnly: c.Mode == "api", Leases: c.Leases, Lease: c.Lease, Owner: c.Owner,
 	}
 }
 
@@ -137,7 +152,7 @@ func runIndexerMulti(ctx context.Context, env *Env, args []string) error {
 func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*fleet.Fleet, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if strings.HasPrefix(cfg.DB, "sqlite:") {
+	if strings.HasPrefix(cfg.DB, "sqlite:") && cfg.Mode != "api" {
 		if err := os.MkdirAll(strings.TrimPrefix(strings.TrimPrefix(cfg.DB, "sqlite:"), "//"), 0o755); err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
@@ -40,6 +41,11 @@ type chainRun struct {
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
+	want    atomic.Bool                  // this process should write the chain (leases)
+	// wmu makes "may write, so the pipeline starts" and "hand the lease back unless the
+	// pipeline runs" exclusive: a lease is never released under a starting pipeline.
+	wmu     sync.Mutex
+	writing bool
 }
 
 func (f *Fleet) newChain(c Chain) (*chainRun, error) {
@@ -95,16 +101,37 @@ func (r *chainRun) run() {
 		if f := r.ready.Load(); f != nil {
 			return (*f)()
 		}
+		if r.f.cfg.ReadOnly || !r.mayWrite() {
+			return nil // another process writes the chain: this one is ready once its store answers
+		}
 		return errors.New("ingestion starting")
 	}
 	h := api.New(cfg, db, r.log, r.reg)
 	r.handler.Store(&h)
 	r.db.Store(db)
+	if r.f.cfg.ReadOnly {
+		<-r.ctx.Done()
+		return
+	}
 	for wait := r.f.cfg.RestartMin; ; wait = min(2*wait, r.f.cfg.RestartMax) {
+		if !r.waitWriter() {
+			return
+		}
 		start := time.Now()
 		err := r.ingest(db)
+		r.wmu.Lock()
+		r.writing = false
+		r.wmu.Unlock()
 		if r.ctx.Err() != nil {
 			return
+		}
+		if !r.mayWrite() {
+			// The lease went (another process's share now, or not renewed in time): the
+			// pipeline has stopped, so the lease can be handed back at once.
+			r.log.Info("chain writer stopped: lease handed over")
+			r.f.leases.release(r.ctx, r.spec.ID)
+			wait = r.f.cfg.RestartMin / 2
+			continue
 		}
 		if time.Since(start) > r.f.cfg.RestartMax {
 			wait = r.f.cfg.RestartMin // it ran a good while: a new failure, not the same one
@@ -132,6 +159,10 @@ func (r *chainRun) internalTx() bool {
 }
 
 func (r *chainRun) open() (*store.DB, error) {
+	if r.f.cfg.ReadOnly {
+		// An API process creates nothing: a writer (or `rollgate migrate`) made the store.
+		return store.OpenReader(r.ctx, r.dsn, r.log)
+	}
 	if r.schema != "" {
 		if err := createSchema(r.ctx, r.dsn, r.schema); err != nil {
 			return nil, err
@@ -156,7 +187,45 @@ func createSchema(ctx context.Context, dsn, schema string) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	_, err = conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return nil // another process created it at the same moment
+	}
 	return err
+}
+
+// mayWrite says whether this process writes the chain now: always without leases.
+func (r *chainRun) mayWrite() bool {
+	l := r.f.leases
+	return l == nil || r.want.Load() && l.mayWrite(r.spec.ID)
+}
+
+// waitWriter waits until this process may write the chain; false when the chain stops.
+func (r *chainRun) waitWriter() bool {
+	for {
+		r.wmu.Lock()
+		ok := r.mayWrite()
+		r.writing = ok
+		r.wmu.Unlock()
+		if ok {
+			return true
+		}
+		r.ready.Store(nil)
+		if !sleep(r.ctx, 50*time.Millisecond) {
+			return false
+		}
+	}
+}
+
+// setWant records the last lease round's word on this chain; a lease to hand back is
+// released at once when no pipeline runs (else by the run loop once it has stopped).
+func (r *chainRun) setWant(want bool) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.want.Store(want)
+	if !want && !r.writing && r.f.leases != nil && r.f.leases.holds(r.spec.ID) {
+		r.f.leases.release(r.ctx, r.spec.ID)
+	}
 }
 
 // ingest runs one attempt of the chain's pipeline (and, on EVM chains, its internal-tx
@@ -164,6 +233,24 @@ func createSchema(ctx context.Context, dsn, schema string) error {
 func (r *chainRun) ingest(db *store.DB) error {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
+	if r.f.leases != nil {
+		// The writer stops as soon as the lease is not this process's any more.
+		go func() {
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if !r.mayWrite() {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
 	reg := &scopedRegisterer{Registerer: r.reg}
 	defer reg.release()
 	opts := append([]httpx.Option{httpx.WithLogger(r.log), httpx.WithLimiter(r.f.budget.Sub(r.f.cfg.MaxConns)), httpx.WithMaxAttempts(0)}, r.f.cfg.HTTP...)

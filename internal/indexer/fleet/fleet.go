@@ -2,12 +2,14 @@ package fleet
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -45,6 +47,17 @@ type Config struct {
 	// tried again; defaults 1 s and 1 min.
 	RestartMin, RestartMax time.Duration
 	Log                    *slog.Logger
+	// ReadOnly serves every chain's API from the stores and ingests nothing (API processes
+	// beside the writers): stores are opened with store.OpenReader.
+	ReadOnly bool
+	// Leases (PostgreSQL only) makes this process one of several writers sharing the chains
+	// (lease.go): it writes only the chains it holds a lease on, and serves them all.
+	Leases bool
+	// Owner names this process in the lease table; default host name, pid and a random part.
+	Owner string
+	// Lease is how long a lease lasts unrenewed; default 15 s. A killed writer's chains
+	// resume elsewhere within Lease + Lease/3 (plus a store open).
+	Lease time.Duration
 	// Registry receives the fleet's own metrics (each chain's are at /{chain_id}/metrics).
 	Registry *prometheus.Registry
 }
@@ -62,6 +75,8 @@ type Fleet struct {
 	hosts   map[string]*chainRun
 	schemas map[string]string // PostgreSQL schema → chain id
 	wg      sync.WaitGroup
+	leases  *leaser         // nil without Config.Leases
+	want    map[string]bool // the chains the last lease round gave this process
 }
 
 // New checks cfg and returns a fleet that Run starts.
@@ -91,6 +106,18 @@ func New(cfg Config) (*Fleet, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Leases && !isPostgres(cfg.DB) {
+		return nil, errors.New("fleet: leases need a PostgreSQL store")
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 15 * time.Second
+	}
+	if cfg.Owner == "" {
+		host, _ := os.Hostname()
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		cfg.Owner = fmt.Sprintf("%s-%d-%x", host, os.Getpid(), b)
+	}
 	f := &Fleet{cfg: cfg, log: cfg.Log, budget: httpx.NewLimiter(cfg.Budget),
 		chains: map[string]*chainRun{}, hosts: map[string]*chainRun{}, schemas: map[string]string{}}
 	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list}, cfg.Log, cfg.Registry)
@@ -112,8 +139,62 @@ func (f *Fleet) Start(ctx context.Context) error {
 	}
 	f.ctx = ctx
 	f.mu.Unlock()
+	if f.cfg.Leases && !f.cfg.ReadOnly {
+		if f.leases, err = newLeaser(ctx, f.cfg.DB, f.cfg.Owner, f.cfg.Lease); err != nil {
+			return err
+		}
+		f.renew(ctx, chains)
+	}
 	f.apply(chains)
 	return nil
+}
+
+// renew runs one lease round and tells each chain whether to write.
+func (f *Fleet) renew(ctx context.Context, chains []Chain) {
+	ids := make([]string, 0, len(chains))
+	for _, c := range chains {
+		ids = append(ids, c.ID)
+	}
+	keep, giveUp, err := f.leases.tick(ctx, ids)
+	if err != nil {
+		f.log.Warn("leases not renewed", "err", err)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.want = map[string]bool{}
+	for _, id := range keep {
+		f.want[id] = true
+	}
+	for _, r := range f.chains {
+		r.setWant(f.want[r.spec.ID])
+	}
+	if len(giveUp) > 0 {
+		f.log.Info("handing chains over to a fair share", "chains", giveUp)
+	}
+}
+
+// leaseLoop renews the leases every Lease/3 until ctx ends.
+func (f *Fleet) leaseLoop(ctx context.Context) {
+	t := time.NewTicker(f.cfg.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			chains, err := f.cfg.Source()
+			if err != nil {
+				chains = nil
+				f.mu.RLock()
+				for _, r := range f.chains {
+					chains = append(chains, r.spec)
+				}
+				f.mu.RUnlock()
+			}
+			f.renew(ctx, chains)
+		}
+	}
 }
 
 // Run starts the fleet (unless Start did) and follows the chain set until ctx ends; then it
@@ -129,6 +210,17 @@ func (f *Fleet) Run(ctx context.Context) error {
 		}
 	}
 	defer f.stopAll()
+	if f.leases != nil {
+		lctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); f.leaseLoop(lctx) }()
+		defer func() {
+			cancel()
+			<-done
+			// After stopAll (deferred before): no chain is being written any more.
+			f.leases.leave(context.WithoutCancel(ctx))
+		}()
+	}
 	if f.cfg.Reload < 0 {
 		<-ctx.Done()
 		return nil
@@ -192,6 +284,7 @@ func (f *Fleet) apply(chains []Chain) {
 			f.log.Error("chain not started", "chain_id", c.ID, "err", err)
 			continue
 		}
+		r.want.Store(f.leases == nil || f.want[c.ID])
 		f.chains[c.ID] = r
 		if r.schema != "" {
 			f.schemas[r.schema] = c.ID
