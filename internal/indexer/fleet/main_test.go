@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
 )
 
@@ -23,6 +26,8 @@ const childEnv = "ROLLGATE_FLEET_CHILD"
 type childConfig struct {
 	Chains, DB, Owner, Listen string
 	Lease                     time.Duration
+	NoLeases                  bool // a lone fleet (the scale test)
+	PoolConns                 int
 }
 
 func TestMain(m *testing.M) {
@@ -42,8 +47,13 @@ func runChild(v string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ing := fastIngest()
-	f, err := fleet.New(fleet.Config{Chains: c.Chains, DB: c.DB, Reload: time.Second, Ingest: ing, Leases: true, Owner: c.Owner,
-		Lease: c.Lease, PoolConns: 2, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})), RestartMin: 20 * time.Millisecond, RestartMax: 200 * time.Millisecond})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector())
+	if c.PoolConns == 0 {
+		c.PoolConns = 2
+	}
+	f, err := fleet.New(fleet.Config{Chains: c.Chains, DB: c.DB, Reload: time.Second, Ingest: ing, Leases: !c.NoLeases, Owner: c.Owner,
+		Lease: c.Lease, PoolConns: c.PoolConns, MaxConns: 16, Budget: 64, Registry: reg, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})), RestartMin: 20 * time.Millisecond, RestartMax: 200 * time.Millisecond})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
