@@ -212,10 +212,23 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 	if err := u.f.Reload(); err != nil {
 		return err
 	}
-	h := u.f.Chain(ic.Ingest.ChainID)
+	h := withCrossViews(u.f.Chain(ic.Ingest.ChainID), u.f)
 	if ic.AccessLog {
 		h = accessLog(h, u.log.With(ic.LogContext...))
 	}
 	u.g.Go(func(ctx context.Context) error { return serve(ctx, ln, h) })
 	return nil
+}
+
+// withCrossViews serves, beside one chain's API, the fleet's cross-rollup views (/all/…) and
+// chain list (/chains): paths the single-chain API does not have, so every rollup's URL under
+// `up` also answers for an account over all of them.
+func withCrossViews(chain http.Handler, f *fleet.Fleet) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chains" || strings.HasPrefix(r.URL.Path, "/all/") {
+			f.ServeHTTP(w, r)
+			return
+		}
+		chain.ServeHTTP(w, r)
+	})
 }

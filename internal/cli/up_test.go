@@ -120,6 +120,15 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/evm-internal-txs?pagination.limit=1", &itxs); evm && code != 200 || !evm && code != 404 {
 				t.Errorf("round %d: %s (%s) internal txs: status %d", round, id, c.Kind, code)
 			}
+			// Every rollup's indexer runs in one process: each URL also lists all of them.
+			var fleet struct {
+				Chains []struct {
+					ChainID string `json:"chain_id"`
+				}
+			}
+			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 3 {
+				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups", round, id, code, fleet.Chains)
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
