@@ -99,3 +99,24 @@ func TestIndexerChainsRegistry(t *testing.T) {
 		t.Fatalf("/chains: %+v, want the rollup only", list.Chains)
 	}
 }
+
+// TestIndexerChainsUsage: --chains' usage errors exit 2 before anything starts.
+func TestIndexerChainsUsage(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "chains.json")
+	if err := os.WriteFile(file, []byte(`{"chains":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"missing file":      {"--chains", filepath.Join(t.TempDir(), "none.json")},
+		"leases on sqlite":  {"--chains", file, "--leases", "--db", "sqlite:" + t.TempDir()},
+		"mode ingest":       {"--chains", file, "--mode", "ingest"},
+		"env, bad mode api": {"--mode", "x"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, _, errb := testEnv(map[string]string{"INDEXER_CHAINS": file})
+			if code := run(context.Background(), env, append([]string{"indexer", "--listen", "127.0.0.1:0"}, args...)); code != 2 {
+				t.Fatalf("exit code %d, want 2; stderr %s", code, errb)
+			}
+		})
+	}
+}
