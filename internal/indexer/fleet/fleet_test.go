@@ -7,11 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -401,4 +407,69 @@ func checkSchemas(t *testing.T, dsn string, chains []*captured) {
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&public); err != nil || public != 0 {
 		t.Errorf("%d tables in public (%v), want none", public, err)
 	}
+}
+
+// TestFleetBadBlockIsolated: one chain's node serves a block whose txs cannot be built (its
+// REST tx list comes back empty from height 10 on, so ingestion fails there again and again);
+// its pipeline is restarted with backoff on its own, its API keeps serving what it has, and
+// the chain beside it reaches its top.
+func TestFleetBadBlockIsolated(t *testing.T) {
+	chains := capturedChains(t)
+	good, bad := chains[1], chains[2] // minimove, miniwasm
+	u, _ := url.Parse(bad.url)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ErrorLog = log.New(io.Discard, "", 0) // requests cut off by a pipeline's restart
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := strings.CutPrefix(r.URL.Path, "/cosmos/tx/v1beta1/txs/block/"); ok {
+			if n, err := strconv.Atoi(h); err == nil && n >= 10 {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"txs":[],"block":null,"pagination":{"next_key":null,"total":"0"}}`))
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(broken.Close)
+	b := bad.spec()
+	b.RPC, b.REST = broken.URL, broken.URL
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, good.spec(), b)
+	var logs syncBuffer
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(),
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	waitHeight(t, srv.URL+"/"+good.id, good.top, 3*time.Minute)
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(logs.String(), `msg="chain ingestion failed; restarting it" chain_id=`+bad.id) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's pipeline not restarted twice within a minute; logs:\n%s", bad.id, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, _, body := get(t, srv.URL+"/"+bad.id+"/status", "")
+	var s struct{ Height int64 }
+	if st != http.StatusOK || json.Unmarshal(body, &s) != nil || s.Height >= bad.top {
+		t.Fatalf("%s /status: %d %s, want its API serving a height below its top %d", bad.id, st, body, bad.top)
+	}
+	if strings.Contains(logs.String(), "chain_id="+good.id+" err=") {
+		t.Errorf("%s logged an error:\n%s", good.id, logs.String())
+	}
+	t.Logf("%s at its top %d while %s fails at height %d and is restarted", good.id, good.top, bad.id, s.Height+1)
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
