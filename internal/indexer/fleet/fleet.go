@@ -209,15 +209,17 @@ func (f *Fleet) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	defer f.stopAll()
-	if f.leases != nil {
+	if f.leases == nil {
+		defer f.stopAll()
+	} else {
 		lctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { defer close(done); f.leaseLoop(lctx) }()
 		defer func() {
 			cancel()
 			<-done
-			// After stopAll (deferred before): no chain is being written any more.
+			f.stopAll()
+			// Only now that no chain is being written are the leases handed back.
 			f.leases.leave(context.WithoutCancel(ctx))
 		}()
 	}
