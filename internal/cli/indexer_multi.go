@@ -37,6 +37,7 @@ type multiConfig struct {
 	Leases     bool
 	Lease      time.Duration
 	Owner      string
+	Hosts      string // host=chain_id,…
 }
 
 // multiChain says whether `rollgate indexer` was asked for many chains: --chains given, or
@@ -70,6 +71,7 @@ func (c *multiConfig) register(f *flags) {
 	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered", "READY_STALE_AFTER")
 	f.Duration(&c.MaxReplica, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the PostgreSQL hot standby replays more than this behind (0: off)", "READY_MAX_REPLICA_LAG")
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request", "ACCESS_LOG")
+	f.String(&c.Hosts, "chain-hosts", "", "Host headers served as one chain's API at the root: host=chain_id, comma-separated", "INDEXER_CHAIN_HOSTS")
 	f.String(&c.Mode, "mode", "all", "all (ingest and serve) or api (serve every chain, ingest none)", "INDEXER_MODE")
 	f.Bool(&c.Leases, "leases", false, "share the chains with other writer processes on the same PostgreSQL by leases (each chain one writer)", "INDEXER_LEASES")
 	f.Duration(&c.Lease, "lease", 15*time.Second, "with --leases: how long a lease lasts unrenewed (a dead writer's chains resume elsewhere within lease + lease/3)", "INDEXER_LEASE")
@@ -97,6 +99,11 @@ func (c *multiConfig) validate(env *Env) error {
 	if c.Reload == 0 {
 		c.Reload = -1
 	}
+	for _, kv := range splitList(c.Hosts) {
+		if h, id, ok := strings.Cut(kv, "="); !ok || h == "" || id == "" {
+			return usagef("--chain-hosts: want host=chain_id, not %q", kv)
+		}
+	}
 	if c.Mode != "all" && c.Mode != "api" {
 		return usagef("--mode with --chains must be all or api, not %q", c.Mode)
 	}
@@ -113,8 +120,17 @@ func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fl
 		API: api.Config{Version: c.BuildInfo.Version, CommitHash: c.BuildInfo.Commit, CORS: c.CORS.config(),
 			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica},
 		Log: log, Registry: reg,
-		ReadOnly: c.Mode == "api", Leases: c.Leases, Lease: c.Lease, Owner: c.Owner,
+		ReadOnly: c.Mode == "api", Leases: c.Leases, Lease: c.Lease, Owner: c.Owner, Hosts: c.hostMap(),
 	}
+}
+
+func (c *multiConfig) hostMap() map[string]string {
+	m := map[string]string{}
+	for _, kv := range splitList(c.Hosts) {
+		h, id, _ := strings.Cut(kv, "=")
+		m[strings.TrimSpace(h)] = strings.TrimSpace(id)
+	}
+	return m
 }
 
 func runIndexerMulti(ctx context.Context, env *Env, args []string) error {

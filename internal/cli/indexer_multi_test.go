@@ -48,7 +48,7 @@ func TestIndexerChainsRegistry(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, env, []string{"indexer", "--chains", reg, "--listen", addr, "--log-level", "warn"})
+		done <- run(ctx, env, []string{"indexer", "--chains", reg, "--listen", addr, "--log-level", "warn", "--chain-hosts", "evm.localhost=local-evm-1"})
 	}()
 	defer func() {
 		cancel()
@@ -81,6 +81,21 @@ func TestIndexerChainsRegistry(t *testing.T) {
 	if height != top {
 		t.Fatalf("local-evm-1 at %d, want %d; stderr:\n%s", height, top, errb)
 	}
+	// By Host: the chain's API at the root.
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/status", nil)
+	req.Host = "evm.localhost:8080"
+	hr, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs struct {
+		ChainID string `json:"chain_id"`
+	}
+	_ = json.NewDecoder(hr.Body).Decode(&hs)
+	hr.Body.Close()
+	if hr.StatusCode != 200 || hs.ChainID != "local-evm-1" {
+		t.Fatalf("/status by Host: %d %q", hr.StatusCode, hs.ChainID)
+	}
 	resp, err := http.Get("http://" + addr + "/chains")
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +126,7 @@ func TestIndexerChainsUsage(t *testing.T) {
 		"leases on sqlite":  {"--chains", file, "--leases", "--db", "sqlite:" + t.TempDir()},
 		"mode ingest":       {"--chains", file, "--mode", "ingest"},
 		"env, bad mode api": {"--mode", "x"},
+		"bad chain-hosts":   {"--chains", file, "--chain-hosts", "nohost"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			env, _, errb := testEnv(map[string]string{"INDEXER_CHAINS": file})

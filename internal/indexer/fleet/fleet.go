@@ -58,6 +58,9 @@ type Config struct {
 	// Lease is how long a lease lasts unrenewed; default 15 s. A killed writer's chains
 	// resume elsewhere within Lease + Lease/3 (plus a store open).
 	Lease time.Duration
+	// Hosts maps Host headers to chain ids, beside each chain's own "hosts" (a registry
+	// directory has none).
+	Hosts map[string]string
 	// Registry receives the fleet's own metrics (each chain's are at /{chain_id}/metrics).
 	Registry *prometheus.Registry
 }
@@ -296,6 +299,11 @@ func (f *Fleet) apply(chains []Chain) {
 		go func() { defer f.wg.Done(); r.run() }()
 	}
 	f.hosts = map[string]*chainRun{}
+	for h, id := range f.cfg.Hosts {
+		if r, ok := f.chains[id]; ok {
+			f.hosts[strings.ToLower(h)] = r
+		}
+	}
 	for _, r := range f.chains {
 		for _, h := range r.spec.Hosts {
 			f.hosts[strings.ToLower(h)] = r
