@@ -111,6 +111,9 @@ func (c *indexerConfig) validate(env *Env) error {
 }
 
 func runIndexer(ctx context.Context, env *Env, args []string) error {
+	if multiChain(env, args) {
+		return runIndexerMulti(ctx, env, args) // many chains: indexer_multi.go
+	}
 	f := newFlags(env, "indexer")
 	var cfg indexerConfig
 	var lg logging

@@ -102,6 +102,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 
 	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String()}
 	indexers := map[string]string{}
+	fl := &upFleet{g: g, log: log} // every rollup's indexer in one process (indexer_multi.go)
 	for id, e := range eps {
 		out.Chains[id] = upChain{ChainEndpoints: e}
 	}
@@ -117,7 +118,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
-		if err := startIndexer(g, ic, lns[id], log); err != nil {
+		if err := fl.add(ic, lns[id]); err != nil {
 			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
 		url := "http://" + lns[id].Addr().String()

@@ -136,6 +136,15 @@ func TestUp(t *testing.T) {
 			if ev := firstStreamEvent(t, c.Indexer+"/indexer/block/v1/blocks/stream?from=1"); ev.Name != "block" || ev.ID != "2" {
 				t.Errorf("round %d: %s block stream from 1: first event %q id %q", round, id, ev.Name, ev.ID)
 			}
+			// Every rollup's indexer runs in one process: each URL also lists all of them.
+			var fleet struct {
+				Chains []struct {
+					ChainID string `json:"chain_id"`
+				}
+			}
+			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 3 {
+				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups", round, id, code, fleet.Chains)
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
