@@ -31,14 +31,6 @@ func zeroFees(denom string) *registryfile.Fees {
 
 func endpoints(addr string) []registryfile.Endpoint { return []registryfile.Endpoint{{Address: addr}} }
 
-// hopTrace is the registry trace of a bridge hop.
-func hopTrace(t bridge.RegistryTrace) registryfile.Trace {
-	return registryfile.Trace{Type: t.Type,
-		Counterparty: registryfile.TraceCounterparty{ChainName: t.Counterparty.ChainName, ChainID: t.Counterparty.ChainID,
-			BaseDenom: t.Counterparty.BaseDenom, ChannelID: t.Counterparty.ChannelID},
-		Chain: registryfile.TraceChain{ChannelID: t.Chain.ChannelID, Path: t.Chain.Path, BridgeID: t.Chain.BridgeID}}
-}
-
 func denomUnit(denom string, exponent int) registryfile.DenomUnit {
 	return registryfile.DenomUnit{Denom: denom, Exponent: exponent}
 }
@@ -174,9 +166,7 @@ func bridgedAsset(a bridge.RegistryAsset) asset {
 	units, display := tokenUnits(a.Base, origin)
 	sym := strings.ToUpper(display)
 	out := newAsset(a.Base, display, sym, sym, "bridged "+origin, units...)
-	for i := range a.Traces {
-		out.Traces = append(out.Traces, hopTrace(a.Traces[i]))
-	}
+	out.Traces = append(out.Traces, a.Traces...)
 	return out
 }
 
@@ -197,7 +187,7 @@ func wrappedAsset(c *Chain, a bridge.RegistryAsset) (asset, bool) {
 		denomUnit(base, 0), denomUnit(sym, evm.LocalDecimals))
 	out.TypeAsset, out.Address = "erc20", addr.Hex()
 	op := a.Traces[0]
-	out.Traces = []registryfile.Trace{hopTrace(op), {
+	out.Traces = []registryfile.Trace{op, {
 		Chain:        registryfile.TraceChain{Contract: evm.WrapperAddress.Hex()},
 		Counterparty: registryfile.TraceCounterparty{BaseDenom: a.Base, ChainID: c.Spec.ChainID, ChainName: c.Spec.name()},
 		Provider:     "Decimal Wrapper", Type: "wrapped"}}

@@ -134,7 +134,7 @@ func forwardedAsset(base, path, originDenom, l1Denom string, cp bridge.TraceCoun
 		desc = fmt.Sprintf("%s of %s, forwarded through %s (%s)", what, cp.ChainName, via, path)
 	}
 	a := newAsset(base, display, sym, sym, desc, units...)
-	a.Traces = []registryfile.Trace{hopTrace(bridge.RegistryTrace{Type: "ibc", Counterparty: cp, Chain: ch})}
+	a.Traces = []registryfile.Trace{{Type: "ibc", Counterparty: cp, Chain: ch}}
 	return a
 }
 
