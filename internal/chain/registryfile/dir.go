@@ -71,6 +71,9 @@ func IBCPairFiles(dir string) []string {
 
 // Entry is one chain of a registry directory.
 type Entry struct {
+	// Network is the network directory the chain is under in a checkout ("mainnets",
+	// "testnets"); "" in a flat directory.
+	Network string
 	// Dir is the chain's directory name (its chain_name in a well-formed registry).
 	Dir   string
 	Chain Chain
@@ -108,6 +111,29 @@ func Read(dir string) ([]Entry, error) {
 	return out, nil
 }
 
+// ReadAll reads every chain under root in either layout (see NetworkDirs), strictly as Read
+// does, mainnets before testnets.
+func ReadAll(root string) ([]Entry, error) {
+	dirs, err := NetworkDirs(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, d := range dirs {
+		entries, err := Read(d)
+		if err != nil {
+			return nil, err
+		}
+		if d != root {
+			for i := range entries {
+				entries[i].Network = filepath.Base(d)
+			}
+		}
+		out = append(out, entries...)
+	}
+	return out, nil
+}
+
 func readJSON(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -119,7 +145,8 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// WriteChain writes c as dir/<chain_name>/chain.json.
+// WriteChain writes c as dir/<chain_name>/chain.json; dir is a flat registry directory or a
+// checkout's network directory (root/testnets).
 func WriteChain(dir string, c Chain) error {
 	return WriteJSON(filepath.Join(dir, c.ChainName, ChainFile), c)
 }

@@ -190,6 +190,37 @@ func TestNetworkDirs(t *testing.T) {
 	}
 }
 
+func TestReadAll(t *testing.T) {
+	entries, err := ReadAll(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range entries {
+		count[e.Network]++
+		if e.Chain.ChainName == "" || e.AssetList == nil || len(e.AssetList.Assets) == 0 {
+			t.Errorf("%s/%s: chain %q, assetlist %v", e.Network, e.Dir, e.Chain.ChainName, e.AssetList != nil)
+		}
+	}
+	if count["mainnets"] != 8 || count["testnets"] != 5 || len(entries) != 13 {
+		t.Errorf("chains per network %v, want mainnets 8, testnets 5", count)
+	}
+	flat, err := ReadAll(devnetDir)
+	if err != nil || len(flat) != 6 || flat[0].Network != "" {
+		t.Errorf("flat directory: %d entries, %v", len(flat), err)
+	}
+	bad := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(bad, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "x", ChainFile), []byte(`{"chain_id":5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadAll(bad); err == nil || !strings.Contains(err.Error(), ChainFile) {
+		t.Errorf("a malformed chain.json read as %v, want an error naming the file", err)
+	}
+}
+
 func decode(t *testing.T, b []byte) any {
 	t.Helper()
 	d := json.NewDecoder(bytes.NewReader(b))
