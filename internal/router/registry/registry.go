@@ -281,8 +281,8 @@ func LoadLogged(dir string, log *slog.Logger) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("registry: %w", err)
 		}
-		var p registryfile.IBCPair
-		if err := json.Unmarshal(raw, &p); err != nil {
+		p, err := decodeTolerant[registryfile.IBCPair](raw, unreadPair)
+		if err != nil {
 			log.Warn("registry: channel pair skipped", "file", registryfile.IBCDir+"/"+filepath.Base(f), "err", err)
 			continue
 		}
@@ -297,8 +297,8 @@ func LoadLogged(dir string, log *slog.Logger) (*Registry, error) {
 }
 
 func parseChain(raw []byte) (*Chain, error) {
-	var f registryfile.Chain
-	if err := json.Unmarshal(raw, &f); err != nil {
+	f, err := decodeTolerant[registryfile.Chain](raw, unreadChain)
+	if err != nil {
 		return nil, err
 	}
 	if f.ChainID == "" || f.ChainName == "" {
@@ -404,8 +404,8 @@ func parseAssets(c *Chain, raw []byte, file string, log *slog.Logger) {
 		c.assets = map[string]*Asset{}
 	}
 	for i, rawAsset := range f.Assets {
-		var af registryfile.Asset
-		if err := json.Unmarshal(rawAsset, &af); err != nil {
+		af, err := decodeTolerant[registryfile.Asset](rawAsset, unreadAsset)
+		if err != nil {
 			log.Warn("registry: asset skipped", "file", file, "asset", entryName(i, rawAsset), "err", err)
 			continue
 		}
