@@ -17,6 +17,7 @@ import (
 // byte order of the files the devnet has always written (the router's committed copy,
 // internal/router/registry/testdata/devnet, holds them byte for byte).
 
+// asset is an assetlist entry; the short name reads better in the builders below.
 type asset = registryfile.Asset
 
 // zeroFees are a fee token's tiers. The devnet's engine enforces no minimum gas price:

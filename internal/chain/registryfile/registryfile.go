@@ -1,7 +1,7 @@
 // Package registryfile holds the initia-registry file formats (chain.json, assetlist.json,
 // _IBC/*.json) as the files are written, and reads and writes registry directories. The
-// devnet writes its registry with these types, the router reads registries with them; no
-// other package declares the formats.
+// devnet writes its registry with these types and the router's loader reads registries with
+// them, so writer and reader cannot drift apart.
 //
 // Member names and JSON shapes are facts of the public initia-registry
 // (initia-labs/initia-registry) plus a few rollgate extensions the router reads
