@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
+	"github.com/rollgate/rollgate/internal/chain/registryfile"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
@@ -123,27 +124,14 @@ type RegistryAsset struct {
 	Traces []RegistryTrace `json:"traces"`
 }
 
-// RegistryTrace is an assetlist trace of type "ibc" or "op".
-type RegistryTrace struct {
-	Type         string            `json:"type"`
-	Counterparty TraceCounterparty `json:"counterparty"`
-	Chain        TraceChain        `json:"chain"`
-}
+// RegistryTrace is an assetlist trace of type "ibc" or "op", in the registry's own type.
+type RegistryTrace = registryfile.Trace
 
 // TraceCounterparty is the origin side of a trace.
-type TraceCounterparty struct {
-	ChainName string `json:"chain_name"`
-	ChainID   string `json:"chain_id"`
-	BaseDenom string `json:"base_denom"`
-	ChannelID string `json:"channel_id,omitempty"`
-}
+type TraceCounterparty = registryfile.TraceCounterparty
 
 // TraceChain is the local side of a trace.
-type TraceChain struct {
-	ChannelID string `json:"channel_id,omitempty"`
-	Path      string `json:"path,omitempty"`
-	BridgeID  string `json:"bridge_id,omitempty"`
-}
+type TraceChain = registryfile.TraceChain
 
 // Network is the wiring of every chain.
 type Network struct {
