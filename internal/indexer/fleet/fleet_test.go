@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -476,4 +477,34 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestLoadInitiaRegistry reads the real initia-registry snapshot the router's tests keep: a
+// checkout (mainnets/ and testnets/) and one network's directory both load, every rollup with
+// its VM from metadata.minitia.type, the L1s left out. The counts are the snapshot's files'.
+func TestLoadInitiaRegistry(t *testing.T) {
+	root := filepath.Join("..", "..", "router", "registry", "testdata", "initia-registry")
+	for _, tc := range []struct {
+		dir  string
+		want map[string]int
+	}{
+		{root, map[string]int{"evm": 4, "move": 4, "wasm": 3}},
+		{filepath.Join(root, "mainnets"), map[string]int{"evm": 3, "move": 3, "wasm": 1}},
+		{filepath.Join(root, "testnets"), map[string]int{"evm": 1, "move": 1, "wasm": 2}},
+	} {
+		chains, err := fleet.Load(tc.dir)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.dir, err)
+		}
+		got := map[string]int{}
+		for _, c := range chains {
+			got[c.VMType]++
+			if c.RPC == "" || c.REST == "" || c.AccountPrefix == "" {
+				t.Errorf("%s: %s without rpc, rest or prefix: %+v", tc.dir, c.ID, c)
+			}
+		}
+		if !maps.Equal(got, tc.want) {
+			t.Errorf("%s: rollups by VM %v, want %v", tc.dir, got, tc.want)
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rollgate/rollgate/internal/chain/registryfile"
+
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 )
 
@@ -117,59 +119,61 @@ func Load(path string) ([]Chain, error) {
 	return chains, nil
 }
 
-// registryChain is the part of an initia-registry chain.json the fleet reads.
-type registryChain struct {
-	ChainID      string `json:"chain_id"`
-	Bech32Prefix string `json:"bech32_prefix"`
-	APIs         struct {
-		RPC     []struct{ Address string } `json:"rpc"`
-		REST    []struct{ Address string } `json:"rest"`
-		JSONRPC []struct{ Address string } `json:"json-rpc"`
-	} `json:"apis"`
-	Metadata struct {
-		Minitia *struct {
-			Type string `json:"type"`
-		} `json:"minitia"`
-	} `json:"metadata"`
-}
-
 // vmOf maps the registry's minitia type to the indexer's VM type.
 var vmOf = map[string]string{"minievm": "evm", "minimove": "move", "miniwasm": "wasm"}
 
+// loadRegistry reads the rollups of a registry directory: a flat one (<name>/chain.json, as the
+// devnet writes it) or an initia-registry checkout (mainnets/, testnets/), in the file types
+// the devnet's writer and the router's reader share (internal/chain/registryfile). Only
+// chain.json is read: the fleet needs no asset list.
 func loadRegistry(dir string) ([]Chain, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*", "chain.json"))
+	nets, err := registryfile.NetworkDirs(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []Chain
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	files := 0
+	for _, net := range nets {
+		names, err := registryfile.ChainDirs(net)
 		if err != nil {
 			return nil, err
 		}
-		var rc registryChain
-		if err := json.Unmarshal(b, &rc); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		if rc.Metadata.Minitia == nil {
-			continue // the L1 or another chain that is not a rollup
-		}
-		vm, ok := vmOf[rc.Metadata.Minitia.Type]
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown minitia type %q", f, rc.Metadata.Minitia.Type)
-		}
-		join := func(eps []struct{ Address string }) string {
-			var s []string
-			for _, e := range eps {
-				s = append(s, e.Address)
+		for _, name := range names {
+			f := filepath.Join(net, name, registryfile.ChainFile)
+			b, err := os.ReadFile(f)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
 			}
-			return strings.Join(s, ",")
+			if err != nil {
+				return nil, err
+			}
+			files++
+			var rc registryfile.Chain
+			if err := json.Unmarshal(b, &rc); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if rc.Metadata.Minitia == nil {
+				continue // the L1 or another chain that is not a rollup
+			}
+			vm, ok := vmOf[rc.Metadata.Minitia.Type]
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown minitia type %q", f, rc.Metadata.Minitia.Type)
+			}
+			out = append(out, Chain{ID: rc.ChainID, VMType: vm, AccountPrefix: rc.Bech32Prefix,
+				RPC: joinEndpoints(rc.APIs.RPC), REST: joinEndpoints(rc.APIs.REST), JSONRPC: joinEndpoints(rc.APIs.JSONRPC)})
 		}
-		out = append(out, Chain{ID: rc.ChainID, VMType: vm, AccountPrefix: rc.Bech32Prefix,
-			RPC: join(rc.APIs.RPC), REST: join(rc.APIs.REST), JSONRPC: join(rc.APIs.JSONRPC)})
 	}
-	if len(out) == 0 && len(files) == 0 {
+	if len(out) == 0 && files == 0 {
 		return nil, errors.New(dir + ": no <name>/chain.json (want a registry in the initia-registry layout)")
 	}
 	return out, nil
+}
+
+// joinEndpoints is the comma-separated URL list the indexer's clients rotate over.
+func joinEndpoints(eps []registryfile.Endpoint) string {
+	s := make([]string, len(eps))
+	for i, e := range eps {
+		s[i] = e.Address
+	}
+	return strings.Join(s, ",")
 }
