@@ -43,7 +43,7 @@ type Endpoints map[string]ChainEndpoints
 func buildChain(cfg Config, s ChainSpec, extraModules []sim.Module, extraAccounts []engine.GenesisAccount, log *slog.Logger) (*Chain, error) {
 	v := plugVM(s, cfg, log)
 	cc := engine.Config{
-		ChainID: s.ChainID, Kind: engine.Kind(s.Kind), Bech32Prefix: s.Prefix, CosmosKeys: s.CosmosKeys,
+		ChainID: s.ChainID, Kind: s.Kind, Bech32Prefix: s.Prefix, CosmosKeys: s.CosmosKeys,
 		BlockInterval: cfg.BlockInterval, Seed: cfg.Seed, GenesisTime: cfg.GenesisTime,
 		NumAccounts: cfg.Accounts, FeeDenom: s.FeeDenom, AccountCoins: s.genesisCoins(), ExtraAccounts: extraAccounts,
 		Modules: append(append([]sim.Module(nil), v.modules...), extraModules...),

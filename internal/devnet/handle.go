@@ -8,16 +8,18 @@ import (
 )
 
 // Kind is the flavour of a chain: what its ChainSpec asks for and what its endpoints report.
-// Its values are the engine's kinds, so a spec hands its kind to the engine as it is.
-type Kind string
+// It is the engine's kind, and so chain/vmkind's Kind: a rollup's kind is the value the
+// product compares (KindEVM == vmkind.EVM); KindL1 and KindCosmos are the chains that run no
+// rollup VM.
+type Kind = engine.Kind
 
 // The chain kinds a ChainSpec may name.
 const (
-	KindL1     = Kind(engine.KindL1)
-	KindEVM    = Kind(engine.KindEVM)
-	KindMove   = Kind(engine.KindMove)
-	KindWasm   = Kind(engine.KindWasm)
-	KindCosmos = Kind(engine.KindCosmos)
+	KindL1     = engine.KindL1
+	KindEVM    = engine.KindEVM
+	KindMove   = engine.KindMove
+	KindWasm   = engine.KindWasm
+	KindCosmos = engine.KindCosmos
 )
 
 // ID is the chain id.

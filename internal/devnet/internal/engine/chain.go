@@ -18,18 +18,21 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
-// Kind is the flavour of a chain.
-type Kind string
+// Kind is the flavour of a chain. It is the tree's one VM kind, so a rollup's kind is the
+// very value the indexer and router compare; the two chains that are no rollup (the L1 and an
+// external Cosmos chain) are further values of it that vmkind.Parse never accepts.
+type Kind = vmkind.Kind
 
 // Chain kinds.
 const (
 	KindL1     Kind = "l1"
-	KindEVM    Kind = "evm"
-	KindMove   Kind = "move"
-	KindWasm   Kind = "wasm"
+	KindEVM         = vmkind.EVM
+	KindMove        = vmkind.Move
+	KindWasm        = vmkind.Wasm
 	KindCosmos Kind = "cosmos"
 )
 
