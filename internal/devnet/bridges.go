@@ -44,7 +44,7 @@ func wireBridges(n *Network) (*bridges, error) {
 	ibcHooks := map[string]ibc.HookExecutor{}
 	depHooks := map[string]opinit.DepositHookExecutor{}
 	for _, s := range n.cfg.Chains {
-		bs := bridge.ChainSpec{ChainID: s.ChainID, Kind: string(s.Kind), Prefix: s.Prefix, ChainName: s.name(), NativeDenoms: s.NativeDenoms}
+		bs := bridge.ChainSpec{ChainID: s.ChainID, Kind: s.Kind, Prefix: s.Prefix, ChainName: s.name(), NativeDenoms: s.NativeDenoms}
 		if isRollup(s.Kind) {
 			bs.Executor = b.bech32(s, b.bots(s)[1])
 		}

@@ -31,7 +31,7 @@ func TestOnEngine(t *testing.T) {
 	}
 	var specs []bridge.ChainSpec
 	for _, c := range defaultChains {
-		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init"}
+		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: c.Kind, Prefix: "init"}
 		if c.Kind == engine.KindL1 {
 			s.NativeDenoms = []string{"uinit"}
 		} else {
@@ -219,7 +219,7 @@ func TestTrafficOnEngine(t *testing.T) {
 	relKey, exKey, _ := bridge.BotKeys(seed, false)
 	var specs []bridge.ChainSpec
 	for _, c := range defaultChains {
-		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init", Executor: engine.Bech32("init", exKey.Address())}
+		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: c.Kind, Prefix: "init", Executor: engine.Bech32("init", exKey.Address())}
 		if c.Kind == engine.KindL1 {
 			s.NativeDenoms, s.Executor = []string{"uinit"}, ""
 		} else {

@@ -7,25 +7,27 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/chain/registryfile"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
-// Chain kinds: the engine's chain.Kind strings, so string(spec.Kind) can be passed as is.
+// Chain kinds: the engine's, so a spec's kind is passed as it is.
 const (
-	KindL1       = "l1"   // Initia L1 (Move VM, ophost, Move ibc-hooks)
-	KindMinimove = "move" // rollups run opchild and their VM's ibc-hooks
-	KindMinievm  = "evm"
-	KindMiniwasm = "wasm"
-	KindExternal = "cosmos" // an external Cosmos chain: IBC only, no hooks
+	KindL1       = engine.KindL1   // Initia L1 (Move VM, ophost, Move ibc-hooks)
+	KindMinimove = engine.KindMove // rollups run opchild and their VM's ibc-hooks
+	KindMinievm  = engine.KindEVM
+	KindMiniwasm = engine.KindWasm
+	KindExternal = engine.KindCosmos // an external Cosmos chain: IBC only, no hooks
 )
 
 // ChainSpec describes one chain of the network.
 type ChainSpec struct {
 	ChainID string
-	Kind    string
+	Kind    engine.Kind
 	Prefix  string // bech32 account prefix, e.g. "init"
 	// ChainName is the registry chain_name (defaults to ChainID).
 	ChainName string
@@ -145,19 +147,20 @@ func (n *Network) Chain(id string) (*ChainModules, bool) {
 	return c, ok
 }
 
-func hookVM(kind string) string {
+// hookVM is the VM whose ibc-hooks a chain runs: the L1's is Move's; an external chain has none.
+func hookVM(kind engine.Kind) vmkind.Kind {
 	switch kind {
 	case KindL1, KindMinimove:
-		return "move"
+		return vmkind.Move
 	case KindMinievm:
-		return "evm"
+		return vmkind.EVM
 	case KindMiniwasm:
-		return "wasm"
+		return vmkind.Wasm
 	}
 	return ""
 }
 
-func isRollup(kind string) bool {
+func isRollup(kind engine.Kind) bool {
 	return kind == KindMinimove || kind == KindMinievm || kind == KindMiniwasm
 }
 

@@ -25,6 +25,7 @@ import (
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
@@ -278,7 +279,7 @@ func bumpSequence(env sim.Env, addr []byte, si engine.SignerInfo) error {
 // the intermediary as sender (MsgExecute / MsgExecuteJSON for Move, MsgCall for EVM,
 // MsgExecuteContract with the received funds for Wasm) and runs through the chain's
 // routes.
-func (h *HookRunner) ExecIBCHook(env sim.Env, vm string, sender []byte, message json.RawMessage, funds sim.Coin) error {
+func (h *HookRunner) ExecIBCHook(env sim.Env, vm vmkind.Kind, sender []byte, message json.RawMessage, funds sim.Coin) error {
 	senderStr, err := address.Bech32(env.AddressPrefix(), sender)
 	if err != nil {
 		return err
@@ -289,16 +290,16 @@ func (h *HookRunner) ExecIBCHook(env sim.Env, vm string, sender []byte, message 
 	}
 	var msg proto.Message
 	switch vm {
-	case "move":
+	case vmkind.Move:
 		if _, isJSON := fields["message_json"]; isJSON {
 			msg = &movev1.MsgExecuteJSON{}
 			message = fields["message_json"]
 		} else {
 			msg = &movev1.MsgExecute{}
 		}
-	case "evm":
+	case vmkind.EVM:
 		msg = &evmv1.MsgCall{}
-	case "wasm":
+	case vmkind.Wasm:
 		var w struct {
 			Contract string          `json:"contract"`
 			Msg      json.RawMessage `json:"msg"`
@@ -361,7 +362,7 @@ func protoreflectString(s string) protoreflect.Value { return protoreflect.Value
 // <module_address>::<module_name>::ibc_ack(id: u64, success: bool) / ibc_timeout(id: u64)
 // with BCS arguments, EVM calls ibc_ack(uint64,bool) / ibc_timeout(uint64) on the
 // callback contract; Wasm sudo callbacks are not modelled (no-op).
-func (h *HookRunner) ExecIBCCallback(env sim.Env, vm string, sender []byte, callback json.RawMessage, cb ibc.Callback) error {
+func (h *HookRunner) ExecIBCCallback(env sim.Env, vm vmkind.Kind, sender []byte, callback json.RawMessage, cb ibc.Callback) error {
 	senderStr, err := address.Bech32(env.AddressPrefix(), sender)
 	if err != nil {
 		return err
@@ -374,7 +375,7 @@ func (h *HookRunner) ExecIBCCallback(env sim.Env, vm string, sender []byte, call
 	}
 	dec := json.NewDecoder(bytes.NewReader(callback))
 	dec.UseNumber()
-	if vm == "wasm" {
+	if vm == vmkind.Wasm {
 		return nil
 	}
 	if err := dec.Decode(&c); err != nil {
@@ -385,7 +386,7 @@ func (h *HookRunner) ExecIBCCallback(env sim.Env, vm string, sender []byte, call
 		return fmt.Errorf("invalid callback id %q: %w", c.ID, err)
 	}
 	switch vm {
-	case "move":
+	case vmkind.Move:
 		idArg := binary.LittleEndian.AppendUint64(nil, id)
 		msg := &movev1.MsgExecute{Sender: senderStr, ModuleAddress: c.ModuleAddress, ModuleName: c.ModuleName,
 			FunctionName: "ibc_timeout", Args: [][]byte{idArg}}
@@ -397,7 +398,7 @@ func (h *HookRunner) ExecIBCCallback(env sim.Env, vm string, sender []byte, call
 			msg.FunctionName, msg.Args = "ibc_ack", [][]byte{idArg, ok}
 		}
 		return h.run(env, msg)
-	case "evm":
+	case vmkind.EVM:
 		word := func(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 24), v) }
 		var input []byte
 		if cb.Timeout {

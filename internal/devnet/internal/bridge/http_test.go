@@ -30,7 +30,7 @@ func TestHTTPRelayOnEngine(t *testing.T) {
 	chains := defaultChains[:3] // L1, minievm, minimove
 	var specs []bridge.ChainSpec
 	for _, c := range chains {
-		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: string(c.Kind), Prefix: "init"}
+		s := bridge.ChainSpec{ChainID: c.ChainID, Kind: c.Kind, Prefix: "init"}
 		if c.Kind == engine.KindL1 {
 			s.NativeDenoms = []string{"uinit"}
 		} else {

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 )
 
 // ForwardMetadata is the packet-forward-middleware memo object under "forward".
@@ -152,7 +154,7 @@ func validIdentifier(id string, min, max int) bool {
 
 // HookMemo is an Initia ibc-hooks memo routed to one VM.
 type HookMemo struct {
-	VM            string
+	VM            vmkind.Kind
 	Message       json.RawMessage
 	AsyncCallback json.RawMessage
 }
@@ -166,7 +168,7 @@ type hookJSON struct {
 // ParseHook reports whether memo is routed to the hook of vm ("move", "evm", "wasm"):
 // a JSON object with that key whose value carries a "message". Move and Wasm decode the
 // hook object strictly (unknown fields are an error), EVM leniently.
-func ParseHook(vm, memo string) (*HookMemo, bool, error) {
+func ParseHook(vm vmkind.Kind, memo string) (*HookMemo, bool, error) {
 	if vm == "" {
 		return nil, false, nil
 	}
@@ -174,20 +176,20 @@ func ParseHook(vm, memo string) (*HookMemo, bool, error) {
 	if err := json.Unmarshal([]byte(memo), &top); err != nil {
 		return nil, false, nil
 	}
-	raw, ok := top[vm]
+	raw, ok := top[vm.String()]
 	if !ok {
 		return nil, false, nil
 	}
 	var hj hookJSON
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	if vm != "evm" {
+	if vm != vmkind.EVM {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(&hj); err != nil {
 		return nil, true, fmt.Errorf("failed to unmarshal hook data: %w", err)
 	}
 	present := func(r json.RawMessage) bool { return len(r) > 0 && !bytes.Equal(bytes.TrimSpace(r), []byte("null")) }
-	if vm == "move" && present(hj.MessageJSON) {
+	if vm == vmkind.Move && present(hj.MessageJSON) {
 		if present(hj.Message) {
 			return nil, true, errors.New("only one of message or message_json may be set")
 		}
@@ -218,7 +220,7 @@ func (h *HookMemo) MoveMessage() json.RawMessage {
 // exact contract.
 func (h *HookMemo) ValidateReceiver(receiver string, moveHashBech32 func(string) string) error {
 	switch h.VM {
-	case "move":
+	case vmkind.Move:
 		var m struct {
 			ModuleAddress string `json:"module_address"`
 			ModuleName    string `json:"module_name"`
@@ -232,7 +234,7 @@ func (h *HookMemo) ValidateReceiver(receiver string, moveHashBech32 func(string)
 			return nil
 		}
 		return fmt.Errorf("receiver is not properly set; expected %s, got %s", fn, receiver)
-	case "evm":
+	case vmkind.EVM:
 		var m struct {
 			ContractAddr string `json:"contract_addr"`
 		}
@@ -242,7 +244,7 @@ func (h *HookMemo) ValidateReceiver(receiver string, moveHashBech32 func(string)
 		if receiver != m.ContractAddr {
 			return fmt.Errorf("receiver is not properly set; expected %s, got %s", m.ContractAddr, receiver)
 		}
-	case "wasm":
+	case vmkind.Wasm:
 		var m struct {
 			Contract string `json:"contract"`
 		}
@@ -260,7 +262,7 @@ func (h *HookMemo) ValidateReceiver(receiver string, moveHashBech32 func(string)
 // (L1) and Wasm hooks do in the send path before the packet is committed: the callback
 // key goes, and the whole vm key when no message is left. It returns the new memo and
 // the removed callback (nil if there was none). Other memos are returned unchanged.
-func StripAsyncCallback(vm, memo string) (string, json.RawMessage) {
+func StripAsyncCallback(vm vmkind.Kind, memo string) (string, json.RawMessage) {
 	if vm == "" {
 		return memo, nil
 	}
@@ -268,7 +270,7 @@ func StripAsyncCallback(vm, memo string) (string, json.RawMessage) {
 	if err := json.Unmarshal([]byte(memo), &top); err != nil {
 		return memo, nil
 	}
-	hook, ok := top[vm].(map[string]any)
+	hook, ok := top[vm.String()].(map[string]any)
 	if !ok {
 		return memo, nil
 	}
@@ -279,9 +281,9 @@ func StripAsyncCallback(vm, memo string) (string, json.RawMessage) {
 	cbRaw, _ := json.Marshal(cb)
 	delete(hook, "async_callback")
 	if _, has := hook["message"]; !has {
-		delete(top, vm)
+		delete(top, vm.String())
 	} else {
-		top[vm] = hook
+		top[vm.String()] = hook
 	}
 	if len(top) == 0 {
 		return "", cbRaw

@@ -16,6 +16,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	channelv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -60,7 +61,7 @@ type Channel struct {
 // branch that is discarded when the call fails (the ack then becomes
 // "ibc <vm> hook error: <err>").
 type HookExecutor interface {
-	ExecIBCHook(env sim.Env, vm string, sender []byte, message json.RawMessage, funds sim.Coin) error
+	ExecIBCHook(env sim.Env, vm vmkind.Kind, sender []byte, message json.RawMessage, funds sim.Coin) error
 }
 
 // Callback describes the outcome an async callback is told about.
@@ -78,15 +79,15 @@ type Callback struct {
 // memo's async_callback object; env is a branch discarded on error (the module then
 // emits hook_failed).
 type CallbackExecutor interface {
-	ExecIBCCallback(env sim.Env, vm string, sender []byte, callback json.RawMessage, cb Callback) error
+	ExecIBCCallback(env sim.Env, vm vmkind.Kind, sender []byte, callback json.RawMessage, cb Callback) error
 }
 
 // Config configures one chain's IBC module.
 type Config struct {
 	Channels []Channel
-	// HookVM selects the ibc-hooks middleware: "move" (L1, minimove), "evm" (minievm),
-	// "wasm" (miniwasm) or "" for chains without it.
-	HookVM string
+	// HookVM selects the ibc-hooks middleware: vmkind.Move (L1, minimove), vmkind.EVM
+	// (minievm), vmkind.Wasm (miniwasm) or "" for chains without it.
+	HookVM vmkind.Kind
 	// Hooks executes hook messages; nil makes hook execution a no-op (the transfer to
 	// the intermediary still happens, Move hooks still emit their `execute` event).
 	Hooks HookExecutor

@@ -14,6 +14,7 @@ import (
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	channelv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/channel/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/internal/branch"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
@@ -126,7 +127,7 @@ func (m *Module) transfer(env sim.Env, r transferReq) (uint64, error) {
 	}
 	memo := r.memo
 	var callback json.RawMessage
-	if m.cfg.HookVM == "move" || m.cfg.HookVM == "wasm" {
+	if m.cfg.HookVM == vmkind.Move || m.cfg.HookVM == vmkind.Wasm {
 		// Initia L1 and miniwasm have the hook in the ICS4 send path, which takes the
 		// async callback out of the committed packet and keeps it for the ack/timeout.
 		memo, callback = StripAsyncCallback(m.cfg.HookVM, memo)
@@ -351,7 +352,7 @@ func (m *Module) execHook(env sim.Env, hm *HookMemo, sender []byte, funds sim.Co
 	if m.cfg.Hooks != nil {
 		return m.cfg.Hooks.ExecIBCHook(env, hm.VM, sender, hm.Message, funds)
 	}
-	if hm.VM == "move" {
+	if hm.VM == vmkind.Move {
 		var msg struct {
 			ModuleAddress string `json:"module_address"`
 			ModuleName    string `json:"module_name"`
@@ -595,13 +596,13 @@ func (m *Module) runCallback(env sim.Env, p *channelv1.Packet, data PacketData, 
 	raw, stored := kv.Get(key)
 	if stored {
 		kv.Delete(key)
-	} else if m.cfg.HookVM == "evm" {
+	} else if m.cfg.HookVM == vmkind.EVM {
 		// minievm has no send hook: the callback is read from the packet's own memo
 		var top map[string]struct {
 			AsyncCallback json.RawMessage `json:"async_callback"`
 		}
 		if json.Unmarshal([]byte(data.Memo), &top) == nil {
-			raw = top["evm"].AsyncCallback
+			raw = top[vmkind.EVM.String()].AsyncCallback
 		}
 	}
 	if len(raw) == 0 {

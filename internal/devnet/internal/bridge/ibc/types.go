@@ -14,6 +14,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
@@ -260,10 +261,10 @@ func ForwardReceiver(destChannel, originalSender string) []byte {
 	return address.Hash("packetfowardmiddleware", []byte(destChannel+"/"+originalSender))[:20]
 }
 
-// HookIntermediary is the ibc-hooks intermediary sender for a VM ("move", "evm", "wasm"):
-// the full 32-byte SHA-256(SHA-256("ibc-<vm>-hook-intermediary") ‖ "<dest channel>/<sender>").
-func HookIntermediary(vm, destChannel, sender string) []byte {
-	return address.Hash("ibc-"+vm+"-hook-intermediary", []byte(destChannel+"/"+sender))
+// HookIntermediary is the ibc-hooks intermediary sender for a VM (move, evm, wasm): the full
+// 32-byte SHA-256(SHA-256("ibc-<vm>-hook-intermediary") ‖ "<dest channel>/<sender>").
+func HookIntermediary(vm vmkind.Kind, destChannel, sender string) []byte {
+	return address.Hash("ibc-"+vm.String()+"-hook-intermediary", []byte(destChannel+"/"+sender))
 }
 
 // coded builds the error type the engine turns into a failed tx's codespace and code.

@@ -22,6 +22,7 @@ import (
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
@@ -908,8 +909,10 @@ func TestEventAttributeOrder(t *testing.T) {
 // the ones for callback id 13.
 type recorder struct{ calls []ibc.Callback }
 
-func (r *recorder) ExecIBCHook(sim.Env, string, []byte, json.RawMessage, sim.Coin) error { return nil }
-func (r *recorder) ExecIBCCallback(env sim.Env, vm string, _ []byte, cb json.RawMessage, c ibc.Callback) error {
+func (r *recorder) ExecIBCHook(sim.Env, vmkind.Kind, []byte, json.RawMessage, sim.Coin) error {
+	return nil
+}
+func (r *recorder) ExecIBCCallback(env sim.Env, _ vmkind.Kind, _ []byte, cb json.RawMessage, c ibc.Callback) error {
 	if strings.Contains(string(cb), `"id":13`) {
 		env.Emit(sim.Event{Type: "should_vanish"})
 		return errors.New("callback reverted")
