@@ -14,21 +14,27 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
+// A VM module's own event types (wasmd's, x/move's): to SplitEvents only names, not kinds.
+const (
+	wasmEvent = "wasm"
+	moveEvent = "move"
+)
+
 func TestSplitEvents(t *testing.T) {
 	at := func(k, v string) sim.Attribute { return sim.Attribute{Key: k, Value: v, Index: true} }
 	evs := []sim.Event{
 		{Type: "tx", Attributes: []sim.Attribute{at("fee", "1u")}},
 		{Type: "coin_spent", Attributes: []sim.Attribute{at("spender", "a")}},
 		{Type: "message", Attributes: []sim.Attribute{at("action", "/x.Msg"), at("msg_index", "0")}},
-		{Type: "wasm", Attributes: []sim.Attribute{at("k", "v"), at("msg_index", "0")}},
+		{Type: wasmEvent, Attributes: []sim.Attribute{at("k", "v"), at("msg_index", "0")}},
 		{Type: "message", Attributes: []sim.Attribute{at("sender", "a"), at("msg_index", "1")}},
-		{Type: "move", Attributes: []sim.Attribute{at("action", "kept"), at("msg_index", "1")}},
+		{Type: moveEvent, Attributes: []sim.Attribute{at("action", "kept"), at("msg_index", "1")}},
 	}
 	tx, per := SplitEvents(evs)
 	if len(tx) != 1 || tx[0].Type != "coin_spent" {
 		t.Errorf("tx level: %v", tx)
 	}
-	if len(per["0"]) != 1 || per["0"][0].Type != "wasm" || len(per["0"][0].Attributes) != 1 {
+	if len(per["0"]) != 1 || per["0"][0].Type != wasmEvent || len(per["0"][0].Attributes) != 1 {
 		t.Errorf("msg 0: %v", per["0"])
 	}
 	if len(per["1"]) != 2 || per["1"][1].Attributes[0].Key != "action" {

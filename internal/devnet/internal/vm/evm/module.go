@@ -25,6 +25,14 @@ import (
 // StoreName is the module's KV namespace.
 const StoreName = "evm"
 
+// Names minievm spells as its VM kind, though neither is a kind: EventType is the type of
+// the event it emits per EVM log (the log in its "log" attribute), Codespace the ABCI
+// codespace of its errors.
+const (
+	EventType = "evm"
+	Codespace = "evm"
+)
+
 // Config configures the EVM module.
 type Config struct {
 	EVMChainID     uint64   // default: derived from the chain id
@@ -215,7 +223,7 @@ type hostEnv interface {
 	sim.SequenceFlag
 }
 
-var errReverted = &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted"}
+var errReverted = &sim.CodedError{Codespace: Codespace, Code: 23, Log: "Reverted"}
 
 // ethLog is one EVM log.
 type ethLog struct {
@@ -243,7 +251,7 @@ func hexutilEncode(b []byte) string { return "0x" + hex.EncodeToString(b) }
 func attr(k, v string) sim.Attribute { return sim.Attribute{Key: k, Value: v, Index: true} }
 
 func evmEvent(logs []ethLog) sim.Event {
-	ev := sim.Event{Type: "evm"}
+	ev := sim.Event{Type: EventType}
 	for _, l := range logs {
 		ev.Attributes = append(ev.Attributes, attr("log", l.logJSON()))
 	}
@@ -304,11 +312,11 @@ func (m *Module) handleCall(env sim.Env, mc *evmv1.MsgCall) error {
 	}
 	input, err := hex.DecodeString(strings.TrimPrefix(mc.GetInput(), "0x"))
 	if err != nil {
-		return &sim.CodedError{Codespace: "evm", Code: 2, Log: "invalid input: " + err.Error()}
+		return &sim.CodedError{Codespace: Codespace, Code: 2, Log: "invalid input: " + err.Error()}
 	}
 	value, err := parseValue(mc.GetValue())
 	if err != nil {
-		return &sim.CodedError{Codespace: "evm", Code: 2, Log: err.Error()}
+		return &sim.CodedError{Codespace: Codespace, Code: 2, Log: err.Error()}
 	}
 	x, err := m.newExec(env)
 	if err != nil {
@@ -349,7 +357,7 @@ func (m *Module) handleCreate(env sim.Env, mc *evmv1.MsgCreate) error {
 	}
 	code, err := hex.DecodeString(strings.TrimPrefix(mc.GetCode(), "0x"))
 	if err != nil || len(code) == 0 {
-		return &sim.CodedError{Codespace: "evm", Code: 2, Log: "invalid code"}
+		return &sim.CodedError{Codespace: Codespace, Code: 2, Log: "invalid code"}
 	}
 	x, err := m.newExec(env)
 	if err != nil {

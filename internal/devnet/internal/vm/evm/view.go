@@ -228,7 +228,7 @@ func (v *View) build(h int64, parent common.Hash) (*ethBlock, error) {
 		et.index = len(eb.txs) + 1
 		for _, ev := range res.Events {
 			switch ev.Type {
-			case "evm":
+			case EventType:
 				for _, a := range ev.Attributes {
 					if a.Key != "log" {
 						continue
@@ -613,7 +613,7 @@ func (v *View) trace(t *ethTx) ordered {
 			continue
 		}
 		// a bank movement: the bank module calls the ERC-20's sudoTransfer
-		if i+1 < len(evs) && evs[i+1].Type == "evm" {
+		if i+1 < len(evs) && evs[i+1].Type == EventType {
 			var lj struct {
 				Topics []string `json:"topics"`
 				Data   string   `json:"data"`

@@ -307,7 +307,7 @@ func (x *exec) toRemoteAndOPWithdraw(sender common.Address, receiver, localDenom
 	}
 	msg := &opchildv1.MsgInitiateTokenWithdrawal{Sender: from, To: receiver, Amount: &basev1beta1.Coin{Denom: ref.Denom, Amount: remote.String()}}
 	if err := x.m.cosmos(x.env, msg); err != nil {
-		return &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
+		return &sim.CodedError{Codespace: Codespace, Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
 	}
 	x.ret = nil
 	return nil
@@ -369,7 +369,7 @@ func (x *exec) toRemoteAndIBCTransfer(sender common.Address, localDenom string, 
 	msg := &transferv1.MsgTransfer{SourcePort: "transfer", SourceChannel: channel, Token: &basev1beta1.Coin{Denom: ref.Denom, Amount: remote.String()},
 		Sender: from, Receiver: receiver, TimeoutHeight: &clientv1.Height{}, TimeoutTimestamp: timeout.Uint64(), Memo: string(merged)}
 	if err := x.m.cosmos(x.env, msg); err != nil {
-		return &sim.CodedError{Codespace: "evm", Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
+		return &sim.CodedError{Codespace: Codespace, Code: 23, Log: "Reverted: execute_cosmos: " + err.Error()}
 	}
 	x.ret = nil
 	return nil

@@ -16,7 +16,7 @@ func TestFlavorStoreCreation(t *testing.T) {
 	count := func(evs []sim.Event) int {
 		n := 0
 		for _, e := range evs {
-			if e.Type == "move" && e.Attributes[0].Value == tagPrimaryStore {
+			if e.Type == EventType && e.Attributes[0].Value == tagPrimaryStore {
 				n++
 			}
 		}

@@ -39,10 +39,10 @@ func TestOnEngine(t *testing.T) {
 				fails[r.Codespace+" "+r.Log]++
 			}
 			for _, e := range r.Events {
-				if e.Type == "move" {
+				if e.Type == EventType {
 					types[e.Attributes[0].Value]++
 				}
-				if e.Type == "move" && e.Attributes[0].Value == tagPrimaryStore {
+				if e.Type == EventType && e.Attributes[0].Value == tagPrimaryStore {
 					for _, a := range e.Attributes {
 						if a.Key == "store_addr" {
 							if genesisStores[a.Value] || created[a.Value] {

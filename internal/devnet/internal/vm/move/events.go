@@ -50,7 +50,7 @@ func moveEvent(typeTag string, fields ...kv) sim.Event {
 	for _, f := range sorted {
 		attrs = append(attrs, sim.Attribute{Key: f.k, Value: flatValue(f.v), Index: true})
 	}
-	return sim.Event{Type: "move", Attributes: attrs}
+	return sim.Event{Type: EventType, Attributes: attrs}
 }
 
 func dataJSON(fields []kv) []byte {

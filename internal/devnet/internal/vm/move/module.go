@@ -20,6 +20,10 @@ import (
 // StoreName is the module's KV namespace (Env.Store / Query.Store).
 const StoreName = "move"
 
+// EventType is the type of the events the Move VM emits (the Move event's type tag in their
+// "type_tag" attribute); it is spelled as the VM kind but is a chain event type.
+const EventType = "move"
+
 // Message type URLs handled by the module.
 const (
 	TypeMsgExecute     = "/initia.move.v1.MsgExecute"

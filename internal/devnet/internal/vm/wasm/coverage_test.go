@@ -59,7 +59,7 @@ func landedOps(t *testing.T, raw []byte, res engine.TxResult) []string {
 		t.Fatal(err)
 	}
 	if res.Code != 0 {
-		if res.Codespace == "wasm" && res.Code == 5 {
+		if res.Codespace == Codespace && res.Code == 5 {
 			return []string{"failure"}
 		}
 		t.Errorf("unintended failure %s %d: %s", res.Codespace, res.Code, res.Log)

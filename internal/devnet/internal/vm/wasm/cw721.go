@@ -115,12 +115,12 @@ func cw721Instantiate(env sim.Env, msg []byte, sender string) (collectionRec, er
 		WithdrawAddress         *string         `json:"withdraw_address"`
 	}
 	if err := json.Unmarshal(msg, &in); err != nil {
-		return collectionRec{}, &sim.CodedError{Codespace: "wasm", Code: 4,
+		return collectionRec{}, &sim.CodedError{Codespace: Codespace, Code: 4,
 			Log: fmt.Sprintf("Error parsing into type cw721::msg::Cw721InstantiateMsg: %v: instantiate wasm contract failed", err)}
 	}
 	ext, err := normalizeCollectionExt(in.CollectionInfoExtension)
 	if err != nil {
-		return collectionRec{}, &sim.CodedError{Codespace: "wasm", Code: 4, Log: fmt.Sprintf("Error parsing into type cw721::msg::Cw721InstantiateMsg: %v: instantiate wasm contract failed", err)}
+		return collectionRec{}, &sim.CodedError{Codespace: Codespace, Code: 4, Log: fmt.Sprintf("Error parsing into type cw721::msg::Cw721InstantiateMsg: %v: instantiate wasm contract failed", err)}
 	}
 	col := collectionRec{Name: in.Name, Symbol: in.Symbol, Extension: ext, Minter: sender, Creator: sender,
 		UpdatedAt: strconv.FormatInt(env.Time().UnixNano(), 10)}
@@ -132,7 +132,7 @@ func cw721Instantiate(env sim.Env, msg []byte, sender string) (collectionRec, er
 			continue
 		}
 		if _, err := address.FromBech32(env.AddressPrefix(), *p.v); err != nil {
-			return collectionRec{}, &sim.CodedError{Codespace: "wasm", Code: 4,
+			return collectionRec{}, &sim.CodedError{Codespace: Codespace, Code: 4,
 				Log: fmt.Sprintf("Generic error: addr_validate errored: %v: instantiate wasm contract failed", err)}
 		}
 		*p.dst = *p.v

@@ -35,7 +35,7 @@ func TestOnEngine(t *testing.T) {
 				if e.Type == "tf_mint" || e.Type == "tf_burn" || e.Type == "create_denom" || e.Type == "store_code" {
 					types[e.Type]++
 				}
-				if e.Type == "wasm" {
+				if e.Type == EventType {
 					for _, a := range e.Attributes {
 						if a.Key == "action" {
 							types[a.Value]++

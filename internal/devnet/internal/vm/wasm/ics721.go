@@ -117,6 +117,6 @@ func (m *Module) instantiateICS721(env sim.Env, kvs sim.KV, minter, class, class
 	}
 	kvs.Set(keyICS721Class(class), contract)
 	env.Emit(ev("instantiate", "_contract_address", caddr, "code_id", strconv.FormatUint(codeID, 10)))
-	env.Emit(ev("wasm", "_contract_address", caddr, "minter", minter, "creator", minter))
+	env.Emit(ev(EventType, "_contract_address", caddr, "minter", minter, "creator", minter))
 	return contract, nil
 }

@@ -70,7 +70,7 @@ func TestContractSemantics(t *testing.T) {
 			continue
 		}
 		var ce *sim.CodedError
-		if !errors.As(err, &ce) || ce.Codespace != "wasm" || !strings.Contains(ce.Log, st.wantErr) {
+		if !errors.As(err, &ce) || ce.Codespace != Codespace || !strings.Contains(ce.Log, st.wantErr) {
 			t.Errorf("%s: got %v, want %q", st.name, err, st.wantErr)
 		}
 		f.Restore(kv, bal)

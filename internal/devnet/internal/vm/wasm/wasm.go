@@ -33,6 +33,14 @@ import (
 // StoreName is the module's KV namespace.
 const StoreName = "wasm"
 
+// Names wasmd spells as its VM kind, though neither is a kind: EventType is the type of the
+// event a contract's execution emits (its attributes after "_contract_address"), Codespace the
+// ABCI codespace of the module's errors.
+const (
+	EventType = "wasm"
+	Codespace = "wasm"
+)
+
 // Message type URLs handled by the module.
 const (
 	TypeMsgStoreCode           = "/cosmwasm.wasm.v1.MsgStoreCode"
@@ -215,11 +223,11 @@ func ev(typ string, kvs ...string) sim.Event {
 
 // contractErr is a contract's own error as x/wasm reports it.
 func contractErr(msg string) error {
-	return &sim.CodedError{Codespace: "wasm", Code: 5, Log: msg + ": execute wasm contract failed"}
+	return &sim.CodedError{Codespace: Codespace, Code: 5, Log: msg + ": execute wasm contract failed"}
 }
 
 func wasmErr(code uint32, msg string) error {
-	return &sim.CodedError{Codespace: "wasm", Code: code, Log: msg}
+	return &sim.CodedError{Codespace: Codespace, Code: code, Log: msg}
 }
 
 func insufficient(have *big.Int, want sim.Coin) error {
@@ -393,7 +401,7 @@ func (m *Module) instantiate(env sim.Env, x *wasmv1.MsgInstantiateContract) erro
 		return err
 	}
 	env.Emit(ev("instantiate", "_contract_address", caddr, "code_id", strconv.FormatUint(x.CodeId, 10)))
-	env.Emit(ev("wasm", append([]string{"_contract_address", caddr}, attrs...)...))
+	env.Emit(ev(EventType, append([]string{"_contract_address", caddr}, attrs...)...))
 	return sim.Respond(env, &wasmv1.MsgInstantiateContractResponse{Address: caddr})
 }
 
@@ -442,7 +450,7 @@ func (m *Module) call(env sim.Env, contract []byte, kind, sender string, msg []b
 	caddr := bech(env, contract)
 	if kind != kindCW721 {
 		env.Emit(ev("execute", "_contract_address", caddr))
-		env.Emit(ev("wasm", "_contract_address", caddr, "action", "stub_execute", "contract", "nft_receiver_stub"))
+		env.Emit(ev(EventType, "_contract_address", caddr, "action", "stub_execute", "contract", "nft_receiver_stub"))
 		return nil
 	}
 	c := &cw721{env: env, kv: env.Store(StoreName), addr: contract, caddr: caddr, sender: sender}
@@ -454,7 +462,7 @@ func (m *Module) call(env sim.Env, contract []byte, kind, sender string, msg []b
 		return err
 	}
 	env.Emit(ev("execute", "_contract_address", caddr))
-	env.Emit(ev("wasm", append([]string{"_contract_address", caddr}, attrs...)...))
+	env.Emit(ev(EventType, append([]string{"_contract_address", caddr}, attrs...)...))
 	if sub != nil {
 		var rec contractRec
 		if !getJSON(c.kv, keyContract(sub.contract), &rec) {
