@@ -15,11 +15,10 @@ import (
 // kindWords are the VM kinds' spellings (chain/vmkind).
 var kindWords = map[string]bool{"evm": true, "move": true, "wasm": true}
 
-// kindExempt are the trees allowed to compare kind spellings: the kinds themselves, this
-// profile, and the simulated network, whose chains dispatch on their own engine.Kind and
-// whose VMs compare their own event types and codespaces (it is outside the indexer, router
-// and CLI this rule is about).
-var kindExempt = []string{"internal/chain/vmkind", "internal/indexer/profile", "internal/devnet"}
+// kindExempt are the trees allowed to compare kind spellings: the kinds themselves and this
+// profile. The simulated network is held to the rule too: its chain kind is vmkind.Kind, and
+// its VMs name the event types and codespaces spelled as a kind.
+var kindExempt = []string{"internal/chain/vmkind", "internal/indexer/profile"}
 
 // kindComparisons lists, as file:line: text, every comparison of a string literal spelled as
 // a VM kind: an operand of == or !=, or a value of a switch case. Event types that happen to be
