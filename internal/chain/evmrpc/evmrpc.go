@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // ErrNotFound is returned when the node answers a null result (unknown tx, future block).
@@ -128,7 +129,10 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 		return fmt.Errorf("evmrpc %s: %w", method, err)
 	}
 	var r wireResp
-	if err := json.Unmarshal(raw, &r); err != nil {
+	// post's ExpectJSON has validated the body, so its result can be cut out without a decode.
+	if res, ok := jsonx.RPCResult(raw); ok {
+		r.Result = res
+	} else if err := json.Unmarshal(raw, &r); err != nil {
 		return fmt.Errorf("evmrpc %s: decoding response: %w", method, err)
 	}
 	return decodeResult(method, &r, out)
