@@ -59,6 +59,38 @@ func Members(b []byte, fn func(key, val []byte)) bool {
 	}
 }
 
+// Elements calls fn with the exact bytes of each element of the JSON array b, in order, as
+// Members does for an object's members (b must be valid JSON); false when b is not an array.
+func Elements(b []byte, fn func(val []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		vend := valueEnd(b, i)
+		if vend < 0 {
+			return false
+		}
+		fn(b[i:vend:vend])
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
 // structural marks the bytes valueEnd stops at inside an object or array.
 var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 

@@ -144,10 +144,13 @@ func (c *Client) Block(ctx context.Context, h int64) (*ResultBlock, error) {
 
 // BlockResults is /block_results; h <= 0 asks for the latest height.
 func (c *Client) BlockResults(ctx context.Context, h int64) (*ResultBlockResults, error) {
-	var r ResultBlockResults
-	raw, err := c.call(ctx, "block_results", heightQuery(h), &r)
+	raw, err := c.call(ctx, "block_results", heightQuery(h), nil)
 	if err != nil {
 		return nil, err
+	}
+	var r ResultBlockResults
+	if err := r.decodeValid(raw); err != nil {
+		return nil, fmt.Errorf("comet block_results: decoding result: %w", err)
 	}
 	r.Raw = raw
 	return &r, nil
