@@ -153,6 +153,16 @@ func decodeResult(method string, r *wireResp, out any) error {
 		*rm = append((*rm)[:0], res...)
 		return nil
 	}
+	// A block's receipts are split into raw elements; the answer is valid JSON (httpx's
+	// ExpectJSON), so jsonx cuts them out instead of json.Unmarshal scanning them twice to copy
+	// them. Anything that is not an array goes to json.Unmarshal for its error.
+	if rs, ok := out.(*[]json.RawMessage); ok {
+		elems := []json.RawMessage{}
+		if jsonx.Elements(res, func(e []byte) { elems = append(elems, e) }) {
+			*rs = elems
+			return nil
+		}
+	}
 	if err := json.Unmarshal(res, out); err != nil {
 		return fmt.Errorf("evmrpc %s: decoding result: %w", method, err)
 	}
