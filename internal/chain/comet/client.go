@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // Client talks to one chain's CometBFT RPC.
@@ -56,6 +57,17 @@ func (c *Client) URI(ctx context.Context, route string, q url.Values, out any) (
 // call performs a URI GET and decodes the result into out; it returns the raw result.
 func (c *Client) call(ctx context.Context, route string, q url.Values, out any) (json.RawMessage, error) {
 	resp, err := c.h.Do(ctx, httpx.Request{Path: "/" + route, Query: q, ExpectJSON: true, Final: isRPCError})
+	if err == nil {
+		// ExpectJSON has validated the body, so its result can be cut out without a decode.
+		if res, ok := jsonx.RPCResult(resp.Body); ok {
+			if out != nil {
+				if err := json.Unmarshal(res, out); err != nil {
+					return nil, fmt.Errorf("comet %s: decoding result: %w", route, err)
+				}
+			}
+			return res, nil
+		}
+	}
 	return decodeEnvelope(route, resp, err, out)
 }
 
@@ -132,10 +144,13 @@ func (c *Client) Block(ctx context.Context, h int64) (*ResultBlock, error) {
 
 // BlockResults is /block_results; h <= 0 asks for the latest height.
 func (c *Client) BlockResults(ctx context.Context, h int64) (*ResultBlockResults, error) {
-	var r ResultBlockResults
-	raw, err := c.call(ctx, "block_results", heightQuery(h), &r)
+	raw, err := c.call(ctx, "block_results", heightQuery(h), nil)
 	if err != nil {
 		return nil, err
+	}
+	var r ResultBlockResults
+	if err := r.decodeValid(raw); err != nil {
+		return nil, fmt.Errorf("comet block_results: decoding result: %w", err)
 	}
 	r.Raw = raw
 	return &r, nil

@@ -1,11 +1,15 @@
 package comet
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // These types follow CometBFT 0.38's JSON encoding so the devnet can produce the same bytes:
@@ -252,6 +256,69 @@ type ResultBlockResults struct {
 	ConsensusParamUpdates json.RawMessage `json:"consensus_param_updates"`
 	AppHash               []byte          `json:"app_hash"`
 	Raw                   json.RawMessage `json:"-"`
+}
+
+// decodeValid decodes a /block_results result that httpx has validated. A tx's result is
+// decoded once where a plain json.Unmarshal scans it four times (the whole answer's check and
+// skip, then ExecTxResult.UnmarshalJSON's own check and decode): the elements of txs_results
+// are cut out with jsonx and decoded one by one, the other members together. Anything
+// jsonx declines, or any error, goes through json.Unmarshal, whose result (and error) it is.
+func (r *ResultBlockResults) decodeValid(b []byte) error {
+	var txs []byte
+	n, other := 0, false
+	rest := make([]byte, 0, 256)
+	rest = append(rest, '{')
+	ok := jsonx.Members(b, func(k, v []byte) {
+		switch {
+		case string(k) == "txs_results":
+			txs, n = v, n+1
+			return
+		case bytes.EqualFold(k, []byte("txs_results")):
+			other = true
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, '"')
+		rest = append(rest, k...)
+		rest = append(rest, '"', ':')
+		rest = append(rest, v...)
+	})
+	if ok && !other && n == 1 && r.decodeParts(append(rest, '}'), txs) == nil {
+		return nil
+	}
+	*r = ResultBlockResults{}
+	return json.Unmarshal(b, r)
+}
+
+func (r *ResultBlockResults) decodeParts(rest, txs []byte) error {
+	type plain ResultBlockResults
+	if err := json.Unmarshal(rest, (*plain)(r)); err != nil {
+		return err
+	}
+	if string(txs) == "null" {
+		return nil
+	}
+	var err error
+	r.TxsResults = []*ExecTxResult{}
+	if !jsonx.Elements(txs, func(v []byte) {
+		if err != nil {
+			return
+		}
+		if string(v) == "null" {
+			r.TxsResults = append(r.TxsResults, nil)
+			return
+		}
+		type plainTx ExecTxResult
+		x := new(ExecTxResult)
+		if err = json.Unmarshal(v, (*plainTx)(x)); err == nil {
+			x.Raw = v
+			r.TxsResults = append(r.TxsResults, x)
+		}
+	}) {
+		return errors.New("txs_results is not an array")
+	}
+	return err
 }
 
 // BlockMeta is one entry of /blockchain.

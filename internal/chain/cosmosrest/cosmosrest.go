@@ -5,6 +5,7 @@
 package cosmosrest
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // HeightHeader carries the state height of a REST query.
@@ -140,11 +142,20 @@ func heightHeader(h int64) http.Header {
 // and decodes the JSON answer into out (*json.RawMessage keeps bytes). It is the escape hatch
 // for queries without a helper.
 func (c *Client) Get(ctx context.Context, path string, q url.Values, height int64, out any) error {
+	body, err := c.get(ctx, path, q, height)
+	if err != nil {
+		return err
+	}
+	return decode(path, body, out)
+}
+
+// get returns the body of a GET, which ExpectJSON has validated.
+func (c *Client) get(ctx context.Context, path string, q url.Values, height int64) ([]byte, error) {
 	resp, err := c.h.Do(ctx, httpx.Request{Path: path, Query: q, Header: heightHeader(height), ExpectJSON: true, Final: isFinal})
 	if err != nil {
-		return fmt.Errorf("cosmosrest GET %s: %w", path, toError(err))
+		return nil, fmt.Errorf("cosmosrest GET %s: %w", path, toError(err))
 	}
-	return decode(path, resp.Body, out)
+	return resp.Body, nil
 }
 
 // Post sends a JSON body to path at height and decodes the answer into out. It is for
@@ -238,6 +249,61 @@ type blockTxsPage struct {
 	Pagination  *PageResponse     `json:"pagination"`
 }
 
+// decodeValid decodes a page that httpx has validated. A page is mostly its txs and
+// tx_responses, which json.Unmarshal would scan twice (validation, then the skip of each
+// element) to copy into json.RawMessages; they are cut out with jsonx instead, as sub-slices
+// of the body, and only the other members go through json.Unmarshal. Whatever jsonx declines,
+// or a shape a decode might read differently (a key in another case, a null element, a
+// member that is not an array), goes through json.Unmarshal as before.
+func (p *blockTxsPage) decodeValid(b []byte) error {
+	rest := make([]byte, 0, 256)
+	rest = append(rest, '{')
+	fallback := false
+	elements := func(v []byte, dst *[]json.RawMessage) {
+		*dst = nil
+		if string(v) == "null" {
+			return
+		}
+		*dst = []json.RawMessage{}
+		if !jsonx.Elements(v, func(e []byte) {
+			fallback = fallback || string(e) == "null"
+			*dst = append(*dst, e)
+		}) {
+			fallback = true
+		}
+	}
+	ok := jsonx.Members(b, func(k, v []byte) {
+		switch string(k) {
+		case "txs":
+			elements(v, &p.Txs)
+		case "tx_responses":
+			elements(v, &p.TxResponses)
+		case "block_id":
+			p.BlockID = v
+		case "block":
+			p.Block = v
+		default:
+			for _, f := range []string{"txs", "tx_responses", "block_id", "block"} {
+				fallback = fallback || bytes.EqualFold(k, []byte(f))
+			}
+			if len(rest) > 1 {
+				rest = append(rest, ',')
+			}
+			rest = append(rest, '"')
+			rest = append(rest, k...)
+			rest = append(rest, '"', ':')
+			rest = append(rest, v...)
+		}
+	})
+	if ok && !fallback {
+		if err := json.Unmarshal(append(rest, '}'), p); err == nil {
+			return nil
+		}
+	}
+	*p = blockTxsPage{}
+	return json.Unmarshal(b, p)
+}
+
 // TxsByBlock walks the pages of a block's txs. It follows next_key; when a full page comes back
 // without next_key while fewer than total txs have been read, it continues by offset (some node
 // versions drop next_key on this endpoint).
@@ -246,9 +312,13 @@ func (c *Client) TxsByBlock(ctx context.Context, height int64) (*BlockTxs, error
 	out := &BlockTxs{}
 	page := PageRequest{Limit: PageLimit}
 	for i := 0; ; i++ {
-		var p blockTxsPage
-		if err := c.Get(ctx, path, page.values(), 0, &p); err != nil {
+		body, err := c.get(ctx, path, page.values(), 0)
+		if err != nil {
 			return nil, err
+		}
+		var p blockTxsPage
+		if err := p.decodeValid(body); err != nil {
+			return nil, fmt.Errorf("cosmosrest %s: decoding: %w", path, err)
 		}
 		if i == 0 {
 			out.BlockID, out.Block = p.BlockID, p.Block

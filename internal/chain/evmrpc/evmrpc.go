@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // ErrNotFound is returned when the node answers a null result (unknown tx, future block).
@@ -128,7 +129,10 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 		return fmt.Errorf("evmrpc %s: %w", method, err)
 	}
 	var r wireResp
-	if err := json.Unmarshal(raw, &r); err != nil {
+	// post's ExpectJSON has validated the body, so its result can be cut out without a decode.
+	if res, ok := jsonx.RPCResult(raw); ok {
+		r.Result = res
+	} else if err := json.Unmarshal(raw, &r); err != nil {
 		return fmt.Errorf("evmrpc %s: decoding response: %w", method, err)
 	}
 	return decodeResult(method, &r, out)
@@ -148,6 +152,16 @@ func decodeResult(method string, r *wireResp, out any) error {
 	if rm, ok := out.(*json.RawMessage); ok {
 		*rm = append((*rm)[:0], res...)
 		return nil
+	}
+	// A block's receipts are split into raw elements; the answer is valid JSON (httpx's
+	// ExpectJSON), so jsonx cuts them out instead of json.Unmarshal scanning them twice to copy
+	// them. Anything that is not an array goes to json.Unmarshal for its error.
+	if rs, ok := out.(*[]json.RawMessage); ok {
+		elems := []json.RawMessage{}
+		if jsonx.Elements(res, func(e []byte) { elems = append(elems, e) }) {
+			*rs = elems
+			return nil
+		}
 	}
 	if err := json.Unmarshal(res, out); err != nil {
 		return fmt.Errorf("evmrpc %s: decoding result: %w", method, err)

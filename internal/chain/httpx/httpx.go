@@ -11,7 +11,6 @@ package httpx
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // Defaults used when no option overrides them.
@@ -520,7 +521,8 @@ func (c *Client) send(ctx context.Context, target, shown string, req Request) (*
 	resp := &Response{URL: shown, Status: hresp.StatusCode, Header: hresp.Header,
 		ContentType: hresp.Header.Get("Content-Type"), Body: data}
 	if hresp.StatusCode >= 200 && hresp.StatusCode < 300 {
-		if req.ExpectJSON && !json.Valid(data) {
+		// jsonx.Valid is json.Valid, several times faster: every answer the indexer reads passes here.
+		if req.ExpectJSON && !jsonx.Valid(data) {
 			return nil, fmt.Errorf("%s %s: HTTP %d, %d bytes: %w", req.Method, shown, hresp.StatusCode, len(data), ErrInvalidBody), true
 		}
 		return resp, nil, false
