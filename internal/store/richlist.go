@@ -85,6 +85,9 @@ type RichListReader interface {
 	// Holders lists a denom's holders by amount (descending when p.Desc) with the account as
 	// tie-break, at p.Offset; an unknown denom is an empty page.
 	Holders(ctx context.Context, denom string, p Page) (HolderPage, error)
+	// Balances lists one account's non-zero balances, by denom, with the rich list's height
+	// they stand at (richbalance.go).
+	Balances(ctx context.Context, account []byte) (AccountBalances, error)
 }
 
 var _ RichListReader = (*DB)(nil)

@@ -262,7 +262,7 @@ func TestOpenOldLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, want := range []string{"0001_init.sql", "0002_nft.sql", "0003_evm.sql", "0004_richlist.sql",
-				"0005_nft_rank.sql", "0006_richlist_rank.sql", "0007_nft_owner_collection.sql"} {
+				"0005_nft_rank.sql", "0006_richlist_rank.sql", "0007_nft_owner_collection.sql", "0008_richlist_account.sql"} {
 				if i >= len(ms) || ms[i].Name != want || ms[i].Version != i+1 {
 					t.Fatalf("migration %d is %s, want %s: numbers of existing stores must stay", i+1, ms[min(i, len(ms)-1)].Name, want)
 				}

@@ -63,6 +63,7 @@ func (s *fleetServer) routes() []httpapi.Route {
 		{Pattern: "GET /healthz", Handler: func(*http.Request) (any, error) { return map[string]any{"status": "ok"}, nil }, NoStore: true},
 		{Pattern: "GET /all/indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/nft/v1/tokens/by_account/{account}", Handler: s.nftTokensByAccountAll, InSpec: true},
+		{Pattern: "GET /all/indexer/richlist/v1/by_account/{account}", Handler: s.balancesByAccountAll, InSpec: true},
 		{Pattern: "GET /{chain_id}/{rest...}", Handler: s.starting, NoStore: true},
 	}
 }
