@@ -42,7 +42,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "up")
 	var d devnetFlags
 	var lg logging
-	var dataDir, host string
+	var dataDir, host, pprofAddr string
 	var indexerBase, routerPort int
 	d.register(f)
 	lg.register(f)
@@ -50,6 +50,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	f.String(&host, "listen-host", "127.0.0.1", "address the indexers and the router listen on", "ROLLGATE_LISTEN_HOST")
 	f.Int(&indexerBase, "indexer-port-base", 8080, "the indexer of rollup i listens on base+i (0: random ports)", "ROLLGATE_INDEXER_PORT_BASE")
 	f.Int(&routerPort, "router-port", 8090, "router port (0: random)", "ROLLGATE_ROUTER_PORT")
+	f.String(&pprofAddr, "pprof", "", "host:port serving /debug/pprof/ for heap and goroutine profiles (scripts/soak); empty: off", "ROLLGATE_PPROF")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -92,6 +93,11 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	routerLn, err := g.Listen(net.JoinHostPort(host, strconv.Itoa(routerPort)))
 	if err != nil {
 		return g.Abort(fmt.Errorf("router: %w", err))
+	}
+	if pprofAddr != "" {
+		if err := servePprof(g, pprofAddr); err != nil {
+			return g.Abort(fmt.Errorf("pprof: %w", err))
+		}
 	}
 
 	netw, err := devnet.Start(ctx, cfg, log.With("component", "devnet"))
