@@ -118,7 +118,8 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
 	defer func() {
-		if err != nil && connLost(err) {
+		// A lost connection leaves the pool reset, so the next tick starts on a fresh one.
+		if err != nil && IsTransient(err) {
 			d.be.reset()
 		}
 	}()
