@@ -145,7 +145,10 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err := removeSQLite(trackPath); err != nil {
 		return g.Abort(err)
 	}
-	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin}
+	// Its events are kept for upTrackKeep: far longer than any devnet transfer takes, and far
+	// longer than the chains keep the blocks they came from.
+	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin,
+		TrackKeep: upTrackKeep}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		return g.Abort(err)
 	}
@@ -170,6 +173,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	up = true
 	return g.Wait()
 }
+
+// upTrackKeep is how long `up`'s tracker keeps bridge events (track.Store.PruneEvents).
+const upTrackKeep = time.Hour
 
 // removeSQLite removes a SQLite database with its WAL and shared-memory files, if present.
 func removeSQLite(path string) error {
