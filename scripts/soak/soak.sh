@@ -7,8 +7,9 @@
 #   OUTDIR    where the samples, the log and the data dir go (created; outside the worktree
 #             for long runs, e.g. /work/wt/_soak/2h)
 #
-# It builds the binary once (go build ./cmd/rollgate, so the process sampled is rollgate
-# itself, not `go run`), starts `rollgate up` on random ports with its data dir in OUTDIR/data,
+# It builds the binary once (go build ./cmd/rollgate in ROLLGATE_ROOT, default the checkout
+# holding the script, so a copy of the script can run a long soak while the checkout changes;
+# the process sampled is rollgate itself, not `go run`), starts `rollgate up` on random ports with its data dir in OUTDIR/data,
 # and every SOAK_EVERY seconds (default 30) appends one line to OUTDIR/samples.csv:
 #
 #   t_s          seconds since start
@@ -82,7 +83,7 @@ shift 2
 every=${SOAK_EVERY:-30}
 warm=${WARMUP_S:-0}
 profileAt=${PROFILE_AT:-300}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=${ROLLGATE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
