@@ -115,6 +115,11 @@ func (d *DB) Prune(ctx context.Context, keep, batch int64) (PruneResult, error) 
 // pruneBatch removes heights lo..hi-1, the oldest batch above the store's floor, and returns
 // lo == hi when nothing is left to remove.
 func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, err error) {
+	// Nothing to do is the common case (a tick with fewer new heights than a batch is still
+	// one batch): decided from the readers' cached state, without the write lock.
+	if st, err := d.readerState(ctx, d.be.reader()); err == nil && (st.height == 0 || st.height-keep+1 <= st.firstHeight) {
+		return st.firstHeight, st.firstHeight, nil
+	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
 	defer func() {
