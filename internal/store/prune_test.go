@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -248,4 +249,105 @@ func TestPruneOffByDefault(t *testing.T) {
 			t.Fatal("a store without retention reports a pruned height")
 		}
 	})
+}
+
+// TestPruneWhileWriting prunes in a loop while the chain is written batch by batch and read,
+// as `rollgate up` does, on both backends: the store ends as the unpruned one restricted to the
+// retained range, and no read fails.
+func TestPruneWhileWriting(t *testing.T) {
+	const n, keep = 60, 20
+	bundles, internal := pruneModel(n)
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			full, pruned := open(t), open(t)
+			// Written the same way, so dictionary ids are assigned in the same order.
+			writeIn4(t, full, bundles, internal)
+			pruned.SetRetention(keep)
+			done := make(chan struct{})
+			errs := make(chan error, 3)
+			var batches atomic.Int64 // pruned while the writes went on
+			go func() {              // the pruner
+				for {
+					select {
+					case <-done:
+						errs <- nil
+						return
+					default:
+					}
+					res, err := pruned.Prune(ctx, keep, 3)
+					if err != nil {
+						errs <- err
+						return
+					}
+					batches.Add(int64(res.Batches))
+				}
+			}()
+			go func() { // a reader
+				for {
+					select {
+					case <-done:
+						errs <- nil
+						return
+					default:
+					}
+					if _, err := pruned.Blocks(ctx, Page{Limit: 5, CountTotal: true}); err != nil {
+						errs <- err
+						return
+					}
+					if _, err := pruned.Txs(ctx, TxFilter{Account: acct(1)}, Page{Limit: 5, Desc: true}); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+			writeIn4(t, pruned, bundles, internal)
+			close(done)
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if batches.Load() < 2 {
+				t.Fatalf("%d prune batches ran during the writes", batches.Load())
+			}
+			if _, err := pruned.Prune(ctx, keep, 3); err != nil {
+				t.Fatal(err)
+			}
+			floor := int64(n - keep + 1)
+			var lastSeq, evmSeq, intSeq int64
+			for _, b := range bundles[:floor-1] {
+				lastSeq += int64(len(b.Txs))
+				evmSeq += int64(len(b.EVMTxs))
+			}
+			for _, ib := range internal {
+				if ib.Height < floor {
+					intSeq += int64(len(ib.Txs))
+				}
+			}
+			if got, want := dump(t, pruned), restrictDump(t, dump(t, full), floor, lastSeq, evmSeq, intSeq); got != want {
+				t.Errorf("dump after pruning while writing is not the full dump restricted to %d..%d:\n%s", floor, n, firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// writeIn4 writes the chain four blocks at a time, each batch's internal txs after it.
+func writeIn4(t *testing.T, db *DB, bundles []BlockBundle, internal []InternalBlock) {
+	t.Helper()
+	ctx := context.Background()
+	for i := 0; i < len(bundles); i += 4 {
+		if err := db.WriteBlocks(ctx, bundles[i:min(i+4, len(bundles))]); err != nil {
+			t.Fatal(err)
+		}
+		var ib []InternalBlock
+		for _, b := range internal {
+			if b.Height > int64(i) && b.Height <= int64(i+4) {
+				ib = append(ib, b)
+			}
+		}
+		if err := db.WriteInternalTxs(ctx, ib); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
