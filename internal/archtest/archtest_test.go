@@ -20,20 +20,25 @@ import (
 const mod = "github.com/rollgate/rollgate/"
 
 // pkg is what the rules need of `go list -json`: the package's own imports and everything it
-// depends on, both without its tests (tests may reach anything).
+// depends on, both without its tests, and the imports of its tests (in-package and external),
+// which only rules that say so look at.
 type pkg struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
+	ImportPath   string
+	Imports      []string
+	Deps         []string
+	TestImports  []string
+	XTestImports []string
 }
 
 // rule is one line of ARCHITECTURE.md's rules: no package that applies imports (directly, or
-// through any other package when transitive) a package that forbidden matches.
+// through any other package when transitive; with tests, also from its test files) a package
+// that forbidden matches.
 type rule struct {
 	name       string
 	applies    func(p string) bool
 	forbidden  func(dep string) bool
 	transitive bool
+	tests      bool
 }
 
 func under(prefixes ...string) func(string) bool {
@@ -53,12 +58,21 @@ func not(f func(string) bool) func(string) bool { return func(p string) bool { r
 // apiLayer is the one layer that turns domain errors into HTTP errors.
 var apiLayer = under("internal/httpapi", "internal/indexer/api", "internal/router/api")
 
+// belowFacade is the simulator behind internal/devnet: every package under it. Go's internal
+// rule already fences internal/devnet/internal/...; this also covers any package added beside it.
+func belowFacade(p string) bool {
+	return under("internal/devnet")(p) && strings.TrimPrefix(p, mod) != "internal/devnet"
+}
+
 var rules = []rule{
-	{"nothing imports cmd/ or internal/cli", not(under("cmd")), under("cmd", "internal/cli"), false},
-	{"the indexer API never depends on the ingest pipeline", under("internal/indexer/api"), under("internal/indexer/ingest"), true},
-	{"the ingest pipeline never depends on the indexer API", under("internal/indexer/ingest"), under("internal/indexer/api"), true},
-	{"outside tests, only internal/cli depends on the devnet", not(under("cmd", "internal/cli", "internal/devnet")), under("internal/devnet"), true},
-	{"only the API layer builds HTTP errors (imports internal/apierr)", not(apiLayer), under("internal/apierr"), false},
+	{"nothing imports cmd/ or internal/cli", not(under("cmd")), under("cmd", "internal/cli"), false, false},
+	{"the indexer API never depends on the ingest pipeline", under("internal/indexer/api"), under("internal/indexer/ingest"), true, false},
+	{"the ingest pipeline never depends on the indexer API", under("internal/indexer/ingest"), under("internal/indexer/api"), true, false},
+	{"outside tests, only internal/cli depends on the devnet", not(under("cmd", "internal/cli", "internal/devnet")), under("internal/devnet"), true, false},
+	{"product code and its tests reach the simulator only through its façade, internal/devnet", not(under("internal/devnet")), belowFacade, false, true},
+	{"only the API layer builds HTTP errors (imports internal/apierr)", not(apiLayer), under("internal/apierr"), false, false},
+	{"router packages never depend on the indexer's store", under("internal/router"), under("internal/store"), true, false},
+	{"the one SQL layer depends on neither store", under("internal/sqldb"), under("internal/store", "internal/router"), true, false},
 }
 
 // violations lists, per rule, the packages that break it and what they import.
@@ -73,6 +87,9 @@ func violations(pkgs []pkg, rules []rule) []string {
 			if r.transitive {
 				deps = p.Deps
 			}
+			if r.tests {
+				deps = slices.Concat(deps, p.TestImports, p.XTestImports)
+			}
 			for _, d := range deps {
 				if strings.HasPrefix(d, mod) && r.forbidden(d) {
 					out = append(out, fmt.Sprintf("%s: %s imports %s", r.name, strings.TrimPrefix(p.ImportPath, mod), strings.TrimPrefix(d, mod)))
@@ -84,7 +101,7 @@ func violations(pkgs []pkg, rules []rule) []string {
 }
 
 func TestImportRules(t *testing.T) {
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", "./...")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps,TestImports,XTestImports", "./...")
 	cmd.Dir = testutil.RepoRoot(t)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -126,9 +143,20 @@ func TestViolations(t *testing.T) {
 		{"api through a helper reaches ingest", pkg{ImportPath: mod + "internal/indexer/api", Imports: []string{mod + "internal/x"}, Deps: []string{mod + "internal/x", mod + "internal/indexer/ingest"}}, 1},
 		{"ingest imports the api", pkg{ImportPath: mod + "internal/indexer/ingest", Imports: []string{mod + "internal/indexer/api"}, Deps: []string{mod + "internal/indexer/api"}}, 1},
 		{"store depends on the devnet", pkg{ImportPath: mod + "internal/store", Imports: []string{mod + "internal/x"}, Deps: []string{mod + "internal/x", mod + "internal/devnet/engine"}}, 1},
-		{"cli uses the devnet", pkg{ImportPath: mod + "internal/cli", Imports: []string{mod + "internal/devnet/localnet"}, Deps: []string{mod + "internal/devnet/localnet"}}, 0},
+		{"cli uses the devnet", pkg{ImportPath: mod + "internal/cli", Imports: []string{mod + "internal/devnet"}, Deps: []string{mod + "internal/devnet", mod + "internal/devnet/internal/engine"}}, 0},
+		{"cli reaches below the façade", pkg{ImportPath: mod + "internal/cli", Imports: []string{mod + "internal/devnet/localnet"}, Deps: []string{mod + "internal/devnet/localnet"}}, 1},
+		{"a product test uses the façade", pkg{ImportPath: mod + "internal/router/e2e", TestImports: []string{mod + "internal/devnet"}, XTestImports: []string{mod + "internal/devnet"}}, 0},
+		{"a product test imports the engine", pkg{ImportPath: mod + "internal/indexer/devnettest", TestImports: []string{mod + "internal/devnet", mod + "internal/devnet/internal/engine"}}, 1},
+		{"an external product test imports a VM", pkg{ImportPath: mod + "internal/cli", XTestImports: []string{mod + "internal/devnet/vm/evm"}}, 1},
+		{"the façade's own tests reach below it", pkg{ImportPath: mod + "internal/devnet", Imports: []string{mod + "internal/devnet/internal/engine"}, Deps: []string{mod + "internal/devnet/internal/engine"}, TestImports: []string{mod + "internal/devnet/internal/sim"}}, 0},
+		{"the simulator's tests reach anywhere in it", pkg{ImportPath: mod + "internal/devnet/internal/bridge", XTestImports: []string{mod + "internal/devnet/internal/bridge/relayer"}}, 0},
 		{"router route builds HTTP errors", pkg{ImportPath: mod + "internal/router/route", Imports: []string{mod + "internal/apierr"}, Deps: []string{mod + "internal/apierr"}}, 1},
 		{"store imports the cli", pkg{ImportPath: mod + "internal/store", Imports: []string{mod + "internal/cli"}, Deps: []string{mod + "internal/cli"}}, 1},
+		{"tracker classifies through the indexer's store", pkg{ImportPath: mod + "internal/router/track", Imports: []string{mod + "internal/store"}, Deps: []string{mod + "internal/store", mod + "internal/sqldb"}}, 1},
+		{"tracker on the SQL layer", pkg{ImportPath: mod + "internal/router/track", Imports: []string{mod + "internal/sqldb"}, Deps: []string{mod + "internal/sqldb"}}, 0},
+		{"router API reaches the store through a helper", pkg{ImportPath: mod + "internal/router/api", Imports: []string{mod + "internal/x"}, Deps: []string{mod + "internal/x", mod + "internal/store/storetest"}}, 1},
+		{"SQL layer imports the tracker", pkg{ImportPath: mod + "internal/sqldb", Imports: []string{mod + "internal/router/track"}, Deps: []string{mod + "internal/router/track"}}, 1},
+		{"SQL layer imports the store", pkg{ImportPath: mod + "internal/sqldb", Imports: []string{mod + "internal/store"}, Deps: []string{mod + "internal/store"}}, 1},
 		{"outside dependency", pkg{ImportPath: mod + "internal/store", Imports: []string{"github.com/jackc/pgx/v5"}, Deps: []string{"github.com/jackc/pgx/v5"}}, 0},
 	}
 	for _, tc := range tests {

@@ -14,8 +14,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/store/storetest"
 )
@@ -153,7 +155,9 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 	if cfg.CacheMB > 0 {
 		cacheBytes = int64(cfg.CacheMB) << 20
 	}
-	h := api.New(api.Config{ChainID: "bench", VMType: "evm", AccountPrefix: cfg.AccountPrefix, CacheBytes: cacheBytes}, db, log, prometheus.NewRegistry())
+	// An EVM chain's API, internal txs on: every route the targets may name.
+	features := profile.For(vmkind.EVM).API(db, profile.Options{InternalTxs: true})
+	h := api.New(api.Config{ChainID: "bench", Features: features, AccountPrefix: cfg.AccountPrefix, CacheBytes: cacheBytes}, db, log, prometheus.NewRegistry())
 	base, stop, err := serveLoopback(h)
 	if err != nil {
 		return res, err

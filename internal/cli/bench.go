@@ -4,21 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/bench"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
-// runBench dispatches `rollgate bench ingest|api|route`; the measuring lives in internal/bench.
+// runBench dispatches `rollgate bench ingest|api|route|stream`; the measuring lives in internal/bench.
 func runBench(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.Stderr, "usage: rollgate bench ingest|api|route [flags]\n\n"+
+		fmt.Fprintln(env.Stderr, "usage: rollgate bench ingest|api|route|stream [flags]\n\n"+
 			"  ingest  run the ingestion pipeline into a store and print blocks/s and txs/s\n"+
 			"  api     serve the indexer API from a (filled) store and print req/s, p50, p99 per endpoint\n"+
-			"  route   time /v2/fungible/route over a generated registry and print p50, p99")
+			"  route   time /v2/fungible/route over a generated registry and print p50, p99\n"+
+			"  stream  connect subscribers to one API's stream while the capture is ingested at the chain's pace; print delivery p50, p99 and memory per subscriber")
 		if len(args) == 0 {
-			return usagef("a benchmark is required: ingest, api or route")
+			return usagef("a benchmark is required: ingest, api, route or stream")
 		}
 		return nil
 	}
@@ -29,8 +34,10 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		return benchAPI(ctx, env, args[1:])
 	case "route":
 		return benchRoute(ctx, env, args[1:])
+	case "stream":
+		return benchStream(ctx, env, args[1:])
 	}
-	return usagef("unknown benchmark %q: ingest, api or route", args[0])
+	return usagef("unknown benchmark %q: ingest, api, route or stream", args[0])
 }
 
 // profiled runs f under a CPU profile written to path, when path is set.
@@ -155,6 +162,80 @@ func benchRoute(ctx context.Context, env *Env, args []string) error {
 	cfg.Seed = uint64(seed)
 	return profiled(profile, func() error {
 		_, err := bench.Route(ctx, cfg, env.Stdout)
+		return err
+	})
+}
+
+func benchStream(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "bench stream")
+	var cfg bench.StreamConfig
+	var lg logging
+	var profile, clientsOf, source string
+	var interval time.Duration
+	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (default: a new SQLite file in a temporary directory)", "DB_DSN")
+	f.String(&source, "source", "capture", "capture (the busy capture at its block times) or devnet (an in-process devnet's EVM rollup, followed at its --interval)", "BENCH_SOURCE")
+	f.Duration(&interval, "interval", 500*time.Millisecond, "devnet block interval (--source devnet)")
+	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain whose blocks are ingested (repeated, unique hashes)", "BENCH_FIXTURE")
+	f.Int(&cfg.Subs, "subs", 1000, "subscribers", "BENCH_SUBS")
+	f.Int(&cfg.Blocks, "blocks", 30, "blocks measured after every subscriber is connected")
+	f.Float64(&cfg.Speed, "speed", 1, "pace of the replay: 1 is the captured chain's block times, 2 twice as fast")
+	f.String(&cfg.Path, "path", "/indexer/block/v1/blocks/stream", "stream route (with its query) the subscribers open")
+	f.Bool(&cfg.ClientsInProcess, "clients-in-process", false, "run the subscribers in this process (the memory figure then counts them too)")
+	f.String(&clientsOf, "clients-of", "", "internal: run as the subscriber process of this stream URL")
+	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
+	lg.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if cfg.Subs < 1 || cfg.Blocks < 1 || cfg.Speed <= 0 {
+		return usagef("--subs, --blocks and --speed must be positive")
+	}
+	if clientsOf != "" {
+		return bench.StreamClients(ctx, clientsOf, cfg.Subs, os.Stdin, env.Stdout) // a child process: its own stdin
+	}
+	if source != "capture" && source != "devnet" {
+		return usagef("--source must be capture or devnet, not %q", source)
+	}
+	if interval < 10*time.Millisecond {
+		return usagef("--interval must be at least 10ms")
+	}
+	dir, err := os.MkdirTemp("", "rollgate-bench-stream-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if cfg.DSN == "" {
+		cfg.DSN = "sqlite:" + filepath.Join(dir, "stream.db")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cfg.Exe = exe
+	cfg.ClientArgs = func(url string, subs int) []string {
+		return []string{"bench", "stream", "--clients-of", url, "--subs", strconv.Itoa(subs)}
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	if source == "devnet" {
+		// The devnet's EVM rollup (and the L1 it settles on), as `rollgate up` runs it.
+		dcfg := devnet.DefaultConfig()
+		if dcfg.Chains, err = devnet.ParseChains("initia-devnet-1:l1,minievm-devnet-1:evm"); err != nil {
+			return err
+		}
+		dcfg.BlockInterval, dcfg.PortBase, dcfg.DataDir = interval, 0, filepath.Join(dir, "devnet")
+		netw, err := devnet.Start(ctx, dcfg, log.With("component", "devnet"))
+		if err != nil {
+			return err
+		}
+		defer netw.Close()
+		e := netw.Endpoints()["minievm-devnet-1"]
+		cfg.RPC, cfg.REST, cfg.ChainID, cfg.VMType = e.RPC, e.REST, "minievm-devnet-1", "evm"
+	}
+	return profiled(profile, func() error {
+		_, err := bench.Stream(ctx, cfg, env.Stdout, log)
 		return err
 	})
 }

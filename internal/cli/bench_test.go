@@ -28,6 +28,13 @@ func TestBenchCommands(t *testing.T) {
 			[]string{"blocks/s", "txs/s"}, ""},
 		{"api on the ingested store", []string{"bench", "api", "--db", db, "--txs", "2000", "--duration", "100ms", "--concurrency", "2", "--log-level", "error"}, 0,
 			[]string{"tx_by_hash", "p99"}, ""},
+		// The test binary cannot be the subscriber process: the subscribers run in process here.
+		{"stream on the capture", []string{"bench", "stream", "--subs", "5", "--blocks", "3", "--speed", "20", "--fixture", capture, "--clients-in-process", "--log-level", "error"}, 0,
+			[]string{"5 subscribers", "delivered: 15 of 15 events", "p99"}, ""},
+		{"stream on the devnet", []string{"bench", "stream", "--source", "devnet", "--interval", "50ms", "--subs", "5", "--blocks", "3", "--clients-in-process", "--log-level", "error"}, 0,
+			[]string{"the chain at http://", "delivered: 15 of 15 events", "p99"}, ""},
+		{"stream source", []string{"bench", "stream", "--source", "disk"}, 2, nil, "--source must be capture or devnet"},
+		{"stream subscribers", []string{"bench", "stream", "--subs", "0"}, 2, nil, "--subs, --blocks and --speed must be positive"},
 		{"no benchmark named", []string{"bench"}, 2, nil, "a benchmark is required"},
 		{"unknown benchmark", []string{"bench", "disk"}, 2, nil, `unknown benchmark "disk"`},
 		{"ingest needs a store", []string{"bench", "ingest"}, 2, nil, "--db (DB_DSN) is required"},

@@ -46,7 +46,7 @@ func commands() map[string]command {
 		"devnet":   {"run a local network of simulated chains", runDevnet},
 		"indexer":  {"ingest one chain and/or serve the indexer API", runIndexer},
 		"migrate":  {"apply the store's schema migrations", runMigrate},
-		"bench":    {"measure ingestion, API and route throughput (ingest|api|route)", runBench},
+		"bench":    {"measure ingestion, API, route and stream performance (ingest|api|route|stream)", runBench},
 		"router":   {"serve the bridging router API", runRouter},
 		"route":    {"ask a router for a route and print it", runRouteCmd},
 		"transfer": {"route, sign, submit and follow a transfer to its end (exit 1 on failure)", runTransfer},

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // devnetFlags are the settings of the local network shared by `devnet` and `up`.
@@ -146,11 +145,11 @@ func printChains(w io.Writer, eps devnet.Endpoints, indexers map[string]string) 
 	tw.Flush()
 }
 
-func kindOrder(k engine.Kind) int {
+func kindOrder(k devnet.Kind) int {
 	switch k {
-	case engine.KindL1:
+	case devnet.KindL1:
 		return 0
-	case engine.KindEVM, engine.KindMove, engine.KindWasm:
+	case devnet.KindEVM, devnet.KindMove, devnet.KindWasm:
 		return 1
 	}
 	return 2

@@ -17,22 +17,25 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
 // indexerConfig is everything `rollgate indexer` needs; `up` fills one per rollup.
 type indexerConfig struct {
-	Mode       string // ingest, api or all
-	Listen     string // host:port of the API (or, in ingest mode, of /healthz and /metrics)
-	DB         string // sqlite:<path> or postgres://...
-	RPC        string // comma-separated CometBFT RPC URLs
-	REST       string // comma-separated Cosmos REST URLs
-	JSONRPC    string // comma-separated Ethereum JSON-RPC URLs (EVM chains)
-	InternalTx string // "true"/"false"/"" (auto: on for EVM chains), the peer's INTERNAL_TX
-	internalTx bool   // InternalTx resolved by validate
+	Mode       string          // ingest, api or all
+	Listen     string          // host:port of the API (or, in ingest mode, of /healthz and /metrics)
+	DB         string          // sqlite:<path> or postgres://...
+	RPC        string          // comma-separated CometBFT RPC URLs
+	REST       string          // comma-separated Cosmos REST URLs
+	JSONRPC    string          // comma-separated Ethereum JSON-RPC URLs (EVM chains)
+	InternalTx string          // "true"/"false"/"" (auto: on for EVM chains), the peer's INTERNAL_TX
+	internalTx bool            // InternalTx resolved by validate
+	profile    profile.Profile // the VM_TYPE's, set by validate
 	Ingest     ingest.Config
 	MaxConns   int // upstream requests in flight per client
 	CORS       corsFlags
+	Streams    streamFlags
 	CacheMB    int // response cache bound in MiB; 0 disables
 	BuildInfo  Build
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
@@ -67,6 +70,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
+	c.Streams.register(f)
 	f.Int64(&c.RetainHeights, "retain-heights", 0, "keep the newest N heights, pruning older ones in the background; older heights answer as on a pruned node (0: keep all; on an api replica, answer as the pruning writer does)", "RETAIN_HEIGHTS")
 	f.Int(&c.CacheMB, "response-cache-mb", 64, "MiB of answers kept in memory: blocks and txs until evicted, lists until the next block (0: off)", "RESPONSE_CACHE_MB")
 }
@@ -80,15 +84,18 @@ func (c *indexerConfig) validate(env *Env) error {
 	if c.Ingest.ChainID == "" {
 		return usagef("--chain-id (CHAIN_ID) is required")
 	}
-	switch c.Ingest.VMType {
-	case "evm", "move", "wasm":
-	default:
+	prof, err := profile.Parse(c.Ingest.VMType)
+	if err != nil {
 		return usagef("--vm-type (VM_TYPE) must be evm, move or wasm, not %q", c.Ingest.VMType)
 	}
+	c.profile = prof
 	if c.Mode != "api" && (c.RPC == "" || c.REST == "") {
 		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
 	}
 	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if err := c.Streams.validate(); err != nil {
 		return err
 	}
 	if c.RetainHeights < 0 {
@@ -111,6 +118,9 @@ func (c *indexerConfig) validate(env *Env) error {
 }
 
 func runIndexer(ctx context.Context, env *Env, args []string) error {
+	if multiChain(env, args) {
+		return runIndexerMulti(ctx, env, args) // many chains: indexer_multi.go
+	}
 	f := newFlags(env, "indexer")
 	var cfg indexerConfig
 	var lg logging
@@ -180,24 +190,15 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		if err != nil {
 			return err
 		}
-		internalReady, err := startEVMIngest(g, cfg, src, db, log, opts)
+		if err := dialEVM(cfg, src, opts); err != nil {
+			return err
+		}
+		p, err := ingest.New(profile.Ingest(cfg.Ingest, cfg.profileOptions()), src, db, log, reg)
 		if err != nil {
 			return err
 		}
-		p, err := ingest.New(cfg.Ingest, src, db, log, reg)
-		if err != nil {
-			return err
-		}
-		// Core readiness first, then the extensions' (the rich list's is in p.Ready).
+		// Core readiness first, then the extensions' in the profile's order (p.Ready).
 		ready = p.Ready
-		if internalReady != nil {
-			ready = func() error {
-				if err := p.Ready(); err != nil {
-					return err
-				}
-				return internalReady()
-			}
-		}
 		g.Go(p.Run)
 	}
 
@@ -207,16 +208,19 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	} else {
 		handler = api.New(api.Config{
 			ChainID:       cfg.Ingest.ChainID,
-			VMType:        cfg.Ingest.VMType,
+			Features:      cfg.profile.API(db, cfg.profileOptions()),
 			AccountPrefix: cfg.Ingest.AccountPrefix,
 			Version:       cfg.BuildInfo.Version,
 			CommitHash:    cfg.BuildInfo.Commit,
 			CORS:          cfg.CORS.config(),
 			CacheBytes:    cacheBytes(cfg.CacheMB),
-			NoInternalTx:  !cfg.internalTx,
 			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
 			MaxReplicaLag: cfg.MaxReplicaLag,
+			// With the response cache on, each new height's polled answers are rendered into
+			// it (api's warm.go) until shutdown.
+			WriteThrough: g.ctx,
+			Streams:      cfg.Streams.options(),
 		}, db, log, reg)
 	}
 	if cfg.AccessLog {

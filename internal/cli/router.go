@@ -30,6 +30,7 @@ type routerConfig struct {
 	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
 	TrackKeep   time.Duration // bridge events older than this are pruned (track.Store.PruneEvents); 0 keeps all
 	CORS        corsFlags
+	Streams     streamFlags
 	AccessLog   bool // one info line per request
 }
 
@@ -42,6 +43,7 @@ func (c *routerConfig) register(f *flags) {
 	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
 	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROUTER_TRACK_KEEP_EVENTS")
 	c.CORS.register(f)
+	c.Streams.register(f)
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
 }
 
@@ -58,6 +60,9 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 		return usagef("--registry (ROUTER_REGISTRY) is required")
 	}
 	if err := cfg.CORS.validate(); err != nil {
+		return err
+	}
+	if err := cfg.Streams.validate(); err != nil {
 		return err
 	}
 	if cfg.Listen == "" {
@@ -136,7 +141,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	}
 	sum := reg.Summary()
 	log.Info("registry loaded", "dir", cfg.Registry, "chains", sum.Chains, "assets", sum.Assets, "open_channels", sum.OpenChannels)
-	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config()}
+	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config(), Streams: cfg.Streams.options()}
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)
 		if err != nil {

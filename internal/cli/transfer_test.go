@@ -12,7 +12,6 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/router/api"
 )
 
@@ -58,7 +57,7 @@ func TestTransferCommand(t *testing.T) {
 		t.Fatalf("test account 0 not printed: %+v\n%s", acc0, out)
 	}
 	// The devnet's first funded user (seed 1): one eth_secp256k1 key on every Initia chain.
-	k, err := engine.DeriveKey(1, devnet.UserKeyIndex, true)
+	k, err := devnet.SeedKey(1, devnet.UserKeyIndex, false)
 	if err != nil {
 		t.Fatal(err)
 	}

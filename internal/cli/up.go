@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
@@ -115,6 +114,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 
 	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String()}
 	indexers := map[string]string{}
+	fl := &upFleet{g: g, log: log} // every rollup's indexer in one process (indexer_multi.go)
 	for id, e := range eps {
 		out.Chains[id] = upChain{ChainEndpoints: e}
 	}
@@ -131,7 +131,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
 		ic.RetainHeights = int64(indexRetain)
-		if err := startIndexer(g, ic, lns[id], log); err != nil {
+		if err := fl.add(ic, lns[id]); err != nil {
 			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
 		url := "http://" + lns[id].Addr().String()
@@ -244,7 +244,7 @@ func rollupsOf(cfg devnet.Config) []string {
 	var ids []string
 	for _, c := range cfg.Chains {
 		switch c.Kind {
-		case engine.KindEVM, engine.KindMove, engine.KindWasm:
+		case devnet.KindEVM, devnet.KindMove, devnet.KindWasm:
 			ids = append(ids, c.ChainID)
 		}
 	}

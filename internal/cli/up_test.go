@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
 )
 
@@ -32,6 +33,17 @@ func getJSON(t *testing.T, url string, out any) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // TestUp runs `rollgate up` the way the README says (random ports so tests can run side by
@@ -96,7 +108,7 @@ func TestUp(t *testing.T) {
 				RichListHeight   int64 `json:"rich_list_height"`
 				InternalTxHeight int64 `json:"internal_tx_height"`
 			}
-			evm := c.Kind == "evm"
+			evm := vmkind.Kind(c.Kind) == vmkind.EVM
 			for time.Now().Before(deadline) && (ext.RichListHeight == 0 || evm && ext.InternalTxHeight == 0) {
 				getJSON(t, c.Indexer+"/status", &ext)
 				time.Sleep(100 * time.Millisecond)
@@ -120,6 +132,19 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/indexer/tx/v1/evm-internal-txs?pagination.limit=1", &itxs); evm && code != 200 || !evm && code != 404 {
 				t.Errorf("round %d: %s (%s) internal txs: status %d", round, id, c.Kind, code)
 			}
+			// Every indexer streams: from=1 replays block 2 from the store first.
+			if ev := firstStreamEvent(t, c.Indexer+"/indexer/block/v1/blocks/stream?from=1"); ev.Name != "block" || ev.ID != "2" {
+				t.Errorf("round %d: %s block stream from 1: first event %q id %q", round, id, ev.Name, ev.ID)
+			}
+			// Every rollup's indexer runs in one process: each URL also lists all of them.
+			var fleet struct {
+				Chains []struct {
+					ChainID string `json:"chain_id"`
+				}
+			}
+			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 3 {
+				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups", round, id, code, fleet.Chains)
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
@@ -136,6 +161,11 @@ func TestUp(t *testing.T) {
 		}
 		if code := getJSON(t, eps.Router+"/v2/info/chains", &chains); code != 200 || len(chains.Chains) < len(eps.Chains) {
 			t.Errorf("round %d: router chains: status %d, %d chains for %d devnet chains", round, code, len(chains.Chains), len(eps.Chains))
+		}
+		// The router's status stream is served: an unknown transfer is the tracker's 404, not
+		// a missing route's.
+		if code, body := getBody(t, eps.Router+"/v2/tx/status/stream?chain_id=initia-devnet-1&tx_hash="+strings.Repeat("AB", 32)); code != 404 || strings.Contains(body, "no route") {
+			t.Errorf("round %d: router status stream: %d %s", round, code, body)
 		}
 		if !preflightAllowsAnyOrigin(t, eps.Router+"/v2/fungible/route", http.MethodPost) {
 			t.Errorf("round %d: router refuses a cross-origin preflight", round)

@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 // bridges is the bridge side of a network: the OPinit and IBC wiring (modules and registry
@@ -44,12 +44,12 @@ func wireBridges(n *Network) (*bridges, error) {
 	ibcHooks := map[string]ibc.HookExecutor{}
 	depHooks := map[string]opinit.DepositHookExecutor{}
 	for _, s := range n.cfg.Chains {
-		bs := bridge.ChainSpec{ChainID: s.ChainID, Kind: string(s.Kind), Prefix: s.Prefix, ChainName: s.name(), NativeDenoms: s.NativeDenoms}
+		bs := bridge.ChainSpec{ChainID: s.ChainID, Kind: s.Kind, Prefix: s.Prefix, ChainName: s.name(), NativeDenoms: s.NativeDenoms}
 		if isRollup(s.Kind) {
 			bs.Executor = b.bech32(s, b.bots(s)[1])
 		}
 		specs = append(specs, bs)
-		if s.Kind == engine.KindCosmos {
+		if s.Kind == KindCosmos {
 			continue // an external chain runs no ibc-hooks
 		}
 		r := bridge.NewHookRunner(s.ChainID)
@@ -66,7 +66,7 @@ func wireBridges(n *Network) (*bridges, error) {
 				if !ok {
 					break
 				}
-				return c.Chain.Query(c.Chain.Height())
+				return c.eng.Query(c.eng.Height())
 			}
 		}
 		return nil, fmt.Errorf("no rollup for bridge %d", id)
@@ -76,19 +76,19 @@ func wireBridges(n *Network) (*bridges, error) {
 	if n.cfg.NFTTraffic > 0 {
 		nft := &bridge.NFTOptions{Rate: n.cfg.NFTTraffic, Receivers: map[string]ibc.NFTReceiver{}, Escrows: map[string]ibc.NFTEscrow{}}
 		for _, s := range n.cfg.Chains {
-			if s.Kind == engine.KindL1 {
+			if s.Kind == KindL1 {
 				if nft.Classes, err = l1NFTClasses(n.cfg, s); err != nil {
 					return nil, err
 				}
 			}
 			// Every Initia chain receives ICS-721 vouchers (the L1 those a rollup sends it),
 			// and the Move and EVM chains send their own collections.
-			if s.Kind == engine.KindL1 || isRollup(s.Kind) {
+			if s.Kind == KindL1 || isRollup(s.Kind) {
 				sink := &nftSink{chainID: s.ChainID}
 				b.nftSinks[s.ChainID] = sink
 				nft.Receivers[s.ChainID] = sink
 			}
-			if s.Kind == engine.KindL1 || s.Kind == engine.KindMove || s.Kind == engine.KindEVM {
+			if s.Kind == KindL1 || s.Kind == KindMove || s.Kind == KindEVM {
 				esc := &nftEscrow{}
 				b.nftEscrows[s.ChainID] = esc
 				nft.Escrows[s.ChainID] = esc
@@ -129,7 +129,7 @@ func (b *bridges) chainParts(s ChainSpec) ([]sim.Module, []engine.GenesisAccount
 	cm, _ := b.wiring.Chain(s.ChainID)
 	bots := b.bots(s)
 	mods := cm.Modules()
-	if s.Kind == engine.KindEVM && cm.BridgeID != 0 {
+	if s.Kind == KindEVM && cm.BridgeID != 0 {
 		// A minievm rollup is launched with the L1's coins bridged in: their ERC-20s and
 		// wrapped 18-decimal tokens exist from genesis (evm.Launch).
 		l := evm.Launch{}
@@ -145,9 +145,9 @@ func (b *bridges) chainParts(s ChainSpec) ([]sim.Module, []engine.GenesisAccount
 func (b *bridges) start(n *Network) error {
 	for id, r := range b.runners {
 		c, _ := n.Chain(id)
-		r.AddModules(c.Modules...)
-		if c.EVM != nil {
-			c.EVM.SetCosmosExecutor(r.Run) // the ERC20Wrapper's toRemoteAndOPWithdraw
+		r.AddModules(c.modules...)
+		if c.evm != nil {
+			c.evm.SetCosmosExecutor(r.Run) // the ERC20Wrapper's toRemoteAndOPWithdraw
 		}
 	}
 	for id, s := range b.nftSinks {
@@ -161,7 +161,7 @@ func (b *bridges) start(n *Network) error {
 	var eps []relayer.Endpoint
 	for _, c := range n.chains {
 		bots := b.bots(c.Spec)
-		ep := relayer.Endpoint{Chain: relayer.NewEngineChain(c.Chain, bots[0], bots[1]), Relayer: b.bech32(c.Spec, bots[0])}
+		ep := relayer.Endpoint{Chain: relayer.NewEngineChain(c.eng, bots[0], bots[1]), Relayer: b.bech32(c.Spec, bots[0])}
 		if isRollup(c.Spec.Kind) {
 			ep.Executor = b.bech32(c.Spec, bots[1])
 		}
@@ -188,7 +188,7 @@ func (b *bridges) serveExecutorAPIs(n *Network) error {
 			return fmt.Errorf("executor api for %s: %w", c.Spec.ChainID, err)
 		}
 		cm, _ := b.wiring.Chain(c.Spec.ChainID)
-		ch := c.Chain
+		ch := c.eng
 		n.serve(ln, opinit.ExecutorAPI(cm.BridgeID, func() (sim.Query, error) { return ch.Query(ch.Height()) }), "executor api "+c.Spec.ChainID)
 		b.execURL[c.Spec.ChainID] = "http://" + ln.Addr().String()
 	}

@@ -9,29 +9,30 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/server"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/server"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 // Chain is one running chain of the network.
 type Chain struct {
 	Spec      ChainSpec
-	Chain     *engine.Chain
-	EVM       *evm.Module // nil unless Kind is evm
-	Modules   []sim.Module
 	Endpoints ChainEndpoints
-	vm        vm
+
+	eng     *engine.Chain
+	evm     *evm.Module // nil unless Kind is evm
+	modules []sim.Module
+	vm      vm
 }
 
 // ChainEndpoints are the URLs of one chain.
 type ChainEndpoints struct {
-	Kind      engine.Kind `json:"kind"`
-	ChainName string      `json:"chain_name"`
-	RPC       string      `json:"rpc"`
-	REST      string      `json:"rest"`
-	JSONRPC   string      `json:"json_rpc,omitempty"`
+	Kind      Kind   `json:"kind"`
+	ChainName string `json:"chain_name"`
+	RPC       string `json:"rpc"`
+	REST      string `json:"rest"`
+	JSONRPC   string `json:"json_rpc,omitempty"`
 }
 
 // Endpoints maps chain ids to their endpoints (the endpoints.json content).
@@ -56,14 +57,14 @@ func buildChain(cfg Config, s ChainSpec, extraModules []sim.Module, extraAccount
 	if err != nil {
 		return nil, fmt.Errorf("chain %s: %w", s.ChainID, err)
 	}
-	return &Chain{Spec: s, Chain: c, EVM: v.evm, Modules: cc.Modules, vm: v}, nil
+	return &Chain{Spec: s, eng: c, evm: v.evm, modules: cc.Modules, vm: v}, nil
 }
 
 // handlers are the chain's servers in port order: CometBFT RPC, Cosmos REST, then the VM's.
 func (c *Chain) handlers(log *slog.Logger) []http.Handler {
-	hs := []http.Handler{server.NewComet(c.Chain, log), server.NewREST(c.Chain, c.Modules, log)}
+	hs := []http.Handler{server.NewComet(c.eng, log), server.NewREST(c.eng, c.modules, log)}
 	if c.vm.handlers != nil {
-		hs = append(hs, c.vm.handlers(c.Chain, log)...)
+		hs = append(hs, c.vm.handlers(c.eng, log)...)
 	}
 	return hs
 }

@@ -25,8 +25,8 @@ import (
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
 )
 
 func opts() []httpx.Option {
@@ -48,12 +48,12 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.SyncInfo.LatestBlockHeight != ch.Chain.Height() || st.NodeInfo.Network != ch.Spec.ChainID {
+			if st.SyncInfo.LatestBlockHeight != ch.Engine().Height() || st.NodeInfo.Network != ch.Spec.ChainID {
 				t.Fatalf("status %+v", st.SyncInfo)
 			}
 			var txHash []byte
 			var txHeight int64
-			for h := int64(1); h <= ch.Chain.Height(); h++ {
+			for h := int64(1); h <= ch.Engine().Height(); h++ {
 				b, err := cc.Block(ctx, h)
 				if err != nil {
 					t.Fatal(err)
@@ -66,13 +66,13 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 					t.Fatalf("height %d: block %d results %d, %d txs vs %d results", h, b.Block.Header.Height, br.Height, len(b.Block.Data.Txs), len(br.TxsResults))
 				}
 				if h > 1 {
-					prev, _ := ch.Chain.Block(h - 1)
+					prev, _ := ch.Engine().Block(h - 1)
 					if !strings.EqualFold(hex.EncodeToString(b.Block.Header.LastBlockID.Hash), hex.EncodeToString(prev.ID.Hash)) {
 						t.Fatalf("height %d: last_block_id does not chain", h)
 					}
 				}
 				if txHash == nil && len(b.Block.Data.Txs) > 0 {
-					cb, _ := ch.Chain.Block(h)
+					cb, _ := ch.Engine().Block(h)
 					txHash, txHeight = cb.TxHashes[0][:], h
 				}
 			}
@@ -81,7 +81,7 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 			}
 			if _, err := cc.Block(ctx, 10_000); err == nil {
 				t.Fatal("future block answered")
-			} else if cur, ok := comet.IsFutureHeight(err); !ok || cur != ch.Chain.Height() {
+			} else if cur, ok := comet.IsFutureHeight(err); !ok || cur != ch.Engine().Height() {
 				t.Fatalf("future height error %v (current %d, ok %v)", err, cur, ok)
 			}
 			tx, err := cc.Tx(ctx, fmt.Sprintf("%X", txHash), false)
@@ -109,12 +109,12 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 				t.Fatalf("tx_search by event message.action=%q: %v %+v", action, err, res)
 			}
 			bc, err := cc.Blockchain(ctx, 1, 5)
-			if err != nil || len(bc.BlockMetas) != 5 || bc.LastHeight != ch.Chain.Height() {
+			if err != nil || len(bc.BlockMetas) != 5 || bc.LastHeight != ch.Engine().Height() {
 				t.Fatalf("blockchain: %v %+v", err, bc)
 			}
-			acc := ch.Chain.Accounts()[0]
+			acc := ch.Engine().Accounts()[0]
 			q, err := cc.ABCIQuery(ctx, "/cosmos.bank.v1beta1.Query/Balance",
-				append(append([]byte{0x0a, byte(len(acc.Bech32))}, acc.Bech32...), append([]byte{0x12, byte(len(ch.Chain.Config().FeeDenom))}, ch.Chain.Config().FeeDenom...)...), 0, false)
+				append(append([]byte{0x0a, byte(len(acc.Bech32))}, acc.Bech32...), append([]byte{0x12, byte(len(ch.Engine().Config().FeeDenom))}, ch.Engine().Config().FeeDenom...)...), 0, false)
 			if err != nil || q.Response.Code != 0 || len(q.Response.Value) == 0 {
 				t.Fatalf("abci_query: %v %+v", err, q)
 			}
@@ -140,7 +140,7 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 				t.Fatalf("future REST height not recognised: %v", err)
 			}
 			lb, err := rc.LatestBlock(ctx)
-			if err != nil || lb.Height != ch.Chain.Height() || lb.ChainID != ch.Spec.ChainID {
+			if err != nil || lb.Height != ch.Engine().Height() || lb.ChainID != ch.Spec.ChainID {
 				t.Fatalf("latest block: %v %+v", err, lb)
 			}
 			ni, err := rc.NodeInfo(ctx)
@@ -152,7 +152,7 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 				t.Fatalf("balances at height 2: %v %v", err, bals)
 			}
 			page, err := rc.Accounts(ctx, cosmosrest.PageRequest{Limit: 100}, 0)
-			if err != nil || len(page.Accounts) < len(ch.Chain.Accounts()) {
+			if err != nil || len(page.Accounts) < len(ch.Engine().Accounts()) {
 				t.Fatalf("accounts: %v", err)
 			}
 			if _, err := rc.Account(ctx, acc.Bech32); err != nil {
@@ -181,16 +181,16 @@ func TestCometAndRESTWithProjectClients(t *testing.T) {
 
 // TestHistoricalQueries: REST reads honour x-cosmos-block-height.
 func TestHistoricalQueries(t *testing.T) {
-	net := startNet(t, 9, 0, devnet.ChainSpec{ChainID: "l1-hist-1", Kind: engine.KindL1})
+	net := startNet(t, 9, 0, devnet.ChainSpec{ChainID: "l1-hist-1", Kind: devnet.KindL1})
 	ch, _ := net.Chain("l1-hist-1")
-	k := ch.Chain.Key(0)
-	to := ch.Chain.Accounts()[1]
-	num, seq, _ := ch.Chain.AccountState(k.Address())
-	raw := signSend(t, ch.Chain, k, num, seq, to.Bech32, "uinit", 12345)
-	if r := ch.Chain.BroadcastTxSync(raw); r.Code != 0 {
+	k := ch.Engine().Key(0)
+	to := ch.Engine().Accounts()[1]
+	num, seq, _ := ch.Engine().AccountState(k.Address())
+	raw := signSend(t, ch.Engine(), k, num, seq, to.Bech32, "uinit", 12345)
+	if r := ch.Engine().BroadcastTxSync(raw); r.Code != 0 {
 		t.Fatalf("broadcast: %+v", r)
 	}
-	before := ch.Chain.Height()
+	before := ch.Engine().Height()
 	if err := net.ProduceBlock(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -228,15 +228,15 @@ func signSend(t *testing.T, c *engine.Chain, k *engine.Key, num, seq uint64, to,
 // TestBroadcastChecks: CheckTx rejects bad signatures and wrong sequences with the SDK's codes,
 // accepts a good tx, and the next block executes it.
 func TestBroadcastChecks(t *testing.T) {
-	net := startNet(t, 11, 0, devnet.ChainSpec{ChainID: "l1-check-1", Kind: engine.KindL1})
+	net := startNet(t, 11, 0, devnet.ChainSpec{ChainID: "l1-check-1", Kind: devnet.KindL1})
 	ch, _ := net.Chain("l1-check-1")
 	cc, _ := comet.New(ch.Endpoints.RPC, opts()...)
 	ctx := context.Background()
-	k := ch.Chain.Key(2)
-	num, seq, _ := ch.Chain.AccountState(k.Address())
-	to := ch.Chain.Accounts()[3].Bech32
+	k := ch.Engine().Key(2)
+	num, seq, _ := ch.Engine().AccountState(k.Address())
+	to := ch.Engine().Accounts()[3].Bech32
 
-	good := signSend(t, ch.Chain, k, num, seq, to, "uinit", 5)
+	good := signSend(t, ch.Engine(), k, num, seq, to, "uinit", 5)
 	badSig := append([]byte(nil), good...)
 	badSig[len(badSig)-5] ^= 0xff
 	cases := []struct {
@@ -246,11 +246,11 @@ func TestBroadcastChecks(t *testing.T) {
 		codespace string
 	}{
 		{"bad signature", badSig, 4, "sdk"},
-		{"sequence too high", signSend(t, ch.Chain, k, num, seq+1, to, "uinit", 5), 32, "sdk"},
-		{"wrong account number", signSend(t, ch.Chain, k, num+7, seq, to, "uinit", 5), 4, "sdk"},
+		{"sequence too high", signSend(t, ch.Engine(), k, num, seq+1, to, "uinit", 5), 32, "sdk"},
+		{"wrong account number", signSend(t, ch.Engine(), k, num+7, seq, to, "uinit", 5), 4, "sdk"},
 		{"garbage", []byte{0xff, 0x01}, 2, "sdk"},
 		{"good", good, 0, ""},
-		{"replayed sequence", signSend(t, ch.Chain, k, num, seq, to, "uinit", 6), 32, "sdk"},
+		{"replayed sequence", signSend(t, ch.Engine(), k, num, seq, to, "uinit", 6), 32, "sdk"},
 	}
 	for _, c := range cases {
 		res, err := cc.BroadcastTxSync(ctx, c.tx)
@@ -264,11 +264,11 @@ func TestBroadcastChecks(t *testing.T) {
 	if err := net.ProduceBlock(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	_, seq2, _ := ch.Chain.AccountState(k.Address())
+	_, seq2, _ := ch.Engine().AccountState(k.Address())
 	if seq2 != seq+1 {
 		t.Fatalf("sequence %d after the block, want %d", seq2, seq+1)
 	}
-	b, _ := ch.Chain.Block(0)
+	b, _ := ch.Engine().Block(0)
 	found := false
 	for i, h := range b.TxHashes {
 		if string(h[:]) == string(sha(good)) {
@@ -283,7 +283,7 @@ func TestBroadcastChecks(t *testing.T) {
 // TestEVMWithProjectClientAndEthclient drives the EVM rollup's JSON-RPC with evmrpc and
 // go-ethereum's ethclient, including a tx sent through eth_sendRawTransaction.
 func TestEVMWithProjectClientAndEthclient(t *testing.T) {
-	net := startNet(t, 13, 25, devnet.ChainSpec{ChainID: "minievm-clients-1", Kind: engine.KindEVM})
+	net := startNet(t, 13, 25, devnet.ChainSpec{ChainID: "minievm-clients-1", Kind: devnet.KindEVM})
 	ch, _ := net.Chain("minievm-clients-1")
 	ctx := context.Background()
 	ec, err := evmrpc.New(ch.Endpoints.JSONRPC, opts()...)
@@ -291,7 +291,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := ec.BlockNumber(ctx)
-	if err != nil || int64(n) != ch.Chain.Height() {
+	if err != nil || int64(n) != ch.Engine().Height() {
 		t.Fatalf("block number %d %v", n, err)
 	}
 	var someTx string
@@ -329,7 +329,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 	}
 	defer cl.Close()
 	cid, err := cl.ChainID(ctx)
-	if err != nil || cid.Uint64() != ch.EVM.EVMChainID(ch.Spec.ChainID) {
+	if err != nil || cid.Uint64() != ch.EVMModule().EVMChainID(ch.Spec.ChainID) {
 		t.Fatalf("chain id %v %v", cid, err)
 	}
 	bn, err := cl.BlockNumber(ctx)
@@ -376,9 +376,9 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 		t.Fatalf("eth_getLogs found %d Transfer logs, receipts have %d", len(logs), want)
 	}
 	// the traffic's ERC-20 (first contract created through the factory)
-	q, _ := ch.Chain.Query(0)
+	q, _ := ch.Engine().Query(0)
 	var token common.Address
-	for _, acc := range ch.Chain.Accounts() {
+	for _, acc := range ch.Engine().Accounts() {
 		for _, c := range engine.Balances(q, acc.Addr) {
 			if strings.HasPrefix(c.Denom, "evm/") {
 				token = common.HexToAddress(c.Denom[4:])
@@ -389,7 +389,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 		t.Fatal("no factory ERC-20 holder after 25 blocks")
 	}
 	holder := common.Address{}
-	for _, acc := range ch.Chain.Accounts() {
+	for _, acc := range ch.Engine().Accounts() {
 		if q.Balance(acc.Addr, "evm/"+token.Hex()[2:]).Sign() > 0 {
 			holder = common.BytesToAddress(acc.Addr)
 		}
@@ -411,7 +411,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 	var head string
 	var bals [3]string
 	batch := []rpc.BatchElem{{Method: "eth_blockNumber", Result: &head}}
-	for i, acc := range ch.Chain.Accounts()[:3] {
+	for i, acc := range ch.Engine().Accounts()[:3] {
 		d, _ := evm.Pack("balanceOf", common.BytesToAddress(acc.Addr))
 		batch = append(batch, rpc.BatchElem{Method: "eth_call", Args: []any{map[string]string{"to": token.Hex(), "data": "0x" + hex.EncodeToString(d)}, "latest"}, Result: &bals[i]})
 	}
@@ -430,13 +430,13 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 	}
 
 	// a wallet tx over eth_sendRawTransaction: native value transfer from genesis key 0
-	k := ch.Chain.Key(0)
+	k := ch.Engine().Key(0)
 	from := common.BytesToAddress(k.Address())
 	nonce, err := cl.PendingNonceAt(ctx, from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	to := common.BytesToAddress(ch.Chain.Accounts()[5].Addr)
+	to := common.BytesToAddress(ch.Engine().Accounts()[5].Addr)
 	tx := types.NewTx(&types.DynamicFeeTx{ChainID: cid, Nonce: nonce, GasTipCap: new(big.Int), GasFeeCap: new(big.Int), Gas: 300000, To: &to, Value: big.NewInt(777)})
 	signed, err := types.SignTx(tx, types.LatestSignerForChainID(cid), k.ECDSA())
 	if err != nil {
@@ -460,7 +460,7 @@ func TestEVMWithProjectClientAndEthclient(t *testing.T) {
 	// and the REST call endpoint, at a height
 	rest, _ := cosmosrest.New(ch.Endpoints.REST, opts()...)
 	d, _ := evm.Pack("symbol")
-	cr, err := rest.Call(ctx, "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", token.Hex(), "0x"+hex.EncodeToString(d), "0", ch.Chain.Height())
+	cr, err := rest.Call(ctx, "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", token.Hex(), "0x"+hex.EncodeToString(d), "0", ch.Engine().Height())
 	if err != nil || cr.Error != "" || len(cr.Response) < 10 {
 		t.Fatalf("REST call: %v %+v", err, cr)
 	}

@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // ChainSpec describes one chain of the network. Only ChainID and Kind are required; the
 // rest is derived from the kind (withDefaults).
 type ChainSpec struct {
 	ChainID string
-	Kind    engine.Kind // l1, evm, move, wasm or cosmos
+	Kind    Kind // l1, evm, move, wasm or cosmos
 	// Name is the registry chain_name (default: the chain id without "-devnet-N").
 	Name string
 	// Prefix is the bech32 account prefix (default "init"; "cosmos" suits an external chain).
@@ -87,11 +87,11 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Chains: []ChainSpec{
-			{ChainID: "initia-devnet-1", Kind: engine.KindL1},
-			{ChainID: "minievm-devnet-1", Kind: engine.KindEVM},
-			{ChainID: "minimove-devnet-1", Kind: engine.KindMove},
-			{ChainID: "miniwasm-devnet-1", Kind: engine.KindWasm},
-			{ChainID: "cosmoshub-devnet-1", Kind: engine.KindCosmos, Prefix: "cosmos"},
+			{ChainID: "initia-devnet-1", Kind: KindL1},
+			{ChainID: "minievm-devnet-1", Kind: KindEVM},
+			{ChainID: "minimove-devnet-1", Kind: KindMove},
+			{ChainID: "miniwasm-devnet-1", Kind: KindWasm},
+			{ChainID: "cosmoshub-devnet-1", Kind: KindCosmos, Prefix: "cosmos"},
 		},
 		Seed:          1,
 		BlockInterval: 500 * time.Millisecond,
@@ -148,10 +148,10 @@ func ParseChains(s string) ([]ChainSpec, error) {
 		if !ok || id == "" {
 			return nil, fmt.Errorf("chain %q: want <chain-id>:<kind>", part)
 		}
-		switch k := engine.Kind(kind); k {
-		case engine.KindL1, engine.KindEVM, engine.KindMove, engine.KindWasm:
+		switch k := Kind(kind); k {
+		case KindL1, KindEVM, KindMove, KindWasm:
 			out = append(out, ChainSpec{ChainID: id, Kind: k})
-		case engine.KindCosmos:
+		case KindCosmos:
 			out = append(out, ChainSpec{ChainID: id, Kind: k, Prefix: "cosmos"})
 		default:
 			return nil, fmt.Errorf("chain %q: unknown kind %q", part, kind)
@@ -168,16 +168,16 @@ func (s ChainSpec) withDefaults() ChainSpec {
 	if s.Prefix == "" {
 		s.Prefix = "init"
 	}
-	if s.Kind == engine.KindCosmos {
+	if s.Kind == KindCosmos {
 		s.CosmosKeys = true
 	}
 	if s.FeeDenom == "" {
 		switch s.Kind {
-		case engine.KindL1:
+		case KindL1:
 			s.FeeDenom = "uinit"
-		case engine.KindEVM:
+		case KindEVM:
 			s.FeeDenom = "GAS"
-		case engine.KindCosmos:
+		case KindCosmos:
 			s.FeeDenom = "uatom"
 		default:
 			s.FeeDenom = "umin"
@@ -212,12 +212,12 @@ func (s ChainSpec) genesisCoins() []engine.Coin {
 		amt, _ = new(big.Int).SetString("1000000000000000000000000", 10) // 10^24: GAS has 18 decimals
 	}
 	coins := []engine.Coin{{Denom: s.FeeDenom, Amount: amt}}
-	if s.Kind != engine.KindCosmos && s.FeeDenom != "uusdc" {
+	if s.Kind != KindCosmos && s.FeeDenom != "uusdc" {
 		coins = append(coins, engine.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
 	}
 	return coins
 }
 
-func isRollup(k engine.Kind) bool {
-	return k == engine.KindEVM || k == engine.KindMove || k == engine.KindWasm
+func isRollup(k Kind) bool {
+	return k == KindEVM || k == KindMove || k == KindWasm
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // TestDeterminism: two networks with the same seed and genesis time serve byte-identical
@@ -116,11 +115,11 @@ func TestRegistryAndEndpoints(t *testing.T) {
 			t.Fatalf("chain.json of %s: %s", ch.Spec.ChainID, b)
 		}
 		switch ch.Spec.Kind {
-		case engine.KindEVM:
+		case devnet.KindEVM:
 			if cj.EVMChainID == 0 || cj.APIs["json-rpc"][0].Address != ch.Endpoints.JSONRPC {
 				t.Fatalf("evm chain.json: %s", b)
 			}
-		case engine.KindL1:
+		case devnet.KindL1:
 			if cj.Metadata["is_l1"] != true {
 				t.Fatalf("l1 chain.json: %s", b)
 			}

@@ -6,7 +6,21 @@
 // endpoints.json and an initia-registry directory the router loads. It is what
 // `rollgate devnet` and `rollgate up` start; tests use ManualBlocks and ProduceBlock.
 //
-// The devnet in layers, bottom up (a layer imports only those below it):
+// This package is the simulator's one façade: the product (internal/cli and every test of
+// the indexer and the router) imports it and nothing below it, which Go's internal rule and
+// internal/archtest enforce. What it offers:
+//
+//	Network   Start, Close, ProduceBlock(s), Chain(id)/Chains, Spec, Endpoints, registry and
+//	          endpoints.json writers, Key/UserKey/TestAccounts/Address/Account, ExecutorURL,
+//	          RelayerStats/RelayerPending, Faults (the injector in front of every server)
+//	Chain     ID, Kind, RPC/REST/JSONRPC URLs, Height, Key(i), Broadcast; ground truth read
+//	          from the chain itself: Block, Accounts, Balances, NFTs, NFTClassNames,
+//	          NFTTraces, ICS721Collection (truth.go)
+//	helpers   SeedKey, the Move object addresses, ICS-721 voucher names and escrows, EVM
+//	          call data a client computes (clienthelp.go)
+//
+// The simulator behind it, bottom up (a layer imports only those below it), all under
+// internal/:
 //
 //	devnet            this package: the network. Config/ChainSpec, Start, one VM per chain
 //	                  kind (vms.go), bridge wiring (bridges.go), servers, registry writer
@@ -20,7 +34,9 @@
 //	│   └── wasm      CosmWasm: CW721, tokenfactory
 //	├── server        CometBFT RPC and Cosmos REST over one engine chain
 //	├── gateway       the gRPC-gateway answer and error writer the REST routes share
-//	├── faults        fault injection in front of every server
 //	├── engine        one chain: accounts, mempool/CheckTx, ante, deliver, blocks, commit
 //	└── sim           the contract between the engine and its modules (Env, Query, events)
+//
+// Fault injection (internal/testutil/faults) is not the simulator's: the product's
+// conformance tests and `rollgate bench` put it in front of captured-chain replays too.
 package devnet

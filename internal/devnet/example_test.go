@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // Example_standalone starts two chains without bridges, blocks stepped by hand, and reads
@@ -14,8 +13,8 @@ import (
 func Example_standalone() {
 	cfg := devnet.Config{
 		Chains: []devnet.ChainSpec{
-			{ChainID: "initia-devnet-1", Kind: engine.KindL1},
-			{ChainID: "minievm-devnet-1", Kind: engine.KindEVM},
+			{ChainID: "initia-devnet-1", Kind: devnet.KindL1},
+			{ChainID: "minievm-devnet-1", Kind: devnet.KindEVM},
 		},
 		Seed:         7,
 		GenesisTime:  time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -32,7 +31,7 @@ func Example_standalone() {
 	}
 	for _, c := range net.Chains() {
 		e := net.Endpoints()[c.Spec.ChainID]
-		fmt.Println(c.Spec.ChainID, e.Kind, c.Chain.Height(), e.JSONRPC != "")
+		fmt.Println(c.Spec.ChainID, e.Kind, c.Engine().Height(), e.JSONRPC != "")
 	}
 	// Output:
 	// initia-devnet-1 l1 4 false

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
 )
 
 // ics721Net is an L1 and one rollup of each VM, bridged, with ICS-721 on at a high rate and no
@@ -38,7 +38,7 @@ func TestICS721(t *testing.T) {
 	const blocks = 70
 	a := ics721Net(t, 5, blocks)
 	l1, _ := a.Chain("initia-devnet-1")
-	q, err := l1.Chain.Query(l1.Chain.Height())
+	q, err := l1.Engine().Query(l1.Engine().Height())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +69,8 @@ func TestICS721(t *testing.T) {
 	for ch, id := range rollupAt {
 		c, _ := a.Chain(id)
 		got := map[string]bool{}
-		for h := int64(1); h <= c.Chain.Height(); h++ {
-			b, err := c.Chain.Block(h)
+		for h := int64(1); h <= c.Engine().Height(); h++ {
+			b, err := c.Engine().Block(h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,8 +101,8 @@ func TestICS721(t *testing.T) {
 		}
 		t.Logf("%s received %d tokens over %s", id, len(got), ch)
 	}
-	for h := int64(1); h <= l1.Chain.Height(); h++ {
-		b, _ := l1.Chain.Block(h)
+	for h := int64(1); h <= l1.Engine().Height(); h++ {
+		b, _ := l1.Engine().Block(h)
 		for _, r := range b.Results {
 			for _, ev := range r.Events {
 				for _, at := range ev.Attributes {
@@ -117,9 +117,9 @@ func TestICS721(t *testing.T) {
 	b := ics721Net(t, 5, blocks)
 	for _, c := range a.Chains() {
 		d, _ := b.Chain(c.Spec.ChainID)
-		for h := int64(1); h <= c.Chain.Height(); h++ {
-			x, _ := c.Chain.Block(h)
-			y, _ := d.Chain.Block(h)
+		for h := int64(1); h <= c.Engine().Height(); h++ {
+			x, _ := c.Engine().Block(h)
+			y, _ := d.Engine().Block(h)
 			if !bytes.Equal(x.ResultAppHash, y.ResultAppHash) || !bytes.Equal(x.ID.Hash, y.ID.Hash) {
 				t.Fatalf("%s height %d differs between two runs of seed 5", c.Spec.ChainID, h)
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // Key returns the i-th funded genesis key of a chain as a txcodec key, so a client (test,
@@ -22,15 +22,7 @@ func (n *Network) Key(chainID string, i int) (*txcodec.PrivKey, error) {
 	if !ok {
 		return nil, fmt.Errorf("devnet: unknown chain %q", chainID)
 	}
-	if i < 0 || i >= len(c.Chain.Accounts()) {
-		return nil, fmt.Errorf("devnet: %s has no genesis key %d", chainID, i)
-	}
-	k := c.Chain.Key(i)
-	typ := txcodec.EthSecp256k1
-	if c.Spec.CosmosKeys {
-		typ = txcodec.Secp256k1
-	}
-	return txcodec.NewPrivKey(typ, k.Bytes())
+	return c.Key(i)
 }
 
 // UserKeyIndex is the key index of the first user account in the seed's key sequence:
@@ -61,7 +53,7 @@ func userAccounts(seed uint64, users int, s ChainSpec) ([]engine.GenesisAccount,
 // on Initia chains, of uusdc.
 func userCoins(s ChainSpec) []engine.Coin {
 	coins := []engine.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
-	if s.FeeDenom != "uusdc" && s.Kind != engine.KindCosmos {
+	if s.FeeDenom != "uusdc" && s.Kind != KindCosmos {
 		coins = append(coins, engine.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
 	}
 	return coins

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 func TestParseAccount(t *testing.T) {
@@ -39,7 +37,7 @@ func TestParseChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(specs) != 3 || specs[1].Prefix != "cosmos" || specs[1].withDefaults().FeeDenom != "uatom" || !specs[1].withDefaults().CosmosKeys ||
-		specs[0].withDefaults().Prefix != "init" || specs[2].Kind != engine.KindWasm {
+		specs[0].withDefaults().Prefix != "init" || specs[2].Kind != KindWasm {
 		t.Fatalf("%+v", specs)
 	}
 	if _, err := ParseChains("x:nope"); err == nil {

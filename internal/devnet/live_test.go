@@ -10,15 +10,14 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // TestTimerProductionWithConcurrentReaders: blocks come from the timer while clients read;
 // every block a reader sees is complete (its results match its txs).
 func TestTimerProductionWithConcurrentReaders(t *testing.T) {
 	cfg := standalone()
-	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-live-1", Kind: engine.KindEVM}, {ChainID: "l1-live-1", Kind: engine.KindL1}}
+	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-live-1", Kind: devnet.KindEVM}, {ChainID: "l1-live-1", Kind: devnet.KindL1}}
 	cfg.BlockInterval = 20 * time.Millisecond
 	net, err := devnet.Start(context.Background(), cfg, nil)
 	if err != nil {
@@ -70,7 +69,7 @@ func TestTimerProductionWithConcurrentReaders(t *testing.T) {
 
 // TestNetworkFaultsHook: the network's injector fails real endpoint calls when switched on.
 func TestNetworkFaultsHook(t *testing.T) {
-	net := startNet(t, 2, 2, devnet.ChainSpec{ChainID: "l1-faults-1", Kind: engine.KindL1})
+	net := startNet(t, 2, 2, devnet.ChainSpec{ChainID: "l1-faults-1", Kind: devnet.KindL1})
 	e := net.Endpoints()["l1-faults-1"]
 	net.Faults().SetKinds(faults.Error500)
 	net.Faults().SetRate(1)

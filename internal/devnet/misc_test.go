@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 func TestParseChains(t *testing.T) {
@@ -32,7 +31,7 @@ func TestParseChains(t *testing.T) {
 // TestCometJSONRPCForms: JSON-RPC POST with named and positional params, batches, and the
 // URI form answer the same block.
 func TestCometJSONRPCForms(t *testing.T) {
-	net := startNet(t, 4, 3, devnet.ChainSpec{ChainID: "l1-forms-1", Kind: engine.KindL1})
+	net := startNet(t, 4, 3, devnet.ChainSpec{ChainID: "l1-forms-1", Kind: devnet.KindL1})
 	e := net.Endpoints()["l1-forms-1"]
 	_, uri := get(t, e.RPC+"/block?height=2")
 	var u struct {
@@ -79,11 +78,11 @@ func TestCometJSONRPCForms(t *testing.T) {
 // TestL1BlockEvents: the L1 distributes collected fees in BeginBlock, with the trailing
 // mode attribute the SDK appends.
 func TestL1BlockEvents(t *testing.T) {
-	net := startNet(t, 6, 40, devnet.ChainSpec{ChainID: "l1-events-1", Kind: engine.KindL1})
+	net := startNet(t, 6, 40, devnet.ChainSpec{ChainID: "l1-events-1", Kind: devnet.KindL1})
 	ch, _ := net.Chain("l1-events-1")
 	seen := 0
-	for h := int64(1); h <= ch.Chain.Height(); h++ {
-		b, _ := ch.Chain.Block(h)
+	for h := int64(1); h <= ch.Engine().Height(); h++ {
+		b, _ := ch.Engine().Block(h)
 		for _, ev := range b.FinalizeEvents {
 			last := ev.Attributes[len(ev.Attributes)-1]
 			if last.Key != "mode" || last.Value != "BeginBlock" {
@@ -101,7 +100,7 @@ func TestL1BlockEvents(t *testing.T) {
 // succeeding (only its deliberate reverts fail).
 func TestBusyTraffic(t *testing.T) {
 	cfg := standalone()
-	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-busy-1", Kind: engine.KindEVM}}
+	cfg.Chains = []devnet.ChainSpec{{ChainID: "evm-busy-1", Kind: devnet.KindEVM}}
 	cfg.ManualBlocks, cfg.TxsPerBlock, cfg.Accounts, cfg.GenesisTime = true, 30, 20, genesis
 	net, err := devnet.Start(t.Context(), cfg, nil)
 	if err != nil {
@@ -114,8 +113,8 @@ func TestBusyTraffic(t *testing.T) {
 	ch, _ := net.Chain("evm-busy-1")
 	txs, maxTxs := 0, 0
 	fails := map[string]int{}
-	for h := int64(1); h <= ch.Chain.Height(); h++ {
-		b, _ := ch.Chain.Block(h)
+	for h := int64(1); h <= ch.Engine().Height(); h++ {
+		b, _ := ch.Engine().Block(h)
 		txs += len(b.Txs)
 		maxTxs = max(maxTxs, len(b.Txs))
 		for _, r := range b.Results {

@@ -10,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/relayer"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // Network is a running devnet.
@@ -133,7 +131,7 @@ func (n *Network) produce(ctx context.Context, c *Chain) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := c.Chain.ProduceBlock(); err != nil {
+			if _, err := c.eng.ProduceBlock(); err != nil {
 				n.log.Error("block production failed", "chain", c.Spec.ChainID, "err", err)
 			}
 		}
@@ -149,7 +147,7 @@ func (n *Network) ProduceBlock(ctx context.Context) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, c := range n.chains {
-		if _, err := c.Chain.ProduceBlock(); err != nil {
+		if _, err := c.eng.ProduceBlock(); err != nil {
 			return fmt.Errorf("%s: %w", c.Spec.ChainID, err)
 		}
 	}
@@ -226,30 +224,20 @@ func (n *Network) ExecutorURL(chainID string) string {
 	return n.bridges.execURL[chainID]
 }
 
-// Bridge is the bridge wiring (channels, bridge ids, registry metadata per chain); nil
-// without bridges.
-func (n *Network) Bridge() *bridge.Network {
-	if n.bridges == nil {
-		return nil
-	}
-	return n.bridges.wiring
-}
-
-// Relayer is the IBC relayer and OPinit executor serving the network; nil without bridges.
-func (n *Network) Relayer() *relayer.Relayer {
-	if n.bridges == nil {
-		return nil
-	}
-	return n.bridges.relayer
-}
-
 // RelayerStats are the relayer's and executor's counters (safe while the network runs;
 // zero without bridges).
-func (n *Network) RelayerStats() relayer.Stats {
+func (n *Network) RelayerStats() RelayerStats {
 	if n.bridges == nil {
-		return relayer.Stats{}
+		return RelayerStats{}
 	}
-	return n.bridges.relayer.Stats()
+	st := n.bridges.relayer.Stats()
+	return RelayerStats{RecvSubmitted: st.RecvSubmitted, AcksSubmitted: st.AcksSubmitted, TimeoutsSubmitted: st.TimeoutsSubmitted, DepositsSubmitted: st.DepositsSubmitted}
+}
+
+// RelayerStats counts what the relayer and executor submitted: packet receives,
+// acknowledgements, timeouts and OPinit deposits.
+type RelayerStats struct {
+	RecvSubmitted, AcksSubmitted, TimeoutsSubmitted, DepositsSubmitted int
 }
 
 // RelayerPending reports the packets, acknowledgements and deposits awaiting delivery (safe

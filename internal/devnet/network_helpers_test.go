@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // genesis is the fixed genesis time of the tests' networks (block times, and so every
@@ -58,5 +58,5 @@ func engineOf(t *testing.T, n *Network, id string) *engine.Chain {
 	if !ok {
 		t.Fatalf("no chain %s", id)
 	}
-	return c.Chain
+	return c.eng
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 )
 
 // TestDeterminism: two networks with the same seed and genesis time, driven block by block,
@@ -22,7 +22,7 @@ func TestDeterminism(t *testing.T) {
 	for _, n := range []*Network{a, b, other} {
 		produce(t, n, blocks)
 	}
-	if p, q := a.Relayer().Stats(), b.Relayer().Stats(); p != q || p.RecvSubmitted == 0 || p.DepositsSubmitted == 0 {
+	if p, q := a.RelayerStats(), b.RelayerStats(); p != q || p.RecvSubmitted == 0 || p.DepositsSubmitted == 0 {
 		t.Errorf("relayer stats %+v vs %+v (want equal and non-zero)", p, q)
 	}
 	differs := 0

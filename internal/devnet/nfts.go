@@ -5,12 +5,12 @@ import (
 	"strconv"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
-	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/ibc"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/wasm"
 )
 
 // l1Classes are the L1's ICS-721 classes at genesis. Token ids are decimal (minievm's ERC-721
@@ -67,7 +67,7 @@ func (s *nftSink) ReceiveNFTs(env sim.Env, class, classURI string, tokens []ibc.
 // voucher collections.
 func (s *nftSink) bind(c *Chain) {
 	creator := address.ModuleAccount(ibc.NFTModule)
-	for _, m := range c.Modules {
+	for _, m := range c.modules {
 		switch vm := m.(type) {
 		case *move.Module:
 			s.recv = func(env sim.Env, class, uri string, tokens []ibc.NFTToken, to []byte) error {
@@ -133,7 +133,7 @@ func (e *nftEscrow) RefundNFTs(env sim.Env, classID string, tokenIDs []string, e
 }
 
 func (e *nftEscrow) bind(c *Chain) {
-	for _, m := range c.Modules {
+	for _, m := range c.modules {
 		switch vm := m.(type) {
 		case *move.Module:
 			e.mv = vm

@@ -1,12 +1,13 @@
 package devnet
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
-	"github.com/rollgate/rollgate/internal/devnet/bridge"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/chain/registryfile"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 )
 
 // LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router
@@ -34,7 +35,7 @@ const (
 func (n *Network) forwardedVouchers() map[string][]asset {
 	var l1 ChainSpec
 	for _, c := range n.chains {
-		if c.Spec.Kind == engine.KindL1 {
+		if c.Spec.Kind == KindL1 {
 			l1 = c.Spec
 		}
 	}
@@ -52,7 +53,7 @@ func (n *Network) forwardedVouchers() map[string][]asset {
 	origins := map[string][]token{}
 	for _, c := range n.chains {
 		s, id := c.Spec, c.Spec.ChainID
-		if s.Kind == engine.KindL1 {
+		if s.Kind == KindL1 {
 			continue
 		}
 		for _, d := range s.NativeDenoms {
@@ -94,7 +95,7 @@ func (n *Network) forwardedVouchers() map[string][]asset {
 		toL1 := dcm.Channels[0].ChannelID
 		for _, sc := range n.chains {
 			src, ss := sc.Spec.ChainID, sc.Spec
-			if src == dst || ss.Kind == engine.KindL1 || l1Channel[src] == "" {
+			if src == dst || ss.Kind == KindL1 || l1Channel[src] == "" {
 				continue
 			}
 			scm, _ := wiring.Chain(src)
@@ -133,38 +134,38 @@ func forwardedAsset(base, path, originDenom, l1Denom string, cp bridge.TraceCoun
 		desc = fmt.Sprintf("%s of %s, forwarded through %s (%s)", what, cp.ChainName, via, path)
 	}
 	a := newAsset(base, display, sym, sym, desc, units...)
-	a.Traces = []assetTrace{{hop: &bridge.RegistryTrace{Type: "ibc", Counterparty: cp, Chain: ch}}}
+	a.Traces = []registryfile.Trace{{Type: "ibc", Counterparty: cp, Chain: ch}}
 	return a
 }
 
 // lzBridgeTrace is the trace of a token bridged by LayerZero from base on the given chain.
-func lzBridgeTrace(chainName, chainID, base string) []assetTrace {
-	return []assetTrace{{lz: &lzTrace{Provider: "LayerZero", Type: "bridge",
-		Counterparty: lzCounterparty{ChainName: chainName, ChainID: chainID, BaseDenom: base}}}}
+func lzBridgeTrace(chainName, chainID, base string) []registryfile.Trace {
+	return []registryfile.Trace{{Provider: "LayerZero", Type: "bridge",
+		Counterparty: registryfile.TraceCounterparty{ChainName: chainName, ChainID: chainID, BaseDenom: base}}}
 }
 
 func l1LZAsset() asset {
 	a := newAsset(l1LZUSDTDenom, "usdt", "Tether USD (LayerZero)", "USDT", "Tether USD (LayerZero)",
-		denomUnit{l1LZUSDTDenom, 0}, denomUnit{"usdt", 6})
+		denomUnit(l1LZUSDTDenom, 0), denomUnit("usdt", 6))
 	a.Traces = lzBridgeTrace(lzChainName, lzChainID, lzUSDT)
-	a.LayerZero = &lzAsset{OFTAddress: l1LZUSDTOFTAddr}
+	a.LayerZero = &registryfile.LayerZeroAsset{OFTAddress: l1LZUSDTOFTAddr}
 	return a
 }
 
-func lzChainJSON() chainJSON {
-	return chainJSON{
+func lzChainJSON() registryfile.Chain {
+	return registryfile.Chain{
 		Schema: "../chain.schema.json", ChainName: lzChainName, PrettyName: "Ethereum Devnet",
-		ChainID: lzChainID, ChainType: "evm", EVMChainID: 31337, NetworkType: "devnet",
-		APIs:     chainAPIs{JSONRPC: []apiAddr{{lzJSONRPC}}},
-		Metadata: chainMeta{LayerZero: &lzEndpointID{EndpointID: lzEndpoint}},
+		ChainID: lzChainID, ChainType: "evm", EVMChainID: json.RawMessage(lzChainID), NetworkType: "devnet",
+		APIs:     registryfile.APIs{JSONRPC: endpoints(lzJSONRPC)},
+		Metadata: registryfile.Metadata{LayerZero: &registryfile.LayerZeroEndpoint{EndpointID: lzEndpoint}},
 	}
 }
 
-func lzAssetlist(l1Name, l1ID string) assetlist {
+func lzAssetlist(l1Name, l1ID string) registryfile.AssetList {
 	eth := newAsset(lzChainName+"-native", "eth", "Ether", "ETH", "Ether",
-		denomUnit{lzChainName + "-native", 0}, denomUnit{"eth", 18})
-	usdt := newAsset(lzUSDT, "usdt", "Tether USD", "USDT", "Tether USD", denomUnit{lzUSDT, 0}, denomUnit{"usdt", 6})
+		denomUnit(lzChainName+"-native", 0), denomUnit("eth", 18))
+	usdt := newAsset(lzUSDT, "usdt", "Tether USD", "USDT", "Tether USD", denomUnit(lzUSDT, 0), denomUnit("usdt", 6))
 	usdt.Traces = lzBridgeTrace(l1Name, l1ID, l1LZUSDTDenom)
-	usdt.LayerZero = &lzAsset{OFTAddress: lzUSDTAdapter, NeedsApproval: true}
-	return assetlist{Schema: "../assetlist.schema.json", ChainName: lzChainName, Assets: []asset{eth, usdt}}
+	usdt.LayerZero = &registryfile.LayerZeroAsset{OFTAddress: lzUSDTAdapter, NeedsApproval: true}
+	return registryfile.AssetList{Schema: "../assetlist.schema.json", ChainName: lzChainName, Assets: []asset{eth, usdt}}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // TestPrunedHeightsOverHTTP: a network that keeps 10 blocks per chain answers heights below
@@ -16,7 +15,7 @@ import (
 // load state" on REST and abci_query), reports the base as its earliest block, and keeps
 // serving the EVM chain's Ethereum view with the hashes of an unpruned network.
 func TestPrunedHeightsOverHTTP(t *testing.T) {
-	specs := []devnet.ChainSpec{{ChainID: "evm-retain-1", Kind: engine.KindEVM}, {ChainID: "wasm-retain-1", Kind: engine.KindWasm}}
+	specs := []devnet.ChainSpec{{ChainID: "evm-retain-1", Kind: devnet.KindEVM}, {ChainID: "wasm-retain-1", Kind: devnet.KindWasm}}
 	start := func(retain int) *devnet.Network {
 		cfg := standalone()
 		cfg.Chains, cfg.Seed, cfg.GenesisTime, cfg.ManualBlocks, cfg.RetainBlocks = specs, 12, genesis, true, retain
@@ -50,7 +49,7 @@ func TestPrunedHeightsOverHTTP(t *testing.T) {
 		}
 	}
 	ch, _ := pruned.Chain("wasm-retain-1")
-	base, tip := ch.Chain.Base(), ch.Chain.Height()
+	base, tip := ch.Engine().Base(), ch.Engine().Height()
 	if base <= 1 || tip-base+1 > 10 {
 		t.Fatalf("base %d at height %d with 10 retained", base, tip)
 	}
@@ -68,7 +67,7 @@ func TestPrunedHeightsOverHTTP(t *testing.T) {
 		t.Errorf("/status earliest block: %s", body)
 	}
 
-	acc := ch.Chain.Accounts()[0].Bech32
+	acc := ch.Engine().Accounts()[0].Bech32
 	req, _ := http.NewRequest(http.MethodGet, rest+"/cosmos/bank/v1beta1/balances/"+acc, nil)
 	req.Header.Set("x-cosmos-block-height", "1")
 	resp, err := http.DefaultClient.Do(req)
@@ -93,7 +92,7 @@ func TestPrunedHeightsOverHTTP(t *testing.T) {
 
 	// The EVM view goes on past the pruned blocks with the same hashes.
 	e, _ := pruned.Chain("evm-retain-1")
-	for h := e.Chain.Base(); h <= e.Chain.Height(); h++ {
+	for h := e.Engine().Base(); h <= e.Engine().Height(); h++ {
 		if a, b := ethHash(pruned, h), ethHash(full, h); a != b {
 			t.Fatalf("eth block %d: hash %s, unpruned %s", h, a, b)
 		}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/testutil"
 	"github.com/rollgate/rollgate/internal/testutil/jsonshape"
 )
@@ -39,7 +38,7 @@ func compareShapes(t *testing.T, name string, real, got *jsonshape.Shape) {
 func TestShapesMatchRealMinievm(t *testing.T) {
 	fx := testutil.Fixture(t, "minievm")
 	const blocks = 60
-	net := startNet(t, 3, blocks, devnet.ChainSpec{ChainID: "minievm-devnet-1", Kind: engine.KindEVM})
+	net := startNet(t, 3, blocks, devnet.ChainSpec{ChainID: "minievm-devnet-1", Kind: devnet.KindEVM})
 	e := net.Endpoints()["minievm-devnet-1"]
 	ch, _ := net.Chain("minievm-devnet-1")
 
@@ -82,7 +81,7 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 	// per-tx endpoints, for every tx of the devnet's blocks
 	var cometTx, restTx, ethTx, ethRcpt, ethTrace, cosmosHash [][]byte
 	for h := int64(1); h <= blocks+1; h++ {
-		b, err := ch.Chain.Block(h)
+		b, err := ch.Engine().Block(h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +114,7 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 	compareShapes(t, "cosmos tx hash", shapeOf(t, jsonshape.ReadGlob(t, fx, "evm/cosmos_cosmosTxHashByTxHash/*.json")), shapeOf(t, cosmosHash))
 
 	// single documents
-	acc := ch.Chain.Accounts()[1]
+	acc := ch.Engine().Accounts()[1]
 	singles := []struct {
 		name, fixture string
 		doc           []byte
@@ -144,7 +143,7 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 		{"erc20 factory", "rest/misc/erc20_factory.json", func() []byte { _, b := get(t, e.REST+"/minievm/evm/v1/contracts/erc20_factory"); return b }()},
 		{"evm params", "rest/misc/evm_params.json", func() []byte { _, b := get(t, e.REST+"/minievm/evm/v1/params"); return b }()},
 		{"tokenURI call", "rest/misc/evm_call_tokenURI_*.json", func() []byte {
-			_, b := post(t, e.REST+"/minievm/evm/v1/call", map[string]string{"sender": "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", "contract_addr": ch.EVM.Factory().Hex(), "input": "0x06fdde03", "value": "0"})
+			_, b := post(t, e.REST+"/minievm/evm/v1/call", map[string]string{"sender": "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", "contract_addr": ch.EVMModule().Factory().Hex(), "input": "0x06fdde03", "value": "0"})
 			return b
 		}()},
 		{"block future", "comet/errors/block_future.json", func() []byte { _, b := get(t, e.RPC+"/block?height=100000"); return b }()},
@@ -195,7 +194,7 @@ func TestShapesMatchRealMinievm(t *testing.T) {
 func TestShapesPlainBankMatchRealMiniwasm(t *testing.T) {
 	fx := testutil.Fixture(t, "miniwasm")
 	const blocks = 40
-	net := startNet(t, 8, blocks, devnet.ChainSpec{ChainID: "miniwasm-devnet-1", Kind: engine.KindWasm})
+	net := startNet(t, 8, blocks, devnet.ChainSpec{ChainID: "miniwasm-devnet-1", Kind: devnet.KindWasm})
 	e := net.Endpoints()["miniwasm-devnet-1"]
 	fetch := func(f string) [][]byte {
 		var docs [][]byte
@@ -228,10 +227,10 @@ func TestShapesPlainBankMatchRealMiniwasm(t *testing.T) {
 // (including its reverts for ERC-721 decimals and totalSupply).
 func TestContractCallsMatchRealMinievm(t *testing.T) {
 	fx := testutil.Fixture(t, "minievm")
-	net := startNet(t, 3, 40, devnet.ChainSpec{ChainID: "minievm-calls-1", Kind: engine.KindEVM})
+	net := startNet(t, 3, 40, devnet.ChainSpec{ChainID: "minievm-calls-1", Kind: devnet.KindEVM})
 	ch, _ := net.Chain("minievm-calls-1")
 	e := ch.Endpoints
-	q, _ := ch.Chain.Query(0)
+	q, _ := ch.Engine().Query(0)
 	var erc20s, erc721s []string
 	q.Store("evm").Iterate("c/", func(k string, v []byte) bool {
 		var c struct {
@@ -249,7 +248,7 @@ func TestContractCallsMatchRealMinievm(t *testing.T) {
 	if len(erc20s) < 3 || len(erc721s) == 0 {
 		t.Fatalf("contracts: %v %v", erc20s, erc721s)
 	}
-	holder := fmt.Sprintf("%064x", ch.Chain.Accounts()[1].Addr)
+	holder := fmt.Sprintf("%064x", ch.Engine().Accounts()[1].Addr)
 	inputs := map[string]string{"name": "0x06fdde03", "symbol": "0x95d89b41", "decimals": "0x313ce567", "totalSupply": "0x18160ddd", "balanceOf": "0x70a08231" + holder}
 	var rest20, rest721, eth20, eth721 [][]byte
 	for _, group := range []struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 // TestMnemonic is the BIP-39 mnemonic of the wallet-importable test accounts (the well-known
@@ -109,7 +109,7 @@ func (n *Network) TestAccounts() ([]TestAccount, error) {
 			for _, c := range userCoins(s) {
 				a.Balances[s.ChainID] = append(a.Balances[s.ChainID], CoinJSON{Denom: c.Denom, Amount: c.Amount.String()})
 			}
-			if s.Kind == engine.KindEVM {
+			if s.Kind == KindEVM {
 				if a.EVM == nil {
 					a.EVM = map[string]EVMAccount{}
 				}

@@ -4,11 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
-	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/wasm"
 )
 
 // vm is one VM as the network plugs it into a chain: every VM enters through this one
@@ -35,15 +35,15 @@ type vm struct {
 // built-in bank traffic on an external Cosmos chain.
 func plugVM(s ChainSpec, cfg Config, log *slog.Logger) vm {
 	switch s.Kind {
-	case engine.KindEVM:
+	case KindEVM:
 		m := evm.New(evm.Config{FeeDenom: s.FeeDenom, GenesisDenoms: []string{"uusdc"}, MaxTxsPerBlock: cfg.TxsPerBlock})
 		return vm{modules: []sim.Module{m}, bank: evm.Flavor{}, signer: m.Signer(), verifier: m.Verifier(), evm: m,
 			handlers: func(c *engine.Chain, log *slog.Logger) []http.Handler {
 				return []http.Handler{evm.NewJSONRPC(c, m, log)}
 			}}
-	case engine.KindL1, engine.KindMove:
+	case KindL1, KindMove:
 		opts := []move.Option{move.WithGenesisCoins("uusdc"), move.WithLogger(log)}
-		if s.Kind == engine.KindL1 {
+		if s.Kind == KindL1 {
 			opts = append([]move.Option{move.WithBaseDenom(s.FeeDenom)}, opts...)
 		}
 		m := move.New(opts...)
@@ -55,7 +55,7 @@ func plugVM(s ChainSpec, cfg Config, log *slog.Logger) vm {
 				}
 			}
 		}}
-	case engine.KindWasm:
+	case KindWasm:
 		return vm{modules: []sim.Module{wasm.New(wasm.WithLogger(log))}, bank: wasm.BankFlavor{}}
 	}
 	return vm{modules: []sim.Module{engine.BankTraffic{Denoms: []string{s.FeeDenom}, Max: cfg.TxsPerBlock}}}

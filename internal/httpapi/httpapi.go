@@ -167,6 +167,9 @@ type server struct {
 	// options are the metrics of OPTIONS answers (labelled "OPTIONS").
 	options *routeMetrics
 	streams *streams
+	// warmMux routes Warm's targets to the cacheable routes (warm.go); nil without a cache.
+	warmMux *http.ServeMux
+	warm    *warmMetrics
 }
 
 // unmatched is the metrics label of requests no route serves (404, 405).
@@ -179,12 +182,14 @@ func New(opts Options, routes []Route) http.Handler {
 	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache,
 		cc: newCacheControl(opts)}
 	s.options = s.m.forRoute("OPTIONS")
+	s.warm = newWarmMetrics(opts.Registry, opts.Namespace)
 	s.streams = newStreams(opts.Streams, opts.Registry, opts.Namespace)
 	if opts.CORS.Enabled {
 		s.cors = newCORS(opts.CORS)
 	}
 	for _, rt := range routes {
 		s.mux.Handle(rt.Pattern, s.wrap(rt))
+		s.registerWarm(rt)
 	}
 	if opts.OpenAPI != nil {
 		for _, rt := range swaggerRoutes(opts.OpenAPI) {

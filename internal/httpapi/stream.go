@@ -84,10 +84,15 @@ func (o *StreamOptions) defaults() {
 // ErrSlowClient is what Send returns once the client has been dropped for not keeping up.
 var ErrSlowClient = errors.New("client too slow: disconnected")
 
+// ErrDetached is what a Producer returns once it has handed its stream to something that
+// Offers it events from elsewhere (one goroutine fanning a shared feed out to every stream at
+// the tip): the stream stays open, without the producer's goroutine, until the client goes.
+var ErrDetached = errors.New("stream detached from its producer")
+
 // Stream is one open event stream, handed to its Producer.
 type Stream struct {
 	ctx    context.Context
-	q      chan event
+	q      chan *Frame
 	slow   chan struct{} // closed when the client is dropped as too slow
 	once   sync.Once
 	after  time.Duration
@@ -95,10 +100,23 @@ type Stream struct {
 	last   string // id of the last event written to the connection
 }
 
-type event struct {
-	id, name string
-	data     []byte
+// Frame is one event framed for the wire, built once and written to any number of streams
+// (it is never changed after NewFrame).
+type Frame struct {
+	id string
+	b  []byte
 }
+
+// NewFrame frames one event; data is copied.
+func NewFrame(id, name string, data []byte) *Frame {
+	return &Frame{id: id, b: appendEvent(make([]byte, 0, len(data)+len(id)+len(name)+24), id, name, data)}
+}
+
+// ID is the frame's event id.
+func (f *Frame) ID() string { return f.id }
+
+// Bytes is the frame as written to the wire; it must not be changed.
+func (f *Frame) Bytes() []byte { return f.b }
 
 // Context ends when the client goes away, the server shuts down or the client is dropped.
 func (st *Stream) Context() context.Context { return st.ctx }
@@ -107,7 +125,11 @@ func (st *Stream) Context() context.Context { return st.ctx }
 // queue, then drops the client (ErrSlowClient). It returns the context's error once the
 // stream is over.
 func (st *Stream) Send(id, name string, data []byte) error {
-	ev := event{id: id, name: name, data: append([]byte(nil), data...)}
+	return st.SendFrame(NewFrame(id, name, data))
+}
+
+// SendFrame is Send of a framed event, shared with other streams.
+func (st *Stream) SendFrame(ev *Frame) error {
 	select {
 	case st.q <- ev:
 		return nil
@@ -125,6 +147,22 @@ func (st *Stream) Send(id, name string, data []byte) error {
 	case <-t.C:
 		st.once.Do(func() { close(st.slow) })
 		return ErrSlowClient
+	}
+}
+
+// Offer queues a framed event without waiting: a full queue drops the client as too slow
+// (its "reconnect" event names the last event written, so it resumes without loss). It
+// reports whether the event was queued; false also once the stream is over.
+func (st *Stream) Offer(ev *Frame) bool {
+	if st.ctx.Err() != nil {
+		return false
+	}
+	select {
+	case st.q <- ev:
+		return true
+	default:
+		st.once.Do(func() { close(st.slow) })
+		return false
 	}
 }
 
@@ -275,12 +313,11 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	events := s.streams.m.events.WithLabelValues(rt.Pattern)
-	st := &Stream{ctx: ctx, q: make(chan event, opts.Buffer), slow: make(chan struct{}), after: opts.SlowAfter}
+	st := &Stream{ctx: ctx, q: make(chan *Frame, opts.Buffer), slow: make(chan struct{}), after: opts.SlowAfter}
 	subs := s.streams.m.subscribers.WithLabelValues(rt.Pattern)
 	subs.Inc()
 	defer subs.Dec()
 
-	var buf []byte
 	write := func(b []byte) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
 		if _, err := w.Write(b); err != nil {
@@ -316,10 +353,10 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	}()
 	heartbeat := time.NewTicker(opts.Heartbeat)
 	defer heartbeat.Stop()
+	producer := done // nil once the producer has detached
 	shutdown := s.streams.shutdown(r)
-	writeEvent := func(ev event) bool {
-		buf = appendEvent(buf[:0], ev)
-		if !write(buf) {
+	writeEvent := func(ev *Frame) bool {
+		if !write(ev.b) {
 			return false
 		}
 		events.Inc()
@@ -333,7 +370,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	reconnect := func(reason string) {
 		last := st.lastID()
 		data := fmt.Appendf(nil, `{"reason":%q,"last_event_id":%q}`, reason, last)
-		writeEvent(event{id: last, name: "reconnect", data: data})
+		writeEvent(NewFrame(last, "reconnect", data))
 	}
 	for {
 		select {
@@ -349,8 +386,13 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 			if !writeEvent(ev) {
 				return http.StatusOK
 			}
-		case err := <-done:
+		case err := <-producer:
 			prodDone = true
+			if errors.Is(err, ErrDetached) {
+				// The events come from elsewhere now; the stream goes on.
+				producer = nil
+				continue
+			}
 			// What the producer queued before it ended is still delivered.
 			for {
 				select {
@@ -388,7 +430,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 const StatusClientGone = apierr.StatusClientClosedRequest
 
 // streamError sends err as the final "error" event: the API's JSON error body.
-func (s *server) streamError(r *http.Request, rt Route, err error, send func(event) bool) {
+func (s *server) streamError(r *http.Request, rt Route, err error, send func(*Frame) bool) {
 	if s.opts.MapError != nil {
 		err = s.opts.MapError(err)
 	}
@@ -396,7 +438,7 @@ func (s *server) streamError(r *http.Request, rt Route, err error, send func(eve
 	if e.Code.HTTPStatus() >= 500 && !e.Expected {
 		s.log.Error("stream failed", "path", r.URL.Path, "route", rt.Pattern, "err", httpx.RedactText(err.Error()))
 	}
-	send(event{name: "error", data: ErrorJSON(e)})
+	send(NewFrame("", "error", ErrorJSON(e)))
 }
 
 // ErrorJSON is the JSON error body of e, as apierr.Write sends it, without the newline.
@@ -417,14 +459,13 @@ func (b *bodyRecorder) Write(p []byte) (int, error) { b.b = append(b.b, p...); r
 
 // appendEvent frames one event. Data is JSON on one line here, but a newline in it would end
 // the field, so each line becomes its own data field (the client joins them back).
-func appendEvent(b []byte, ev event) []byte {
-	if ev.name != "" {
-		b = append(append(append(b, "event: "...), ev.name...), '\n')
+func appendEvent(b []byte, id, name string, data []byte) []byte {
+	if name != "" {
+		b = append(append(append(b, "event: "...), name...), '\n')
 	}
-	if ev.id != "" {
-		b = append(append(append(b, "id: "...), ev.id...), '\n')
+	if id != "" {
+		b = append(append(append(b, "id: "...), id...), '\n')
 	}
-	data := ev.data
 	for {
 		line, rest, more := strings.Cut(string(data), "\n")
 		b = append(append(append(b, "data: "...), line...), '\n')

@@ -33,25 +33,25 @@ func scanBlocks(r rows, hint int) ([]Block, error) {
 	// would be allocated for every row.
 	var b Block
 	var tns int64
-	dest := []any{&b.Height, cols.dest(0), cols.dest(1), &tns, &b.BlockTimeMs, cols.dest(2), &b.GasUsed, &b.GasWanted, &b.TxCount, cols.dest(3)}
+	dest := []any{&b.Height, cols.Dest(0), cols.Dest(1), &tns, &b.BlockTimeMs, cols.Dest(2), &b.GasUsed, &b.GasWanted, &b.TxCount, cols.Dest(3)}
 	for r.Next() {
 		b = Block{}
 		if err := r.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if id := cols.get(0); string(id) != chainID { // compared without a copy
+		if id := cols.Get(0); string(id) != chainID { // compared without a copy
 			chainID = string(id)
 		}
 		b.ChainID = chainID
 		b.Time = time.Unix(0, tns).UTC()
-		if text := cols.get(2); text != nil { // NULL: no proposer
+		if text := cols.Get(2); text != nil { // NULL: no proposer
 			p, err := proposers.decode(text)
 			if err != nil {
 				return nil, fmt.Errorf("block %d proposer: %w", b.Height, err)
 			}
 			b.Proposer = p
 		}
-		hash, fee := cols.get(1), cols.get(3)
+		hash, fee := cols.Get(1), cols.Get(3)
 		if buf == nil {
 			buf = make([]byte, 0, (len(hash)+len(fee))*n+(len(hash)+len(fee))*n/4)
 		}

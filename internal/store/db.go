@@ -1,58 +1,28 @@
 package store
 
-// The backend seam and what every query shares. The rest of DB lives beside it: write.go
+// The seam to the SQL layer (internal/sqldb) as this package's queries call it, and what every
+// query shares. The rest of DB lives beside it: write.go
 // (WriteBlocks), dict.go (the dictionaries), blocks.go (block reads), txs.go and txplans.go
 // (tx reads and their query plans).
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"math"
-	"strings"
 	"sync"
 
-	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // rows is what both drivers' result sets have in common.
-type rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-	Close()
-}
+type rows = sqldb.Rows
 
 // rawCols receives columns as the driver's bytes, without a copy, for the scans that copy
-// what they keep themselves (scanTxs, scanBlocks): sql.RawBytes on SQLite, pgtype.DriverBytes
-// on PostgreSQL. A column's bytes are valid until the next row; NULL reads as nil.
-type rawCols struct {
-	sqlite bool
-	raw    []sql.RawBytes
-	drv    []pgtype.DriverBytes
-}
+// what they keep themselves (scanTxs, scanBlocks); see sqldb.RawCols.
+type rawCols = sqldb.RawCols
 
-func newRawCols(r rows, n int) *rawCols {
-	if _, ok := r.(*sqlRows); ok {
-		return &rawCols{sqlite: true, raw: make([]sql.RawBytes, n)}
-	}
-	return &rawCols{drv: make([]pgtype.DriverBytes, n)}
-}
-
-func (c *rawCols) dest(i int) any {
-	if c.sqlite {
-		return &c.raw[i]
-	}
-	return &c.drv[i]
-}
-
-func (c *rawCols) get(i int) []byte {
-	if c.sqlite {
-		return c.raw[i]
-	}
-	return c.drv[i]
-}
+func newRawCols(r rows, n int) *rawCols { return sqldb.NewRawCols(r, n) }
 
 // conn runs queries written with '?' placeholders; the PostgreSQL side rewrites them.
 type conn interface {
@@ -69,26 +39,77 @@ type wtx interface {
 	rollback(ctx context.Context) error
 }
 
-// backend is what differs between SQLite and PostgreSQL.
-type backend interface {
-	reader() conn
-	begin(ctx context.Context) (wtx, error)
-	// forUpdate is appended to the state read that starts every write transaction.
-	forUpdate() string
-	// contains is a condition that text column col contains the next argument, case-sensitive
-	// and with no wildcard (SQLite instr, PostgreSQL strpos).
-	contains(col string) string
-	// reset drops the pooled connections, so the next statement runs on a fresh one (after
-	// the server ended the sessions; see connLost).
-	reset()
-	close() error
+// backend is the SQL layer's database (sqldb.Backend) as the queries of this package call it.
+type backend struct {
+	sqldb.Backend
+	rd conn // the reader, wrapped once: reads are the hot path
 }
+
+func newBackend(b sqldb.Backend) *backend { return &backend{Backend: b, rd: sqlConn{b.Reader()}} }
+
+func (b *backend) reader() conn { return b.rd }
+
+func (b *backend) begin(ctx context.Context) (wtx, error) {
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sqlTx{tx}, nil
+}
+
+// forUpdate is appended to the state read that starts every write transaction.
+func (b *backend) forUpdate() string { return b.ForUpdate() }
+
+// contains is a condition that text column col contains the next argument.
+func (b *backend) contains(col string) string { return b.Contains(col) }
+
+// reset drops the pooled connections (after the server ended the sessions; see sqldb.ConnLost).
+func (b *backend) reset()       { b.Reset() }
+func (b *backend) close() error { return b.Close() }
+
+// inTx runs f in a write transaction (sqldb.InTx: begin, rollback unless committed, reset of a
+// lost connection); the after func f returns, when not nil, runs once the transaction
+// committed (the caches and waiters a write moves on).
+func (b *backend) inTx(ctx context.Context, f func(tx wtx) (after func(), err error)) error {
+	var after func()
+	err := sqldb.InTx(ctx, b.Backend, func(tx sqldb.Tx) (err error) {
+		after, err = f(sqlTx{tx})
+		return err
+	})
+	if err == nil && after != nil {
+		after()
+	}
+	return err
+}
+
+type sqlConn struct{ c sqldb.Conn }
+
+func (c sqlConn) query(ctx context.Context, q string, args ...any) (rows, error) {
+	return c.c.Query(ctx, q, args...)
+}
+
+type sqlTx struct{ t sqldb.Tx }
+
+func (t sqlTx) query(ctx context.Context, q string, args ...any) (rows, error) {
+	return t.t.Query(ctx, q, args...)
+}
+
+func (t sqlTx) exec(ctx context.Context, q string, args ...any) error {
+	return t.t.Exec(ctx, q, args...)
+}
+
+func (t sqlTx) insertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
+	return t.t.InsertRows(ctx, table, cols, rs)
+}
+
+func (t sqlTx) commit(ctx context.Context) error   { return t.t.Commit(ctx) }
+func (t sqlTx) rollback(ctx context.Context) error { return t.t.Rollback(ctx) }
 
 // DB implements Store over a backend. Writes are serialised in-process (and by the database:
 // SQLite's single writer connection with BEGIN IMMEDIATE, PostgreSQL's row lock on
 // indexed_height), reads run on a pool.
 type DB struct {
-	be  backend
+	be  *backend
 	log *slog.Logger
 
 	writeMu sync.Mutex
@@ -114,13 +135,13 @@ type DB struct {
 
 var _ Store = (*DB)(nil)
 
-func newDB(be backend, log *slog.Logger) *DB {
+func newDB(be sqldb.Backend, log *slog.Logger) *DB {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &DB{be: be, log: log}
-	if a, ok := be.(analyzer); ok {
-		d.stats = newStatsKeeper(a, log)
+	d := &DB{be: newBackend(be), log: log}
+	if pg, ok := be.(*sqldb.PG); ok { // a writer's: a read-only backend is wrapped
+		d.stats = newStatsKeeper(pgAnalyzer{pg}, log)
 	}
 	return d
 }
@@ -182,9 +203,7 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
+func placeholders(n int) string { return sqldb.Placeholders(n) }
 
 func limitOf(p Page) int {
 	if p.Limit <= 0 {
@@ -210,13 +229,13 @@ func satAdd(a, b int64) int64 {
 }
 
 // readRetrying runs a read again, up to readAttempts times, when the server ended its session
-// while the read ran (see connLost); reads are idempotent. A dead pooled connection found when a
+// while the read ran (see sqldb.ConnLost); reads are idempotent. A dead pooled connection found when a
 // query starts is already handled by the backend's reader; this covers a session ended in the
 // middle of a result or between the queries of one read.
 func readRetrying[T any](ctx context.Context, d *DB, read func() (T, error)) (T, error) {
 	for attempt := 1; ; attempt++ {
 		v, err := read()
-		if err == nil || attempt >= readAttempts || ctx.Err() != nil || !connLost(err) {
+		if err == nil || attempt >= sqldb.ReadAttempts || ctx.Err() != nil || !sqldb.ConnLost(err) {
 			return v, err
 		}
 		d.be.reset()

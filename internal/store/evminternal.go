@@ -39,37 +39,31 @@ var ErrInternalOrder = errors.New("internal tx heights are not ascending")
 // tables WriteBlocks assigns ids in, so the two run at once where the database allows it
 // (PostgreSQL; they meet only on the evm_state row, each updating its own columns, which
 // orders their commits). On SQLite the single writer connection takes them in turn.
-func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) (err error) {
+func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) error {
 	if len(blocks) == 0 {
 		return nil
 	}
 	d.internalMu.Lock()
 	defer d.internalMu.Unlock()
-	tx, err := d.be.begin(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
-				err = fmt.Errorf("rollback: %w", rerr)
-			}
-		}
-	}()
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) { return d.writeInternalTxs(ctx, tx, blocks) })
+}
+
+// writeInternalTxs is WriteInternalTxs' transaction; after, when set, runs once it committed
+// (the statistics keeper).
+func (d *DB) writeInternalTxs(ctx context.Context, tx wtx, blocks []InternalBlock) (after func(), err error) {
 	var height, seq int64
 	if err := queryRow(ctx, tx, "SELECT internal_height, internal_last_sequence FROM evm_state WHERE id = 1"+d.be.forUpdate(), nil, &height, &seq); err != nil {
-		return fmt.Errorf("read evm_state: %w", err)
+		return nil, fmt.Errorf("read evm_state: %w", err)
 	}
 	for len(blocks) > 0 && blocks[0].Height <= height {
 		blocks = blocks[1:]
 	}
 	if len(blocks) == 0 {
-		return nil
+		return nil, nil
 	}
 	for k := 1; k < len(blocks); k++ {
 		if blocks[k].Height <= blocks[k-1].Height {
-			return fmt.Errorf("%w: %d after %d", ErrInternalOrder, blocks[k].Height, blocks[k-1].Height)
+			return nil, fmt.Errorf("%w: %d after %d", ErrInternalOrder, blocks[k].Height, blocks[k-1].Height)
 		}
 	}
 
@@ -90,21 +84,21 @@ func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) (err 
 		chunk := keys[start:min(start+dictChunk, len(keys))]
 		r, err := tx.query(ctx, "SELECT account, tx_count FROM evm_internal_account WHERE account IN ("+placeholders(len(chunk))+")", chunk...)
 		if err != nil {
-			return fmt.Errorf("internal tx accounts: %w", err)
+			return nil, fmt.Errorf("internal tx accounts: %w", err)
 		}
 		for r.Next() {
 			var a []byte
 			var n int64
 			if err := r.Scan(&a, &n); err != nil {
 				r.Close()
-				return err
+				return nil, err
 			}
 			counts[string(a)] = n
 		}
 		err = r.Err()
 		r.Close()
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 
@@ -123,10 +117,10 @@ func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) (err 
 		}
 	}
 	if err := tx.insertRows(ctx, "evm_internal_tx", []string{"sequence", "height", "hash", "data"}, txRows); err != nil {
-		return fmt.Errorf("insert evm_internal_tx: %w", err)
+		return nil, fmt.Errorf("insert evm_internal_tx: %w", err)
 	}
 	if err := tx.insertRows(ctx, "evm_internal_tx_accounts", []string{"account", "sequence", "ord"}, accRows); err != nil {
-		return fmt.Errorf("insert evm_internal_tx_accounts: %w", err)
+		return nil, fmt.Errorf("insert evm_internal_tx_accounts: %w", err)
 	}
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
@@ -138,21 +132,18 @@ func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) (err 
 			strings.TrimSuffix(strings.Repeat("(?, ?),", len(chunk)), ",") +
 			" ON CONFLICT (account) DO UPDATE SET tx_count = excluded.tx_count"
 		if err := tx.exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("update evm_internal_account: %w", err)
+			return nil, fmt.Errorf("update evm_internal_account: %w", err)
 		}
 	}
 	last := blocks[len(blocks)-1].Height
 	if err := tx.exec(ctx, "UPDATE evm_state SET internal_height = ?, internal_last_sequence = ? WHERE id = 1", last, seq); err != nil {
-		return fmt.Errorf("update evm_state: %w", err)
+		return nil, fmt.Errorf("update evm_state: %w", err)
 	}
-	if err := tx.commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	committed = true
-	if d.stats != nil {
-		d.stats.wrote(int64(len(txRows)), seq)
-	}
-	return nil
+	return func() {
+		if d.stats != nil {
+			d.stats.wrote(int64(len(txRows)), seq)
+		}
+	}, nil
 }
 
 // InternalTxHeight implements EVMReader.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // Hooks for the external tests (package store_test), which use storetest and so cannot live
@@ -25,9 +27,9 @@ func SecondWriter(d *DB) *DB { return &DB{be: d.be, log: d.log} }
 // PostgresPool is the pool of a PostgreSQL DB.
 func PostgresPool(t *testing.T, d *DB) *pgxpool.Pool {
 	t.Helper()
-	pg, ok := d.be.(*pgBackend)
+	pg, ok := sqldb.Unwrap(d.be.Backend).(*sqldb.PG)
 	if !ok {
 		t.Fatal("not a PostgreSQL store")
 	}
-	return pg.pool
+	return pg.Pool()
 }

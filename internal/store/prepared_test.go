@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rollgate/rollgate/internal/sqldb"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -34,11 +35,8 @@ func TestPostgresReadsArePrepared(t *testing.T) {
 	if _, err := db.Tx(ctx, make([]byte, 32)); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("tx of an empty store: %v", err)
 	}
-	pb, ok := db.be.(*pgBackend)
-	if !ok {
-		t.Fatalf("backend %T", db.be)
-	}
-	r, err := pb.pool.Query(ctx, "SELECT statement FROM pg_prepared_statements")
+	pool := PostgresPool(t, db)
+	r, err := pool.Query(ctx, "SELECT statement FROM pg_prepared_statements")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +73,7 @@ func TestAnalyzedTablesCoverSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	pb := db.be.(*pgBackend)
-	rows, err := pb.pool.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+	rows, err := PostgresPool(t, db).Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +95,7 @@ func TestAnalyzedTablesCoverSchema(t *testing.T) {
 	for table := range listed {
 		t.Errorf("analyzedTables names %s, which the schema does not have", table)
 	}
-	if err := pb.analyze(ctx); err != nil {
+	if err := (pgAnalyzer{sqldb.Unwrap(db.be.Backend).(*sqldb.PG)}).analyze(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -152,11 +152,7 @@ func checkRankList(t *testing.T, db *DB, nm nftModel, l nftRankList) {
 func resetRanks(t *testing.T, db *DB) {
 	t.Helper()
 	ctx := context.Background()
-	dialect := "sqlite"
-	if _, ok := db.be.(*pgBackend); ok {
-		dialect = "postgres"
-	}
-	ms, err := loadMigrations(dialect)
+	ms, err := schema.Load(db.be.Dialect())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,10 +168,10 @@ func resetRanks(t *testing.T, db *DB) {
 	}
 	n := 0
 	for _, m := range ms {
-		if m.version != 5 && m.version != 7 {
+		if m.Version != 5 && m.Version != 7 {
 			continue
 		}
-		for _, line := range strings.Split(m.sql, "\n") {
+		for _, line := range strings.Split(m.SQL, "\n") {
 			if strings.HasPrefix(line, "INSERT INTO nft_rank_") || strings.HasPrefix(line, "INSERT INTO nft_owner_collection") {
 				if err := tx.exec(ctx, line); err != nil {
 					t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // ReplicaState is what the server under a store says about its replication, so an API replica
@@ -35,11 +37,7 @@ const replicaStateSQL = `SELECT pg_is_in_recovery(),
 
 // ReplicaState reports the replication state of the store's server (see ReplicaState).
 func (d *DB) ReplicaState(ctx context.Context) (ReplicaState, error) {
-	be := d.be
-	if ro, ok := be.(readOnly); ok {
-		be = ro.backend
-	}
-	if _, ok := be.(*pgBackend); !ok {
+	if d.be.Dialect() != sqldb.Postgres {
 		return ReplicaState{}, nil
 	}
 	return readRetrying(ctx, d, func() (ReplicaState, error) {
@@ -71,5 +69,5 @@ func Unavailable(err error) bool {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return false
 	}
-	return connLost(err)
+	return sqldb.ConnLost(err)
 }

@@ -166,45 +166,22 @@ func orderedRichList(ctx context.Context, tx wtx, forUpdate string, bundles []Bl
 // indexed height. Blocks that do not continue the list (see RichListChanges.Ordered) are
 // skipped, so a block the block writer applied meanwhile is not applied twice. A
 // *NegativeBalanceError writes nothing, as in WriteBlocks.
-func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) (err error) {
+func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) error {
 	if len(blocks) == 0 {
 		return nil
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	defer func() {
-		if err != nil && connLost(err) {
-			d.be.reset()
-		}
-	}()
 	bundles := make([]BlockBundle, len(blocks))
 	for i := range blocks {
 		rl := blocks[i].Changes
 		rl.Ordered = true
 		bundles[i] = BlockBundle{Block: Block{Height: blocks[i].Height}, RichList: &rl}
 	}
-	tx, err := d.be.begin(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
-				err = fmt.Errorf("rollback: %w", rerr)
-			}
-		}
-	}()
-	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
-		return err
-	}
-	if err := tx.commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	committed = true
-	// The readers' rank buckets are kept per indexed height, which this write does not move.
-	d.ranks.clear()
-	return nil
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+		// The readers' rank buckets are kept per indexed height, which this write does not move.
+		return d.ranks.clear, writeRichList(ctx, tx, d.be.forUpdate(), bundles)
+	})
 }
 
 // applyRichList applies the bundles' changes and moves rich_list_state to the last of them.

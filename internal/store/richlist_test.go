@@ -292,11 +292,7 @@ func checkRichRanks(t *testing.T, db *DB, denom string, holders [][2]int64) {
 func migrateRichRanks(t *testing.T, db *DB) {
 	t.Helper()
 	ctx := context.Background()
-	dialect := "sqlite"
-	if _, ok := db.be.(*pgBackend); ok {
-		dialect = "postgres"
-	}
-	ms, err := loadMigrations(dialect)
+	ms, err := schema.Load(db.be.Dialect())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,10 +308,10 @@ func migrateRichRanks(t *testing.T, db *DB) {
 	}
 	n := 0
 	for _, m := range ms {
-		if m.version != 6 {
+		if m.Version != 6 {
 			continue
 		}
-		for _, line := range strings.Split(m.sql, "\n") {
+		for _, line := range strings.Split(m.SQL, "\n") {
 			if strings.HasPrefix(line, "INSERT INTO rich_list_rank") || strings.HasPrefix(line, "UPDATE rich_list SET amount_desc") {
 				if err := tx.exec(ctx, line); err != nil {
 					t.Fatal(err)

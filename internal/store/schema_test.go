@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rollgate/rollgate/internal/sqldb"
+	"github.com/rollgate/rollgate/internal/sqldb/sqldbtest"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -164,7 +166,7 @@ func TestOpenReader(t *testing.T) {
 		})
 		t.Run(s.name+"/newer than the binary", func(t *testing.T) {
 			dsn := s.populated(t, m)
-			ms, err := loadMigrations(s.name)
+			ms, err := schema.Load(sqldb.Dialect(s.name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,4 +235,55 @@ func drain(r rows, err error) error {
 	for r.Next() {
 	}
 	return r.Err()
+}
+
+// TestOpenOldLayout: a store laid out by the code before the SQL layer moved to sqldb — its
+// schema_version table created by that code's own statement, every migration applied and
+// recorded by hand — opens as current: the reader accepts it, the writer applies nothing.
+func TestOpenOldLayout(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "old.db")
+			if name == "postgres" {
+				dsn = testutil.PostgresDSN(t)
+			}
+			// The old migrate's statements, verbatim.
+			create := []string{"CREATE TABLE IF NOT EXISTS schema_version ( -- migrations applied to this database\n" +
+				"  version INTEGER PRIMARY KEY, -- number of the migration file\n" +
+				"  name    TEXT NOT NULL        -- its file name\n)"}
+			if name == "postgres" {
+				create = append(create, "COMMENT ON TABLE schema_version IS 'migrations applied to this database'")
+			}
+			applied := sqldbtest.LayOut(t, dsn, schema, create)
+			// The numbers stores were created with: a renumbered file would be applied twice.
+			ms, err := schema.Load(sqldb.Dialect(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range []string{"0001_init.sql", "0002_nft.sql", "0003_evm.sql", "0004_richlist.sql",
+				"0005_nft_rank.sql", "0006_richlist_rank.sql", "0007_nft_owner_collection.sql"} {
+				if i >= len(ms) || ms[i].Name != want || ms[i].Version != i+1 {
+					t.Fatalf("migration %d is %s, want %s: numbers of existing stores must stay", i+1, ms[min(i, len(ms)-1)].Name, want)
+				}
+			}
+			r, err := OpenReader(ctx, dsn, nil)
+			if err != nil {
+				t.Fatalf("reader on the old layout: %v", err)
+			}
+			r.Close()
+			w, err := Open(ctx, dsn, nil)
+			if err != nil {
+				t.Fatalf("writer on the old layout: %v", err)
+			}
+			defer w.Close()
+			var n int
+			if err := queryRow(ctx, w.be.reader(), "SELECT COUNT(*) FROM schema_version", nil, &n); err != nil || n != applied || n < 7 {
+				t.Fatalf("%d versions recorded (%v), want the %d the old code wrote", n, err, applied)
+			}
+			if h, err := w.IndexedHeight(ctx); err != nil || h != 0 {
+				t.Fatalf("indexed height %d %v", h, err)
+			}
+		})
+	}
 }

@@ -1,6 +1,8 @@
 // Package store is rollgate's storage layer. Ingestion writes through Writer, the API reads
 // through Reader, and each backend (SQLite, embedded by default; PostgreSQL for production)
-// implements both over one schema applied by versioned migrations.
+// implements both over one schema applied by versioned migrations. The package holds that
+// schema (migrations/) and its queries; opening, migrating, the pools and the classification
+// of database errors are the SQL layer's (internal/sqldb).
 package store
 
 import (

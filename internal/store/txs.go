@@ -189,10 +189,10 @@ func scanTxs(r rows, hint int) ([]TxRecord, error) {
 	var ends []int
 	for r.Next() {
 		var t TxRecord
-		if err := r.Scan(&t.Sequence, &t.Height, cols.dest(0)); err != nil {
+		if err := r.Scan(&t.Sequence, &t.Height, cols.Dest(0)); err != nil {
 			return nil, err
 		}
-		data := cols.get(0)
+		data := cols.Get(0)
 		if buf == nil {
 			// Room for the expected rows at the first one's size and a quarter more, up to 20
 			// rows (a default limit of 100 often returns a few: past 20 the buffer doubles).

@@ -2,14 +2,19 @@ package store
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // HeightWatcher tells the API's streams when the indexed height moves. It learns it from the
-// store itself (one IndexedHeight poll per interval, shared by every waiter of the process),
-// so it works the same on an API replica (`--mode api`) as beside the writer; in the writing
-// process a commit also wakes it at once (DB.Written). It polls only while someone waits.
+// store itself, so it works the same on an API replica (`--mode api`) as beside the writer:
+// on PostgreSQL from the NOTIFY each writer's commit sends (DB.ListenIndexed, one connection
+// per process), falling back to one IndexedHeight poll per interval while that connection is
+// down (and polling rarely while it is up, should a notification ever be lost); on SQLite by
+// polling, and in the writing process a commit also wakes it at once (DB.Written). It watches
+// only while someone waits.
 type HeightWatcher struct {
 	r interface {
 		IndexedHeight(context.Context) (int64, error)
@@ -22,7 +27,21 @@ type HeightWatcher struct {
 	waiters int
 	stop    context.CancelFunc
 	done    chan struct{}
+
+	listening atomic.Bool // the NOTIFY connection is up
 }
+
+// listener is the push side of a store (DB.ListenIndexed on PostgreSQL).
+type listener interface {
+	ListenIndexed(ctx context.Context, onHeight func(int64)) error
+}
+
+// listenSafetyPolls: while notifications arrive, the height is still polled every this many
+// intervals, so a notification lost in some way nobody foresaw costs seconds, not a stall.
+const listenSafetyPolls = 20
+
+// Listening reports whether the watcher is currently fed by store notifications.
+func (w *HeightWatcher) Listening() bool { return w.listening.Load() }
 
 // NewHeightWatcher watches r's indexed height, polling every interval (default 250 ms).
 func NewHeightWatcher(r interface {
@@ -93,13 +112,21 @@ func (w *HeightWatcher) poll(ctx context.Context, done chan struct{}) {
 	defer t.Stop()
 	var written <-chan struct{}
 	wr, _ := w.r.(interface{ Written() <-chan struct{} })
-	for {
+	var listenDone chan struct{}
+	if l, ok := w.r.(listener); ok {
+		listenDone = make(chan struct{})
+		go w.listen(ctx, l, listenDone)
+		defer func() { <-listenDone }()
+	}
+	for tick := 0; ; tick++ {
 		if wr != nil {
 			// Taken before the read (see DB.Written).
 			written = wr.Written()
 		}
-		if h, err := w.r.IndexedHeight(ctx); err == nil {
-			w.set(h)
+		if !w.listening.Load() || tick%listenSafetyPolls == 0 {
+			if h, err := w.r.IndexedHeight(ctx); err == nil {
+				w.set(h)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -107,5 +134,33 @@ func (w *HeightWatcher) poll(ctx context.Context, done chan struct{}) {
 		case <-t.C:
 		case <-written:
 		}
+	}
+}
+
+// listen keeps the store's notification connection up while the watcher runs: on loss it
+// reconnects after a pause that doubles up to 5 s (the poller covers the gap meanwhile).
+func (w *HeightWatcher) listen(ctx context.Context, l listener, done chan struct{}) {
+	defer close(done)
+	defer w.listening.Store(false)
+	pause := 100 * time.Millisecond
+	for {
+		start := time.Now()
+		err := l.ListenIndexed(ctx, func(h int64) {
+			w.listening.Store(true)
+			w.set(h)
+		})
+		w.listening.Store(false)
+		if ctx.Err() != nil || errors.Is(err, ErrNoListen) {
+			return
+		}
+		if time.Since(start) > time.Minute {
+			pause = 100 * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
 	}
 }

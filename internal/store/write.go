@@ -16,36 +16,24 @@ import (
 //
 // A batch that fails because the connection was lost leaves the pool reset, so a retry
 // (see IsTransient) starts on a fresh connection instead of a dead pooled one.
-func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error) {
+func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) error {
 	if len(bundles) == 0 {
 		return nil
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	defer func() {
-		if err != nil && connLost(err) {
-			d.be.reset()
-		}
-	}()
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) { return d.writeBlocks(ctx, tx, bundles) })
+}
 
-	tx, err := d.be.begin(ctx)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
-				err = fmt.Errorf("rollback: %w", rerr)
-			}
-		}
-	}()
+// writeBlocks is WriteBlocks' transaction; after, when set, runs once it committed (the
+// readers' state cache, Written's waiters, the statistics keeper).
+func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (after func(), err error) {
 	st, err := readState(ctx, tx, d.be.forUpdate())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if bundles, err = pendingBundles(st, bundles); err != nil || len(bundles) == 0 {
-		return err
+		return nil, err
 	}
 	if st.height == 0 {
 		st.firstHeight = bundles[0].Block.Height
@@ -55,53 +43,53 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) (err error)
 	accKeys, msgKeys := dictKeys(bundles)
 	accs := map[string]*dictEntry{}
 	if err := resolveDict(ctx, tx, accountDict, accKeys, func(k []byte) string { return string(k) }, accs); err != nil {
-		return err
+		return nil, err
 	}
 	msgs := map[string]*dictEntry{}
 	if err := resolveDict(ctx, tx, msgTypeDict, msgKeys, func(k string) string { return k }, msgs); err != nil {
-		return err
+		return nil, err
 	}
 	rs := rowSet{seq: st.lastSequence, accs: accs, msgs: msgs}
 	for _, b := range bundles {
 		if err := rs.addBundle(b); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := rs.insert(ctx, tx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := updateCounts(ctx, tx, accountDict, accs); err != nil {
-		return err
+		return nil, err
 	}
 	if err := updateCounts(ctx, tx, msgTypeDict, msgs); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeNFTs(ctx, tx, bundles, st.lastSequence); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeEVMTxs(ctx, tx, bundles); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
-		return err
+		return nil, err
 	}
 	last := bundles[len(bundles)-1].Block.Height
 	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
 		last, st.firstHeight, rs.seq); err != nil {
-		return fmt.Errorf("update indexed_height: %w", err)
+		return nil, fmt.Errorf("update indexed_height: %w", err)
 	}
-	if err := tx.commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	if err := notifyIndexed(ctx, d.be, tx, last); err != nil {
+		return nil, err
 	}
-	committed = true
-	d.state.put(state{height: last, firstHeight: st.firstHeight, lastSequence: rs.seq}, time.Now())
-	d.written.notify()
-	if d.stats != nil {
-		blocks, ext := int64(len(bundles)), extensionRows(bundles)
-		d.extRows += ext
-		d.stats.wrote(blocks+rs.seq-st.lastSequence+ext, last-st.firstHeight+1+rs.seq+d.extRows)
-	}
-	return nil
+	return func() {
+		d.state.put(state{height: last, firstHeight: st.firstHeight, lastSequence: rs.seq}, time.Now())
+		d.written.notify()
+		if d.stats != nil {
+			blocks, ext := int64(len(bundles)), extensionRows(bundles)
+			d.extRows += ext
+			d.stats.wrote(blocks+rs.seq-st.lastSequence+ext, last-st.firstHeight+1+rs.seq+d.extRows)
+		}
+	}, nil
 }
 
 // extensionRows counts the NFT, EVM and rich-list rows of bundles, for the statistics keeper:

@@ -119,11 +119,46 @@ func (s *PGServer) Promote() {
 }
 
 // Configure appends settings to postgresql.conf and reloads them (pg_ctl reload), e.g.
-// synchronous_standby_names = '*' on a primary for commits that wait for the standby.
+// synchronous_standby_names = '*' with synchronous_commit = on (a test cluster starts with it
+// off) on a primary for commits that wait for the standby. It
+// returns once a new session sees every setting: pg_ctl reload only signals the postmaster,
+// and on a loaded machine sessions opened right after it still ran with the old value (a
+// failover test's commits did not wait for the standby and were lost with the primary).
 func (s *PGServer) Configure(lines ...string) {
 	s.t.Helper()
 	s.appendConf(lines...)
 	s.run(60*time.Second, "pg_ctl", "reload", "-D", s.Dir)
+	for _, l := range lines {
+		name, val, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		name, val = strings.TrimSpace(name), strings.Trim(strings.TrimSpace(val), "'")
+		deadline := time.Now().Add(60 * time.Second)
+		for got := s.setting(name); got != val; got = s.setting(name) {
+			if time.Now().After(deadline) {
+				s.t.Fatalf("port %d: %s is %q 60 s after the reload, want %q", s.Port, name, got, val)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// setting reads a setting as a new session sees it.
+func (s *PGServer) setting(name string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, s.DSN(""))
+	if err != nil {
+		s.t.Fatalf("connect to %s: %v", s.DSN(""), err)
+	}
+	defer c.Close(context.Background())
+	var v string
+	if err := c.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v); err != nil {
+		s.t.Fatalf("setting %s on port %d: %v", name, s.Port, err)
+	}
+	return v
 }
 
 // Exec runs one statement on database db (postgres when empty) as the superuser.

@@ -25,8 +25,8 @@
 #     tuned peer), rollgate's API on each store with its shipped response cache, and the
 #     ceiling; for ROUNDS rounds, every route both serve is driven by wrk THREADS x CONNS for
 #     DURATION over rotated URLs (scripts/sidebyside/rotate.lua, URLs from urls.sh), the
-#     servers one after the other in an order rotated each round; the ceiling runs once per
-#     route per round in the same rotation;
+#     servers one after the other in an order rotated each round; the ceiling (a fixed answer
+#     of the route's own size) runs once per route per round in the same rotation;
 #  4. prints the tables (markdown): ingestion seconds and CPU, and per route the median req/s of
 #     the rounds, the worst p99, rollgate over the peer and rollgate over the ceiling.
 #
@@ -108,11 +108,12 @@ if [ "$SKIP_PEER" != 1 ]; then
   full=$(git --git-dir="$GIT_DIR_PEER" rev-parse --verify --quiet "$COMMIT^{commit}") ||
     { echo "peerbench: $GIT_DIR_PEER does not hold rollytics commit $COMMIT (clone or fetch it first)" >&2; exit 1; }
   SRC=$OUT/peer-src
+  # The source is unpacked even with PEER_BIN: the peer's migrations are applied from it.
+  rm -rf "$SRC" && mkdir -p "$SRC"
+  git --git-dir="$GIT_DIR_PEER" archive "$full" | tar -x -C "$SRC"
   if [ -n "${PEER_BIN:-}" ]; then
     PEER=$(realpath "$PEER_BIN")
   else
-    rm -rf "$SRC" && mkdir -p "$SRC"
-    git --git-dir="$GIT_DIR_PEER" archive "$full" | tar -x -C "$SRC"
     # The peer's two servers listen on every interface; on a shared machine they must not.
     for f in api/api.go indexer/api/api.go; do
       [ "$(grep -c 'listenAddr := ":" + port' "$SRC/$f" || true)" = 1 ] ||
@@ -228,13 +229,20 @@ done
 for s in "${SERVERS[@]:1}"; do wait_http "${s#*=}/status" 60; done
 first_rg=${SERVERS[${#SERVERS[@]} - 1]}
 "$SBS/urls.sh" "${first_rg#*=}" "$OUT/urls" >/dev/null
-echo / >"$OUT/urls/ceiling.txt"
+# The ceiling of a route is a fixed answer of that route's size (its first URL's answer on
+# rollgate), so "0.9 of the ceiling" compares like with like.
+for r in $ROUTES; do
+  u=$(head -1 "$OUT/urls/$r.txt")
+  bytes=$(curl -s -o /dev/null -w '%{size_download}' "${first_rg#*=}$u")
+  echo "/size/$bytes" >"$OUT/urls/ceiling_$r.txt"
+  echo "ceiling $r: $bytes bytes"
+done
 for s in "${SERVERS[@]}"; do echo "server ${s%%=*} ${s#*=}"; done | tee -a "$RESULTS"
 
 # measure NAME URL ROUTE ROUND: one wrk run, one result line
 measure() {
   local file=$OUT/urls/$3.txt
-  [ "$1" = ceiling ] && file=$OUT/urls/ceiling.txt
+  [ "$1" = ceiling ] && file=$OUT/urls/ceiling_$3.txt
   wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$SBS/rotate.lua" "$2" -- "$file" >"$OUT/wrk/r$4_$3_$1.txt" 2>&1 || true
   awk -v s="$1" -v r="$3" -v round="$4" -v ld="$(load)" '
     /Requests\/sec/ {rps=$2} $1=="99%" {p99=$2} /Non-2xx/ {bad=$4}

@@ -37,7 +37,10 @@ const (
 
 // Limiter bounds the number of requests in flight. One Limiter may be shared by several
 // clients (e.g. the REST and JSON-RPC clients of one chain) so the upstream sees one budget.
-type Limiter struct{ slots chan struct{} }
+type Limiter struct {
+	slots  chan struct{}
+	parent *Limiter // also held for every request, when set (Sub)
+}
 
 // NewLimiter returns a limiter allowing n concurrent requests; n <= 0 means no limit (nil).
 func NewLimiter(n int) *Limiter {
@@ -47,20 +50,42 @@ func NewLimiter(n int) *Limiter {
 	return &Limiter{slots: make(chan struct{}, n)}
 }
 
+// Sub returns a limiter of n slots whose every request also takes one of l's: several
+// upstreams (the chains of one multi-chain indexer) share l as one budget, while n caps
+// what any one of them holds of it, so an upstream that hangs keeps at most n of l's slots
+// and the others go on. l's waiters are served in arrival order, so upstreams that are all
+// busy share l in turn. A nil l gives NewLimiter(n).
+func (l *Limiter) Sub(n int) *Limiter {
+	s := NewLimiter(n)
+	if l == nil {
+		return s
+	}
+	if s == nil {
+		return l
+	}
+	s.parent = l
+	return s
+}
+
 func (l *Limiter) acquire(ctx context.Context) error {
 	if l == nil {
 		return nil
 	}
 	select {
 	case l.slots <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if err := l.parent.acquire(ctx); err != nil {
+		<-l.slots
+		return err
+	}
+	return nil
 }
 
 func (l *Limiter) release() {
 	if l != nil {
+		l.parent.release()
 		<-l.slots
 	}
 }

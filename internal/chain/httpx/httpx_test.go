@@ -285,3 +285,49 @@ func TestPrometheusHooks(t *testing.T) {
 		t.Fatalf("attempt counters %v", got)
 	}
 }
+
+// TestSubLimiterSharesBudget: chains share one budget through Sub limiters; a chain whose
+// node hangs holds at most its own cap of the budget, so another chain still gets answers.
+func TestSubLimiterSharesBudget(t *testing.T) {
+	hang := make(chan struct{})
+	var hung atomic.Int32
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hung.Add(1)
+		<-hang
+		w.Write([]byte(`{}`))
+	}))
+	defer stuck.Close()
+	defer close(hang)
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }))
+	defer ok.Close()
+	budget := NewLimiter(3)
+	a, _ := New(stuck.URL, fast(WithLimiter(budget.Sub(2)), WithTimeout(time.Minute))...)
+	b, _ := New(ok.URL, fast(WithLimiter(budget.Sub(2)))...)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, _ = a.GetJSON(ctx, "/x", nil, nil) }()
+	}
+	for deadline := time.Now().Add(5 * time.Second); hung.Load() < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests reached the hanging node, want 2", hung.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for range 4 {
+		c, cancelB := context.WithTimeout(context.Background(), 2*time.Second)
+		if _, err := b.GetJSON(c, "/x", nil, nil); err != nil {
+			t.Fatalf("the healthy chain starved: %v", err)
+		}
+		cancelB()
+	}
+	if n := hung.Load(); n != 2 {
+		t.Fatalf("%d requests in flight at the hanging node, want its cap 2", n)
+	}
+	cancel()
+	wg.Wait()
+	if nil == (*Limiter)(nil).Sub(1) || NewLimiter(1).Sub(0) == nil {
+		t.Fatal("Sub of a nil limiter or with no cap must still limit")
+	}
+}

@@ -7,6 +7,7 @@ package protos
 import (
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/auth/v1beta1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/abci/v1beta1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/crypto/ed25519"
 	_ "github.com/rollgate/rollgate/internal/chain/protos/cosmos/crypto/multisig"

@@ -245,28 +245,58 @@ func (d *DecodedTx) Fee() *txv1beta1.Fee {
 	return d.AuthInfo.Fee
 }
 
-// Decode parses TxRaw bytes with its body and auth info.
+// DecodeError is a Decode failure: the part of the tx (PartTxRaw, PartTxBody, PartAuthInfo)
+// whose bytes did not parse, and why. It wraps ErrTxDecode.
+type DecodeError struct {
+	Part string
+	Err  error
+}
+
+// The parts of a tx a DecodeError names.
+const (
+	PartTxRaw    = "tx raw"
+	PartTxBody   = "tx body"
+	PartAuthInfo = "auth info"
+)
+
+func (e *DecodeError) Error() string { return fmt.Sprintf("%v: %s: %v", ErrTxDecode, e.Part, e.Err) }
+
+// Unwrap gives ErrTxDecode and the protobuf error.
+func (e *DecodeError) Unwrap() []error { return []error{ErrTxDecode, e.Err} }
+
+// Decode parses TxRaw bytes with its body and auth info, and resolves the body's messages.
 func Decode(txBytes []byte) (*DecodedTx, error) {
-	raw := &txv1beta1.TxRaw{}
-	if err := proto.Unmarshal(txBytes, raw); err != nil {
-		return nil, fmt.Errorf("%w: tx raw: %w", ErrTxDecode, err)
+	d, err := DecodeEnvelope(txBytes)
+	if err != nil {
+		return nil, err
 	}
-	body := &txv1beta1.TxBody{}
-	if err := proto.Unmarshal(raw.BodyBytes, body); err != nil {
-		return nil, fmt.Errorf("%w: tx body: %w", ErrTxDecode, err)
-	}
-	auth := &txv1beta1.AuthInfo{}
-	if err := proto.Unmarshal(raw.AuthInfoBytes, auth); err != nil {
-		return nil, fmt.Errorf("%w: auth info: %w", ErrTxDecode, err)
-	}
-	d := &DecodedTx{Raw: raw, Body: body, AuthInfo: auth}
-	for _, a := range body.Messages {
+	for _, a := range d.Body.Messages {
 		m, err := UnpackAny(a)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrTxDecode, err)
 		}
 		d.Msgs = append(d.Msgs, m)
 	}
+	return d, nil
+}
+
+// DecodeEnvelope is Decode without resolving the messages (Msgs stays nil): a node checks a
+// tx's signature count and timeout before its ante handler unpacks the messages, so a
+// message that does not decode fails there, with the node's own error.
+func DecodeEnvelope(txBytes []byte) (*DecodedTx, error) {
+	raw := &txv1beta1.TxRaw{}
+	if err := proto.Unmarshal(txBytes, raw); err != nil {
+		return nil, &DecodeError{Part: PartTxRaw, Err: err}
+	}
+	body := &txv1beta1.TxBody{}
+	if err := proto.Unmarshal(raw.BodyBytes, body); err != nil {
+		return nil, &DecodeError{Part: PartTxBody, Err: err}
+	}
+	auth := &txv1beta1.AuthInfo{}
+	if err := proto.Unmarshal(raw.AuthInfoBytes, auth); err != nil {
+		return nil, &DecodeError{Part: PartAuthInfo, Err: err}
+	}
+	d := &DecodedTx{Raw: raw, Body: body, AuthInfo: auth}
 	for _, si := range auth.SignerInfos {
 		sd := SignerData{PubKeyAny: si.PublicKey, Sequence: si.Sequence}
 		if s := si.GetModeInfo().GetSingle(); s != nil {

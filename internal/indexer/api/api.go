@@ -22,9 +22,8 @@ import (
 // Config is what the API needs to know about the deployment.
 type Config struct {
 	ChainID string // reported by /status
-	VMType  string // "evm", "move" or "wasm"; the EVM routes exist on "evm" only
-	// NoInternalTx turns the internal-tx routes off on an EVM chain (the peer's INTERNAL_TX=false).
-	NoInternalTx  bool
+	// Features are what the chain's VM profile adds to the core routes.
+	Features      Features
 	AccountPrefix string // bech32 prefix of account addresses; default "init"
 	Version       string // reported by /status; default "dev"
 	CommitHash    string // reported by /status; default "unknown"
@@ -55,6 +54,27 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
+	// WriteThrough, when set, renders the answers explorers poll into the response cache as
+	// soon as a height is indexed (warm.go), until it is done. Nil (or no cache): off.
+	WriteThrough context.Context
+}
+
+// Features is what a chain's VM profile (internal/indexer/profile) adds to the API: the
+// routes, /status fields and OpenAPI paths of its ingest extensions, with the readers that
+// serve them. The zero value is the core API.
+type Features struct {
+	// EVMTxs serves the EVM tx routes. nil: every path under them answers the peer's 404 and
+	// the OpenAPI document leaves them out.
+	EVMTxs store.EVMReader
+	// InternalTxs, with EVMTxs, serves the internal-tx routes and /status internal_tx_height
+	// (the peer's INTERNAL_TX).
+	InternalTxs bool
+	// RichList serves the rich list and /status rich_list_height. nil: every denom is an
+	// empty list.
+	RichList store.RichListReader
+	// HexHolders names rich-list holders in 0x hex and resolves denoms to the ERC-20s the
+	// list keeps them under (EVM chains); otherwise holders are bech32 and denoms as given.
+	HexHolders bool
 }
 
 func (c *Config) defaults() {
@@ -98,7 +118,7 @@ func notFound(r *http.Request) error {
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
 	cfg.defaults()
 	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
-	return httpapi.New(httpapi.Options{
+	h := httpapi.New(httpapi.Options{
 		Namespace:      "rollgate_indexer_api",
 		Log:            logger,
 		Registry:       reg,
@@ -115,6 +135,13 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		// list is good until the next block.
 		Version: func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
 	}, s.retained(s.routes()))
+	if cfg.WriteThrough != nil && cfg.CacheBytes > 0 {
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
+		go s.writeThrough(cfg.WriteThrough, h, logger)
+	}
+	return h
 }
 
 // mapError turns the store's domain errors into API errors. Handlers map ErrNotFound with

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -126,7 +127,7 @@ func loadChain(t testing.TB) []store.BlockBundle {
 		}
 		for _, e := range ft.Events {
 			for _, a := range e.Attributes {
-				if e.Type == "evm" && a.Key == "log" {
+				if e.Type == evmEvent && a.Key == "log" {
 					for _, m := range topicRe.FindAllStringSubmatch(a.Value, -1) {
 						add("0x"+m[1], false)
 					}
@@ -183,7 +184,27 @@ func backends(*testing.T) map[string]func(t *testing.T) store.Store {
 	}
 }
 
-var testCfg = Config{ChainID: "local-evm-1", VMType: "evm", Version: "v0.0.0-test", CommitHash: "0123abc"}
+var testCfg = Config{ChainID: "local-evm-1", Version: "v0.0.0-test", CommitHash: "0123abc"}
+
+// evmStore is a store with everything an EVM chain's API reads.
+type evmStore interface {
+	store.Reader
+	store.EVMReader
+	store.RichListReader
+}
+
+// evmFeatures are what the EVM profile adds to the API of a chain served from st: EVM txs,
+// internal txs, the rich list in 0x hex (internal/indexer/profile hands real chains the same;
+// this package cannot import it).
+func evmFeatures(st evmStore) Features {
+	return Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true}
+}
+
+// newEVM is New for cfg's chain as an EVM chain served from st (testCfg's chain is one).
+func newEVM(cfg Config, st evmStore, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
+	cfg.Features = evmFeatures(st)
+	return New(cfg, st, logger, reg)
+}
 
 func do(h http.Handler, path string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodGet, "http://idx.test"+path, nil)
@@ -307,7 +328,7 @@ func TestGolden(t *testing.T) {
 			db := open(t)
 			noCache := testCfg
 			noCache.CacheBytes = -1
-			plain, cached := New(noCache, db, nil, prometheus.NewRegistry()), New(testCfg, db, nil, prometheus.NewRegistry())
+			plain, cached := newEVM(noCache, db, nil, prometheus.NewRegistry()), newEVM(testCfg, db, nil, prometheus.NewRegistry())
 			for _, c := range goldenCases {
 				t.Run(c.name, func(t *testing.T) {
 					for i, h := range []http.Handler{plain, cached, cached} {
@@ -332,7 +353,7 @@ func TestGolden(t *testing.T) {
 func TestPagingWalk(t *testing.T) {
 	for name, open := range backends(t) {
 		t.Run(name, func(t *testing.T) {
-			h := New(testCfg, open(t), nil, nil)
+			h := newEVM(testCfg, open(t), nil, nil)
 			lists := []struct {
 				path, key, field string
 				want             int
@@ -396,7 +417,7 @@ func TestPagingWalk(t *testing.T) {
 }
 
 func TestSwaggerCoversRoutes(t *testing.T) {
-	s := New(testCfg, evmStub{}, nil, nil) // an EVM chain: every route, the whole document
+	s := newEVM(testCfg, evmStub{}, nil, nil) // an EVM chain: every route, the whole document
 	var doc struct {
 		OpenAPI string                     `json:"openapi"`
 		Paths   map[string]json.RawMessage `json:"paths"`
@@ -408,7 +429,7 @@ func TestSwaggerCoversRoutes(t *testing.T) {
 	for p := range doc.Paths {
 		spec = append(spec, p)
 	}
-	for _, rt := range (&server{cfg: testCfg, store: evmStub{}}).routes() {
+	for _, rt := range (&server{cfg: Config{Features: evmFeatures(evmStub{})}, store: evmStub{}}).routes() {
 		if rt.InSpec {
 			served = append(served, rt.Path())
 		}
@@ -438,7 +459,7 @@ func TestSwaggerCoversRoutes(t *testing.T) {
 func TestMetricsAndHealth(t *testing.T) {
 	db := backends(t)["sqlite"](t)
 	reg := prometheus.NewRegistry()
-	h := New(testCfg, db, nil, reg)
+	h := newEVM(testCfg, db, nil, reg)
 	do(h, "/indexer/tx/v1/txs/"+txSend)
 	do(h, "/indexer/tx/v1/txs/zz")
 	do(h, "/nope")
@@ -458,7 +479,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		}
 	}
 	// A second API on the same registry shares the collectors instead of failing.
-	New(testCfg, db, nil, reg)
+	newEVM(testCfg, db, nil, reg)
 }
 
 // failingReader makes every read fail, as a lost database would.
@@ -500,3 +521,6 @@ func TestStoreFailures(t *testing.T) {
 		}
 	}
 }
+
+// evmEvent is the chain's event type of EVM logs (an event type, not a VM kind).
+const evmEvent = "evm"

@@ -2,28 +2,50 @@ package api
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"time"
 
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
 // blockWindow is the number of newest blocks the block streams share.
 const blockWindow = 256
 
-// blockFeed shares the newest blocks among the block streams of the process: when a block is
-// indexed, every stream at the tip asks for the blocks after the same height, and one store
-// query answers them all (the first asks the store, under the lock; the others find the
-// blocks in the window). A stream resuming further back reads the store itself.
+// feedBlock is a block of the shared window with its event, framed once for every stream.
+type feedBlock struct {
+	height int64
+	frame  *httpapi.Frame
+}
+
+func newFeedBlock(b *store.Block, buf []byte) feedBlock {
+	buf = appendBlockJSON(buf[:0], b)
+	return feedBlock{height: b.Height, frame: httpapi.NewFrame(strconv.FormatInt(b.Height, 10), "block", buf)}
+}
+
+// blockFeed shares the newest blocks among the block streams of the process, each encoded and
+// framed once. A stream resuming from the store reads pages of frames through after (behind
+// the window it reads the store itself); once at the tip it attaches to the feed, and one
+// goroutine (the tip's) waits for the next block and offers its frame to every attached
+// stream: a subscriber at the tip costs its connection and its queue, no goroutine of its own,
+// and a block costs one store read and one encoding however many subscribers there are.
 type blockFeed struct {
 	mu     sync.Mutex
-	recent []store.Block // consecutive heights, ascending
+	recent []feedBlock // consecutive heights, ascending
+
+	// The tip: the attached streams with the height each has been sent up to, and the last
+	// height offered to all of them. stop ends the tip's goroutine (nil when none runs).
+	subs map[*httpapi.Stream]int64
+	sent int64
+	stop context.CancelFunc
 }
 
 // after returns up to streamPage blocks after the height, in order.
-func (f *blockFeed) after(ctx context.Context, r store.Reader, after int64) ([]store.Block, error) {
+func (f *blockFeed) after(ctx context.Context, r store.Reader, after int64) ([]feedBlock, error) {
 	f.mu.Lock()
 	if n := len(f.recent); n > 0 {
-		first, last := f.recent[0].Height, f.recent[n-1].Height
+		first, last := f.recent[0].height, f.recent[n-1].height
 		switch {
 		case after+1 >= first && after < last:
 			i := int(after + 1 - first)
@@ -42,8 +64,8 @@ func (f *blockFeed) after(ctx context.Context, r store.Reader, after int64) ([]s
 	if err != nil || len(bs) == 0 {
 		return bs, err
 	}
-	next := make([]store.Block, 0, len(f.recent)+len(bs))
-	if n := len(f.recent); n > 0 && bs[0].Height == f.recent[n-1].Height+1 {
+	next := make([]feedBlock, 0, len(f.recent)+len(bs))
+	if n := len(f.recent); n > 0 && bs[0].height == f.recent[n-1].height+1 {
 		next = append(next, f.recent...)
 	}
 	next = append(next, bs...)
@@ -54,7 +76,115 @@ func (f *blockFeed) after(ctx context.Context, r store.Reader, after int64) ([]s
 	return bs, nil
 }
 
-func (f *blockFeed) query(ctx context.Context, r store.Reader, after int64) ([]store.Block, error) {
+func (f *blockFeed) query(ctx context.Context, r store.Reader, after int64) ([]feedBlock, error) {
 	page, err := r.Blocks(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorHeight, Value: after}})
-	return page.Blocks, err
+	if err != nil {
+		return nil, err
+	}
+	out := make([]feedBlock, len(page.Blocks))
+	buf := make([]byte, 0, blockJSONSize)
+	for i := range page.Blocks {
+		out[i] = newFeedBlock(&page.Blocks[i], buf)
+	}
+	return out, nil
+}
+
+// attach hands st, which has been sent every block up to height after, to the tip. It fails
+// (false) when the tip has moved on by more than the window holds since: the stream then
+// reads on from the store and tries again.
+func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watch *store.HeightWatcher) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stop == nil {
+		// No tip running: this stream's position is where it starts.
+		ctx, cancel := context.WithCancel(context.Background())
+		f.stop, f.sent, f.subs = cancel, after, map[*httpapi.Stream]int64{}
+		go f.tip(ctx, r, watch)
+	}
+	if after < f.sent {
+		// The tip is ahead: the blocks between come from the window.
+		n := len(f.recent)
+		if n == 0 || after+1 < f.recent[0].height || f.recent[n-1].height < f.sent {
+			return false
+		}
+		for _, b := range f.recent[after+1-f.recent[0].height:] {
+			if b.height > f.sent {
+				break
+			}
+			if !st.Offer(b.frame) {
+				return true // dropped as too slow (or gone): its stream ends with a resume point
+			}
+			after = b.height
+		}
+	}
+	f.subs[st] = after
+	// A stream whose client goes leaves at once, not at the next block.
+	context.AfterFunc(st.Context(), func() { f.detach(st) })
+	return true
+}
+
+func (f *blockFeed) detach(st *httpapi.Stream) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.subs[st]; !ok {
+		return
+	}
+	delete(f.subs, st)
+	if len(f.subs) == 0 && f.stop != nil {
+		f.stop()
+		f.stop = nil
+	}
+}
+
+// tip waits for each new block and offers its frame to every attached stream, until the
+// last one leaves (ctx).
+func (f *blockFeed) tip(ctx context.Context, r store.Reader, watch *store.HeightWatcher) {
+	for {
+		f.mu.Lock()
+		sent := f.sent
+		f.mu.Unlock()
+		if _, err := watch.Wait(ctx, sent); err != nil {
+			return
+		}
+		bs, err := f.after(ctx, r, sent)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			// The store is away for a moment: the streams wait, as a list request would retry.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		f.mu.Lock()
+		if ctx.Err() != nil {
+			f.mu.Unlock()
+			return
+		}
+		for _, b := range bs {
+			for st, at := range f.subs {
+				if b.height <= at {
+					continue
+				}
+				if !st.Offer(b.frame) {
+					// Too slow or gone: its stream ends (with a resume point) and the client
+					// comes back through the store.
+					delete(f.subs, st)
+					continue
+				}
+				f.subs[st] = b.height
+			}
+			f.sent = b.height
+		}
+		if len(f.subs) == 0 {
+			f.stop()
+			f.stop = nil
+			f.mu.Unlock()
+			return
+		}
+		f.mu.Unlock()
+	}
 }

@@ -50,12 +50,12 @@ func TestBlockFeed(t *testing.T) {
 			t.Fatalf("%s: %d blocks, the store has %d", tc.name, len(got), len(want.Blocks))
 		}
 		for i := range got {
-			if string(appendBlockJSON(nil, &got[i])) != string(appendBlockJSON(nil, &want.Blocks[i])) {
+			if string(got[i].frame.Bytes()) != string(newFeedBlock(&want.Blocks[i], nil).frame.Bytes()) {
 				t.Fatalf("%s: block %d differs", tc.name, i)
 			}
 		}
-		if n := len(f.recent); f.recent[0].Height != tc.first || f.recent[n-1].Height != tc.last {
-			t.Errorf("%s: window %d..%d, want %d..%d", tc.name, f.recent[0].Height, f.recent[n-1].Height, tc.first, tc.last)
+		if n := len(f.recent); f.recent[0].height != tc.first || f.recent[n-1].height != tc.last {
+			t.Errorf("%s: window %d..%d, want %d..%d", tc.name, f.recent[0].height, f.recent[n-1].height, tc.first, tc.last)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func TestCacheNeverStale(t *testing.T) {
 			}
 			noCache := testCfg
 			noCache.CacheBytes = -1
-			plain, cached := New(noCache, db, nil, prometheus.NewRegistry()), New(testCfg, db, nil, prometheus.NewRegistry())
+			plain, cached := newEVM(noCache, db, nil, prometheus.NewRegistry()), newEVM(testCfg, db, nil, prometheus.NewRegistry())
 			const noTotal = "&pagination.count_total=false"
 			// Answers at the head first, then pinned ones.
 			heads := []string{
@@ -105,7 +105,7 @@ func TestCacheNeverStale(t *testing.T) {
 
 // TestPinnedETag: a block answers with an ETag, and a client holding it gets a 304.
 func TestPinnedETag(t *testing.T) {
-	h := New(testCfg, backends(t)["sqlite"](t), nil, nil)
+	h := newEVM(testCfg, backends(t)["sqlite"](t), nil, nil)
 	for _, path := range []string{"/indexer/block/v1/blocks/35", "/indexer/tx/v1/txs/" + txSend, "/indexer/tx/v1/txs/by_height/23"} {
 		first := do(h, path)
 		etag := first.Header().Get("ETag")

@@ -15,12 +15,12 @@ var samples = map[string]string{"height": "35", "account": acc1, "tx_hash": txSe
 func TestCORSPreflightEveryRoute(t *testing.T) {
 	cfg := testCfg
 	cfg.CORS = httpapitest.CORS
-	h := New(cfg, backends(t)["sqlite"](t), nil, nil)
+	h := newEVM(cfg, backends(t)["sqlite"](t), nil, nil)
 	httpapitest.CheckCORS(t, h, append((&server{}).routes(), httpapitest.Operational...), samples)
 }
 
 func TestMethodNotAllowedEveryRoute(t *testing.T) {
-	h := New(testCfg, backends(t)["sqlite"](t), nil, nil)
+	h := newEVM(testCfg, backends(t)["sqlite"](t), nil, nil)
 	httpapitest.CheckMethodNotAllowed(t, h, append((&server{}).routes(), httpapitest.Operational...), samples)
 	// CORS off (the default): a preflight gets Allow, no permission.
 	req := httptest.NewRequest(http.MethodOptions, "http://idx.test/status", nil)

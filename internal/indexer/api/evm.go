@@ -19,11 +19,10 @@ func errNoEVM(*http.Request) (any, error) {
 	return nil, apierr.NotFoundf("evm routes are not available on this chain")
 }
 
-// evmRoutes are the EVM tx and internal tx routes: served on EVM chains whose store has the
-// EVM tables, otherwise every path under them answers the peer's 404.
+// evmRoutes are the EVM tx and internal tx routes: served when the profile hands the API an
+// EVM reader, otherwise every path under them answers the peer's 404.
 func (s *server) evmRoutes() []httpapi.Route {
-	er, _ := s.store.(store.EVMReader)
-	evm := s.cfg.VMType == "evm" && er != nil
+	evm := s.cfg.Features.EVMTxs != nil
 	var out []httpapi.Route
 	if evm {
 		// EVM txs are written with their blocks, so their answers may be cached per indexed
@@ -37,7 +36,7 @@ func (s *server) evmRoutes() []httpapi.Route {
 	} else {
 		out = append(out, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs", Handler: errNoEVM}, httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-txs/", Handler: errNoEVM})
 	}
-	if evm && !s.cfg.NoInternalTx {
+	if s.servesInternalTxs() {
 		out = append(out,
 			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs", Handler: s.internalTxs, InSpec: true},
 			httpapi.Route{Pattern: "GET /indexer/tx/v1/evm-internal-txs/by_account/{account}", Handler: s.internalTxsByAccount, InSpec: true},
@@ -53,18 +52,23 @@ func (s *server) evmRoutes() []httpapi.Route {
 	return out
 }
 
+// servesInternalTxs says the internal-tx routes and status field are served.
+func (s *server) servesInternalTxs() bool {
+	return s.cfg.Features.EVMTxs != nil && s.cfg.Features.InternalTxs
+}
+
 // evmStatus adds /status's internal_tx_height on EVM chains with internal txs on.
 func (s *server) evmStatus(r *http.Request, st *statusJSON) error {
-	er, ok := s.store.(store.EVMReader)
-	if s.cfg.VMType != "evm" || !ok || s.cfg.NoInternalTx {
+	if !s.servesInternalTxs() {
 		return nil
 	}
-	h, err := er.InternalTxHeight(r.Context())
+	h, err := s.evm().InternalTxHeight(r.Context())
 	st.InternalTxHeight = h
 	return err
 }
 
-func (s *server) evm() store.EVMReader { return s.store.(store.EVMReader) }
+// evm is the EVM reader; only the EVM routes, which exist only with one, call it.
+func (s *server) evm() store.EVMReader { return s.cfg.Features.EVMTxs }
 
 func (s *server) evmTxList(r *http.Request, f store.EVMTxFilter) (any, error) {
 	p, err := pagination(query(r.URL.RawQuery))
@@ -194,11 +198,10 @@ func (s *server) internalTxsByHash(r *http.Request) (any, error) {
 // chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
 // lists exactly the routes served.
 func (s *server) openAPI() []byte {
-	er, _ := s.store.(store.EVMReader)
-	evm := s.cfg.VMType == "evm" && er != nil
+	evm, internal := s.cfg.Features.EVMTxs != nil, s.servesInternalTxs()
 	drop := func(p string) bool {
 		return (!evm && strings.HasPrefix(p, "/indexer/tx/v1/evm-")) ||
-			((!evm || s.cfg.NoInternalTx) && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs"))
+			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs"))
 	}
 	doc, err := dropPaths(openapiDoc, drop)
 	if err != nil {

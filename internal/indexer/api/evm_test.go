@@ -13,6 +13,7 @@ import (
 type evmStub struct {
 	store.Reader
 	store.EVMReader
+	store.RichListReader
 }
 
 // TestSwaggerListsServedRoutes: on every kind of chain the document at /swagger/doc.json
@@ -24,10 +25,9 @@ func TestSwaggerListsServedRoutes(t *testing.T) {
 		cfg         Config
 		evm, intern bool
 	}{
-		{"evm", Config{VMType: "evm"}, true, true},
-		{"evm without internal txs", Config{VMType: "evm", NoInternalTx: true}, true, false},
-		{"move", Config{VMType: "move"}, false, false},
-		{"wasm", Config{VMType: "wasm"}, false, false},
+		{"evm", Config{Features: evmFeatures(evmStub{})}, true, true},
+		{"evm without internal txs", Config{Features: Features{EVMTxs: evmStub{}, RichList: evmStub{}, HexHolders: true}}, true, false},
+		{"move or wasm", Config{Features: Features{RichList: evmStub{}}}, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -61,8 +61,8 @@ func FuzzNewRoutes(f *testing.F) {
 	} {
 		f.Add(s.seg, s.q)
 	}
-	nft := New(Config{ChainID: "nft-1", VMType: "move"}, openNFT(f, "sqlite:"+filepath.Join(f.TempDir(), "nft.db")), nil, nil)
-	evm := New(testCfg, openLoaded(f, "sqlite:"+filepath.Join(f.TempDir(), "evm.db")), nil, nil)
+	nft := New(Config{ChainID: "nft-1"}, openNFT(f, "sqlite:"+filepath.Join(f.TempDir(), "nft.db")), nil, nil)
+	evm := newEVM(testCfg, openLoaded(f, "sqlite:"+filepath.Join(f.TempDir(), "evm.db")), nil, nil)
 	f.Fuzz(func(t *testing.T, seg, rawQuery string) {
 		q := query(rawQuery)
 		_, err := collectionParam("init", seg)

@@ -16,7 +16,7 @@ import (
 
 // TestSmallHoles: issue 11's small holes, each a JSON 4xx now.
 func TestSmallHoles(t *testing.T) {
-	h := New(testCfg, backends(t)["sqlite"](t), nil, nil)
+	h := newEVM(testCfg, backends(t)["sqlite"](t), nil, nil)
 	httpapitest.CheckJSONErrors(t, h, append(httpapitest.SwaggerHoles,
 		httpapitest.Hole{RawPath: "/indexer/tx/v1/txs?pagination.limit=99999999999999999999999", Status: 400},
 		httpapitest.Hole{RawPath: "/indexer/block/v1/blocks?pagination.offset=99999999999999999999999", Status: 400},
@@ -29,7 +29,7 @@ func TestSmallHoles(t *testing.T) {
 func TestClientGone(t *testing.T) {
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
-	h := New(testCfg, backends(t)["sqlite"](t), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), reg)
+	h := newEVM(testCfg, backends(t)["sqlite"](t), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), reg)
 	for _, path := range []string{"/indexer/tx/v1/txs", "/indexer/block/v1/blocks/35", "/indexer/tx/v1/txs/" + txSend} {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()

@@ -62,7 +62,7 @@ func checkAnswer(t *testing.T, rec *httptest.ResponseRecorder, what string) {
 }
 
 func TestHostileInputs(t *testing.T) {
-	h := New(testCfg, backends(t)["sqlite"](t), nil, nil)
+	h := newEVM(testCfg, backends(t)["sqlite"](t), nil, nil)
 	long := strings.Repeat("a", 10<<10)
 	key := func(s string) string { return url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(s))) }
 	type hc struct {
@@ -162,7 +162,7 @@ func FuzzParams(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.seg, s.q)
 	}
-	fuzzHandler := New(testCfg, openLoaded(f, "sqlite:"+filepath.Join(f.TempDir(), "idx.db")), nil, nil)
+	fuzzHandler := newEVM(testCfg, openLoaded(f, "sqlite:"+filepath.Join(f.TempDir(), "idx.db")), nil, nil)
 	f.Fuzz(func(t *testing.T, seg, rawQuery string) {
 		q := query(rawQuery)
 		_, err := pagination(q)

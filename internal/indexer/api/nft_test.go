@@ -149,7 +149,7 @@ func TestNFTGolden(t *testing.T) {
 	}
 	for name, open := range opens {
 		t.Run(name, func(t *testing.T) {
-			h := New(Config{ChainID: "nft-1", VMType: "move"}, open(t), nil, prometheus.NewRegistry())
+			h := New(Config{ChainID: "nft-1"}, open(t), nil, prometheus.NewRegistry())
 			for _, c := range nftGoldenCases {
 				t.Run(c.name, func(t *testing.T) {
 					rec := do(h, c.path)

@@ -14,8 +14,8 @@ import (
 
 // richListStatus adds /status's rich_list_height while the rich list is kept.
 func (s *server) richListStatus(r *http.Request, st *statusJSON) error {
-	rr, ok := s.store.(store.RichListReader)
-	if !ok {
+	rr := s.cfg.Features.RichList
+	if rr == nil {
 		return nil
 	}
 	h, err := rr.RichListHeight(r.Context())
@@ -47,11 +47,11 @@ func (s *server) richList(r *http.Request) (any, error) {
 	}
 	// Offset pages only: a JSON cursor key means its offset, none.
 	p.After = store.Cursor{}
-	rr, ok := s.store.(store.RichListReader)
-	if !ok {
+	rr := s.cfg.Features.RichList
+	if rr == nil {
 		return holdersJSON(nil, p, 0), nil
 	}
-	evm := s.cfg.VMType == "evm"
+	evm := s.cfg.Features.HexHolders
 	if evm {
 		switch {
 		case strings.HasPrefix(denom, "0x"):

@@ -80,28 +80,26 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 		} else if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
 			return errExpired(after, first.Blocks[0].Height)
 		}
-		buf := make([]byte, 0, blockJSONSize)
-		return s.follow(st, func(ctx context.Context) error {
-			for {
-				// The window may end before the store does: read on until a page comes back
-				// empty.
-				blocks, err := s.feed.after(ctx, s.store, after)
-				if err != nil {
+		for {
+			// The window may end before the store does: read on until a page comes back
+			// empty, then hand the stream to the tip.
+			blocks, err := s.feed.after(ctx, s.store, after)
+			if err != nil {
+				return err
+			}
+			if len(blocks) == 0 {
+				if s.feed.attach(st, after, s.store, s.watch) {
+					return httpapi.ErrDetached
+				}
+				continue
+			}
+			for _, b := range blocks {
+				if err := st.SendFrame(b.frame); err != nil {
 					return err
 				}
-				if len(blocks) == 0 {
-					return nil
-				}
-				for i := range blocks {
-					b := &blocks[i]
-					buf = appendBlockJSON(buf[:0], b)
-					if err := st.Send(strconv.FormatInt(b.Height, 10), "block", buf); err != nil {
-						return err
-					}
-					after = b.Height
-				}
+				after = b.height
 			}
-		})
+		}
 	}, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -341,4 +343,74 @@ func TestStreamSlowClientResumes(t *testing.T) {
 			sameItems(t, "slow client resumed", data(all), want)
 		})
 	}
+}
+
+// TestBlockStreamTip: streams at the tip share one goroutine that offers each block to all
+// of them; a client that stops reading there is dropped with a resume point once its queue
+// is full, resumes without loss, and the others never notice.
+func TestBlockStreamTip(t *testing.T) {
+	for name, open := range streamStores() {
+		t.Run(name, func(t *testing.T) {
+			w, r := open(t)
+			fill(t, w, 2)
+			api := New(Config{StreamPoll: 20 * time.Millisecond, Streams: httpapi.StreamOptions{Buffer: 2}}, r, nil, nil)
+			release := make(chan struct{})
+			var mu sync.Mutex
+			n := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("slow") != "" {
+					// Write 1 is the opening comment, then one per event: the 2nd event stalls.
+					w = stalled{ResponseWriter: w, mu: &mu, n: &n, at: 3, release: release}
+				}
+				api.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			caughtUp(t, srv.URL, w)
+			fast := []*streamClient{openStream(t, srv.URL+"/indexer/block/v1/blocks/stream", ""), openStream(t, srv.URL+"/indexer/block/v1/blocks/stream", "")}
+			slow := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream?slow=1", "")
+			time.Sleep(200 * time.Millisecond) // all three attached at the tip
+			before := len(listItems(t, srv.URL, "/indexer/block/v1/blocks", "blocks"))
+			for range 8 {
+				fill(t, w, 1)
+				caughtUp(t, srv.URL, w)
+			}
+			want := listItems(t, srv.URL, "/indexer/block/v1/blocks", "blocks")[before:]
+			for i, c := range fast {
+				sameItems(t, "fast client "+strconv.Itoa(i), data(c.next(t, len(want))), want)
+			}
+			close(release)
+			var got []sse.Event
+			for {
+				ev, err := slow.rd.Next()
+				if err != nil {
+					break
+				}
+				got = append(got, ev)
+			}
+			last := got[len(got)-1]
+			if last.Name != "reconnect" || len(got) < 2 || len(got) > 4 {
+				t.Fatalf("slow client: %d events, last %s %s", len(got), last.Name, last.Data)
+			}
+			resumed := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream", last.ID)
+			all := append(data(got[:len(got)-1]), data(resumed.next(t, len(want)-(len(got)-1)))...)
+			sameItems(t, "slow client resumed", all, want)
+			if !tipRunning() {
+				t.Fatal("no tip goroutine while streams are attached")
+			}
+			// Once every client has gone, the tip's goroutine ends too.
+			for _, c := range append(fast, resumed, slow) {
+				c.resp.Body.Close()
+			}
+			for deadline := time.Now().Add(5 * time.Second); tipRunning(); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the tip's goroutine outlives its streams")
+				}
+			}
+		})
+	}
+}
+
+func tipRunning() bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "(*blockFeed).tip")
 }

@@ -11,7 +11,7 @@ import (
 func TestTxCountIsTheListTotal(t *testing.T) {
 	for name, open := range backends(t) {
 		t.Run(name, func(t *testing.T) {
-			h := New(testCfg, open(t), nil, nil)
+			h := newEVM(testCfg, open(t), nil, nil)
 			rec := do(h, "/indexer/tx/v1/txs/count")
 			var c struct {
 				Count string `json:"count"`

@@ -20,8 +20,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -42,15 +44,16 @@ var outOfScope = []struct{ prefix, why string }{
 }
 
 // recordingWriter remembers every message type written, so the test knows which `msgs`
-// values the store knows (the peer drops unknown ones; see ruleMsgs).
+// values the store knows (the peer drops unknown ones; see ruleMsgs). It is the whole store
+// otherwise, so every extension of the profile finds the store side it needs.
 type recordingWriter struct {
-	store.Writer
+	*store.DB
 	mu    sync.Mutex
 	types map[string]bool
 }
 
 func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.BlockBundle) error {
-	if err := w.Writer.WriteBlocks(ctx, bundles); err != nil {
+	if err := w.DB.WriteBlocks(ctx, bundles); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -71,10 +74,13 @@ func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.Block
 // below, each one a decision of docs/contract/indexer.md or a peer fault named in
 // testdata/fixtures/README.md.
 func TestConformance(t *testing.T) {
-	chains := []struct{ fixture, peer, vm string }{
-		{"minievm", "rollytics", "evm"},
-		{"minimove", "rollytics-move", "move"},
-		{"miniwasm", "rollytics-wasm", "wasm"},
+	chains := []struct {
+		fixture, peer string
+		vm            vmkind.Kind
+	}{
+		{"minievm", "rollytics", vmkind.EVM},
+		{"minimove", "rollytics-move", vmkind.Move},
+		{"miniwasm", "rollytics-wasm", vmkind.Wasm},
 	}
 	// Both backends: the API must serve the same bytes whichever store holds the data.
 	backends := []struct {
@@ -93,7 +99,7 @@ func TestConformance(t *testing.T) {
 
 // conformChain ingests one captured chain into the store at dsn, serves it and replays the
 // peer's sample against it.
-func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
+func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string) {
 	peerDir := testutil.Fixture(t, peer)
 	var st struct {
 		ChainID string `json:"chain_id"`
@@ -124,17 +130,17 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	w := &recordingWriter{Writer: db, types: map[string]bool{}}
+	w := &recordingWriter{DB: db, types: map[string]bool{}}
 	src, err := chainSource(chain.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ingest.New(ingest.Config{
+	p, err := ingest.New(profile.Ingest(ingest.Config{
 		// The Move capture has no /genesis, where the rich list starts from.
-		ChainID: st.ChainID, VMType: vm, AccountPrefix: "init", RichList: vm != "move",
+		ChainID: st.ChainID, VMType: vm.String(), AccountPrefix: "init", RichList: vm != vmkind.Move,
 		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		StopAtHeight: st.Height,
-	}, src, w, nil, nil)
+	}, profile.Options{}), src, w, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +150,7 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 	if h, _ := db.IndexedHeight(ctx); h != st.Height {
 		t.Fatalf("ingested up to %d, want %d", h, st.Height)
 	}
-	if vm == "evm" {
+	if vm == vmkind.EVM {
 		// The internal-tx follower, as in production, behind the block writer; the peer's
 		// answers were taken with its internal_tx_height at the top.
 		f := ingest.NewInternalFollower(ingest.InternalConfig{PollInterval: 10 * time.Millisecond,
@@ -164,7 +170,7 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 		}
 	}
 
-	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: st.ChainID, VMType: vm, AccountPrefix: "init"}, db, nil, nil))
+	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: st.ChainID, Features: profile.For(vm).API(db, profile.Options{InternalTxs: true}), AccountPrefix: "init"}, db, nil, nil))
 	defer apiSrv.Close()
 
 	compared := 0
@@ -195,8 +201,8 @@ func conformChain(t *testing.T, fixture, peer, vm, dsn string) {
 	}
 }
 
-func skipReason(path, vm string, status int) string {
-	if strings.HasPrefix(path, "/indexer/richlist/") && (vm != "move" || status != http.StatusOK) {
+func skipReason(path string, vm vmkind.Kind, status int) string {
+	if strings.HasPrefix(path, "/indexer/richlist/") && (vm != vmkind.Move || status != http.StatusOK) {
 		// Move: the requests the peer refused (an unescaped slash, a bad limit) do not
 		// depend on the holders, so they are compared too.
 		return ""
@@ -210,7 +216,7 @@ func skipReason(path, vm string, status int) string {
 }
 
 // compare applies the rules, then requires equal status and equal JSON.
-func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody []byte, knownMsgs map[string]bool, vm string) {
+func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody []byte, knownMsgs map[string]bool, vm vmkind.Kind) {
 	t.Helper()
 	u, err := url.Parse(rec.Path)
 	if err != nil {
@@ -297,7 +303,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 // return cleanup and tx-account cleanup heights come from peer maintenance jobs rollgate has
 // no need for (it extracts accounts right the first time); the fields are omitempty at the
 // peer too, so they are dropped from the peer's answer.
-func ruleStatus(want, got any, vm string) {
+func ruleStatus(want, got any, vm vmkind.Kind) {
 	for _, m := range []any{want, got} {
 		if o, ok := m.(map[string]any); ok {
 			delete(o, "version")
@@ -309,7 +315,7 @@ func ruleStatus(want, got any, vm string) {
 		// purpose; rollgate's moves with each block, so its rich_list_height is the height.
 		// The Move rich list is off in this test (no /genesis in the capture), so there the
 		// field is absent.
-		if vm == "move" {
+		if vm == vmkind.Move {
 			delete(o, "rich_list_height")
 		}
 		if g, ok := got.(map[string]any); ok {
@@ -515,4 +521,10 @@ func readIndex(t *testing.T, dir string) []peerRecord {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// evmFeatures are the API features of the EVM rollup under test: its profile, internal txs on
+// (the peer's default).
+func evmFeatures(r profile.Reader) api.Features {
+	return profile.For(vmkind.EVM).API(r, profile.Options{InternalTxs: true})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -81,7 +82,7 @@ func ingestInto(ctx context.Context, dsn, url string, stop int64) error {
 	if err != nil {
 		return err
 	}
-	p, err := ingest.New(crashConfig(stop), src, db, logger, nil)
+	p, err := ingest.New(profile.Ingest(crashConfig(stop), profile.Options{}), src, db, logger, nil)
 	if err != nil {
 		return err
 	}

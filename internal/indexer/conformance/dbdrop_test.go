@@ -20,6 +20,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -81,7 +82,7 @@ func TestDroppedDatabaseConnections(t *testing.T) {
 	defer db.Close()
 	var apiLogs syncLog
 	apiLog := slog.New(slog.NewTextHandler(&apiLogs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: "local-evm-1", VMType: "evm", AccountPrefix: "init"}, db, apiLog, nil))
+	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: "local-evm-1", Features: evmFeatures(db), AccountPrefix: "init"}, db, apiLog, nil))
 	defer apiSrv.Close()
 
 	admin, err := pgx.Connect(ctx, dsn)
@@ -173,7 +174,7 @@ func ingestWith(ctx context.Context, dsn, url string, cfg ingest.Config, db *sto
 	if err != nil {
 		return err
 	}
-	p, err := ingest.New(cfg, src, db, logger, nil)
+	p, err := ingest.New(profile.Ingest(cfg, profile.Options{}), src, db, logger, nil)
 	if err != nil {
 		return err
 	}

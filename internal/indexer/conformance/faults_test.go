@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/replay"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/testutil"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // TestUpstreamFaults (issue 11, "must show" 1): the busy capture's first 400 blocks (about 4,000

@@ -17,6 +17,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -54,8 +55,8 @@ func TestBusyExtensions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ingest.New(ingest.Config{ChainID: "local-evm-1", VMType: "evm", StopAtHeight: top, RichList: true,
-		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond}, src, db, nil, nil)
+	p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: "local-evm-1", VMType: "evm", StopAtHeight: top, RichList: true,
+		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond}, profile.Options{}), src, db, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +169,8 @@ func busyBlocksOnly(ctx context.Context, t *testing.T, url string, top int64) ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ingest.New(ingest.Config{ChainID: "local-evm-1", VMType: "evm", StopAtHeight: top,
-		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond}, src, db, nil, nil)
+	p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: "local-evm-1", VMType: "evm", StopAtHeight: top,
+		PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond}, profile.Options{}), src, db, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

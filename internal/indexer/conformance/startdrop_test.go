@@ -16,6 +16,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -99,7 +100,7 @@ func TestDatabaseDropsAtEveryMoment(t *testing.T) {
 	}
 	startKills, startMid := writer.Kills.Load()+replica.Kills.Load(), writer.MidStatement.Load()+replica.MidStatement.Load()
 
-	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: "local-evm-1", VMType: "evm", AccountPrefix: "init", RichList: true}, rdb, logger, nil))
+	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: "local-evm-1", Features: evmFeatures(rdb), AccountPrefix: "init", RichList: true}, rdb, logger, nil))
 	defer apiSrv.Close()
 	reads := newReadStats()
 	readCtx, stopReads := context.WithCancel(ctx)
@@ -125,7 +126,7 @@ func TestDatabaseDropsAtEveryMoment(t *testing.T) {
 	}
 	cfg := dropConfig(stop)
 	cfg.MaxBatchBlocks = 5
-	p, err := ingest.New(cfg, src, db, logger, nil)
+	p, err := ingest.New(profile.Ingest(cfg, profile.Options{}), src, db, logger, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/devnet/engine"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
 // checkAgainstChain compares what the store holds with the chain itself: every height
 // 1..tip exactly once with the chain's block hash and tx count, and every tx exactly once, in
 // block order, with the chain's hash, under dense sequences.
-func checkAgainstChain(t testing.TB, rd store.Reader, c *engine.Chain, tip int64) {
+func checkAgainstChain(t testing.TB, rd store.Reader, c *devnet.Chain, tip int64) {
 	t.Helper()
 	ctx := context.Background()
 	if h, err := rd.IndexedHeight(ctx); err != nil || h != tip {
@@ -34,15 +34,13 @@ func checkAgainstChain(t testing.TB, rd store.Reader, c *engine.Chain, tip int64
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Height != h || !bytes.Equal(b.Hash, cb.ID.Hash) || b.TxCount != len(cb.Txs) {
-			t.Errorf("block #%d: height %d hash %X txs %d, chain: height %d hash %X txs %d", i, b.Height, b.Hash, b.TxCount, h, cb.ID.Hash, len(cb.Txs))
+		if b.Height != h || !bytes.Equal(b.Hash, cb.Hash) || b.TxCount != len(cb.TxHashes) {
+			t.Errorf("block #%d: height %d hash %X txs %d, chain: height %d hash %X txs %d", i, b.Height, b.Hash, b.TxCount, h, cb.Hash, len(cb.TxHashes))
 		}
 	}
 	for h := int64(1); h <= tip; h++ {
 		cb, _ := c.Block(h)
-		for _, th := range cb.TxHashes {
-			want = append(want, bytes.Clone(th[:]))
-		}
+		want = append(want, cb.TxHashes...)
 	}
 	tp, err := rd.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1000, Desc: true, CountTotal: true})
 	if err != nil {

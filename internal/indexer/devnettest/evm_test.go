@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -18,7 +19,7 @@ import (
 // returns the internal-tx follower to run beside the pipeline (nil on other rollups, or when
 // w is not a full store).
 func withEVM(ep devnet.ChainEndpoints, r rollup, src *ingest.ClientSource, w store.Writer, stop int64, opts []httpx.Option) (*ingest.InternalFollower, error) {
-	if r.kind != "evm" {
+	if r.vm() != vmkind.EVM {
 		return nil, nil
 	}
 	rpc, err := evmrpc.New(ep.JSONRPC, opts...)
@@ -43,13 +44,13 @@ func evmCases(t testing.TB, kind string, h http.Handler) []gcase {
 		itx = "/indexer/tx/v1/evm-internal-txs"
 	)
 	const rl = "/indexer/richlist/v1/"
-	if kind != "evm" {
+	if vmkind.Kind(kind) != vmkind.EVM {
 		cs := []gcase{
 			{"ERR_evm_txs_not_served", etx, ""},
 			{"ERR_evm_txs_by_hash_not_served", etx + "/0x" + strings.Repeat("ab", 32), ""},
 			{"ERR_evm_internal_txs_not_served", itx + "/by_height/2", ""},
 		}
-		if kind == "wasm" || kind == "move" {
+		if vmkind.Kind(kind) == vmkind.Wasm || vmkind.Kind(kind) == vmkind.Move {
 			// The fee token (bank denom umin) and the other genesis denom, holders in bech32.
 			cs = append(cs,
 				gcase{"richlist_umin", rl + "umin?pagination.limit=3", ""},

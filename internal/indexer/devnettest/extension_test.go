@@ -24,6 +24,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 )
 
 // gate stands in front of a devnet rollup's RPC and REST as a provider might: /genesis
@@ -160,14 +161,14 @@ func TestRichListBehindCatchesUp(t *testing.T) {
 					}
 					var logs syncLog
 					log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-					p, err := ingest.New(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
+					p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
 						PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond,
 						ExtensionWait: 100 * time.Millisecond, ExtensionAttemptTimeout: 2 * time.Second, ReadyMaxLag: 2,
-						ReadyStaleAfter: time.Minute}, src, db, log, nil)
+						ReadyStaleAfter: time.Minute}, profile.Options{}), src, db, log, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
-					cfg := apiConfig(r)
+					cfg := apiConfig(r, db)
 					cfg.RichList, cfg.Ready = true, p.Ready
 					h := api.New(cfg, db, nil, prometheus.NewRegistry())
 					ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -220,7 +221,7 @@ func TestRichListBehindCatchesUp(t *testing.T) {
 						}
 					}
 					dc, _ := n.Chain(r.chainID)
-					checkRichList(t, db, dc.Chain, ep, tip)
+					checkRichList(t, db, dc, ep, tip)
 					cancel()
 					if err := <-done; err != nil {
 						t.Fatalf("Run: %v", err)

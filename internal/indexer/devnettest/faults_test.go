@@ -18,8 +18,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/faults"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
 // faultRate is the devnet's share of failing requests in TestFaultTolerance.
@@ -143,11 +143,11 @@ func TestFaultTolerance(t *testing.T) {
 
 			for _, r := range rollups {
 				dc, _ := faulty.Chain(r.chainID)
-				checkAgainstChain(t, dbs[r.kind], dc.Chain, tip)
-				checkNFTs(t, r.kind, newAPI(r, dbs[r.kind]), dc.Chain, tip)
+				checkAgainstChain(t, dbs[r.kind], dc, tip)
+				checkNFTs(t, r.kind, newAPI(r, dbs[r.kind]), dc, tip)
 				// The faulty chain's balances; denoms resolved on the clean twin (same seed),
 				// whose REST answers every time.
-				checkRichList(t, dbs[r.kind], dc.Chain, clean.Endpoints()[r.chainID], tip)
+				checkRichList(t, dbs[r.kind], dc, clean.Endpoints()[r.chainID], tip)
 				if got := dump(t, dbs[r.kind]); !bytes.Equal(got, want[r.kind]) {
 					t.Errorf("%s: the store filled under faults differs from the fault-free one:\n%s", r.kind, firstDiff(got, want[r.kind]))
 				}
@@ -162,7 +162,7 @@ func TestFaultTolerance(t *testing.T) {
 func hammerPaths(t testing.TB, n *devnet.Network, r rollup) []string {
 	t.Helper()
 	dc, _ := n.Chain(r.chainID)
-	accs := dc.Chain.Accounts()
+	accs := dc.Accounts()
 	paths := []string{
 		"/status",
 		"/indexer/block/v1/blocks",
@@ -177,7 +177,7 @@ func hammerPaths(t testing.TB, n *devnet.Network, r rollup) []string {
 	}
 	for h := int64(1); h <= tip; h += 7 {
 		paths = append(paths, fmt.Sprintf("/indexer/block/v1/blocks/%d", h), fmt.Sprintf("/indexer/tx/v1/txs/by_height/%d", h))
-		if b, err := dc.Chain.Block(h); err == nil && len(b.TxHashes) > 0 {
+		if b, err := dc.Block(h); err == nil && len(b.TxHashes) > 0 {
 			paths = append(paths, "/indexer/tx/v1/txs/"+hex.EncodeToString(b.TxHashes[0][:]))
 		}
 	}

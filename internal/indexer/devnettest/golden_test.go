@@ -458,17 +458,17 @@ func TestGolden(t *testing.T) {
 					if err := ingestChain(ctx, n.Endpoints()[r.chainID], r, db, tip); err != nil {
 						t.Fatalf("ingest: %v", err)
 					}
-					checkAgainstChain(t, db, dc.Chain, tip)
-					checkRichList(t, db, dc.Chain, n.Endpoints()[r.chainID], tip)
+					checkAgainstChain(t, db, dc, tip)
+					checkRichList(t, db, dc, n.Endpoints()[r.chainID], tip)
 					dumps[be.name] = dump(t, db)
 					h := newAPI(r, db)
 					// The goldens are answered with the response cache (the default) and each is
 					// also asked twice more, so the second comes from the cache, and of an API
 					// without one: all three must be the same bytes.
-					uncachedCfg := apiConfig(r)
+					uncachedCfg := apiConfig(r, db)
 					uncachedCfg.CacheBytes = -1
 					uncached := api.New(uncachedCfg, db, nil, prometheus.NewRegistry())
-					checkNFTs(t, r.kind, h, dc.Chain, tip)
+					checkNFTs(t, r.kind, h, dc, tip)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
 					for _, c := range append(append(goldenCases(p), evmCases(t, r.kind, h)...), nftCases(t, h, dsn)...) {

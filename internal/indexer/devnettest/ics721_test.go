@@ -8,13 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
-	"github.com/rollgate/rollgate/internal/devnet/vm/wasm"
 )
 
 const l1ChainID = "initia-devnet-1"
@@ -23,7 +18,7 @@ const l1ChainID = "initia-devnet-1"
 // ICS-721 on: the L1 sends class tokens to the rollups, whose VMs mint them.
 func ics721Config() devnet.Config {
 	cfg := netConfig()
-	cfg.Chains = append([]devnet.ChainSpec{{ChainID: l1ChainID, Kind: engine.KindL1}}, cfg.Chains...)
+	cfg.Chains = append([]devnet.ChainSpec{{ChainID: l1ChainID, Kind: devnet.KindL1}}, cfg.Chains...)
 	cfg.Bridges = true
 	cfg.NFTTraffic = 0.5
 	// Fault mode is off until the crash loop turns it on; a hang lasts past the child's
@@ -34,29 +29,13 @@ func ics721Config() devnet.Config {
 
 // ics721Collection is the 0x address the API names a received voucher class's collection by,
 // read from the rollup VM's own state.
-func ics721Collection(t testing.TB, kind string, c *engine.Chain, tip int64, voucher string) string {
+func ics721Collection(t testing.TB, c *devnet.Chain, tip int64, voucher string) string {
 	t.Helper()
-	q, err := c.Query(tip)
+	coll, err := c.ICS721Collection(tip, voucher)
 	if err != nil {
 		t.Fatal(err)
 	}
-	switch kind {
-	case "evm":
-		a, ok := evm.ICS721Contract(q.Store(evm.StoreName), voucher)
-		if !ok {
-			t.Fatalf("evm: no contract for %s", voucher)
-		}
-		return strings.ToLower(a.Hex())
-	case "wasm":
-		a, ok := wasm.ICS721Contract(q.Store(wasm.StoreName), voucher)
-		if !ok {
-			t.Fatalf("wasm: no contract for %s", voucher)
-		}
-		return address.Hex(a)
-	default:
-		col := move.CollectionAddr(move.AccAddr(address.ModuleAccount(ibc.NFTModule)), voucher)
-		return address.Hex(col[:])
-	}
+	return coll
 }
 
 // TestICS721Origins indexes each rollup of a network whose L1 sends NFTs over ICS-721 and
@@ -76,7 +55,7 @@ func TestICS721Origins(t *testing.T) {
 	for _, r := range rollups {
 		t.Run(r.kind, func(t *testing.T) {
 			dc, _ := n.Chain(r.chainID)
-			traces := rollupTraces(t, dc.Chain, tip)
+			traces := rollupTraces(t, dc, tip)
 			if len(traces) == 0 {
 				t.Fatalf("%s received no ICS-721 class in %d blocks", r.kind, produced)
 			}
@@ -87,8 +66,8 @@ func TestICS721Origins(t *testing.T) {
 				t.Fatalf("ingest: %v", err)
 			}
 			h := newAPI(r, db)
-			checkNFTs(t, r.kind, h, dc.Chain, tip)
-			checkOrigins(t, r.kind, h, dc.Chain, tip, traces, names)
+			checkNFTs(t, r.kind, h, dc, tip)
+			checkOrigins(t, r.kind, h, dc, tip, traces, names)
 			clean[r.kind] = dump(t, db)
 			t.Logf("%s: %d ICS-721 classes received, origin names = the L1's", r.kind, len(traces))
 		})
@@ -120,14 +99,14 @@ func TestICS721Origins(t *testing.T) {
 			// The rich list's ground truth too (Dump leaves its tables out): its EVM denoms are
 			// resolved over REST, which the checks ask with the fault mode off.
 			n.Faults().SetEnabled(false)
-			checkRichList(t, db, dc.Chain, n.Endpoints()[r.chainID], tip)
+			checkRichList(t, db, dc, n.Endpoints()[r.chainID], tip)
 			n.Faults().SetEnabled(true)
 			if got := dump(t, db); !bytes.Equal(got, clean[r.kind]) {
 				t.Errorf("%s: the store filled through %d kills under faults differs from the clean one:\n%s", r.kind, len(landed), firstDiff(got, clean[r.kind]))
 			}
 			h := newAPI(r, db)
-			checkNFTs(t, r.kind, h, dc.Chain, tip)
-			checkOrigins(t, r.kind, h, dc.Chain, tip, rollupTraces(t, dc.Chain, tip), names)
+			checkNFTs(t, r.kind, h, dc, tip)
+			checkOrigins(t, r.kind, h, dc, tip, rollupTraces(t, dc, tip), names)
 			t.Logf("%s: %d kills under faults (indexed height after each: %v), store = the clean run's", r.kind, len(landed), landed)
 		})
 	}
@@ -146,20 +125,16 @@ func TestICS721Origins(t *testing.T) {
 func l1ClassNames(t testing.TB, n *devnet.Network) map[string]string {
 	t.Helper()
 	l1, _ := n.Chain(l1ChainID)
-	lq, err := l1.Chain.Query(tip)
+	names, err := l1.NFTClassNames(tip)
 	if err != nil {
 		t.Fatal(err)
-	}
-	names := map[string]string{}
-	for _, c := range ibc.NFTClasses(lq.Store(ibc.StoreName)) {
-		names[c.ID] = c.Name
 	}
 	return names
 }
 
 // checkOrigins checks that every voucher class the rollup received (traces: voucher → prefixed
 // path) is served under its voucher name with origin_name = the L1 class's name.
-func checkOrigins(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip int64, traces, names map[string]string) {
+func checkOrigins(t testing.TB, kind string, h http.Handler, c *devnet.Chain, tip int64, traces, names map[string]string) {
 	t.Helper()
 	for voucher, path := range traces {
 		classID := path[strings.LastIndexByte(path, '/')+1:]
@@ -167,10 +142,10 @@ func checkOrigins(t testing.TB, kind string, h http.Handler, c *engine.Chain, ti
 		if !ok {
 			t.Fatalf("%s: voucher %s traces to %s, no L1 class", kind, voucher, path)
 		}
-		if wantVoucher := ibc.VoucherClass(ibc.NFTPort, "channel-1", classID, kind == "wasm"); voucher != wantVoucher {
+		if wantVoucher := devnet.NFTVoucherClass("channel-1", classID, vmkind.Kind(kind) == vmkind.Wasm); voucher != wantVoucher {
 			t.Errorf("%s: class %s received as %s, want %s", kind, classID, voucher, wantVoucher)
 		}
-		coll := ics721Collection(t, kind, c, tip, voucher)
+		coll := ics721Collection(t, c, tip, voucher)
 		var one struct {
 			Collection struct {
 				Collection struct {
@@ -187,11 +162,11 @@ func checkOrigins(t testing.TB, kind string, h http.Handler, c *engine.Chain, ti
 }
 
 // rollupTraces reads the voucher classes a rollup received from its state.
-func rollupTraces(t testing.TB, c *engine.Chain, tip int64) map[string]string {
+func rollupTraces(t testing.TB, c *devnet.Chain, tip int64) map[string]string {
 	t.Helper()
-	q, err := c.Query(tip)
+	traces, err := c.NFTTraces(tip)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ibc.NFTTraces(q.Store(ibc.StoreName))
+	return traces
 }

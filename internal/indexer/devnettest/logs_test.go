@@ -10,6 +10,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 )
 
 // infoLines records the info-and-above lines of a logger.
@@ -52,8 +53,12 @@ func TestQuietFollower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ingest.New(ingest.Config{ChainID: r.chainID, VMType: r.kind, PollInterval: 10 * time.Millisecond,
-		ProgressInterval: 50 * time.Millisecond}, src, db, log, nil)
+	// The rollup's whole profile, as `rollgate indexer` runs it.
+	if _, err := withEVM(ep, r, src, nil, 0, []httpx.Option{httpx.WithLogger(log)}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: r.chainID, VMType: r.kind, PollInterval: 10 * time.Millisecond,
+		ProgressInterval: 50 * time.Millisecond}, profile.Options{}), src, db, log, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -37,10 +38,13 @@ type rollup struct {
 	chainID string
 }
 
+// vm is the rollup's VM kind.
+func (r rollup) vm() vmkind.Kind { return vmkind.Kind(r.kind) }
+
 var rollups = []rollup{
-	{"evm", "minievm-devnet-1"},
-	{"move", "minimove-devnet-1"},
-	{"wasm", "miniwasm-devnet-1"},
+	{vmkind.EVM.String(), "minievm-devnet-1"},
+	{vmkind.Move.String(), "minimove-devnet-1"},
+	{vmkind.Wasm.String(), "miniwasm-devnet-1"},
 }
 
 // netConfig is the network of the three rollups (no L1 and no bridges: the indexer reads one
@@ -49,7 +53,7 @@ var rollups = []rollup{
 func netConfig() devnet.Config {
 	var specs []devnet.ChainSpec
 	for _, r := range rollups {
-		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: engine.Kind(r.kind)})
+		specs = append(specs, devnet.ChainSpec{ChainID: r.chainID, Kind: devnet.Kind(r.kind)})
 	}
 	return devnet.Config{
 		Chains:       specs,
@@ -116,7 +120,7 @@ func ingestChainWith(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w 
 	if tune != nil {
 		tune(&cfg)
 	}
-	p, err := ingest.New(cfg, src, w, nil, nil)
+	p, err := ingest.New(profile.Ingest(cfg, profile.Options{}), src, w, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -131,12 +135,19 @@ func ingestChainWith(ctx context.Context, ep devnet.ChainEndpoints, r rollup, w 
 
 // apiConfig is the API deployment of a rollup; version and commit are fixed so /status is
 // stable.
-func apiConfig(r rollup) api.Config {
-	return api.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", Version: "v0.0.0-devnettest", CommitHash: "0000000"}
+func apiConfig(r rollup, rd profile.Reader) api.Config {
+	return api.Config{ChainID: r.chainID, Features: profile.For(r.vm()).API(rd, profile.Options{InternalTxs: true}),
+		AccountPrefix: "init", Version: "v0.0.0-devnettest", CommitHash: "0000000"}
 }
 
-func newAPI(r rollup, rd store.Reader) http.Handler {
-	return api.New(apiConfig(r), rd, nil, prometheus.NewRegistry())
+// apiStore is a store the API of any rollup reads.
+type apiStore interface {
+	store.Reader
+	profile.Reader
+}
+
+func newAPI(r rollup, rd apiStore) http.Handler {
+	return api.New(apiConfig(r, rd), rd, nil, prometheus.NewRegistry())
 }
 
 // get answers one request in process.

@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
-	"github.com/rollgate/rollgate/internal/devnet/sim"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -21,110 +20,33 @@ type chainToken struct {
 	uri   string
 }
 
-// chainNFTs reads every collection and live token out of the rollup's VM store at tip: the
-// devnet's state, independent of anything the indexer saw. Collections map 0x-hex address →
-// token id → token. An EVM contract appears once it minted (before that no log names it).
-func chainNFTs(t testing.TB, kind string, c *engine.Chain, tip int64) map[string]map[string]chainToken {
+// chainNFTs reads every collection and live token out of the rollup's VM state at tip: the
+// devnet's ground truth, independent of anything the indexer saw. Collections map 0x-hex
+// address → token id → token. An EVM contract appears once it minted (before that no log
+// names it).
+func chainNFTs(t testing.TB, c *devnet.Chain, tip int64) map[string]map[string]chainToken {
 	t.Helper()
-	q, err := c.Query(tip)
+	nfts, err := c.NFTs(tip)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]map[string]chainToken{}
-	pad32 := func(s string) string {
-		b, err := address.ParseHex(s)
-		if err != nil || len(b) > 32 {
-			t.Fatalf("object address %q", s)
+	out := make(map[string]map[string]chainToken, len(nfts))
+	for coll, toks := range nfts {
+		out[coll] = make(map[string]chainToken, len(toks))
+		for id, tk := range toks {
+			out[coll][id] = chainToken{tk.Owner, tk.URI}
 		}
-		p := make([]byte, 32)
-		copy(p[32-len(b):], b)
-		return address.Hex(p)
-	}
-	switch kind {
-	case "evm":
-		kv := q.Store("evm")
-		iterJSON(t, kv, "c/", func(k string, v struct {
-			Kind   string `json:"kind"`
-			Minted uint64 `json:"minted"`
-		}) {
-			if v.Kind == "erc721" && v.Minted > 0 {
-				out["0x"+k] = map[string]chainToken{}
-			}
-		})
-		iterJSON(t, kv, "t/", func(k string, v struct {
-			Owner string `json:"owner"`
-			URI   string `json:"uri"`
-		}) {
-			coll, idHex, _ := strings.Cut(k, "/")
-			id, ok := new(big.Int).SetString(idHex, 16)
-			owner, err := hex.DecodeString(v.Owner)
-			if !ok || err != nil {
-				t.Fatalf("evm token key %q", k)
-			}
-			out["0x"+coll][id.String()] = chainToken{owner, v.URI}
-		})
-	case "wasm":
-		kv := q.Store("wasm")
-		iterJSON(t, kv, "cw721/", func(k string, _ struct{}) { out["0x"+k] = map[string]chainToken{} })
-		iterJSON(t, kv, "token/", func(k string, v struct {
-			Owner    string  `json:"owner"`
-			TokenURI *string `json:"token_uri"`
-		}) {
-			coll, id, _ := strings.Cut(k, "/")
-			owner, err := address.FromBech32("init", v.Owner)
-			if err != nil {
-				t.Fatalf("wasm token %q owner %q", k, v.Owner)
-			}
-			tk := chainToken{owner: owner}
-			if v.TokenURI != nil {
-				tk.uri = *v.TokenURI
-			}
-			out["0x"+coll][id] = tk
-		})
-	case "move":
-		kv := q.Store("move")
-		iterJSON(t, kv, "col/", func(k string, _ struct{}) { out[pad32(k)] = map[string]chainToken{} })
-		iterJSON(t, kv, "nft/", func(k string, v struct {
-			Collection string `json:"collection"`
-			TokenID    string `json:"token_id"`
-			URI        string `json:"uri"`
-		}) {
-			raw, ok := kv.Get("obj/" + k)
-			var obj struct {
-				Owner string `json:"owner"`
-			}
-			if !ok || json.Unmarshal(raw, &obj) != nil {
-				t.Fatalf("move nft %s has no object", k)
-			}
-			owner, err := address.NormalizeHex(obj.Owner)
-			if err != nil {
-				t.Fatalf("move nft %s owner %q", k, obj.Owner)
-			}
-			out[pad32(v.Collection)][v.TokenID] = chainToken{owner, v.URI}
-		})
 	}
 	return out
-}
-
-func iterJSON[V any](t testing.TB, kv sim.KVReader, prefix string, fn func(key string, v V)) {
-	t.Helper()
-	kv.Iterate(prefix, func(k string, b []byte) bool {
-		var v V
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("%s: %v", k, err)
-		}
-		fn(strings.TrimPrefix(k, prefix), v)
-		return true
-	})
 }
 
 // checkNFTs is the NFT ground truth: every collection of the devnet's state is served, its
 // nfts.length equals the number of tokens tokens/by_collection returns when followed to the
 // end by next_key, which equals the chain's live tokens, each with the chain's owner and URI;
 // the collection list holds exactly the chain's collections.
-func checkNFTs(t testing.TB, kind string, h http.Handler, c *engine.Chain, tip int64) {
+func checkNFTs(t testing.TB, kind string, h http.Handler, c *devnet.Chain, tip int64) {
 	t.Helper()
-	want := chainNFTs(t, kind, c, tip)
+	want := chainNFTs(t, c, tip)
 	if len(want) == 0 {
 		t.Fatalf("%s: the devnet holds no NFT collection", kind)
 	}
@@ -331,7 +253,7 @@ func lastWord(s string) string {
 // named it at start or later (a token minted before start is learnt from its first later
 // transfer; one untouched since is unknown, as at the peer). It returns how many served
 // tokens were minted before start, so a caller can require that case to occur.
-func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *engine.Chain, start, tip int64) (backfilled int) {
+func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *devnet.Chain, start, tip int64) (backfilled int) {
 	t.Helper()
 	const transfer = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 	touched := map[string]map[string]bool{} // collection → token ids with a log at ≥ start
@@ -346,7 +268,7 @@ func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *engine.Chain, start, tip 
 				continue
 			}
 			for _, ev := range r.Events {
-				if ev.Type != "evm" {
+				if ev.Type != evmEvent {
 					continue
 				}
 				for _, a := range ev.Attributes {
@@ -370,7 +292,7 @@ func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *engine.Chain, start, tip 
 			}
 		}
 	}
-	state := chainNFTs(t, "evm", c, tip)
+	state := chainNFTs(t, c, tip)
 	for coll, ids := range touched {
 		want := map[string]chainToken{}
 		for id := range ids {
@@ -398,3 +320,6 @@ func common32(topic string) []byte {
 	b, _ := hex.DecodeString(strings.TrimPrefix(topic, "0x"))
 	return b
 }
+
+// evmEvent is the chain's event type of EVM logs (an event type, not a VM kind).
+const evmEvent = "evm"

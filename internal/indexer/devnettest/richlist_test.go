@@ -4,15 +4,15 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"math/big"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -20,31 +20,16 @@ import (
 // chain's own balance table (its bank store at the tip), the rich list of that denom (EVM: of
 // its ERC-20; Move: the peer's name of the fungible asset), paged to the end, holds exactly the chain's holders with exactly their
 // amounts; holders listed at 0 hold nothing on the chain.
-func checkRichList(t testing.TB, rd store.RichListReader, c *engine.Chain, ep devnet.ChainEndpoints, tip int64) {
+func checkRichList(t testing.TB, rd store.RichListReader, c *devnet.Chain, ep devnet.ChainEndpoints, tip int64) {
 	t.Helper()
 	ctx := context.Background()
 	if h, err := rd.RichListHeight(ctx); err != nil || h != tip {
 		t.Fatalf("rich_list_height %d (%v), want %d", h, err, tip)
 	}
-	q, err := c.Query(tip)
+	chain, err := c.Balances(tip) // bank denom → holder hex → amount
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain := map[string]map[string]string{} // bank denom → holder hex → amount
-	q.Store("bank").Iterate("b/", func(k string, v []byte) bool {
-		addr, denom, ok := strings.Cut(strings.TrimPrefix(k, "b/"), "/")
-		if !ok {
-			t.Errorf("bank key %q", k)
-			return true
-		}
-		if amt, ok := new(big.Int).SetString(string(v), 10); ok && amt.Sign() > 0 {
-			if chain[denom] == nil {
-				chain[denom] = map[string]string{}
-			}
-			chain[denom][addr] = amt.String()
-		}
-		return true
-	})
 	if len(chain) == 0 {
 		t.Fatal("the chain's balance table is empty")
 	}
@@ -55,12 +40,12 @@ func checkRichList(t testing.TB, rd store.RichListReader, c *engine.Chain, ep de
 	holders := 0
 	for denom, want := range chain {
 		contract := denom // Wasm: the bank denom, lowercased below
-		if c.Kind() == "evm" {
+		if vmkind.Kind(c.Kind()) == vmkind.EVM {
 			if contract, err = rest.ContractByDenom(ctx, denom); err != nil {
 				t.Fatalf("contract of %s: %v", denom, err)
 			}
 		}
-		if hexAddr, ok := strings.CutPrefix(denom, "move/"); ok && c.Kind() == "move" {
+		if hexAddr, ok := strings.CutPrefix(denom, "move/"); ok && vmkind.Kind(c.Kind()) == vmkind.Move {
 			// A fungible asset: the peer's name for it is its lowercase symbol when it has
 			// no decimals, else move/<metadata address>.
 			r, err := rest.Resource(ctx, "0x"+hexAddr, "0x1::fungible_asset::Metadata", tip)
@@ -143,9 +128,9 @@ func TestRichListFromStartHeight(t *testing.T) {
 				if _, err := withEVM(ep, r, src, nil, tip, nil); err != nil {
 					t.Fatal(err)
 				}
-				p, err := ingest.New(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
+				p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
 					StartHeight: 30, StopAtHeight: tip, PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond,
-					RetryMax: 100 * time.Millisecond}, src, db, nil, nil)
+					RetryMax: 100 * time.Millisecond}, profile.Options{}), src, db, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -155,11 +140,11 @@ func TestRichListFromStartHeight(t *testing.T) {
 					t.Fatal(err)
 				}
 				dc, _ := n.Chain(r.chainID)
-				checkRichList(t, db, dc.Chain, ep, tip)
-				if r.kind == "evm" {
+				checkRichList(t, db, dc, ep, tip)
+				if r.vm() == vmkind.EVM {
 					// The same store serves the ERC-721 tokens touched since START_HEIGHT,
 					// those minted before it included.
-					if n := checkEVMNFTsFrom(t, newAPI(r, db), dc.Chain, 30, tip); n == 0 {
+					if n := checkEVMNFTsFrom(t, newAPI(r, db), dc, 30, tip); n == 0 {
 						t.Error("no token minted before START_HEIGHT was transferred after it: the backfill is untested")
 					} else {
 						t.Logf("%d ERC-721 tokens minted before START_HEIGHT learnt from later transfers", n)

@@ -31,6 +31,15 @@ var (
 	moveHex     = regexp.MustCompile(`0x[a-fA-F0-9]{1,64}`)
 )
 
+// The chain's event types that VMs emit. They share their spelling with the VM kinds
+// (chain/vmkind) but name events, not kinds: an EVM log event, a Move event, a Wasm contract
+// event.
+const (
+	eventEVM  = "evm"
+	eventMove = "move"
+	eventWasm = "wasm"
+)
+
 // zeroTopicPrefix marks a 32-byte EVM log topic that carries a 20-byte address.
 const zeroTopicPrefix = "0x000000000000000000000000"
 
@@ -69,11 +78,11 @@ func (x *AccountExtractor) Extract(events []Event) [][]byte {
 	for _, ev := range events {
 		for _, attr := range ev.Attributes {
 			switch {
-			case ev.Type == "move" && attr.Key == "data":
+			case ev.Type == eventMove && attr.Key == "data":
 				for _, m := range moveHex.FindAllString(attr.Value, -1) {
 					add(m)
 				}
-			case ev.Type == "evm" && attr.Key == "log":
+			case ev.Type == eventEVM && attr.Key == "log":
 				var log struct {
 					Address string   `json:"address"`
 					Topics  []string `json:"topics"`

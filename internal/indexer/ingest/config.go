@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 )
 
 // Config tunes the pipeline. The zero value of every field means its documented default
@@ -12,9 +14,13 @@ import (
 type Config struct {
 	// ChainID is written as each block's chain_id (env CHAIN_ID). Empty: the header's chain_id.
 	ChainID string
-	// VMType is "evm", "move" or "wasm" (env VM_TYPE). Informational for this pipeline: the
-	// extraction rules apply to every VM, as at the peer.
+	// VMType is "evm", "move" or "wasm" (env VM_TYPE; chain/vmkind). The pipeline itself does
+	// not act on it: what a VM adds to ingestion is in Extensions, which its profile
+	// (internal/indexer/profile) picks from it.
 	VMType string
+	// Extensions are the optional parts of ingestion this chain runs (NFTs, EVM txs, the rich
+	// list, internal txs), as its VM profile chose them, in order. nil: the core only.
+	Extensions []Extension
 	// AccountPrefix is the bech32 account prefix (env ACCOUNT_ADDRESS_PREFIX). Default "init".
 	AccountPrefix string
 	// StartHeight is where an empty store starts (env START_HEIGHT). 0 or 1: height 1. It is
@@ -68,7 +74,7 @@ type Config struct {
 	// ReadyStaleAfter is how long the chain may go unanswered, or a pipeline behind the head
 	// go without writing, before it reports not ready. Default 30 s.
 	ReadyStaleAfter time.Duration
-	// RichList keeps the rich list current with every block (env RICH_LIST): balances
+	// RichList asks the VM profile for the rich-list extension, which keeps the list current with every block (env RICH_LIST): balances
 	// bootstrapped from genesis when starting at height 1 (from the chain's state at
 	// StartHeight otherwise), then changed by each block's ERC-20 Transfer logs (EVM),
 	// fungible-asset deposit/withdraw events (Move) or bank coinbase/burn/transfer events
@@ -152,10 +158,10 @@ func (c Config) WithDefaults() Config {
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
 	var errs []error
-	switch c.VMType {
-	case "", "evm", "move", "wasm":
-	default:
-		errs = append(errs, fmt.Errorf("vm type %q: want evm, move or wasm", c.VMType))
+	if c.VMType != "" {
+		if _, err := vmkind.Parse(c.VMType); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.StartHeight < 0 {
 		errs = append(errs, fmt.Errorf("start height %d is negative", c.StartHeight))

@@ -141,13 +141,81 @@ func (x *AccountExtractor) BuildEVMTxs(height int64, receipts []json.RawMessage)
 	return out, nil
 }
 
-// evmOf returns the source's JSON-RPC side on EVM chains (VMType "evm"), else nil.
-func evmOf(cfg Config, src Source) EVMSource {
-	if cfg.VMType != "evm" {
-		return nil
-	}
+// evmOf returns the source's JSON-RPC side, or nil when it has none.
+func evmOf(src Source) EVMSource {
 	if s, ok := src.(interface{ EVM() EVMSource }); ok {
 		return s.EVM()
 	}
 	return nil
 }
+
+// EVMTxs is the EVM tx extension: each block's receipts (eth_getBlockReceipts) become its EVM
+// txs and their account links, written with the block.
+func EVMTxs() Extension { return &evmTxs{} }
+
+type evmTxs struct {
+	noHooks
+	p   *Pipeline
+	evm EVMSource
+}
+
+func (e *evmTxs) Name() string  { return "evm-txs" }
+func (e *evmTxs) Needs() string { return "a source with the chain's Ethereum JSON-RPC (EVM())" }
+
+func (e *evmTxs) bind(p *Pipeline) error {
+	e.p = p
+	if e.evm = evmOf(p.src); e.evm == nil {
+		return errMissing(e)
+	}
+	return nil
+}
+
+func (e *evmTxs) extract(ctx context.Context, blk *RawBlock, _ []TxResult, b *store.BlockBundle) error {
+	if len(blk.Txs) == 0 {
+		// EVM txs are Cosmos txs, so a block without txs has no receipts to ask for.
+		return nil
+	}
+	receipts, err := e.evm.BlockReceipts(ctx, blk.Height)
+	if err != nil {
+		return err
+	}
+	b.EVMTxs, err = e.p.builder.extractor.BuildEVMTxs(blk.Height, receipts)
+	return err
+}
+
+// InternalTxs is the internal-tx extension: its follower traces the blocks holding EVM txs
+// (debug_traceBlockByNumber) behind the block writer and reports internal_tx_height.
+func InternalTxs(cfg InternalConfig) Extension { return &internalTxs{cfg: cfg} }
+
+type internalTxs struct {
+	noHooks
+	cfg    InternalConfig
+	f      *InternalFollower
+	maxLag int64
+}
+
+func (e *internalTxs) Name() string { return "internal-txs" }
+func (e *internalTxs) Needs() string {
+	return "a source with the chain's Ethereum JSON-RPC (EVM()) and a store that keeps internal txs"
+}
+
+func (e *internalTxs) bind(p *Pipeline) error {
+	es := evmOf(p.src)
+	st, ok := p.w.(InternalStore)
+	if es == nil || !ok {
+		return errMissing(e)
+	}
+	cfg := e.cfg
+	if cfg.AccountPrefix == "" {
+		cfg.AccountPrefix = p.cfg.AccountPrefix
+	}
+	e.f = NewInternalFollower(cfg, es, st, p.log.With("component", "internal-txs"))
+	e.maxLag = p.cfg.ReadyMaxLag
+	return nil
+}
+
+// follow: the follower keeps its own stop height (InternalConfig.StopAtHeight), so Run does
+// not wait for it at the pipeline's.
+func (e *internalTxs) follow() (func(context.Context) error, bool) { return e.f.Run, false }
+
+func (e *internalTxs) ready(int64) error { return e.f.Ready(e.maxLag) }

@@ -9,13 +9,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
 // Example shows the wiring `rollgate indexer` does: the peer's environment variables mapped
-// onto Config, the chain clients, a store, and Run until interrupted.
+// onto Config, the chain clients, the extensions the VM's profile runs, a store, and Run
+// until interrupted.
 func Example() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -34,6 +37,20 @@ func Example() {
 		logger.Error("chain clients", "err", err)
 		return
 	}
+	prof, err := profile.Parse(cfg.VMType)
+	if err != nil {
+		logger.Error("VM_TYPE", "err", err)
+		return
+	}
+	if prof.JSONRPC() {
+		rpc, err := evmrpc.New(os.Getenv("JSON_RPC_URL"))
+		if err != nil {
+			logger.Error("JSON_RPC_URL", "err", err)
+			return
+		}
+		src.WithEVM(ingest.NewEVMSource(rpc))
+	}
+	cfg.Extensions = prof.Extensions(profile.Options{RichList: true, InternalTxs: prof.Has("internal-txs")})
 	db, err := store.Open(ctx, "sqlite:rollgate.db", logger)
 	if err != nil {
 		logger.Error("store", "err", err)

@@ -80,7 +80,12 @@ func (p *Pipeline) Ready() error {
 			"no block written for %s while %d behind the chain tip (indexed %d, chain %d)",
 			now.Sub(p.health.advancedAt.Load()).Round(time.Second), target-indexed, indexed, target)}
 	}
-	return p.richReady(indexed)
+	for _, e := range p.exts {
+		if err := e.ready(indexed); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // atomicTime is a time.Time readers may load while one goroutine stores it.

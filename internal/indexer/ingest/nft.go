@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -39,7 +40,7 @@ type NFTQuerier interface {
 
 // nftExtractor turns one block's tx results into NFT changes for one VM kind.
 type nftExtractor struct {
-	vm     string
+	vm     vmkind.Kind
 	prefix string
 	q      NFTQuerier
 	// startHeight is the store's first height when it started past genesis (START_HEIGHT > 1):
@@ -61,7 +62,7 @@ type collectionInfo struct {
 	creator []byte
 }
 
-func newNFTExtractor(vm, prefix string, q NFTQuerier, notNFT [][]byte) *nftExtractor {
+func newNFTExtractor(vm vmkind.Kind, prefix string, q NFTQuerier, notNFT [][]byte) *nftExtractor {
 	x := &nftExtractor{vm: vm, prefix: prefix, q: q, notNFT: map[string]bool{}, known: map[string]collectionInfo{},
 		pending: map[string]*inflight{}}
 	for _, a := range notNFT {
@@ -149,11 +150,11 @@ func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store
 		}
 		var err error
 		switch x.vm {
-		case "move":
+		case vmkind.Move:
 			err = x.moveTx(ctx, h, i, res.Events, b)
-		case "evm":
+		case vmkind.EVM:
 			err = x.evmTx(ctx, h, i, res.Events, b, &uris)
-		case "wasm":
+		case vmkind.Wasm:
 			err = x.wasmTx(ctx, h, i, res.Events, b)
 		}
 		if err != nil {
@@ -209,7 +210,7 @@ func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBu
 		}
 		prefixed := a["packet_dst_port"] + "/" + a["packet_dst_channel"] + "/" + pd.ClassID
 		l2 := prefixed
-		if x.vm != "wasm" {
+		if x.vm != vmkind.Wasm {
 			sum := sha256.Sum256([]byte(prefixed))
 			l2 = "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
 		}
@@ -223,25 +224,53 @@ type notNFTLister interface {
 	NotNFTContracts(ctx context.Context) ([][]byte, error)
 }
 
-// setupNFTs enables NFT extraction when the VM kind is known and the source answers NFT
-// queries, with the marks the store already holds.
-func (p *Pipeline) setupNFTs(ctx context.Context) error {
-	q, ok := p.src.(NFTQuerier)
-	if !ok || p.cfg.VMType == "" {
-		p.log.Info("NFT indexing off", "vm_type", p.cfg.VMType, "source_answers_nft_queries", ok)
-		return nil
+// NFTs is the NFT extension of a chain of this kind: collections, tokens and their history
+// from each block's VM events, with what the events do not carry asked of the chain.
+func NFTs(kind vmkind.Kind) Extension { return &nftExt{kind: kind} }
+
+type nftExt struct {
+	noHooks
+	kind  vmkind.Kind
+	p     *Pipeline
+	q     NFTQuerier
+	marks notNFTLister
+	x     *nftExtractor
+}
+
+func (e *nftExt) Name() string { return "nft" }
+func (e *nftExt) Needs() string {
+	return "a source that answers NFT queries (EVM calls, Move resources, Wasm smart queries)"
+}
+
+func (e *nftExt) bind(p *Pipeline) error {
+	e.p = p
+	var ok bool
+	if e.q, ok = p.src.(NFTQuerier); !ok {
+		return errMissing(e)
 	}
+	// The marks only spare the chain repeated questions after a restart: a store without
+	// them still indexes every NFT.
+	e.marks, _ = p.w.(notNFTLister)
+	return nil
+}
+
+// start reloads the marks the store already holds.
+func (e *nftExt) start(ctx context.Context, _, _ int64) error {
 	var marks [][]byte
-	if l, ok := p.w.(notNFTLister); ok {
-		if err := p.retry(ctx, "read not-an-NFT marks", func() error {
+	if e.marks != nil {
+		if err := e.p.retry(ctx, "read not-an-NFT marks", func() error {
 			var err error
-			marks, err = l.NotNFTContracts(ctx)
+			marks, err = e.marks.NotNFTContracts(ctx)
 			return err
 		}); err != nil {
 			return err
 		}
 	}
-	p.nfts = newNFTExtractor(p.cfg.VMType, p.cfg.AccountPrefix, q, marks)
-	p.nfts.startHeight = p.cfg.StartHeight
+	e.x = newNFTExtractor(e.kind, e.p.cfg.AccountPrefix, e.q, marks)
+	e.x.startHeight = e.p.cfg.StartHeight
 	return nil
+}
+
+func (e *nftExt) extract(ctx context.Context, _ *RawBlock, results []TxResult, b *store.BlockBundle) error {
+	return e.x.extract(ctx, results, b)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -25,9 +26,10 @@ func TestOriginNames(t *testing.T) {
 	sum := sha256.Sum256([]byte("nft-transfer/channel-3/init1class"))
 	voucher := "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
 	cases := []struct {
-		name, vm string
-		ev       Event
-		want     []store.NFTChange
+		name string
+		vm   vmkind.Kind
+		ev   Event
+		want []store.NFTChange
 	}{
 		{"wasm", "wasm", pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: "nft-transfer/channel-3/init1class", OriginName: "L1 Ärt"}}},
 		{"move", "move", pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: voucher, OriginName: "L1 Ärt"}}},

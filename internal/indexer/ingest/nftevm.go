@@ -36,7 +36,7 @@ var (
 // asks for their URIs together (evmTokenURIs) rather than one after the other.
 func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.BlockBundle, uris *[]uriJob) error {
 	for _, ev := range events {
-		if ev.Type != "evm" {
+		if ev.Type != eventEVM {
 			continue
 		}
 		for _, a := range ev.Attributes {

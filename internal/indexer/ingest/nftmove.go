@@ -52,7 +52,7 @@ func (x *nftExtractor) moveTx(ctx context.Context, h int64, txIndex int, events 
 	var evs []parsed
 	uris := map[string]string{} // collection\x00token_id → uri from nft::CreateEvent
 	for _, ev := range events {
-		if ev.Type != "move" {
+		if ev.Type != eventMove {
 			continue
 		}
 		a := eventAttrs(ev)

@@ -17,7 +17,7 @@ import (
 // not-an-NFT. URI updates (update_nft_info), which carry no URI, are read back with nft_info.
 func (x *nftExtractor) wasmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.BlockBundle) error {
 	for _, ev := range events {
-		if ev.Type != "wasm" {
+		if ev.Type != eventWasm {
 			continue
 		}
 		a := eventAttrs(ev)

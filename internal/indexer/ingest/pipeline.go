@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,19 +36,11 @@ type Pipeline struct {
 	m         *metrics
 	builder   *Builder
 	proposers *proposerResolver
-	nfts      *nftExtractor // nil when the source cannot answer NFT queries or VMType is unset
+	exts      []Extension // the VM profile's extensions (Config.Extensions), in its order
 
-	target     atomic.Int64 // latest chain height seen
-	indexed    atomic.Int64 // last height written
-	health     health
-	evm        EVMSource              // receipts of EVM chains; nil elsewhere
-	rich       bool                   // the rich list is kept (richlist.go)
-	richW      RichListStore          // the store's rich-list side for the follower; nil: no follower
-	richSt     richState              // the follower's view, for Ready and the logs (richfollow.go)
-	bootDone   chan struct{}          // closed once the start-up read of the starting balances ended
-	boot       *store.RichListChanges // starting balances (set before bootDone closes), added to bootHeight's bundle
-	bootHeight int64                  // 0 once the committer has handled it
-	moveDenoms *moveDenoms            // metadata address → denom (Move rich list)
+	target  atomic.Int64 // latest chain height seen
+	indexed atomic.Int64 // last height written
+	health  health
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -66,7 +59,7 @@ func New(cfg Config, src Source, w store.Writer, logger *slog.Logger, reg promet
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{
+	p := &Pipeline{
 		cfg:       cfg,
 		src:       src,
 		w:         w,
@@ -74,8 +67,21 @@ func New(cfg Config, src Source, w store.Writer, logger *slog.Logger, reg promet
 		m:         m,
 		builder:   NewBuilder(cfg.ChainID, cfg.AccountPrefix),
 		proposers: newProposerResolver(src, logger, cfg.ValidatorRefresh),
-		evm:       evmOf(cfg, src),
-	}, nil
+		exts:      cfg.Extensions,
+	}
+	// A profile names an extension because its chain has the feature: a source or store
+	// that cannot serve it is a configuration error, reported now rather than as a feature
+	// silently off.
+	var errs []error
+	for _, e := range p.exts {
+		if err := e.bind(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // errStop ends Run cleanly once Config.StopAtHeight is written.
@@ -137,31 +143,56 @@ func (p *Pipeline) run(ctx context.Context) error {
 			return err
 		}
 	}
-	p.startRichList(ctx, indexed, next)
-	if err := p.setupNFTs(ctx); err != nil {
-		return err
+	for _, e := range p.exts {
+		if err := e.start(ctx, indexed, next); err != nil {
+			return err
+		}
 	}
-	p.log.Info("ingestion starting", "from_height", next, "indexed_height", indexed)
+	p.log.Info("ingestion starting", "from_height", next, "indexed_height", indexed, "extensions", p.extNames())
 
-	// The rich list's follower runs beside the core stages, not in their group: core ingestion
-	// never waits for it, and at StopAtHeight Run waits for it to get there too.
-	followCtx, stopFollow := context.WithCancel(ctx)
-	defer stopFollow()
-	followed := make(chan struct{})
-	if p.rich && p.richW != nil {
-		go func() {
-			defer close(followed)
-			p.followRichList(followCtx)
-		}()
-	} else {
-		close(followed)
+	// The extensions' followers run beside the core stages, not in their group: core
+	// ingestion never waits for them. At StopAtHeight Run waits for those that stop there too
+	// (the rich list); the others are stopped with the core. A follower that fails stops Run.
+	coreCtx, failCore := context.WithCancelCause(ctx)
+	defer failCore(nil)
+	waitCtx, stopWaiting := context.WithCancel(coreCtx)
+	defer stopWaiting()
+	otherCtx, stopOthers := context.WithCancel(coreCtx)
+	defer stopOthers()
+	var followers sync.WaitGroup
+	for _, e := range p.exts {
+		run, waitAtStop := e.follow()
+		if run == nil {
+			continue
+		}
+		fctx := otherCtx
+		if waitAtStop {
+			fctx = waitCtx
+		}
+		followers.Go(func() {
+			if err := run(fctx); err != nil && fctx.Err() == nil {
+				failCore(fmt.Errorf("%s: %w", e.Name(), err))
+			}
+		})
 	}
-	err := p.runCore(ctx, next, prev)
+	err := p.runCore(coreCtx, next, prev)
+	stopOthers()
 	if !errors.Is(err, errStop) {
-		stopFollow()
+		stopWaiting()
 	}
-	<-followed
+	followers.Wait()
+	if cause := context.Cause(coreCtx); cause != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
 	return err
+}
+
+func (p *Pipeline) extNames() []string {
+	names := make([]string, len(p.exts))
+	for i, e := range p.exts {
+		names[i] = e.Name()
+	}
+	return names
 }
 
 // runCore runs the core stages: dispatch, fetch, assemble, commit.
@@ -316,29 +347,12 @@ func (p *Pipeline) fetchOnce(ctx context.Context, h int64, got *rawHeight) (stor
 	if err != nil {
 		return store.BlockBundle{}, err
 	}
-	if p.rich {
-		// A block whose rich-list changes cannot be read goes in without them: the store
-		// then leaves the rich list behind and its follower retries that height on its own.
-		if b.RichList, err = p.richListChanges(ctx, h, results); err != nil {
-			if ctx.Err() != nil {
-				return store.BlockBundle{}, ctx.Err()
-			}
-			p.richBehind(fmt.Errorf("height %d: %w", h, err), h)
+	for _, e := range p.exts {
+		if err := e.extract(ctx, blk, results, &b); err != nil {
+			return store.BlockBundle{}, err
 		}
 	}
-	if err := p.nfts.extract(ctx, results, &b); err != nil {
-		return store.BlockBundle{}, err
-	}
-	if p.evm == nil || len(blk.Txs) == 0 {
-		// EVM txs are Cosmos txs, so a block without txs has no receipts to ask for.
-		return b, nil
-	}
-	receipts, err := p.evm.BlockReceipts(ctx, h)
-	if err != nil {
-		return store.BlockBundle{}, err
-	}
-	b.EVMTxs, err = p.builder.extractor.BuildEVMTxs(h, receipts)
-	return b, err
+	return b, nil
 }
 
 // batch is a run of consecutive bundles written in one WriteBlocks call.
@@ -419,7 +433,9 @@ func blockTimeMs(cur, prev time.Time) int64 {
 // commit is the only goroutine touching the store: it writes batches in the order received.
 func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progress) error {
 	for b := range batches {
-		p.attachBoot(ctx, b.bundles)
+		for _, e := range p.exts {
+			e.beforeWrite(ctx, b.bundles)
+		}
 		if err := p.writeBatch(ctx, b.bundles, b.txs); err != nil {
 			return err
 		}
@@ -449,16 +465,7 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if fixed, ferr := p.fixNegativeBalance(ctx, batch, err); fixed {
-			attempt--
-			continue
-		} else if ferr != nil {
-			// The balance cannot be read now: the batch goes in without its rich-list
-			// changes, and the rich list's follower brings it up later.
-			p.richBehind(ferr, batch[0].Block.Height)
-			for i := range batch {
-				batch[i].RichList = nil
-			}
+		if p.repair(ctx, batch, err) {
 			attempt--
 			continue
 		}
@@ -476,6 +483,17 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 			return ctx.Err()
 		}
 	}
+}
+
+// repair asks the extensions to answer a refused write; true when one changed the batch so
+// that it may be written again at once.
+func (p *Pipeline) repair(ctx context.Context, batch []store.BlockBundle, err error) bool {
+	for _, e := range p.exts {
+		if e.repair(ctx, batch, err) {
+			return true
+		}
+	}
+	return false
 }
 
 // retry runs f until it succeeds, with backoff, MaxWriteAttempts times (start-up reads);

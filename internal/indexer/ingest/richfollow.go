@@ -44,46 +44,46 @@ type richState struct {
 // richBehind records why the rich list misses height at; only the first failure of a stretch
 // is logged at warn, the rest at debug, so a chain without a genesis is one line, not one a
 // retry.
-func (p *Pipeline) richBehind(err error, at int64) {
-	p.richSt.mu.Lock()
-	first := !p.richSt.logged
-	p.richSt.err, p.richSt.logged = err, true
-	p.richSt.at = max(p.richSt.at, at)
-	h := p.richSt.height
-	p.richSt.mu.Unlock()
+func (r *richList) richBehind(err error, at int64) {
+	r.st.mu.Lock()
+	first := !r.st.logged
+	r.st.err, r.st.logged = err, true
+	r.st.at = max(r.st.at, at)
+	h := r.st.height
+	r.st.mu.Unlock()
 	if first {
-		p.log.Warn("rich list behind the blocks; it retries on its own and blocks, txs and NFTs go on",
-			"rich_list_height", h, "indexed_height", p.indexed.Load(), "err", err)
+		r.p.log.Warn("rich list behind the blocks; it retries on its own and blocks, txs and NFTs go on",
+			"rich_list_height", h, "indexed_height", r.p.indexed.Load(), "err", err)
 	} else {
-		p.log.Debug("rich list still behind", "rich_list_height", h, "err", err)
+		r.p.log.Debug("rich list still behind", "rich_list_height", h, "err", err)
 	}
 }
 
 // richAt records the rich list's height, and its catching up (only once it holds the heights
 // the stretch of failures missed).
-func (p *Pipeline) richAt(h int64, caughtUp bool) {
-	p.richSt.mu.Lock()
-	p.richSt.height = h
-	caughtUp = caughtUp && h >= p.richSt.at
-	recovered := caughtUp && p.richSt.logged
+func (r *richList) richAt(h int64, caughtUp bool) {
+	r.st.mu.Lock()
+	r.st.height = h
+	caughtUp = caughtUp && h >= r.st.at
+	recovered := caughtUp && r.st.logged
 	if caughtUp {
-		p.richSt.err, p.richSt.logged = nil, false
+		r.st.err, r.st.logged = nil, false
 	}
-	p.richSt.mu.Unlock()
+	r.st.mu.Unlock()
 	if recovered {
-		p.log.Info("rich list caught up", "rich_list_height", h)
+		r.p.log.Info("rich list caught up", "rich_list_height", h)
 	}
 }
 
 // richReady is the rich list's part of Ready.
-func (p *Pipeline) richReady(indexed int64) error {
-	if !p.rich || p.richW == nil || indexed == 0 {
+func (r *richList) richReady(indexed int64) error {
+	if indexed == 0 {
 		return nil
 	}
-	p.richSt.mu.Lock()
-	h, err := p.richSt.height, p.richSt.err
-	p.richSt.mu.Unlock()
-	if h > 0 && indexed-h <= p.cfg.ReadyMaxLag {
+	r.st.mu.Lock()
+	h, err := r.st.height, r.st.err
+	r.st.mu.Unlock()
+	if h > 0 && indexed-h <= r.p.cfg.ReadyMaxLag {
 		return nil
 	}
 	msg := fmt.Sprintf("the rich list is %d blocks behind the indexed blocks (rich_list_height %d, indexed %d)", indexed-h, h, indexed)
@@ -98,9 +98,9 @@ func (p *Pipeline) richReady(indexed int64) error {
 
 // followRichList brings the rich list up to the indexed height whenever it is behind, until
 // ctx ends or, with Config.StopAtHeight, the list reaches that height.
-func (p *Pipeline) followRichList(ctx context.Context) {
+func (r *richList) followRichList(ctx context.Context) {
 	var written func() <-chan struct{}
-	if w, ok := p.w.(interface{ Written() <-chan struct{} }); ok {
+	if w, ok := r.p.w.(interface{ Written() <-chan struct{} }); ok {
 		written = w.Written
 	}
 	failures := 0
@@ -109,27 +109,27 @@ func (p *Pipeline) followRichList(ctx context.Context) {
 		if written != nil {
 			wake = written() // before the heights are read: a write in between still wakes us
 		}
-		indexed := p.indexed.Load() // before the rich list's height: both move in one transaction
-		h, err := p.richW.RichListHeight(ctx)
+		indexed := r.p.indexed.Load() // before the rich list's height: both move in one transaction
+		h, err := r.w.RichListHeight(ctx)
 		if err == nil {
-			if p.cfg.StopAtHeight > 0 && h >= p.cfg.StopAtHeight {
-				p.richAt(h, true)
+			if r.p.cfg.StopAtHeight > 0 && h >= r.p.cfg.StopAtHeight {
+				r.richAt(h, true)
 				return
 			}
 			switch {
 			case h >= indexed:
-				p.richAt(h, true)
-				p.waitWritten(ctx, wake)
+				r.richAt(h, true)
+				r.waitWritten(ctx, wake)
 				continue
-			case h == 0 && !closed(p.bootDone):
-				p.waitWritten(ctx, wake) // the start-up read may still start it with its block
+			case h == 0 && !closed(r.bootDone):
+				r.waitWritten(ctx, wake) // the start-up read may still start it with its block
 				continue
 			case h == 0:
-				p.richAt(h, false)
-				err = p.startRichListLate(ctx, indexed)
+				r.richAt(h, false)
+				err = r.startRichListLate(ctx, indexed)
 			default:
-				p.richAt(h, false)
-				err = p.catchUpRichList(ctx, h, indexed)
+				r.richAt(h, false)
+				err = r.catchUpRichList(ctx, h, indexed)
 			}
 		}
 		if err == nil {
@@ -139,14 +139,14 @@ func (p *Pipeline) followRichList(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		p.richBehind(err, h+1)
-		sleep(ctx, p.backoff(failures))
+		r.richBehind(err, h+1)
+		sleep(ctx, r.p.backoff(failures))
 		failures++
 	}
 }
 
-func (p *Pipeline) waitWritten(ctx context.Context, wake <-chan struct{}) {
-	t := time.NewTimer(p.cfg.PollInterval)
+func (r *richList) waitWritten(ctx context.Context, wake <-chan struct{}) {
+	t := time.NewTimer(r.p.cfg.PollInterval)
 	defer t.Stop()
 	select {
 	case <-wake:
@@ -168,31 +168,31 @@ func closed(c <-chan struct{}) bool {
 // starts at height 1 (then every indexed height is applied after it), else, or when genesis
 // cannot be had, from the chain's balances at the indexed height. Each read is bounded by
 // Config.ExtensionAttemptTimeout, so a source that keeps failing is tried again with backoff.
-func (p *Pipeline) startRichListLate(ctx context.Context, indexed int64) error {
-	rs := p.src.(RichListSource) // checked by startRichList
-	actx, cancel := context.WithTimeout(ctx, p.cfg.ExtensionAttemptTimeout)
+func (r *richList) startRichListLate(ctx context.Context, indexed int64) error {
+	rs := r.src
+	actx, cancel := context.WithTimeout(ctx, r.p.cfg.ExtensionAttemptTimeout)
 	defer cancel()
 	var errs []error
-	if p.cfg.StartHeight <= 1 {
-		boot, err := p.readStart(actx, rs, 1)
+	if r.p.cfg.StartHeight <= 1 {
+		boot, err := r.readStart(actx, rs, 1)
 		if err == nil {
 			var blocks []store.RichListBlock
-			if blocks, err = p.richBlocks(actx, 1, 1); err == nil {
+			if blocks, err = r.richBlocks(actx, 1, 1); err == nil {
 				withStart(&blocks[0].Changes, boot, 1)
-				if err = p.writeRichList(actx, blocks); err == nil {
-					p.log.Info("rich list started from genesis; catching up", "indexed_height", indexed)
+				if err = r.writeRichList(actx, blocks); err == nil {
+					r.p.log.Info("rich list started from genesis; catching up", "indexed_height", indexed)
 					return nil
 				}
 			}
 		}
 		errs = append(errs, fmt.Errorf("from genesis: %w", err))
 	}
-	if _, ok := p.src.(StateSource); ok && indexed >= 2 {
-		boot, err := p.readStart(actx, rs, indexed)
+	if _, ok := r.p.src.(StateSource); ok && indexed >= 2 {
+		boot, err := r.readStart(actx, rs, indexed)
 		if err == nil {
 			boot.Start = true
-			if err = p.writeRichList(actx, []store.RichListBlock{{Height: indexed, Changes: *boot}}); err == nil {
-				p.log.Info("rich list started from the chain's balances", "height", indexed)
+			if err = r.writeRichList(actx, []store.RichListBlock{{Height: indexed, Changes: *boot}}); err == nil {
+				r.p.log.Info("rich list started from the chain's balances", "height", indexed)
 				return nil
 			}
 		}
@@ -206,27 +206,27 @@ func (p *Pipeline) startRichListLate(ctx context.Context, indexed int64) error {
 
 // catchUpRichList applies the heights after from, up to richFollowHeights of them and never
 // past the indexed height, reading their block results again from the chain.
-func (p *Pipeline) catchUpRichList(ctx context.Context, from, indexed int64) error {
-	blocks, err := p.richBlocks(ctx, from+1, min(indexed, from+richFollowHeights))
+func (r *richList) catchUpRichList(ctx context.Context, from, indexed int64) error {
+	blocks, err := r.richBlocks(ctx, from+1, min(indexed, from+richFollowHeights))
 	if err != nil {
 		return err
 	}
-	return p.writeRichList(ctx, blocks)
+	return r.writeRichList(ctx, blocks)
 }
 
 // richBlocks reads the rich-list changes of heights [from, to] from the chain.
-func (p *Pipeline) richBlocks(ctx context.Context, from, to int64) ([]store.RichListBlock, error) {
+func (r *richList) richBlocks(ctx context.Context, from, to int64) ([]store.RichListBlock, error) {
 	blocks := make([]store.RichListBlock, to-from+1)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for i := range blocks {
 		h := from + int64(i)
 		g.Go(func() error {
-			results, err := p.src.BlockResults(gctx, h)
+			results, err := r.p.src.BlockResults(gctx, h)
 			if err != nil {
 				return fmt.Errorf("block results %d: %w", h, err)
 			}
-			rl, err := p.richListChanges(gctx, h, results)
+			rl, err := r.richListChanges(gctx, h, results)
 			if err != nil {
 				return err
 			}
@@ -239,9 +239,9 @@ func (p *Pipeline) richBlocks(ctx context.Context, from, to int64) ([]store.Rich
 
 // writeRichList writes the follower's blocks, correcting from the chain a balance a change
 // would take below zero, as the block writer does.
-func (p *Pipeline) writeRichList(ctx context.Context, blocks []store.RichListBlock) error {
+func (r *richList) writeRichList(ctx context.Context, blocks []store.RichListBlock) error {
 	for fixes := 0; ; fixes++ {
-		err := p.richW.WriteRichList(ctx, blocks)
+		err := r.w.WriteRichList(ctx, blocks)
 		var neg *store.NegativeBalanceError
 		if err == nil || !errors.As(err, &neg) || fixes > 1000 {
 			return err
@@ -250,7 +250,7 @@ func (p *Pipeline) writeRichList(ctx context.Context, blocks []store.RichListBlo
 		if i < 0 || i >= len(blocks) || blocks[i].Height != neg.Height {
 			return err
 		}
-		set, cerr := p.correctBalance(ctx, neg)
+		set, cerr := r.correctBalance(ctx, neg)
 		if cerr != nil {
 			return fmt.Errorf("rich list correction: %w", cerr)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -37,7 +38,7 @@ func evmTransfers(height int64, results []TxResult) ([]store.BalanceChange, erro
 	var out []store.BalanceChange
 	for _, r := range results {
 		for _, ev := range r.Events {
-			if ev.Type != "evm" {
+			if ev.Type != eventEVM {
 				continue
 			}
 			for _, a := range ev.Attributes {
@@ -187,88 +188,171 @@ func correctBalance(ctx context.Context, evm EVMSource, e *store.NegativeBalance
 	return store.BalanceSet{Denom: e.Denom, Account: e.Account, Amount: v}, nil
 }
 
-// startRichList decides whether this run keeps the rich list and, on an empty store, starts
-// reading the balances it starts from (genesis at height 1, the chain's state at
-// START_HEIGHT) in the background: core ingestion does not wait for them beyond
-// Config.ExtensionWait (attachBoot); when they cannot be had by then, the rich list's follower
-// starts it later (richfollow.go).
-func (p *Pipeline) startRichList(ctx context.Context, indexed, next int64) {
-	if !p.cfg.RichList {
-		return
+// RichList is the rich-list extension of a chain of this kind: each block's balance changes
+// (ERC-20 Transfer logs on EVM, fungible-asset events on Move, bank events elsewhere) go into
+// the block's own transaction, from the balances it starts with (genesis at height 1, the
+// chain's state at START_HEIGHT); its follower (richfollow.go) brings it up whenever it falls
+// behind, and it answers a write refused for a negative balance from the chain.
+func RichList(kind vmkind.Kind) Extension { return &richList{kind: kind} }
+
+// richList is the rich list's state: the follower's view, the start-up read and the Move
+// denoms.
+type richList struct {
+	kind       vmkind.Kind
+	p          *Pipeline
+	src        RichListSource
+	w          RichListStore
+	evm        EVMSource              // EVM: balances are corrected with eth_call
+	st         richState              // the follower's view, for Ready and the logs (richfollow.go)
+	bootDone   chan struct{}          // closed once the start-up read of the starting balances ended
+	boot       *store.RichListChanges // starting balances (set before bootDone closes), added to bootHeight's bundle
+	bootHeight int64                  // 0 once the committer has handled it
+	moveDenoms *moveDenoms            // metadata address → denom (Move rich list)
+}
+
+func (r *richList) Name() string { return "rich-list" }
+
+func (r *richList) Needs() string {
+	switch r.kind {
+	case vmkind.EVM:
+		return "a source with genesis, bank balances, contracts by denom and JSON-RPC (EVM()), and a store that keeps the rich list"
+	case vmkind.Move:
+		return "a source with genesis, bank balances and fungible asset metadata, and a store that keeps the rich list"
 	}
-	if p.cfg.VMType == "move" {
+	return "a source with genesis and bank balances, and a store that keeps the rich list"
+}
+
+func (r *richList) bind(p *Pipeline) error {
+	r.p = p
+	var ok bool
+	if r.src, ok = p.src.(RichListSource); !ok {
+		return errMissing(r)
+	}
+	if r.w, ok = p.w.(RichListStore); !ok {
+		return errMissing(r)
+	}
+	switch r.kind {
+	case vmkind.EVM:
+		if r.evm = evmOf(p.src); r.evm == nil {
+			return errMissing(r)
+		}
+	case vmkind.Move:
 		ms, ok := p.src.(MoveMetadataSource)
 		if !ok {
-			p.log.Warn("rich list off: the source cannot read fungible asset metadata")
-			return
+			return errMissing(r)
 		}
-		p.moveDenoms = &moveDenoms{src: ms, m: map[string]string{}}
+		r.moveDenoms = &moveDenoms{src: ms, m: map[string]string{}}
 	}
-	rs, ok := p.src.(RichListSource)
-	if !ok || (p.cfg.VMType == "evm" && p.evm == nil) {
-		p.log.Warn("rich list off: the source has no genesis, denom or JSON-RPC access")
-		return
-	}
-	p.rich = true
-	p.richW, _ = p.w.(RichListStore)
+	return nil
+}
+
+// start, on an empty store, starts reading the balances the list starts from (genesis at
+// height 1, the chain's state at START_HEIGHT) in the background: core ingestion does not wait
+// for them beyond Config.ExtensionWait (beforeWrite); when they cannot be had by then, the
+// follower starts the list later (richfollow.go).
+func (r *richList) start(ctx context.Context, indexed, next int64) error {
 	done := make(chan struct{})
-	p.bootDone = done
+	r.bootDone = done
 	if indexed > 0 {
 		close(done) // a store that holds blocks has its rich list started, or the follower starts it
-		return
+		return nil
 	}
-	p.bootHeight = next
-	bctx, cancel := context.WithTimeout(ctx, p.cfg.ExtensionWait)
+	r.bootHeight = next
+	bctx, cancel := context.WithTimeout(ctx, r.p.cfg.ExtensionWait)
 	go func() {
 		defer close(done)
 		defer cancel()
-		boot, err := p.readStart(bctx, rs, next)
+		boot, err := r.readStart(bctx, r.src, next)
 		if err != nil {
-			p.log.Info("rich list: starting balances not read at start-up; ingesting without them, the rich list follows",
+			r.p.log.Info("rich list: starting balances not read at start-up; ingesting without them, the rich list follows",
 				"height", next, "err", err)
 			return
 		}
-		p.boot = boot
+		r.boot = boot
 	}()
+	return nil
 }
+
+// extract reads a height's changes. A block whose changes cannot be read goes in without
+// them: the store then leaves the rich list behind and its follower retries that height.
+func (r *richList) extract(ctx context.Context, _ *RawBlock, results []TxResult, b *store.BlockBundle) error {
+	h := b.Block.Height
+	var err error
+	if b.RichList, err = r.richListChanges(ctx, h, results); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.richBehind(fmt.Errorf("height %d: %w", h, err), h)
+	}
+	return nil
+}
+
+func (r *richList) beforeWrite(ctx context.Context, batch []store.BlockBundle) {
+	r.attachBoot(ctx, batch)
+}
+
+// repair corrects from the chain a balance a change would take below zero; when that balance
+// cannot be read now, the batch goes in without its rich-list changes and the follower brings
+// the list up later. Either way the write is retried at once.
+func (r *richList) repair(ctx context.Context, batch []store.BlockBundle, err error) bool {
+	fixed, ferr := r.fixNegativeBalance(ctx, batch, err)
+	if fixed {
+		return true
+	}
+	if ferr == nil {
+		return false
+	}
+	r.richBehind(ferr, batch[0].Block.Height)
+	for i := range batch {
+		batch[i].RichList = nil
+	}
+	return true
+}
+
+// follow: at StopAtHeight Run waits for the follower to get there too.
+func (r *richList) follow() (func(context.Context) error, bool) {
+	return func(ctx context.Context) error { r.followRichList(ctx); return nil }, true
+}
+
+func (r *richList) ready(indexed int64) error { return r.richReady(indexed) }
 
 // readStart reads the balances a rich list starting at height h starts from: genesis at
 // height 1, the chain's state at h otherwise.
-func (p *Pipeline) readStart(ctx context.Context, rs RichListSource, h int64) (*store.RichListChanges, error) {
+func (r *richList) readStart(ctx context.Context, rs RichListSource, h int64) (*store.RichListChanges, error) {
 	if h > 1 {
-		ss, ok := p.src.(StateSource)
+		ss, ok := r.p.src.(StateSource)
 		if !ok {
 			return nil, fmt.Errorf("the source cannot list accounts to read the balances at %d", h)
 		}
-		return stateRichList(ctx, rs, ss, p.cfg.VMType, p.cfg.AccountPrefix, h)
+		return stateRichList(ctx, rs, ss, r.kind, r.p.cfg.AccountPrefix, h)
 	}
-	if p.cfg.VMType == "evm" {
-		return evmGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
+	if r.kind == vmkind.EVM {
+		return evmGenesisRichList(ctx, rs, r.p.cfg.AccountPrefix)
 	}
-	return bankGenesisRichList(ctx, rs, p.cfg.AccountPrefix)
+	return bankGenesisRichList(ctx, rs, r.p.cfg.AccountPrefix)
 }
 
 // attachBoot gives the bundle of the start height its starting balances, once: it waits for
 // the start-up read (bounded by Config.ExtensionWait) only when that bundle is about to be
 // written. Without them the bundle's changes, and those after it, are left out by the store
 // (RichListChanges.Ordered) until the follower starts the list. Only the committer calls it.
-func (p *Pipeline) attachBoot(ctx context.Context, bundles []store.BlockBundle) {
-	if p.bootHeight == 0 {
+func (r *richList) attachBoot(ctx context.Context, bundles []store.BlockBundle) {
+	if r.bootHeight == 0 {
 		return
 	}
 	for i := range bundles {
 		b := &bundles[i]
-		if b.Block.Height != p.bootHeight {
+		if b.Block.Height != r.bootHeight {
 			continue
 		}
 		select {
-		case <-p.bootDone:
+		case <-r.bootDone:
 		case <-ctx.Done():
 			return
 		}
-		p.bootHeight = 0
-		if p.boot != nil && b.RichList != nil {
-			withStart(b.RichList, p.boot, b.Block.Height)
+		r.bootHeight = 0
+		if r.boot != nil && b.RichList != nil {
+			withStart(b.RichList, r.boot, b.Block.Height)
 		}
 		return
 	}
@@ -285,16 +369,16 @@ func withStart(rl, boot *store.RichListChanges, h int64) {
 }
 
 // richListChanges are a height's rich-list updates, to be applied in height order.
-func (p *Pipeline) richListChanges(ctx context.Context, h int64, results []TxResult) (*store.RichListChanges, error) {
+func (r *richList) richListChanges(ctx context.Context, h int64, results []TxResult) (*store.RichListChanges, error) {
 	var changes []store.BalanceChange
 	var err error
-	switch p.cfg.VMType {
-	case "evm":
+	switch r.kind {
+	case vmkind.EVM:
 		changes, err = evmTransfers(h, results)
-	case "move":
-		changes, err = p.moveChanges(ctx, h, results)
+	case vmkind.Move:
+		changes, err = r.moveChanges(ctx, h, results)
 	default:
-		changes, err = p.builder.extractor.bankChanges(h, results)
+		changes, err = r.p.builder.extractor.bankChanges(h, results)
 	}
 	if err != nil {
 		return nil, err
@@ -306,9 +390,9 @@ func (p *Pipeline) richListChanges(ctx context.Context, h int64, results []TxRes
 // that balance from the chain at that height, adds it to the height's bundle and reports that
 // the write can be retried at once. The correction is logged: it means a balance moved
 // without a Transfer log the list could see.
-func (p *Pipeline) fixNegativeBalance(ctx context.Context, batch []store.BlockBundle, err error) (bool, error) {
+func (r *richList) fixNegativeBalance(ctx context.Context, batch []store.BlockBundle, err error) (bool, error) {
 	var neg *store.NegativeBalanceError
-	if !p.rich || !errors.As(err, &neg) {
+	if !errors.As(err, &neg) {
 		return false, nil
 	}
 	for i := range batch {
@@ -316,7 +400,7 @@ func (p *Pipeline) fixNegativeBalance(ctx context.Context, batch []store.BlockBu
 		if b.Block.Height != neg.Height || b.RichList == nil {
 			continue
 		}
-		set, err := p.correctBalance(ctx, neg)
+		set, err := r.correctBalance(ctx, neg)
 		if err != nil {
 			return false, fmt.Errorf("rich list correction: %w", err)
 		}
@@ -327,20 +411,18 @@ func (p *Pipeline) fixNegativeBalance(ctx context.Context, batch []store.BlockBu
 }
 
 // correctBalance reads from the chain the balance a refused change names, and logs it.
-func (p *Pipeline) correctBalance(ctx context.Context, neg *store.NegativeBalanceError) (store.BalanceSet, error) {
+func (r *richList) correctBalance(ctx context.Context, neg *store.NegativeBalanceError) (store.BalanceSet, error) {
 	var set store.BalanceSet
 	var err error
-	if p.cfg.VMType == "evm" {
-		set, err = correctBalance(ctx, p.evm, neg)
-	} else if rs, ok := p.src.(RichListSource); ok {
-		set, err = bankBalanceAt(ctx, rs, p.builder.extractor, neg)
+	if r.kind == vmkind.EVM {
+		set, err = correctBalance(ctx, r.evm, neg)
 	} else {
-		err = errors.New("no REST to read the balance from")
+		set, err = bankBalanceAt(ctx, r.src, r.p.builder.extractor, neg)
 	}
 	if err != nil {
 		return set, err
 	}
-	p.log.Warn("rich list: balance corrected from the chain", "height", neg.Height, "denom", neg.Denom,
+	r.p.log.Warn("rich list: balance corrected from the chain", "height", neg.Height, "denom", neg.Denom,
 		"account", hex.EncodeToString(neg.Account), "would_be", neg.Amount.String(), "chain", set.Amount.String())
 	return set, nil
 }

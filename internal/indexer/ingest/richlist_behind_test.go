@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -61,7 +62,8 @@ func TestRichListFailsOnABlock(t *testing.T) {
 	src := &flakyBankChain{bankChain: bankChain{newFakeChain(top, 0)}, badHeight: 3}
 	src.failBalances.Store(1 << 40) // the corrections cannot be read until released below
 	cfg := fastConfig()
-	cfg.VMType, cfg.RichList, cfg.ReadyMaxLag = "wasm", true, 2
+	cfg.ReadyMaxLag = 2
+	cfg.Extensions = []Extension{RichList(vmkind.Wasm)}
 	rec := &logRecorder{msg: "rich list behind the blocks; it retries on its own and blocks, txs and NFTs go on"}
 	p, err := New(cfg, src, db, slog.New(rec), nil)
 	if err != nil {
@@ -84,7 +86,7 @@ func TestRichListFailsOnABlock(t *testing.T) {
 	}
 	// p.Ready reads the chain head through the fake too; the rich list's part is what counts.
 	var nr *NotReadyError
-	if err := p.richReady(top); !errors.As(err, &nr) || nr.Reason != NotReadyRichList {
+	if err := p.exts[0].ready(top); !errors.As(err, &nr) || nr.Reason != NotReadyRichList {
 		t.Fatalf("rich list readiness while behind: %v", err)
 	}
 	src.failBalances.Store(0)

@@ -59,12 +59,12 @@ func (d *moveDenoms) denom(ctx context.Context, metadata string) (string, error)
 // peer's Move rich list does: a DepositEvent {metadata_addr, amount} immediately followed by
 // its DepositOwnerEvent {owner} credits the owner, a WithdrawEvent / WithdrawOwnerEvent pair
 // debits it.
-func (p *Pipeline) moveChanges(ctx context.Context, height int64, results []TxResult) ([]store.BalanceChange, error) {
+func (r *richList) moveChanges(ctx context.Context, height int64, results []TxResult) ([]store.BalanceChange, error) {
 	var out []store.BalanceChange
-	for _, r := range results {
+	for _, res := range results {
 		var moves []map[string]string
-		for _, ev := range r.Events {
-			if ev.Type != "move" {
+		for _, ev := range res.Events {
+			if ev.Type != eventMove {
 				continue
 			}
 			a := make(map[string]string, len(ev.Attributes))
@@ -98,11 +98,11 @@ func (p *Pipeline) moveChanges(ctx context.Context, height int64, results []TxRe
 				return nil, fmt.Errorf("height %d: %w: fungible asset event data", height, ErrInvalidData)
 			}
 			amt, ok := new(big.Int).SetString(fa.Amount, 10)
-			acc, okAcc := p.builder.extractor.ParseAddress(own.Owner)
+			acc, okAcc := r.p.builder.extractor.ParseAddress(own.Owner)
 			if !ok || !okAcc || own.Owner == "" {
 				return nil, fmt.Errorf("height %d: %w: fungible asset event amount %q owner %q", height, ErrInvalidData, fa.Amount, own.Owner)
 			}
-			denom, err := p.moveDenoms.denom(ctx, fa.MetadataAddr)
+			denom, err := r.moveDenoms.denom(ctx, fa.MetadataAddr)
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -69,7 +70,8 @@ func TestRichListCorrectsNegativeBalance(t *testing.T) {
 	defer db.Close()
 	const top = 40
 	cfg := fastConfig()
-	cfg.VMType, cfg.RichList, cfg.StopAtHeight = "wasm", true, top
+	cfg.StopAtHeight = top
+	cfg.Extensions = []Extension{RichList(vmkind.Wasm)}
 	rec := &logRecorder{msg: "rich list: balance corrected from the chain"}
 	p, err := New(cfg, bankChain{newFakeChain(top, 0)}, db, slog.New(rec), nil)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -20,7 +21,7 @@ type StateSource interface {
 // stateRichList reads every account's bank balances at height: the rich list as of the end
 // of that block, whose own events are then not applied again. On EVM chains the bank denoms
 // become their ERC-20s (and aliases), and 32-byte accounts are skipped as at the peer.
-func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm, prefix string, height int64) (*store.RichListChanges, error) {
+func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm vmkind.Kind, prefix string, height int64) (*store.RichListChanges, error) {
 	addrs, err := st.AccountAddresses(ctx, height)
 	if err != nil {
 		return nil, fmt.Errorf("accounts at %d: %w", height, err)
@@ -29,7 +30,7 @@ func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm, 
 	contracts := map[string]string{}
 	for _, a := range addrs {
 		acc, err := address.Parse(prefix, a)
-		if err != nil || (vm == "evm" && len(acc) != 20) {
+		if err != nil || (vm == vmkind.EVM && len(acc) != 20) {
 			continue
 		}
 		coins, err := src.BankBalances(ctx, a, height)
@@ -42,7 +43,7 @@ func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm, 
 				continue
 			}
 			denom := strings.ToLower(c.Denom)
-			if vm == "evm" {
+			if vm == vmkind.EVM {
 				contract, ok := contracts[c.Denom]
 				if !ok {
 					addr, err := src.ContractByDenom(ctx, c.Denom)

@@ -68,7 +68,7 @@ func newTopology(t *testing.T, o topoOpts) *topology {
 	primary, standby := testutil.PGPair(t)
 	t.Logf("PostgreSQL primary :%d and hot standby :%d built in %v", primary.Port, standby.Port, time.Since(start).Round(time.Millisecond))
 	if o.failover {
-		primary.Configure("synchronous_standby_names = '*'")
+		primary.Configure("synchronous_standby_names = '*'", "synchronous_commit = on")
 	}
 	primary.Exec("", "CREATE DATABASE rollgate")
 	tp := &topology{primary: primary, standby: standby, pDSN: primary.DSN("rollgate"), sDSN: standby.DSN("rollgate"), top: top, chainURL: ts.URL}

@@ -73,6 +73,8 @@ type Config struct {
 	Contracts ContractSource
 	// StatusStreamPoll is how often /v2/tx/status/stream reads the status (default 1 s).
 	StatusStreamPoll time.Duration
+	// Streams tune the status streams (caps, heartbeat, per-client buffer).
+	Streams httpapi.StreamOptions
 }
 
 type server struct {
@@ -116,6 +118,7 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 		},
 		OpenAPI: swaggerDoc,
 		CORS:    cfg.CORS,
+		Streams: cfg.Streams,
 	}, s.routes())
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	signingv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/signing/v1beta1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/client"
 	"github.com/rollgate/rollgate/internal/router/msgs"
@@ -302,7 +301,7 @@ func TestRoutesEndToEnd(t *testing.T) {
 	w := newWallet(t, tn, srv.URL, reg)
 
 	direct, amino := txcodec.SignModeDirect, txcodec.SignModeLegacyAminoJSON
-	l2Move := opinit.L2Denom(2, "uinit")
+	l2Move := denom.L2(2, "uinit")
 	const user = 0 // the devnet's first funded user
 	r := func(i int) int { return recipientBase + i }
 	// Cases run in order: later ones spend what earlier ones delivered (the withdrawal spends
@@ -312,7 +311,7 @@ func TestRoutesEndToEnd(t *testing.T) {
 			signer: user, recipient: r(1), mode: direct, wantOps: 1},
 		{name: "l1_to_l2_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: moveID, dstDenom: l2Move, amount: "3000000",
 			signer: user, recipient: r(2), mode: amino, wantOps: 1},
-		{name: "l1_to_evm_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: evmID, dstDenom: opinit.L2Denom(1, "uinit"), amount: "2500000",
+		{name: "l1_to_evm_deposit", srcChain: l1ID, srcDenom: "uinit", dstChain: evmID, dstDenom: denom.L2(1, "uinit"), amount: "2500000",
 			signer: user, recipient: r(3), mode: direct, wantOps: 1},
 		{name: "l2_to_l1_fast_ibc", srcChain: moveID, srcDenom: "uusdc", dstChain: l1ID, dstDenom: ibc("transfer/channel-1/uusdc"), amount: "700000",
 			signer: user, recipient: r(4), mode: amino, wantOps: 1},

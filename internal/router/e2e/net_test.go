@@ -12,7 +12,6 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/engine"
 )
 
 // The network under test is internal/devnet's default devnet (L1, minievm, minimove,
@@ -96,15 +95,7 @@ func (tn *testNet) key(t testing.TB, chainID string, id int) *txcodec.PrivKey {
 		return k
 	}
 	s, _ := tn.ln.Spec(chainID)
-	ck, err := engine.DeriveKey(seed, id, !s.CosmosKeys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	typ := txcodec.EthSecp256k1
-	if s.CosmosKeys {
-		typ = txcodec.Secp256k1
-	}
-	k, err := txcodec.NewPrivKey(typ, ck.Bytes())
+	k, err := devnet.SeedKey(seed, id, s.CosmosKeys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,7 @@ import (
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	devibc "github.com/rollgate/rollgate/internal/devnet/bridge/ibc"
-	"github.com/rollgate/rollgate/internal/devnet/vm/evm"
-	"github.com/rollgate/rollgate/internal/devnet/vm/move"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -124,7 +122,7 @@ func (w nftWallet) refused(body map[string]any, reason string) {
 }
 
 // moveOwner is an object's owner by the chain's ObjectCore resource (0x + 64 hex digits).
-func (w nftWallet) moveOwner(chainID string, obj move.Addr) string {
+func (w nftWallet) moveOwner(chainID string, obj []byte) string {
 	w.t.Helper()
 	var body struct {
 		Resource struct {
@@ -132,8 +130,8 @@ func (w nftWallet) moveOwner(chainID string, obj move.Addr) string {
 		} `json:"resource"`
 	}
 	q := url.Values{"struct_tag": {"0x1::object::ObjectCore"}}
-	if err := w.rest[chainID].Get(w.ctx, "/initia/move/v1/accounts/"+obj.String()+"/resources/by_struct_tag", q, 0, &body); err != nil {
-		w.t.Fatalf("ObjectCore of %s on %s: %v", obj, chainID, err)
+	if err := w.rest[chainID].Get(w.ctx, "/initia/move/v1/accounts/"+devnet.MoveAddress(obj)+"/resources/by_struct_tag", q, 0, &body); err != nil {
+		w.t.Fatalf("ObjectCore of %s on %s: %v", devnet.MoveAddress(obj), chainID, err)
 	}
 	var res struct {
 		Data struct {
@@ -143,24 +141,24 @@ func (w nftWallet) moveOwner(chainID string, obj move.Addr) string {
 	if err := json.Unmarshal([]byte(body.Resource.MoveResource), &res); err != nil {
 		w.t.Fatal(err)
 	}
-	a, err := move.ParseAddr(res.Data.Owner)
+	a, err := devnet.ParseMoveAddress(res.Data.Owner)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return a.String()
+	return devnet.MoveAddress(a)
 }
 
-func (w nftWallet) accAddr(chainID string, id int) move.Addr {
+func (w nftWallet) accAddr(chainID string, id int) []byte {
 	b, err := address.Parse("init", w.tn.addr(w.t, chainID, id))
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return move.AccAddr(b)
+	return b
 }
 
 // mintMove creates a collection and mints token "1" to the owner; it returns the collection
 // and the NFT object.
-func (w nftWallet) mintMove(chainID string, owner int, name string) (move.Addr, move.Addr) {
+func (w nftWallet) mintMove(chainID string, owner int, name string) (col, obj []byte) {
 	w.t.Helper()
 	sender := w.tn.addr(w.t, chainID, owner)
 	js := func(vs ...any) []string {
@@ -177,12 +175,12 @@ func (w nftWallet) mintMove(chainID string, owner int, name string) (move.Addr, 
 		&movev1.MsgExecuteJSON{Sender: sender, ModuleAddress: "0x1", ModuleName: "simple_nft", FunctionName: "mint",
 			Args: js(name, "token one", "1", "https://devnet.invalid/e2e/1.json", []string{}, []string{}, []string{}, nil)})
 	creator := w.accAddr(chainID, owner)
-	return move.CollectionAddr(creator, name), move.NftAddr(creator, name, "1")
+	return devnet.MoveCollectionAddress(creator, name), devnet.MoveNFTAddress(creator, name, "1")
 }
 
 func (w nftWallet) evmOwner(contract string, id int64) string {
 	w.t.Helper()
-	in, _ := evm.Pack("ownerOf", big.NewInt(id))
+	in, _ := devnet.EVMCallData("ownerOf", big.NewInt(id))
 	var resp struct {
 		Response string `json:"response"`
 		Error    string `json:"error"`
@@ -228,41 +226,41 @@ func TestSendNFTEndToEnd(t *testing.T) {
 		t.Run("move_within_"+chainID, func(t *testing.T) {
 			w.t = t
 			col, obj := w.mintMove(chainID, owner, "e2e collection")
-			if got := w.moveOwner(chainID, obj); got != w.accAddr(chainID, owner).String() {
+			if got := w.moveOwner(chainID, obj); got != devnet.MoveAddress(w.accAddr(chainID, owner)) {
 				t.Fatalf("minted NFT owned by %s", got)
 			}
 			w.nftSend(map[string]any{"from_address": tn.addr(t, chainID, owner), "from_chain_id": chainID,
-				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": col.String(),
-				"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}}, owner, "move/MsgExecute", 1)
-			if got, want := w.moveOwner(chainID, obj), w.accAddr(chainID, to).String(); got != want {
+				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": devnet.MoveAddress(col),
+				"token_ids": []string{"1"}, "object_addresses": []string{devnet.MoveAddress(obj)}}, owner, "move/MsgExecute", 1)
+			if got, want := w.moveOwner(chainID, obj), devnet.MoveAddress(w.accAddr(chainID, to)); got != want {
 				t.Fatalf("after /nft the NFT belongs to %s, want %s", got, want)
 			}
 			// Sent away, the token is no longer the sender's: the router refuses a second send,
 			// and a token that was never minted.
 			w.refused(map[string]any{"from_address": tn.addr(t, chainID, owner), "from_chain_id": chainID,
-				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": col.String(),
-				"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}}, msgs.ReasonNFTNotOwned)
+				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": devnet.MoveAddress(col),
+				"token_ids": []string{"1"}, "object_addresses": []string{devnet.MoveAddress(obj)}}, msgs.ReasonNFTNotOwned)
 			w.refused(map[string]any{"from_address": tn.addr(t, chainID, owner), "from_chain_id": chainID,
-				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": col.String(),
-				"token_ids": []string{"2"}, "object_addresses": []string{move.NftAddr(w.accAddr(chainID, owner), "e2e collection", "2").String()}}, msgs.ReasonNFTNotFound)
+				"to_address": tn.addr(t, chainID, to), "to_chain_id": chainID, "collection_address": devnet.MoveAddress(col),
+				"token_ids": []string{"2"}, "object_addresses": []string{devnet.MoveAddress(devnet.MoveNFTAddress(w.accAddr(chainID, owner), "e2e collection", "2"))}}, msgs.ReasonNFTNotFound)
 		})
 	}
 
 	t.Run("evm_within_and_to_l1", func(t *testing.T) {
 		w.t = t
 		sender := tn.addr(t, evmID, owner)
-		code, err := evm.ERC721Code("E2E Punks", "E2EP")
+		code, err := devnet.ERC721Code("E2E Punks", "E2EP")
 		if err != nil {
 			t.Fatal(err)
 		}
 		created := w.commit(evmID, owner, &evmv1.MsgCreate{Sender: sender, Code: hex.EncodeToString(code), Value: "0"})
 		contract := contractFromCreate(t, created)
-		from := w.accAddr(evmID, owner).Account()
-		in, _ := evm.Pack("mintNFT", common.BytesToAddress(from), big.NewInt(7), "https://devnet.invalid/e2e/7.json")
+		from := w.accAddr(evmID, owner)
+		in, _ := devnet.EVMCallData("mintNFT", common.BytesToAddress(from), big.NewInt(7), "https://devnet.invalid/e2e/7.json")
 		w.commit(evmID, owner, &evmv1.MsgCall{Sender: sender, ContractAddr: contract, Input: "0x" + hex.EncodeToString(in), Value: "0"})
 		w.nftSend(map[string]any{"from_address": sender, "from_chain_id": evmID, "to_address": tn.addr(t, evmID, to), "to_chain_id": evmID,
 			"collection_address": contract, "token_ids": []string{"7"}, "object_addresses": []string{""}}, owner, "evm/MsgCall", 1)
-		if got, want := w.evmOwner(contract, 7), "0x"+hex.EncodeToString(w.accAddr(evmID, to).Account()); !strings.EqualFold(got, want) {
+		if got, want := w.evmOwner(contract, 7), "0x"+hex.EncodeToString(w.accAddr(evmID, to)); !strings.EqualFold(got, want) {
 			t.Fatalf("after /nft token 7 belongs to %s, want %s", got, want)
 		}
 		w.refused(map[string]any{"from_address": sender, "from_chain_id": evmID, "to_address": tn.addr(t, evmID, to), "to_chain_id": evmID,
@@ -270,20 +268,20 @@ func TestSendNFTEndToEnd(t *testing.T) {
 
 		// Across chains: token 8 to the L1 over ICS-721, class_id evm/<contract raw hex> as
 		// tx.evm.ts builds it for a native ERC-721.
-		in, _ = evm.Pack("mintNFT", common.BytesToAddress(from), big.NewInt(8), "https://devnet.invalid/e2e/8.json")
+		in, _ = devnet.EVMCallData("mintNFT", common.BytesToAddress(from), big.NewInt(8), "https://devnet.invalid/e2e/8.json")
 		w.commit(evmID, owner, &evmv1.MsgCall{Sender: sender, ContractAddr: contract, Input: "0x" + hex.EncodeToString(in), Value: "0"})
 		classID := "evm/" + strings.ToLower(strings.TrimPrefix(contract, "0x"))
 		w.mark()
 		w.nftSend(map[string]any{"from_address": sender, "from_chain_id": evmID, "to_address": tn.addr(t, l1ID, to), "to_chain_id": l1ID,
 			"collection_address": contract, "token_ids": []string{"8"}, "object_addresses": []string{""}, "class_id": classID}, owner, "nft-transfer/MsgTransfer", 1)
-		escrow := "0x" + hex.EncodeToString(devibc.NFTEscrowAddress(devibc.NFTPort, nftChannel(t, reg, evmID, l1ID)))
+		escrow := "0x" + hex.EncodeToString(devnet.NFTEscrowAddress(nftChannel(t, reg, evmID, l1ID)))
 		if got := w.evmOwner(contract, 8); !strings.EqualFold(got, escrow) {
 			t.Fatalf("on %s the sent token 8 belongs to %s, want the channel's escrow %s", evmID, got, escrow)
 		}
 		w.awaitReceive(l1ID, classID)
-		voucher := devibc.VoucherClass(devibc.NFTPort, nftChannel(t, reg, l1ID, evmID), classID, false)
-		vobj := move.NftAddr(move.AccAddr(address.ModuleAccount(devibc.NFTModule)), voucher, "8")
-		if got, want := w.moveOwner(l1ID, vobj), w.accAddr(l1ID, to).String(); got != want {
+		voucher := devnet.NFTVoucherClass(nftChannel(t, reg, l1ID, evmID), classID, false)
+		vobj := devnet.MoveVoucherNFTAddress(voucher, "8")
+		if got, want := w.moveOwner(l1ID, vobj), devnet.MoveAddress(w.accAddr(l1ID, to)); got != want {
 			t.Fatalf("on %s voucher %s token 8 belongs to %s, want %s", l1ID, voucher, got, want)
 		}
 	})
@@ -317,21 +315,21 @@ func TestSendNFTEndToEnd(t *testing.T) {
 		t.Run("ics721_"+hop.from+"_to_"+hop.to, func(t *testing.T) {
 			w.t = t
 			col, obj := w.mintMove(hop.from, owner, "e2e travelling collection")
-			classID := "move/" + col.Hex()
+			classID := "move/" + hex.EncodeToString(col)
 			srcChan, dstChan := nftChannel(t, reg, hop.from, hop.to), nftChannel(t, reg, hop.to, hop.from)
 			w.mark()
 			w.nftSend(map[string]any{"from_address": tn.addr(t, hop.from, owner), "from_chain_id": hop.from,
-				"to_address": tn.addr(t, hop.to, to), "to_chain_id": hop.to, "collection_address": col.String(),
-				"token_ids": []string{"1"}, "object_addresses": []string{obj.String()}, "class_id": classID}, owner, "nft-transfer/MsgTransfer", 1)
-			escrow := move.AccAddr(devibc.NFTEscrowAddress(devibc.NFTPort, srcChan)).String()
+				"to_address": tn.addr(t, hop.to, to), "to_chain_id": hop.to, "collection_address": devnet.MoveAddress(col),
+				"token_ids": []string{"1"}, "object_addresses": []string{devnet.MoveAddress(obj)}, "class_id": classID}, owner, "nft-transfer/MsgTransfer", 1)
+			escrow := devnet.MoveAddress(devnet.NFTEscrowAddress(srcChan))
 			if got := w.moveOwner(hop.from, obj); got != escrow {
 				t.Fatalf("on %s the sent NFT belongs to %s, want the channel's escrow %s", hop.from, got, escrow)
 			}
 			// The voucher: the receiving Move chain names the class ibc/<hash of the prefixed
-			// path> and mints it from the nft-transfer module account (internal/devnet/bridge/ibc, vm/move).
-			voucher := devibc.VoucherClass(devibc.NFTPort, dstChan, classID, false)
-			vobj := move.NftAddr(move.AccAddr(address.ModuleAccount(devibc.NFTModule)), voucher, "1")
-			want := w.accAddr(hop.to, to).String()
+			// path> and mints it from the nft-transfer module account (the devnet's ibc and move modules).
+			voucher := devnet.NFTVoucherClass(dstChan, classID, false)
+			vobj := devnet.MoveVoucherNFTAddress(voucher, "1")
+			want := devnet.MoveAddress(w.accAddr(hop.to, to))
 			w.awaitReceive(hop.to, classID)
 			if got := w.moveOwner(hop.to, vobj); got != want {
 				t.Fatalf("on %s voucher %s token 1 belongs to %s, want %s\n%s", hop.to, voucher, got, want, w.events())

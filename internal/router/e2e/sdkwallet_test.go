@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
@@ -114,7 +114,7 @@ func TestSDKWalletRoundTrip(t *testing.T) {
 	n := startTrackNet(t, "")
 	const amount = "2000000"
 	for i, rollup := range []string{evmID, moveID, wasmID} {
-		l2 := opinit.L2Denom(uint64(i+1), "uinit")
+		l2 := denom.L2(uint64(i+1), "uinit")
 		if n.reg.Chain(rollup).Asset(l2) == nil {
 			t.Fatalf("%s lists no %s", rollup, l2)
 		}

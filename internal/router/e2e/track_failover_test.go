@@ -22,7 +22,7 @@ func TestTrackFailover(t *testing.T) {
 		t.Skip("builds two PostgreSQL clusters and crashes one")
 	}
 	primary, standby := testutil.PGPair(t)
-	primary.Configure("synchronous_standby_names = '*'")
+	primary.Configure("synchronous_standby_names = '*'", "synchronous_commit = on")
 	primary.Exec("", "CREATE DATABASE track")
 	dsn := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/track?sslmode=disable&target_session_attrs=read-write", primary.Port, standby.Port)
 	n := startTrackNet(t, dsn)

@@ -27,12 +27,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/denom"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/devnet/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/client"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -356,7 +356,7 @@ func (n *trackNet) ibcTransfer(chainID string, signer int, to, denom, amount, re
 func TestTrackEndToEnd(t *testing.T) {
 	n := startTrackNet(t, "")
 	direct := txcodec.SignModeDirect
-	l2Move := opinit.L2Denom(2, "uinit")
+	l2Move := denom.L2(2, "uinit")
 	const user = 0
 	r := func(i int) int { return recipientBase + i }
 	route := func(t *testing.T, tc e2eCase) (string, []byte) {

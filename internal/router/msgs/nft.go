@@ -34,6 +34,7 @@ import (
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
@@ -132,14 +133,14 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // nftVM is how a chain holds NFTs: Move objects (the L1 and minimove), ERC-721 (minievm) or
 // CW721 (miniwasm). InterwovenKit chooses the same way (tx.ts: is_l1 → Move, else
 // metadata.minitia.type).
-func nftVM(c *registry.Chain) string {
+func nftVM(c *registry.Chain) vmkind.Kind {
 	switch {
 	case c.L1 || c.MinitiaType == "minimove":
-		return "move"
+		return vmkind.Move
 	case c.MinitiaType == "minievm":
-		return "evm"
+		return vmkind.EVM
 	case c.MinitiaType == "miniwasm":
-		return "wasm"
+		return vmkind.Wasm
 	}
 	return ""
 }
@@ -151,7 +152,7 @@ func nftInvalid(reason, format string, args ...any) *route.Error {
 // nftAccount parses an account address for a chain: bech32 with its prefix (what
 // InterwovenKit sends everywhere, InitiaAddress(..).bech32) or, on an EVM rollup, 0x hex.
 func nftAccount(c *registry.Chain, field, s string) ([]byte, error) {
-	if nftVM(c) == "evm" && strings.HasPrefix(s, "0x") {
+	if nftVM(c) == vmkind.EVM && strings.HasPrefix(s, "0x") {
 		if !common.IsHexAddress(s) || len(s) != 42 {
 			return nil, nftInvalid(ReasonInvalidAddress, "%s: %q is not a 0x-prefixed 20-byte hex address", field, s)
 		}
@@ -205,7 +206,7 @@ func widen(b []byte) []byte {
 type nftPlan struct {
 	req      NFTRequest
 	from, to *registry.Chain
-	vm       string
+	vm       vmkind.Kind
 	sender   []byte // account bytes on from
 	receiver []byte // account bytes on to
 }
@@ -255,7 +256,7 @@ func (b Builder) planNFT(req NFTRequest) (*nftPlan, error) {
 	}
 	// InterwovenKit always sends object_addresses: [nft.object_addr], which the indexer
 	// leaves empty for ERC-721 and CW721 tokens; only Move chains read them.
-	if p.vm == "move" && len(req.ObjectAddresses) > 0 {
+	if p.vm == vmkind.Move && len(req.ObjectAddresses) > 0 {
 		if len(req.ObjectAddresses) != len(req.TokenIDs) {
 			return nil, nftInvalid(ReasonObjectAddresses, "object_addresses holds %d addresses for %d token_ids: one per token", len(req.ObjectAddresses), len(req.TokenIDs))
 		}
@@ -396,7 +397,7 @@ func (b Builder) nftSameChain(ctx context.Context, owners NFTOwners, p *nftPlan)
 	sender := bech(p.from.Bech32Prefix, p.sender)
 	var out []proto.Message
 	switch p.vm {
-	case "move":
+	case vmkind.Move:
 		// initia.js v2 types.ts: object_addresses "Required for same-chain Move transfers".
 		if len(p.req.ObjectAddresses) == 0 {
 			return nil, nftInvalid(ReasonObjectAddresses, "object_addresses is required to send Move NFTs within %s (one NFT object address per token id)", p.from.ID)
@@ -413,7 +414,7 @@ func (b Builder) nftSameChain(ctx context.Context, owners NFTOwners, p *nftPlan)
 			out = append(out, &movev1.MsgExecute{Sender: sender, ModuleAddress: "0x1", ModuleName: "object",
 				FunctionName: "transfer_call", Args: [][]byte{o, to}})
 		}
-	case "evm":
+	case vmkind.EVM:
 		if len(p.sender) != 20 || len(p.receiver) != 20 {
 			return nil, nftInvalid(ReasonInvalidAddress, "from_address and to_address must be 20-byte accounts on the EVM rollup %s", p.from.ID)
 		}
@@ -439,7 +440,7 @@ func (b Builder) nftSameChain(ctx context.Context, owners NFTOwners, p *nftPlan)
 			}
 			out = append(out, &evmv1.MsgCall{Sender: sender, ContractAddr: contract.Hex(), Input: "0x" + hex.EncodeToString(in), Value: "0"})
 		}
-	case "wasm":
+	case vmkind.Wasm:
 		contract := p.req.CollectionAddress
 		if _, err := nftAccount(p.from, "collection_address", contract); err != nil {
 			return nil, nftInvalid(ReasonInvalidCollection, "collection_address: %q is not a CW721 contract address of %s", contract, p.from.ID)
@@ -499,14 +500,14 @@ func (b Builder) nftCrossChain(ctx context.Context, owners NFTOwners, p *nftPlan
 			TokenIds: p.req.TokenIDs, Sender: sender, Receiver: receiver, TimeoutTimestamp: timeout}}
 	}
 	switch p.vm {
-	case "move":
+	case vmkind.Move:
 		// The objects are checked when the wallet names them (InterwovenKit always does); the
 		// class id alone does not say which objects the token ids are.
 		if err := checkMove(ctx, owners, p); err != nil {
 			return nil, err
 		}
 		return transfer(), nil
-	case "evm":
+	case vmkind.EVM:
 		// An evm/<contract> class carries the contract's own token ids; an ibc/ class carries
 		// the origin ids (InterwovenKit maps them, tx.evm.ts), which ownerOf does not know.
 		if h, ok := strings.CutPrefix(p.req.ClassID, "evm/"); ok {

@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/registryfile"
 )
 
 // Chain types as the Skip API names them.
@@ -219,141 +221,6 @@ func (c *Chain) Channel(id string) (Channel, bool) {
 // IsInitia reports whether the chain is the Initia L1 or one of its rollups.
 func (c *Chain) IsInitia() bool { return c.L1 || c.BridgeID != 0 || c.MinitiaType != "" }
 
-// ---- file formats -------------------------------------------------------------------------
-
-type endpoint struct {
-	Address string `json:"address"`
-}
-
-type chainFile struct {
-	ChainName    string          `json:"chain_name"`
-	PrettyName   string          `json:"pretty_name"`
-	ChainID      string          `json:"chain_id"`
-	ChainType    string          `json:"chain_type"`
-	EVMChainID   json.RawMessage `json:"evm_chain_id"`
-	Bech32Prefix string          `json:"bech32_prefix"`
-	NetworkType  string          `json:"network_type"`
-	Hidden       bool            `json:"hidden"`
-	APIs         struct {
-		RPC     []endpoint `json:"rpc"`
-		REST    []endpoint `json:"rest"`
-		JSONRPC []endpoint `json:"json-rpc"`
-	} `json:"apis"`
-	Fees struct {
-		FeeTokens []struct {
-			Denom            string      `json:"denom"`
-			FixedMinGasPrice json.Number `json:"fixed_min_gas_price"`
-			LowGasPrice      json.Number `json:"low_gas_price"`
-			AverageGasPrice  json.Number `json:"average_gas_price"`
-			HighGasPrice     json.Number `json:"high_gas_price"`
-		} `json:"fee_tokens"`
-	} `json:"fees"`
-	LogoURIs struct {
-		PNG string `json:"png"`
-		SVG string `json:"svg"`
-	} `json:"logo_URIs"`
-	Metadata struct {
-		IsL1        bool     `json:"is_l1"`
-		OPBridgeID  string   `json:"op_bridge_id"`
-		OPDenoms    []string `json:"op_denoms"`
-		ExecutorURI string   `json:"executor_uri"`
-		IBCChannels []struct {
-			ChainID   string          `json:"chain_id"`
-			PortID    string          `json:"port_id"`
-			ChannelID string          `json:"channel_id"`
-			Version   json.RawMessage `json:"version"`
-		} `json:"ibc_channels"`
-		Minitia *struct {
-			Type    string `json:"type"`
-			Version string `json:"version"`
-		} `json:"minitia"`
-		// Extensions (rollgate): explicit capabilities and LayerZero endpoint.
-		IBCCapabilities *struct {
-			CosmosPFM      *bool `json:"cosmos_pfm"`
-			CosmosIBCHooks *bool `json:"cosmos_ibc_hooks"`
-			CosmosMemo     *bool `json:"cosmos_memo"`
-		} `json:"ibc_capabilities"`
-		LayerZero *struct {
-			EndpointID uint32 `json:"endpoint_id"`
-		} `json:"layerzero"`
-		// Named as in Skip's Chain; absent means not offered.
-		CosmosModuleSupport *struct {
-			Authz    bool `json:"authz"`
-			Feegrant bool `json:"feegrant"`
-		} `json:"cosmos_module_support"`
-	} `json:"metadata"`
-}
-
-type assetListFile struct {
-	ChainName string `json:"chain_name"`
-	// Entries are decoded one by one, so a malformed one is skipped alone.
-	Assets []json.RawMessage `json:"assets"`
-}
-
-type assetFile struct {
-	Description string `json:"description"`
-	DenomUnits  []struct {
-		Denom    string `json:"denom"`
-		Exponent int    `json:"exponent"`
-	} `json:"denom_units"`
-	Base        string `json:"base"`
-	Display     string `json:"display"`
-	Name        string `json:"name"`
-	Symbol      string `json:"symbol"`
-	TypeAsset   string `json:"type_asset"`
-	Address     string `json:"address"`
-	CoingeckoID string `json:"coingecko_id"`
-	Hidden      bool   `json:"hidden"`
-	LogoURIs    struct {
-		PNG string `json:"png"`
-		SVG string `json:"svg"`
-	} `json:"logo_URIs"`
-	// Traces run from the origin to this asset: the last one says how it got here.
-	Traces []traceFile `json:"traces"`
-	// Extension (rollgate): LayerZero OFT deployment of this asset.
-	LayerZero *struct {
-		OFTAddress    string `json:"oft_address"`
-		NeedsApproval bool   `json:"needs_approval"`
-	} `json:"layerzero"`
-}
-
-type traceFile struct {
-	Type         string `json:"type"`
-	Provider     string `json:"provider"`
-	Counterparty struct {
-		ChainName string `json:"chain_name"`
-		ChainID   string `json:"chain_id"`
-		BaseDenom string `json:"base_denom"`
-		ChannelID string `json:"channel_id"`
-	} `json:"counterparty"`
-	Chain struct {
-		ChannelID string `json:"channel_id"`
-		Path      string `json:"path"`
-		BridgeID  string `json:"bridge_id"`
-		Contract  string `json:"contract"`
-	} `json:"chain"`
-}
-
-type ibcPairFile struct {
-	Chain1 struct {
-		ChainName string `json:"chain_name"`
-	} `json:"chain_1"`
-	Chain2 struct {
-		ChainName string `json:"chain_name"`
-	} `json:"chain_2"`
-	Channels []struct {
-		Chain1 struct {
-			ChannelID string `json:"channel_id"`
-			PortID    string `json:"port_id"`
-		} `json:"chain_1"`
-		Chain2 struct {
-			ChannelID string `json:"channel_id"`
-			PortID    string `json:"port_id"`
-		} `json:"chain_2"`
-		Version string `json:"version"`
-	} `json:"channels"`
-}
-
 // ---- loading ------------------------------------------------------------------------------
 
 // Load reads a registry directory, logging skipped entries to slog.Default(); see LoadLogged.
@@ -369,19 +236,16 @@ func LoadLogged(dir string, log *slog.Logger) (*Registry, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	entries, err := os.ReadDir(dir)
+	names, err := registryfile.ChainDirs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
 	var chains []*Chain
 	ids := map[string]string{}
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), "_") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		cdir := filepath.Join(dir, e.Name())
-		file := e.Name() + "/chain.json"
-		raw, err := os.ReadFile(filepath.Join(cdir, "chain.json"))
+	for _, name := range names {
+		cdir := filepath.Join(dir, name)
+		file := name + "/" + registryfile.ChainFile
+		raw, err := os.ReadFile(filepath.Join(cdir, registryfile.ChainFile))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -398,30 +262,28 @@ func LoadLogged(dir string, log *slog.Logger) (*Registry, error) {
 			continue
 		}
 		ids[c.ID] = file
-		raw, err = os.ReadFile(filepath.Join(cdir, "assetlist.json"))
+		raw, err = os.ReadFile(filepath.Join(cdir, registryfile.AssetListFile))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
 			return nil, fmt.Errorf("registry: %w", err)
 		default:
-			parseAssets(c, raw, e.Name()+"/assetlist.json", log)
+			parseAssets(c, raw, name+"/"+registryfile.AssetListFile, log)
 		}
 		chains = append(chains, c)
 	}
 	if len(chains) == 0 {
 		return nil, fmt.Errorf("registry: no usable chain.json under %s", dir)
 	}
-	var pairs []ibcPairFile
-	ibcFiles, _ := filepath.Glob(filepath.Join(dir, "_IBC", "*.json"))
-	sort.Strings(ibcFiles)
-	for _, f := range ibcFiles {
+	var pairs []registryfile.IBCPair
+	for _, f := range registryfile.IBCPairFiles(dir) {
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("registry: %w", err)
 		}
-		var p ibcPairFile
-		if err := json.Unmarshal(raw, &p); err != nil {
-			log.Warn("registry: channel pair skipped", "file", "_IBC/"+filepath.Base(f), "err", err)
+		p, err := decodeTolerant[registryfile.IBCPair](raw, unreadPair)
+		if err != nil {
+			log.Warn("registry: channel pair skipped", "file", registryfile.IBCDir+"/"+filepath.Base(f), "err", err)
 			continue
 		}
 		pairs = append(pairs, p)
@@ -435,8 +297,8 @@ func LoadLogged(dir string, log *slog.Logger) (*Registry, error) {
 }
 
 func parseChain(raw []byte) (*Chain, error) {
-	var f chainFile
-	if err := json.Unmarshal(raw, &f); err != nil {
+	f, err := decodeTolerant[registryfile.Chain](raw, unreadChain)
+	if err != nil {
 		return nil, err
 	}
 	if f.ChainID == "" || f.ChainName == "" {
@@ -445,7 +307,7 @@ func parseChain(raw []byte) (*Chain, error) {
 	c := &Chain{
 		Name: f.ChainName, PrettyName: f.PrettyName, ID: f.ChainID, Type: f.ChainType,
 		Bech32Prefix: f.Bech32Prefix, Testnet: f.NetworkType != "" && f.NetworkType != "mainnet",
-		L1: f.Metadata.IsL1, OPDenoms: f.Metadata.OPDenoms, ExecutorURI: f.Metadata.ExecutorURI, Hidden: f.Hidden,
+		L1: f.Metadata.IsL1, OPDenoms: f.Metadata.OpDenoms, ExecutorURI: f.Metadata.ExecutorURI, Hidden: f.Hidden,
 	}
 	if c.PrettyName == "" {
 		c.PrettyName = c.Name
@@ -468,10 +330,10 @@ func parseChain(raw []byte) (*Chain, error) {
 	if c.Type == ChainTypeCosmos && c.Bech32Prefix == "" {
 		return nil, errors.New("bech32_prefix is required for a cosmos chain")
 	}
-	if f.Metadata.OPBridgeID != "" {
-		id, err := strconv.ParseUint(f.Metadata.OPBridgeID, 10, 64)
+	if f.Metadata.OpBridgeID != "" {
+		id, err := strconv.ParseUint(f.Metadata.OpBridgeID, 10, 64)
 		if err != nil || id == 0 {
-			return nil, fmt.Errorf("metadata.op_bridge_id %q: want a positive integer", f.Metadata.OPBridgeID)
+			return nil, fmt.Errorf("metadata.op_bridge_id %q: want a positive integer", f.Metadata.OpBridgeID)
 		}
 		c.BridgeID = id
 	}
@@ -485,23 +347,21 @@ func parseChain(raw []byte) (*Chain, error) {
 		c.Authz, c.Feegrant = m.Authz, m.Feegrant
 	}
 	if caps := f.Metadata.IBCCapabilities; caps != nil {
-		if caps.CosmosPFM != nil {
-			c.PFM = *caps.CosmosPFM
+		if caps.PFM != nil {
+			c.PFM = *caps.PFM
 		}
-		if caps.CosmosIBCHooks != nil {
-			c.Hooks = *caps.CosmosIBCHooks
+		if caps.IBCHooks != nil {
+			c.Hooks = *caps.IBCHooks
 		}
-		if caps.CosmosMemo != nil {
-			c.Memo = *caps.CosmosMemo
+		if caps.Memo != nil {
+			c.Memo = *caps.Memo
 		}
 	}
 	if f.Metadata.LayerZero != nil {
 		c.LZEndpointID = f.Metadata.LayerZero.EndpointID
 	}
-	if f.LogoURIs.PNG != "" {
-		c.LogoURI = f.LogoURIs.PNG
-	} else {
-		c.LogoURI = f.LogoURIs.SVG
+	if f.LogoURIs != nil {
+		c.LogoURI = f.LogoURIs.URI()
 	}
 	for _, e := range f.APIs.RPC {
 		c.RPC = append(c.RPC, e.Address)
@@ -512,12 +372,14 @@ func parseChain(raw []byte) (*Chain, error) {
 	for _, e := range f.APIs.JSONRPC {
 		c.JSONRPC = append(c.JSONRPC, e.Address)
 	}
-	for _, t := range f.Fees.FeeTokens {
-		c.FeeTokens = append(c.FeeTokens, FeeToken{Denom: t.Denom, Low: t.LowGasPrice.String(),
-			Average: t.AverageGasPrice.String(), High: t.HighGasPrice.String(), Min: t.FixedMinGasPrice.String()})
+	if f.Fees != nil {
+		for _, t := range f.Fees.FeeTokens {
+			c.FeeTokens = append(c.FeeTokens, FeeToken{Denom: t.Denom, Low: t.LowGasPrice.String(),
+				Average: t.AverageGasPrice.String(), High: t.HighGasPrice.String(), Min: t.FixedMinGasPrice.String()})
+		}
 	}
 	for _, ch := range f.Metadata.IBCChannels {
-		if v := channelVersion(ch.Version); strings.Contains(v, "ics721") {
+		if v := ch.AppVersion(); strings.Contains(v, "ics721") {
 			c.NFTChannels = append(c.NFTChannels, Channel{Port: ch.PortID, ID: ch.ChannelID, CounterpartyChainID: ch.ChainID, Version: v})
 			continue
 		}
@@ -525,30 +387,15 @@ func parseChain(raw []byte) (*Chain, error) {
 			continue
 		}
 		c.Channels = append(c.Channels, Channel{Port: ch.PortID, ID: ch.ChannelID,
-			CounterpartyChainID: ch.ChainID, CounterpartyPort: "transfer", Version: channelVersion(ch.Version)})
+			CounterpartyChainID: ch.ChainID, CounterpartyPort: "transfer", Version: ch.AppVersion()})
 	}
 	return c, nil
-}
-
-// channelVersion accepts both plain ("ics20-1") and ICS-29 fee-wrapped version strings.
-func channelVersion(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var w struct {
-		AppVersion string `json:"app_version"`
-	}
-	if json.Unmarshal(raw, &w) == nil {
-		return w.AppVersion
-	}
-	return ""
 }
 
 // parseAssets adds the assets of one assetlist.json to c, skipping (with a warning naming
 // file and entry) every entry it cannot use.
 func parseAssets(c *Chain, raw []byte, file string, log *slog.Logger) {
-	var f assetListFile
+	var f registryfile.AssetListEntries
 	if err := json.Unmarshal(raw, &f); err != nil {
 		log.Warn("registry: asset list skipped", "file", file, "err", err)
 		return
@@ -557,8 +404,8 @@ func parseAssets(c *Chain, raw []byte, file string, log *slog.Logger) {
 		c.assets = map[string]*Asset{}
 	}
 	for i, rawAsset := range f.Assets {
-		var af assetFile
-		if err := json.Unmarshal(rawAsset, &af); err != nil {
+		af, err := decodeTolerant[registryfile.Asset](rawAsset, unreadAsset)
+		if err != nil {
 			log.Warn("registry: asset skipped", "file", file, "asset", entryName(i, rawAsset), "err", err)
 			continue
 		}
@@ -600,17 +447,13 @@ func assetKey(denom string) string {
 // parseAsset reads one assetlist entry. Only the last trace says how the asset got to this
 // chain (traces run from the origin); for a wrapped asset, the one before it says how the
 // wrapped coin did.
-func parseAsset(c *Chain, af assetFile) (*Asset, error) {
+func parseAsset(c *Chain, af registryfile.Asset) (*Asset, error) {
 	if af.Base == "" {
 		return nil, errors.New("asset without base")
 	}
 	a := &Asset{ChainID: c.ID, Denom: af.Base, Symbol: af.Symbol, Name: af.Name,
 		Description: af.Description, CoingeckoID: af.CoingeckoID, Path: af.Base, Hidden: af.Hidden}
-	if af.LogoURIs.PNG != "" {
-		a.LogoURI = af.LogoURIs.PNG
-	} else {
-		a.LogoURI = af.LogoURIs.SVG
-	}
+	a.LogoURI = af.LogoURIs.URI()
 	found := af.Display == ""
 	for _, u := range af.DenomUnits {
 		if u.Exponent < 0 || u.Exponent > 77 {
@@ -661,7 +504,7 @@ func parseAsset(c *Chain, af assetFile) (*Asset, error) {
 }
 
 // applyHop checks that an ibc or op hop gives a.Denom and records how.
-func applyHop(a *Asset, t traceFile) error {
+func applyHop(a *Asset, t registryfile.Trace) error {
 	switch t.Type {
 	case "ibc":
 		if t.Chain.Path == "" {
@@ -690,7 +533,7 @@ func applyHop(a *Asset, t traceFile) error {
 
 // parseWrap reads a last "wrapped" hop: the counterparty is the coin on this same chain that
 // the wrapper contract wraps, and the hop before it (if any) says how that coin got here.
-func parseWrap(c *Chain, a *Asset, traces []traceFile) (*Wrap, error) {
+func parseWrap(c *Chain, a *Asset, traces []registryfile.Trace) (*Wrap, error) {
 	last := traces[len(traces)-1]
 	cp := last.Counterparty
 	if cp.BaseDenom == "" {
@@ -796,7 +639,7 @@ func (r *Registry) assetDecimals(chainID, denom string, dec *int) string {
 }
 
 // build indexes the chains, pairs channel ends, links LayerZero peers and resolves origins.
-func build(chains []*Chain, pairs []ibcPairFile) (*Registry, error) {
+func build(chains []*Chain, pairs []registryfile.IBCPair) (*Registry, error) {
 	r := &Registry{Chains: chains, byID: map[string]*Chain{}, byName: map[string]*Chain{}}
 	sort.Slice(chains, func(i, j int) bool { return chains[i].ID < chains[j].ID })
 	for _, c := range chains {

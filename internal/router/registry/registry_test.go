@@ -465,3 +465,45 @@ func TestLoadInitiaRegistry(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadIgnoresUnreadMembers: members the loader does not use never cost an entry, whatever
+// their shape (the loader decoded none of them before the formats were shared), while a
+// malformed member it uses still does.
+func TestLoadIgnoresUnreadMembers(t *testing.T) {
+	chain := `{"$schema":1,"chain_name":"a","chain_id":"a-1","bech32_prefix":"a","slip44":"118","key_algos":"secp256k1","images":{"png":1},
+		"apis":{"rpc":[{"address":"http://rpc","provider":7}],"grpc":"x","indexer":[1]},"fees":{"fee_tokens":[{"denom":"ua","fixed_min_gas_price":0.15}]},
+		"metadata":{"assetlist":3,"op_bridge_id":"2"}}`
+	assets := `{"assets":[{"base":"ua","display":"a","oracle_symbol":5,"token_type":[],"images":"x","denom_units":[{"denom":"ua","exponent":0},{"denom":"a","exponent":6}]},
+		{"base":"ub","images":"x","symbol":5}]}`
+	pair := `{"$schema":2,"chain_1":{"chain_name":"a","client_id":3},"chain_2":{"chain_name":"b"},
+		"channels":[{"chain_1":{"channel_id":"channel-0","port_id":"transfer"},"chain_2":{"channel_id":"channel-9","port_id":"transfer"},"ordering":1,"tags":"x","version":"ics20-1"}]}`
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r, err := LoadLogged(writeFiles(t, map[string]string{"a/chain.json": chain, "a/assetlist.json": assets,
+		"b/chain.json": `{"chain_name":"b","chain_id":"b-1","bech32_prefix":"b","slip44":"x"}`, "_IBC/a-b.json": pair,
+		"c/chain.json": `{"chain_name":"c","chain_id":"c-1","bech32_prefix":"c","slip44":"x","chain_type":5}`}), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.Chain("a-1")
+	if a == nil || a.BridgeID != 2 || len(a.RPC) != 1 || a.RPC[0] != "http://rpc" || a.FeeTokens[0].Min != "0.15" {
+		t.Fatalf("chain a-1 = %+v", a)
+	}
+	if ch, ok := a.Channel("channel-0"); !ok || ch.CounterpartyChainID != "b-1" || ch.CounterpartyID != "channel-9" {
+		t.Errorf("channel-0 from the _IBC pair: %+v", ch)
+	}
+	if len(a.Assets) != 1 || a.Asset("ua") == nil || a.Asset("ua").Decimals != 6 || r.Chain("b-1") == nil || r.Chain("c-1") != nil {
+		t.Errorf("assets %+v, chains %d", a.Assets, len(r.Chains))
+	}
+	want := []string{`"file":"a/assetlist.json","asset":"ub","err":"json: cannot unmarshal number into Go struct field Asset.symbol of type string"`,
+		`"file":"c/chain.json","err":"json: cannot unmarshal number into Go struct field Chain.chain_type of type string"`}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("warnings %q, want %d", lines, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("warning %s, want %s", lines[i], w)
+		}
+	}
+}

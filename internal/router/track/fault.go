@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 
-	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // fault is what a failed scan pass or evaluation round means for the loop that ran it.
@@ -20,7 +20,7 @@ const (
 	// tried again at the usual cadence.
 	faultRetry
 	// faultTransient: the database is weather (connection lost, admin shutdown, serialization
-	// failure, SQLITE_BUSY; store.IsTransient, shared with the indexer): tried again with
+	// failure, SQLITE_BUSY; sqldb.IsTransient, shared with the indexer): tried again with
 	// backoff on a fresh connection, while the API keeps serving.
 	faultTransient
 	// faultPermanent: a database error no retry fixes (schema mismatch, disk full, constraint):
@@ -45,7 +45,7 @@ func classify(err error) fault {
 		// must visit every branch of a joined error, which errors.As stops at the first of.
 		switch e := err.(type) { //nolint:errorlint // see above
 		case *pgconn.PgError, *sqlite.Error:
-			if store.IsTransient(e) {
+			if sqldb.IsTransient(e) {
 				worst = max(worst, faultTransient)
 			} else {
 				worst = faultPermanent
@@ -59,7 +59,7 @@ func classify(err error) fault {
 		}
 		// Lost connections (net errors, EOF, pgconn.ConnectError …) are the database's
 		// weather too; IsTransient reads them through the wrapping.
-		if store.IsTransient(err) {
+		if sqldb.IsTransient(err) {
 			worst = max(worst, faultTransient)
 		}
 		if x := errors.Unwrap(err); x != nil {

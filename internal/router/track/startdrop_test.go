@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/sqldb"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -21,10 +22,8 @@ func TestOpenStoreDatabaseDrops(t *testing.T) {
 	const app = "rollgate-track-test"
 	dsn := testutil.WithApplicationName(t, testutil.PostgresDSN(t), app)
 	k := testutil.NewPGTerminator(t, dsn, app)
-	stepHook = func(ctx context.Context, step string, q queryer) error {
-		return k.Step(ctx, step, func(s string) error { _, err := q.ExecContext(ctx, s); return err })
-	}
-	t.Cleanup(func() { stepHook = nil })
+	restore := sqldb.SetStepHook(k.Step)
+	t.Cleanup(restore)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var logs strings.Builder
@@ -33,7 +32,7 @@ func TestOpenStoreDatabaseDrops(t *testing.T) {
 		t.Fatalf("open: %v\n%s", err, logs.String())
 	}
 	defer st.Close()
-	stepHook = nil
+	restore()
 	steps := k.Steps()
 	want := []string{"connect", "migrate: begin", "migrate: locked", "migration 0001_init.sql",
 		"migration 0002_event_order_indexes.sql", "migration 0003_event_msg_index.sql", "migrate: commit"}

@@ -7,26 +7,34 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
-
-	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 //go:embed migrations
-var migrations embed.FS
+var migrationFiles embed.FS
+
+// schema is the tracker's migrations, recorded in track_schema_version (the table and its
+// numbers are those of every tracker store created so far: keep them). The tracker may share
+// a database with the indexer: its own table and lock keep the two apart.
+var schema = sqldb.Migrations{
+	FS:      migrationFiles,
+	Dir:     "migrations",
+	Table:   "track_schema_version",
+	Comment: "tracker migrations applied to this database",
+	// Two replicas starting together must not both apply a migration ("rollgate track").
+	LockKey: 7237953928125212774,
+}
 
 // Store keeps tracked transfers, the bridge events seen on the watched chains and the scan
 // cursors. SQLite (one process) and PostgreSQL (several replicas) share one implementation
-// over database/sql; the queries are written with ? placeholders and rewritten for pgx.
+// over database/sql (sqldb.OpenSQL); the queries are written with ? placeholders and
+// rewritten for pgx.
 type Store struct {
+	sql      *sqldb.SQL
 	db       *sql.DB
 	rdb      *sql.DB // reads: a separate pool on SQLite (WAL readers wait neither for the writer nor for each other), db on PostgreSQL
 	postgres bool
@@ -41,220 +49,38 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 	return OpenStoreLog(ctx, dsn, nil)
 }
 
-// OpenStoreLog is OpenStore with a logger. A transient failure at any step (store.IsTransient:
+// OpenStoreLog is OpenStore with a logger. A transient failure at any step (sqldb.IsTransient:
 // the server ended the session, is restarting or cannot be reached yet, SQLite busy) is
 // weather: the open is tried again on fresh connections with backoff (each logged at warn)
-// until it succeeds, fails for good or ctx ends. The migrations run in one transaction, so a
-// retry starts from the schema as it was.
+// until it succeeds, fails for good or ctx ends (sqldb.RetryOpen). The migrations run in one
+// transaction, so a retry starts from the schema as it was.
 func OpenStoreLog(ctx context.Context, dsn string, log *slog.Logger) (*Store, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		s, err := openStore(ctx, dsn)
-		if err == nil || !store.IsTransient(err) || ctx.Err() != nil {
-			return s, err
+	var s *Store
+	err := sqldb.RetryOpen(ctx, log, "track store: open", func() error {
+		// One writer connection: SQLite serialises writers anyway, and the tracker's reads are
+		// point lookups. 8 read connections (the whole pool on PostgreSQL).
+		db, err := sqldb.OpenSQL(ctx, dsn, sqldb.Options{ReadConns: 8})
+		if err != nil {
+			return fmt.Errorf("track store: %w", err)
 		}
-		next := wait
-		if store.SessionLost(err) {
-			// The server answered and ended the session: a fresh one is tried at once.
-			next, wait = 100*time.Millisecond, 100*time.Millisecond
-		} else {
-			wait = min(2*wait, 5*time.Second)
+		if err := schema.Apply(ctx, db, db.Dialect); err != nil {
+			db.Close()
+			return fmt.Errorf("track store: %w", err)
 		}
-		log.Warn("track store: open failed; retrying", "err", err, "attempt", attempt, "wait", next)
-		t := time.NewTimer(next)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, err
-		case <-t.C:
-		}
-	}
-}
-
-// stepHook, when set (tests), runs at each step of opening the store on the step's
-// connection (the migration's transaction for the migrate steps); its error fails the step.
-var stepHook func(ctx context.Context, step string, q queryer) error
-
-type queryer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-func step(ctx context.Context, name string, q queryer) error {
-	if stepHook == nil {
+		s = &Store{sql: db, db: db.W, rdb: db.R, postgres: db.Dialect == sqldb.Postgres}
 		return nil
-	}
-	return stepHook(ctx, name, q)
-}
-
-func openStore(ctx context.Context, dsn string) (*Store, error) {
-	var s Store
-	var err error
-	switch {
-	case strings.HasPrefix(dsn, "sqlite:"):
-		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "//")
-		if path == "" {
-			return nil, fmt.Errorf("track store: sqlite DSN without a path")
-		}
-		// One connection: SQLite serialises writers anyway, and the tracker's reads are point
-		// lookups, so a single connection avoids SQLITE_BUSY between our own goroutines.
-		s.db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
-		if err == nil {
-			s.db.SetMaxOpenConns(1)
-			s.rdb, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
-		}
-		if err == nil {
-			s.rdb.SetMaxOpenConns(8)
-			s.rdb.SetMaxIdleConns(8)
-		}
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		s.db, err = sql.Open("pgx", dsn)
-		s.postgres, s.rdb = true, s.db
-		if err == nil {
-			// As many idle as open: database/sql keeps 2 idle by default and closes the rest,
-			// so 16 concurrent status reads reconnected (a new server process each) on most
-			// requests: 3,626 req/s, p99 21.7 ms on PostgreSQL against 13,343 on SQLite.
-			s.db.SetMaxOpenConns(8)
-			s.db.SetMaxIdleConns(8)
-		}
-	default:
-		return nil, fmt.Errorf("track store: unsupported DSN: want sqlite:<path> or postgres://…")
-	}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("track store: %w", err)
-	}
-	err = s.db.PingContext(ctx)
-	if err == nil {
-		err = step(ctx, "connect", s.db)
-	}
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("track store: %w", err)
-	}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error {
-	if s.rdb != nil && s.rdb != s.db {
-		_ = s.rdb.Close()
-	}
-	return s.db.Close()
-}
+func (s *Store) Close() error { return s.sql.Close() }
 
 // q rewrites ? placeholders to $n for PostgreSQL.
-func (s *Store) q(query string) string {
-	if !s.postgres {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func (s *Store) migrate(ctx context.Context) error {
-	dialect := "sqlite"
-	if s.postgres {
-		dialect = "postgres"
-	}
-	dir := "migrations/" + dialect
-	ents, err := fs.ReadDir(migrations, dir)
-	if err != nil {
-		return err
-	}
-	type mig struct {
-		v    int
-		name string
-	}
-	var ms []mig
-	for _, e := range ents {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
-			return fmt.Errorf("track migration %s: name must be <version>_<name>.sql", e.Name())
-		}
-		ms = append(ms, mig{v, e.Name()})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].v < ms[j].v })
-	for i, m := range ms {
-		if m.v != i+1 {
-			return fmt.Errorf("track migrations of %s are not numbered 1..n", dialect)
-		}
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("track migrate: %w", err)
-	}
-	defer tx.Rollback()
-	if err := step(ctx, "migrate: begin", tx); err != nil {
-		return fmt.Errorf("track migrate: %w", err)
-	}
-	if s.postgres {
-		// Two replicas starting together must not both apply a migration ("rollgate track").
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7237953928125212774)"); err != nil {
-			return fmt.Errorf("track migrate: lock: %w", err)
-		}
-	}
-	if err := step(ctx, "migrate: locked", tx); err != nil {
-		return fmt.Errorf("track migrate: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS track_schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL)"); err != nil {
-		return fmt.Errorf("track migrate: %w", err)
-	}
-	applied := map[int]bool{}
-	rows, err := tx.QueryContext(ctx, "SELECT version FROM track_schema_version")
-	if err != nil {
-		return fmt.Errorf("track migrate: %w", err)
-	}
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			rows.Close() //nolint:sqlclosecheck // closed on every path before the next query on this transaction
-			return err
-		}
-		applied[v] = true
-	}
-	rows.Close()
-	for _, m := range ms {
-		if applied[m.v] {
-			continue
-		}
-		b, err := fs.ReadFile(migrations, dir+"/"+m.name)
-		if err != nil {
-			return err
-		}
-		if err := step(ctx, "migration "+m.name, tx); err != nil {
-			return fmt.Errorf("track migration %s: %w", m.name, err)
-		}
-		if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-			return fmt.Errorf("track migration %s: %w", m.name, err)
-		}
-		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO track_schema_version (version, name) VALUES (?, ?)"), m.v, m.name); err != nil {
-			return fmt.Errorf("track migration %s: %w", m.name, err)
-		}
-	}
-	if err := step(ctx, "migrate: commit", tx); err != nil {
-		return fmt.Errorf("track migrate: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("track migrate: commit: %w", err)
-	}
-	return nil
-}
+func (s *Store) q(query string) string { return s.sql.Q(query) }
 
 // Event is one stored chain event.
 type Event struct {

@@ -24,6 +24,9 @@ type EventOptions struct {
 	FoldLog bool
 }
 
+// moveEvent is the chain's event type of Move events (an event type, not a VM kind).
+const moveEvent = "move"
+
 // EventKey names an event variant: its type, plus the Move type tag for `move` events
 // (whose flat attributes depend on it), and its attribute keys in order, comma-joined.
 func EventKey(ev map[string]any, o EventOptions) (typ, keys string) {
@@ -33,7 +36,7 @@ func EventKey(ev map[string]any, o EventOptions) (typ, keys string) {
 	for _, a := range attrs {
 		am, _ := a.(map[string]any)
 		k, _ := am["key"].(string)
-		if typ == "move" && k == "type_tag" {
+		if typ == moveEvent && k == "type_tag" {
 			v, _ := am["value"].(string)
 			typ = "move<" + v + ">"
 		}

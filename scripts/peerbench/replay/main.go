@@ -10,6 +10,7 @@ import (
 	"flag"
 	"log"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/capture"
@@ -32,7 +33,7 @@ func main() {
 	// The captured /status may predate the last captured blocks; an ERC-721 name() is answered
 	// at whichever height an indexer first asks it (the capture holds it at one height only).
 	srv, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }), replay.CacheSize(4096),
-		replay.HeightFallback(replay.NFTFacts))
+		replay.HeightFallback(peerFacts))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,4 +42,17 @@ func main() {
 	if err := hs.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
+}
+
+// peerFacts is replay.NFTFacts plus the account and balance lists the peer's rich list
+// bootstraps from: it asks them at the height it starts at, and the capture holds them at the
+// heights rollgate's capture script asked. Without a stand-in the peer's indexer panics on the
+// missing answer (seen 2026-11-26), so no same-run table could be taken. Both indexers read
+// the same server, so the stand-in is the same for both.
+func peerFacts(method, path string) bool {
+	if replay.NFTFacts(method, path) {
+		return true
+	}
+	return method == http.MethodGet && (strings.HasPrefix(path, "/cosmos/auth/v1beta1/accounts") ||
+		strings.HasPrefix(path, "/cosmos/bank/v1beta1/"))
 }

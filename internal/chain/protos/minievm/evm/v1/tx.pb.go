@@ -379,6 +379,184 @@ func (x *AccessTuple) GetStorageKeys() []string {
 	return nil
 }
 
+// MsgCreateResponse is the result data of a MsgCreate.
+type MsgCreateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hex encoded deployed code
+	Result        string `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	ContractAddr  string `protobuf:"bytes,2,opt,name=contract_addr,json=contractAddr,proto3" json:"contract_addr,omitempty"`
+	Logs          []*Log `protobuf:"bytes,3,rep,name=logs,proto3" json:"logs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MsgCreateResponse) Reset() {
+	*x = MsgCreateResponse{}
+	mi := &file_minievm_evm_v1_tx_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MsgCreateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MsgCreateResponse) ProtoMessage() {}
+
+func (x *MsgCreateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_minievm_evm_v1_tx_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MsgCreateResponse.ProtoReflect.Descriptor instead.
+func (*MsgCreateResponse) Descriptor() ([]byte, []int) {
+	return file_minievm_evm_v1_tx_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *MsgCreateResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *MsgCreateResponse) GetContractAddr() string {
+	if x != nil {
+		return x.ContractAddr
+	}
+	return ""
+}
+
+func (x *MsgCreateResponse) GetLogs() []*Log {
+	if x != nil {
+		return x.Logs
+	}
+	return nil
+}
+
+// MsgCallResponse is the result data of a MsgCall.
+type MsgCallResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hex encoded return data
+	Result        string `protobuf:"bytes,1,opt,name=result,proto3" json:"result,omitempty"`
+	Logs          []*Log `protobuf:"bytes,2,rep,name=logs,proto3" json:"logs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MsgCallResponse) Reset() {
+	*x = MsgCallResponse{}
+	mi := &file_minievm_evm_v1_tx_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MsgCallResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MsgCallResponse) ProtoMessage() {}
+
+func (x *MsgCallResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_minievm_evm_v1_tx_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MsgCallResponse.ProtoReflect.Descriptor instead.
+func (*MsgCallResponse) Descriptor() ([]byte, []int) {
+	return file_minievm_evm_v1_tx_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *MsgCallResponse) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *MsgCallResponse) GetLogs() []*Log {
+	if x != nil {
+		return x.Logs
+	}
+	return nil
+}
+
+// Log is one EVM log of a call or creation.
+type Log struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Address string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	Topics  []string               `protobuf:"bytes,2,rep,name=topics,proto3" json:"topics,omitempty"`
+	// hex encoded log data
+	Data          string `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Log) Reset() {
+	*x = Log{}
+	mi := &file_minievm_evm_v1_tx_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Log) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Log) ProtoMessage() {}
+
+func (x *Log) ProtoReflect() protoreflect.Message {
+	mi := &file_minievm_evm_v1_tx_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Log.ProtoReflect.Descriptor instead.
+func (*Log) Descriptor() ([]byte, []int) {
+	return file_minievm_evm_v1_tx_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Log) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *Log) GetTopics() []string {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+func (x *Log) GetData() string {
+	if x != nil {
+		return x.Data
+	}
+	return ""
+}
+
 var File_minievm_evm_v1_tx_proto protoreflect.FileDescriptor
 
 const file_minievm_evm_v1_tx_proto_rawDesc = "" +
@@ -413,7 +591,18 @@ const file_minievm_evm_v1_tx_proto_rawDesc = "" +
 	"\tsignature\x18\x04 \x01(\fR\tsignature\"J\n" +
 	"\vAccessTuple\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12!\n" +
-	"\fstorage_keys\x18\x02 \x03(\tR\vstorageKeysBIZGgithub.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1;evmv1b\x06proto3"
+	"\fstorage_keys\x18\x02 \x03(\tR\vstorageKeys\"y\n" +
+	"\x11MsgCreateResponse\x12\x16\n" +
+	"\x06result\x18\x01 \x01(\tR\x06result\x12#\n" +
+	"\rcontract_addr\x18\x02 \x01(\tR\fcontractAddr\x12'\n" +
+	"\x04logs\x18\x03 \x03(\v2\x13.minievm.evm.v1.LogR\x04logs\"R\n" +
+	"\x0fMsgCallResponse\x12\x16\n" +
+	"\x06result\x18\x01 \x01(\tR\x06result\x12'\n" +
+	"\x04logs\x18\x02 \x03(\v2\x13.minievm.evm.v1.LogR\x04logs\"K\n" +
+	"\x03Log\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x16\n" +
+	"\x06topics\x18\x02 \x03(\tR\x06topics\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\tR\x04dataBIZGgithub.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1;evmv1b\x06proto3"
 
 var (
 	file_minievm_evm_v1_tx_proto_rawDescOnce sync.Once
@@ -427,24 +616,29 @@ func file_minievm_evm_v1_tx_proto_rawDescGZIP() []byte {
 	return file_minievm_evm_v1_tx_proto_rawDescData
 }
 
-var file_minievm_evm_v1_tx_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_minievm_evm_v1_tx_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_minievm_evm_v1_tx_proto_goTypes = []any{
 	(*MsgCreate)(nil),            // 0: minievm.evm.v1.MsgCreate
 	(*MsgCreate2)(nil),           // 1: minievm.evm.v1.MsgCreate2
 	(*MsgCall)(nil),              // 2: minievm.evm.v1.MsgCall
 	(*SetCodeAuthorization)(nil), // 3: minievm.evm.v1.SetCodeAuthorization
 	(*AccessTuple)(nil),          // 4: minievm.evm.v1.AccessTuple
+	(*MsgCreateResponse)(nil),    // 5: minievm.evm.v1.MsgCreateResponse
+	(*MsgCallResponse)(nil),      // 6: minievm.evm.v1.MsgCallResponse
+	(*Log)(nil),                  // 7: minievm.evm.v1.Log
 }
 var file_minievm_evm_v1_tx_proto_depIdxs = []int32{
 	4, // 0: minievm.evm.v1.MsgCreate.access_list:type_name -> minievm.evm.v1.AccessTuple
 	4, // 1: minievm.evm.v1.MsgCreate2.access_list:type_name -> minievm.evm.v1.AccessTuple
 	4, // 2: minievm.evm.v1.MsgCall.access_list:type_name -> minievm.evm.v1.AccessTuple
 	3, // 3: minievm.evm.v1.MsgCall.auth_list:type_name -> minievm.evm.v1.SetCodeAuthorization
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	7, // 4: minievm.evm.v1.MsgCreateResponse.logs:type_name -> minievm.evm.v1.Log
+	7, // 5: minievm.evm.v1.MsgCallResponse.logs:type_name -> minievm.evm.v1.Log
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_minievm_evm_v1_tx_proto_init() }
@@ -458,7 +652,7 @@ func file_minievm_evm_v1_tx_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_minievm_evm_v1_tx_proto_rawDesc), len(file_minievm_evm_v1_tx_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

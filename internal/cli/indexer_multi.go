@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/fleet"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+)
+
+// multiConfig is `rollgate indexer --chains`: many chains in one process (internal/indexer/fleet).
+type multiConfig struct {
+	Chains     string
+	Reload     time.Duration
+	Listen     string
+	DB         string
+	PoolConns  int
+	MaxConns   int
+	Budget     int
+	CacheMB    int
+	Ingest     ingest.Config
+	CORS       corsFlags
+	AccessLog  bool
+	MaxReplica time.Duration
+	BuildInfo  Build
+	Mode       string // all or api
+	Leases     bool
+	Lease      time.Duration
+	Owner      string
+	Hosts      string // host=chain_id,…
+}
+
+// multiChain says whether `rollgate indexer` was asked for many chains: --chains given, or
+// INDEXER_CHAINS set.
+func multiChain(env *Env, args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "chains" {
+			return true
+		}
+	}
+	return env.Getenv("INDEXER_CHAINS") != ""
+}
+
+func (c *multiConfig) register(f *flags) {
+	f.String(&c.Chains, "chains", "", "many chains in one process: a registry directory (initia-registry layout; its rollups) or a JSON chains file", "INDEXER_CHAINS")
+	f.Duration(&c.Reload, "chains-reload", 30*time.Second, "how often --chains is read again: chains added start, removed ones stop (0: never)", "INDEXER_CHAINS_RELOAD")
+	f.String(&c.Listen, "listen", "", "API listen address (default :$PORT, :8080); each chain under /{chain_id}/", "LISTEN_ADDR")
+	f.String(&c.DB, "db", "sqlite:.rollgate/chains", "store: sqlite:<dir> (a file per chain) or postgres://... (a schema per chain)", "DB_DSN")
+	f.Int(&c.PoolConns, "pool-conns", 4, "PostgreSQL connections per chain", "INDEXER_POOL_CONNS")
+	f.Int(&c.MaxConns, "max-requests", 16, "upstream requests in flight per chain", "MAX_CONCURRENT_REQUESTS")
+	f.Int(&c.Budget, "upstream-budget", 64, "upstream requests in flight over every chain, shared in turn (0: no shared bound)", "INDEXER_UPSTREAM_BUDGET")
+	f.Int(&c.CacheMB, "response-cache-mb", 8, "MiB of answers kept in memory per chain (0: off)", "RESPONSE_CACHE_MB")
+	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep each chain's rich list (a chain of the JSON file may say otherwise)", "RICH_LIST")
+	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
+	f.Int(&c.Ingest.Concurrency, "concurrency", 4, "heights fetched at once per chain", "INGEST_CONCURRENCY")
+	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
+	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered", "READY_STALE_AFTER")
+	f.Duration(&c.MaxReplica, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the PostgreSQL hot standby replays more than this behind (0: off)", "READY_MAX_REPLICA_LAG")
+	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request", "ACCESS_LOG")
+	f.String(&c.Hosts, "chain-hosts", "", "Host headers served as one chain's API at the root: host=chain_id, comma-separated", "INDEXER_CHAIN_HOSTS")
+	f.String(&c.Mode, "mode", "all", "all (ingest and serve) or api (serve every chain, ingest none)", "INDEXER_MODE")
+	f.Bool(&c.Leases, "leases", false, "share the chains with other writer processes on the same PostgreSQL by leases (each chain one writer)", "INDEXER_LEASES")
+	f.Duration(&c.Lease, "lease", 15*time.Second, "with --leases: how long a lease lasts unrenewed (a dead writer's chains resume elsewhere within lease + lease/3)", "INDEXER_LEASE")
+	f.String(&c.Owner, "lease-owner", "", "with --leases: this process's name in the lease table (default host-pid-random)", "INDEXER_LEASE_OWNER")
+	c.CORS.register(f)
+}
+
+func (c *multiConfig) validate(env *Env) error {
+	if c.Chains == "" {
+		return usagef("--chains (INDEXER_CHAINS) is required")
+	}
+	if _, err := os.Stat(c.Chains); err != nil {
+		return usagef("--chains: %v", err)
+	}
+	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if c.Listen == "" {
+		port := env.Getenv("PORT")
+		if port == "" {
+			port = "8080"
+		}
+		c.Listen = ":" + port
+	}
+	if c.Reload == 0 {
+		c.Reload = -1
+	}
+	for _, kv := range splitList(c.Hosts) {
+		if h, id, ok := strings.Cut(kv, "="); !ok || h == "" || id == "" {
+			return usagef("--chain-hosts: want host=chain_id, not %q", kv)
+		}
+	}
+	if c.Mode != "all" && c.Mode != "api" {
+		return usagef("--mode with --chains must be all or api, not %q", c.Mode)
+	}
+	if c.Leases && !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") {
+		return usagef("--leases needs a PostgreSQL --db")
+	}
+	return nil
+}
+
+func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fleet.Config {
+	return fleet.Config{
+		Chains: c.Chains, Reload: c.Reload, DB: c.DB, PoolConns: c.PoolConns,
+		Ingest: c.Ingest, MaxConns: c.MaxConns, Budget: c.Budget,
+		API: api.Config{Version: c.BuildInfo.Version, CommitHash: c.BuildInfo.Commit, CORS: c.CORS.config(),
+			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica},
+		Log: log, Registry: reg,
+		ReadOnly: c.Mode == "api", Leases: c.Leases, Lease: c.Lease, Owner: c.Owner, Hosts: c.hostMap(),
+	}
+}
+
+func (c *multiConfig) hostMap() map[string]string {
+	m := map[string]string{}
+	for _, kv := range splitList(c.Hosts) {
+		h, id, _ := strings.Cut(kv, "=")
+		m[strings.TrimSpace(h)] = strings.TrimSpace(id)
+	}
+	return m
+}
+
+func runIndexerMulti(ctx context.Context, env *Env, args []string) error {
+	f := newFlags(env, "indexer")
+	var cfg multiConfig
+	var lg logging
+	cfg.register(f)
+	lg.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if err := cfg.validate(env); err != nil {
+		return err
+	}
+	log, err := lg.logger(env.Stderr)
+	if err != nil {
+		return err
+	}
+	cfg.BuildInfo = env.Build
+	g := newGroup(ctx)
+	ln, err := g.Listen(cfg.Listen)
+	if err != nil {
+		return g.Abort(err)
+	}
+	if _, err := startFleet(g, cfg, ln, log); err != nil {
+		return g.Abort(err)
+	}
+	log.Info("indexer started", "chains", cfg.Chains, "url", "http://"+ln.Addr().String())
+	err = g.Wait()
+	log.Info("indexer stopped")
+	return err
+}
+
+// startFleet adds the fleet and its listener's server to g.
+func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*fleet.Fleet, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if strings.HasPrefix(cfg.DB, "sqlite:") && cfg.Mode != "api" {
+		if err := os.MkdirAll(strings.TrimPrefix(strings.TrimPrefix(cfg.DB, "sqlite:"), "//"), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	fl, err := fleet.New(cfg.fleetConfig(log, reg))
+	if err != nil {
+		return nil, err
+	}
+	g.Go(fl.Run)
+	var handler http.Handler = fl
+	if cfg.AccessLog {
+		handler = accessLog(handler, log)
+	}
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
+	return fl, nil
+}
+
+// upFleet is the one indexer process `rollgate up` runs its rollups in: each rollup keeps its
+// own listener (the URL table's), which routes into the fleet and serves that chain's API at
+// its root, as a single-chain indexer did.
+type upFleet struct {
+	g     *group
+	log   *slog.Logger
+	f     *fleet.Fleet
+	specs []fleet.Chain
+}
+
+// add starts the rollup ic describes (up's own per-rollup config, so its defaults and
+// overrides hold) in the fleet, created with the first one's settings, and serves it on ln.
+func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
+	if u.f == nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		dir, ok := strings.CutPrefix(ic.DB, "sqlite:")
+		if !ok {
+			return usagef("up's stores are SQLite files, not %q", ic.DB)
+		}
+		f, err := fleet.New(fleet.Config{
+			Source: func() ([]fleet.Chain, error) { return u.specs, nil },
+			Reload: -1, DB: "sqlite:" + filepath.Dir(dir), Ingest: ic.Ingest, MaxConns: ic.MaxConns,
+			RetainHeights: ic.RetainHeights, PruneEvery: pruneInterval,
+			API: api.Config{Version: ic.BuildInfo.Version, CommitHash: ic.BuildInfo.Commit, CORS: ic.CORS.config(),
+				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag},
+			Log: u.log.With("component", "indexer"), Registry: reg,
+		})
+		if err != nil {
+			return err
+		}
+		if err := f.Start(u.g.ctx); err != nil {
+			return err
+		}
+		u.f = f
+		u.g.Go(f.Run)
+	}
+	rl, itx := ic.Ingest.RichList, ic.internalTx
+	u.specs = append(u.specs, fleet.Chain{ID: ic.Ingest.ChainID, VMType: ic.Ingest.VMType, AccountPrefix: ic.Ingest.AccountPrefix,
+		RPC: ic.RPC, REST: ic.REST, JSONRPC: ic.JSONRPC, RichList: &rl, InternalTx: &itx, StartHeight: ic.Ingest.StartHeight})
+	if err := u.f.Reload(); err != nil {
+		return err
+	}
+	h := withCrossViews(u.f.Chain(ic.Ingest.ChainID), u.f)
+	if ic.AccessLog {
+		h = accessLog(h, u.log.With(ic.LogContext...))
+	}
+	u.g.Go(func(ctx context.Context) error { return serve(ctx, ln, h) })
+	return nil
+}
+
+// withCrossViews serves, beside one chain's API, the fleet's cross-rollup views (/all/…) and
+// chain list (/chains): paths the single-chain API does not have, so every rollup's URL under
+// `up` also answers for an account over all of them.
+func withCrossViews(chain http.Handler, f *fleet.Fleet) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chains" || strings.HasPrefix(r.URL.Path, "/all/") {
+			f.ServeHTTP(w, r)
+			return
+		}
+		chain.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,88 @@
+package api
+
+import (
+	_ "embed"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// FleetChain is one chain of a multi-chain indexer (internal/indexer/fleet) as the fleet's
+// own routes see it.
+type FleetChain struct {
+	ID     string `json:"chain_id"`
+	VMType string `json:"vm_type"`
+	// AccountPrefix is the chain's bech32 account prefix.
+	AccountPrefix string       `json:"account_prefix"`
+	Base          string       `json:"base"`  // the path prefix serving the chain's API ("/{chain_id}")
+	Ready         bool         `json:"ready"` // its store is open and its API serving
+	Reader        store.Reader `json:"-"`     // nil until Ready
+}
+
+// FleetConfig configures the fleet's own routes.
+type FleetConfig struct {
+	CORS httpapi.CORS
+	// Chains lists the chains as they are now, sorted by id.
+	Chains func() []FleetChain
+}
+
+// fleetDoc is the OpenAPI description of the fleet's routes marked InSpec (the cross-rollup
+// views); TestFleetSwaggerCoversRoutes keeps the two in step.
+//
+//go:embed openapi_fleet.json
+var fleetDoc []byte
+
+type fleetServer struct {
+	cfg FleetConfig
+}
+
+// NewFleet returns the handler of what a multi-chain indexer serves beside its chains' own
+// APIs: the chain list (GET /chains), /healthz, and JSON answers for the paths no chain
+// serves: a 503 under a chain that is still starting, a 404 elsewhere.
+func NewFleet(cfg FleetConfig, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
+	s := &fleetServer{cfg: cfg}
+	return httpapi.New(httpapi.Options{
+		Namespace: "rollgate_indexer_fleet",
+		Log:       logger,
+		Registry:  reg,
+		MapError:  mapError,
+		NotFound:  notFound,
+		CORS:      cfg.CORS,
+		OpenAPI:   fleetDoc,
+	}, s.routes())
+}
+
+func (s *fleetServer) routes() []httpapi.Route {
+	return []httpapi.Route{
+		{Pattern: "GET /chains", Handler: s.chains, NoStore: true, InSpec: true},
+		{Pattern: "GET /healthz", Handler: func(*http.Request) (any, error) { return map[string]any{"status": "ok"}, nil }, NoStore: true},
+		{Pattern: "GET /all/indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccountAll, InSpec: true},
+		{Pattern: "GET /all/indexer/nft/v1/tokens/by_account/{account}", Handler: s.nftTokensByAccountAll, InSpec: true},
+		{Pattern: "GET /{chain_id}/{rest...}", Handler: s.starting, NoStore: true},
+	}
+}
+
+func (s *fleetServer) chains(*http.Request) (any, error) {
+	cs := s.cfg.Chains()
+	if cs == nil {
+		cs = []FleetChain{}
+	}
+	return map[string]any{"chains": cs}, nil
+}
+
+// starting answers under a chain the fleet knows but does not serve yet (its store opening):
+// a 503 the client retries; under an unknown chain, the 404 of any unknown path.
+func (s *fleetServer) starting(r *http.Request) (any, error) {
+	id := r.PathValue("chain_id")
+	for _, c := range s.cfg.Chains() {
+		if c.ID == id {
+			return nil, &apierr.Error{Code: apierr.Unavailable, Message: "chain " + clip(id) + " is starting", Details: []string{"CHAIN_STARTING"}}
+		}
+	}
+	return nil, notFound(r)
+}

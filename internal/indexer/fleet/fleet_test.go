@@ -1,0 +1,510 @@
+package fleet_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/fleet"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// captured is one captured real chain with the peer's sample of requests against it.
+type captured struct {
+	fixture, peer, vm string
+	id                string // its chain id
+	top               int64  // the height the peer's answers were taken at
+	url               string // the replay server, stopping at top
+	richList          bool
+}
+
+// capturedChains serves the three captured chains (one per VM kind), each stopping at the
+// height of the peer's sample, as internal/indexer/conformance does.
+func capturedChains(t *testing.T) []*captured {
+	cs := []*captured{
+		{fixture: "minievm", peer: "rollytics", vm: "evm", richList: true},
+		// The Move capture has no /genesis, where the rich list starts from.
+		{fixture: "minimove", peer: "rollytics-move", vm: "move"},
+		{fixture: "miniwasm", peer: "rollytics-wasm", vm: "wasm", richList: true},
+	}
+	for _, c := range cs {
+		var st struct {
+			ChainID string `json:"chain_id"`
+			Height  int64  `json:"height"`
+		}
+		b, err := os.ReadFile(filepath.Join(testutil.Fixture(t, c.peer), "responses", "status.body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatal(err)
+		}
+		c.id, c.top = st.ChainID, st.Height
+		top := c.top
+		srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(func() int64 { return top }),
+			replay.HeightFallback(replay.NFTFacts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		c.url = hs.URL
+	}
+	return cs
+}
+
+func (c *captured) spec() fleet.Chain {
+	rl := c.richList
+	s := fleet.Chain{ID: c.id, VMType: c.vm, RPC: c.url, REST: c.url, RichList: &rl}
+	if vmkind.Kind(c.vm) == vmkind.EVM {
+		s.JSONRPC = c.url
+	}
+	return s
+}
+
+func writeChains(t *testing.T, path string, chains ...fleet.Chain) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"chains": chains})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rename, so a reload never reads half a file.
+	if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fastIngest() ingest.Config {
+	return ingest.Config{RichList: true, PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+}
+
+// startFleet runs a fleet over the chains file until the test ends and serves it.
+func startFleet(t *testing.T, cfg fleet.Config) (*fleet.Fleet, *httptest.Server) {
+	t.Helper()
+	if cfg.RestartMin == 0 {
+		cfg.RestartMin, cfg.RestartMax = 20*time.Millisecond, 200*time.Millisecond
+	}
+	f, err := fleet.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	srv := httptest.NewServer(f)
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("fleet: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("fleet did not stop within 30 s")
+		}
+	})
+	return f, srv
+}
+
+func get(t *testing.T, u, host string) (int, string, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+}
+
+// waitHeight waits until the chain's /status at base reports height top (and, on EVM chains,
+// internal txs there too).
+func waitHeight(t *testing.T, base string, top int64, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var last string
+	for time.Now().Before(deadline) {
+		st, _, b := get(t, base+"/status", "")
+		last = fmt.Sprintf("%d %s", st, b)
+		if st == http.StatusOK {
+			var s struct {
+				Height     int64  `json:"height"`
+				InternalTx *int64 `json:"internal_tx_height"`
+				RichList   *int64 `json:"rich_list_height"`
+			}
+			if json.Unmarshal(b, &s) == nil && s.Height == top && (s.InternalTx == nil || *s.InternalTx == top) &&
+				(s.RichList == nil || *s.RichList == top) {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not reach height %d within %s; last /status: %s", base, top, within, last)
+}
+
+// single is the single-chain deployment of c the fleet must equal: its own store, pipeline,
+// internal-tx follower and API, as `rollgate indexer` wires them for one chain.
+func single(t *testing.T, c *captured, dsn string) *httptest.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	db, err := store.Open(ctx, dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	src, err := ingest.DialSource(c.url, c.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fastIngest()
+	cfg.ChainID, cfg.VMType, cfg.AccountPrefix, cfg.RichList, cfg.StopAtHeight = c.id, c.vm, "init", c.richList, c.top
+	if vmkind.Kind(c.vm) == vmkind.EVM {
+		rpc, err := evmrpc.New(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.WithEVM(ingest.NewEVMSource(rpc))
+	}
+	p, err := ingest.New(profile.Ingest(cfg, profile.Options{}), src, db, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if vmkind.Kind(c.vm) == vmkind.EVM {
+		f := ingest.NewInternalFollower(ingest.InternalConfig{PollInterval: 10 * time.Millisecond,
+			RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, StopAtHeight: c.top}, src.EVM(), db, nil)
+		if err := f.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(api.New(api.Config{ChainID: c.id, Features: profile.For(vmkind.Kind(c.vm)).API(db, profile.Options{RichList: c.richList, InternalTxs: true}),
+		AccountPrefix: "init", RichList: c.richList}, db, nil, nil))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type peerRecord struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+}
+
+func peerRequests(t *testing.T, peer string) []peerRecord {
+	t.Helper()
+	f, err := os.Open(filepath.Join(testutil.Fixture(t, peer), "index.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []peerRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r peerRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestFleetByteIdentical: the three captured chains (EVM, Move, Wasm) in one fleet, on SQLite
+// (a file per chain) and PostgreSQL (a schema per chain of one database); every request of the
+// peer's sample, sent to each chain's prefixed base URL and by its Host header, answers the
+// same status, Content-Type and bytes as the single-chain deployment of that chain.
+func TestFleetByteIdentical(t *testing.T) {
+	backends := []struct {
+		name     string
+		fleetDB  func(t *testing.T) string
+		singleDB func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + t.TempDir() },
+			func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "single.db") }},
+		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }, func(t *testing.T) string { return testutil.PostgresDSN(t) }},
+	}
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			chains := capturedChains(t)
+			var specs []fleet.Chain
+			for _, c := range chains {
+				s := c.spec()
+				s.Hosts = []string{c.vm + ".example.test"}
+				specs = append(specs, s)
+			}
+			file := filepath.Join(t.TempDir(), "chains.json")
+			writeChains(t, file, specs...)
+			fleetDB := be.fleetDB(t)
+			_, srv := startFleet(t, fleet.Config{Chains: file, DB: fleetDB, Reload: -1, Ingest: fastIngest(), MaxConns: 8, Budget: 16})
+			for _, c := range chains {
+				ref := single(t, c, be.singleDB(t))
+				base := srv.URL + "/" + c.id
+				waitHeight(t, base, c.top, 3*time.Minute)
+				compared := 0
+				for _, rec := range peerRequests(t, c.peer) {
+					ws, wct, want := get(t, ref.URL+rec.Path, "")
+					for _, via := range []struct{ url, host string }{{base + rec.Path, ""}, {srv.URL + rec.Path, c.vm + ".example.test"}} {
+						gs, gct, got := get(t, via.url, via.host)
+						if gs != ws || gct != wct || !bytes.Equal(got, want) {
+							t.Errorf("%s %s (host %q): %d %s %.300s\nsingle-chain: %d %s %.300s", c.id, rec.Path, via.host, gs, gct, got, ws, wct, want)
+						}
+					}
+					compared++
+				}
+				t.Logf("%s: %d requests byte-identical through the prefix and the Host header", c.id, compared)
+				if compared < 20 {
+					t.Fatalf("%s: only %d requests compared", c.id, compared)
+				}
+			}
+			if be.name == "postgres" {
+				checkSchemas(t, fleetDB, chains)
+			}
+			// The fleet's own routes: the chain list and a JSON 404 under no chain.
+			st, _, b := get(t, srv.URL+"/chains", "")
+			if st != http.StatusOK || strings.Count(string(b), `"ready":true`) != 3 {
+				t.Errorf("/chains: %d %s", st, b)
+			}
+			if st, ct, b := get(t, srv.URL+"/no-such-chain/status", ""); st != http.StatusNotFound || !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("unknown chain: %d %s %s", st, ct, b)
+			}
+		})
+	}
+}
+
+// TestFleetChainDownOthersAdvance: beside a live chain, one chain's node refuses connections
+// and another's hangs on every request; the live chain still reaches its top, with an upstream
+// budget small enough that the hanging chain would starve it if it could hold the whole of it.
+func TestFleetChainDownOthersAdvance(t *testing.T) {
+	chains := capturedChains(t)
+	live := chains[1] // minimove
+	hang := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hanging.Close)
+	t.Cleanup(func() { close(hang) })
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL
+	refused.Close()
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, live.spec(),
+		fleet.Chain{ID: "hangs-1", VMType: "wasm", RPC: hanging.URL, REST: hanging.URL},
+		fleet.Chain{ID: "down-1", VMType: "move", RPC: refusedURL, REST: refusedURL})
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(),
+		MaxConns: 3, Budget: 4, HTTP: []httpx.Option{httpx.WithTimeout(time.Minute)}})
+	waitHeight(t, srv.URL+"/"+live.id, live.top, 3*time.Minute)
+	for _, id := range []string{"hangs-1", "down-1"} {
+		st, _, b := get(t, srv.URL+"/"+id+"/status", "")
+		if st != http.StatusOK || !strings.Contains(string(b), `"height":0`) {
+			t.Errorf("%s /status: %d %s", id, st, b)
+		}
+		if st, _, b := get(t, srv.URL+"/"+id+"/readyz", ""); st != http.StatusServiceUnavailable {
+			t.Errorf("%s /readyz: %d %s, want 503", id, st, b)
+		}
+	}
+}
+
+// TestFleetReload: the chains file is re-read on the interval; a chain added starts being
+// indexed without a restart, a removed one stops being served.
+func TestFleetReload(t *testing.T) {
+	chains := capturedChains(t)
+	a, b := chains[1], chains[2] // minimove, miniwasm
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, a.spec())
+	f, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: 50 * time.Millisecond, Ingest: fastIngest()})
+	waitHeight(t, srv.URL+"/"+a.id, a.top, 3*time.Minute)
+	if st, _, _ := get(t, srv.URL+"/"+b.id+"/status", ""); st != http.StatusNotFound {
+		t.Fatalf("%s served before it was added: %d", b.id, st)
+	}
+	writeChains(t, file, a.spec(), b.spec())
+	waitHeight(t, srv.URL+"/"+b.id, b.top, 3*time.Minute)
+	writeChains(t, file, b.spec())
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, _, _ := get(t, srv.URL+"/"+a.id+"/status", "")
+		if st == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still served (%d) after its removal", a.id, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ids := f.ChainIDs(); len(ids) != 1 || ids[0] != b.id {
+		t.Fatalf("chains after the removal: %v", ids)
+	}
+	// A broken edit keeps the running set.
+	if err := os.WriteFile(file, []byte(`{"chains": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st, _, _ := get(t, srv.URL+"/"+b.id+"/status", ""); st != http.StatusOK {
+		t.Fatalf("%s stopped after an unreadable chains file: %d", b.id, st)
+	}
+}
+
+// checkSchemas: each chain's tables are in its own schema of the one database, none in public.
+func checkSchemas(t *testing.T, dsn string, chains []*captured) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, c := range chains {
+		schema := "chain_" + strings.ReplaceAll(c.id, "-", "_")
+		var heights int64
+		q := "SELECT count(*) FROM " + pgx.Identifier{schema, "schema_version"}.Sanitize()
+		if err := conn.QueryRow(ctx, q).Scan(&heights); err != nil || heights == 0 {
+			t.Errorf("schema %s: %d migrations, %v", schema, heights, err)
+		}
+	}
+	var public int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&public); err != nil || public != 0 {
+		t.Errorf("%d tables in public (%v), want none", public, err)
+	}
+}
+
+// TestFleetBadBlockIsolated: one chain's node serves a block whose txs cannot be built (its
+// REST tx list comes back empty from height 10 on, so ingestion fails there again and again);
+// its pipeline is restarted with backoff on its own, its API keeps serving what it has, and
+// the chain beside it reaches its top.
+func TestFleetBadBlockIsolated(t *testing.T) {
+	chains := capturedChains(t)
+	good, bad := chains[1], chains[2] // minimove, miniwasm
+	u, _ := url.Parse(bad.url)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ErrorLog = log.New(io.Discard, "", 0) // requests cut off by a pipeline's restart
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := strings.CutPrefix(r.URL.Path, "/cosmos/tx/v1beta1/txs/block/"); ok {
+			if n, err := strconv.Atoi(h); err == nil && n >= 10 {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"txs":[],"block":null,"pagination":{"next_key":null,"total":"0"}}`))
+				return
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(broken.Close)
+	b := bad.spec()
+	b.RPC, b.REST = broken.URL, broken.URL
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, good.spec(), b)
+	var logs syncBuffer
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(),
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	waitHeight(t, srv.URL+"/"+good.id, good.top, 3*time.Minute)
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(logs.String(), `msg="chain ingestion failed; restarting it" chain_id=`+bad.id) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's pipeline not restarted twice within a minute; logs:\n%s", bad.id, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, _, body := get(t, srv.URL+"/"+bad.id+"/status", "")
+	var s struct{ Height int64 }
+	if st != http.StatusOK || json.Unmarshal(body, &s) != nil || s.Height >= bad.top {
+		t.Fatalf("%s /status: %d %s, want its API serving a height below its top %d", bad.id, st, body, bad.top)
+	}
+	if strings.Contains(logs.String(), "chain_id="+good.id+" err=") {
+		t.Errorf("%s logged an error:\n%s", good.id, logs.String())
+	}
+	t.Logf("%s at its top %d while %s fails at height %d and is restarted", good.id, good.top, bad.id, s.Height+1)
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLoadInitiaRegistry reads the real initia-registry snapshot the router's tests keep: a
+// checkout (mainnets/ and testnets/) and one network's directory both load, every rollup with
+// its VM from metadata.minitia.type, the L1s left out. The counts are the snapshot's files'.
+func TestLoadInitiaRegistry(t *testing.T) {
+	root := filepath.Join("..", "..", "router", "registry", "testdata", "initia-registry")
+	for _, tc := range []struct {
+		dir  string
+		want map[string]int
+	}{
+		{root, map[string]int{"evm": 4, "move": 4, "wasm": 3}},
+		{filepath.Join(root, "mainnets"), map[string]int{"evm": 3, "move": 3, "wasm": 1}},
+		{filepath.Join(root, "testnets"), map[string]int{"evm": 1, "move": 1, "wasm": 2}},
+	} {
+		chains, err := fleet.Load(tc.dir)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.dir, err)
+		}
+		got := map[string]int{}
+		for _, c := range chains {
+			got[c.VMType]++
+			if c.RPC == "" || c.REST == "" || c.AccountPrefix == "" {
+				t.Errorf("%s: %s without rpc, rest or prefix: %+v", tc.dir, c.ID, c)
+			}
+		}
+		if !maps.Equal(got, tc.want) {
+			t.Errorf("%s: rollups by VM %v, want %v", tc.dir, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package fleet_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/indexer/fleet"
+	"github.com/rollgate/rollgate/internal/testutil"
+)
+
+// TestFleetScale measures what a chain at the tip costs one fleet process (docs/performance.md,
+// "Many chains"): the fleet runs in a child process (this test binary re-run) over PostgreSQL,
+// schema per chain, following N replayed chains (the three captured chains, round robin, each
+// advancing a block every 500 ms) and then 1; for each it prints CPU, RSS, goroutines, sockets
+// and PostgreSQL connections over a window at the tip. A measurement, not a check of a bound:
+// it runs only when ROLLGATE_FLEET_SCALE names N.
+//
+//	ROLLGATE_FLEET_SCALE=20 go test ./internal/indexer/fleet/ -run TestFleetScale -v -timeout 15m
+func TestFleetScale(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("ROLLGATE_FLEET_SCALE"))
+	if n <= 0 {
+		t.Skip("a measurement: ROLLGATE_FLEET_SCALE=<chains> runs it")
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("machine: %d CPUs, load average %s", runtime.NumCPU(), strings.TrimSpace(string(load)))
+	var rows []string
+	for _, k := range []int{n, 1} {
+		rows = append(rows, measure(t, k))
+	}
+	load, _ = os.ReadFile("/proc/loadavg")
+	t.Logf("load average after: %s", strings.TrimSpace(string(load)))
+	for _, r := range rows {
+		t.Log(r)
+	}
+}
+
+func measure(t *testing.T, n int) string {
+	const every = 500 * time.Millisecond
+	const window = 20 * time.Second
+	caps := capturedChains(t)
+	dsn := testutil.PostgresDSN(t)
+	type moving struct {
+		id  string
+		top int64
+		tip *atomic.Int64
+	}
+	var chains []moving
+	var specs []fleet.Chain
+	for i := range n {
+		c := *caps[i%len(caps)]
+		tip := new(atomic.Int64)
+		// Enough blocks left to follow the tip for the warm-up and the window.
+		tip.Store(max(1, c.top-int64((window+20*time.Second)/every)))
+		srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(tip.Load), replay.HeightFallback(replay.NFTFacts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		c.url, c.id = hs.URL, fmt.Sprintf("%s_%02d", c.vm, i)
+		specs = append(specs, c.spec())
+		chains = append(chains, moving{id: c.id, top: c.top, tip: tip})
+	}
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, specs...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg, _ := json.Marshal(childConfig{Chains: file, DB: dsn, Listen: addr, NoLeases: true, PoolConns: 2})
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+string(cfg))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	base := "http://" + addr
+	for deadline := time.Now().Add(time.Minute); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fleet process does not listen")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Catch up to the starting tips, then follow the tips as they move.
+	for _, c := range chains {
+		waitHeight(t, base+"/"+c.id, c.tip.Load(), 5*time.Minute)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tk := time.NewTicker(every)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				for _, c := range chains {
+					if c.tip.Load() < c.top {
+						c.tip.Add(1)
+					}
+				}
+			}
+		}
+	}()
+	time.Sleep(5 * time.Second) // at the tip, blocks arriving
+	pid := cmd.Process.Pid
+	cpu0, t0 := cpuSeconds(t, pid), time.Now()
+	time.Sleep(window)
+	cpu := (cpuSeconds(t, pid) - cpu0) / time.Since(t0).Seconds()
+	rss := statusKB(t, pid, "VmRSS")
+	socks := sockets(pid)
+	pg := pgConns(t, dsn)
+	gor := goroutines(t, base)
+	behind := 0
+	for _, c := range chains {
+		_, _, b := get(t, base+"/"+c.id+"/status", "")
+		var s struct{ Height int64 }
+		_ = json.Unmarshal(b, &s)
+		if c.tip.Load()-s.Height > 2 {
+			behind++
+		}
+	}
+	return fmt.Sprintf("chains %2d: CPU %.3f cores, RSS %d MiB, goroutines %d, sockets %d (PostgreSQL connections %d), chains more than 2 blocks behind the tip at the end: %d",
+		n, cpu, rss/1024, gor, socks, pg, behind)
+}
+
+func cpuSeconds(t *testing.T, pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100 // USER_HZ
+}
+
+func statusKB(t *testing.T, pid int, key string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
+			n, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func sockets(pid int) int {
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+func pgConns(t *testing.T, dsn string) int {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = current_database()").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func goroutines(t *testing.T, base string) int {
+	_, _, b := get(t, base+"/metrics", "")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "go_goroutines "); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return -1
+}

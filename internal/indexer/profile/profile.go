@@ -1,0 +1,195 @@
+// Package profile is the indexer's one description of each VM kind: which ingest extensions a
+// chain of that kind runs (NFTs, EVM txs, the rich list, internal txs) and what the API serves
+// for them (routes, /status fields, OpenAPI paths), as the devnet's vms.go plugs a VM into a
+// chain. The ingestion pipeline and the API never compare VM kinds: they get their parts from
+// here, chosen once at start-up.
+//
+// Adding an extension is one row of the extensions table below (and its implementation in
+// internal/indexer/ingest, with its API side in internal/indexer/api when it serves routes).
+package profile
+
+import (
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// Options are the deployment's switches over a profile (the peer's RICH_LIST and INTERNAL_TX).
+type Options struct {
+	// RichList keeps the rich list current with every block.
+	RichList bool
+	// InternalTxs traces EVM internal txs (only a kind whose profile has them may set it).
+	InternalTxs bool
+	// Internal tunes the internal-tx follower; zero fields take its defaults.
+	Internal ingest.InternalConfig
+}
+
+// Reader is what the API of a profiled chain reads beyond the core: the stores of its
+// extensions. *store.DB is one.
+type Reader interface {
+	store.EVMReader
+	store.RichListReader
+}
+
+// extension is one row of the table: an ingest extension, the kinds that run it, the switch
+// that turns it on, and what it adds to the API.
+type extension struct {
+	name string
+	// kinds run it; nil: every kind.
+	kinds []vmkind.Kind
+	// on says whether the deployment runs it; nil: always.
+	on func(Options) bool
+	// ingest is the pipeline's side.
+	ingest func(vmkind.Kind, Options) ingest.Extension
+	// api adds its routes, /status fields and OpenAPI paths (nil: none). It is applied whether
+	// or not the deployment runs the extension when served is false: what an earlier run
+	// stored stays served, as at the peer.
+	api func(f *api.Features, k vmkind.Kind, r Reader, o Options)
+	// servedOnlyWhenOn limits api to deployments that run it.
+	servedOnlyWhenOn bool
+	// jsonRPC says the extension reads the chain's Ethereum JSON-RPC.
+	jsonRPC bool
+}
+
+// extensions is every extension, in the order the pipeline runs them (extract, readiness).
+var extensions = []extension{
+	{
+		name:   "rich-list",
+		on:     func(o Options) bool { return o.RichList },
+		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.RichList(k) },
+		api: func(f *api.Features, k vmkind.Kind, r Reader, _ Options) {
+			f.RichList, f.HexHolders = r, k == vmkind.EVM
+		},
+		// On EVM its corrections read eth_call balanceOf: JSON-RPC, which evm-txs requires anyway.
+	},
+	{
+		name:   "nft",
+		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.NFTs(k) },
+	},
+	{
+		name:    "evm-txs",
+		kinds:   []vmkind.Kind{vmkind.EVM},
+		ingest:  func(vmkind.Kind, Options) ingest.Extension { return ingest.EVMTxs() },
+		api:     func(f *api.Features, _ vmkind.Kind, r Reader, _ Options) { f.EVMTxs = r },
+		jsonRPC: true,
+	},
+	{
+		name:             "internal-txs",
+		kinds:            []vmkind.Kind{vmkind.EVM},
+		on:               func(o Options) bool { return o.InternalTxs },
+		ingest:           func(_ vmkind.Kind, o Options) ingest.Extension { return ingest.InternalTxs(o.Internal) },
+		api:              func(f *api.Features, _ vmkind.Kind, _ Reader, _ Options) { f.InternalTxs = true },
+		servedOnlyWhenOn: true,
+		jsonRPC:          true,
+	},
+}
+
+// Profile is one VM kind's extensions.
+type Profile struct {
+	kind vmkind.Kind
+	exts []extension
+}
+
+// For returns the profile of a kind; the zero Kind (no VM_TYPE) is the core alone.
+func For(k vmkind.Kind) Profile {
+	p := Profile{kind: k}
+	if k == "" {
+		return p
+	}
+	for _, e := range extensions {
+		if e.kinds == nil || containsKind(e.kinds, k) {
+			p.exts = append(p.exts, e)
+		}
+	}
+	return p
+}
+
+// Parse is For of the kind spelled s (VM_TYPE), with vmkind.Parse's error.
+func Parse(s string) (Profile, error) {
+	k, err := vmkind.Parse(s)
+	if err != nil {
+		return Profile{}, err
+	}
+	return For(k), nil
+}
+
+// Kind is the profile's VM kind.
+func (p Profile) Kind() vmkind.Kind { return p.kind }
+
+// Names lists the profile's extensions, in order.
+func (p Profile) Names() []string {
+	out := make([]string, len(p.exts))
+	for i, e := range p.exts {
+		out[i] = e.name
+	}
+	return out
+}
+
+// Has reports whether the profile has the named extension (e.g. "internal-txs": whether
+// INTERNAL_TX may be set).
+func (p Profile) Has(name string) bool {
+	for _, e := range p.exts {
+		if e.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// JSONRPC reports whether the profile's ingestion reads the chain's Ethereum JSON-RPC, so a
+// deployment that ingests must give one.
+func (p Profile) JSONRPC() bool {
+	for _, e := range p.exts {
+		if e.jsonRPC {
+			return true
+		}
+	}
+	return false
+}
+
+// Extensions are the ingest extensions a deployment with o runs, for ingest.Config.Extensions.
+func (p Profile) Extensions(o Options) []ingest.Extension {
+	var out []ingest.Extension
+	for _, e := range p.exts {
+		if e.on == nil || e.on(o) {
+			out = append(out, e.ingest(p.kind, o))
+		}
+	}
+	return out
+}
+
+// Ingest returns cfg with the extensions its VMType's profile runs under o, whose RichList is
+// cfg.RichList (the flag's home). A VMType that is no kind is left to ingest.New's validation,
+// with the core alone.
+func Ingest(cfg ingest.Config, o Options) ingest.Config {
+	k, err := vmkind.Parse(cfg.VMType)
+	if err != nil {
+		return cfg
+	}
+	o.RichList = cfg.RichList
+	cfg.Extensions = For(k).Extensions(o)
+	return cfg
+}
+
+// API is what the profile adds to the API of a deployment with o whose store is r, for
+// api.Config.Features.
+func (p Profile) API(r Reader, o Options) api.Features {
+	var f api.Features
+	for _, e := range p.exts {
+		if e.api == nil || (e.servedOnlyWhenOn && e.on != nil && !e.on(o)) {
+			continue
+		}
+		e.api(&f, p.kind, r, o)
+	}
+	return f
+}
+
+func containsKind(ks []vmkind.Kind, k vmkind.Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}

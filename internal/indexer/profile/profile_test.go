@@ -1,0 +1,86 @@
+package profile
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// readerStub is a store with both extension readers, for the features' identities.
+type readerStub struct {
+	store.EVMReader
+	store.RichListReader
+	id int
+}
+
+func names(exts []ingest.Extension) []string {
+	out := make([]string, len(exts))
+	for i, e := range exts {
+		out[i] = e.Name()
+	}
+	return out
+}
+
+// TestProfiles: each kind runs exactly its extensions, in the pipeline's order, and the
+// deployment's switches turn the optional ones on and off.
+func TestProfiles(t *testing.T) {
+	all := Options{RichList: true, InternalTxs: true}
+	cases := []struct {
+		kind      vmkind.Kind
+		profile   []string
+		on, off   []string // extensions with all switches on, with all off
+		jsonRPC   bool
+		internals bool
+	}{
+		{vmkind.EVM, []string{"rich-list", "nft", "evm-txs", "internal-txs"},
+			[]string{"rich-list", "nft", "evm-txs", "internal-txs"}, []string{"nft", "evm-txs"}, true, true},
+		{vmkind.Move, []string{"rich-list", "nft"}, []string{"rich-list", "nft"}, []string{"nft"}, false, false},
+		{vmkind.Wasm, []string{"rich-list", "nft"}, []string{"rich-list", "nft"}, []string{"nft"}, false, false},
+		{"", nil, nil, nil, false, false},
+	}
+	for _, c := range cases {
+		p := For(c.kind)
+		if got := p.Names(); !slices.Equal(got, c.profile) {
+			t.Errorf("%q: profile %v, want %v", c.kind, got, c.profile)
+		}
+		if got := names(p.Extensions(all)); !slices.Equal(got, c.on) {
+			t.Errorf("%q: switches on: %v, want %v", c.kind, got, c.on)
+		}
+		if got := names(p.Extensions(Options{})); !slices.Equal(got, c.off) {
+			t.Errorf("%q: switches off: %v, want %v", c.kind, got, c.off)
+		}
+		if p.JSONRPC() != c.jsonRPC || p.Has("internal-txs") != c.internals {
+			t.Errorf("%q: JSONRPC %v, internal txs %v", c.kind, p.JSONRPC(), p.Has("internal-txs"))
+		}
+	}
+	if _, err := Parse("cosmos"); err == nil {
+		t.Error("Parse(cosmos): no error")
+	}
+	cfg := Ingest(ingest.Config{VMType: "move", RichList: true}, Options{})
+	if got := names(cfg.Extensions); !slices.Equal(got, []string{"rich-list", "nft"}) {
+		t.Errorf("Ingest takes the rich list's switch from the config: %v", got)
+	}
+}
+
+// TestAPIFeatures: the API of each kind gets the readers of its extensions, internal txs only
+// when they are traced, and 0x holders on EVM only; the rich list is served whatever the
+// switch (a list kept by an earlier run stays served, as at the peer).
+func TestAPIFeatures(t *testing.T) {
+	r := readerStub{id: 1}
+	evm := For(vmkind.EVM).API(r, Options{InternalTxs: true})
+	if evm.EVMTxs != r || !evm.InternalTxs || evm.RichList != r || !evm.HexHolders {
+		t.Errorf("evm: %+v", evm)
+	}
+	if f := For(vmkind.EVM).API(r, Options{}); f.EVMTxs != r || f.InternalTxs {
+		t.Errorf("evm without internal txs: %+v", f)
+	}
+	for _, k := range []vmkind.Kind{vmkind.Move, vmkind.Wasm} {
+		f := For(k).API(r, Options{RichList: true, InternalTxs: true})
+		if f.EVMTxs != nil || f.InternalTxs || f.RichList != r || f.HexHolders {
+			t.Errorf("%s: %+v", k, f)
+		}
+	}
+}
