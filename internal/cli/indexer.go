@@ -41,6 +41,9 @@ type indexerConfig struct {
 	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
 	AccessLog  bool  // one info line per request
 
+	// RetainHeights > 0 keeps only the newest RetainHeights heights (store/prune.go).
+	RetainHeights int64
+
 	// MaxReplicaLag bounds how far a PostgreSQL hot standby under an API may replay behind
 	// its primary and stay ready.
 	MaxReplicaLag time.Duration
@@ -68,6 +71,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
 	c.Streams.register(f)
+	f.Int64(&c.RetainHeights, "retain-heights", 0, "keep the newest N heights, pruning older ones in the background; older heights answer as on a pruned node (0: keep all; on an api replica, answer as the pruning writer does)", "RETAIN_HEIGHTS")
 	f.Int(&c.CacheMB, "response-cache-mb", 64, "MiB of answers kept in memory: blocks and txs until evicted, lists until the next block (0: off)", "RESPONSE_CACHE_MB")
 }
 
@@ -93,6 +97,9 @@ func (c *indexerConfig) validate(env *Env) error {
 	}
 	if err := c.Streams.validate(); err != nil {
 		return err
+	}
+	if c.RetainHeights < 0 {
+		return usagef("--retain-heights (RETAIN_HEIGHTS) must be 0 (keep all) or more, not %d", c.RetainHeights)
 	}
 	if err := c.validateEVM(); err != nil {
 		return err
@@ -165,6 +172,14 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		return fmt.Errorf("open store: %w", err)
 	}
 	g.Own(db.Close)
+	if cfg.RetainHeights > 0 {
+		db.SetRetention(cfg.RetainHeights)
+		if cfg.Mode != "api" {
+			g.Go(func(ctx context.Context) error {
+				return ingest.RunPruner(ctx, db, cfg.RetainHeights, pruneInterval, log)
+			})
+		}
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -233,6 +248,9 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 }
 
 // cacheBytes turns --response-cache-mb into api.Config.CacheBytes (negative: off).
+// pruneInterval is how often the writer prunes: at the devnet's 2 blocks a second, 20 heights.
+var pruneInterval = 10 * time.Second
+
 func cacheBytes(mb int) int64 {
 	if mb <= 0 {
 		return -1

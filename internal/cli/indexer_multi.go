@@ -209,6 +209,7 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 		f, err := fleet.New(fleet.Config{
 			Source: func() ([]fleet.Chain, error) { return u.specs, nil },
 			Reload: -1, DB: "sqlite:" + filepath.Dir(dir), Ingest: ic.Ingest, MaxConns: ic.MaxConns,
+			RetainHeights: ic.RetainHeights, PruneEvery: pruneInterval,
 			API: api.Config{Version: ic.BuildInfo.Version, CommitHash: ic.BuildInfo.Commit, CORS: ic.CORS.config(),
 				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag},
 			Log: u.log.With("component", "indexer"), Registry: reg,

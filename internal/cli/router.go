@@ -28,6 +28,7 @@ type routerConfig struct {
 	RouteConfig string        // optional JSON file with route.Config (durations, fees)
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
 	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
+	TrackKeep   time.Duration // bridge events older than this are pruned (track.Store.PruneEvents); 0 keeps all
 	CORS        corsFlags
 	Streams     streamFlags
 	AccessLog   bool // one info line per request
@@ -40,6 +41,7 @@ func (c *routerConfig) register(f *flags) {
 	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROUTER_ROUTE_CONFIG")
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
 	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
+	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROUTER_TRACK_KEEP_EVENTS")
 	c.CORS.register(f)
 	c.Streams.register(f)
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
@@ -89,7 +91,7 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 }
 
 // startTracker opens the tracker's store and runs the tracker in g; the store closes when g ends.
-func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (*track.Tracker, error) {
+func startTracker(g *group, dsn string, keep time.Duration, live *registry.Live, log *slog.Logger) (*track.Tracker, error) {
 	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
 		if dir := filepath.Dir(strings.TrimPrefix(path, "//")); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -103,6 +105,13 @@ func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (
 		return nil, err
 	}
 	tr := track.New(st, live, track.Config{Log: log.With("component", "tracker")})
+	if keep > 0 {
+		// Stopped with the group; a prune cut short by the store closing is not logged.
+		g.Go(func(ctx context.Context) error {
+			st.RunPruner(ctx, keep, trackPruneInterval, log.With("component", "tracker"))
+			return ctx.Err()
+		})
+	}
 	g.Go(func(ctx context.Context) error {
 		defer st.Close()
 		err := tr.Run(ctx)
@@ -121,6 +130,9 @@ func startTracker(g *group, dsn string, live *registry.Live, log *slog.Logger) (
 }
 
 // startRouter loads the registry and adds the router API (and its refresher) to g.
+// trackPruneInterval is how often the tracker's old events are pruned.
+var trackPruneInterval = time.Minute
+
 func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) error {
 	// Entries the loader cannot use are skipped, each with one warning on this logger.
 	reg, err := registry.LoadLogged(cfg.Registry, log.With("component", "registry"))
@@ -148,7 +160,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	prom := prometheus.NewRegistry()
 	prom.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.TrackDB != "" && cfg.TrackDB != "off" {
-		tr, err := startTracker(g, cfg.TrackDB, live, log)
+		tr, err := startTracker(g, cfg.TrackDB, cfg.TrackKeep, live, log)
 		if err != nil {
 			return err
 		}

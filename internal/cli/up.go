@@ -41,14 +41,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "up")
 	var d devnetFlags
 	var lg logging
-	var dataDir, host string
-	var indexerBase, routerPort int
+	var dataDir, host, pprofAddr string
+	var indexerBase, routerPort, indexRetain int
 	d.register(f)
 	lg.register(f)
 	f.String(&dataDir, "data-dir", ".rollgate", "state directory: devnet registry, one SQLite store per rollup, endpoints.json", "ROLLGATE_DATA_DIR")
 	f.String(&host, "listen-host", "127.0.0.1", "address the indexers and the router listen on", "ROLLGATE_LISTEN_HOST")
 	f.Int(&indexerBase, "indexer-port-base", 8080, "the indexer of rollup i listens on base+i (0: random ports)", "ROLLGATE_INDEXER_PORT_BASE")
 	f.Int(&routerPort, "router-port", 8090, "router port (0: random)", "ROLLGATE_ROUTER_PORT")
+	f.Int(&indexRetain, "indexer-retain-heights", -1, "heights each indexer keeps, pruning older ones (-1: as many as --retain-blocks; 0: keep all)", "ROLLGATE_INDEXER_RETAIN_HEIGHTS")
+	f.String(&pprofAddr, "pprof", "", "host:port serving /debug/pprof/ for heap and goroutine profiles (scripts/soak); empty: off", "ROLLGATE_PPROF")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -56,6 +58,11 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	cfg, err := d.config(devDir)
 	if err != nil {
 		return err
+	}
+	if indexRetain < 0 {
+		// The chains answer nothing older than their retained blocks, so an index of more
+		// would only grow: the indexers keep what the devnet keeps.
+		indexRetain = cfg.RetainBlocks
 	}
 	cfg.TestAccounts = 3 // printed below, like Anvil's accounts, for importing into a wallet
 	log, err := lg.logger(env.Stderr)
@@ -92,6 +99,11 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return g.Abort(fmt.Errorf("router: %w", err))
 	}
+	if pprofAddr != "" {
+		if err := servePprof(g, pprofAddr); err != nil {
+			return g.Abort(fmt.Errorf("pprof: %w", err))
+		}
+	}
 
 	netw, err := devnet.Start(ctx, cfg, log.With("component", "devnet"))
 	if err != nil {
@@ -118,6 +130,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
+		ic.RetainHeights = int64(indexRetain)
 		if err := fl.add(ic, lns[id]); err != nil {
 			return g.Abort(fmt.Errorf("indexer for %s: %w", id, err))
 		}
@@ -132,7 +145,10 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err := removeSQLite(trackPath); err != nil {
 		return g.Abort(err)
 	}
-	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin}
+	// Its events are kept for upTrackKeep: far longer than any devnet transfer takes, and far
+	// longer than the chains keep the blocks they came from.
+	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin,
+		TrackKeep: upTrackKeep}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		return g.Abort(err)
 	}
@@ -157,6 +173,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	up = true
 	return g.Wait()
 }
+
+// upTrackKeep is how long `up`'s tracker keeps bridge events (track.Store.PruneEvents).
+const upTrackKeep = time.Hour
 
 // removeSQLite removes a SQLite database with its WAL and shared-memory files, if present.
 func removeSQLite(path string) error {

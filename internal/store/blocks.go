@@ -174,7 +174,7 @@ func (d *DB) blocks(ctx context.Context, p Page) (BlockPage, error) {
 	if err != nil {
 		return BlockPage{}, fmt.Errorf("blocks: %w", err)
 	}
-	out := BlockPage{Blocks: bs, Final: blocksFinal(p, st, len(bs))}
+	out := BlockPage{Blocks: bs, Final: d.Retention() == 0 && blocksFinal(p, st, len(bs))}
 	if p.CountTotal && st.height > 0 {
 		out.Total = st.height - st.firstHeight + 1
 	}

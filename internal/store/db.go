@@ -129,6 +129,8 @@ type DB struct {
 	lookups lookupCache
 	// ranks keeps rank buckets the readers loaded, by indexed height (see rankReads).
 	ranks rankReads
+	// retain is the retention setting (prune.go): 0 keeps every height.
+	retain retention
 }
 
 var _ Store = (*DB)(nil)

@@ -137,7 +137,7 @@ func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) 
 			return TxPage{}, fmt.Errorf("evm txs: %w", err)
 		}
 	}
-	return l.page(ctx, c, p)
+	return d.unpinned(l.page(ctx, c, p))
 }
 
 func init() {

@@ -188,7 +188,7 @@ func (d *DB) InternalTxs(ctx context.Context, f InternalTxFilter, p Page) (TxPag
 			return TxPage{}, fmt.Errorf("internal txs: %w", err)
 		}
 	}
-	return l.page(ctx, c, p)
+	return d.unpinned(l.page(ctx, c, p))
 }
 
 // EVMTxHeights lists the heights in [from, to] holding EVM txs, ascending: the blocks the

@@ -63,7 +63,7 @@ func (d *DB) txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 	if err != nil {
 		return TxPage{}, err
 	}
-	page.Final = q.final(len(page.Txs))
+	page.Final = d.Retention() == 0 && q.final(len(page.Txs))
 	return page, nil
 }
 

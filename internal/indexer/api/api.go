@@ -134,7 +134,7 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.
 		Version: func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
-	}, s.routes())
+	}, s.retained(s.routes()))
 	if cfg.WriteThrough != nil && cfg.CacheBytes > 0 {
 		if logger == nil {
 			logger = slog.New(slog.DiscardHandler)
@@ -147,6 +147,9 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 // mapError turns the store's domain errors into API errors. Handlers map ErrNotFound with
 // their own message; this catches one that forgot: still a 404, never a 500.
 func mapError(err error) error {
+	if e, ok := prunedError(err); ok {
+		return e
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFoundf("not found")
 	}

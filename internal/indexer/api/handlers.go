@@ -40,6 +40,9 @@ type statusJSON struct {
 	// RichListHeight is the rich list's height: omitted while it is not kept, 0 while it is
 	// kept (Config.RichList) but could not start yet, below height while it catches up.
 	RichListHeight *int64 `json:"rich_list_height,omitempty"`
+	// LowestHeight is the lowest height a pruning store keeps (--retain-heights); omitted
+	// when every height is kept.
+	LowestHeight int64 `json:"lowest_height,omitempty"`
 }
 
 func (s *server) status(r *http.Request) (any, error) {
@@ -52,6 +55,9 @@ func (s *server) status(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if err := s.richListStatus(r, &st); err != nil {
+		return nil, err
+	}
+	if err := s.lowestStatus(r, &st); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -96,6 +96,20 @@ func (r *chainRun) run() {
 		}
 	}
 	defer db.Close()
+	if keep := r.f.cfg.RetainHeights; keep > 0 {
+		// Retention (store/prune.go): the writer prunes; every process answers pruned heights
+		// alike. The pruner stops before the deferred Close above.
+		db.SetRetention(keep)
+		if !r.f.cfg.ReadOnly {
+			pctx, stop := context.WithCancel(r.ctx)
+			pruned := make(chan struct{})
+			go func() {
+				defer close(pruned)
+				_ = ingest.RunPruner(pctx, db, keep, r.f.cfg.PruneEvery, r.log)
+			}()
+			defer func() { stop(); <-pruned }()
+		}
+	}
 	prof, err := profile.Parse(r.spec.VMType)
 	if err != nil {
 		r.log.Error("chain not started", "err", err) // Validate refuses such a spec first

@@ -38,6 +38,10 @@ type Config struct {
 	PoolConns int
 	Ingest    ingest.Config
 	API       api.Config
+	// RetainHeights > 0 keeps each chain's newest RetainHeights heights (store.DB.Prune, every
+	// PruneEvery, default 10 s); 0 keeps all.
+	RetainHeights int64
+	PruneEvery    time.Duration
 	// MaxConns caps one chain's upstream requests in flight (per endpoint kind), Budget the
 	// whole fleet's; 0: no cap, no shared budget.
 	MaxConns, Budget int
@@ -99,6 +103,9 @@ func New(cfg Config) (*Fleet, error) {
 	}
 	if cfg.PoolConns <= 0 {
 		cfg.PoolConns = 4
+	}
+	if cfg.PruneEvery <= 0 {
+		cfg.PruneEvery = 10 * time.Second
 	}
 	if cfg.RestartMin <= 0 {
 		cfg.RestartMin = time.Second
