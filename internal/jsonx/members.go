@@ -44,18 +44,11 @@ func Members(b []byte, fn func(key, val []byte)) bool {
 			return false
 		}
 		fn(key, b[i:vend:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
+		next, more, ok := afterValue(b, vend, '}')
+		if !more {
+			return ok
 		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return skipSpace(b, i+1) == len(b)
-		default:
-			return false
-		}
+		i = next
 	}
 }
 
@@ -76,19 +69,23 @@ func Elements(b []byte, fn func(val []byte)) bool {
 			return false
 		}
 		fn(b[i:vend:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
+		next, more, ok := afterValue(b, vend, ']')
+		if !more {
+			return ok
 		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
-			return skipSpace(b, i+1) == len(b)
-		default:
-			return false
-		}
+		i = next
 	}
+}
+
+// afterValue steps over what follows a member or element ending at vend: a comma (more, with
+// next at the following one) or the closing byte that must end b (ok when nothing but space
+// comes after it); anything else is malformed.
+func afterValue(b []byte, vend int, closing byte) (next int, more, ok bool) {
+	i := skipSpace(b, vend)
+	if i < len(b) && b[i] == ',' {
+		return skipSpace(b, i+1), true, true
+	}
+	return 0, false, i < len(b) && b[i] == closing && skipSpace(b, i+1) == len(b)
 }
 
 // structural marks the bytes valueEnd stops at inside an object or array.
