@@ -77,6 +77,19 @@ func Elements(b []byte, fn func(val []byte)) bool {
 	}
 }
 
+// AppendMember appends the member k:v, as Members gives them (k the bytes between the key's
+// quotes), to obj, an object written from its '{' on; the caller closes it. Decoders use it
+// to pass the members they do not take apart on to encoding/json.
+func AppendMember(obj, k, v []byte) []byte {
+	if len(obj) > 1 {
+		obj = append(obj, ',')
+	}
+	obj = append(obj, '"')
+	obj = append(obj, k...)
+	obj = append(obj, '"', ':')
+	return append(obj, v...)
+}
+
 // afterValue steps over what follows a member or element ending at vend: a comma (more, with
 // next at the following one) or the closing byte that must end b (ok when nothing but space
 // comes after it); anything else is malformed.
