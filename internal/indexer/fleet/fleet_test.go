@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +45,50 @@ type captured struct {
 	top               int64  // the height the peer's answers were taken at
 	url               string // the replay server, stopping at top
 	richList          bool
+}
+
+// moving is a copy of a captured chain served again up to a tip that the test moves.
+type moving struct {
+	captured // url is the moving replay's
+	tip      atomic.Int64
+}
+
+// serveMoving serves c's capture up to a tip starting at from, as chain id (c's own when
+// empty).
+func serveMoving(t *testing.T, c *captured, id string, from int64) *moving {
+	t.Helper()
+	m := &moving{captured: *c}
+	m.tip.Store(from)
+	srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(m.tip.Load), replay.HeightFallback(replay.NFTFacts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	m.url = hs.URL
+	if id != "" {
+		m.id = id
+	}
+	return m
+}
+
+// advance moves each chain's tip a block on every period, none past its top, until stop
+// closes.
+func advance(stop <-chan struct{}, period time.Duration, chains ...*moving) {
+	tk := time.NewTicker(period)
+	defer tk.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tk.C:
+			for _, c := range chains {
+				if c.tip.Load() < c.top {
+					c.tip.Add(1)
+				}
+			}
+		}
+	}
 }
 
 // capturedChains serves the three captured chains (one per VM kind), each stopping at the
@@ -184,25 +229,44 @@ func waitHeight(t *testing.T, base string, top int64, within time.Duration) {
 	t.Fatalf("%s did not reach height %d within %s; last /status: %s", base, top, within, last)
 }
 
-// single is the single-chain deployment of c the fleet must equal: its own store, pipeline,
-// internal-tx follower and API, as `rollgate indexer` wires them for one chain.
+// single is the single-chain deployment of c the fleet must equal.
 func single(t *testing.T, c *captured, dsn string) *httptest.Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return singleServer(t, singleSpec{id: c.id, vm: c.vm, rpc: c.url, rest: c.url, jsonRPC: c.url,
+		top: c.top, richList: c.richList, within: 3 * time.Minute}, dsn)
+}
+
+// singleSpec is one chain's single-chain deployment: where it is served and what the API says
+// of its build.
+type singleSpec struct {
+	id, vm             string
+	rpc, rest, jsonRPC string
+	top                int64
+	richList           bool
+	version, commit    string
+	within             time.Duration // to ingest up to top
+}
+
+// singleServer ingests s's chain to its top into the store at dsn and serves it: its own
+// store, pipeline, internal-tx follower and API, as `rollgate indexer` wires them for one chain.
+func singleServer(t *testing.T, s singleSpec, dsn string) *httptest.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), s.within)
 	defer cancel()
 	db, err := store.Open(ctx, dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	src, err := ingest.DialSource(c.url, c.url, nil)
+	src, err := ingest.DialSource(s.rpc, s.rest, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := fastIngest()
-	cfg.ChainID, cfg.VMType, cfg.AccountPrefix, cfg.RichList, cfg.StopAtHeight = c.id, c.vm, "init", c.richList, c.top
-	if vmkind.Kind(c.vm) == vmkind.EVM {
-		rpc, err := evmrpc.New(c.url)
+	cfg.ChainID, cfg.VMType, cfg.AccountPrefix, cfg.RichList, cfg.StopAtHeight = s.id, s.vm, "init", s.richList, s.top
+	evm := vmkind.Kind(s.vm) == vmkind.EVM
+	if evm {
+		rpc, err := evmrpc.New(s.jsonRPC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,15 +279,16 @@ func single(t *testing.T, c *captured, dsn string) *httptest.Server {
 	if err := p.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if vmkind.Kind(c.vm) == vmkind.EVM {
+	if evm {
 		f := ingest.NewInternalFollower(ingest.InternalConfig{PollInterval: 10 * time.Millisecond,
-			RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, StopAtHeight: c.top}, src.EVM(), db, nil)
+			RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, StopAtHeight: s.top}, src.EVM(), db, nil)
 		if err := f.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(api.New(api.Config{ChainID: c.id, Features: profile.For(vmkind.Kind(c.vm)).API(db, profile.Options{RichList: c.richList, InternalTxs: true}),
-		AccountPrefix: "init", RichList: c.richList}, db, nil, nil))
+	srv := httptest.NewServer(api.New(api.Config{ChainID: s.id,
+		Features:      profile.For(vmkind.Kind(s.vm)).API(db, profile.Options{RichList: s.richList, InternalTxs: true}),
+		AccountPrefix: "init", Version: s.version, CommitHash: s.commit, RichList: s.richList}, db, nil, nil))
 	t.Cleanup(srv.Close)
 	return srv
 }
