@@ -49,6 +49,22 @@ func streamStores() map[string]func(t *testing.T) (store.Store, store.Reader) {
 	}
 }
 
+// lateStore is a SQLite store that starts at height 10, as one whose indexer started late or
+// that was pruned: an older resume point has expired.
+func lateStore(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "idx.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	blk := store.Block{ChainID: "c-1", Height: 10, Hash: make([]byte, 32), Time: time.Unix(1700000000, 0).UTC(), TotalFee: json.RawMessage(`[]`)}
+	if err := db.WriteBlocks(context.Background(), []store.BlockBundle{{Block: blk}}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 var fillOpts = storetest.Options{TxsPerBlock: 4, Accounts: 7, BatchBlocks: 1}
 
 func fill(t *testing.T, w store.Writer, blocks int) {
@@ -241,17 +257,7 @@ func TestStreamsResumeAsListRoutes(t *testing.T) {
 }
 
 func TestStreamResumeExpiredAndBadInput(t *testing.T) {
-	ctx := context.Background()
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	// The store starts at height 10 (an indexer started late, or pruned).
-	blk := store.Block{ChainID: "c-1", Height: 10, Hash: make([]byte, 32), Time: time.Unix(1700000000, 0).UTC(), TotalFee: json.RawMessage(`[]`)}
-	if err := db.WriteBlocks(ctx, []store.BlockBundle{{Block: blk}}); err != nil {
-		t.Fatal(err)
-	}
+	db := lateStore(t)
 	srv := httptest.NewServer(New(Config{StreamPoll: 20 * time.Millisecond}, db, nil, nil))
 	t.Cleanup(srv.Close)
 	c := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream?from=3", "")
