@@ -1,34 +1,16 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testEnv(vars map[string]string) (*Env, *syncBuffer, *syncBuffer) {
-	var out, errb syncBuffer
+func testEnv(vars map[string]string) (*Env, *testutil.SyncBuffer, *testutil.SyncBuffer) {
+	var out, errb testutil.SyncBuffer
 	return &Env{
 		Build:  Build{Version: "v1.2.3", Commit: "abc"},
 		Stdout: &out, Stderr: &errb,

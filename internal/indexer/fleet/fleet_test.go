@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -504,7 +503,7 @@ func TestFleetBadBlockIsolated(t *testing.T) {
 	b.RPC, b.REST = broken.URL, broken.URL
 	file := filepath.Join(t.TempDir(), "chains.json")
 	writeChains(t, file, good.spec(), b)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(),
 		Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	waitHeight(t, srv.URL+"/"+good.id, good.top, 3*time.Minute)
@@ -524,24 +523,6 @@ func TestFleetBadBlockIsolated(t *testing.T) {
 		t.Errorf("%s logged an error:\n%s", good.id, logs.String())
 	}
 	t.Logf("%s at its top %d while %s fails at height %d and is restarted", good.id, good.top, bad.id, s.Height+1)
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestLoadInitiaRegistry reads the real initia-registry snapshot the router's tests keep: a
