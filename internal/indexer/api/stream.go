@@ -60,6 +60,22 @@ func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) er
 	}
 }
 
+// startHeight is the height a height-ordered stream goes on after: the indexed tip without a
+// resume point, else after, unless that lies before the first retained block (expired).
+func (s *server) startHeight(ctx context.Context, resume bool, after int64) (int64, error) {
+	first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	if !resume {
+		return s.store.IndexedHeight(ctx)
+	}
+	if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
+		return 0, errExpired(after, first.Blocks[0].Height)
+	}
+	return after, nil
+}
+
 // blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
 // lists them, id the height.
 func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
@@ -69,16 +85,9 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 	}
 	return func(st *httpapi.Stream) error {
 		ctx := st.Context()
-		first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+		after, err := s.startHeight(ctx, resume, after)
 		if err != nil {
 			return err
-		}
-		if !resume {
-			if after, err = s.store.IndexedHeight(ctx); err != nil {
-				return err
-			}
-		} else if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
-			return errExpired(after, first.Blocks[0].Height)
 		}
 		for {
 			// The window may end before the store does: read on until a page comes back

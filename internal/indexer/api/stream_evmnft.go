@@ -83,19 +83,12 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	return func(st *httpapi.Stream) error {
-		ctx := st.Context()
-		first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+		h, err := s.startHeight(st.Context(), resume, after.Height)
 		if err != nil {
 			return err
 		}
 		if !resume {
-			h, err := s.store.IndexedHeight(ctx)
-			if err != nil {
-				return err
-			}
 			after = afterHeight(h)
-		} else if len(first.Blocks) > 0 && after.Height < first.Blocks[0].Height-1 {
-			return errExpired(after.Height, first.Blocks[0].Height)
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
