@@ -3,6 +3,7 @@ package testutil
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/jsonx"
@@ -35,6 +36,18 @@ func Answers(t testing.TB, capture, dir string, least int, rpcResult bool) [][]b
 		out = append(out, b)
 	}
 	return out
+}
+
+// SameDecode fails t unless a fast decoder's result and error for in are encoding/json's:
+// got and want are the two results, gerr and werr their errors.
+func SameDecode(t testing.TB, in []byte, got, want any, gerr, werr error) {
+	t.Helper()
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		t.Fatalf("%.200s: error %v, want %v", in, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.200s: decoded %+v, want %+v", in, got, want)
+	}
 }
 
 // Decoder names one way of decoding an answer, for BenchDecoders.

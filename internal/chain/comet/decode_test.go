@@ -2,7 +2,6 @@ package comet
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -28,12 +27,7 @@ func TestBlockResultsDecodeValid(t *testing.T) {
 		var want, got ResultBlockResults
 		werr := json.Unmarshal(in, &want)
 		gerr := got.decodeValid(in)
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-			t.Fatalf("%.200s: error %v, want %v", in, gerr, werr)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%.200s: decoded differently", in)
-		}
+		testutil.SameDecode(t, in, got, want, gerr, werr)
 		txs += len(got.TxsResults)
 	}
 	if txs < 7000 {

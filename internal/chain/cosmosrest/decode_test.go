@@ -2,7 +2,6 @@ package cosmosrest
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -29,12 +28,7 @@ func TestBlockTxsPageDecodeValid(t *testing.T) {
 		var want, got blockTxsPage
 		werr := json.Unmarshal(in, &want)
 		gerr := got.decodeValid(in)
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-			t.Fatalf("%.200s: error %v, want %v", in, gerr, werr)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%.200s: decoded differently: %+v, want %+v", in, got, want)
-		}
+		testutil.SameDecode(t, in, got, want, gerr, werr)
 		txs += len(got.Txs)
 	}
 	if txs < 7765 {

@@ -2,7 +2,7 @@ package evmrpc
 
 import (
 	"encoding/json"
-	"reflect"
+	"errors"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -19,13 +19,12 @@ func TestDecodeRawElements(t *testing.T) {
 	for _, res := range results {
 		var want, got []json.RawMessage
 		werr := json.Unmarshal(res, &want)
+		if werr != nil {
+			// decodeResult says which call's result it could not decode.
+			werr = errors.New("evmrpc eth_getBlockReceipts: decoding result: " + werr.Error())
+		}
 		gerr := decodeResult("eth_getBlockReceipts", &wireResp{Result: res}, &got)
-		if (werr == nil) != (gerr == nil) || (werr != nil && gerr.Error() != "evmrpc eth_getBlockReceipts: decoding result: "+werr.Error()) {
-			t.Fatalf("%.200s: error %v, want %v", res, gerr, werr)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%.200s: %q, want %q", res, got, want)
-		}
+		testutil.SameDecode(t, res, got, want, gerr, werr)
 		receipts += len(got)
 	}
 	if receipts < 7000 {
