@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -502,25 +501,7 @@ func readJSON(t *testing.T, path string, v any) {
 
 func readIndex(t *testing.T, dir string) []peerRecord {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "index.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []peerRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r peerRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testutil.ReadJSONL[peerRecord](t, filepath.Join(dir, "index.jsonl"))
 }
 
 // evmFeatures are the API features of the EVM rollup under test: its profile, internal txs on

@@ -1,7 +1,6 @@
 package fleet_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -300,22 +299,7 @@ type peerRecord struct {
 
 func peerRequests(t *testing.T, peer string) []peerRecord {
 	t.Helper()
-	f, err := os.Open(filepath.Join(testutil.Fixture(t, peer), "index.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []peerRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r peerRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return testutil.ReadJSONL[peerRecord](t, filepath.Join(testutil.Fixture(t, peer), "index.jsonl"))
 }
 
 // TestFleetByteIdentical: the three captured chains (EVM, Move, Wasm) in one fleet, on SQLite
