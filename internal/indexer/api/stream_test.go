@@ -120,6 +120,18 @@ func openStream(t *testing.T, url, lastID string) *streamClient {
 	return &streamClient{resp: resp, rd: sse.NewReader(resp.Body)}
 }
 
+// rest reads the events left until the server ends the stream.
+func (c *streamClient) rest() []sse.Event {
+	var out []sse.Event
+	for {
+		ev, err := c.rd.Next()
+		if err != nil {
+			return out
+		}
+		out = append(out, ev)
+	}
+}
+
 // next reads n events, failing after a few seconds.
 func (c *streamClient) next(t *testing.T, n int) []sse.Event {
 	t.Helper()
@@ -333,14 +345,7 @@ func TestStreamSlowClientResumes(t *testing.T) {
 			c := openStream(t, srv.URL+"/indexer/tx/v1/txs/stream?from=0", "")
 			time.Sleep(time.Second) // the producer fills the queue and gives up after 50 ms, even on a busy machine
 			close(release)
-			var got []sse.Event
-			for {
-				ev, err := c.rd.Next()
-				if err != nil {
-					break
-				}
-				got = append(got, ev)
-			}
+			got := c.rest()
 			if len(got) != 7 || got[6].Name != "reconnect" || !strings.Contains(string(got[6].Data), `"last_event_id":"6"`) {
 				t.Fatalf("slow client got %d events, last %+v", len(got), got[len(got)-1])
 			}
@@ -385,14 +390,7 @@ func TestBlockStreamTip(t *testing.T) {
 				sameItems(t, "fast client "+strconv.Itoa(i), data(c.next(t, len(want))), want)
 			}
 			close(release)
-			var got []sse.Event
-			for {
-				ev, err := slow.rd.Next()
-				if err != nil {
-					break
-				}
-				got = append(got, ev)
-			}
+			got := slow.rest()
 			last := got[len(got)-1]
 			if last.Name != "reconnect" || len(got) < 2 || len(got) > 4 {
 				t.Fatalf("slow client: %d events, last %s %s", len(got), last.Name, last.Data)
