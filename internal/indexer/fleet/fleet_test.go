@@ -190,16 +190,7 @@ func get(t *testing.T, u, host string) (int, string, []byte) {
 	if host != "" {
 		req.Host = host
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return testutil.Do(t, req)
 }
 
 // waitHeight waits until the chain's /status at base reports height top (and, on EVM chains,
