@@ -53,6 +53,21 @@ func openStore(ctx context.Context, dsn string, log *slog.Logger) (*store.DB, er
 	return db, nil
 }
 
+// openIndexed opens the store as openStore does, with the height it has indexed up to, from
+// which a run goes on.
+func openIndexed(ctx context.Context, dsn string, log *slog.Logger) (*store.DB, int64, error) {
+	db, err := openStore(ctx, dsn, log)
+	if err != nil {
+		return nil, 0, err
+	}
+	indexed, err := db.IndexedHeight(ctx)
+	if err != nil {
+		db.Close()
+		return nil, 0, err
+	}
+	return db, indexed, nil
+}
+
 // countTxs is the number of txs the store holds (the newest sequence; sequences are dense).
 func countTxs(ctx context.Context, r store.Reader) (int64, error) {
 	page, err := r.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true, CountTotal: true})

@@ -73,15 +73,11 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 		log = slog.New(slog.DiscardHandler)
 	}
 	res := IngestResult{Backend: backend(cfg.DSN), Source: cfg.Source, StoreBytes: -1}
-	db, err := openStore(ctx, cfg.DSN, log)
+	db, indexed, err := openIndexed(ctx, cfg.DSN, log)
 	if err != nil {
 		return res, err
 	}
 	defer db.Close()
-	indexed, err := db.IndexedHeight(ctx)
-	if err != nil {
-		return res, err
-	}
 	res.FromHeight = indexed + 1
 
 	icfg := cfg.Ingest

@@ -103,6 +103,21 @@ func (w *commitClock) get(h int64) (time.Time, bool) {
 	return t, ok
 }
 
+// waitIngest polls until reached holds; the context ending or ingestion ending first (it
+// should run on) is an error.
+func waitIngest(ctx context.Context, ingestDone <-chan error, reached func() bool) error {
+	for !reached() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-ingestDone:
+			return fmt.Errorf("ingest ended early: %w", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
 // Stream runs the benchmark and prints its figures.
 func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logger) (StreamResult, error) {
 	res := StreamResult{Subs: cfg.Subs, Blocks: cfg.Blocks}
@@ -114,15 +129,11 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	db, err := openStore(ctx, cfg.DSN, log)
+	db, indexed, err := openIndexed(ctx, cfg.DSN, log)
 	if err != nil {
 		return res, err
 	}
 	defer db.Close()
-	indexed, err := db.IndexedHeight(ctx)
-	if err != nil {
-		return res, err
-	}
 	// Two warm-up blocks before the subscribers connect, then the measured ones.
 	first := indexed + 3
 	stop := first + int64(cfg.Blocks) - 1
@@ -181,17 +192,11 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 		return res, err
 	}
 	defer stopSrv()
-	for {
-		if ih, err := db.IndexedHeight(ctx); err == nil && ih >= first-1 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case err := <-ingestDone:
-			return res, fmt.Errorf("ingest ended early: %w", err)
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := waitIngest(ctx, ingestDone, func() bool {
+		ih, err := db.IndexedHeight(ctx)
+		return err == nil && ih >= first-1
+	}); err != nil {
+		return res, err
 	}
 	pace := fmt.Sprintf("at %.3gx the chain's pace", cfg.Speed)
 	if cfg.RPC != "" {
@@ -230,17 +235,11 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 			return res, err
 		}
 		first, stop = ih+1, ih+int64(cfg.Blocks)
-		for {
-			if _, ok := clock.get(stop); ok {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return res, ctx.Err()
-			case err := <-ingestDone:
-				return res, fmt.Errorf("ingest ended early: %w", err)
-			case <-time.After(20 * time.Millisecond):
-			}
+		if err := waitIngest(ctx, ingestDone, func() bool {
+			_, ok := clock.get(stop)
+			return ok
+		}); err != nil {
+			return res, err
 		}
 		stopIngest()
 	}

@@ -1,39 +1,54 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func testEnv(vars map[string]string) (*Env, *syncBuffer, *syncBuffer) {
-	var out, errb syncBuffer
+func testEnv(vars map[string]string) (*Env, *testutil.SyncBuffer, *testutil.SyncBuffer) {
+	var out, errb testutil.SyncBuffer
 	return &Env{
 		Build:  Build{Version: "v1.2.3", Commit: "abc"},
 		Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] },
 	}, &out, &errb
+}
+
+// checkErr fails t unless err contains wantErr, or is nil when wantErr is empty; it is true
+// when the case goes on to check a result (no error was wanted).
+func checkErr(t *testing.T, err error, wantErr string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want %q", err, wantErr)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// flagGroup is a set of flags commands share (CORS, streams).
+type flagGroup interface {
+	register(f *flags)
+	validate() error
+}
+
+// parseGroup registers g alone, parses args with the environment vars and validates g.
+func parseGroup(vars map[string]string, args []string, g flagGroup) error {
+	env, _, _ := testEnv(vars)
+	f := newFlags(env, "t")
+	g.register(f)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	return g.validate()
 }
 
 func TestRunExitCodes(t *testing.T) {
@@ -90,14 +105,8 @@ func TestFlagsFromEnvironment(t *testing.T) {
 			f.Int(&n, "n", 7, "a number", "N")
 			f.Duration(&d, "d", time.Second, "a duration", "D")
 			err := f.parse(tc.args)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if !checkErr(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s != tc.want || n != tc.wantN || d != tc.wantDur {
 				t.Errorf("got %q %d %v, want %q %d %v", s, n, d, tc.want, tc.wantN, tc.wantDur)
@@ -140,14 +149,8 @@ func TestDevnetFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg, err := d.config(t.TempDir())
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if !checkErr(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if tc.check != nil {
 				tc.check(t, d)

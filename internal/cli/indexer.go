@@ -104,13 +104,7 @@ func (c *indexerConfig) validate(env *Env) error {
 	if err := c.validateEVM(); err != nil {
 		return err
 	}
-	if c.Listen == "" {
-		port := env.Getenv("PORT")
-		if port == "" {
-			port = "8080"
-		}
-		c.Listen = ":" + port
-	}
+	c.Listen = listenAddr(env, c.Listen, "8080")
 	if c.DB == "" {
 		c.DB = "sqlite:" + filepath.Join(".rollgate", c.Ingest.ChainID+".db")
 	}
@@ -121,34 +115,18 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 	if multiChain(env, args) {
 		return runIndexerMulti(ctx, env, args) // many chains: indexer_multi.go
 	}
-	f := newFlags(env, "indexer")
 	var cfg indexerConfig
-	var lg logging
-	cfg.register(f)
-	lg.register(f)
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	if err := cfg.validate(env); err != nil {
-		return err
-	}
-	log, err := lg.logger(env.Stderr)
+	log, err := parseServer(env, "indexer", args, &cfg)
 	if err != nil {
 		return err
 	}
 	cfg.BuildInfo = env.Build
-	g := newGroup(ctx)
-	ln, err := g.Listen(cfg.Listen)
-	if err != nil {
-		return g.Abort(err)
-	}
-	if err := startIndexer(g, cfg, ln, log); err != nil {
-		return g.Abort(err)
-	}
-	log.Info("indexer started", "chain_id", cfg.Ingest.ChainID, "mode", cfg.Mode, "url", "http://"+ln.Addr().String())
-	err = g.Wait()
-	log.Info("indexer stopped", "chain_id", cfg.Ingest.ChainID)
-	return err
+	return runServer(ctx, cfg.Listen,
+		func(g *group, ln net.Listener) error { return startIndexer(g, cfg, ln, log) },
+		func(url string) {
+			log.Info("indexer started", "chain_id", cfg.Ingest.ChainID, "mode", cfg.Mode, "url", url)
+		},
+		func() { log.Info("indexer stopped", "chain_id", cfg.Ingest.ChainID) })
 }
 
 // startIndexer opens the store and adds the ingestion pipeline and/or the API server to g.

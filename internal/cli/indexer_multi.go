@@ -89,13 +89,7 @@ func (c *multiConfig) validate(env *Env) error {
 	if err := c.CORS.validate(); err != nil {
 		return err
 	}
-	if c.Listen == "" {
-		port := env.Getenv("PORT")
-		if port == "" {
-			port = "8080"
-		}
-		c.Listen = ":" + port
-	}
+	c.Listen = listenAddr(env, c.Listen, "8080")
 	if c.Reload == 0 {
 		c.Reload = -1
 	}
@@ -134,34 +128,19 @@ func (c *multiConfig) hostMap() map[string]string {
 }
 
 func runIndexerMulti(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "indexer")
 	var cfg multiConfig
-	var lg logging
-	cfg.register(f)
-	lg.register(f)
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	if err := cfg.validate(env); err != nil {
-		return err
-	}
-	log, err := lg.logger(env.Stderr)
+	log, err := parseServer(env, "indexer", args, &cfg)
 	if err != nil {
 		return err
 	}
 	cfg.BuildInfo = env.Build
-	g := newGroup(ctx)
-	ln, err := g.Listen(cfg.Listen)
-	if err != nil {
-		return g.Abort(err)
-	}
-	if _, err := startFleet(g, cfg, ln, log); err != nil {
-		return g.Abort(err)
-	}
-	log.Info("indexer started", "chains", cfg.Chains, "url", "http://"+ln.Addr().String())
-	err = g.Wait()
-	log.Info("indexer stopped")
-	return err
+	return runServer(ctx, cfg.Listen,
+		func(g *group, ln net.Listener) error {
+			_, err := startFleet(g, cfg, ln, log)
+			return err
+		},
+		func(url string) { log.Info("indexer started", "chains", cfg.Chains, "url", url) },
+		func() { log.Info("indexer stopped") })
 }
 
 // startFleet adds the fleet and its listener's server to g.

@@ -31,7 +31,7 @@ func freeAddr(t *testing.T) string {
 // environment variable names, the captured minievm chain replayed upstream) and returns its
 // address, the captured chain's top, the upstream's URL, its stderr and stop, which cancels
 // the command as Ctrl-C would and checks it exits cleanly.
-func capturedIndexer(t *testing.T, args ...string) (addr string, top int64, upURL string, errb *syncBuffer, stop func()) {
+func capturedIndexer(t *testing.T, args ...string) (addr string, top int64, upURL string, errb *testutil.SyncBuffer, stop func()) {
 	t.Helper()
 	dir := testutil.Fixture(t, "minievm")
 	probe, err := replay.New(dir)

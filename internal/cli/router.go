@@ -47,47 +47,30 @@ func (c *routerConfig) register(f *flags) {
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
 }
 
-func runRouter(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "router")
-	var cfg routerConfig
-	var lg logging
-	cfg.register(f)
-	lg.register(f)
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	if cfg.Registry == "" {
+func (c *routerConfig) validate(env *Env) error {
+	if c.Registry == "" {
 		return usagef("--registry (ROUTER_REGISTRY) is required")
 	}
-	if err := cfg.CORS.validate(); err != nil {
+	if err := c.CORS.validate(); err != nil {
 		return err
 	}
-	if err := cfg.Streams.validate(); err != nil {
+	if err := c.Streams.validate(); err != nil {
 		return err
 	}
-	if cfg.Listen == "" {
-		port := env.Getenv("PORT")
-		if port == "" {
-			port = "8090"
-		}
-		cfg.Listen = ":" + port
-	}
-	log, err := lg.logger(env.Stderr)
+	c.Listen = listenAddr(env, c.Listen, "8090")
+	return nil
+}
+
+func runRouter(ctx context.Context, env *Env, args []string) error {
+	var cfg routerConfig
+	log, err := parseServer(env, "router", args, &cfg)
 	if err != nil {
 		return err
 	}
-	g := newGroup(ctx)
-	ln, err := g.Listen(cfg.Listen)
-	if err != nil {
-		return g.Abort(err)
-	}
-	if err := startRouter(g, cfg, ln, log); err != nil {
-		return g.Abort(err)
-	}
-	log.Info("router started", "url", "http://"+ln.Addr().String(), "registry", cfg.Registry)
-	err = g.Wait()
-	log.Info("router stopped")
-	return err
+	return runServer(ctx, cfg.Listen,
+		func(g *group, ln net.Listener) error { return startRouter(g, cfg, ln, log) },
+		func(url string) { log.Info("router started", "url", url, "registry", cfg.Registry) },
+		func() { log.Info("router stopped") })
 }
 
 // startTracker opens the tracker's store and runs the tracker in g; the store closes when g ends.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,22 +29,10 @@ func TestStreamFlags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, _, _ := testEnv(tc.vars)
-			f := newFlags(env, "t")
 			var c streamFlags
-			c.register(f)
-			err := f.parse(tc.args)
-			if err == nil {
-				err = c.validate()
-			}
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			err := parseGroup(tc.vars, tc.args, &c)
+			if !checkErr(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := c.options(); got != tc.want {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/registryfile"
 	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
@@ -213,7 +214,9 @@ func (n *Network) Endpoints() Endpoints {
 }
 
 // WriteEndpoints writes endpoints.json.
-func (n *Network) WriteEndpoints(path string) error { return writeJSON(path, n.Endpoints()) }
+func (n *Network) WriteEndpoints(path string) error {
+	return registryfile.WriteJSON(path, n.Endpoints())
+}
 
 // ExecutorURL is the OPinit executor API of a rollup ("" for other chains or without
 // bridges).

@@ -2,12 +2,11 @@ package devnet
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // genesis is the fixed genesis time of the tests' networks (block times, and so every
@@ -32,15 +31,7 @@ func startManual(t *testing.T, seed uint64, mod func(*Config)) *Network {
 
 func httpGet(t *testing.T, url string) []byte {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, b := testutil.Get(t, url)
 	return b
 }
 

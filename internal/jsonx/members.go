@@ -44,18 +44,11 @@ func Members(b []byte, fn func(key, val []byte)) bool {
 			return false
 		}
 		fn(key, b[i:vend:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
+		next, more, ok := afterValue(b, vend, '}')
+		if !more {
+			return ok
 		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return skipSpace(b, i+1) == len(b)
-		default:
-			return false
-		}
+		i = next
 	}
 }
 
@@ -76,19 +69,36 @@ func Elements(b []byte, fn func(val []byte)) bool {
 			return false
 		}
 		fn(b[i:vend:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
+		next, more, ok := afterValue(b, vend, ']')
+		if !more {
+			return ok
 		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
-			return skipSpace(b, i+1) == len(b)
-		default:
-			return false
-		}
+		i = next
 	}
+}
+
+// AppendMember appends the member k:v, as Members gives them (k the bytes between the key's
+// quotes), to obj, an object written from its '{' on; the caller closes it. Decoders use it
+// to pass the members they do not take apart on to encoding/json.
+func AppendMember(obj, k, v []byte) []byte {
+	if len(obj) > 1 {
+		obj = append(obj, ',')
+	}
+	obj = append(obj, '"')
+	obj = append(obj, k...)
+	obj = append(obj, '"', ':')
+	return append(obj, v...)
+}
+
+// afterValue steps over what follows a member or element ending at vend: a comma (more, with
+// next at the following one) or the closing byte that must end b (ok when nothing but space
+// comes after it); anything else is malformed.
+func afterValue(b []byte, vend int, closing byte) (next int, more, ok bool) {
+	i := skipSpace(b, vend)
+	if i < len(b) && b[i] == ',' {
+		return skipSpace(b, i+1), true, true
+	}
+	return 0, false, i < len(b) && b[i] == closing && skipSpace(b, i+1) == len(b)
 }
 
 // structural marks the bytes valueEnd stops at inside an object or array.

@@ -193,3 +193,30 @@ func BenchmarkRPCResult(b *testing.B) {
 		}
 	})
 }
+
+// TestAppendMember rebuilds objects from the members Members gives, dropping one key, and
+// wants what encoding/json makes of the original less that key.
+func TestAppendMember(t *testing.T) {
+	for _, in := range []string{`{}`, `{"a":1}`, ` { "a" : [1, "x\"]"] , "b": {"d": "e\\"}, "drop": 2 } `} {
+		obj := []byte{'{'}
+		if !Members([]byte(in), func(k, v []byte) {
+			if string(k) != "drop" {
+				obj = AppendMember(obj, k, v)
+			}
+		}) {
+			t.Fatalf("Members(%s) = false", in)
+		}
+		obj = append(obj, '}')
+		var got, want map[string]any
+		if err := json.Unmarshal(obj, &got); err != nil {
+			t.Fatalf("%s -> %s: %v", in, obj, err)
+		}
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		delete(want, "drop")
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s -> %s: got %v, want %v", in, obj, got, want)
+		}
+	}
+}

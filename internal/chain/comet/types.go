@@ -276,13 +276,7 @@ func (r *ResultBlockResults) decodeValid(b []byte) error {
 		case bytes.EqualFold(k, []byte("txs_results")):
 			other = true
 		}
-		if len(rest) > 1 {
-			rest = append(rest, ',')
-		}
-		rest = append(rest, '"')
-		rest = append(rest, k...)
-		rest = append(rest, '"', ':')
-		rest = append(rest, v...)
+		rest = jsonx.AppendMember(rest, k, v)
 	})
 	if ok && !other && n == 1 && r.decodeParts(append(rest, '}'), txs) == nil {
 		return nil

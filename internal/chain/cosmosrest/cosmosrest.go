@@ -286,13 +286,7 @@ func (p *blockTxsPage) decodeValid(b []byte) error {
 			for _, f := range []string{"txs", "tx_responses", "block_id", "block"} {
 				fallback = fallback || bytes.EqualFold(k, []byte(f))
 			}
-			if len(rest) > 1 {
-				rest = append(rest, ',')
-			}
-			rest = append(rest, '"')
-			rest = append(rest, k...)
-			rest = append(rest, '"', ':')
-			rest = append(rest, v...)
+			rest = jsonx.AppendMember(rest, k, v)
 		}
 	})
 	if ok && !fallback {

@@ -2,45 +2,16 @@ package evmrpc
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
+	"errors"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/chain/capture"
-	"github.com/rollgate/rollgate/internal/jsonx"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
-
-// busyReceipts returns the result of every eth_getBlockReceipts answer of the busy capture.
-func busyReceipts(t testing.TB) [][]byte {
-	t.Helper()
-	dir, err := capture.Dir("../../../testdata/fixtures/minievm-busy.tar.zst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "evm", "eth_getBlockReceipts", "*.json"))
-	if err != nil || len(files) < 700 {
-		t.Fatalf("%d answers in %s (%v)", len(files), dir, err)
-	}
-	var results [][]byte
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, ok := jsonx.RPCResult(b)
-		if !ok {
-			t.Fatalf("%s: not a result envelope", f)
-		}
-		results = append(results, res)
-	}
-	return results
-}
 
 // TestDecodeRawElements checks the split of a result into raw elements against json.Unmarshal
 // on every eth_getBlockReceipts answer of the busy capture and on shapes it has none of.
 func TestDecodeRawElements(t *testing.T) {
-	results := busyReceipts(t)
+	results := testutil.Answers(t, testutil.Busy, "evm/eth_getBlockReceipts", 700, true)
 	for _, s := range []string{`[]`, `[null, {"a":"]"}, 2, "x"]`, ` [ 1 , [2] ] `, `{"a":1}`, `"x"`, `7`} {
 		results = append(results, []byte(s))
 	}
@@ -48,13 +19,12 @@ func TestDecodeRawElements(t *testing.T) {
 	for _, res := range results {
 		var want, got []json.RawMessage
 		werr := json.Unmarshal(res, &want)
+		if werr != nil {
+			// decodeResult says which call's result it could not decode.
+			werr = errors.New("evmrpc eth_getBlockReceipts: decoding result: " + werr.Error())
+		}
 		gerr := decodeResult("eth_getBlockReceipts", &wireResp{Result: res}, &got)
-		if (werr == nil) != (gerr == nil) || (werr != nil && gerr.Error() != "evmrpc eth_getBlockReceipts: decoding result: "+werr.Error()) {
-			t.Fatalf("%.200s: error %v, want %v", res, gerr, werr)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%.200s: %q, want %q", res, got, want)
-		}
+		testutil.SameDecode(t, res, got, want, gerr, werr)
 		receipts += len(got)
 	}
 	if receipts < 7000 {
@@ -64,31 +34,13 @@ func TestDecodeRawElements(t *testing.T) {
 }
 
 func BenchmarkDecodeRawElements(b *testing.B) {
-	results := busyReceipts(b)
-	size := 0
-	for _, r := range results {
-		size += len(r)
-	}
-	b.Run("decodeResult", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			for _, r := range results {
-				var rs []json.RawMessage
-				if err := decodeResult("eth_getBlockReceipts", &wireResp{Result: r}, &rs); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
-	b.Run("Unmarshal", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			for _, r := range results {
-				var rs []json.RawMessage
-				if err := json.Unmarshal(r, &rs); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
+	testutil.BenchDecoders(b, testutil.Answers(b, testutil.Busy, "evm/eth_getBlockReceipts", 700, true),
+		testutil.Decoder{Name: "decodeResult", Decode: func(r []byte) error {
+			var rs []json.RawMessage
+			return decodeResult("eth_getBlockReceipts", &wireResp{Result: r}, &rs)
+		}},
+		testutil.Decoder{Name: "Unmarshal", Decode: func(r []byte) error {
+			var rs []json.RawMessage
+			return json.Unmarshal(r, &rs)
+		}})
 }

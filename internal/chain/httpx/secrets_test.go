@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // TestBaseQueryKept: a base URL's query (a query-string API key) reaches the upstream with
@@ -39,24 +40,6 @@ func TestBaseQueryKept(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink safe for the client's concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestCredentialsNeverShown: credentials in base URLs (userinfo, apikey/key/token values) go
 // upstream but appear in no error, log line (debug included), hook or Endpoints, whatever the
 // failure: an answered 5xx, a dead endpoint, a rotation, a non-JSON body.
@@ -70,7 +53,7 @@ func TestCredentialsNeverShown(t *testing.T) {
 	deadURL := "http://alice:hunter2@" + dead.Addr().String() + "/?token=T0KEN"
 	dead.Close()
 	live := strings.Replace(srv.URL, "http://", "http://alice:hunter2@", 1) + "/?apikey=S3CRETKEY&key=K3Y"
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	var hooked []string
 	var hmu sync.Mutex
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -112,7 +95,7 @@ func TestCredentialsNeverShown(t *testing.T) {
 // TestFailureWarningsRateLimited: a burst of failed attempts is one warning, the rest debug.
 func TestFailureWarningsRateLimited(t *testing.T) {
 	srv, _ := flaky(t, []string{"500", "500", "500", "500", "500"})
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	c, _ := New(srv.URL, fast(WithLogger(log), WithMaxAttempts(0))...)
 	if _, err := c.GetJSON(context.Background(), "/x", nil, nil); err != nil {

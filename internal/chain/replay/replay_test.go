@@ -42,16 +42,7 @@ func do(t *testing.T, method, url string, body []byte, hdr map[string]string) (i
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return testutil.Do(t, req)
 }
 
 // Every captured request, sent as captured, gets the captured status, content type and bytes.

@@ -14,14 +14,19 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
+// freshDSNs makes an empty store's DSN on each backend.
+func freshDSNs() map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "idx.db") },
+		"postgres": func(t *testing.T) string { return testutil.PostgresDSN(t) },
+	}
+}
+
 // TestCacheNeverStale: with the response cache on, answers at the head change as soon as a
 // block is indexed, and every answer equals the uncached one, before and after, on both
 // backends.
 func TestCacheNeverStale(t *testing.T) {
-	for name, dsn := range map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "idx.db") },
-		"postgres": func(t *testing.T) string { return testutil.PostgresDSN(t) },
-	} {
+	for name, dsn := range freshDSNs() {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			db, err := store.Open(ctx, dsn(t), nil)

@@ -60,6 +60,22 @@ func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) er
 	}
 }
 
+// startHeight is the height a height-ordered stream goes on after: the indexed tip without a
+// resume point, else after, unless that lies before the first retained block (expired).
+func (s *server) startHeight(ctx context.Context, resume bool, after int64) (int64, error) {
+	first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	if !resume {
+		return s.store.IndexedHeight(ctx)
+	}
+	if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
+		return 0, errExpired(after, first.Blocks[0].Height)
+	}
+	return after, nil
+}
+
 // blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
 // lists them, id the height.
 func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
@@ -69,16 +85,9 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 	}
 	return func(st *httpapi.Stream) error {
 		ctx := st.Context()
-		first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+		after, err := s.startHeight(ctx, resume, after)
 		if err != nil {
 			return err
-		}
-		if !resume {
-			if after, err = s.store.IndexedHeight(ctx); err != nil {
-				return err
-			}
-		} else if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
-			return errExpired(after, first.Blocks[0].Height)
 		}
 		for {
 			// The window may end before the store does: read on until a page comes back
@@ -125,11 +134,20 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.sequenceStream(after, resume, "tx",
+		func(ctx context.Context, p store.Page) (store.TxPage, error) {
+			return s.store.Txs(ctx, store.TxFilter{}, p)
+		},
+		func(ctx context.Context, p store.Page) (store.TxPage, error) { return s.store.Txs(ctx, f, p) }), nil
+}
+
+// sequenceStream sends txs as events named event in sequence order: those after after, or
+// without resume those after the tip, the newest tx newest lists (sequences are dense over
+// all txs, so the tip is that of every kind). list gives the stream's txs a page at a time.
+func (s *server) sequenceStream(after int64, resume bool, event string, newest, list func(context.Context, store.Page) (store.TxPage, error)) httpapi.Producer {
 	return func(st *httpapi.Stream) error {
-		ctx := st.Context()
 		if !resume {
-			// The tip: the newest tx of any kind (sequences are dense over all txs).
-			last, err := s.store.Txs(ctx, store.TxFilter{}, store.Page{Limit: 1, Desc: true})
+			last, err := newest(st.Context(), store.Page{Limit: 1, Desc: true})
 			if err != nil {
 				return err
 			}
@@ -139,12 +157,12 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 		}
 		return s.follow(st, func(ctx context.Context) error {
 			for {
-				page, err := s.store.Txs(ctx, f, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
+				page, err := list(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
 				if err != nil {
 					return err
 				}
 				for _, t := range page.Txs {
-					if err := st.Send(strconv.FormatInt(t.Sequence, 10), "tx", t.JSON); err != nil {
+					if err := st.Send(strconv.FormatInt(t.Sequence, 10), event, t.JSON); err != nil {
 						return err
 					}
 					after = t.Sequence
@@ -154,5 +172,5 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 				}
 			}
 		})
-	}, nil
+	}
 }

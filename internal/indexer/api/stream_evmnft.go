@@ -47,35 +47,11 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	er := s.evm()
-	return func(st *httpapi.Stream) error {
-		ctx := st.Context()
-		if !resume {
-			last, err := er.EVMTxs(ctx, store.EVMTxFilter{}, store.Page{Limit: 1, Desc: true})
-			if err != nil {
-				return err
-			}
-			if len(last.Txs) > 0 {
-				after = last.Txs[0].Sequence
-			}
-		}
-		return s.follow(st, func(ctx context.Context) error {
-			for {
-				page, err := er.EVMTxs(ctx, f, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
-				if err != nil {
-					return err
-				}
-				for _, t := range page.Txs {
-					if err := st.Send(strconv.FormatInt(t.Sequence, 10), "evm_tx", t.JSON); err != nil {
-						return err
-					}
-					after = t.Sequence
-				}
-				if len(page.Txs) < streamPage {
-					return nil
-				}
-			}
-		})
-	}, nil
+	return s.sequenceStream(after, resume, "evm_tx",
+		func(ctx context.Context, p store.Page) (store.TxPage, error) {
+			return er.EVMTxs(ctx, store.EVMTxFilter{}, p)
+		},
+		func(ctx context.Context, p store.Page) (store.TxPage, error) { return er.EVMTxs(ctx, f, p) }), nil
 }
 
 // tokenStream: GET /indexer/nft/v1/tokens/stream, the NFT tokens of an account and/or a
@@ -107,19 +83,12 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	return func(st *httpapi.Stream) error {
-		ctx := st.Context()
-		first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+		h, err := s.startHeight(st.Context(), resume, after.Height)
 		if err != nil {
 			return err
 		}
 		if !resume {
-			h, err := s.store.IndexedHeight(ctx)
-			if err != nil {
-				return err
-			}
 			after = afterHeight(h)
-		} else if len(first.Blocks) > 0 && after.Height < first.Blocks[0].Height-1 {
-			return errExpired(after.Height, first.Blocks[0].Height)
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -208,16 +207,7 @@ func TestNFTTokenStreamResumesAsListRoutes(t *testing.T) {
 }
 
 func TestEVMNFTStreamBadInputAndExpired(t *testing.T) {
-	ctx := context.Background()
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	blk := store.Block{ChainID: "c-1", Height: 10, Hash: make([]byte, 32), Time: time.Unix(1700000000, 0).UTC(), TotalFee: json.RawMessage(`[]`)}
-	if err := db.WriteBlocks(ctx, []store.BlockBundle{{Block: blk}}); err != nil {
-		t.Fatal(err)
-	}
+	db := lateStore(t)
 	coll := address.Hex(storetest.NFTCollection(1))
 	for _, vm := range []vmkind.Kind{vmkind.EVM, vmkind.Move} {
 		cfg := Config{StreamPoll: 20 * time.Millisecond}

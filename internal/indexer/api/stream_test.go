@@ -49,6 +49,22 @@ func streamStores() map[string]func(t *testing.T) (store.Store, store.Reader) {
 	}
 }
 
+// lateStore is a SQLite store that starts at height 10, as one whose indexer started late or
+// that was pruned: an older resume point has expired.
+func lateStore(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "idx.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	blk := store.Block{ChainID: "c-1", Height: 10, Hash: make([]byte, 32), Time: time.Unix(1700000000, 0).UTC(), TotalFee: json.RawMessage(`[]`)}
+	if err := db.WriteBlocks(context.Background(), []store.BlockBundle{{Block: blk}}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 var fillOpts = storetest.Options{TxsPerBlock: 4, Accounts: 7, BatchBlocks: 1}
 
 func fill(t *testing.T, w store.Writer, blocks int) {
@@ -102,6 +118,18 @@ func openStream(t *testing.T, url, lastID string) *streamClient {
 		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
 	}
 	return &streamClient{resp: resp, rd: sse.NewReader(resp.Body)}
+}
+
+// rest reads the events left until the server ends the stream.
+func (c *streamClient) rest() []sse.Event {
+	var out []sse.Event
+	for {
+		ev, err := c.rd.Next()
+		if err != nil {
+			return out
+		}
+		out = append(out, ev)
+	}
 }
 
 // next reads n events, failing after a few seconds.
@@ -241,17 +269,7 @@ func TestStreamsResumeAsListRoutes(t *testing.T) {
 }
 
 func TestStreamResumeExpiredAndBadInput(t *testing.T) {
-	ctx := context.Background()
-	db, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	// The store starts at height 10 (an indexer started late, or pruned).
-	blk := store.Block{ChainID: "c-1", Height: 10, Hash: make([]byte, 32), Time: time.Unix(1700000000, 0).UTC(), TotalFee: json.RawMessage(`[]`)}
-	if err := db.WriteBlocks(ctx, []store.BlockBundle{{Block: blk}}); err != nil {
-		t.Fatal(err)
-	}
+	db := lateStore(t)
 	srv := httptest.NewServer(New(Config{StreamPoll: 20 * time.Millisecond}, db, nil, nil))
 	t.Cleanup(srv.Close)
 	c := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream?from=3", "")
@@ -327,14 +345,7 @@ func TestStreamSlowClientResumes(t *testing.T) {
 			c := openStream(t, srv.URL+"/indexer/tx/v1/txs/stream?from=0", "")
 			time.Sleep(time.Second) // the producer fills the queue and gives up after 50 ms, even on a busy machine
 			close(release)
-			var got []sse.Event
-			for {
-				ev, err := c.rd.Next()
-				if err != nil {
-					break
-				}
-				got = append(got, ev)
-			}
+			got := c.rest()
 			if len(got) != 7 || got[6].Name != "reconnect" || !strings.Contains(string(got[6].Data), `"last_event_id":"6"`) {
 				t.Fatalf("slow client got %d events, last %+v", len(got), got[len(got)-1])
 			}
@@ -379,14 +390,7 @@ func TestBlockStreamTip(t *testing.T) {
 				sameItems(t, "fast client "+strconv.Itoa(i), data(c.next(t, len(want))), want)
 			}
 			close(release)
-			var got []sse.Event
-			for {
-				ev, err := slow.rd.Next()
-				if err != nil {
-					break
-				}
-				got = append(got, ev)
-			}
+			got := slow.rest()
 			last := got[len(got)-1]
 			if last.Name != "reconnect" || len(got) < 2 || len(got) > 4 {
 				t.Fatalf("slow client: %d events, last %s %s", len(got), last.Name, last.Data)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
-	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // warmWaiter collects the heights each write-through API (by ChainID) has finished warming.
@@ -104,10 +102,7 @@ func polledURLs(t *testing.T, plain http.Handler, h int64) []string {
 //   - right after a write, while the warmer may be running, every polled URL of the previous
 //     and the new height still equals the uncached answer: nothing warmed is ever stale.
 func TestWriteThroughNeverStale(t *testing.T) {
-	for name, dsn := range map[string]func(t *testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "idx.db") },
-		"postgres": func(t *testing.T) string { return testutil.PostgresDSN(t) },
-	} {
+	for name, dsn := range freshDSNs() {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			d := dsn(t)

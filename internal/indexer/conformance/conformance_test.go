@@ -1,12 +1,10 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -477,16 +475,7 @@ func decode(t *testing.T, who string, b []byte) any {
 
 func get(t *testing.T, u string) (int, string, []byte) {
 	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return testutil.Get(t, u)
 }
 
 func readJSON(t *testing.T, path string, v any) {
@@ -502,25 +491,7 @@ func readJSON(t *testing.T, path string, v any) {
 
 func readIndex(t *testing.T, dir string) []peerRecord {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "index.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []peerRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r peerRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testutil.ReadJSONL[peerRecord](t, filepath.Join(dir, "index.jsonl"))
 }
 
 // evmFeatures are the API features of the EVM rollup under test: its profile, internal txs on

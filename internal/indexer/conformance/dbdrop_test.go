@@ -73,14 +73,14 @@ func TestDroppedDatabaseConnections(t *testing.T) {
 	want, _ := dump(t, refDSN)
 
 	dsn := testutil.PostgresDSN(t)
-	var logs syncLog
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	db, err := store.Open(ctx, dsn, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var apiLogs syncLog
+	var apiLogs testutil.SyncBuffer
 	apiLog := slog.New(slog.NewTextHandler(&apiLogs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	apiSrv := httptest.NewServer(api.New(api.Config{ChainID: "local-evm-1", Features: evmFeatures(db), AccountPrefix: "init"}, db, apiLog, nil))
 	defer apiSrv.Close()
@@ -272,22 +272,4 @@ func (r *readStats) String() string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
-}
-
-// syncLog is a log sink several goroutines write to.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -69,7 +69,7 @@ func TestDatabaseDropsAtEveryMoment(t *testing.T) {
 	// the open start over and redo the migrations before it.
 	writer.BetweenAt = map[string]bool{"connect": true, "migrate: locked": true, "migration 0002_nft.sql": true, "migrate: commit": true}
 	replica := testutil.NewPGTerminator(t, base, "rollgate-api")
-	var logs syncLog
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	// Start-up: every step of the writer's open, then of an API replica's.

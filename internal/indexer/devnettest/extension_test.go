@@ -1,7 +1,6 @@
 package devnettest
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -15,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +23,7 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // gate stands in front of a devnet rollup's RPC and REST as a provider might: /genesis
@@ -159,7 +158,7 @@ func TestRichListBehindCatchesUp(t *testing.T) {
 					if _, err := withEVM(ep, r, src, nil, 0, nil); err != nil {
 						t.Fatal(err)
 					}
-					var logs syncLog
+					var logs testutil.SyncBuffer
 					log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 					p, err := ingest.New(profile.Ingest(ingest.Config{ChainID: r.chainID, VMType: r.kind, AccountPrefix: "init", RichList: true,
 						PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond, RetryMax: 100 * time.Millisecond,
@@ -253,22 +252,4 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// syncLog is a log sink several goroutines write to.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

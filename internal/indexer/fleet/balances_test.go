@@ -3,7 +3,6 @@ package fleet_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
-	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -27,19 +25,9 @@ import (
 // and the holders the test walks.
 func richRows(t *testing.T, dsn string) (denoms []string, holders map[string][]string) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.OpenReader(ctx, dsn, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var buf bytes.Buffer
-	if err := db.Dump(ctx, &buf); err != nil {
-		t.Fatal(err)
-	}
 	holders = map[string][]string{} // account hex → denoms
 	section := ""
-	sc := bufio.NewScanner(&buf)
+	sc := bufio.NewScanner(bytes.NewReader(storeDump(t, dsn)))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		line := sc.Text()

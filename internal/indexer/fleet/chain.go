@@ -263,21 +263,13 @@ func (r *chainRun) ingest(db *store.DB) error {
 	defer cancel()
 	if r.f.leases != nil {
 		// The writer stops as soon as the lease is not this process's any more.
-		go func() {
-			t := time.NewTicker(50 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					if !r.mayWrite() {
-						cancel()
-						return
-					}
-				}
+		go every(ctx, 50*time.Millisecond, func() bool {
+			if !r.mayWrite() {
+				cancel()
+				return false
 			}
-		}()
+			return true
+		})
 	}
 	reg := &scopedRegisterer{Registerer: r.reg}
 	defer reg.release()

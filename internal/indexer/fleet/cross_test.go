@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
-	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // account has txs on all three captured chains.
@@ -66,51 +62,27 @@ func getList(t *testing.T, u string) listed {
 // every tx indexed before the walk began.
 func TestCrossRollupTxsWhileIngesting(t *testing.T) {
 	type chainUp struct {
-		c     *captured
-		tip   atomic.Int64
+		*moving
 		every time.Duration
 	}
 	var ups []*chainUp
 	specs := []fleet.Chain{}
 	for i, c := range capturedChains(t) {
-		// Different speeds: a block every 8, 20 and 32 ms.
-		u := &chainUp{c: c, every: time.Duration(8+12*i) * time.Millisecond}
-		u.tip.Store(c.top / 3)
+		// Different speeds: a block every 8, 20 and 32 ms; each served again with a tip that
+		// moves (the replay capturedChains serves stops at top).
+		u := &chainUp{moving: serveMoving(t, c, "", c.top/3), every: time.Duration(8+12*i) * time.Millisecond}
 		ups = append(ups, u)
-	}
-	// Serve each chain again with a tip that moves (the replay above stops at top).
-	for _, u := range ups {
-		srv, err := replay.New(testutil.Fixture(t, u.c.fixture), replay.MaxHeight(u.tip.Load), replay.HeightFallback(replay.NFTFacts))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(srv)
-		t.Cleanup(hs.Close)
-		u.c.url = hs.URL
-		specs = append(specs, u.c.spec())
+		specs = append(specs, u.spec())
 	}
 	file := filepath.Join(t.TempDir(), "chains.json")
 	writeChains(t, file, specs...)
 	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest()})
 	for _, u := range ups {
-		waitHeight(t, srv.URL+"/"+u.c.id, u.tip.Load(), time.Minute)
+		waitHeight(t, srv.URL+"/"+u.id, u.tip.Load(), time.Minute)
 	}
 	stop := make(chan struct{})
 	for _, u := range ups {
-		go func() {
-			tk := time.NewTicker(u.every)
-			defer tk.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tk.C:
-					if u.tip.Load() < u.c.top {
-						u.tip.Add(1)
-					}
-				}
-			}
-		}()
+		go advance(stop, u.every, u.moving)
 	}
 	defer func() {
 		select {
@@ -128,7 +100,7 @@ func TestCrossRollupTxsWhileIngesting(t *testing.T) {
 	}
 	before := map[string]int64{}
 	for _, u := range ups {
-		before[u.c.id] = heightOf(u.c.id)
+		before[u.id] = heightOf(u.id)
 	}
 	var walk []json.RawMessage
 	afterFirst := map[string]int64{} // heights read right after the first page
@@ -140,7 +112,7 @@ func TestCrossRollupTxsWhileIngesting(t *testing.T) {
 		walk = append(walk, l.Txs...)
 		if pages == 1 {
 			for _, u := range ups {
-				afterFirst[u.c.id] = heightOf(u.c.id)
+				afterFirst[u.id] = heightOf(u.id)
 			}
 		}
 		if len(l.Txs) == 0 || l.Pagination.NextKey == nil {
@@ -154,7 +126,7 @@ func TestCrossRollupTxsWhileIngesting(t *testing.T) {
 	}
 	moved := 0
 	for _, u := range ups {
-		if heightOf(u.c.id) > before[u.c.id] {
+		if heightOf(u.id) > before[u.id] {
 			moved++
 		}
 	}
@@ -165,10 +137,10 @@ func TestCrossRollupTxsWhileIngesting(t *testing.T) {
 	// Every chain at its top, then its own answer in full.
 	want := map[string][]json.RawMessage{}
 	for _, u := range ups {
-		u.tip.Store(u.c.top)
-		waitHeight(t, srv.URL+"/"+u.c.id, u.c.top, time.Minute)
-		l := getList(t, srv.URL+"/"+u.c.id+"/indexer/tx/v1/txs/by_account/"+account+"?pagination.limit=1000")
-		want[u.c.id] = l.Txs
+		u.tip.Store(u.top)
+		waitHeight(t, srv.URL+"/"+u.id, u.top, time.Minute)
+		l := getList(t, srv.URL+"/"+u.id+"/indexer/tx/v1/txs/by_account/"+account+"?pagination.limit=1000")
+		want[u.id] = l.Txs
 	}
 	// Split the walk by chain; each part must be a suffix of the chain's own list, starting no
 	// later than its first tx at or below the height indexed before the walk.
@@ -194,7 +166,7 @@ func TestCrossRollupTxsWhileIngesting(t *testing.T) {
 	}
 	var expect []item
 	for _, u := range ups {
-		id, own := u.c.id, want[u.c.id]
+		id, own := u.id, want[u.id]
 		start := len(own)
 		if p := parts[id]; len(p) > 0 {
 			h := facts(t, withoutChainID(t, p[0])).TxHash

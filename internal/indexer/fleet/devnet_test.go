@@ -10,14 +10,9 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
-	"github.com/rollgate/rollgate/internal/indexer/profile"
-
-	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
-	"github.com/rollgate/rollgate/internal/indexer/ingest"
-	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -114,43 +109,6 @@ func TestFleetDevnetRegistry(t *testing.T) {
 // singleDevnet is the single-chain deployment of one devnet rollup, ingested to top.
 func singleDevnet(t *testing.T, id, kind string, ep devnet.ChainEndpoints, dsn string, top int64) *httptest.Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	db, err := store.Open(ctx, dsn, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	src, err := ingest.DialSource(ep.RPC, ep.REST, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := fastIngest()
-	cfg.ChainID, cfg.VMType, cfg.AccountPrefix, cfg.StopAtHeight = id, kind, "init", top
-	if vmkind.Kind(kind) == vmkind.EVM {
-		rpc, err := evmrpc.New(ep.JSONRPC)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src.WithEVM(ingest.NewEVMSource(rpc))
-	}
-	p, err := ingest.New(profile.Ingest(cfg, profile.Options{}), src, db, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if vmkind.Kind(kind) == vmkind.EVM {
-		f := ingest.NewInternalFollower(ingest.InternalConfig{PollInterval: 10 * time.Millisecond, RetryMin: 5 * time.Millisecond,
-			RetryMax: 50 * time.Millisecond, StopAtHeight: top}, src.EVM(), db, nil)
-		if err := f.Run(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := httptest.NewServer(api.New(api.Config{ChainID: id, Features: profile.For(vmkind.Kind(kind)).API(db, profile.Options{RichList: true, InternalTxs: true}),
-		AccountPrefix: "init", Version: "v0.0.0-fleet",
-		CommitHash: "0000000", RichList: true}, db, nil, nil))
-	t.Cleanup(srv.Close)
-	return srv
+	return singleServer(t, singleSpec{id: id, vm: kind, rpc: ep.RPC, rest: ep.REST, jsonRPC: ep.JSONRPC, top: top,
+		richList: true, version: "v0.0.0-fleet", commit: "0000000", within: 2 * time.Minute}, dsn)
 }

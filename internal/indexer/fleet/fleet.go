@@ -186,23 +186,33 @@ func (f *Fleet) renew(ctx context.Context, chains []Chain) {
 
 // leaseLoop renews the leases every Lease/3 until ctx ends.
 func (f *Fleet) leaseLoop(ctx context.Context) {
-	t := time.NewTicker(f.cfg.Lease / 3)
+	every(ctx, f.cfg.Lease/3, func() bool {
+		chains, err := f.cfg.Source()
+		if err != nil {
+			chains = nil
+			f.mu.RLock()
+			for _, r := range f.chains {
+				chains = append(chains, r.spec)
+			}
+			f.mu.RUnlock()
+		}
+		f.renew(ctx, chains)
+		return true
+	})
+}
+
+// every calls fn each period until ctx ends or fn returns false.
+func every(ctx context.Context, period time.Duration, fn func() bool) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			chains, err := f.cfg.Source()
-			if err != nil {
-				chains = nil
-				f.mu.RLock()
-				for _, r := range f.chains {
-					chains = append(chains, r.spec)
-				}
-				f.mu.RUnlock()
+			if !fn() {
+				return
 			}
-			f.renew(ctx, chains)
 		}
 	}
 }
@@ -237,18 +247,13 @@ func (f *Fleet) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	t := time.NewTicker(f.cfg.Reload)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if err := f.Reload(); err != nil {
-				f.log.Warn("chains not reloaded; keeping the running set", "from", f.cfg.Chains, "err", err)
-			}
+	every(ctx, f.cfg.Reload, func() bool {
+		if err := f.Reload(); err != nil {
+			f.log.Warn("chains not reloaded; keeping the running set", "from", f.cfg.Chains, "err", err)
 		}
-	}
+		return true
+	})
+	return nil
 }
 
 // Reload reads the chain set again and applies it: added chains start, removed ones stop,

@@ -1,7 +1,6 @@
 package fleet_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,7 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +43,50 @@ type captured struct {
 	top               int64  // the height the peer's answers were taken at
 	url               string // the replay server, stopping at top
 	richList          bool
+}
+
+// moving is a copy of a captured chain served again up to a tip that the test moves.
+type moving struct {
+	captured // url is the moving replay's
+	tip      atomic.Int64
+}
+
+// serveMoving serves c's capture up to a tip starting at from, as chain id (c's own when
+// empty).
+func serveMoving(t *testing.T, c *captured, id string, from int64) *moving {
+	t.Helper()
+	m := &moving{captured: *c}
+	m.tip.Store(from)
+	srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(m.tip.Load), replay.HeightFallback(replay.NFTFacts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	m.url = hs.URL
+	if id != "" {
+		m.id = id
+	}
+	return m
+}
+
+// advance moves each chain's tip a block on every period, none past its top, until stop
+// closes.
+func advance(stop <-chan struct{}, period time.Duration, chains ...*moving) {
+	tk := time.NewTicker(period)
+	defer tk.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tk.C:
+			for _, c := range chains {
+				if c.tip.Load() < c.top {
+					c.tip.Add(1)
+				}
+			}
+		}
+	}
 }
 
 // capturedChains serves the three captured chains (one per VM kind), each stopping at the
@@ -147,16 +190,7 @@ func get(t *testing.T, u, host string) (int, string, []byte) {
 	if host != "" {
 		req.Host = host
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return testutil.Do(t, req)
 }
 
 // waitHeight waits until the chain's /status at base reports height top (and, on EVM chains,
@@ -184,25 +218,44 @@ func waitHeight(t *testing.T, base string, top int64, within time.Duration) {
 	t.Fatalf("%s did not reach height %d within %s; last /status: %s", base, top, within, last)
 }
 
-// single is the single-chain deployment of c the fleet must equal: its own store, pipeline,
-// internal-tx follower and API, as `rollgate indexer` wires them for one chain.
+// single is the single-chain deployment of c the fleet must equal.
 func single(t *testing.T, c *captured, dsn string) *httptest.Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return singleServer(t, singleSpec{id: c.id, vm: c.vm, rpc: c.url, rest: c.url, jsonRPC: c.url,
+		top: c.top, richList: c.richList, within: 3 * time.Minute}, dsn)
+}
+
+// singleSpec is one chain's single-chain deployment: where it is served and what the API says
+// of its build.
+type singleSpec struct {
+	id, vm             string
+	rpc, rest, jsonRPC string
+	top                int64
+	richList           bool
+	version, commit    string
+	within             time.Duration // to ingest up to top
+}
+
+// singleServer ingests s's chain to its top into the store at dsn and serves it: its own
+// store, pipeline, internal-tx follower and API, as `rollgate indexer` wires them for one chain.
+func singleServer(t *testing.T, s singleSpec, dsn string) *httptest.Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), s.within)
 	defer cancel()
 	db, err := store.Open(ctx, dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	src, err := ingest.DialSource(c.url, c.url, nil)
+	src, err := ingest.DialSource(s.rpc, s.rest, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := fastIngest()
-	cfg.ChainID, cfg.VMType, cfg.AccountPrefix, cfg.RichList, cfg.StopAtHeight = c.id, c.vm, "init", c.richList, c.top
-	if vmkind.Kind(c.vm) == vmkind.EVM {
-		rpc, err := evmrpc.New(c.url)
+	cfg.ChainID, cfg.VMType, cfg.AccountPrefix, cfg.RichList, cfg.StopAtHeight = s.id, s.vm, "init", s.richList, s.top
+	evm := vmkind.Kind(s.vm) == vmkind.EVM
+	if evm {
+		rpc, err := evmrpc.New(s.jsonRPC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,15 +268,16 @@ func single(t *testing.T, c *captured, dsn string) *httptest.Server {
 	if err := p.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if vmkind.Kind(c.vm) == vmkind.EVM {
+	if evm {
 		f := ingest.NewInternalFollower(ingest.InternalConfig{PollInterval: 10 * time.Millisecond,
-			RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, StopAtHeight: c.top}, src.EVM(), db, nil)
+			RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, StopAtHeight: s.top}, src.EVM(), db, nil)
 		if err := f.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(api.New(api.Config{ChainID: c.id, Features: profile.For(vmkind.Kind(c.vm)).API(db, profile.Options{RichList: c.richList, InternalTxs: true}),
-		AccountPrefix: "init", RichList: c.richList}, db, nil, nil))
+	srv := httptest.NewServer(api.New(api.Config{ChainID: s.id,
+		Features:      profile.For(vmkind.Kind(s.vm)).API(db, profile.Options{RichList: s.richList, InternalTxs: true}),
+		AccountPrefix: "init", Version: s.version, CommitHash: s.commit, RichList: s.richList}, db, nil, nil))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -236,22 +290,7 @@ type peerRecord struct {
 
 func peerRequests(t *testing.T, peer string) []peerRecord {
 	t.Helper()
-	f, err := os.Open(filepath.Join(testutil.Fixture(t, peer), "index.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []peerRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r peerRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return testutil.ReadJSONL[peerRecord](t, filepath.Join(testutil.Fixture(t, peer), "index.jsonl"))
 }
 
 // TestFleetByteIdentical: the three captured chains (EVM, Move, Wasm) in one fleet, on SQLite
@@ -439,7 +478,7 @@ func TestFleetBadBlockIsolated(t *testing.T) {
 	b.RPC, b.REST = broken.URL, broken.URL
 	file := filepath.Join(t.TempDir(), "chains.json")
 	writeChains(t, file, good.spec(), b)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(),
 		Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	waitHeight(t, srv.URL+"/"+good.id, good.top, 3*time.Minute)
@@ -459,24 +498,6 @@ func TestFleetBadBlockIsolated(t *testing.T) {
 		t.Errorf("%s logged an error:\n%s", good.id, logs.String())
 	}
 	t.Logf("%s at its top %d while %s fails at height %d and is restarted", good.id, good.top, bad.id, s.Height+1)
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestLoadInitiaRegistry reads the real initia-registry snapshot the router's tests keep: a

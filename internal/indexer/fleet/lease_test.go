@@ -5,20 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -98,8 +95,14 @@ func schemaDSN(t *testing.T, dsn, schema string) string {
 
 func chainDump(t *testing.T, dsn, id string) []byte {
 	t.Helper()
+	return testutil.CanonicalDump(t, storeDump(t, schemaDSN(t, dsn, "chain_"+id)))
+}
+
+// storeDump is the dump of the chain store at dsn, read through a reader as the API reads it.
+func storeDump(t *testing.T, dsn string) []byte {
+	t.Helper()
 	ctx := context.Background()
-	db, err := store.OpenReader(ctx, schemaDSN(t, dsn, "chain_"+id), nil)
+	db, err := store.OpenReader(ctx, dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func chainDump(t *testing.T, dsn, id string) []byte {
 	if err := db.Dump(ctx, &buf); err != nil {
 		t.Fatal(err)
 	}
-	return testutil.CanonicalDump(t, buf.Bytes())
+	return buf.Bytes()
 }
 
 // TestLeasesTwoWritersSIGKILL (must-show 3): two writer processes (this test binary re-run)
@@ -125,28 +128,13 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 	bound := lease + lease/3 + 3*time.Second // + the taker's store open on a loaded machine
 	dsn := testutil.PostgresDSN(t)
 	caps := capturedChains(t)
-	type moving struct {
-		spec fleet.Chain
-		top  int64
-		tip  *atomic.Int64
-	}
-	var chains []moving
+	var chains []*moving
 	var specs []fleet.Chain
 	for _, c := range caps {
 		for _, suffix := range []string{"a", "b"} {
-			tip := new(atomic.Int64)
-			tip.Store(5)
-			srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(tip.Load), replay.HeightFallback(replay.NFTFacts))
-			if err != nil {
-				t.Fatal(err)
-			}
-			hs := httptest.NewServer(srv)
-			t.Cleanup(hs.Close)
-			cc := *c
-			cc.url, cc.id = hs.URL, c.vm+"_"+suffix
-			s := cc.spec()
-			chains = append(chains, moving{spec: s, top: c.top, tip: tip})
-			specs = append(specs, s)
+			m := serveMoving(t, c, c.vm+"_"+suffix, 5)
+			chains = append(chains, m)
+			specs = append(specs, m.spec())
 		}
 	}
 	file := filepath.Join(t.TempDir(), "chains.json")
@@ -174,22 +162,7 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 	t.Logf("leases: %v", own)
 	// The chains advance, a block every 120 ms, while the writers follow them.
 	stop := make(chan struct{})
-	go func() {
-		tk := time.NewTicker(120 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tk.C:
-				for _, c := range chains {
-					if c.tip.Load() < c.top {
-						c.tip.Add(1)
-					}
-				}
-			}
-		}
-	}()
+	go advance(stop, 120*time.Millisecond, chains...)
 	defer func() {
 		select {
 		case <-stop:
@@ -207,9 +180,9 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 	}
 	// Every chain is being written (by its owner; both processes serve all six).
 	for _, c := range chains {
-		for deadline := time.Now().Add(60 * time.Second); heightAt(b.url, c.spec.ID) <= 0; {
+		for deadline := time.Now().Add(60 * time.Second); heightAt(b.url, c.id) <= 0; {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s not written within 60 s", c.spec.ID)
+				t.Fatalf("%s not written within 60 s", c.id)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -224,10 +197,10 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 	sort.Strings(killed)
 	at := map[string]int64{}
 	for _, c := range chains {
-		if contains(killed, c.spec.ID) {
-			at[c.spec.ID] = heightAt(b.url, c.spec.ID)
+		if contains(killed, c.id) {
+			at[c.id] = heightAt(b.url, c.id)
 			if c.tip.Load() >= c.top {
-				t.Fatalf("%s is at its top before the kill: the test would not see it resume", c.spec.ID)
+				t.Fatalf("%s is at its top before the kill: the test would not see it resume", c.id)
 			}
 		}
 	}
@@ -263,7 +236,7 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 		c.tip.Store(c.top)
 	}
 	for _, c := range chains {
-		waitHeight(t, b.url+"/"+c.spec.ID, c.top, 3*time.Minute)
+		waitHeight(t, b.url+"/"+c.id, c.top, 3*time.Minute)
 	}
 	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -279,12 +252,12 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 	ref := testutil.PostgresDSN(t)
 	_, srv := startFleet(t, fleet.Config{Chains: file, DB: ref, Reload: -1, Ingest: fastIngest()})
 	for _, c := range chains {
-		waitHeight(t, srv.URL+"/"+c.spec.ID, c.top, 3*time.Minute)
+		waitHeight(t, srv.URL+"/"+c.id, c.top, 3*time.Minute)
 	}
 	for _, c := range chains {
-		got, want := chainDump(t, dsn, c.spec.ID), chainDump(t, ref, c.spec.ID)
+		got, want := chainDump(t, dsn, c.id), chainDump(t, ref, c.id)
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: the two writers' store differs from a single writer's (%d vs %d bytes)", c.spec.ID, len(got), len(want))
+			t.Errorf("%s: the two writers' store differs from a single writer's (%d vs %d bytes)", c.id, len(got), len(want))
 		}
 	}
 }

@@ -6,20 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/rollgate/rollgate/internal/chain/replay"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -55,27 +52,14 @@ func measure(t *testing.T, n int) string {
 	const window = 20 * time.Second
 	caps := capturedChains(t)
 	dsn := testutil.PostgresDSN(t)
-	type moving struct {
-		id  string
-		top int64
-		tip *atomic.Int64
-	}
-	var chains []moving
+	var chains []*moving
 	var specs []fleet.Chain
 	for i := range n {
-		c := *caps[i%len(caps)]
-		tip := new(atomic.Int64)
+		c := caps[i%len(caps)]
 		// Enough blocks left to follow the tip for the warm-up and the window.
-		tip.Store(max(1, c.top-int64((window+20*time.Second)/every)))
-		srv, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(tip.Load), replay.HeightFallback(replay.NFTFacts))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(srv)
-		t.Cleanup(hs.Close)
-		c.url, c.id = hs.URL, fmt.Sprintf("%s_%02d", c.vm, i)
-		specs = append(specs, c.spec())
-		chains = append(chains, moving{id: c.id, top: c.top, tip: tip})
+		m := serveMoving(t, c, fmt.Sprintf("%s_%02d", c.vm, i), max(1, c.top-int64((window+20*time.Second)/every)))
+		specs = append(specs, m.spec())
+		chains = append(chains, m)
 	}
 	file := filepath.Join(t.TempDir(), "chains.json")
 	writeChains(t, file, specs...)
@@ -109,22 +93,7 @@ func measure(t *testing.T, n int) string {
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		tk := time.NewTicker(every)
-		defer tk.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tk.C:
-				for _, c := range chains {
-					if c.tip.Load() < c.top {
-						c.tip.Add(1)
-					}
-				}
-			}
-		}
-	}()
+	go advance(stop, every, chains...)
 	time.Sleep(5 * time.Second) // at the tip, blocks arriving
 	pid := cmd.Process.Pid
 	cpu0, t0 := cpuSeconds(t, pid), time.Now()

@@ -1,7 +1,6 @@
 package track
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,13 +11,13 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 func TestClassify(t *testing.T) {
@@ -102,24 +101,6 @@ func unreachable(t *testing.T) *registry.Live {
 	return registry.NewLive(reg)
 }
 
-// syncBuf is a log sink the tracker's goroutines write to.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRunStoreFaults: Run survives upstream failures and a PostgreSQL whose backends are
 // terminated again and again (the tracker keeps registering and evaluating), and stops with
 // an error on a permanent one (a dropped table), on both backends.
@@ -128,7 +109,7 @@ func TestRunStoreFaults(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			st, dsn := open(t)
-			var logs syncBuf
+			var logs testutil.SyncBuffer
 			tr := New(st, unreachable(t), Config{Poll: 10 * time.Millisecond, Lease: time.Second,
 				Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 			done := make(chan error, 1)
