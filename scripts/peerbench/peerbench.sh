@@ -20,7 +20,8 @@
 #     PostgreSQL, rollgate on SQLite (`rollgate migrate` first); each run is timed from spawn
 #     until /status reaches every mark (height at the top, rich list at the top — the peer's
 #     at top-5 —, internal txs at the top unless PEER_WAIT_INTERNAL=0 for the peer), with the
-#     CPU seconds the indexer used until then;
+#     CPU seconds the indexer used until then, and when its height alone reached the top (every
+#     extension still on: "to the top");
 #  3. serves the last run's stores: the peer's API (DB_IDLE_CONNS=PEER_IDLE_CONNS, 16: the
 #     tuned peer), rollgate's API on each store with its shipped response cache, and the
 #     ceiling; for ROUNDS rounds, every route both serve is driven by wrk THREADS x CONNS for
@@ -154,12 +155,18 @@ ingest() {
   local name=$1 url=$2 marks=$3 timeout=$4; shift 4
   local t0 t1 pid ok cond
   cond=$(tr ',' '\n' <<<"$marks" | sed 's/^\(.*\)>=\(.*\)$/(.\1 \/\/ 0) >= \2/' | paste -sd'&' | sed 's/&/ and /g')
+  local top_at=NA body
   t0=$(date +%s.%N)
   start "$OUT/logs/ingest_$name.log" "$@"
   pid=$!
   ok=0
   while kill -0 "$pid" 2>/dev/null; do
-    if curl -sf --max-time 1 "$url" 2>/dev/null | jq -e "$cond" >/dev/null 2>&1; then ok=1; break; fi
+    body=$(curl -sf --max-time 1 "$url" 2>/dev/null || true)
+    # When the height alone reached the top (every extension still on): "to the top".
+    if [ "$top_at" = NA ] && jq -e "(.height // 0) >= $TOP" >/dev/null 2>&1 <<<"$body"; then
+      top_at=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    fi
+    if jq -e "$cond" >/dev/null 2>&1 <<<"$body"; then ok=1; break; fi
     t1=$(date +%s.%N)
     if awk -v a="$t0" -v b="$t1" -v t="$timeout" 'BEGIN { exit !(b - a > t) }'; then break; fi
     sleep 0.05
@@ -169,7 +176,7 @@ ingest() {
   [ "$ok" = 1 ] && cpu=$(cpu_seconds "$pid")
   stop "$pid"
   if [ "$ok" = 1 ]; then
-    printf 'ingest %s seconds=%.2f cpu=%s load=%s\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$cpu" "$(load)"
+    printf 'ingest %s seconds=%.2f top=%s cpu=%s load=%s\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$top_at" "$cpu" "$(load)"
   else
     printf 'ingest %s seconds=NA cpu=NA load=%s (no marks %s within %s s; see logs/ingest_%s.log)\n' "$name" "$(load)" "$marks" "$timeout" "$name"
   fi
@@ -232,10 +239,14 @@ first_rg=${SERVERS[${#SERVERS[@]} - 1]}
 # The ceiling of a route is a fixed answer of that route's size (its first URL's answer on
 # rollgate), so "0.9 of the ceiling" compares like with like.
 for r in $ROUTES; do
-  u=$(head -1 "$OUT/urls/$r.txt")
-  bytes=$(curl -s -o /dev/null -w '%{size_download}' "${first_rg#*=}$u")
+  # The median size of 21 URLs spread over the route's list (the first is often an empty page).
+  n=$(wc -l <"$OUT/urls/$r.txt")
+  bytes=$(awk -v n="$n" 'BEGIN { for (i = 0; i < 21; i++) print 1 + int(i * (n - 1) / 20) }' | sort -nu |
+    while read -r i; do
+      curl -s -o /dev/null -w '%{size_download}\n' "${first_rg#*=}$(sed -n "${i}p" "$OUT/urls/$r.txt")"
+    done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
   echo "/size/$bytes" >"$OUT/urls/ceiling_$r.txt"
-  echo "ceiling $r: $bytes bytes"
+  echo "ceiling $r: $bytes bytes (median of the route's sampled answers)"
 done
 for s in "${SERVERS[@]}"; do echo "server ${s%%=*} ${s#*=}"; done | tee -a "$RESULTS"
 

@@ -19,6 +19,7 @@ function kv(   i, p) { delete f; for (i = 2; i <= NF; i++) if (split($i, p, "=")
   kv(); name = $2; sub(/#.*/, "", name)
   if (!(name in isecs)) iorder[++ni] = name
   if (f["seconds"] != "NA") { isecs[name] = isecs[name] " " f["seconds"]; icpu[name] = icpu[name] " " f["cpu"] }
+  if (f["top"] != "" && f["top"] != "NA") itop[name] = itop[name] " " f["top"]
   else ifail[name]++
 }
 /^api / {
@@ -31,14 +32,17 @@ function kv(   i, p) { delete f; for (i = 2; i <= NF; i++) if (split($i, p, "=")
 }
 END {
   if (ni) {
-    print "| ingestion (busy capture, to every mark) | seconds (median of runs) | CPU s | peer ÷ this |"
-    print "|---|---:|---:|---:|"
+    print "| ingestion (busy capture, every extension on) | to every mark, s (runs) | peer ÷ this | height at the top, s | peer ÷ this | CPU s |"
+    print "|---|---:|---:|---:|---:|---:|"
     for (i = 1; i <= ni; i++) {
       n = iorder[i]
       if (isecs[n] == "") { printf "| %s | did not reach its marks | | |\n", n; continue }
       sec = median(isecs[n]); pk = "peer-postgres"
       ratio = (n != pk && isecs[pk] != "") ? sprintf("×%.1f", median(isecs[pk]) / sec) : ""
-      printf "| %s | %.2f (%s) | %.2f | %s |\n", n, sec, substr(isecs[n], 2), median(icpu[n]), ratio
+      top = (itop[n] != "") ? median(itop[n]) : 0
+      tratio = (n != pk && itop[pk] != "" && top > 0) ? sprintf("×%.1f", median(itop[pk]) / top) : ""
+      tcell = "–"; if (top > 0) tcell = sprintf("%.2f", top)
+      printf "| %s | %.2f (%s) | %s | %s | %s | %.2f |\n", n, sec, substr(isecs[n], 2), ratio, tcell, tratio, median(icpu[n])
     }
     print ""
   }
