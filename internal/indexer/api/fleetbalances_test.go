@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
+
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
@@ -21,7 +23,8 @@ import (
 // balancesChain is one chain of TestFleetBalances: its store, the denoms its rich list was
 // given, and the single-chain API over that store (the ground truth).
 type balancesChain struct {
-	id, vm string
+	id     string
+	vm     vmkind.Kind
 	db     *store.DB
 	denoms []string
 	single http.Handler
@@ -65,9 +68,9 @@ func testFleetBalances(t *testing.T, dsn func(id string) string) {
 	// Holders 1..5 (20 bytes) and 6 (32 bytes); 7 never holds anything.
 	holders := [][]byte{acc(1, 20), acc(2, 20), acc(3, 20), acc(4, 20), acc(5, 20), acc(6, 32)}
 	chains := []*balancesChain{
-		{id: "evm-1", vm: "evm", denoms: []string{"0x00000000000000000000000000000000000000aa", "0x00000000000000000000000000000000000000bb", "0x00000000000000000000000000000000000000cc"}},
-		{id: "move-1", vm: "move", denoms: []string{"move/0a", "uinit", "uusdc"}},
-		{id: "wasm-1", vm: "wasm"}, // no rich list
+		{id: "evm-1", vm: vmkind.EVM, denoms: []string{"0x00000000000000000000000000000000000000aa", "0x00000000000000000000000000000000000000bb", "0x00000000000000000000000000000000000000cc"}},
+		{id: "move-1", vm: vmkind.Move, denoms: []string{"move/0a", "uinit", "uusdc"}},
+		{id: "wasm-1", vm: vmkind.Wasm}, // no rich list
 	}
 	for _, c := range chains {
 		db, err := store.Open(ctx, dsn(c.id), nil)
@@ -78,7 +81,7 @@ func testFleetBalances(t *testing.T, dsn func(id string) string) {
 		c.db = db
 		f := Features{}
 		if c.denoms != nil {
-			f = Features{RichList: db, HexHolders: c.vm == "evm"}
+			f = Features{RichList: db, HexHolders: c.vm == vmkind.EVM}
 		}
 		c.single = New(Config{ChainID: c.id, AccountPrefix: "init", Features: f, RichList: c.denoms != nil}, db, nil, nil)
 	}
@@ -94,7 +97,7 @@ func testFleetBalances(t *testing.T, dsn func(id string) string) {
 					for j := int64(0); j < 2+h%3; j++ {
 						k := h*3 + j*5 + int64(ci)
 						d, a := c.denoms[k%int64(len(c.denoms))], holders[k%int64(len(holders))]
-						if c.vm == "evm" && len(a) != 20 {
+						if c.vm == vmkind.EVM && len(a) != 20 {
 							a = holders[0] // EVM holders are 20 bytes
 						}
 						amt := big.NewInt(h*1000 + j)
@@ -117,7 +120,7 @@ func testFleetBalances(t *testing.T, dsn func(id string) string) {
 	fleetChains := func() []FleetChain {
 		out := []FleetChain{}
 		for _, c := range chains {
-			out = append(out, FleetChain{ID: c.id, VMType: c.vm, AccountPrefix: "init", Base: "/" + c.id, Ready: true, Reader: c.db})
+			out = append(out, FleetChain{ID: c.id, VMType: c.vm.String(), AccountPrefix: "init", Base: "/" + c.id, Ready: true, Reader: c.db})
 		}
 		// A chain whose store is still opening: left out.
 		return append(out, FleetChain{ID: "zz-starting-1", VMType: "wasm", AccountPrefix: "init"})
@@ -160,7 +163,7 @@ func testFleetBalances(t *testing.T, dsn func(id string) string) {
 					}
 					// The ground truth: the single-chain rich list of each denom, filtered.
 					name := b32
-					if c.vm == "evm" {
+					if c.vm == vmkind.EVM {
 						name = address.Hex(a)
 					}
 					var want []string
