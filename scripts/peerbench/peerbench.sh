@@ -162,11 +162,12 @@ ingest() {
   ok=0
   while kill -0 "$pid" 2>/dev/null; do
     body=$(curl -sf --max-time 1 "$url" 2>/dev/null || true)
-    # When the height alone reached the top (every extension still on): "to the top".
-    if [ "$top_at" = NA ] && jq -e "(.height // 0) >= $TOP" >/dev/null 2>&1 <<<"$body"; then
+    # When the height alone reached the top (every extension still on): "to the top". An
+    # empty body is no answer (jq 1.6 -e exits 0 on empty input, which read as every mark).
+    if [ -n "$body" ] && [ "$top_at" = NA ] && jq -e "(.height // 0) >= $TOP" >/dev/null 2>&1 <<<"$body"; then
       top_at=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
     fi
-    if jq -e "$cond" >/dev/null 2>&1 <<<"$body"; then ok=1; break; fi
+    if [ -n "$body" ] && jq -e "$cond" >/dev/null 2>&1 <<<"$body"; then ok=1; break; fi
     t1=$(date +%s.%N)
     if awk -v a="$t0" -v b="$t1" -v t="$timeout" 'BEGIN { exit !(b - a > t) }'; then break; fi
     sleep 0.05

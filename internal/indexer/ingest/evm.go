@@ -209,6 +209,12 @@ func (e *internalTxs) bind(p *Pipeline) error {
 	if cfg.AccountPrefix == "" {
 		cfg.AccountPrefix = p.cfg.AccountPrefix
 	}
+	if cfg.CoreBehind == nil {
+		cfg.CoreBehind = func() int64 { return p.target.Load() - p.indexed.Load() }
+	}
+	if cfg.YieldAbove <= 0 {
+		cfg.YieldAbove = p.cfg.ReadyMaxLag
+	}
 	e.f = NewInternalFollower(cfg, es, st, p.log.With("component", "internal-txs"))
 	e.maxLag = p.cfg.ReadyMaxLag
 	return nil

@@ -146,11 +146,20 @@ type InternalStore interface {
 type InternalConfig struct {
 	AccountPrefix string        // bech32 prefix (addresses are parsed as the peer does); default "init"
 	Concurrency   int           // traces in flight; default 4
-	MaxHeights    int           // heights per write; default 20 (small steps keep it close behind the block writer)
+	MaxHeights    int           // heights per write; default 20 (small steps keep it close behind the block writer), ×10 while more than ten runs behind
 	PollInterval  time.Duration // wait when caught up with the block writer; default 500 ms
 	RetryMin      time.Duration // backoff bounds of a failing trace or write; defaults 200 ms, 10 s
 	RetryMax      time.Duration
 	StopAtHeight  int64 // > 0: Run returns once internal txs are stored up to this height (tests)
+
+	// CoreBehind, when set, reports how many heights the block writer is behind the chain
+	// head. While that is more than YieldAbove, the follower leaves the two cores to block
+	// ingestion until it is YieldLag heights behind the writer: traces and their writes
+	// (on SQLite, the one write lock) otherwise slow every block's way to the top, and the
+	// heights it skipped are traced after, in the same number of calls. nil: never yields.
+	CoreBehind func() int64
+	YieldAbove int64 // default 20 (the pipeline's ReadyMaxLag)
+	YieldLag   int64 // default 2000: a real node's catch-up keeps internal txs this close
 }
 
 // InternalFollower traces the blocks the pipeline has written that hold EVM txs and stores
@@ -204,6 +213,12 @@ func NewInternalFollower(cfg InternalConfig, src EVMSource, st InternalStore, lo
 	}
 	if cfg.RetryMin <= 0 {
 		cfg.RetryMin = 200 * time.Millisecond
+	}
+	if cfg.YieldAbove <= 0 {
+		cfg.YieldAbove = 20
+	}
+	if cfg.YieldLag <= 0 {
+		cfg.YieldLag = 2000
 	}
 	if cfg.RetryMax < cfg.RetryMin {
 		cfg.RetryMax = max(10*time.Second, cfg.RetryMin)
@@ -325,11 +340,17 @@ func (f *InternalFollower) trace(ctx context.Context, next int64, out chan<- tra
 			return err
 		}
 		f.top.Store(top)
-		if top < next {
+		if top < next || f.yield(top, next) {
 			f.waitForBlocks(ctx, wake)
 			continue
 		}
-		to := min(top, next+int64(f.cfg.MaxHeights)-1)
+		// Far behind (after yielding to a catching-up writer, or a restart) a run is ten
+		// times longer: a tenth of the write transactions for the same traces.
+		run := int64(f.cfg.MaxHeights)
+		if top-next+1 > 10*run {
+			run *= 10
+		}
+		to := min(top, next+run-1)
 		blocks, err := f.traceRange(ctx, next, to)
 		if errors.Is(err, ErrFutureHeight) {
 			// A node behind the one the blocks came from: wait, do not count a failure.
@@ -347,6 +368,15 @@ func (f *InternalFollower) trace(ctx context.Context, next int64, out chan<- tra
 		next = to + 1
 	}
 	return ctx.Err()
+}
+
+// yield reports whether the follower should leave the machine to a block writer that is
+// catching up (InternalConfig.CoreBehind), with next the first height it has not traced.
+func (f *InternalFollower) yield(top, next int64) bool {
+	if f.cfg.CoreBehind == nil || f.cfg.CoreBehind() <= f.cfg.YieldAbove {
+		return false
+	}
+	return top-next+1 < f.cfg.YieldLag
 }
 
 // waitForBlocks waits for the block writer: its next commit in this process, or a poll
