@@ -51,7 +51,8 @@ type StreamOptions struct {
 	// with a "reconnect" event. Default 10 s.
 	SlowAfter time.Duration
 	// WriteTimeout bounds one write to the client (the server's WriteTimeout is cleared for
-	// streams, which would otherwise cut every stream after it). Default 30 s.
+	// streams, which would otherwise cut every stream after it); the deadline is renewed
+	// lazily, so a write may get as little as half of it. Default 30 s.
 	WriteTimeout time.Duration
 	// RetryAfter is the Retry-After of a 503 past a cap. Default 5 s.
 	RetryAfter time.Duration
@@ -318,8 +319,15 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	subs.Inc()
 	defer subs.Dec()
 
+	// Setting a deadline re-arms the connection's runtime timer, which at 10,000 streams and
+	// one write each per block is a cost of its own: the deadline is moved only once half of
+	// WriteTimeout has passed, so a write is bounded by between half of it and all of it.
+	var deadline time.Time
 	write := func(b []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
+		if now := time.Now(); deadline.Sub(now) < opts.WriteTimeout/2 {
+			deadline = now.Add(opts.WriteTimeout)
+			_ = rc.SetWriteDeadline(deadline)
+		}
 		if _, err := w.Write(b); err != nil {
 			return false
 		}

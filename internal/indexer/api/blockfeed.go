@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -30,15 +31,29 @@ func newFeedBlock(b *store.Block, buf []byte) feedBlock {
 // goroutine (the tip's) waits for the next block and offers its frame to every attached
 // stream: a subscriber at the tip costs its connection and its queue, no goroutine of its own,
 // and a block costs one store read and one encoding however many subscribers there are.
+//
+// The attached streams are spread over one shard per CPU, and a block is offered to the
+// shards in parallel: an Offer wakes the stream's writer on the offering goroutine's CPU, so
+// one offering goroutine would queue all 10,000 writers behind one CPU and leave the others
+// to steal them.
 type blockFeed struct {
 	mu     sync.Mutex
 	recent []feedBlock // consecutive heights, ascending
 
-	// The tip: the attached streams with the height each has been sent up to, and the last
-	// height offered to all of them. stop ends the tip's goroutine (nil when none runs).
-	subs map[*httpapi.Stream]int64
-	sent int64
-	stop context.CancelFunc
+	// The tip: the attached streams (each in one shard, with the height it has been sent up
+	// to), and the last height offered to all of them. stop ends the tip's goroutine (nil
+	// when none runs). next is the shard the next attached stream goes to.
+	subs   map[*httpapi.Stream]*feedSub
+	shards []map[*httpapi.Stream]*feedSub
+	next   int
+	sent   int64
+	stop   context.CancelFunc
+}
+
+// feedSub is one stream attached to the tip.
+type feedSub struct {
+	at    int64 // the last height offered to it
+	shard int
 }
 
 // after returns up to streamPage blocks after the height, in order.
@@ -98,7 +113,11 @@ func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watc
 	if f.stop == nil {
 		// No tip running: this stream's position is where it starts.
 		ctx, cancel := context.WithCancel(context.Background())
-		f.stop, f.sent, f.subs = cancel, after, map[*httpapi.Stream]int64{}
+		f.stop, f.sent, f.subs = cancel, after, map[*httpapi.Stream]*feedSub{}
+		f.shards = make([]map[*httpapi.Stream]*feedSub, max(1, runtime.GOMAXPROCS(0)))
+		for i := range f.shards {
+			f.shards[i] = map[*httpapi.Stream]*feedSub{}
+		}
 		go f.tip(ctx, r, watch)
 	}
 	if after < f.sent {
@@ -117,7 +136,10 @@ func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watc
 			after = b.height
 		}
 	}
-	f.subs[st] = after
+	sub := &feedSub{at: after, shard: f.next}
+	f.next = (f.next + 1) % len(f.shards)
+	f.subs[st] = sub
+	f.shards[sub.shard][st] = sub
 	// A stream whose client goes leaves at once, not at the next block.
 	context.AfterFunc(st.Context(), func() { f.detach(st) })
 	return true
@@ -126,10 +148,12 @@ func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watc
 func (f *blockFeed) detach(st *httpapi.Stream) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.subs[st]; !ok {
+	sub, ok := f.subs[st]
+	if !ok {
 		return
 	}
 	delete(f.subs, st)
+	delete(f.shards[sub.shard], st)
 	if len(f.subs) == 0 && f.stop != nil {
 		f.stop()
 		f.stop = nil
@@ -164,21 +188,7 @@ func (f *blockFeed) tip(ctx context.Context, r store.Reader, watch *store.Height
 			f.mu.Unlock()
 			return
 		}
-		for _, b := range bs {
-			for st, at := range f.subs {
-				if b.height <= at {
-					continue
-				}
-				if !st.Offer(b.frame) {
-					// Too slow or gone: its stream ends (with a resume point) and the client
-					// comes back through the store.
-					delete(f.subs, st)
-					continue
-				}
-				f.subs[st] = b.height
-			}
-			f.sent = b.height
-		}
+		f.offer(bs)
 		if len(f.subs) == 0 {
 			f.stop()
 			f.stop = nil
@@ -186,5 +196,43 @@ func (f *blockFeed) tip(ctx context.Context, r store.Reader, watch *store.Height
 			return
 		}
 		f.mu.Unlock()
+	}
+}
+
+// offer offers the blocks, in order, to every attached stream, one goroutine per shard; f.mu
+// is held, and each goroutine changes only its own shard's map and entries.
+func (f *blockFeed) offer(bs []feedBlock) {
+	var wg sync.WaitGroup
+	dropped := make([][]*httpapi.Stream, len(f.shards))
+	for i, shard := range f.shards {
+		if len(shard) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			for _, b := range bs {
+				for st, sub := range shard {
+					if b.height <= sub.at {
+						continue
+					}
+					if !st.Offer(b.frame) {
+						// Too slow or gone: its stream ends (with a resume point) and the
+						// client comes back through the store.
+						delete(shard, st)
+						dropped[i] = append(dropped[i], st)
+						continue
+					}
+					sub.at = b.height
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, sts := range dropped {
+		for _, st := range sts {
+			delete(f.subs, st)
+		}
+	}
+	if n := len(bs); n > 0 {
+		f.sent = bs[n-1].height
 	}
 }

@@ -60,20 +60,16 @@ func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) er
 	}
 }
 
-// startHeight is the height a height-ordered stream goes on after: the indexed tip without a
-// resume point, else after, unless that lies before the first retained block (expired).
-func (s *server) startHeight(ctx context.Context, resume bool, after int64) (int64, error) {
+// checkResume fails (expired) when a client's resume point lies before the first retained block.
+func (s *server) checkResume(ctx context.Context, after int64) error {
 	first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
 	if err != nil {
-		return 0, err
-	}
-	if !resume {
-		return s.store.IndexedHeight(ctx)
+		return err
 	}
 	if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
-		return 0, errExpired(after, first.Blocks[0].Height)
+		return errExpired(after, first.Blocks[0].Height)
 	}
-	return after, nil
+	return nil
 }
 
 // blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
@@ -83,11 +79,19 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !resume {
+		// The tip is read before the response starts: a client that has the 200 gets every
+		// block committed after it, however late its producer runs.
+		if after, err = s.store.IndexedHeight(r.Context()); err != nil {
+			return nil, err
+		}
+	}
 	return func(st *httpapi.Stream) error {
 		ctx := st.Context()
-		after, err := s.startHeight(ctx, resume, after)
-		if err != nil {
-			return err
+		if resume {
+			if err := s.checkResume(ctx, after); err != nil {
+				return err
+			}
 		}
 		for {
 			// The window may end before the store does: read on until a page comes back
@@ -134,27 +138,29 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sequenceStream(after, resume, "tx",
+	return s.sequenceStream(r.Context(), after, resume, "tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return s.store.Txs(ctx, store.TxFilter{}, p)
 		},
-		func(ctx context.Context, p store.Page) (store.TxPage, error) { return s.store.Txs(ctx, f, p) }), nil
+		func(ctx context.Context, p store.Page) (store.TxPage, error) { return s.store.Txs(ctx, f, p) })
 }
 
 // sequenceStream sends txs as events named event in sequence order: those after after, or
 // without resume those after the tip, the newest tx newest lists (sequences are dense over
 // all txs, so the tip is that of every kind). list gives the stream's txs a page at a time.
-func (s *server) sequenceStream(after int64, resume bool, event string, newest, list func(context.Context, store.Page) (store.TxPage, error)) httpapi.Producer {
-	return func(st *httpapi.Stream) error {
-		if !resume {
-			last, err := newest(st.Context(), store.Page{Limit: 1, Desc: true})
-			if err != nil {
-				return err
-			}
-			if len(last.Txs) > 0 {
-				after = last.Txs[0].Sequence
-			}
+// The tip is read here, before the response starts (ctx is the request's), so a client that
+// has the 200 gets every tx committed after it.
+func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, event string, newest, list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
+	if !resume {
+		last, err := newest(ctx, store.Page{Limit: 1, Desc: true})
+		if err != nil {
+			return nil, err
 		}
+		if len(last.Txs) > 0 {
+			after = last.Txs[0].Sequence
+		}
+	}
+	return func(st *httpapi.Stream) error {
 		return s.follow(st, func(ctx context.Context) error {
 			for {
 				page, err := list(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
@@ -172,5 +178,5 @@ func (s *server) sequenceStream(after int64, resume bool, event string, newest, 
 				}
 			}
 		})
-	}
+	}, nil
 }

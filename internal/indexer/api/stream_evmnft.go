@@ -47,11 +47,11 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	er := s.evm()
-	return s.sequenceStream(after, resume, "evm_tx",
+	return s.sequenceStream(r.Context(), after, resume, "evm_tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return er.EVMTxs(ctx, store.EVMTxFilter{}, p)
 		},
-		func(ctx context.Context, p store.Page) (store.TxPage, error) { return er.EVMTxs(ctx, f, p) }), nil
+		func(ctx context.Context, p store.Page) (store.TxPage, error) { return er.EVMTxs(ctx, f, p) })
 }
 
 // tokenStream: GET /indexer/nft/v1/tokens/stream, the NFT tokens of an account and/or a
@@ -82,13 +82,20 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(st *httpapi.Stream) error {
-		h, err := s.startHeight(st.Context(), resume, after.Height)
+	if !resume {
+		// The tip is read before the response starts: a client that has the 200 gets every
+		// change committed after it.
+		h, err := s.store.IndexedHeight(r.Context())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if !resume {
-			after = afterHeight(h)
+		after = afterHeight(h)
+	}
+	return func(st *httpapi.Stream) error {
+		if resume {
+			if err := s.checkResume(st.Context(), after.Height); err != nil {
+				return err
+			}
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
