@@ -3,9 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,33 +17,9 @@ import (
 // followed to STATE_COMPLETED with one progress line per hop, and a refused transfer that exits
 // non-zero.
 func TestTransferCommand(t *testing.T) {
-	dir := t.TempDir()
-	env, out, errb := testEnv(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
-			"--router-port", "0", "--interval", "200ms", "--bridge-traffic", "0", "--log-level", "error"})
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("up did not stop")
-		}
-	}()
-	var eps upEndpoints
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if strings.Contains(out.String(), "ROUTER") {
-			if b, err := os.ReadFile(filepath.Join(dir, "endpoints.json")); err == nil && json.Unmarshal(b, &eps) == nil {
-				break
-			}
-		}
-	}
-	if eps.Router == "" {
-		t.Fatalf("up did not start: %s %s", out, errb)
-	}
+	u := startUp(t, t.TempDir(), 20*time.Second, "--interval", "200ms", "--bridge-traffic", "0", "--log-level", "error")
+	defer u.stop(t)
+	eps, out := u.eps, u.out
 	// up funds and prints test accounts derived from the test mnemonic.
 	if eps.Accounts == nil || eps.Accounts.Mnemonic != devnet.TestMnemonic || len(eps.Accounts.List) != 3 {
 		t.Fatalf("endpoints.json accounts: %+v", eps.Accounts)

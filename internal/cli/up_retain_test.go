@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,36 +14,10 @@ func TestUpIndexersKeepWhatTheDevnetKeeps(t *testing.T) {
 	defer func(d time.Duration) { pruneInterval = d }(pruneInterval)
 	pruneInterval = 100 * time.Millisecond
 	const keep = 30
-	dir := t.TempDir()
-	env, out, errb := testEnv(nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
-			"--router-port", "0", "--interval", "50ms", "--retain-blocks", fmt.Sprint(keep), "--log-level", "warn"})
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("up did not stop")
-		}
-	}()
-	var eps upEndpoints
 	deadline := time.Now().Add(120 * time.Second) // generous: the shared machine runs loaded
-	for time.Now().Before(deadline) {
-		if strings.Contains(out.String(), "ROUTER") {
-			b, err := os.ReadFile(filepath.Join(dir, "endpoints.json"))
-			if err == nil && json.Unmarshal(b, &eps) == nil {
-				break
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if eps.Router == "" {
-		t.Fatalf("no endpoints.json; stdout %s stderr %s", out, errb)
-	}
+	u := startUp(t, t.TempDir(), 120*time.Second, "--interval", "50ms", "--retain-blocks", fmt.Sprint(keep), "--log-level", "warn")
+	defer u.stop(t)
+	eps := u.eps
 	for id, c := range eps.Chains {
 		if c.Indexer == "" {
 			continue

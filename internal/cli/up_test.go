@@ -54,29 +54,10 @@ func getBody(t *testing.T, url string) (int, string) {
 func TestUp(t *testing.T) {
 	dir := t.TempDir()
 	for round := 1; round <= 2; round++ {
-		env, out, errb := testEnv(nil)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan int, 1)
-		go func() {
-			done <- run(ctx, env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
-				"--router-port", "0", "--interval", "100ms", "--log-level", "info"})
-		}()
-		var eps upEndpoints
 		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			// The URL table is printed after endpoints.json is written.
-			if strings.Contains(out.String(), "ROUTER") {
-				b, err := os.ReadFile(filepath.Join(dir, "endpoints.json"))
-				if err == nil && json.Unmarshal(b, &eps) == nil {
-					break
-				}
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if eps.Router == "" || !strings.Contains(out.String(), "ROUTER") {
-			cancel()
-			t.Fatalf("round %d: no endpoints.json/URL table; stdout %s stderr %s", round, out, errb)
-		}
+		u := startUp(t, dir, 20*time.Second, "--interval", "100ms", "--log-level", "info")
+		defer u.stop(t) // a failed round leaves nothing running
+		eps, out, errb := u.eps, u.out, u.errb
 		rollups := 0
 		for id, c := range eps.Chains {
 			if c.Indexer == "" {
@@ -170,17 +151,11 @@ func TestUp(t *testing.T) {
 		if !preflightAllowsAnyOrigin(t, eps.Router+"/v2/fungible/route", http.MethodPost) {
 			t.Errorf("round %d: router refuses a cross-origin preflight", round)
 		}
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Fatalf("round %d: exit code %d; stderr %s", round, code, errb)
-			}
-			// The last line says so once everything has stopped and closed.
-			checkLastLogLine(t, errb.String(), "rollgate stopped")
-		case <-time.After(20 * time.Second):
-			t.Fatalf("round %d: up did not stop", round)
+		if code := u.stop(t); code != 0 {
+			t.Fatalf("round %d: exit code %d; stderr %s", round, code, errb)
 		}
+		// The last line says so once everything has stopped and closed.
+		checkLastLogLine(t, errb.String(), "rollgate stopped")
 	}
 }
 
