@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 )
@@ -110,6 +109,9 @@ type Options struct {
 	// Registry receives the metrics and is served at /metrics; nil means a private registry.
 	// Two APIs built on one registry share the collectors instead of failing.
 	Registry *prometheus.Registry
+	// Gatherer, when set, is what /metrics serves instead of Registry alone (the fleet: its
+	// own registry and every chain's). A gather error is logged and the rest still served.
+	Gatherer prometheus.Gatherer
 	// RequestTimeout bounds a handler's context; exceeding it is a 504. Zero means no bound.
 	RequestTimeout time.Duration
 	// MaxAge is the Cache-Control max-age of successful answers; default 1 s.
@@ -197,7 +199,7 @@ func New(opts Options, routes []Route) http.Handler {
 		}
 		s.mux.Handle("GET /swagger", http.RedirectHandler("/swagger/", http.StatusMovedPermanently))
 	}
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{Registry: opts.Registry}))
+	s.mux.Handle("GET /metrics", metricsHandler(opts))
 	s.mux.Handle("/", http.HandlerFunc(s.unmatched))
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 )
@@ -205,6 +206,30 @@ func TestMetricsTwiceOnOneRegistry(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// TestMetricsGathererErrorKeepsTheRest: with a Gatherer (the fleet's: its registry and every
+// chain's), one gatherer's error is logged and counted, and the scrape still answers 200 with
+// every other family instead of a bare 500.
+func TestMetricsGathererErrorKeepsTheRest(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	failing := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		return nil, errors.New("chain x: collector broke")
+	})
+	var logs bytes.Buffer
+	h := testAPI(t, Options{Registry: reg, Gatherer: prometheus.Gatherers{reg, failing},
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	serve(h, "GET", "/json", nil)
+	rec := serve(h, "GET", "/metrics", nil)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `test_api_requests_total{code="200",route="GET /json"} 1`) {
+		t.Fatalf("/metrics: %d, want 200 with the registry's families:\n%s", rec.Code, rec.Body)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "chain x: collector broke") {
+		t.Errorf("the gather error not logged at warn:\n%s", logs.String())
+	}
+	if body := serve(h, "GET", "/metrics", nil).Body.String(); !strings.Contains(body, "promhttp_metric_handler_errors_total{cause=\"gathering\"} 1") {
+		t.Errorf("the gather error not counted:\n%s", body)
 	}
 }
 

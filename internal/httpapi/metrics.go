@@ -2,13 +2,18 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
 	"maps"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // metrics is the one metrics set of both APIs; only the name prefix differs.
@@ -99,4 +104,23 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 		}
 	}
 	return c
+}
+
+// metricsHandler serves opts.Registry, or opts.Gatherer when set. A gatherer of many
+// registries can fail in one of them (say, a chain whose collector errs): the scrape then
+// keeps everything else instead of a bare 500, and the error is logged and counted
+// (promhttp_metric_handler_errors_total).
+func metricsHandler(opts Options) http.Handler {
+	if opts.Gatherer == nil {
+		return promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{Registry: opts.Registry})
+	}
+	return promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{Registry: opts.Registry,
+		ErrorHandling: promhttp.ContinueOnError, ErrorLog: slogPrinter{opts.Log}})
+}
+
+// slogPrinter is promhttp's error log on a slog.Logger.
+type slogPrinter struct{ log *slog.Logger }
+
+func (p slogPrinter) Println(v ...any) {
+	p.log.Warn("metrics gathered with errors", "err", strings.TrimSpace(fmt.Sprintln(v...)))
 }

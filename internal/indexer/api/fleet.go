@@ -29,6 +29,9 @@ type FleetConfig struct {
 	CORS httpapi.CORS
 	// Chains lists the chains as they are now, sorted by id.
 	Chains func() []FleetChain
+	// Metrics, when set, is what /metrics serves (the fleet's registry and every chain's,
+	// labelled chain_id); nil serves the registry NewFleet is given.
+	Metrics prometheus.Gatherer
 }
 
 // fleetDoc is the OpenAPI description of the fleet's routes marked InSpec (the cross-rollup
@@ -50,6 +53,7 @@ func NewFleet(cfg FleetConfig, logger *slog.Logger, reg *prometheus.Registry) ht
 		Namespace: "rollgate_indexer_fleet",
 		Log:       logger,
 		Registry:  reg,
+		Gatherer:  cfg.Metrics,
 		MapError:  mapError,
 		NotFound:  notFound,
 		CORS:      cfg.CORS,

@@ -65,7 +65,8 @@ type Config struct {
 	// Hosts maps Host headers to chain ids, beside each chain's own "hosts" (a registry
 	// directory has none).
 	Hosts map[string]string
-	// Registry receives the fleet's own metrics (each chain's are at /{chain_id}/metrics).
+	// Registry receives the fleet's own metrics. The fleet's /metrics serves them and every
+	// chain's, labelled chain_id (metrics.go); each chain's alone are at /{chain_id}/metrics.
 	Registry *prometheus.Registry
 }
 
@@ -128,9 +129,13 @@ func New(cfg Config) (*Fleet, error) {
 		_, _ = rand.Read(b[:])
 		cfg.Owner = fmt.Sprintf("%s-%d-%x", host, os.Getpid(), b)
 	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry() // /metrics gathers it beside the chains'
+	}
 	f := &Fleet{cfg: cfg, log: cfg.Log, budget: httpx.NewLimiter(cfg.Budget),
 		chains: map[string]*chainRun{}, hosts: map[string]*chainRun{}, schemas: map[string]string{}}
-	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list}, cfg.Log, cfg.Registry)
+	metrics := prometheus.Gatherers{cfg.Registry, prometheus.GathererFunc(f.gatherChains)}
+	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Metrics: metrics}, cfg.Log, cfg.Registry)
 	return f, nil
 }
 
