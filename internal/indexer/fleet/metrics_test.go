@@ -100,6 +100,15 @@ func TestFleetMetrics(t *testing.T) {
 		}
 	}
 
+	series := map[string]int{}
+	for _, mf := range mfs {
+		for _, id := range chainsOf(mf) {
+			series[id]++
+		}
+	}
+	t.Logf("/metrics: %d families; families with series of %s: %d, of %s: %d, unlabelled (the fleet's own): %d",
+		len(mfs), a.id, series[a.id], b.id, series[b.id], series[""])
+
 	// A chain's own endpoint is unchanged: its series alone, no chain_id label.
 	own := scrape(t, srv.URL+"/"+a.id)
 	if got := chainsOf(own["rollgate_ingest_indexed_height"]); !slices.Equal(got, []string{""}) {
