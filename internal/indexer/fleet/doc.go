@@ -10,6 +10,8 @@
 // own goroutines, upstream clients, store pool and metrics registry, and a chain whose node is
 // down, or whose pipeline fails, is retried on its own while the others go on. Their upstream
 // requests share one budget (httpx.Limiter.Sub): each chain holds at most its cap of it.
+// The fleet's /metrics is one scrape for the process: its own registry and every chain's,
+// each chain's series labelled chain_id (metrics.go).
 //
 // Stores: with a PostgreSQL DSN every chain lives in its own schema of that database
 // (search_path set on the chain's pool, migrations applied there); with "sqlite:<dir>" every
