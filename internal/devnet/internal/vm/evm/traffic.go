@@ -168,6 +168,23 @@ func (t *trafficState) mint721(c common.Address, cc contract, to int, memo strin
 	return t.call(t.ownerIdx(cc), c, in, nil, 400000, memo)
 }
 
+// maxLiveTokens caps a collection's live tokens, so a devnet left running reaches a steady
+// state (bounded state, and a bounded walk of it in tokens) instead of minting forever: at
+// the cap a mint burns one instead. It sits well above what the first few hundred blocks
+// reach, so the chains tests and goldens look at are unchanged.
+const maxLiveTokens = 128
+
+// burn721 burns one of toks (the collection's live tokens of ours), drawn by the rng.
+func (t *trafficState) burn721(c common.Address, toks []struct {
+	id    *big.Int
+	owner int
+}) sim.Intent {
+	tk := toks[t.rng.IntN(len(toks))]
+	t.touched[tokenKey(c, tk.id)] = true
+	in, _ := Pack("burn", tk.id)
+	return t.call(tk.owner, c, in, nil, 350000, "")
+}
+
 func (t *trafficState) one() (sim.Intent, bool) {
 	r := t.rng.IntN(100)
 	a := t.rng.IntN(len(t.accs))
@@ -209,6 +226,9 @@ func (t *trafficState) one() (sim.Intent, bool) {
 		return t.call(a, c, in, nil, 300000, ""), true
 	case r < 64: // ERC-721 mint
 		c, cc := t.pick721()
+		if toks := t.tokens(c); len(toks) >= maxLiveTokens {
+			return t.burn721(c, toks), true
+		}
 		return t.mint721(c, cc, b, ""), true
 	case r < 76: // ERC-721 transfer / safe transfer
 		c, _ := t.pick721()
@@ -239,6 +259,9 @@ func (t *trafficState) one() (sim.Intent, bool) {
 		return t.call(a, t.addr(b), nil, amt, 300000, ""), true
 	case r < 92: // multi-message Cosmos tx: two bank sends and an ERC-721 mint by the collection owner
 		c, cc := t.pick721()
+		if toks := t.tokens(c); len(toks) >= maxLiveTokens {
+			return t.burn721(c, toks), true
+		}
 		o := t.ownerIdx(cc)
 		mint := t.mint721(c, cc, t.other(o), "")
 		msgs := []proto.Message{

@@ -17,6 +17,34 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
+// The traffic plan reaches a steady state so a devnet left running keeps a bounded state
+// (and readView, which reads the module's whole store each block, a bounded cost): past
+// these counts the generator stops creating collections and managed coins, and a mint
+// becomes a burn or a transfer. The caps sit well above what the first few hundred blocks
+// reach, so the chains tests and goldens look at are unchanged.
+const (
+	maxCollections  = 40
+	maxNFTs         = 192
+	maxManagedCoins = 24
+	// Past this many NFTs a mint takes the collection's lowest token id with no live NFT
+	// (one burned earlier) rather than a fresh one: a burn leaves a tombstone at the NFT's
+	// address for good, so fresh ids forever would grow the state by one tombstone a burn.
+	reuseIDsFrom         = maxNFTs - 32
+	maxLivePerCollection = 16
+)
+
+// freeTokenID is the lowest token id of c with no live NFT: a burned one (its address
+// holds a tombstone) or, when ids 1..n are all live, n+1. The scan stops at the first free
+// id, so it is bounded by the collection's live NFTs.
+func freeTokenID(kvs sim.KVReader, c colView) string {
+	for i := uint64(1); ; i++ {
+		id := strconv.FormatUint(i, 10)
+		if _, live := kvs.Get(keyObj(NftAddr(c.creator, c.name, id))); !live {
+			return id
+		}
+	}
+}
+
 // view is what the traffic generator knows about the chain state.
 type view struct {
 	nfts        []nftView // sorted by address
@@ -36,6 +64,7 @@ type colView struct {
 	creator Addr
 	name    string
 	next    uint64 // total minted so far
+	live    uint64 // NFTs of the collection not burned
 	full    bool
 	mutURI  bool
 }
@@ -54,7 +83,7 @@ func (m *Module) readView(kvs sim.KVReader) view {
 		if err := jsonUnmarshal(b, &c); err == nil {
 			v.collections = append(v.collections, colView{
 				addr: hexAddr(strings.TrimPrefix(k, "col/")), creator: hexAddr(c.Creator), name: c.Name,
-				next: c.Minted, full: c.MaxSupply != nil && c.Current >= *c.MaxSupply, mutURI: c.MutNftURI,
+				next: c.Minted, live: c.Current, full: c.MaxSupply != nil && c.Current >= *c.MaxSupply, mutURI: c.MutNftURI,
 			})
 		}
 		return true
@@ -121,7 +150,10 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 
 	var mine []colView
 	for _, c := range v.collections {
-		if c.creator == me && !c.full && !busy[c.addr] {
+		// Once ids are reused a collection also stops at maxLivePerCollection, which bounds
+		// its highest id, so the addresses ever used (the tombstones) stay few.
+		atCap := len(v.nfts) >= reuseIDsFrom && c.live >= maxLivePerCollection
+		if c.creator == me && !c.full && !atCap && !busy[c.addr] {
 			mine = append(mine, c)
 		}
 	}
@@ -142,6 +174,9 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 	mint := func(c colView, to Addr) proto.Message {
 		busy[c.addr] = true
 		id := strconv.FormatUint(c.next+1, 10)
+		if len(v.nfts) >= reuseIDsFrom {
+			id = freeTokenID(state.Store(StoreName), c)
+		}
 		desc := fmt.Sprintf("Token %s of %s", id, c.name)
 		uri := fmt.Sprintf("https://devnet.invalid/move/%s/%s.json", c.addr.Hex()[:8], id)
 		if rng.IntN(4) == 0 {
@@ -153,7 +188,14 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 	}
 
 	switch roll := rng.IntN(100); {
-	case roll < 8 || len(v.collections) == 0:
+	case roll < 30 && len(v.nfts) >= maxNFTs && len(owned) > 0:
+		// At the cap a creation or a mint burns one of ours instead.
+		n := owned[rng.IntN(len(owned))]
+		busy[n.addr] = true
+		return one(exec("simple_nft", "burn", []string{"0x1::nft::Nft"}, bcsAddr(n.addr)))
+	case roll < 30 && len(v.nfts) >= maxNFTs:
+		// Nothing of ours to burn: a plain transfer (the default below).
+	case (roll < 8 && len(v.collections) < maxCollections) || len(v.collections) == 0:
 		name := fmt.Sprintf("Devnet Colección %d", rng.IntN(1_000_000))
 		var max []byte
 		if rng.IntN(2) == 0 {
@@ -205,6 +247,15 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 				return one(exec("managed_coin", "mint_to", nil, bcsAddr(to), bcsAddr(c.meta), bcsU64(uint64(1000+rng.IntN(1_000_000)))))
 			}
 		}
+		managed := 0
+		for _, c := range v.coins {
+			if c.managed {
+				managed++
+			}
+		}
+		if managed >= maxManagedCoins {
+			break
+		}
 		sym := fmt.Sprintf("D%c%c", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)))
 		if _, exists := state.Store(StoreName).Get(keyObj(ManagedCoinMetadata(me, sym))); exists {
 			break
@@ -219,7 +270,7 @@ func (m *Module) intent(rng *rand.Rand, state sim.Query, accs []sim.Account, v *
 				return one(exec("object", "transfer_call", nil, bcsAddr(n.addr), bcsAddr(me)))
 			}
 		}
-	case roll < 72 && len(mine) > 0:
+	case roll < 72 && len(mine) > 0 && len(v.nfts) < maxNFTs:
 		// The multi-message shape of the fixture: MsgSend, a mint, MsgSend.
 		if d := m.spendable(state, v, me); d != "" {
 			send := func(amt int64) *bankv1beta1.MsgSend {

@@ -125,6 +125,31 @@ func (m *Module) readView(q sim.Query) wview {
 	return v
 }
 
+// The traffic plan reaches a steady state so a devnet left running keeps a bounded state
+// (and readView, which reads the module's whole store each block, a bounded cost): past
+// these counts no more collections or denoms are created, a mint burns one of our tokens
+// instead, and send_nft (which leaves the token with the receiver stub for good) becomes a
+// transfer. The caps sit well above what the first few hundred blocks reach, so the chains
+// tests and goldens look at are unchanged.
+const (
+	maxCollections = 32
+	maxOurTokens   = 192 // tokens owned by the generator's accounts
+	maxStubTokens  = 64  // tokens the receiver stub holds
+	maxDenoms      = 24
+)
+
+// counts of what the caps above bound.
+func (v *wview) ourTokens(idx map[string]int) (ours, other int) {
+	for _, t := range v.tokens {
+		if _, ok := idx[t.owner]; ok {
+			ours++
+		} else {
+			other++
+		}
+	}
+	return ours, other
+}
+
 // opKind is one operation of the traffic mix.
 type opKind int
 
@@ -400,6 +425,16 @@ func (g *gen) op(kind opKind) (sim.Intent, bool) {
 	rng, accs, v := g.rng, g.accs, g.v
 	signer := rng.IntN(len(accs))
 	me := accs[signer].Bech32
+	ours, others := v.ourTokens(g.idx)
+	switch {
+	case kind == opCollection && len(v.collections) >= maxCollections,
+		kind == opCreateDenom && len(v.denoms) >= maxDenoms:
+		return sim.Intent{}, false
+	case (kind == opMint || kind == opMultiMsg) && ours >= maxOurTokens:
+		kind = opBurnNFT
+	case kind == opSendNFT && others >= maxStubTokens:
+		kind = opTransfer
+	}
 	switch kind {
 	case opCollection:
 		sym := fmt.Sprintf("D%c%c", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)))
