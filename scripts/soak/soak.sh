@@ -14,7 +14,7 @@
 #
 #   t_s          seconds since start
 #   rss_kib      VmRSS from /proc/PID/status
-#   heap_inuse   go_memstats_heap_inuse_bytes   (from the first indexer's /metrics: one process,
+#   heap_inuse   go_memstats_heap_inuse_bytes   (from the router's /metrics: one process,
 #   heap_alloc   go_memstats_heap_alloc_bytes    so any component's endpoint reports it all)
 #   sys_bytes    go_memstats_sys_bytes
 #   goroutines   go_goroutines
@@ -106,7 +106,9 @@ for _ in $(seq 1 120); do
 	kill -0 "$pid" || { echo "rollgate up exited; see $out/up.log" >&2; exit 1; }
 	sleep 1
 done
-metrics=$(jq -r '[.chains[] | select(.indexer) | .indexer][0]' "$out/data/endpoints.json")/metrics
+# The router's registry holds the Go and process collectors; a rollup's URL now serves its
+# chain's own registry (the fleet's), which has none.
+metrics=$(jq -r '.router' "$out/data/endpoints.json")/metrics
 echo "pid $pid, metrics $metrics, samples $out/samples.csv, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 secs() { # a sleep(1) duration in seconds
