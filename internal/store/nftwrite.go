@@ -12,7 +12,7 @@ import (
 // events are few next to txs, so each change is a statement or two; what it reads (dictionary
 // entries, collections) is cached for the transaction.
 type nftWriter struct {
-	tx      wtx
+	tx      *queuedTx
 	dict    map[string]*dictEntry // collection\x00token_id → nft_dict entry
 	nextID  int64                 // last nft_dict id handed out; 0 = not read yet
 	colls   map[string]*collInfo  // collection address → what the writer knows of it
@@ -28,6 +28,15 @@ type nftWriter struct {
 	// noDict holds the tokens prefetch found without a dictionary entry: entry adds theirs
 	// without asking.
 	noDict map[string]bool
+	// added are the dictionary entries this transaction adds, inserted by finish with their
+	// final counts (nothing reads them from the table before).
+	added []addedEntry
+}
+
+type addedEntry struct {
+	e       *dictEntry
+	coll    []byte
+	tokenID string
 }
 
 type tokState struct {
@@ -236,7 +245,7 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 		}
 	}
 	for start := 0; start < len(pairs); start += 2 * prefetchChunk {
-		part := pairs[start:min(len(pairs), start+2*prefetchChunk)]
+		part := padTuples(pairs[start:min(len(pairs), start+2*prefetchChunk)], 2)
 		in := " WHERE (collection_addr, token_id) IN (" + strings.TrimSuffix(strings.Repeat("(?, ?),", len(part)/2), ",") + ")"
 		r, err := w.tx.query(ctx, "SELECT collection_addr, token_id, owner, height FROM nft"+in, part...)
 		if err != nil {
@@ -272,6 +281,33 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 		r.Close()
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("read nft dictionary: %w", err)
+		}
+	}
+	// The rank lists the changes will touch: their collections', their tokens' owners' and
+	// the new owners'.
+	var keys []rankKey
+	for _, b := range bundles {
+		for i := range b.NFTs {
+			c := &b.NFTs[i]
+			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
+				continue
+			}
+			keys = append(keys, rankKey{coll: c.Collection, owner: c.Owner})
+			if t, ok := w.toks[nftKey(c.Collection, clean(c.TokenID))]; ok && t.ok {
+				keys = append(keys, t.k)
+			}
+		}
+	}
+	for _, l := range rankLists {
+		var scopes [][]any
+		for _, k := range keys {
+			if l.kind == 1 && k.owner == nil {
+				continue
+			}
+			scopes = append(scopes, l.scopeOf(k))
+		}
+		if err := w.ranks.preload(ctx, l.rankList, scopes); err != nil {
+			return err
 		}
 	}
 	for i := 0; i < len(pairs); i += 2 {
@@ -366,7 +402,8 @@ func (w *nftWriter) entry(ctx context.Context, coll []byte, tokenID string) (*di
 		}
 		w.nextID++
 		e.id = w.nextID
-		err = w.tx.exec(ctx, "INSERT INTO nft_dict (id, collection_addr, token_id, tx_count) VALUES (?, ?, ?, 0)", e.id, coll, tokenID)
+		w.added = append(w.added, addedEntry{e: e, coll: coll, tokenID: tokenID})
+		err = nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("nft dictionary: %w", err)
@@ -450,12 +487,23 @@ func (w *nftWriter) finish(ctx context.Context) error {
 	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
 		return fmt.Errorf("insert nft_txs: %w", err)
 	}
+	added := make(map[*dictEntry]bool, len(w.added))
+	rows := make([][]any, len(w.added))
+	for i, a := range w.added {
+		added[a.e] = true
+		rows[i] = []any{a.e.id, a.coll, a.tokenID, a.e.txCount}
+	}
+	if err := w.tx.insertRows(ctx, "nft_dict", []string{"id", "collection_addr", "token_id", "tx_count"}, rows); err != nil {
+		return fmt.Errorf("insert nft_dict: %w", err)
+	}
+	var ids, counts []int64
 	for _, e := range w.dict {
-		if e.touched {
-			if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", e.txCount, e.id); err != nil {
-				return fmt.Errorf("update nft_dict: %w", err)
-			}
+		if e.touched && !added[e] {
+			ids, counts = append(ids, e.id), append(counts, e.txCount)
 		}
+	}
+	if err := w.setTxCounts(ctx, ids, counts); err != nil {
+		return fmt.Errorf("update nft_dict: %w", err)
 	}
 	colls := make([]string, 0, len(w.touched))
 	for k := range w.touched {
@@ -466,6 +514,23 @@ func (w *nftWriter) finish(ctx context.Context) error {
 		if err := w.tx.exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
 			[]byte(k), []byte(k)); err != nil {
 			return fmt.Errorf("count collection tokens: %w", err)
+		}
+	}
+	return nil
+}
+
+// setTxCounts sets the tx counts of existing dictionary entries: on PostgreSQL in one
+// statement over arrays, on SQLite (no round trips to save) one statement each.
+func (w *nftWriter) setTxCounts(ctx context.Context, ids, counts []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if w.tx.b != nil {
+		return w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = v.c FROM unnest(?::bigint[], ?::bigint[]) AS v(id, c) WHERE nft_dict.id = v.id", ids, counts)
+	}
+	for i, id := range ids {
+		if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", counts[i], id); err != nil {
+			return err
 		}
 	}
 	return nil
