@@ -36,6 +36,19 @@ type Tx interface {
 	Rollback(ctx context.Context) error
 }
 
+// Stmt is one statement of a batch.
+type Stmt struct {
+	Q    string
+	Args []any
+}
+
+// Batcher is a Tx that sends many statements in one round trip (PostgreSQL's); a writer that
+// issues many small statements queues them and sends them before its next read.
+type Batcher interface {
+	ExecBatch(ctx context.Context, stmts []Stmt) error
+	QueryAfter(ctx context.Context, stmts []Stmt, q string, args ...any) (Rows, error)
+}
+
 // Beginner starts write transactions; the migration runner needs no more.
 type Beginner interface {
 	Begin(ctx context.Context) (Tx, error)

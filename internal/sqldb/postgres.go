@@ -110,6 +110,80 @@ func (t *pgTx) Exec(ctx context.Context, q string, args ...any) error {
 	return err
 }
 
+// ExecBatch runs the statements in order in one round trip (a pgx batch); the first error
+// stops it and names the statement.
+func (t *pgTx) ExecBatch(ctx context.Context, stmts []Stmt) error {
+	r, err := t.QueryAfter(ctx, stmts, "")
+	if err != nil {
+		return err
+	}
+	r.Close()
+	return nil
+}
+
+// QueryAfter runs the statements and then the query q (none when q is empty) in one round
+// trip; the rows it returns end the batch when closed.
+func (t *pgTx) QueryAfter(ctx context.Context, stmts []Stmt, q string, args ...any) (Rows, error) {
+	b := &pgx.Batch{}
+	for _, s := range stmts {
+		b.Queue(Rebind(s.Q), s.Args...)
+	}
+	if q != "" {
+		b.Queue(Rebind(q), args...)
+	}
+	if b.Len() == 0 {
+		return batchRows{}, nil
+	}
+	br := t.tx.SendBatch(ctx, b)
+	for i, s := range stmts {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, fmt.Errorf("batched statement %d of %d (%.60s): %w", i+1, len(stmts), s.Q, err)
+		}
+	}
+	if q == "" {
+		if err := br.Close(); err != nil {
+			return nil, err
+		}
+		return batchRows{}, nil
+	}
+	r, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: r, br: br}, nil
+}
+
+// batchRows are the rows of a batch's last query; Close ends the batch too. The zero value has
+// no rows.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r batchRows) Next() bool {
+	if r.Rows == nil {
+		return false
+	}
+	return r.Rows.Next()
+}
+
+func (r batchRows) Err() error {
+	if r.Rows == nil {
+		return nil
+	}
+	return r.Rows.Err()
+}
+
+func (r batchRows) Close() {
+	if r.Rows == nil {
+		return
+	}
+	r.Rows.Close()
+	_ = r.br.Close()
+}
+
 // InsertRows streams the rows with COPY inside the write transaction.
 func (t *pgTx) InsertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
 	if len(rs) == 0 {

@@ -12,7 +12,7 @@ import (
 // events are few next to txs, so each change is a statement or two; what it reads (dictionary
 // entries, collections) is cached for the transaction.
 type nftWriter struct {
-	tx      wtx
+	tx      *queuedTx
 	dict    map[string]*dictEntry // collection\x00token_id → nft_dict entry
 	nextID  int64                 // last nft_dict id handed out; 0 = not read yet
 	colls   map[string]*collInfo  // collection address → what the writer knows of it
@@ -22,6 +22,26 @@ type nftWriter struct {
 	ranks   *rankCache
 	owned   map[[2]string]int64 // (owner, collection) → change of its live token count
 	ownKeys [][2]string         // keys of owned in first-touch order
+	// toks is what the writer knows of the nft rows (read up front, then kept as it writes
+	// them), so a change reads nothing and its statements can wait in the queue.
+	toks map[string]tokState
+	// noDict holds the tokens prefetch found without a dictionary entry: entry adds theirs
+	// without asking.
+	noDict map[string]bool
+	// added are the dictionary entries this transaction adds, inserted by finish with their
+	// final counts (nothing reads them from the table before).
+	added []addedEntry
+}
+
+type addedEntry struct {
+	e       *dictEntry
+	coll    []byte
+	tokenID string
+}
+
+type tokState struct {
+	k  rankKey
+	ok bool
 }
 
 type collInfo struct {
@@ -33,9 +53,14 @@ func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" +
 
 // writeNFTs applies every bundle's NFT changes in order; seq0 is the last tx sequence before
 // the first bundle (the writer numbers txs densely from there).
-func writeNFTs(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) error {
+func writeNFTs(ctx context.Context, wt wtx, bundles []BlockBundle, seq0 int64) error {
+	tx := newQueuedTx(wt)
 	w := &nftWriter{tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
-		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{}}
+		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{},
+		toks: map[string]tokState{}, noDict: map[string]bool{}}
+	if err := w.prefetch(ctx, bundles); err != nil {
+		return err
+	}
 	first := seq0 + 1
 	changed := false
 	for _, b := range bundles {
@@ -62,7 +87,10 @@ func writeNFTs(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) e
 	if !changed {
 		return nil
 	}
-	return w.finish(ctx)
+	if err := w.finish(ctx); err != nil {
+		return err
+	}
+	return tx.flush(ctx)
 }
 
 func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq int64) error {
@@ -110,7 +138,9 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 				return err
 			}
 		}
-		if err := w.addToken(ctx, rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}); err != nil {
+		k := rankKey{coll: c.Collection, owner: nonNil(owner), tokenID: clean(c.TokenID), height: h}
+		w.toks[nftKey(c.Collection, k.tokenID)] = tokState{k: k, ok: true}
+		if err := w.addToken(ctx, k); err != nil {
 			return err
 		}
 		w.touched[string(c.Collection)] = true
@@ -154,6 +184,7 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
 	}
+	w.toks[nftKey(coll, clean(tokenID))] = tokState{k: next, ok: c.Kind != NFTBurn}
 	if err := w.delToken(ctx, prev); err != nil {
 		return err
 	}
@@ -174,6 +205,9 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 
 // token reads the rank key of a live token; ok is false when the store does not hold it.
 func (w *nftWriter) token(ctx context.Context, coll []byte, tokenID string) (k rankKey, ok bool, err error) {
+	if t, hit := w.toks[nftKey(coll, clean(tokenID))]; hit {
+		return t.k, t.ok, nil
+	}
 	k = rankKey{coll: coll, tokenID: clean(tokenID)}
 	err = queryRow(ctx, w.tx, "SELECT owner, height FROM nft WHERE collection_addr = ? AND token_id = ?", []any{nonNil(coll), k.tokenID}, &k.owner, &k.height)
 	if errors.Is(err, ErrNotFound) {
@@ -183,7 +217,109 @@ func (w *nftWriter) token(ctx context.Context, coll []byte, tokenID string) (k r
 		return k, false, fmt.Errorf("read token: %w", err)
 	}
 	k.owner = nonNil(k.owner)
+	w.toks[nftKey(coll, k.tokenID)] = tokState{k: k, ok: true}
 	return k, true, nil
+}
+
+// prefetchChunk bounds the (collection, token) pairs of one prefetch query.
+const prefetchChunk = 400
+
+// prefetch reads, in a few queries, the nft rows and dictionary entries of the tokens the
+// changes name (a Move change names only an object and is read when applied). A token absent
+// from nft is remembered as absent; one absent from nft_dict is left for entry to add.
+func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
+	var pairs []any
+	seen := map[string]bool{}
+	for _, b := range bundles {
+		for i := range b.NFTs {
+			c := &b.NFTs[i]
+			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
+				continue
+			}
+			k := nftKey(c.Collection, clean(c.TokenID))
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			pairs = append(pairs, nonNil(c.Collection), clean(c.TokenID))
+		}
+	}
+	for start := 0; start < len(pairs); start += 2 * prefetchChunk {
+		part := padTuples(pairs[start:min(len(pairs), start+2*prefetchChunk)], 2)
+		in := " WHERE (collection_addr, token_id) IN (" + strings.TrimSuffix(strings.Repeat("(?, ?),", len(part)/2), ",") + ")"
+		r, err := w.tx.query(ctx, "SELECT collection_addr, token_id, owner, height FROM nft"+in, part...)
+		if err != nil {
+			return fmt.Errorf("read tokens: %w", err)
+		}
+		for r.Next() {
+			var k rankKey
+			if err := r.Scan(&k.coll, &k.tokenID, &k.owner, &k.height); err != nil {
+				r.Close()
+				return fmt.Errorf("read tokens: %w", err)
+			}
+			k.owner = nonNil(k.owner)
+			w.toks[nftKey(k.coll, k.tokenID)] = tokState{k: k, ok: true}
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("read tokens: %w", err)
+		}
+		r, err = w.tx.query(ctx, "SELECT collection_addr, token_id, id, tx_count FROM nft_dict"+in, part...)
+		if err != nil {
+			return fmt.Errorf("read nft dictionary: %w", err)
+		}
+		for r.Next() {
+			var coll []byte
+			var tokenID string
+			e := &dictEntry{}
+			if err := r.Scan(&coll, &tokenID, &e.id, &e.txCount); err != nil {
+				r.Close()
+				return fmt.Errorf("read nft dictionary: %w", err)
+			}
+			w.dict[nftKey(coll, tokenID)] = e
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("read nft dictionary: %w", err)
+		}
+	}
+	// The rank lists the changes will touch: their collections', their tokens' owners' and
+	// the new owners'.
+	var keys []rankKey
+	for _, b := range bundles {
+		for i := range b.NFTs {
+			c := &b.NFTs[i]
+			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
+				continue
+			}
+			keys = append(keys, rankKey{coll: c.Collection, owner: c.Owner})
+			if t, ok := w.toks[nftKey(c.Collection, clean(c.TokenID))]; ok && t.ok {
+				keys = append(keys, t.k)
+			}
+		}
+	}
+	for _, l := range rankLists {
+		var scopes [][]any
+		for _, k := range keys {
+			if l.kind == 1 && k.owner == nil {
+				continue
+			}
+			scopes = append(scopes, l.scopeOf(k))
+		}
+		if err := w.ranks.preload(ctx, l.rankList, scopes); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		k := nftKey(pairs[i].([]byte), pairs[i+1].(string))
+		if _, ok := w.dict[k]; !ok {
+			w.noDict[k] = true
+		}
+		if _, ok := w.toks[k]; !ok {
+			w.toks[k] = tokState{k: rankKey{coll: pairs[i].([]byte), tokenID: pairs[i+1].(string)}, ok: false}
+		}
+	}
+	return nil
 }
 
 func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTChange) error {
@@ -254,7 +390,10 @@ func (w *nftWriter) entry(ctx context.Context, coll []byte, tokenID string) (*di
 		return e, nil
 	}
 	e := &dictEntry{}
-	err := queryRow(ctx, w.tx, "SELECT id, tx_count FROM nft_dict WHERE collection_addr = ? AND token_id = ?", []any{coll, tokenID}, &e.id, &e.txCount)
+	err := ErrNotFound
+	if !w.noDict[k] {
+		err = queryRow(ctx, w.tx, "SELECT id, tx_count FROM nft_dict WHERE collection_addr = ? AND token_id = ?", []any{coll, tokenID}, &e.id, &e.txCount)
+	}
 	if errors.Is(err, ErrNotFound) {
 		if w.nextID == 0 {
 			if err := queryRow(ctx, w.tx, "SELECT COALESCE(MAX(id), 0) FROM nft_dict", nil, &w.nextID); err != nil {
@@ -263,7 +402,8 @@ func (w *nftWriter) entry(ctx context.Context, coll []byte, tokenID string) (*di
 		}
 		w.nextID++
 		e.id = w.nextID
-		err = w.tx.exec(ctx, "INSERT INTO nft_dict (id, collection_addr, token_id, tx_count) VALUES (?, ?, ?, 0)", e.id, coll, tokenID)
+		w.added = append(w.added, addedEntry{e: e, coll: coll, tokenID: tokenID})
+		err = nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("nft dictionary: %w", err)
@@ -347,12 +487,23 @@ func (w *nftWriter) finish(ctx context.Context) error {
 	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
 		return fmt.Errorf("insert nft_txs: %w", err)
 	}
+	added := make(map[*dictEntry]bool, len(w.added))
+	rows := make([][]any, len(w.added))
+	for i, a := range w.added {
+		added[a.e] = true
+		rows[i] = []any{a.e.id, a.coll, a.tokenID, a.e.txCount}
+	}
+	if err := w.tx.insertRows(ctx, "nft_dict", []string{"id", "collection_addr", "token_id", "tx_count"}, rows); err != nil {
+		return fmt.Errorf("insert nft_dict: %w", err)
+	}
+	var ids, counts []int64
 	for _, e := range w.dict {
-		if e.touched {
-			if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", e.txCount, e.id); err != nil {
-				return fmt.Errorf("update nft_dict: %w", err)
-			}
+		if e.touched && !added[e] {
+			ids, counts = append(ids, e.id), append(counts, e.txCount)
 		}
+	}
+	if err := w.setTxCounts(ctx, ids, counts); err != nil {
+		return fmt.Errorf("update nft_dict: %w", err)
 	}
 	colls := make([]string, 0, len(w.touched))
 	for k := range w.touched {
@@ -363,6 +514,23 @@ func (w *nftWriter) finish(ctx context.Context) error {
 		if err := w.tx.exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
 			[]byte(k), []byte(k)); err != nil {
 			return fmt.Errorf("count collection tokens: %w", err)
+		}
+	}
+	return nil
+}
+
+// setTxCounts sets the tx counts of existing dictionary entries: on PostgreSQL in one
+// statement over arrays, on SQLite (no round trips to save) one statement each.
+func (w *nftWriter) setTxCounts(ctx context.Context, ids, counts []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if w.tx.b != nil {
+		return w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = v.c FROM unnest(?::bigint[], ?::bigint[]) AS v(id, c) WHERE nft_dict.id = v.id", ids, counts)
+	}
+	for i, id := range ids {
+		if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", counts[i], id); err != nil {
+			return err
 		}
 	}
 	return nil

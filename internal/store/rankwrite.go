@@ -14,6 +14,9 @@ type rankCache struct {
 	tx    wtx
 	lists map[string]*rankState // table \x00 scope values
 	order []string              // keys in first-touch order, so flush writes deterministically
+	// loaded holds the states preload read, which state takes over at their first touch (so
+	// the flush order stays that of first touch).
+	loaded map[string]*rankState
 }
 
 type rankBucket struct {
@@ -34,6 +37,12 @@ func newRankCache(tx wtx) *rankCache { return &rankCache{tx: tx, lists: map[stri
 func (rc *rankCache) state(ctx context.Context, l rankList, scope []any) (*rankState, error) {
 	key := l.table + "\x00" + fmt.Sprint(scope...)
 	if st, ok := rc.lists[key]; ok {
+		return st, nil
+	}
+	if st, ok := rc.loaded[key]; ok {
+		delete(rc.loaded, key)
+		rc.lists[key] = st
+		rc.order = append(rc.order, key)
 		return st, nil
 	}
 	st := &rankState{l: l, scope: scope}
@@ -60,6 +69,133 @@ func (rc *rankCache) state(ctx context.Context, l rankList, scope []any) (*rankS
 	rc.lists[key] = st
 	rc.order = append(rc.order, key)
 	return st, nil
+}
+
+// preloadChunk bounds the lists one preload query reads.
+const preloadChunk = 300
+
+// preload reads the buckets of many lists of l in a few queries, for a writer that knows up
+// front which lists it will touch: one query per list was a round trip each on PostgreSQL. The
+// bucket tables change only at flush, so what it reads is what state would read later.
+func (rc *rankCache) preload(ctx context.Context, l rankList, scopes [][]any) error {
+	if rc.loaded == nil {
+		rc.loaded = map[string]*rankState{}
+	}
+	want := map[string][]any{} // canonical scope → scope
+	var todo [][]any
+	for _, sc := range scopes {
+		key := l.table + "\x00" + fmt.Sprint(sc...)
+		c := canonScope(sc)
+		if _, ok := rc.lists[key]; ok {
+			continue
+		}
+		if _, ok := rc.loaded[key]; ok {
+			continue
+		}
+		if _, ok := want[c]; ok {
+			continue
+		}
+		want[c] = sc
+		todo = append(todo, sc)
+	}
+	ns := len(l.scope)
+	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", ns), ", ") + ")"
+	for start := 0; start < len(todo); start += preloadChunk {
+		part := todo[start:min(len(todo), start+preloadChunk)]
+		args := make([]any, 0, ns*len(part))
+		for _, sc := range part {
+			args = append(args, sc...)
+		}
+		args = padTuples(args, ns)
+		sts := map[string]*rankState{}
+		r, err := rc.tx.query(ctx, "SELECT "+strings.Join(l.scope, ", ")+", "+strings.Join(l.cols, ", ")+", n FROM "+l.table+
+			" WHERE ("+strings.Join(l.scope, ", ")+") IN ("+strings.TrimSuffix(strings.Repeat(tuple+", ", len(args)/ns), ", ")+")"+
+			" ORDER BY "+strings.Join(l.scope, ", ")+", "+l.orderBy(l.cols, false), args...)
+		if err != nil {
+			return fmt.Errorf("rank buckets: %w", err)
+		}
+		for r.Next() {
+			scv := make([]any, ns)
+			dest := make([]any, ns)
+			for i := range scv {
+				dest[i] = &scv[i]
+			}
+			lo, n := l.scanKey(), int64(0)
+			if err := r.Scan(append(append(dest, lo...), &n)...); err != nil {
+				r.Close()
+				return fmt.Errorf("rank buckets: %w", err)
+			}
+			c := canonScope(scv)
+			sc, ok := want[c]
+			if !ok {
+				r.Close()
+				return fmt.Errorf("rank buckets: %s row of a list not asked for", l.table)
+			}
+			st := sts[c]
+			if st == nil {
+				st = &rankState{l: l, scope: sc}
+				sts[c] = st
+			}
+			st.buckets = append(st.buckets, rankBucket{lo: derefKey(lo), n: n, stored: n})
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("rank buckets: %w", err)
+		}
+		for _, sc := range part {
+			st := sts[canonScope(sc)]
+			if st == nil {
+				st = &rankState{l: l, scope: sc, buckets: []rankBucket{{lo: l.first(), stored: -1}}}
+			}
+			rc.loaded[l.table+"\x00"+fmt.Sprint(sc...)] = st
+		}
+	}
+	return nil
+}
+
+// padTuples repeats the last tuple of width w in args until the tuples number a power of two:
+// an IN list of repeated tuples matches the same rows, and the query texts (which the
+// PostgreSQL layer caches rewritten) stay a few.
+func padTuples(args []any, w int) []any {
+	n := len(args) / w
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	if n == 0 || p == n {
+		return args
+	}
+	out := slices.Grow(slices.Clip(args), (p-n)*w)
+	last := args[len(args)-w:]
+	for range p - n {
+		out = append(out, last...)
+	}
+	return out
+}
+
+// canonScope writes scope values so that a value as the caller passed it and as the driver
+// scanned it (any integer type, []byte or string) compare equal.
+func canonScope(sc []any) string {
+	var b strings.Builder
+	for _, v := range sc {
+		switch v := v.(type) {
+		case int:
+			fmt.Fprintf(&b, "i%d\x00", v)
+		case int16:
+			fmt.Fprintf(&b, "i%d\x00", v)
+		case int32:
+			fmt.Fprintf(&b, "i%d\x00", v)
+		case int64:
+			fmt.Fprintf(&b, "i%d\x00", v)
+		case []byte:
+			fmt.Fprintf(&b, "b%d:%s\x00", len(v), v)
+		case string:
+			fmt.Fprintf(&b, "s%d:%s\x00", len(v), v)
+		default:
+			fmt.Fprintf(&b, "?%v\x00", v)
+		}
+	}
+	return b.String()
 }
 
 // find returns the index of the bucket holding key k (the last whose first key is ≤ k).

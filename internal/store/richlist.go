@@ -121,12 +121,18 @@ func amountDesc(enc []byte) []byte {
 // writeRichList applies the bundles' rich-list changes inside the block write transaction. The
 // balances are read once for the whole batch; rows and rank buckets are written block by block,
 // so the buckets split where they would with one block per transaction (rankCache.add).
-func writeRichList(ctx context.Context, tx wtx, forUpdate string, bundles []BlockBundle) error {
-	bundles, err := orderedRichList(ctx, tx, forUpdate, bundles)
+func writeRichList(ctx context.Context, wt wtx, forUpdate string, bundles []BlockBundle) error {
+	bundles, err := orderedRichList(ctx, wt, forUpdate, bundles)
 	if err != nil || len(bundles) == 0 {
 		return err
 	}
-	return applyRichList(ctx, tx, bundles)
+	// Each block's holders and bucket changes are a few statements: queued, they reach
+	// PostgreSQL with the next read (a bucket split's) or at the end, not one round trip each.
+	tx := newQueuedTx(wt)
+	if err := applyRichList(ctx, tx, bundles); err != nil {
+		return err
+	}
+	return tx.flush(ctx)
 }
 
 // orderedRichList returns the bundles whose rich-list changes apply: every unordered one, and
