@@ -22,6 +22,12 @@ require (
 )
 
 require (
+	github.com/molecule-man/go-brrr v1.3.1 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	github.com/valyala/fasthttp v1.78.0 // indirect
+)
+
+require (
 	github.com/Microsoft/go-winio v0.6.3 // indirect
 	github.com/ProjectZKM/Ziren/crates/go-runtime/zkvm_runtime v0.0.0-20251001021608-1fe7b43fc4d6 // indirect
 	github.com/StackExchange/wmi v1.2.1 // indirect

@@ -204,7 +204,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	if cfg.AccessLog {
 		handler = accessLog(handler, log)
 	}
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler, log) })
 	return nil
 }
 

@@ -161,7 +161,7 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 	if cfg.AccessLog {
 		handler = accessLog(handler, log)
 	}
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler) })
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler, log) })
 	return fl, nil
 }
 
@@ -212,7 +212,7 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 	if ic.AccessLog {
 		h = accessLog(h, u.log.With(ic.LogContext...))
 	}
-	u.g.Go(func(ctx context.Context) error { return serve(ctx, ln, h) })
+	u.g.Go(func(ctx context.Context) error { return serve(ctx, ln, h, u.log) })
 	return nil
 }
 

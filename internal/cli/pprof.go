@@ -20,6 +20,6 @@ func servePprof(g *group, addr string) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, mux) })
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, mux, nil) })
 	return nil
 }

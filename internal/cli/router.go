@@ -162,6 +162,6 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	if cfg.AccessLog {
 		h = accessLog(h, log)
 	}
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, h) })
+	g.Go(func(ctx context.Context) error { return serve(ctx, ln, h, log) })
 	return nil
 }

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
-	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
 // group runs actors until the first one returns; then the shared context is cancelled and
@@ -85,29 +87,8 @@ func (g *group) Abort(err error) error {
 	return err
 }
 
-// serve runs an HTTP server on ln until ctx ends, then shuts it down gracefully.
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			return err
-		}
-		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return ctx.Err()
-	}
+// serve runs h on ln until ctx ends, then shuts it down gracefully (httpapi.Serve: the
+// transport both APIs share).
+func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	return httpapi.Serve(ctx, ln, h, log)
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -82,18 +81,25 @@ func BenchmarkCachedHit(b *testing.B) {
 	}
 }
 
-// benchHTTP serves h on loopback and sends one GET at a time over one kept-alive connection,
-// reading each response by its Content-Length: the client side is as thin as it can be, so a
-// profile of the process is mostly the server's.
-func benchHTTP(b *testing.B, h http.Handler, target string) {
+// benchHTTP serves h on loopback (by Serve, or by net/http when std) and sends one GET at a
+// time over one kept-alive connection, reading each response by its Content-Length: the
+// client side is as thin as it can be, so a profile of the process is mostly the server's.
+func benchHTTP(b *testing.B, h http.Handler, target string, std bool) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(slog.DiscardHandler, slog.LevelError)}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(ln) }()
-	defer func() { _ = srv.Close(); <-done }()
+	go func() {
+		defer close(done)
+		if std {
+			_ = serveNetHTTP(ctx, ln, h)
+		} else {
+			_ = Serve(ctx, ln, h, nil)
+		}
+	}()
+	defer func() { cancel(); <-done }()
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		b.Fatal(err)
@@ -135,12 +141,16 @@ func benchHTTP(b *testing.B, h http.Handler, target string) {
 	}
 }
 
+// BenchmarkCachedHitHTTP: a cached answer over loopback, written by fasthttp (serveFast) and,
+// for comparison, by net/http.
 func BenchmarkCachedHitHTTP(b *testing.B) {
-	benchHTTP(b, benchAPI(b, false), "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789")
+	const target = "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789"
+	b.Run("fasthttp", func(b *testing.B) { benchHTTP(b, benchAPI(b, false), target, false) })
+	b.Run("nethttp", func(b *testing.B) { benchHTTP(b, benchAPI(b, false), target, true) })
 }
 
-// BenchmarkCeilingHTTP is scripts/sidebyside/ceiling's handler: a fixed 1 KiB body.
+// BenchmarkCeilingHTTP is scripts/peerbench's ceiling: a fixed 1 KiB body from net/http.
 func BenchmarkCeilingHTTP(b *testing.B) {
 	body := bytes.Repeat([]byte("x"), 1024)
-	benchHTTP(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) }), "/")
+	benchHTTP(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) }), "/", true)
 }

@@ -172,6 +172,8 @@ type server struct {
 	// warmMux routes Warm's targets to the cacheable routes (warm.go); nil without a cache.
 	warmMux *http.ServeMux
 	warm    *warmMetrics
+	// streamPaths are the stream routes by their path, when it has no wildcard (serve.go).
+	streamPaths map[string]*cachedRoute
 }
 
 // unmatched is the metrics label of requests no route serves (404, 405).
@@ -182,7 +184,7 @@ const unmatched = "unmatched"
 func New(opts Options, routes []Route) http.Handler {
 	opts.defaults()
 	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache,
-		cc: newCacheControl(opts)}
+		cc: newCacheControl(opts), streamPaths: map[string]*cachedRoute{}}
 	s.options = s.m.forRoute("OPTIONS")
 	s.warm = newWarmMetrics(opts.Registry, opts.Namespace)
 	s.streams = newStreams(opts.Streams, opts.Registry, opts.Namespace)

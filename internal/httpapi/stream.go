@@ -12,14 +12,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
@@ -244,9 +247,22 @@ func (h *streams) admit(ip string) (release func(), err error) {
 	}, nil
 }
 
-// shutdown returns a channel closed when the request's server shuts down. http.Server's
-// Shutdown waits for handlers to return and never cancels them, so without this an open
-// stream would hold Shutdown until its deadline.
+// lifetime is what ends a stream of r: base is the context its producer runs under, gone is
+// closed when the client goes, shutdown when the server shuts down (the stream then says
+// "reconnect" before it ends). Under fasthttp (serve.go) the request's context is the
+// server's, cancelled by its shutdown and never by the client: base is then detached from it,
+// so the producer outlives the shutdown signal until the reconnect event is written, and a
+// client that went is found by the next write failing (a heartbeat at the latest).
+func (h *streams) lifetime(r *http.Request) (base context.Context, gone, shutdown <-chan struct{}) {
+	if fc, ok := r.Context().(*fasthttp.RequestCtx); ok {
+		return context.WithoutCancel(r.Context()), nil, fc.Done()
+	}
+	return r.Context(), r.Context().Done(), h.shutdown(r)
+}
+
+// shutdown returns a channel closed when the request's net/http server shuts down.
+// http.Server's Shutdown waits for handlers to return and never cancels them, so without this
+// an open stream would hold Shutdown until its deadline.
 func (h *streams) shutdown(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
@@ -276,15 +292,38 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// serveStream answers a stream route and returns the status written.
+// serveStream answers a stream route under net/http and returns the status written.
 func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (status int) {
-	release, err := s.streams.admit(clientIP(r))
+	prod, release, err := s.openStream(r, rt)
 	if err != nil {
-		w.Header().Set("Retry-After", strconv.Itoa(int(s.streams.opts.RetryAfter.Seconds())))
+		if isStreamCap(err) {
+			w.Header().Set("Retry-After", s.streams.retryAfter())
+		}
 		return s.fail(w, r, rt, err)
 	}
 	defer release()
-	prod, err := func() (p Producer, err error) {
+	rc := http.NewResponseController(w)
+	// The server's read and write deadlines are for requests, not for a response that lasts
+	// hours; each write gets its own deadline (sink.write).
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	streamHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return http.StatusOK
+	}
+	base, gone, shutdown := s.streams.lifetime(r)
+	return s.runStream(r, rt, prod, &sink{w: w, flush: rc.Flush, deadline: rc.SetWriteDeadline}, base, gone, shutdown)
+}
+
+// openStream admits a stream of r and opens its producer; on an error nothing is held (release
+// is nil) and the error is the answer.
+func (s *server) openStream(r *http.Request, rt Route) (prod Producer, release func(), err error) {
+	release, err = s.streams.admit(clientIP(r))
+	if err != nil {
+		return nil, nil, err
+	}
+	prod, err = func() (p Producer, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				s.m.panics.Inc()
@@ -294,24 +333,40 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 		return rt.Stream(r)
 	}()
 	if err != nil {
-		return s.fail(w, r, rt, err)
+		release()
+		return nil, nil, err
 	}
-	rc := http.NewResponseController(w)
-	// The server's read and write deadlines are for requests, not for a response that lasts
-	// hours; each write gets its own deadline below.
-	_ = rc.SetReadDeadline(time.Time{})
-	_ = rc.SetWriteDeadline(time.Time{})
-	h := w.Header()
+	return prod, release, nil
+}
+
+// isStreamCap reports admit's refusal, which carries the caps' own Retry-After.
+func isStreamCap(err error) bool {
+	var e *apierr.Error
+	return errors.As(err, &e) && slices.Contains(e.Details, "TOO_MANY_STREAMS")
+}
+
+func (h *streams) retryAfter() string { return strconv.Itoa(int(h.opts.RetryAfter.Seconds())) }
+
+// streamHeaders are the headers of an open stream.
+func streamHeaders(h http.Header) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx would otherwise buffer the stream
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return http.StatusOK
-	}
+}
 
+// sink is where a stream's bytes go: net/http's ResponseWriter, or fasthttp's body writer.
+type sink struct {
+	w        io.Writer
+	flush    func() error
+	deadline func(time.Time) error
+}
+
+// runStream writes a stream's events until it ends, and returns the status recorded: base is
+// the producer's context, gone closes when the client goes, shutdown when the server shuts
+// down (see lifetime).
+func (s *server) runStream(r *http.Request, rt Route, prod Producer, out *sink, base context.Context, gone, shutdown <-chan struct{}) (status int) {
 	opts := s.streams.opts
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := context.WithCancel(base)
 	defer cancel()
 	events := s.streams.m.events.WithLabelValues(rt.Pattern)
 	st := &Stream{ctx: ctx, q: make(chan *Frame, opts.Buffer), slow: make(chan struct{}), after: opts.SlowAfter}
@@ -326,12 +381,12 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	write := func(b []byte) bool {
 		if now := time.Now(); deadline.Sub(now) < opts.WriteTimeout/2 {
 			deadline = now.Add(opts.WriteTimeout)
-			_ = rc.SetWriteDeadline(deadline)
+			_ = out.deadline(deadline)
 		}
-		if _, err := w.Write(b); err != nil {
+		if _, err := out.w.Write(b); err != nil {
 			return false
 		}
-		return rc.Flush() == nil
+		return out.flush() == nil
 	}
 	// The first comment tells the client (and any proxy) the stream is open.
 	if !write([]byte(": ok\n\n")) {
@@ -362,7 +417,6 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 	heartbeat := time.NewTicker(opts.Heartbeat)
 	defer heartbeat.Stop()
 	producer := done // nil once the producer has detached
-	shutdown := s.streams.shutdown(r)
 	writeEvent := func(ev *Frame) bool {
 		if !write(ev.b) {
 			return false
@@ -413,7 +467,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 				}
 				break
 			}
-			if err != nil && !errors.Is(err, ErrSlowClient) && r.Context().Err() == nil && ctx.Err() == nil {
+			if err != nil && !errors.Is(err, ErrSlowClient) && base.Err() == nil && ctx.Err() == nil {
 				s.streamError(r, rt, err, writeEvent)
 			} else if errors.Is(err, ErrSlowClient) {
 				s.streams.m.drops.WithLabelValues("slow").Inc()
@@ -427,7 +481,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request, rt Route) (
 		case <-shutdown:
 			reconnect("server shutting down")
 			return http.StatusOK
-		case <-r.Context().Done():
+		case <-gone:
 			s.m.disconnects.WithLabelValues(rt.Pattern).Inc()
 			return StatusClientGone
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
@@ -18,6 +19,9 @@ import (
 func (s *server) wrap(rt Route) http.Handler {
 	cr := &cachedRoute{s: s, rt: rt, rm: s.m.forRoute(rt.Pattern)}
 	if rt.Stream != nil {
+		if rt.Method() == http.MethodGet && !strings.Contains(rt.Path(), "{") {
+			s.streamPaths[rt.Path()] = cr // fasthttp serves these itself (serve.go)
+		}
 		// A stream's duration is its client's session, not a latency: only its status is counted.
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { cr.rm.count(s.serveStream(w, r, rt)) })
 	}
@@ -209,14 +213,19 @@ func headerValue(v string) []string { return []string{v} }
 
 var jsonContentType = headerValue("application/json")
 
-// cacheControl are the Cache-Control values of one API, computed once.
-type cacheControl struct{ noStore, pinned, other []string }
+// cacheControl are the Cache-Control values of one API, computed once, as net/http and
+// fasthttp (serve.go) take them.
+type cacheControl struct {
+	noStore, pinned, other    []string
+	bNoStore, bPinned, bOther []byte
+}
 
 func newCacheControl(o Options) cacheControl {
+	pinned := "public, max-age=" + strconv.Itoa(int(o.PinnedMaxAge.Seconds()))
+	other := "public, max-age=" + strconv.Itoa(int(o.MaxAge.Seconds()))
 	return cacheControl{
-		noStore: headerValue("no-store"),
-		pinned:  headerValue("public, max-age=" + strconv.Itoa(int(o.PinnedMaxAge.Seconds()))),
-		other:   headerValue("public, max-age=" + strconv.Itoa(int(o.MaxAge.Seconds()))),
+		noStore: headerValue("no-store"), pinned: headerValue(pinned), other: headerValue(other),
+		bNoStore: []byte("no-store"), bPinned: []byte(pinned), bOther: []byte(other),
 	}
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # peerbench.sh ROLLYTICS_GIT_DIR OUT_DIR — rollgate and its peer, initia-labs/rollytics, measured
 # in one run on this machine: the same captured chain, the same store kinds, the same load
-# generator, servers alternating, and the net/http ceiling measured between them. Every ratio
+# generator, servers alternating, and the HTTP ceiling measured between them. Every ratio
 # it prints is computed from this run's figures only (issue 21: figures of other days and hosts
 # are history, never a denominator).
 #
@@ -27,7 +27,8 @@
 #     ceiling; for ROUNDS rounds, every route both serve is driven by wrk THREADS x CONNS for
 #     DURATION over rotated URLs (scripts/sidebyside/rotate.lua, URLs from urls.sh), the
 #     servers one after the other in an order rotated each round; the ceiling (a fixed answer
-#     of the route's own size) runs once per route per round in the same rotation;
+#     of the route's own size, served by CEILING_STACK: fasthttp, the stack rollgate writes its
+#     cached answers with) runs once per route per round in the same rotation;
 #  4. prints the tables (markdown): ingestion seconds and CPU, and per route the median req/s of
 #     the rounds, the worst p99, rollgate over the peer and rollgate over the ceiling.
 #
@@ -36,6 +37,7 @@
 #   STORES ["postgres sqlite"] (rollgate's stores)  INGEST_RUNS [1]  ROUNDS [3]  DURATION [15s]
 #   THREADS [2]  CONNS [16]  ROUTES ["txs byacct byheight tx blocks block blockcur same"]
 #   PEER_IDLE_CONNS [16]  PEER_WAIT_INTERNAL [1]  PEER_TIMEOUT [600] RG_TIMEOUT [300] (s per ingest)
+#   CEILING_STACK [fasthttp] (or nethttp, the ceiling of runs before rollgate served by fasthttp)
 #   PORT_BASE [23000] (ports PORT_BASE+1..+9 on 127.0.0.1)  PEER_BIN (a peer binary built by an
 #   earlier run: skips the build)  SKIP_PEER [0] (1: rollgate and the ceiling only, to check
 #   the script; no ratio to the peer is printed)  KEEP [0] (1: keep the databases)
@@ -43,7 +45,7 @@
 # started (by PID) on exit.
 set -euo pipefail
 
-[ $# -eq 2 ] || { sed -n '2,44p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,46p' "$0" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SBS=$ROOT/scripts/sidebyside
 mkdir -p "$2"
@@ -56,6 +58,7 @@ THREADS=${THREADS:-2} CONNS=${CONNS:-16}
 ROUTES=${ROUTES:-txs byacct byheight tx blocks block blockcur same}
 PEER_IDLE_CONNS=${PEER_IDLE_CONNS:-16} PEER_WAIT_INTERNAL=${PEER_WAIT_INTERNAL:-1}
 PEER_TIMEOUT=${PEER_TIMEOUT:-600} RG_TIMEOUT=${RG_TIMEOUT:-300}
+CEILING_STACK=${CEILING_STACK:-fasthttp}
 PORT_BASE=${PORT_BASE:-23000} SKIP_PEER=${SKIP_PEER:-0} KEEP=${KEEP:-0}
 CAPTURE=$ROOT/testdata/fixtures/minievm-busy.tar.zst
 
@@ -218,7 +221,7 @@ fi
 [ "$SKIP_PEER" = 1 ] || for d in pb_peer; do psql -q -c 'VACUUM ANALYZE' "$PG/$d"; done
 case " $STORES " in *" postgres "*) psql -q -c 'VACUUM ANALYZE' "$PG/pb_rg" ;; esac
 SERVERS=()
-start "$OUT/logs/ceiling.log" "$OUT/bin/ceiling" -listen "127.0.0.1:$P_CEIL"
+start "$OUT/logs/ceiling.log" "$OUT/bin/ceiling" -stack "$CEILING_STACK" -listen "127.0.0.1:$P_CEIL"
 wait_http "http://127.0.0.1:$P_CEIL/" 30
 SERVERS+=("ceiling=http://127.0.0.1:$P_CEIL")
 if [ "$SKIP_PEER" != 1 ]; then

@@ -572,12 +572,16 @@ func compareLists(t *testing.T, r, ref string, final int64) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
+		// The height first, then every extension's height with it: the standby replays the
+		// internal-tx follower's last commit a moment after the block's.
 		h, _ := statusHeight(t, r)
-		if h == final {
+		got, ok1 := get200(t, r+"/status")
+		want, ok2 := get200(t, ref+"/status")
+		if h == final && ok1 && ok2 && bytes.Equal(got.body, want.body) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s stays at height %d, want %d", r, h, final)
+			t.Fatalf("%s stays at height %d (status %s), want %d (status %s)", r, h, got.body, final, want.body)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -1,0 +1,328 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+)
+
+// The server timeouts of both transports: a request's headers within ReadHeaderTimeout, the
+// whole request within ReadTimeout, its answer within WriteTimeout (a stream lifts its own
+// write deadline, stream.go), an idle kept-alive connection closed after IdleTimeout.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+	// shutdownGrace is how long a shutdown waits for requests in flight.
+	shutdownGrace = 10 * time.Second
+)
+
+// Serve runs h on ln until ctx ends, then shuts it down gracefully (open streams are ended
+// by the shutdown) and returns ctx's error.
+//
+// An API built by New with a response cache is served by fasthttp: a cached answer is
+// written from the cache straight onto the connection (serveFast), which is where the
+// explorers' polling lands and where net/http's own cost per request was the limit (issue
+// 21; figures in docs/performance.md, "HTTP stack"). Every other request goes through the
+// same http.Handler as under net/http, by fasthttp's adaptor, so routing, errors, streams,
+// CORS and metrics stay the one implementation. Any other handler (a fleet's, one wrapped
+// for the access log, pprof) is served by net/http.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	if s, ok := h.(*server); ok && s.cache != nil {
+		return serveFasthttp(ctx, ln, s, log)
+	}
+	return serveNetHTTP(ctx, ln, h)
+}
+
+func serveNetHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			return err
+		}
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return ctx.Err()
+	}
+}
+
+func serveFasthttp(ctx context.Context, ln net.Listener, s *server, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	slow := fasthttpadaptor.NewFastHTTPHandler(s)
+	srv := &fasthttp.Server{
+		Handler: func(c *fasthttp.RequestCtx) {
+			if !s.serveFast(c) && !s.serveStreamFast(c) {
+				slow(c)
+			}
+		},
+		// net/http sends no Server header, and neither do we.
+		NoDefaultServerHeader: true,
+		// A response without a Content-Type stays without one, as under net/http.
+		NoDefaultContentType: true,
+		// No route takes a form: a multipart body is the handler's to refuse, not to parse.
+		DisablePreParseMultipartForm: true,
+		// ReadTimeout is fasthttp's bound on the whole request (headers and body), counted
+		// from its first byte on a kept-alive connection; IdleTimeout the wait for that byte.
+		ReadTimeout:  readTimeout,
+		WriteTimeout: writeTimeout,
+		IdleTimeout:  idleTimeout,
+		// The largest request the adaptor buffers: the routes' own limits are smaller and answer
+		// a JSON 413; a body above this one is refused before it is read.
+		MaxRequestBodySize: maxAdaptedBody,
+		// A request's header block may be this large (fasthttp's default is 4 KiB; browsers
+		// with many cookies send more). Above it the answer is a 431.
+		ReadBufferSize:  16 << 10,
+		CloseOnShutdown: true,
+		Logger:          fastLogger{log},
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := srv.ShutdownWithContext(sctx); err != nil {
+			return err
+		}
+		if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+		return ctx.Err()
+	}
+}
+
+// maxAdaptedBody bounds a request body under fasthttp (it reads a body whole before the
+// handler runs); every route that reads a body sets a smaller limit of its own.
+const maxAdaptedBody = 8 << 20
+
+// fastLogger puts fasthttp's own messages (a connection it could not serve) in the log.
+type fastLogger struct{ log *slog.Logger }
+
+func (l fastLogger) Printf(format string, args ...any) {
+	l.log.Debug("http server", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+// serveFast answers c from the cache when it holds a current answer for its path and query,
+// with what serve would write (status, headers, body, metrics); it reports false, having
+// written nothing, when the request must go through the http.Handler. Only a plain path is
+// looked up here: one the ServeMux would clean, redirect or unescape differently goes the long
+// way, so the key names the same route it names under net/http (appendKey).
+func (s *server) serveFast(c *fasthttp.RequestCtx) (ok bool) {
+	if !c.IsGet() && !c.IsHead() {
+		return false
+	}
+	start := time.Now()
+	uri := c.URI()
+	path := uri.PathOriginal()
+	if !plainPath(path) {
+		return false
+	}
+	var kb [maxStackKey]byte
+	key := append(append(append(kb[:0], path...), '?'), uri.QueryString()...)
+	a, hit := s.cache.get(key)
+	if !hit || a.route == nil || a.route.s != s {
+		return false
+	}
+	cr := a.route
+	if !a.pinned {
+		if !cr.rt.Cache || s.opts.Version == nil || !s.current(a) {
+			return false
+		}
+	}
+	s.m.cacheHit.Inc()
+	status := s.writeFast(c, cr.rt, a)
+	cr.rm.observe(status, time.Since(start))
+	return true
+}
+
+// current reports whether an unpinned answer is still at the API's Version (read under the
+// request timeout, as serve reads it). A Version that fails or panics says no: the request
+// then goes the long way, which answers the failure as it always does.
+func (s *server) current(a *answer) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	ctx := context.Background()
+	if s.opts.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
+		defer cancel()
+	}
+	v, err := s.opts.Version(ctx)
+	return err == nil && v == a.version
+}
+
+// plainPath reports whether p is a path the ServeMux routes as it is: absolute, with no
+// escapes, no empty, "." or ".." segment and no trailing slash (ServeHTTP trims one).
+func plainPath(p []byte) bool {
+	if len(p) == 0 || p[0] != '/' {
+		return false
+	}
+	if len(p) > 1 && p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '%':
+			return false
+		case '/':
+			if i+1 < len(p) && p[i+1] == '/' {
+				return false
+			}
+		case '.':
+			if p[i-1] == '/' && (i+1 == len(p) || p[i+1] == '/' || p[i+1] == '.' && (i+2 == len(p) || p[i+2] == '/')) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Header names and values of cached answers, as net/http writes them (canonical keys).
+var (
+	hCacheControl = []byte("Cache-Control")
+	hETag         = []byte("Etag")
+	hVary         = []byte("Vary")
+	hACAC         = []byte("Access-Control-Allow-Credentials")
+	vOrigin       = []byte("Origin")
+	vTrue         = []byte("true")
+)
+
+// writeFast is write for a cached answer under fasthttp, with the CORS headers ServeHTTP adds.
+func (s *server) writeFast(c *fasthttp.RequestCtx, rt Route, a *answer) int {
+	h := &c.Response.Header
+	if s.cors != nil {
+		h.SetCanonical(hVary, vOrigin)
+		if ao := s.cors.allowOrigin(string(c.Request.Header.Peek("Origin"))); ao != "" {
+			h.Set("Access-Control-Allow-Origin", ao)
+			if s.cors.credentials {
+				h.SetCanonical(hACAC, vTrue)
+			}
+			if s.cors.expose != "" {
+				h.Set("Access-Control-Expose-Headers", s.cors.expose)
+			}
+		}
+	}
+	switch {
+	case rt.NoStore:
+		h.SetCanonical(hCacheControl, s.cc.bNoStore)
+	case a.pinned:
+		h.SetCanonical(hCacheControl, s.cc.bPinned)
+	default:
+		h.SetCanonical(hCacheControl, s.cc.bOther)
+	}
+	if a.etag != "" {
+		h.SetCanonical(hETag, []byte(a.etag))
+		if etagMatches(string(c.Request.Header.Peek("If-None-Match")), a.etag) {
+			c.SetStatusCode(http.StatusNotModified)
+			return http.StatusNotModified
+		}
+	}
+	// After the 304 check: net/http drops Content-Type from a 304.
+	h.SetContentType(a.contentType)
+	c.SetStatusCode(http.StatusOK)
+	// The cache never changes a body it holds, so fasthttp may write it without a copy;
+	// for HEAD fasthttp sends the length and skips the body.
+	c.Response.SetBodyRaw(a.body)
+	return http.StatusOK
+}
+
+// serveStreamFast answers a stream route under fasthttp: the events are written by fasthttp's
+// body stream writer straight to the connection, in the connection's own goroutine (through
+// the adaptor each stream would hold a second goroutine and a pipe, at 10,000 subscribers a
+// cost of its own). It reports false for a request that is not a stream's.
+func (s *server) serveStreamFast(c *fasthttp.RequestCtx) bool {
+	if !c.IsGet() && !c.IsHead() {
+		return false
+	}
+	cr, ok := s.streamPaths[string(c.URI().PathOriginal())]
+	if !ok {
+		return false
+	}
+	var req http.Request
+	if err := fasthttpadaptor.ConvertRequest(c, &req, true); err != nil {
+		return false // the adaptor answers what it cannot convert
+	}
+	r := req.WithContext(c)
+	rt := cr.rt
+	// The headers ServeHTTP adds before routing, then the stream's or the error's.
+	rec := &bodyRecorder{h: http.Header{}}
+	if s.cors != nil {
+		s.cors.actual(rec.h, r)
+	}
+	prod, release, err := s.openStream(r, rt)
+	if err != nil {
+		if isStreamCap(err) {
+			rec.h.Set("Retry-After", s.streams.retryAfter())
+		}
+		status := s.fail(rec, r, rt, err)
+		copyHeader(&c.Response.Header, rec.h)
+		c.SetStatusCode(status)
+		c.Response.SetBodyRaw(rec.b)
+		cr.rm.count(status)
+		return true
+	}
+	streamHeaders(rec.h)
+	copyHeader(&c.Response.Header, rec.h)
+	c.SetStatusCode(http.StatusOK)
+	if c.IsHead() {
+		release()
+		cr.rm.count(http.StatusOK)
+		return true
+	}
+	base, gone, shutdown := s.streams.lifetime(r)
+	conn := c.Conn()
+	c.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer release()
+		// The request's deadline was fasthttp's WriteTimeout; each write now gets its own.
+		_ = conn.SetWriteDeadline(time.Time{})
+		cr.rm.count(s.runStream(r, rt, prod, &sink{w: w, flush: w.Flush, deadline: conn.SetWriteDeadline}, base, gone, shutdown))
+	})
+	return true
+}
+
+func copyHeader(dst *fasthttp.ResponseHeader, h http.Header) {
+	for k, vs := range h {
+		for _, v := range vs {
+			dst.Add(k, v)
+		}
+	}
+}
+
+// LingeringGoroutines are functions of goroutines fasthttp leaves behind by design, for
+// leak checks to ignore: the date ticker it starts once per process, and a stopped server's
+// worker-pool cleaner, which sees the stop at its next wake-up (MaxIdleWorkerDuration, 10 s).
+var LingeringGoroutines = []string{
+	"github.com/valyala/fasthttp.updateServerDate.func1",
+	"github.com/valyala/fasthttp.(*workerPool).Start.func2",
+}
