@@ -38,8 +38,9 @@ type indexerConfig struct {
 	Streams    streamFlags
 	CacheMB    int // response cache bound in MiB; 0 disables
 	BuildInfo  Build
-	LogContext []any // attributes added to every log line (e.g. the chain id under `up`)
-	AccessLog  bool  // one info line per request
+	LogContext []any  // attributes added to every log line (e.g. the chain id under `up`)
+	AccessLog  bool   // one info line per request
+	Pprof      string // host:port serving /debug/pprof/; empty: off
 
 	// RetainHeights > 0 keeps only the newest RetainHeights heights (store/prune.go).
 	RetainHeights int64
@@ -68,6 +69,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered, or ingestion this long without a write while behind", "READY_STALE_AFTER")
 	f.Duration(&c.MaxReplicaLag, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the store's PostgreSQL hot standby replays more than this behind its primary (0: off)", "READY_MAX_REPLICA_LAG")
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
+	f.String(&c.Pprof, "pprof", "", "host:port serving /debug/pprof/ (CPU and heap profiles); empty: off", "ROLLGATE_PPROF")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
 	c.Streams.register(f)
@@ -134,6 +136,11 @@ func runIndexer(ctx context.Context, env *Env, args []string) error {
 // database. On an error the caller aborts g, which stops what was already started.
 func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger) error {
 	log = log.With(cfg.LogContext...)
+	if cfg.Pprof != "" {
+		if err := servePprof(g, cfg.Pprof); err != nil {
+			return fmt.Errorf("pprof: %w", err)
+		}
+	}
 	// An API replica only reads: it neither creates nor migrates the store (the writer or
 	// `rollgate migrate` does), so replicas can start beside a writer of another version.
 	open := store.OpenReader

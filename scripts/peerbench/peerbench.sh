@@ -26,9 +26,10 @@
 #     tuned peer), rollgate's API on each store with its shipped response cache, and the
 #     ceiling; for ROUNDS rounds, every route both serve is driven by wrk THREADS x CONNS for
 #     DURATION over rotated URLs (scripts/sidebyside/rotate.lua, URLs from urls.sh), the
-#     servers one after the other in an order rotated each round; the ceiling (a fixed answer
-#     of the route's own size, served by CEILING_STACK: fasthttp, the stack rollgate writes its
-#     cached answers with) runs once per route per round in the same rotation;
+#     servers one after the other in an order rotated each round; the ceilings (a fixed answer
+#     of the route's own size) run once per route per round in the same rotation: "ceiling",
+#     served by net/http, the issue's measure, and "ceiling-fasthttp", served by fasthttp, the
+#     stack rollgate writes its cached answers with;
 #  4. prints the tables (markdown): ingestion seconds and CPU, and per route the median req/s of
 #     the rounds, the worst p99, rollgate over the peer and rollgate over the ceiling.
 #
@@ -37,7 +38,6 @@
 #   STORES ["postgres sqlite"] (rollgate's stores)  INGEST_RUNS [1]  ROUNDS [3]  DURATION [15s]
 #   THREADS [2]  CONNS [16]  ROUTES ["txs byacct byheight tx blocks block blockcur same"]
 #   PEER_IDLE_CONNS [16]  PEER_WAIT_INTERNAL [1]  PEER_TIMEOUT [600] RG_TIMEOUT [300] (s per ingest)
-#   CEILING_STACK [fasthttp] (or nethttp, the ceiling of runs before rollgate served by fasthttp)
 #   PORT_BASE [23000] (ports PORT_BASE+1..+9 on 127.0.0.1)  PEER_BIN (a peer binary built by an
 #   earlier run: skips the build)  SKIP_PEER [0] (1: rollgate and the ceiling only, to check
 #   the script; no ratio to the peer is printed)  KEEP [0] (1: keep the databases)
@@ -45,7 +45,7 @@
 # started (by PID) on exit.
 set -euo pipefail
 
-[ $# -eq 2 ] || { sed -n '2,46p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,45p' "$0" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SBS=$ROOT/scripts/sidebyside
 mkdir -p "$2"
@@ -58,7 +58,6 @@ THREADS=${THREADS:-2} CONNS=${CONNS:-16}
 ROUTES=${ROUTES:-txs byacct byheight tx blocks block blockcur same}
 PEER_IDLE_CONNS=${PEER_IDLE_CONNS:-16} PEER_WAIT_INTERNAL=${PEER_WAIT_INTERNAL:-1}
 PEER_TIMEOUT=${PEER_TIMEOUT:-600} RG_TIMEOUT=${RG_TIMEOUT:-300}
-CEILING_STACK=${CEILING_STACK:-fasthttp}
 PORT_BASE=${PORT_BASE:-23000} SKIP_PEER=${SKIP_PEER:-0} KEEP=${KEEP:-0}
 CAPTURE=$ROOT/testdata/fixtures/minievm-busy.tar.zst
 
@@ -68,7 +67,7 @@ case " $STORES " in *" postgres "*) need psql createdb dropdb ;; esac
 [ "$SKIP_PEER" = 1 ] || need psql createdb dropdb
 
 P_REPLAY_PEER=$((PORT_BASE + 1)) P_REPLAY_RG=$((PORT_BASE + 2)) P_CEIL=$((PORT_BASE + 3))
-P_PEER_API=$((PORT_BASE + 4)) P_PEER_IDX=$((PORT_BASE + 5)) P_RG=$((PORT_BASE + 6))
+P_PEER_API=$((PORT_BASE + 4)) P_PEER_IDX=$((PORT_BASE + 5)) P_RG=$((PORT_BASE + 6)) P_CEIL_FAST=$((PORT_BASE + 9))
 
 PIDS=() DBS=()
 cleanup() {
@@ -221,9 +220,11 @@ fi
 [ "$SKIP_PEER" = 1 ] || for d in pb_peer; do psql -q -c 'VACUUM ANALYZE' "$PG/$d"; done
 case " $STORES " in *" postgres "*) psql -q -c 'VACUUM ANALYZE' "$PG/pb_rg" ;; esac
 SERVERS=()
-start "$OUT/logs/ceiling.log" "$OUT/bin/ceiling" -stack "$CEILING_STACK" -listen "127.0.0.1:$P_CEIL"
+start "$OUT/logs/ceiling.log" "$OUT/bin/ceiling" -stack nethttp -listen "127.0.0.1:$P_CEIL"
+start "$OUT/logs/ceiling-fasthttp.log" "$OUT/bin/ceiling" -stack fasthttp -listen "127.0.0.1:$P_CEIL_FAST"
 wait_http "http://127.0.0.1:$P_CEIL/" 30
-SERVERS+=("ceiling=http://127.0.0.1:$P_CEIL")
+wait_http "http://127.0.0.1:$P_CEIL_FAST/" 30
+SERVERS+=("ceiling=http://127.0.0.1:$P_CEIL" "ceiling-fasthttp=http://127.0.0.1:$P_CEIL_FAST")
 if [ "$SKIP_PEER" != 1 ]; then
   # shellcheck disable=SC2046
   start "$OUT/logs/api_peer.log" env -i PATH="$PATH" HOME="$OUT" $(peer_env pb_peer "$P_PEER_API" "$P_PEER_IDX") \
@@ -237,7 +238,7 @@ for st in $STORES; do
   SERVERS+=("rollgate-$st=http://127.0.0.1:$((P_RG + 1 + i))")
   i=$((i + 1))
 done
-for s in "${SERVERS[@]:1}"; do wait_http "${s#*=}/status" 60; done
+for s in "${SERVERS[@]:2}"; do wait_http "${s#*=}/status" 60; done
 first_rg=${SERVERS[${#SERVERS[@]} - 1]}
 "$SBS/urls.sh" "${first_rg#*=}" "$OUT/urls" >/dev/null
 # The ceiling of a route is a fixed answer of that route's size (its first URL's answer on
@@ -257,7 +258,7 @@ for s in "${SERVERS[@]}"; do echo "server ${s%%=*} ${s#*=}"; done | tee -a "$RES
 # measure NAME URL ROUTE ROUND: one wrk run, one result line
 measure() {
   local file=$OUT/urls/$3.txt
-  [ "$1" = ceiling ] && file=$OUT/urls/ceiling_$3.txt
+  case $1 in ceiling*) file=$OUT/urls/ceiling_$3.txt ;; esac
   wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$SBS/rotate.lua" "$2" -- "$file" >"$OUT/wrk/r$4_$3_$1.txt" 2>&1 || true
   awk -v s="$1" -v r="$3" -v round="$4" -v ld="$(load)" '
     /Requests\/sec/ {rps=$2} $1=="99%" {p99=$2} /Non-2xx/ {bad=$4}

@@ -1,6 +1,7 @@
 # table.awk — peerbench.sh's results.txt to markdown: ingestion (seconds to every mark, CPU
 # seconds, the peer over rollgate) and the API per route (median req/s of the rounds, worst p99,
-# rollgate over the peer and over the ceiling measured in the same rounds). Every ratio is of
+# rollgate over the peer and over the ceilings measured in the same rounds: "ceiling" is
+# net/http's, "ceiling-fasthttp" fasthttp's). Every ratio is of
 # two figures of this one run. Usage: awk -f table.awk results.txt
 function ms(s) {
   if (s ~ /us$/) return substr(s, 1, length(s) - 2) / 1000
@@ -52,6 +53,7 @@ END {
   for (i = 1; i <= nr; i++) {
     r = rorder[i]; printf "| %s |", r
     ceil = ((r, "ceiling") in rps) ? median(rps[r, "ceiling"]) : 0
+    fceil = ((r, "ceiling-fasthttp") in rps) ? median(rps[r, "ceiling-fasthttp"]) : 0
     peer = ((r, "peer") in rps) ? median(rps[r, "peer"]) : 0
     for (j = 1; j <= ns; j++) {
       s = sorder[j]
@@ -59,7 +61,8 @@ END {
       m = median(rps[r, s]); cell = sprintf("%.0f", m)
       if (s ~ /^rollgate/ && peer > 0) cell = cell sprintf(" (×%.2f peer)", m / peer)
       if (s ~ /^rollgate/ && ceil > 0) cell = cell sprintf(" (%.2f of ceiling)", m / ceil)
-      if (s != "ceiling") cell = cell sprintf(", p99 ≤ %.1f ms", worst[r, s])
+      if (s ~ /^rollgate/ && fceil > 0) cell = cell sprintf(" (%.2f of fasthttp's)", m / fceil)
+      if (s !~ /^ceiling/) cell = cell sprintf(", p99 ≤ %.1f ms", worst[r, s])
       if ((r, s) in bad) cell = cell sprintf(", %d non-2xx!", bad[r, s])
       printf " %s |", cell
     }
