@@ -44,7 +44,7 @@ func (c *Client) Transport() *httpx.Client { return c.h }
 // answer (future height, unknown tx), which retrying will not change.
 func isRPCError(_ int, body []byte) bool {
 	var env RPCResponse
-	return json.Unmarshal(body, &env) == nil && env.Error != nil
+	return jsonx.Unmarshal(body, &env) == nil && env.Error != nil
 }
 
 // URI performs a GET of route (e.g. "consensus_params") with URI arguments (string arguments
@@ -61,7 +61,7 @@ func (c *Client) call(ctx context.Context, route string, q url.Values, out any) 
 		// ExpectJSON has validated the body, so its result can be cut out without a decode.
 		if res, ok := jsonx.RPCResult(resp.Body); ok {
 			if out != nil {
-				if err := json.Unmarshal(res, out); err != nil {
+				if err := jsonx.Unmarshal(res, out); err != nil {
 					return nil, fmt.Errorf("comet %s: decoding result: %w", route, err)
 				}
 			}
@@ -84,7 +84,7 @@ func decodeEnvelope(route string, resp *httpx.Response, err error, out any) (jso
 		body, status = resp.Body, resp.Status
 	}
 	var env RPCResponse
-	if jerr := json.Unmarshal(body, &env); jerr != nil {
+	if jerr := jsonx.Unmarshal(body, &env); jerr != nil {
 		if err != nil {
 			return nil, fmt.Errorf("comet %s: %w", route, err)
 		}
@@ -98,7 +98,7 @@ func decodeEnvelope(route string, resp *httpx.Response, err error, out any) (jso
 		return nil, fmt.Errorf("comet %s: %w", route, err)
 	}
 	if out != nil {
-		if err := json.Unmarshal(env.Result, out); err != nil {
+		if err := jsonx.Unmarshal(env.Result, out); err != nil {
 			return nil, fmt.Errorf("comet %s: decoding result: %w", route, err)
 		}
 	}
@@ -341,7 +341,7 @@ func (c *Client) BlockAndResults(ctx context.Context, heights []int64) ([]*Block
 	}
 	raw = resp.Body
 	var envs []RPCResponse
-	if err := json.Unmarshal(raw, &envs); err != nil {
+	if err := jsonx.Unmarshal(raw, &envs); err != nil {
 		return nil, fmt.Errorf("comet batch: decoding: %w", err)
 	}
 	byID := make(map[string]*RPCResponse, len(envs))
@@ -380,7 +380,7 @@ func decodeBatchItem(env *RPCResponse, out any, raw *json.RawMessage) error {
 	if env.Error != nil {
 		return env.Error
 	}
-	if err := json.Unmarshal(env.Result, out); err != nil {
+	if err := jsonx.Unmarshal(env.Result, out); err != nil {
 		return fmt.Errorf("decoding result: %w", err)
 	}
 	*raw = env.Result

@@ -27,7 +27,7 @@ func (h HexBytes) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts hex of either case.
 func (h *HexBytes) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := jsonx.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("hex bytes: %w", err)
 	}
 	d, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
@@ -239,7 +239,7 @@ type ExecTxResult struct {
 func (r *ExecTxResult) UnmarshalJSON(b []byte) error {
 	type plain ExecTxResult
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := jsonx.Unmarshal(b, &p); err != nil {
 		return err
 	}
 	*r = ExecTxResult(p)
@@ -282,12 +282,12 @@ func (r *ResultBlockResults) decodeValid(b []byte) error {
 		return nil
 	}
 	*r = ResultBlockResults{}
-	return json.Unmarshal(b, r)
+	return jsonx.Unmarshal(b, r)
 }
 
 func (r *ResultBlockResults) decodeParts(rest, txs []byte) error {
 	type plain ResultBlockResults
-	if err := json.Unmarshal(rest, (*plain)(r)); err != nil {
+	if err := jsonx.Unmarshal(rest, (*plain)(r)); err != nil {
 		return err
 	}
 	if string(txs) == "null" {
@@ -305,7 +305,7 @@ func (r *ResultBlockResults) decodeParts(rest, txs []byte) error {
 		}
 		type plainTx ExecTxResult
 		x := new(ExecTxResult)
-		if err = json.Unmarshal(v, (*plainTx)(x)); err == nil {
+		if err = jsonx.Unmarshal(v, (*plainTx)(x)); err == nil {
 			x.Raw = v
 			r.TxsResults = append(r.TxsResults, x)
 		}

@@ -104,7 +104,7 @@ func isFinal(_ int, body []byte) bool {
 		Code    *int   `json:"code"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(body, &e) != nil || e.Code == nil {
+	if jsonx.Unmarshal(body, &e) != nil || e.Code == nil {
 		return false
 	}
 	return !retryableCodes[*e.Code]
@@ -121,7 +121,7 @@ func toError(err error) error {
 		Message string          `json:"message"`
 		Details json.RawMessage `json:"details"`
 	}
-	if json.Unmarshal(se.Body, &gw) == nil && (gw.Message != "" || gw.Code != 0) {
+	if jsonx.Unmarshal(se.Body, &gw) == nil && (gw.Message != "" || gw.Code != 0) {
 		e.Code, e.Message, e.Details = gw.Code, gw.Message, gw.Details
 	} else {
 		e.Message = strings.TrimSpace(string(se.Body))
@@ -180,7 +180,7 @@ func decode(path string, body []byte, out any) error {
 		*rm = append((*rm)[:0], body...)
 		return nil
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	if err := jsonx.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("cosmosrest %s: decoding: %w", path, err)
 	}
 	return nil
@@ -290,12 +290,12 @@ func (p *blockTxsPage) decodeValid(b []byte) error {
 		}
 	})
 	if ok && !fallback {
-		if err := json.Unmarshal(append(rest, '}'), p); err == nil {
+		if err := jsonx.Unmarshal(append(rest, '}'), p); err == nil {
 			return nil
 		}
 	}
 	*p = blockTxsPage{}
-	return json.Unmarshal(b, p)
+	return jsonx.Unmarshal(b, p)
 }
 
 // TxsByBlock walks the pages of a block's txs. It follows next_key; when a full page comes back
@@ -379,7 +379,7 @@ func (c *Client) TxByHash(ctx context.Context, hash string) (*TxByHashResult, er
 		return nil, err
 	}
 	out := &TxByHashResult{Tx: r.Tx, TxResponse: &TxResponse{}}
-	if err := json.Unmarshal(r.TxResponse, out.TxResponse); err != nil {
+	if err := jsonx.Unmarshal(r.TxResponse, out.TxResponse); err != nil {
 		return nil, fmt.Errorf("cosmosrest tx %s: decoding tx_response: %w", h, err)
 	}
 	out.TxResponse.Raw = r.TxResponse
@@ -417,7 +417,7 @@ func (c *Client) LatestBlock(ctx context.Context) (*LatestBlock, error) {
 	if len(src) == 0 || string(src) == "null" {
 		src = r.Block
 	}
-	if err := json.Unmarshal(src, &hdr); err != nil {
+	if err := jsonx.Unmarshal(src, &hdr); err != nil {
 		return nil, fmt.Errorf("cosmosrest blocks/latest: decoding header: %w", err)
 	}
 	return &LatestBlock{BlockID: r.BlockID, Block: r.Block, SdkBlock: r.SdkBlock,
@@ -446,7 +446,7 @@ func (c *Client) NodeInfo(ctx context.Context) (*NodeInfo, error) {
 	var d struct {
 		Network string `json:"network"`
 	}
-	if json.Unmarshal(r.DefaultNodeInfo, &d) == nil {
+	if jsonx.Unmarshal(r.DefaultNodeInfo, &d) == nil {
 		r.Network = d.Network
 	}
 	return &r, nil
@@ -514,7 +514,7 @@ func AccountAddress(acc json.RawMessage) string {
 			Address string `json:"address"`
 		} `json:"base_account"`
 	}
-	if json.Unmarshal(acc, &a) != nil {
+	if jsonx.Unmarshal(acc, &a) != nil {
 		return ""
 	}
 	if a.Address != "" {
@@ -548,7 +548,7 @@ func (c *Client) ModuleAccounts(ctx context.Context) ([]ModuleAccount, error) {
 	}
 	out := make([]ModuleAccount, len(r.Accounts))
 	for i, raw := range r.Accounts {
-		if err := json.Unmarshal(raw, &out[i]); err != nil {
+		if err := jsonx.Unmarshal(raw, &out[i]); err != nil {
 			return nil, fmt.Errorf("cosmosrest module_accounts: %w", err)
 		}
 		out[i].Raw = raw

@@ -132,7 +132,7 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method string,
 	// post's ExpectJSON has validated the body, so its result can be cut out without a decode.
 	if res, ok := jsonx.RPCResult(raw); ok {
 		r.Result = res
-	} else if err := json.Unmarshal(raw, &r); err != nil {
+	} else if err := jsonx.Unmarshal(raw, &r); err != nil {
 		return fmt.Errorf("evmrpc %s: decoding response: %w", method, err)
 	}
 	return decodeResult(method, &r, out)
@@ -163,7 +163,7 @@ func decodeResult(method string, r *wireResp, out any) error {
 			return nil
 		}
 	}
-	if err := json.Unmarshal(res, out); err != nil {
+	if err := jsonx.Unmarshal(res, out); err != nil {
 		return fmt.Errorf("evmrpc %s: decoding result: %w", method, err)
 	}
 	return nil
@@ -201,12 +201,12 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '{' { // the whole batch was refused
 		var r wireResp
-		if err := json.Unmarshal(raw, &r); err == nil && r.Error != nil {
+		if err := jsonx.Unmarshal(raw, &r); err == nil && r.Error != nil {
 			return fmt.Errorf("evmrpc batch: %w", r.Error)
 		}
 	}
 	var resps []wireResp
-	if err := json.Unmarshal(raw, &resps); err != nil {
+	if err := jsonx.Unmarshal(raw, &resps); err != nil {
 		return fmt.Errorf("evmrpc batch: decoding: %w", err)
 	}
 	byID := make(map[uint64]*wireResp, len(resps))
@@ -274,7 +274,7 @@ func (c *Client) BlockByNumber(ctx context.Context, h int64, full bool) (*Block,
 		return nil, err
 	}
 	var b Block
-	if err := json.Unmarshal(raw, &b); err != nil {
+	if err := jsonx.Unmarshal(raw, &b); err != nil {
 		return nil, fmt.Errorf("evmrpc eth_getBlockByNumber: decoding block: %w", err)
 	}
 	b.Raw = raw
@@ -316,7 +316,7 @@ type Receipt struct {
 func (r *Receipt) UnmarshalJSON(b []byte) error {
 	type plain Receipt
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := jsonx.Unmarshal(b, &p); err != nil {
 		return err
 	}
 	*r = Receipt(p)

@@ -2,11 +2,12 @@ package ingest
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"regexp"
 	"strings"
 
 	"github.com/cosmos/btcutil/bech32"
+
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // Event is one ABCI event of a tx result, as CometBFT 0.38 serves it (attributes are plain
@@ -87,7 +88,7 @@ func (x *AccountExtractor) Extract(events []Event) [][]byte {
 					Address string   `json:"address"`
 					Topics  []string `json:"topics"`
 				}
-				if err := json.Unmarshal([]byte(attr.Value), &log); err != nil {
+				if err := jsonx.Unmarshal([]byte(attr.Value), &log); err != nil {
 					continue
 				}
 				add(log.Address)

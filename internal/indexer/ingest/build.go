@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -130,7 +131,7 @@ func (b *Builder) Build(blk *RawBlock, results []TxResult, rest []json.RawMessag
 	parsed := make([]restTx, len(rest))
 	bySigs := make(map[string]int, len(rest))
 	for i, raw := range rest {
-		if err := json.Unmarshal(raw, &parsed[i]); err != nil {
+		if err := jsonx.Unmarshal(raw, &parsed[i]); err != nil {
 			return store.BlockBundle{}, fmt.Errorf("height %d: %w: rest tx %d: %w", blk.Height, ErrInvalidData, i, err)
 		}
 		if k := strings.Join(parsed[i].Signatures, ","); k != "" {
@@ -232,7 +233,7 @@ func (b *Builder) Build(blk *RawBlock, results []TxResult, rest []json.RawMessag
 // or an error string, so this is practically always [].
 func abciLogs(rawLog string) json.RawMessage {
 	var logs []json.RawMessage
-	if strings.HasPrefix(rawLog, "[") && json.Unmarshal([]byte(rawLog), &logs) == nil && logs != nil {
+	if strings.HasPrefix(rawLog, "[") && jsonx.Unmarshal([]byte(rawLog), &logs) == nil && logs != nil {
 		return json.RawMessage(rawLog)
 	}
 	return json.RawMessage("[]")

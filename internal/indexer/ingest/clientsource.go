@@ -12,6 +12,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
 // ClientSource is the production Source: the project's CometBFT and REST clients, which bring
@@ -89,7 +90,7 @@ func (s *ClientSource) Genesis(ctx context.Context) (json.RawMessage, error) {
 	var doc struct {
 		AppState json.RawMessage `json:"app_state"`
 	}
-	if err := json.Unmarshal(g.Genesis, &doc); err != nil {
+	if err := jsonx.Unmarshal(g.Genesis, &doc); err != nil {
 		return nil, fmt.Errorf("genesis: %w: %w", ErrInvalidData, err)
 	}
 	return doc.AppState, nil
@@ -148,7 +149,7 @@ func (s *ClientSource) FAMetadata(ctx context.Context, addr string) (string, int
 			Decimals int    `json:"decimals"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal([]byte(r.MoveResource), &res); err != nil {
+	if err := jsonx.Unmarshal([]byte(r.MoveResource), &res); err != nil {
 		return "", 0, fmt.Errorf("metadata of %s: %w: %w", addr, ErrInvalidData, err)
 	}
 	return res.Data.Symbol, res.Data.Decimals, nil

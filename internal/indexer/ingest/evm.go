@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -84,7 +85,7 @@ func (x *AccountExtractor) BuildEVMTxs(height int64, receipts []json.RawMessage)
 	out := make([]store.EVMTx, 0, len(receipts))
 	for i, raw := range receipts {
 		var r evmReceipt
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := jsonx.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("height %d: %w: receipt %d: %w", height, ErrInvalidData, i, err)
 		}
 		hash, err := hex.DecodeString(strings.TrimPrefix(r.TransactionHash, "0x"))

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -59,7 +60,7 @@ func (x *AccountExtractor) FlattenTraces(height int64, raw json.RawMessage) ([]s
 		Result *callFrame `json:"result"`
 		Error  string     `json:"error"`
 	}
-	if err := json.Unmarshal(raw, &traces); err != nil {
+	if err := jsonx.Unmarshal(raw, &traces); err != nil {
 		return nil, fmt.Errorf("height %d: %w: trace: %w", height, ErrInvalidData, err)
 	}
 	var out []store.InternalTx

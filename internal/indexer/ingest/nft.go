@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -195,7 +196,7 @@ func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBu
 			ClassID   string `json:"classId"`
 			ClassData string `json:"classData"`
 		}
-		if json.Unmarshal([]byte(a["packet_data"]), &pd) != nil || pd.ClassID == "" {
+		if jsonx.Unmarshal([]byte(a["packet_data"]), &pd) != nil || pd.ClassID == "" {
 			continue
 		}
 		cd, err := base64.StdEncoding.DecodeString(pd.ClassData)
@@ -205,7 +206,7 @@ func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBu
 		var class struct {
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(cd, &class) != nil || class.Name == "" {
+		if jsonx.Unmarshal(cd, &class) != nil || class.Name == "" {
 			continue
 		}
 		prefixed := a["packet_dst_port"] + "/" + a["packet_dst_channel"] + "/" + pd.ClassID

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -44,7 +44,7 @@ func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events [
 				continue
 			}
 			var l evmLog // the receipt log shape (evm.go); only address, topics and data are set
-			if json.Unmarshal([]byte(a.Value), &l) != nil || len(l.Topics) != 4 || !strings.EqualFold(l.Topics[0], transferTopic) ||
+			if jsonx.Unmarshal([]byte(a.Value), &l) != nil || len(l.Topics) != 4 || !strings.EqualFold(l.Topics[0], transferTopic) ||
 				(l.Data != "0x" && l.Data != "") {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -50,7 +51,7 @@ func evmTransfers(height int64, results []TxResult) ([]store.BalanceChange, erro
 					Topics  []string `json:"topics"`
 					Data    string   `json:"data"`
 				}
-				if err := json.Unmarshal([]byte(a.Value), &l); err != nil || len(l.Topics) != 3 || !strings.EqualFold(l.Topics[0], transferTopic) {
+				if err := jsonx.Unmarshal([]byte(a.Value), &l); err != nil || len(l.Topics) != 3 || !strings.EqualFold(l.Topics[0], transferTopic) {
 					continue
 				}
 				amount, ok := new(big.Int).SetString(strings.TrimPrefix(strings.TrimPrefix(l.Data, "0x"), "0X"), 16)
@@ -146,7 +147,7 @@ func genesisBalances(ctx context.Context, src RichListSource, prefix string) ([]
 			} `json:"balances"`
 		} `json:"bank"`
 	}
-	if err := json.Unmarshal(raw, &g); err != nil {
+	if err := jsonx.Unmarshal(raw, &g); err != nil {
 		return nil, fmt.Errorf("genesis app_state: %w", err)
 	}
 	var out []genesisBalance
