@@ -234,3 +234,49 @@ func TestInTx(t *testing.T) {
 		})
 	}
 }
+
+// TestWriterCompressesWithLZ4: a writer's large values are stored lz4-compressed when the
+// server has lz4 (pglz otherwise); a DSN naming a method keeps it.
+func TestWriterCompressesWithLZ4(t *testing.T) {
+	ctx := context.Background()
+	dsn := testutil.PostgresDSN(t)
+	probe := openW(t, dsn)
+	var hasLZ4 int
+	if err := queryRow(ctx, probe.Reader(), "SELECT COUNT(*) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)", nil, &hasLZ4); err != nil {
+		t.Fatal(err)
+	}
+	want := "pglz"
+	if hasLZ4 == 1 {
+		want = "lz4"
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, tc := range []struct{ name, dsn, want string }{
+		{"default", dsn, want},
+		{"named in the dsn", dsn + sep + "default_toast_compression=pglz", "pglz"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			be := openW(t, tc.dsn)
+			table := "toast_" + strings.ReplaceAll(tc.name, " ", "_")
+			err := InTx(ctx, be, func(tx Tx) error {
+				if err := tx.Exec(ctx, "CREATE TABLE "+table+" (data TEXT)"); err != nil {
+					return err
+				}
+				// Compressible and above the 2 kB TOAST threshold, like a stored tx.
+				return tx.InsertRows(ctx, table, []string{"data"}, [][]any{{strings.Repeat(`{"key":"value","n":12345},`, 400)}})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if err := queryRow(ctx, be.Reader(), "SELECT COALESCE(pg_column_compression(data), 'none') FROM "+table, nil, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("stored with %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
