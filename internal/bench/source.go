@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/rollgate/rollgate/internal/chain/replay"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 )
 
@@ -143,6 +144,22 @@ func serveLoopback(h http.Handler) (url string, stop func(), err error) {
 		_ = srv.Shutdown(ctx)
 		<-done
 	}, nil
+}
+
+// serveAPI serves an API on loopback as `rollgate indexer` does (httpapi.Serve: fasthttp for
+// an API with a response cache), until stop.
+func serveAPI(h http.Handler) (url string, stop func(), err error) {
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = httpapi.Serve(ctx, ln, h, nil)
+	}()
+	return "http://" + ln.Addr().String(), func() { cancel(); <-done }, nil
 }
 
 // Len is the number of captured blocks one repetition holds.

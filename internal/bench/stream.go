@@ -185,9 +185,10 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	go func() { ingestDone <- p.Run(ingestCtx) }()
 
 	apiReg := prometheus.NewRegistry()
-	h := api.New(api.Config{ChainID: icfg.ChainID, CacheBytes: -1,
+	// The API as `rollgate indexer` ships it (response cache on, so served by fasthttp).
+	h := api.New(api.Config{ChainID: icfg.ChainID,
 		Streams: httpapi.StreamOptions{MaxSubscribers: cfg.Subs, MaxPerIP: cfg.Subs}}, db, log, apiReg)
-	url, stopSrv, err := serveLoopback(h)
+	url, stopSrv, err := serveAPI(h)
 	if err != nil {
 		return res, err
 	}
