@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
@@ -220,11 +221,29 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 // chain list (/chains): paths the single-chain API does not have, so every rollup's URL under
 // `up` also answers for an account over all of them.
 func withCrossViews(chain http.Handler, f *fleet.Fleet) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/chains" || strings.HasPrefix(r.URL.Path, "/all/") {
-			f.ServeHTTP(w, r)
-			return
-		}
-		chain.ServeHTTP(w, r)
-	})
+	return crossViews{chain: chain, f: f}
+}
+
+type crossViews struct {
+	chain http.Handler
+	f     *fleet.Fleet
+}
+
+func isCrossView(path string) bool { return path == "/chains" || strings.HasPrefix(path, "/all/") }
+
+func (v crossViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isCrossView(r.URL.Path) {
+		v.f.ServeHTTP(w, r)
+		return
+	}
+	v.chain.ServeHTTP(w, r)
+}
+
+// Dispatch implements httpapi.Dispatcher: the chain's API, for every path but the fleet's.
+func (v crossViews) Dispatch(host, path string) (http.Handler, string, bool) {
+	d, ok := v.chain.(httpapi.Dispatcher)
+	if !ok || isCrossView(path) {
+		return nil, "", false
+	}
+	return d.Dispatch(host, path)
 }

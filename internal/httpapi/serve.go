@@ -35,13 +35,37 @@ const (
 // explorers' polling lands and where net/http's own cost per request was the limit (issue
 // 21; figures in docs/performance.md, "HTTP stack"). Every other request goes through the
 // same http.Handler as under net/http, by fasthttp's adaptor, so routing, errors, streams,
-// CORS and metrics stay the one implementation. Any other handler (a fleet's, one wrapped
-// for the access log, pprof) is served by net/http.
+// CORS and metrics stay the one implementation. A Dispatcher in front of such APIs (the fleet
+// of chains) is served the same way, each request's API found by Dispatch. Any other handler
+// (one wrapped for the access log, pprof) is served by net/http.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	if s, ok := h.(*server); ok && s.cache != nil {
-		return serveFasthttp(ctx, ln, s, log)
+	switch d := h.(type) {
+	case *server:
+		if d.cache != nil {
+			return serveFasthttp(ctx, ln, h, func(c *fasthttp.RequestCtx) (*server, []byte) {
+				return d, c.URI().PathOriginal()
+			}, log)
+		}
+	case Dispatcher:
+		return serveFasthttp(ctx, ln, h, func(c *fasthttp.RequestCtx) (*server, []byte) {
+			api, path, ok := d.Dispatch(string(c.Host()), string(c.URI().PathOriginal()))
+			if s, isAPI := api.(*server); ok && isAPI && s.cache != nil {
+				return s, []byte(path)
+			}
+			return nil, nil
+		}, log)
 	}
 	return serveNetHTTP(ctx, ln, h)
+}
+
+// Dispatcher is a handler in front of APIs built by New, such as the fleet of chains, which
+// serves each request by one of them (or answers it itself).
+type Dispatcher interface {
+	http.Handler
+	// Dispatch returns the API that serves a request with this Host header and escaped path,
+	// and the path as that API routes it; ok is false for a request the Dispatcher answers
+	// itself. It must agree with ServeHTTP, which is what answers everything Serve does not.
+	Dispatch(host, path string) (api http.Handler, apiPath string, ok bool)
 }
 
 func serveNetHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
@@ -70,16 +94,22 @@ func serveNetHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 	}
 }
 
-func serveFasthttp(ctx context.Context, ln net.Listener, s *server, log *slog.Logger) error {
+// serveFasthttp serves h with fasthttp: api names the API a request is for and the path it
+// routes (nil: none of New's), whose cached answers and streams are written here; everything
+// else goes to h through the adaptor.
+func serveFasthttp(ctx context.Context, ln net.Listener, h http.Handler, api func(*fasthttp.RequestCtx) (*server, []byte), log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	slow := fasthttpadaptor.NewFastHTTPHandler(s)
+	slow := fasthttpadaptor.NewFastHTTPHandler(h)
 	srv := &fasthttp.Server{
 		Handler: func(c *fasthttp.RequestCtx) {
-			if !s.serveFast(c) && !s.serveStreamFast(c) {
-				slow(c)
+			if c.IsGet() || c.IsHead() {
+				if s, path := api(c); s != nil && (s.serveFast(c, path) || s.serveStreamFast(c, path)) {
+					return
+				}
 			}
+			slow(c)
 		},
 		// net/http sends no Server header, and neither do we.
 		NoDefaultServerHeader: true,
@@ -109,7 +139,11 @@ func serveFasthttp(ctx context.Context, ln net.Listener, s *server, log *slog.Lo
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		if err := srv.ShutdownWithContext(sctx); err != nil {
+		err := srv.ShutdownWithContext(sctx)
+		// A shutdown that came before Serve took the listener does not stop it (net/http's
+		// does): closing the listener does.
+		_ = ln.Close()
+		if err != nil {
 			return err
 		}
 		if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
@@ -130,23 +164,22 @@ func (l fastLogger) Printf(format string, args ...any) {
 	l.log.Debug("http server", "msg", strings.TrimSpace(fmt.Sprintf(format, args...)))
 }
 
-// serveFast answers c from the cache when it holds a current answer for its path and query,
+// serveFast answers c from the cache when it holds a current answer for path (c's, as this
+// API routes it) and c's query,
 // with what serve would write (status, headers, body, metrics); it reports false, having
 // written nothing, when the request must go through the http.Handler. Only a plain path is
 // looked up here: one the ServeMux would clean, redirect or unescape differently goes the long
 // way, so the key names the same route it names under net/http (appendKey).
-func (s *server) serveFast(c *fasthttp.RequestCtx) (ok bool) {
+func (s *server) serveFast(c *fasthttp.RequestCtx, path []byte) (ok bool) {
 	if !c.IsGet() && !c.IsHead() {
 		return false
 	}
 	start := time.Now()
-	uri := c.URI()
-	path := uri.PathOriginal()
 	if !plainPath(path) {
 		return false
 	}
 	var kb [maxStackKey]byte
-	key := append(append(append(kb[:0], path...), '?'), uri.QueryString()...)
+	key := append(append(append(kb[:0], path...), '?'), c.URI().QueryString()...)
 	a, hit := s.cache.get(key)
 	if !hit || a.route == nil || a.route.s != s {
 		return false
@@ -263,11 +296,11 @@ func (s *server) writeFast(c *fasthttp.RequestCtx, rt Route, a *answer) int {
 // of fasthttp's own ways cost a stream a second goroutine, a pipe and a copy of every event
 // (its body stream writer, and the adaptor), which at 10,000 subscribers is most of the
 // memory. It reports false for a request that is not a stream's.
-func (s *server) serveStreamFast(c *fasthttp.RequestCtx) bool {
+func (s *server) serveStreamFast(c *fasthttp.RequestCtx, path []byte) bool {
 	if !c.IsGet() && !c.IsHead() {
 		return false
 	}
-	cr, ok := s.streamPaths[string(c.URI().PathOriginal())]
+	cr, ok := s.streamPaths[string(path)]
 	if !ok {
 		return false
 	}

@@ -199,7 +199,7 @@ func TestServeFast(t *testing.T) {
 		var c fasthttp.RequestCtx
 		c.Request.Header.SetMethod(method)
 		c.Request.SetRequestURI(target)
-		return h.serveFast(&c), &c
+		return h.serveFast(&c, c.URI().PathOriginal()), &c
 	}
 	cases := []struct {
 		method, target string

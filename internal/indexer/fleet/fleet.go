@@ -370,24 +370,7 @@ func (f *Fleet) ChainIDs() []string {
 // lists, else by the first path segment (removed, so the chain's API sees exactly the path a
 // single-chain deployment would). Anything else goes to the fleet's own routes.
 func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.RLock()
-	var c *chainRun
-	if len(f.hosts) > 0 {
-		host := strings.ToLower(r.Host)
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
-		c = f.hosts[host]
-	}
-	prefix := ""
-	if c == nil {
-		seg, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-		if cr, ok := f.chains[seg]; ok {
-			c, prefix = cr, "/"+seg
-		}
-	}
-	f.mu.RUnlock()
-	if c != nil {
+	if c, prefix := f.route(r.Host, r.URL.Path); c != nil {
 		if h := c.handler.Load(); h != nil {
 			if prefix == "" {
 				(*h).ServeHTTP(w, r)
@@ -400,28 +383,89 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.own.ServeHTTP(w, r)
 }
 
+// route finds the chain a request is for: by its Host when hosts are configured, else by the
+// path's first segment (then prefix is "/{chain_id}"); nil for the fleet's own paths.
+func (f *Fleet) route(host, path string) (c *chainRun, prefix string) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if len(f.hosts) > 0 {
+		host = strings.ToLower(host)
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if c = f.hosts[host]; c != nil {
+			return c, ""
+		}
+	}
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if cr, ok := f.chains[seg]; ok {
+		return cr, "/" + seg
+	}
+	return nil, ""
+}
+
+// Dispatch implements httpapi.Dispatcher: the chain API ServeHTTP hands a request to, and the
+// request's path without the chain's prefix, so that the transport writes that chain's cached
+// answers and streams itself.
+func (f *Fleet) Dispatch(host, path string) (http.Handler, string, bool) {
+	c, prefix := f.route(host, path)
+	if c == nil {
+		return nil, "", false
+	}
+	h := c.handler.Load()
+	if h == nil {
+		return nil, "", false
+	}
+	if prefix == "" {
+		return *h, path, true
+	}
+	if path = strings.TrimPrefix(path, prefix); path == "" {
+		path = "/"
+	}
+	return *h, path, true
+}
+
 // Chain returns a handler serving chain id's API at the root, as a single-chain deployment
 // does (one listener per chain routing into the fleet: `rollgate up`'s URL table). The chain
 // is looked up per request: while it starts, or after it is removed, the fleet's own JSON
 // 503 or 404 answers.
-func (f *Fleet) Chain(id string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.mu.RLock()
-		c := f.chains[id]
-		f.mu.RUnlock()
-		if c != nil {
-			if h := c.handler.Load(); h != nil {
-				(*h).ServeHTTP(w, r)
-				return
-			}
+func (f *Fleet) Chain(id string) http.Handler { return chainAPI{f: f, id: id} }
+
+// chainAPI is what Chain returns; it is an httpapi.Dispatcher too.
+type chainAPI struct {
+	f  *Fleet
+	id string
+}
+
+func (a chainAPI) handler() http.Handler {
+	a.f.mu.RLock()
+	c := a.f.chains[a.id]
+	a.f.mu.RUnlock()
+	if c != nil {
+		if h := c.handler.Load(); h != nil {
+			return *h
 		}
-		r2 := new(http.Request)
-		*r2 = *r
-		u := *r.URL
-		u.Path, u.RawPath = "/"+id+r.URL.Path, ""
-		r2.URL = &u
-		f.own.ServeHTTP(w, r2)
-	})
+	}
+	return nil
+}
+
+func (a chainAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := a.handler(); h != nil {
+		h.ServeHTTP(w, r)
+		return
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = "/"+a.id+r.URL.Path, ""
+	r2.URL = &u
+	a.f.own.ServeHTTP(w, r2)
+}
+
+// Dispatch implements httpapi.Dispatcher.
+func (a chainAPI) Dispatch(_, path string) (http.Handler, string, bool) {
+	h := a.handler()
+	return h, path, h != nil
 }
 
 // servePrefixed serves r without its chain prefix. "/{chain_id}" alone is the chain's root.

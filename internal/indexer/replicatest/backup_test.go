@@ -203,9 +203,13 @@ func TestBackupWhileWriting(t *testing.T) {
 
 func firstDiffLine(a, b []byte) string {
 	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	table := ""
 	for i := 0; i < len(al) && i < len(bl); i++ {
+		if strings.HasPrefix(al[i], "## ") {
+			table = al[i]
+		}
 		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d:\n  original %.300s\n  copy     %.300s", i+1, al[i], bl[i])
+			return fmt.Sprintf("line %d (table %s):\n  original %.300s\n  copy     %.300s", i+1, table, al[i], bl[i])
 		}
 	}
 	return fmt.Sprintf("%d lines vs %d lines", len(al), len(bl))
