@@ -158,7 +158,7 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 	// An EVM chain's API, internal txs on: every route the targets may name.
 	features := profile.For(vmkind.EVM).API(db, profile.Options{InternalTxs: true})
 	h := api.New(api.Config{ChainID: "bench", Features: features, AccountPrefix: cfg.AccountPrefix, CacheBytes: cacheBytes}, db, log, prometheus.NewRegistry())
-	base, stop, err := serveLoopback(h)
+	base, stop, err := serveAPI(h) // as `rollgate indexer` serves it
 	if err != nil {
 		return res, err
 	}
