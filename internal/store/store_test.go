@@ -477,6 +477,7 @@ func TestRolledBackBatchLeavesNoTrace(t *testing.T) {
 func TestStatsKeeperThreshold(t *testing.T) {
 	a := &countingAnalyzer{}
 	k := newStatsKeeper(a, slog.New(slog.DiscardHandler))
+	k.minGap = 0 // TestStatsKeeperGap checks the gap
 	defer k.stop()
 	steps := []struct {
 		rows, total int64
@@ -505,6 +506,38 @@ func TestStatsKeeperThreshold(t *testing.T) {
 		if got := a.n(); got != s.want {
 			t.Fatalf("step %d: %d refreshes, want %d", i, got, s.want)
 		}
+	}
+}
+
+// TestStatsKeeperGap: a refresh due within minGap of the last one starts when the gap ends,
+// without another write; one waiting at stop never starts.
+func TestStatsKeeperGap(t *testing.T) {
+	a := &countingAnalyzer{}
+	k := newStatsKeeper(a, slog.New(slog.DiscardHandler))
+	k.minGap = 100 * time.Millisecond
+	start := time.Now()
+	k.wrote(10, 10) // the first write: at once
+	k.wait()
+	k.wrote(1_000, 1_010) // due, within the gap
+	k.wait()
+	if got := a.n(); got != 1 {
+		t.Fatalf("%d refreshes within the gap, want 1", got)
+	}
+	for a.n() < 2 {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the waiting refresh never ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d := time.Since(start); d < k.minGap {
+		t.Fatalf("second refresh after %v, before the %v gap", d, k.minGap)
+	}
+	k.wait()
+	k.wrote(5_000, 6_010) // due again, within the new gap
+	k.stop()
+	time.Sleep(2 * k.minGap)
+	if got := a.n(); got != 2 {
+		t.Fatalf("%d refreshes: one waiting at stop ran", got)
 	}
 }
 
