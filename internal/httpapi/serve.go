@@ -76,18 +76,25 @@ func serveNetHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 	}
+	return runUntil(ctx, func() error { return srv.Serve(ln) }, srv.Shutdown,
+		func(err error) bool { return errors.Is(err, http.ErrServerClosed) })
+}
+
+// runUntil runs serve until ctx ends, then shuts the server down (shutdownGrace for requests in
+// flight) and returns ctx's error; closed tells serve's error on a shutdown from a failure.
+func runUntil(ctx context.Context, serve func() error, shutdown func(context.Context) error, closed func(error) bool) error {
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- serve() }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
+		if err := shutdown(sctx); err != nil {
 			return err
 		}
-		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		if err := <-errc; err != nil && !closed(err) {
 			return err
 		}
 		return ctx.Err()
@@ -131,26 +138,15 @@ func serveFasthttp(ctx context.Context, ln net.Listener, h http.Handler, api fun
 		CloseOnShutdown: true,
 		Logger:          fastLogger{log},
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		err := srv.ShutdownWithContext(sctx)
+	shutdown := func(ctx context.Context) error {
+		err := srv.ShutdownWithContext(ctx)
 		// A shutdown that came before Serve took the listener does not stop it (net/http's
 		// does): closing the listener does.
 		_ = ln.Close()
-		if err != nil {
-			return err
-		}
-		if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
-			return err
-		}
-		return ctx.Err()
+		return err
 	}
+	return runUntil(ctx, func() error { return srv.Serve(ln) }, shutdown,
+		func(err error) bool { return errors.Is(err, net.ErrClosed) })
 }
 
 // maxAdaptedBody bounds a request body under fasthttp (it reads a body whole before the
