@@ -11,9 +11,13 @@ import (
 // TestMain fails the package's tests when a goroutine outlives them: the servers, clients
 // and pipelines started here must all stop when their test ends.
 func TestMain(m *testing.M) {
-	var opts []goleak.Option
+	goleak.VerifyTestMain(m, leakOptions()...)
+}
+
+// leakOptions are goleak's exceptions: what fasthttp leaves behind by design.
+func leakOptions(more ...goleak.Option) []goleak.Option {
 	for _, fn := range httpapi.LingeringGoroutines {
-		opts = append(opts, goleak.IgnoreAnyFunction(fn))
+		more = append(more, goleak.IgnoreAnyFunction(fn))
 	}
-	goleak.VerifyTestMain(m, opts...)
+	return more
 }

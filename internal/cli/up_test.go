@@ -196,7 +196,7 @@ func TestUpFailureLeavesNothing(t *testing.T) {
 			if !strings.Contains(errb.String(), "component=indexer") {
 				t.Fatalf("no indexer started before the failure; stderr %s", errb)
 			}
-			goleak.VerifyNone(t, ignore)
+			goleak.VerifyNone(t, leakOptions(ignore)...)
 			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(routerPort)))
 			if err != nil {
 				t.Fatalf("the router's port is still taken after the failure: %v", err)
