@@ -22,11 +22,14 @@ import (
 // clone, and none may lead outside it. These are the trees a reference can point into.
 var repoPath = regexp.MustCompile(`(?:^|[^\w@:/.\-])((?:\./)?(?:cmd|docs|internal|proto|scripts|testdata)/[\w.\-/]*)([<{*…]?)`)
 
-// mdLink is a markdown link's target; outside is a path that names somewhere outside the
-// repository (the workspace the project was once built in, or its shared folder).
+// mdLink is a markdown link's target. climbing is a relative path that starts by going up: it
+// must land on a file of the repository from where it is written, since from the root (where
+// the documents' commands run) it leaves the repository. hostPath is an absolute path into a
+// machine's home or work folders, which no clone has.
 var (
-	mdLink  = regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	outside = regexp.MustCompile(`(?:^|[^\w])((?:\.\./)+shared\b[\w.\-/]*|shared/[\w.\-/]*|/work/[\w.\-/]*)`)
+	mdLink   = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	climbing = regexp.MustCompile(`(?:^|[^\w./\-])((?:\.\./)+[\w.\-]+(?:/[\w.\-]*)*)`)
+	hostPath = regexp.MustCompile(`(?:^|[\s"'(=\x60])(/(?:home|root|Users|mnt|srv|work|workspace)/[\w.\-/]*)`)
 	// goIdent ends a package path naming one of its identifiers (`internal/testutil.Fixture`).
 	goIdent = regexp.MustCompile(`\.[A-Z]\w*$`)
 )
@@ -125,7 +128,18 @@ func deadLinks(fsys fs.FS, files []string) []string {
 			bad := func(format string, a ...any) {
 				out = append(out, fmt.Sprintf("%s:%d: ", name, n)+fmt.Sprintf(format, a...))
 			}
-			for _, m := range outside.FindAllStringSubmatch(line, -1) {
+			for _, m := range climbing.FindAllStringSubmatchIndex(line, -1) {
+				p := line[m[2]:m[3]]
+				if strings.HasSuffix(line[:m[2]], "](") {
+					continue // a link: checked below, relative to its file
+				}
+				if full := path.Join(dir, strings.TrimRight(p, "./")); strings.HasPrefix(full, "../") || full == ".." {
+					bad("%s is outside the repository", p)
+				} else if _, err := fs.Stat(fsys, full); err != nil {
+					bad("%s is outside the repository (from the root) and names nothing next to the file", p)
+				}
+			}
+			for _, m := range hostPath.FindAllStringSubmatch(line, -1) {
 				bad("%s is outside the repository", m[1])
 			}
 			for _, m := range repoPath.FindAllStringSubmatch(line, -1) {
@@ -199,10 +213,12 @@ func TestDeadLinks(t *testing.T) {
 		{"relative link", "docs/b/c.md", "[a](../a.md#top) [web](https://x.y/docs/none.md) [s](#x)\n", nil},
 		{"dead link", "docs/b/c.md", "[a](a.md)\n", []string{"docs/b/c.md:1: link a.md does not exist"}},
 		{"link out of the tree", "README.md", "[spec](../spec/x.md)\n", []string{"leads outside the repository"}},
-		{"shared folder", "docs/a.md", "the contract: `shared/spec/indexer-api.md`\n", []string{"shared/spec/indexer-api.md is outside"}},
-		{"shared folder, relative", "docs/a.md", "(../shared/reference/n.md)\n", []string{"../shared/reference/n.md is outside"}},
-		{"shared folder in a command", "docs/a.md", "ROLLGATE_SHARED=../shared go test\n", []string{"../shared is outside"}},
-		{"workspace path", "docs/a.md", "fixture /work/x/y\n", []string{"/work/x/y is outside"}},
+		{"a folder beside the clone", "docs/a.md", "(../elsewhere/reference/n.md)\n", []string{"../elsewhere/reference/n.md is outside"}},
+		{"a folder beside the clone in a command", "docs/a.md", "ROLLGATE_X=../elsewhere go test\n", []string{"../elsewhere is outside"}},
+		{"climbing out of a Go package", "internal/x/x_test.go", "package x\n\n// see ../../../notes/n.md\n", []string{"../../../notes/n.md is outside"}},
+		{"a relative mention of a sibling file", "docs/b/c.md", "as ../a.md says\n", nil},
+		{"a host path", "docs/a.md", "fixture /home/dev/x/y\n", []string{"/home/dev/x/y is outside"}},
+		{"an API path", "docs/a.md", "GET /indexer/tx/v1/txs and /tmp/out\n", nil},
 		{"another repository's path", "docs/a.md", "`skip-mev/skip-go@abc:docs/general/x.mdx`\n", nil},
 		{"package-relative testdata in a comment", "internal/x/x_test.go", "package x\n\n// reads testdata/t.json\nvar s = \"docs/none.md\"\n", nil},
 		{"dead path in a Go comment", "internal/x/x_test.go", "package x\n\n/* a\n   b: docs/none.md */\n", []string{"internal/x/x_test.go:4: docs/none.md does not exist"}},
