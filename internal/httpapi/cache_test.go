@@ -266,3 +266,35 @@ func TestCacheHitBeforeRouting(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionNow: a versioned hit takes the version from VersionNow when it knows it (Version
+// is not read), and from Version when it does not; an answer of another version is never served.
+func TestVersionNow(t *testing.T) {
+	var version, reads, calls atomic.Int64
+	var known atomic.Bool
+	version.Store(3)
+	h := New(Options{Namespace: "version_now", Cache: NewCache(1 << 20),
+		Version:    func(context.Context) (int64, error) { reads.Add(1); return version.Load(), nil },
+		VersionNow: func() (int64, bool) { return version.Load(), known.Load() },
+	}, []Route{{Pattern: "GET /list", Cache: true, Handler: func(*http.Request) (any, error) {
+		calls.Add(1)
+		return map[string]int64{"head": version.Load()}, nil
+	}}})
+	get := func() string { return serve(h, "GET", "/list", nil).Body.String() }
+	get() // the miss: computed at version 3
+	for _, known1 := range []bool{true, false} {
+		known.Store(known1)
+		r0, c0 := reads.Load(), calls.Load()
+		if b := get(); b != "{\"head\":3}\n" || calls.Load() != c0 {
+			t.Fatalf("known=%v: %q after %d handler runs, want a hit", known1, b, calls.Load()-c0)
+		}
+		if read := reads.Load() - r0; known1 && read != 0 || !known1 && read != 1 {
+			t.Fatalf("known=%v: Version read %d times", known1, read)
+		}
+	}
+	known.Store(true)
+	version.Store(4)
+	if b := get(); b != "{\"head\":4}\n" {
+		t.Fatalf("after the version moved: %q", b)
+	}
+}

@@ -134,6 +134,9 @@ type Options struct {
 	// Version is what an unpinned cached answer depends on (the indexer: its indexed height).
 	// Without it only Pinned answers are cached.
 	Version func(ctx context.Context) (int64, error)
+	// VersionNow, when set, is Version when it is known without waiting (no I/O): a cache hit
+	// asks it first and reads Version, under the request timeout, only when it says no.
+	VersionNow func() (int64, bool)
 	// Streams tune the routes that are event streams (stream.go).
 	Streams StreamOptions
 }

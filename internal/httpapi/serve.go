@@ -201,6 +201,11 @@ func (s *server) current(a *answer) (ok bool) {
 			ok = false
 		}
 	}()
+	if s.opts.VersionNow != nil {
+		if v, known := s.opts.VersionNow(); known {
+			return v == a.version
+		}
+	}
 	ctx := context.Background()
 	if s.opts.RequestTimeout > 0 {
 		var cancel context.CancelFunc

@@ -77,6 +77,15 @@ func (s *server) hit(w http.ResponseWriter, r *http.Request, cr *cachedRoute, a 
 			status, ok = s.fail(w, r, cr.rt, fmt.Errorf("panic in %s: %v", cr.rt.Pattern, p)), true
 		}
 	}()
+	if s.opts.VersionNow != nil {
+		if v, known := s.opts.VersionNow(); known {
+			if v != a.version {
+				return 0, false
+			}
+			s.m.cacheHit.Inc()
+			return s.write(w, r, cr.rt, a), true
+		}
+	}
 	ctx := r.Context()
 	if s.opts.RequestTimeout > 0 {
 		var cancel context.CancelFunc

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/sqldb"
 )
@@ -189,6 +190,12 @@ func readState(ctx context.Context, c conn, suffix string) (state, error) {
 // IndexedHeight returns the last height written, or 0 for an empty store.
 func (d *DB) IndexedHeight(ctx context.Context) (int64, error) {
 	return readRetrying(ctx, d, func() (int64, error) { return d.indexedHeight(ctx) })
+}
+
+// IndexedHeightNow implements Reader: the state cache IndexedHeight reads through.
+func (d *DB) IndexedHeightNow() (int64, bool) {
+	s, ok := d.state.get(time.Now())
+	return s.height, ok
 }
 
 func (d *DB) indexedHeight(ctx context.Context) (int64, error) {

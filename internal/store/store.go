@@ -154,6 +154,10 @@ type BlockPage struct {
 type Reader interface {
 	// IndexedHeight returns the last height written, or 0 for an empty store.
 	IndexedHeight(ctx context.Context) (int64, error)
+	// IndexedHeightNow is IndexedHeight when it needs no read (this process committed it, or
+	// read it within the last 100 ms): what IndexedHeight would return then; ok is false when
+	// only IndexedHeight can say.
+	IndexedHeightNow() (height int64, ok bool)
 	// Block returns one block or ErrNotFound.
 	Block(ctx context.Context, height int64) (Block, error)
 	// Blocks returns a page of blocks ordered by height.

@@ -133,7 +133,8 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		Cache:          httpapi.NewCache(cfg.CacheBytes),
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.
-		Version: func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
+		Version:    func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
+		VersionNow: reader.IndexedHeightNow,
 	}, s.retained(s.routes()))
 	if cfg.WriteThrough != nil && cfg.CacheBytes > 0 {
 		if logger == nil {

@@ -485,6 +485,8 @@ func TestMetricsAndHealth(t *testing.T) {
 // failingReader makes every read fail, as a lost database would.
 type failingReader struct{ store.Reader }
 
+func (failingReader) IndexedHeightNow() (int64, bool) { return 0, false }
+
 func (failingReader) IndexedHeight(context.Context) (int64, error) {
 	return 0, fmt.Errorf("dial tcp: connection refused; SELECT secret FROM x")
 }
