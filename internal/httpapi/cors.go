@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // CORS are the cross-origin settings, with the peer's (rollytics) names and defaults.
@@ -133,6 +135,31 @@ func (c *cors) actual(h http.Header, r *http.Request) {
 		h["Access-Control-Expose-Headers"] = c.hExpose
 	}
 }
+
+// actualFast is actual for a cached answer written by fasthttp (serve.go), on a fresh header:
+// the same headers and values.
+func (c *cors) actualFast(h *fasthttp.ResponseHeader, origin []byte) {
+	h.SetCanonical(hVary, vOrigin)
+	ao := c.allowOrigin(string(origin))
+	if ao == "" {
+		return
+	}
+	h.Set("Access-Control-Allow-Origin", ao)
+	if c.credentials {
+		h.SetCanonical(hACAC, vTrue)
+	}
+	if c.expose != "" {
+		h.Set("Access-Control-Expose-Headers", c.expose)
+	}
+}
+
+// Names and values actualFast sets without building them per request.
+var (
+	hVary   = []byte("Vary")
+	hACAC   = []byte("Access-Control-Allow-Credentials")
+	vOrigin = []byte("Origin")
+	vTrue   = []byte("true")
+)
 
 // preflight adds the headers answering an OPTIONS preflight for a path serving allowed.
 func (c *cors) preflight(h http.Header, r *http.Request, allowed []string) {

@@ -181,39 +181,13 @@ func (s *server) serveFast(c *fasthttp.RequestCtx, path []byte) (ok bool) {
 		return false
 	}
 	cr := a.route
-	if !a.pinned {
-		if !cr.rt.Cache || s.opts.Version == nil || !s.current(a) {
-			return false
-		}
+	if !s.current(context.Background(), cr, a) {
+		return false
 	}
 	s.m.cacheHit.Inc()
 	status := s.writeFast(c, cr.rt, a)
 	cr.rm.observe(status, time.Since(start))
 	return true
-}
-
-// current reports whether an unpinned answer is still at the API's Version (read under the
-// request timeout, as serve reads it). A Version that fails or panics says no: the request
-// then goes the long way, which answers the failure as it always does.
-func (s *server) current(a *answer) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	if s.opts.VersionNow != nil {
-		if v, known := s.opts.VersionNow(); known {
-			return v == a.version
-		}
-	}
-	ctx := context.Background()
-	if s.opts.RequestTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
-		defer cancel()
-	}
-	v, err := s.opts.Version(ctx)
-	return err == nil && v == a.version
 }
 
 // plainPath reports whether p is a path the ServeMux routes as it is: absolute, with no
@@ -242,39 +216,20 @@ func plainPath(p []byte) bool {
 	return true
 }
 
-// Header names and values of cached answers, as net/http writes them (canonical keys).
+// Header names of cached answers, as net/http writes them (canonical keys).
 var (
 	hCacheControl = []byte("Cache-Control")
 	hETag         = []byte("Etag")
-	hVary         = []byte("Vary")
-	hACAC         = []byte("Access-Control-Allow-Credentials")
-	vOrigin       = []byte("Origin")
-	vTrue         = []byte("true")
 )
 
 // writeFast is write for a cached answer under fasthttp, with the CORS headers ServeHTTP adds.
 func (s *server) writeFast(c *fasthttp.RequestCtx, rt Route, a *answer) int {
 	h := &c.Response.Header
 	if s.cors != nil {
-		h.SetCanonical(hVary, vOrigin)
-		if ao := s.cors.allowOrigin(string(c.Request.Header.Peek("Origin"))); ao != "" {
-			h.Set("Access-Control-Allow-Origin", ao)
-			if s.cors.credentials {
-				h.SetCanonical(hACAC, vTrue)
-			}
-			if s.cors.expose != "" {
-				h.Set("Access-Control-Expose-Headers", s.cors.expose)
-			}
-		}
+		s.cors.actualFast(h, c.Request.Header.Peek("Origin"))
 	}
-	switch {
-	case rt.NoStore:
-		h.SetCanonical(hCacheControl, s.cc.bNoStore)
-	case a.pinned:
-		h.SetCanonical(hCacheControl, s.cc.bPinned)
-	default:
-		h.SetCanonical(hCacheControl, s.cc.bOther)
-	}
+	_, cc := s.cc.of(rt, a)
+	h.SetCanonical(hCacheControl, cc)
 	if a.etag != "" {
 		h.SetCanonical(hETag, []byte(a.etag))
 		if etagMatches(string(c.Request.Header.Peek("If-None-Match")), a.etag) {
@@ -318,25 +273,29 @@ func (s *server) serveStreamFast(c *fasthttp.RequestCtx, path []byte) bool {
 	if s.cors != nil {
 		s.cors.actual(rec.h, r)
 	}
-	prod, release, err := s.openStream(r, rt)
-	if err != nil {
-		if isStreamCap(err) {
-			rec.h.Set("Retry-After", s.streams.retryAfter())
+	// reply writes what is not a stream: the error, or the head of one (HEAD).
+	reply := func(status int) bool {
+		for k, vs := range rec.h {
+			for _, v := range vs {
+				c.Response.Header.Add(k, v)
+			}
 		}
-		status := s.fail(rec, r, rt, err)
-		copyHeader(&c.Response.Header, rec.h)
 		c.SetStatusCode(status)
 		c.Response.SetBodyRaw(rec.b)
 		cr.rm.count(status)
 		return true
 	}
+	prod, release, err := s.openStream(r, rt)
+	if err != nil {
+		if isStreamCap(err) {
+			rec.h.Set("Retry-After", s.streams.retryAfter())
+		}
+		return reply(s.fail(rec, r, rt, err))
+	}
 	streamHeaders(rec.h)
 	if c.IsHead() {
 		release()
-		copyHeader(&c.Response.Header, rec.h)
-		c.SetStatusCode(http.StatusOK)
-		cr.rm.count(http.StatusOK)
-		return true
+		return reply(http.StatusOK)
 	}
 	// The server's shutdown ends the stream (with a reconnect event); the client going is
 	// found by the next write failing, a heartbeat at the latest.
@@ -389,14 +348,6 @@ func (w *chunkWriter) Write(b []byte) (int, error) {
 
 // maxChunkBuf is the largest chunk buffer a stream keeps between events.
 const maxChunkBuf = 16 << 10
-
-func copyHeader(dst *fasthttp.ResponseHeader, h http.Header) {
-	for k, vs := range h {
-		for _, v := range vs {
-			dst.Add(k, v)
-		}
-	}
-}
 
 // LingeringGoroutines are functions of goroutines fasthttp leaves behind by design, for
 // leak checks to ignore: the date ticker it starts once per process, and a stopped server's

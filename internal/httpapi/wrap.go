@@ -60,43 +60,45 @@ func (s *server) serveCached(w http.ResponseWriter, r *http.Request) bool {
 	return ok
 }
 
-// hit writes a cached answer if it is current: a pinned one always, an unpinned one while the
-// API's Version is the one it was computed at (read under the request's timeout, as serve
-// does). A panic is answered as serve answers it.
+// hit writes a cached answer if it is current (see current).
 func (s *server) hit(w http.ResponseWriter, r *http.Request, cr *cachedRoute, a *answer) (status int, ok bool) {
-	if a.pinned {
-		s.m.cacheHit.Inc()
-		return s.write(w, r, cr.rt, a), true
-	}
-	if !cr.rt.Cache || s.opts.Version == nil {
+	if !s.current(r.Context(), cr, a) {
 		return 0, false
 	}
+	s.m.cacheHit.Inc()
+	return s.write(w, r, cr.rt, a), true
+}
+
+// current reports whether a cached answer may be served as it is: a pinned one always, an
+// unpinned one while the API's Version is the one it was computed at (VersionNow when it
+// knows, else Version read under the request timeout, as serve reads it). A Version that
+// fails or panics says no: the request then goes the long way, where serve answers the
+// failure as it always does.
+func (s *server) current(parent context.Context, cr *cachedRoute, a *answer) (ok bool) {
+	if a.pinned {
+		return true
+	}
+	if !cr.rt.Cache || s.opts.Version == nil {
+		return false
+	}
 	defer func() {
-		if p := recover(); p != nil {
-			s.m.panics.Inc()
-			status, ok = s.fail(w, r, cr.rt, fmt.Errorf("panic in %s: %v", cr.rt.Pattern, p)), true
+		if recover() != nil {
+			ok = false
 		}
 	}()
 	if s.opts.VersionNow != nil {
 		if v, known := s.opts.VersionNow(); known {
-			if v != a.version {
-				return 0, false
-			}
-			s.m.cacheHit.Inc()
-			return s.write(w, r, cr.rt, a), true
+			return v == a.version
 		}
 	}
-	ctx := r.Context()
+	ctx := parent
 	if s.opts.RequestTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.opts.RequestTimeout)
 		defer cancel()
 	}
-	if v, err := s.opts.Version(ctx); err != nil || v != a.version {
-		return 0, false
-	}
-	s.m.cacheHit.Inc()
-	return s.write(w, r, cr.rt, a), true
+	v, err := s.opts.Version(ctx)
+	return err == nil && v == a.version
 }
 
 // maxStackKey is the longest cache key looked up without allocating it (a hit on a longer
@@ -229,6 +231,18 @@ type cacheControl struct {
 	bNoStore, bPinned, bOther []byte
 }
 
+// of is the Cache-Control of an answer of rt, as net/http and as fasthttp take it.
+func (cc cacheControl) of(rt Route, a *answer) ([]string, []byte) {
+	switch {
+	case rt.NoStore:
+		return cc.noStore, cc.bNoStore
+	case a.pinned:
+		return cc.pinned, cc.bPinned
+	default:
+		return cc.other, cc.bOther
+	}
+}
+
 func newCacheControl(o Options) cacheControl {
 	pinned := "public, max-age=" + strconv.Itoa(int(o.PinnedMaxAge.Seconds()))
 	other := "public, max-age=" + strconv.Itoa(int(o.MaxAge.Seconds()))
@@ -244,14 +258,7 @@ func newCacheControl(o Options) cacheControl {
 func (s *server) write(w http.ResponseWriter, r *http.Request, rt Route, a *answer) int {
 	h := w.Header()
 	h["Content-Type"] = a.hContentType
-	switch {
-	case rt.NoStore:
-		h["Cache-Control"] = s.cc.noStore
-	case a.pinned:
-		h["Cache-Control"] = s.cc.pinned
-	default:
-		h["Cache-Control"] = s.cc.other
-	}
+	h["Cache-Control"], _ = s.cc.of(rt, a)
 	if a.etag != "" {
 		h["Etag"] = a.hETag
 		if etagMatches(r.Header.Get("If-None-Match"), a.etag) {
