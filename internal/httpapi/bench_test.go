@@ -69,21 +69,28 @@ func benchInProcess(b *testing.B, h http.Handler, target, origin string) {
 // BenchmarkCachedHit: a pinned answer (tx by hash) and a versioned one (a list at the current
 // height), each from the cache.
 func BenchmarkCachedHit(b *testing.B) {
-	for _, tc := range []struct {
-		name, target string
-		cors         bool
-	}{
-		{"pinned", "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", false},
-		{"versioned", "/indexer/block/v1/blocks?pagination.limit=20", false},
-		{"pinned-cors", "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", true},
-	} {
+	for _, tc := range hitCases {
 		origin := ""
 		if tc.cors {
-			origin = "https://explorer.example" // a browser's request, as an explorer's are
+			origin = benchOrigin
 		}
 		b.Run(tc.name, func(b *testing.B) { benchInProcess(b, benchAPI(b, tc.cors), tc.target, origin) })
 	}
 }
+
+// hitCases are the cached answers the hit benchmarks serve: a pinned one, a versioned one, and
+// the pinned one to a browser (CORS on).
+var hitCases = []struct {
+	name, target string
+	cors         bool
+}{
+	{"pinned", "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", false},
+	{"versioned", "/indexer/block/v1/blocks?pagination.limit=20", false},
+	{"pinned-cors", "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", true},
+}
+
+// benchOrigin is a browser's Origin, as an explorer's requests carry.
+const benchOrigin = "https://explorer.example"
 
 // benchHTTP serves h on loopback (by Serve, or by net/http when std) and sends one GET at a
 // time over one kept-alive connection, reading each response by its Content-Length: the
@@ -162,14 +169,7 @@ func BenchmarkCeilingHTTP(b *testing.B) {
 // BenchmarkServeFast: serveFast alone (fasthttp's request context, no connection), for the same
 // three answers as BenchmarkCachedHit: what rollgate adds to fasthttp per cached answer.
 func BenchmarkServeFast(b *testing.B) {
-	for _, tc := range []struct {
-		name, target string
-		cors         bool
-	}{
-		{"pinned", "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", false},
-		{"versioned", "/indexer/block/v1/blocks?pagination.limit=20", false},
-		{"pinned-cors", "/indexer/tx/v1/txs/ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", true},
-	} {
+	for _, tc := range hitCases {
 		b.Run(tc.name, func(b *testing.B) {
 			s := benchAPI(b, tc.cors).(*server)
 			req, err := http.NewRequest(http.MethodGet, "http://bench"+tc.target, nil)
@@ -181,7 +181,7 @@ func BenchmarkServeFast(b *testing.B) {
 			c.Request.Header.SetMethod(http.MethodGet)
 			c.Request.SetRequestURI(tc.target)
 			if tc.cors {
-				c.Request.Header.Set("Origin", "https://explorer.example")
+				c.Request.Header.Set("Origin", benchOrigin)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -319,6 +319,13 @@ func TestStreamShutdown(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("shutdown took %v", d)
 	}
+	checkShutdownEvent(t, rd)
+}
+
+// checkShutdownEvent reads rd to its end and checks that the stream's last event told the
+// client to reconnect, the server shutting down, with its resume point.
+func checkShutdownEvent(t *testing.T, rd *sse.Reader) {
+	t.Helper()
 	var last sse.Event
 	for {
 		ev, err := rd.Next()
