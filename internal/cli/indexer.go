@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
@@ -211,7 +212,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	if cfg.AccessLog {
 		handler = accessLog(handler, log)
 	}
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler, log) })
+	g.Go(func(ctx context.Context) error { return httpapi.Serve(ctx, ln, handler, log) })
 	return nil
 }
 

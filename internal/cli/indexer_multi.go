@@ -162,7 +162,7 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 	if cfg.AccessLog {
 		handler = accessLog(handler, log)
 	}
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, handler, log) })
+	g.Go(func(ctx context.Context) error { return httpapi.Serve(ctx, ln, handler, log) })
 	return fl, nil
 }
 
@@ -213,7 +213,7 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 	if ic.AccessLog {
 		h = accessLog(h, u.log.With(ic.LogContext...))
 	}
-	u.g.Go(func(ctx context.Context) error { return serve(ctx, ln, h, u.log) })
+	u.g.Go(func(ctx context.Context) error { return httpapi.Serve(ctx, ln, h, u.log) })
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/pprof"
+
+	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
 // servePprof serves the runtime profiles on their own listener, opt-in: a soak run diffs heap
@@ -20,6 +22,6 @@ func servePprof(g *group, addr string) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, mux, nil) })
+	g.Go(func(ctx context.Context) error { return httpapi.Serve(ctx, ln, mux, nil) })
 	return nil
 }

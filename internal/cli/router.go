@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
@@ -162,6 +163,6 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	if cfg.AccessLog {
 		h = accessLog(h, log)
 	}
-	g.Go(func(ctx context.Context) error { return serve(ctx, ln, h, log) })
+	g.Go(func(ctx context.Context) error { return httpapi.Serve(ctx, ln, h, log) })
 	return nil
 }

@@ -3,13 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
-	"net/http"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
 // group runs actors until the first one returns; then the shared context is cancelled and
@@ -85,10 +81,4 @@ func (g *group) Abort(err error) error {
 	g.cancel()
 	_ = g.Wait()
 	return err
-}
-
-// serve runs h on ln until ctx ends, then shuts it down gracefully (httpapi.Serve: the
-// transport both APIs share).
-func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	return httpapi.Serve(ctx, ln, h, log)
 }
