@@ -26,6 +26,7 @@ type devnetFlags struct {
 	bridgeRaw     string
 	txsPerBlock   int
 	retainBlocks  int
+	keepWithdraw  time.Duration
 }
 
 func (d *devnetFlags) register(f *flags) {
@@ -37,7 +38,8 @@ func (d *devnetFlags) register(f *flags) {
 	f.String(&d.chains, "chains", "", "chains as id:kind,... (kinds l1, evm, move, wasm, cosmos); default: L1, evm, move and wasm rollups, an external cosmos chain", "DEVNET_CHAINS")
 	f.String(&d.bridgeRaw, "bridge-traffic", "0.15", "per-block chance of seeded IBC transfers, deposits and withdrawals (0 to 1)", "DEVNET_BRIDGE_TRAFFIC")
 	f.Int(&d.txsPerBlock, "txs-per-block", 0, "bound of the built-in traffic per block (0: the engine's default)", "DEVNET_TXS_PER_BLOCK")
-	f.Int(&d.retainBlocks, "retain-blocks", 600, "blocks (and their state) each chain keeps (600: 5 minutes at the default interval; a block holds ~35 kB); older heights answer as on a pruned node; 0 keeps all (memory grows without bound)", "DEVNET_RETAIN_BLOCKS")
+	f.Int(&d.retainBlocks, "retain-blocks", 600, "blocks (and their state) each chain keeps (600: 5 minutes at the default interval; a block holds ~35 kB); older heights answer as on a pruned node, and settled IBC receipts and acknowledgements go with them; 0 keeps all (memory grows without bound)", "DEVNET_RETAIN_BLOCKS")
+	f.Duration(&d.keepWithdraw, "keep-withdrawals", 30*time.Minute, "how long an OPinit withdrawal stays claimable after its finalization period when --retain-blocks > 0; 0 keeps them all", "DEVNET_KEEP_WITHDRAWALS")
 }
 
 func parseShare(name, s string) (float64, error) {
@@ -62,6 +64,9 @@ func (d *devnetFlags) config(dataDir string) (devnet.Config, error) {
 	if d.retainBlocks < 0 {
 		return devnet.Config{}, usagef("--retain-blocks must be 0 (keep all) or a positive number of blocks")
 	}
+	if d.keepWithdraw < 0 {
+		return devnet.Config{}, usagef("--keep-withdrawals must be 0 (keep all) or a positive duration")
+	}
 	if d.portBase < 0 || d.portBase > 65000 {
 		return devnet.Config{}, usagef("--port-base must be 0 or a port below 65000")
 	}
@@ -81,6 +86,7 @@ func (d *devnetFlags) config(dataDir string) (devnet.Config, error) {
 	cfg.BridgeTraffic = d.bridgeTraffic
 	cfg.TxsPerBlock = d.txsPerBlock
 	cfg.RetainBlocks = d.retainBlocks
+	cfg.KeepWithdrawals = d.keepWithdraw
 	cfg.DataDir = dataDir
 	return cfg, nil
 }

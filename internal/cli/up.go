@@ -175,7 +175,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 }
 
 // upTrackKeep is how long `up`'s tracker keeps bridge events (track.Store.PruneEvents).
-const upTrackKeep = time.Hour
+const upTrackKeep = 30 * time.Minute
 
 // removeSQLite removes a SQLite database with its WAL and shared-memory files, if present.
 func removeSQLite(path string) error {

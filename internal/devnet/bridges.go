@@ -73,6 +73,9 @@ func wireBridges(n *Network) (*bridges, error) {
 	})
 	opts := bridge.Options{IBCHooks: ibcHooks, DepositHooks: depHooks, Withdrawals: wd,
 		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic}
+	if n.cfg.RetainBlocks > 0 {
+		opts.KeepWithdrawals = n.cfg.KeepWithdrawals
+	}
 	if n.cfg.NFTTraffic > 0 {
 		nft := &bridge.NFTOptions{Rate: n.cfg.NFTTraffic, Receivers: map[string]ibc.NFTReceiver{}, Escrows: map[string]ibc.NFTEscrow{}}
 		for _, s := range n.cfg.Chains {

@@ -51,7 +51,13 @@ type Config struct {
 	FaultKinds []faults.Kind // default: all (500, hang, close, truncate)
 	// RetainBlocks, when > 0, keeps only each chain's last RetainBlocks blocks and the
 	// state they read; older heights answer as on a pruned node. 0 keeps everything.
+	// Settled bridge records leave with the blocks that wrote them (sim.Forgetter): IBC
+	// receipts and acknowledgements, and withdrawals KeepWithdrawals past their
+	// finalization period.
 	RetainBlocks int
+	// KeepWithdrawals is how long a withdrawal stays claimable after its finalization
+	// period when RetainBlocks > 0 (0: for good).
+	KeepWithdrawals time.Duration
 	// DataDir, when set, receives endpoints.json and registry/ once everything listens.
 	DataDir      string
 	ManualBlocks bool // no timers: blocks (and relayer steps) only through ProduceBlock

@@ -48,6 +48,8 @@ type Options struct {
 	Withdrawals opinit.WithdrawalSource
 	// FinalizationPeriod of every bridge (0: claims are possible at once).
 	FinalizationPeriod time.Duration
+	// KeepWithdrawals: see opinit.ChildConfig (0: for good).
+	KeepWithdrawals time.Duration
 	// SubmissionInterval of every bridge (default 1 minute; informational).
 	SubmissionInterval time.Duration
 	// BridgeOperator is the L1 address shown as proposer/challenger/submitter.
@@ -275,7 +277,7 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 				hooks = opts.DepositHooks[s.ChainID]
 			}
 			cc := opinit.ChildConfig{Bridge: b, L1ChainID: l1.ChainID, L1ClientID: "07-tendermint-0",
-				L1Prefix: l1.Prefix, Executors: []string{s.Executor}, Hooks: hooks}
+				L1Prefix: l1.Prefix, Executors: []string{s.Executor}, Hooks: hooks, KeepWithdrawals: opts.KeepWithdrawals}
 			if opts.TrafficRate > 0 {
 				cc.Traffic = &opinit.Traffic{Rate: opts.TrafficRate}
 			}

@@ -8,6 +8,10 @@ package engine
 
 import (
 	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
 
 // PrunedHeightError is CometBFT's error for a height below the node's base, the lowest
@@ -72,20 +76,51 @@ func (c *Chain) pruneBelow(base int64) {
 			delete(c.txIndex, th)
 		}
 	}
+	forget := c.forgetAt(base, c.blockAt(base).Time)
 	// A fresh slice, so the dropped blocks' backing array is freed.
 	c.blocks = append(make([]*Block, 0, len(c.blocks)-int(n)+int(c.cfg.RetainBlocks)/10+1), c.blocks[n:]...)
 	c.base = base
 	c.publish()
-	c.st.prune(base)
+	c.st.prune(base, forget)
+}
+
+// forgetAt asks the chain's Forgetter modules about a record whose newest value lies at or
+// below base (nil when no module forgets anything). Keys are "<store>/<key>".
+func (c *Chain) forgetAt(base int64, baseTime time.Time) func(key string, value []byte) bool {
+	var fs []sim.Forgetter
+	for _, m := range c.cfg.Modules {
+		if f, ok := m.(sim.Forgetter); ok {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	q := &query{c: c, v: heightView{s: c.st, height: base}, height: base}
+	return func(key string, value []byte) bool {
+		store, k, ok := strings.Cut(key, "/")
+		if !ok {
+			return false
+		}
+		for _, f := range fs {
+			if f.Forgettable(q, baseTime, store, k, value) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // blockAt is the retained block at height h (base ≤ h ≤ height; caller holds the lock).
 func (c *Chain) blockAt(h int64) *Block { return c.blocks[h-c.base] }
 
 // prune keeps, per key, the versions written above base and the one visible at base; a key
-// deleted at or below base, with nothing written since, goes entirely.
-func (s *store) prune(base int64) {
+// deleted at or below base, with nothing written since, goes entirely, and so does one whose
+// newest value lies at or below base when forget (if not nil) says so. forget reads the store
+// at base, so the forgotten keys are collected first and dropped after the pass.
+func (s *store) prune(base int64, forget func(key string, value []byte) bool) {
 	gone := false
+	var forgotten []string
 	for k, vs := range s.versions {
 		i := len(vs) - 1
 		for i > 0 && vs[i].height > base {
@@ -97,9 +132,17 @@ func (s *store) prune(base int64) {
 			gone = true
 			continue
 		}
+		if forget != nil && vs[i].height <= base && i == len(vs)-1 && forget(k, vs[i].value) {
+			forgotten = append(forgotten, k)
+			continue
+		}
 		if i > 0 && vs[i].height <= base {
 			s.versions[k] = append([]version(nil), vs[i:]...)
 		}
+	}
+	for _, k := range forgotten {
+		delete(s.versions, k)
+		gone = true
 	}
 	if gone {
 		keys := s.keys[:0]

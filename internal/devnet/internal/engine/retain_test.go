@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
@@ -19,7 +21,7 @@ func TestStorePrune(t *testing.T) {
 	s.set("m/c", 2, []byte("c"))
 	s.set("m/c", 6, nil) // deleted after the base: still readable at 5
 	s.set("m/d", 6, []byte("d"))
-	s.prune(5)
+	s.prune(5, nil)
 	cases := []struct {
 		key    string
 		height int64
@@ -42,6 +44,52 @@ func TestStorePrune(t *testing.T) {
 	}
 	if _, ok := s.versions["m/b"]; ok || len(s.keys) != 3 {
 		t.Errorf("m/b survived the prune: keys %v", s.keys)
+	}
+}
+
+// TestStorePruneForgets: a record the forget predicate names goes with the prune that moves
+// the base past its newest value, and not before; the predicate reads the store at the base
+// (here: forget "m/r/<x>" only while "m/keep/<x>" is absent).
+func TestStorePruneForgets(t *testing.T) {
+	s := newStore()
+	s.set("m/r/1", 2, []byte("settled"))
+	s.set("m/r/2", 3, []byte("settled"))
+	s.set("m/r/2", 8, []byte("rewritten")) // newest value above the base: kept
+	s.set("m/r/3", 4, []byte("settled"))
+	s.set("m/keep/3", 4, []byte{1}) // the predicate keeps m/r/3
+	s.set("m/other", 1, []byte("x"))
+	s.set("m/r/4", 6, []byte("recent")) // above the base: kept
+	var asked []string
+	forget := func(key string, _ []byte) bool {
+		asked = append(asked, key)
+		rest, ok := strings.CutPrefix(key, "m/r/")
+		if !ok {
+			return false
+		}
+		_, keep := s.get("m/keep/"+rest, 5)
+		return !keep
+	}
+	s.prune(5, forget)
+	for _, c := range []struct {
+		key    string
+		height int64
+		ok     bool
+	}{
+		{"m/r/1", 5, false}, {"m/r/1", 9, false},
+		{"m/r/2", 5, true}, {"m/r/2", 8, true},
+		{"m/r/3", 5, true}, {"m/other", 5, true}, {"m/r/4", 6, true},
+	} {
+		if _, ok := s.get(c.key, c.height); ok != c.ok {
+			t.Errorf("after prune(5): %s at %d present %v, want %v", c.key, c.height, ok, c.ok)
+		}
+	}
+	if slices.Contains(s.keys, "m/r/1") || len(s.keys) != len(s.versions) {
+		t.Errorf("keys %v out of step with the versions (%d)", s.keys, len(s.versions))
+	}
+	for _, k := range asked {
+		if k == "m/r/2" || k == "m/r/4" {
+			t.Errorf("asked about %s, whose newest value lies above the base", k)
+		}
 	}
 }
 

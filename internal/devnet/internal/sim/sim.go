@@ -130,6 +130,18 @@ type Module interface {
 	Traffic(rng *rand.Rand, state Query, accounts []Account) []Intent
 }
 
+// Forgetter is implemented by a module whose settled records a pruning chain may drop
+// (engine Config.RetainBlocks > 0): records that nothing the chain produces reads again once
+// their blocks have left the retained window, such as an IBC receipt of a packet the relayer
+// has delivered. A long-running devnet's state then levels off where a real node's keeps
+// growing on disk.
+type Forgetter interface {
+	// Forgettable reports whether a record of the module's store (key within it, its newest
+	// value, written at or below the chain's new base) may be dropped. state reads the chain
+	// at the base, whose block time is baseTime.
+	Forgettable(state Query, baseTime time.Time, store, key string, value []byte) bool
+}
+
 // BankFlavor renders bank movements the way one chain kind does. On minievm and minimove the
 // bank is backed by the VM (ERC-20 contracts, Move fungible assets), so a plain send also
 // carries VM events (EVM `Transfer` logs, Move `DepositEvent`/`WithdrawEvent`) around the

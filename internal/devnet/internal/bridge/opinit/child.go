@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
@@ -73,6 +74,11 @@ type ChildConfig struct {
 	HookMaxGas uint64
 	Hooks      DepositHookExecutor // nil: a deposit with data reports "hook failed"
 	Traffic    *Traffic            // seeded withdrawals (nil: none)
+	// KeepWithdrawals is how long a withdrawal stays claimable after its finalization
+	// period on a chain that prunes (0: for good). The real opchild keeps no withdrawals in
+	// its state (the executor keeps them in its database); the devnet's stand-in for the
+	// executor keeps them in the chain's, so a devnet left running forgets the old ones.
+	KeepWithdrawals time.Duration
 }
 
 // Child is the L2 opchild module (bridge part).
@@ -289,6 +295,28 @@ func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDe
 	return seq, nil
 }
 
+// Forgettable implements sim.Forgetter: a withdrawal KeepWithdrawals past its finalization
+// period (a claim of it then fails as for an unknown withdrawal).
+func (c *Child) Forgettable(_ sim.Query, baseTime time.Time, store, key string, value []byte) bool {
+	if c.cfg.KeepWithdrawals <= 0 || store != ChildStore || !strings.HasPrefix(key, withdrawalPrefix()) {
+		return false
+	}
+	var rec WithdrawalRecord
+	if err := json.Unmarshal(value, &rec); err != nil {
+		return false
+	}
+	return !baseTime.Before(rec.Time.Add(c.cfg.Bridge.FinalizationPeriod + c.cfg.KeepWithdrawals))
+}
+
+// LatestWithdrawal is the sequence of the newest withdrawal initiated in an opchild state
+// view (0: none yet).
+func LatestWithdrawal(kv sim.KVReader) uint64 {
+	if next := getUint(kv, keyNextL2); next > 1 {
+		return next - 1
+	}
+	return 0
+}
+
 // ReadWithdrawal returns a withdrawal recorded in an opchild state view.
 func ReadWithdrawal(kv sim.KVReader, sequence uint64) (WithdrawalRecord, bool) {
 	b, ok := kv.Get(withdrawalKey(sequence))
@@ -328,6 +356,15 @@ func (f ChildWithdrawals) Withdrawal(bridgeID, sequence uint64) (WithdrawalRecor
 	}
 	rec, ok := ReadWithdrawal(q.Store(ChildStore), sequence)
 	return rec, ok, nil
+}
+
+// Latest implements WithdrawalSource.
+func (f ChildWithdrawals) Latest(bridgeID uint64) (uint64, error) {
+	q, err := f(bridgeID)
+	if err != nil {
+		return 0, err
+	}
+	return LatestWithdrawal(q.Store(ChildStore)), nil
 }
 
 // Routes implements sim.Module with the bridge queries of opchild (params and

@@ -43,6 +43,8 @@ type WithdrawalRecord struct {
 // builds it over the rollup's state (see ChildWithdrawals).
 type WithdrawalSource interface {
 	Withdrawal(bridgeID, sequence uint64) (WithdrawalRecord, bool, error)
+	// Latest is the sequence of the newest withdrawal (0: none).
+	Latest(bridgeID uint64) (uint64, error)
 }
 
 // HostConfig configures the L1 module.
@@ -273,13 +275,19 @@ func (h *Host) restLastFinalized(w http.ResponseWriter, r *http.Request, _ sim.Q
 	var last WithdrawalRecord
 	found := false
 	if h.cfg.Withdrawals != nil {
+		// From the newest down: withdrawals are in time order, and a pruning devnet forgets
+		// the oldest (ChildConfig.KeepWithdrawals), so a walk up from 1 would stop at once.
 		now := time.Now()
-		for seq := uint64(1); ; seq++ {
+		seq, err := h.cfg.Withdrawals.Latest(b.ID)
+		for ; err == nil && seq > 0; seq-- {
 			rec, ok, err := h.cfg.Withdrawals.Withdrawal(b.ID, seq)
-			if err != nil || !ok || rec.Time.Add(b.FinalizationPeriod).After(now) {
+			if err != nil || !ok {
 				break
 			}
-			last, found = rec, true
+			if !rec.Time.Add(b.FinalizationPeriod).After(now) {
+				last, found = rec, true
+				break
+			}
 		}
 	}
 	if !found {
