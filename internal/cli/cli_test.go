@@ -123,7 +123,7 @@ func TestDevnetFlags(t *testing.T) {
 		check   func(t *testing.T, d devnetFlags)
 	}{
 		{name: "defaults", check: func(t *testing.T, d devnetFlags) {
-			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" || d.retainBlocks != 600 {
+			if d.seed != 1 || d.portBase != 26600 || d.faultsRaw != "0" || d.retainBlocks != 600 || d.keepWithdraw != 30*time.Minute {
 				t.Errorf("defaults: %+v", d)
 			}
 		}},
@@ -133,6 +133,12 @@ func TestDevnetFlags(t *testing.T) {
 		{name: "bad chains", args: []string{"--chains", "a:nope"}, wantErr: "--chains"},
 		{name: "custom chains", args: []string{"--chains", "l1-1:l1,evm-1:evm", "--faults", "0.25"}},
 		{name: "negative retention", args: []string{"--retain-blocks", "-1"}, wantErr: "--retain-blocks must be 0"},
+		{name: "negative withdrawal keep", args: []string{"--keep-withdrawals", "-1m"}, wantErr: "--keep-withdrawals must be 0"},
+		{name: "keep withdrawals", args: []string{"--keep-withdrawals", "2h"}, check: func(t *testing.T, d devnetFlags) {
+			if d.keepWithdraw != 2*time.Hour {
+				t.Errorf("keep %s", d.keepWithdraw)
+			}
+		}},
 		{name: "keep every block", args: []string{"--retain-blocks", "0"}, check: func(t *testing.T, d devnetFlags) {
 			if d.retainBlocks != 0 {
 				t.Errorf("retain %d", d.retainBlocks)
