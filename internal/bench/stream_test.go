@@ -21,6 +21,7 @@ func TestStream(t *testing.T) {
 	}
 	// 100 subscribers: with fewer, a few kB per subscriber is within the heap's own noise
 	// (the response cache, the pipeline's buffers) between the two readings.
+	t.Logf("%+v", res)
 	if res.Events != 100*4 || res.P99 <= 0 || res.P50 > res.P99 || res.HeapPerSub <= 0 {
 		t.Errorf("%+v", res)
 	}
