@@ -19,6 +19,11 @@
 #   sys_bytes    go_memstats_sys_bytes
 #   goroutines   go_goroutines
 #   disk_bytes   du -sb of the data dir (the indexers' SQLite stores, their WAL, the tracker's)
+#   load1        the machine's load average over a minute
+#   anon_kib     RssAnon from /proc/PID/status: the resident memory no file backs
+#   go_res_bytes what of it is Go's own: heap_sys - heap_released + stack, GC, span and other
+#                sys bytes; anon_kib*1024 - go_res_bytes is then what lives outside the Go
+#                runtime (SQLite's page caches, in modernc's allocator)
 #
 # When SOAK_PPROF is set (host:port), `up` runs with --pprof there and the script saves heap
 # profiles OUTDIR/heap-<t>.pb.gz at the first sample after PROFILE_AT seconds (default 300: the
@@ -124,7 +129,7 @@ total=$(secs "$dur")
 
 metric() { awk -v m="$1" '$1 == m { printf "%.0f", $2; exit }' <<<"$2"; }
 
-echo "t_s,rss_kib,heap_inuse,heap_alloc,sys_bytes,goroutines,disk_bytes,load1" >"$out/samples.csv"
+echo "t_s,rss_kib,heap_inuse,heap_alloc,sys_bytes,goroutines,disk_bytes,load1,anon_kib,go_res_bytes" >"$out/samples.csv"
 start=$(date +%s)
 profiled=0
 while :; do
@@ -133,8 +138,11 @@ while :; do
 	kill -0 "$pid" || { echo "rollgate up exited at t=${t}s; see $out/up.log" >&2; exit 1; }
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
 	m=$(curl -fsS --max-time 10 "$metrics" || true)
+	anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status")
+	gores=$(awk '$1 ~ /^go_memstats_(heap_sys|stack_sys|gc_sys|mspan_sys|other_sys)_bytes$/ { v += $2 }
+		$1 == "go_memstats_heap_released_bytes" { v -= $2 } END { if (NR) printf "%.0f", v }' <<<"$m")
 	disk=$(du -sb "$out/data" | cut -f1)
-	echo "$t,$rss,$(metric go_memstats_heap_inuse_bytes "$m"),$(metric go_memstats_heap_alloc_bytes "$m"),$(metric go_memstats_sys_bytes "$m"),$(metric go_goroutines "$m"),$disk,$(cut -d' ' -f1 /proc/loadavg)" >>"$out/samples.csv"
+	echo "$t,$rss,$(metric go_memstats_heap_inuse_bytes "$m"),$(metric go_memstats_heap_alloc_bytes "$m"),$(metric go_memstats_sys_bytes "$m"),$(metric go_goroutines "$m"),$disk,$(cut -d' ' -f1 /proc/loadavg),$anon,$gores" >>"$out/samples.csv"
 	if [[ -n ${SOAK_PPROF:-} && $profiled == 0 && $t -ge $profileAt ]]; then
 		curl -fsS --max-time 60 "http://$SOAK_PPROF/debug/pprof/heap" -o "$out/heap-$t.pb.gz" || true
 		profiled=1
