@@ -206,7 +206,7 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	fmt.Fprintf(out, "stream bench: %s, %d subscribers on %s, %d blocks of %s %s\n",
 		backend(cfg.DSN), cfg.Subs, cfg.Path, cfg.Blocks, what, pace)
 
-	heap0, stack0, rss0 := memSettled()
+	mem0, stack0, rss0 := memLow()
 	var clients streamClients
 	if cfg.ClientsInProcess {
 		clients, err = startInProcess(ctx, url+cfg.Path, cfg.Subs)
@@ -218,8 +218,8 @@ func Stream(ctx context.Context, cfg StreamConfig, out io.Writer, log *slog.Logg
 	}
 	defer clients.close()
 	time.Sleep(time.Second) // every stream waits at the tip
-	heap1, stack1, rss1 := memSettled()
-	res.HeapPerSub = float64(heap1+stack1-heap0-stack0) / float64(cfg.Subs)
+	mem1, stack1, rss1 := memLow()
+	res.HeapPerSub = float64(mem1-mem0) / float64(cfg.Subs)
 	res.RSSPerSub = float64(rss1-rss0) / float64(cfg.Subs)
 	fmt.Fprintf(out, "connected: %d subscribers; server heap+stacks %.1f KiB/subscriber (stacks %.1f), RSS %.1f KiB/subscriber\n",
 		cfg.Subs, res.HeapPerSub/1024, float64(stack1-stack0)/float64(cfg.Subs)/1024, res.RSSPerSub/1024)
@@ -327,22 +327,25 @@ func replayClock(ctx context.Context, syn *SyntheticSource, src *clockedSource, 
 	return nil
 }
 
-// memSettled is memNow once the heap has stopped moving: the pipeline's extensions may still
-// be catching up when the core height reaches the tip, and the tens of MB they hold for a
-// moment dwarf what 100 idle subscribers take (a reading in their midst once came out
-// 70 MB above the next). Two readings 200 ms apart within 256 KiB, or the last of 25.
-func memSettled() (heap, stack, rss int64) {
-	heap, stack, rss = memNow()
-	for range 25 {
-		time.Sleep(200 * time.Millisecond)
+// memLow is the lowest of ten memNow readings 100 ms apart (heap and stacks, and RSS, each
+// its own lowest). Whatever else the process holds for a moment (the pipeline's buffers, an
+// answer being computed) only ever adds to a reading, and on a loaded machine such a moment
+// once put the baseline 14 MB above the reading with 100 subscribers connected; the lowest
+// of ten is what the process holds throughout.
+func memLow() (heapStack, stack, rss int64) {
+	for i := range 10 {
+		if i > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
 		h, s, r := memNow()
-		settled := h-heap < 256<<10 && heap-h < 256<<10
-		heap, stack, rss = h, s, r
-		if settled {
-			break
+		if i == 0 || h+s < heapStack {
+			heapStack, stack = h+s, s
+		}
+		if i == 0 || r < rss {
+			rss = r
 		}
 	}
-	return heap, stack, rss
+	return heapStack, stack, rss
 }
 
 // memNow is the process's heap and stacks in use and its resident set, after a GC.
