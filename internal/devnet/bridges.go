@@ -72,10 +72,8 @@ func wireBridges(n *Network) (*bridges, error) {
 		return nil, fmt.Errorf("no rollup for bridge %d", id)
 	})
 	opts := bridge.Options{IBCHooks: ibcHooks, DepositHooks: depHooks, Withdrawals: wd,
-		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic}
-	if n.cfg.RetainBlocks > 0 {
-		opts.KeepWithdrawals = n.cfg.KeepWithdrawals
-	}
+		FinalizationPeriod: n.cfg.FinalizationPeriod, TrafficRate: n.cfg.BridgeTraffic,
+		KeepWithdrawals: n.cfg.KeepWithdrawals} // consulted only by a chain that prunes
 	if n.cfg.NFTTraffic > 0 {
 		nft := &bridge.NFTOptions{Rate: n.cfg.NFTTraffic, Receivers: map[string]ibc.NFTReceiver{}, Escrows: map[string]ibc.NFTEscrow{}}
 		for _, s := range n.cfg.Chains {

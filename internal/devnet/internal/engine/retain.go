@@ -76,7 +76,7 @@ func (c *Chain) pruneBelow(base int64) {
 			delete(c.txIndex, th)
 		}
 	}
-	forget := c.forgetAt(base, c.blockAt(base).Time)
+	forget := c.forgetAt(c.blockAt(base).Time)
 	// A fresh slice, so the dropped blocks' backing array is freed.
 	c.blocks = append(make([]*Block, 0, len(c.blocks)-int(n)+int(c.cfg.RetainBlocks)/10+1), c.blocks[n:]...)
 	c.base = base
@@ -86,7 +86,7 @@ func (c *Chain) pruneBelow(base int64) {
 
 // forgetAt asks the chain's Forgetter modules about a record whose newest value lies at or
 // below base (nil when no module forgets anything). Keys are "<store>/<key>".
-func (c *Chain) forgetAt(base int64, baseTime time.Time) func(key string, value []byte) bool {
+func (c *Chain) forgetAt(baseTime time.Time) func(key string, value []byte) bool {
 	var fs []sim.Forgetter
 	for _, m := range c.cfg.Modules {
 		if f, ok := m.(sim.Forgetter); ok {
@@ -96,14 +96,13 @@ func (c *Chain) forgetAt(base int64, baseTime time.Time) func(key string, value 
 	if len(fs) == 0 {
 		return nil
 	}
-	q := &query{c: c, v: heightView{s: c.st, height: base}, height: base}
 	return func(key string, value []byte) bool {
 		store, k, ok := strings.Cut(key, "/")
 		if !ok {
 			return false
 		}
 		for _, f := range fs {
-			if f.Forgettable(q, baseTime, store, k, value) {
+			if f.Forgettable(baseTime, store, k, value) {
 				return true
 			}
 		}
@@ -114,43 +113,37 @@ func (c *Chain) forgetAt(base int64, baseTime time.Time) func(key string, value 
 // blockAt is the retained block at height h (base ≤ h ≤ height; caller holds the lock).
 func (c *Chain) blockAt(h int64) *Block { return c.blocks[h-c.base] }
 
-// prune keeps, per key, the versions written above base and the one visible at base; a key
-// deleted at or below base, with nothing written since, goes entirely, and so does one whose
-// newest value lies at or below base when forget (if not nil) says so. forget reads the store
-// at base, so the forgotten keys are collected first and dropped after the pass.
+// prune keeps, per key, the versions written above base and the one visible at base. A key
+// with nothing written since base goes entirely when its newest version deletes it, or when
+// forget (if not nil) says so of its value. forget may read the store at base, so the keys
+// that go are collected first and dropped after the pass.
 func (s *store) prune(base int64, forget func(key string, value []byte) bool) {
-	gone := false
-	var forgotten []string
+	var drop []string
 	for k, vs := range s.versions {
 		i := len(vs) - 1
 		for i > 0 && vs[i].height > base {
 			i--
 		}
 		// vs[i] is the newest version at or below base (or the oldest there is).
-		if vs[i].height <= base && vs[i].value == nil && i == len(vs)-1 {
-			delete(s.versions, k)
-			gone = true
-			continue
-		}
-		if forget != nil && vs[i].height <= base && i == len(vs)-1 && forget(k, vs[i].value) {
-			forgotten = append(forgotten, k)
+		if i == len(vs)-1 && vs[i].height <= base && (vs[i].value == nil || forget != nil && forget(k, vs[i].value)) {
+			drop = append(drop, k)
 			continue
 		}
 		if i > 0 && vs[i].height <= base {
 			s.versions[k] = append([]version(nil), vs[i:]...)
 		}
 	}
-	for _, k := range forgotten {
+	if len(drop) == 0 {
+		return
+	}
+	for _, k := range drop {
 		delete(s.versions, k)
-		gone = true
 	}
-	if gone {
-		keys := s.keys[:0]
-		for _, k := range s.keys {
-			if _, ok := s.versions[k]; ok {
-				keys = append(keys, k)
-			}
+	keys := s.keys[:0]
+	for _, k := range s.keys {
+		if _, ok := s.versions[k]; ok {
+			keys = append(keys, k)
 		}
-		s.keys = append([]string(nil), keys...)
 	}
+	s.keys = append([]string(nil), keys...)
 }

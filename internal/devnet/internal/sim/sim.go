@@ -137,9 +137,9 @@ type Module interface {
 // growing on disk.
 type Forgetter interface {
 	// Forgettable reports whether a record of the module's store (key within it, its newest
-	// value, written at or below the chain's new base) may be dropped. state reads the chain
-	// at the base, whose block time is baseTime.
-	Forgettable(state Query, baseTime time.Time, store, key string, value []byte) bool
+	// value, written at or below the chain's new base) may be dropped; baseTime is the base
+	// block's time.
+	Forgettable(baseTime time.Time, store, key string, value []byte) bool
 }
 
 // BankFlavor renders bank movements the way one chain kind does. On minievm and minimove the

@@ -161,7 +161,7 @@ func (m *Module) InitGenesis(env sim.Env) error {
 // write_acknowledgement and never relays it again, and no query route reads them, so
 // only the redundant-relay check could: nothing the chain produces changes. Kept, they
 // grew the state by ~0.4 records a block on the L1 for as long as the devnet ran.
-func (m *Module) Forgettable(_ sim.Query, _ time.Time, store, key string, _ []byte) bool {
+func (m *Module) Forgettable(_ time.Time, store, key string, _ []byte) bool {
 	return store == StoreName && (strings.HasPrefix(key, "receipt/") || strings.HasPrefix(key, "ack/"))
 }
 

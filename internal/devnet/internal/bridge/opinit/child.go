@@ -297,7 +297,7 @@ func (c *Child) withdraw(env sim.Env, fromAddr []byte, from, to, l2Denom, baseDe
 
 // Forgettable implements sim.Forgetter: a withdrawal KeepWithdrawals past its finalization
 // period (a claim of it then fails as for an unknown withdrawal).
-func (c *Child) Forgettable(_ sim.Query, baseTime time.Time, store, key string, value []byte) bool {
+func (c *Child) Forgettable(baseTime time.Time, store, key string, value []byte) bool {
 	if c.cfg.KeepWithdrawals <= 0 || store != ChildStore || !strings.HasPrefix(key, withdrawalPrefix()) {
 		return false
 	}
@@ -306,15 +306,6 @@ func (c *Child) Forgettable(_ sim.Query, baseTime time.Time, store, key string, 
 		return false
 	}
 	return !baseTime.Before(rec.Time.Add(c.cfg.Bridge.FinalizationPeriod + c.cfg.KeepWithdrawals))
-}
-
-// LatestWithdrawal is the sequence of the newest withdrawal initiated in an opchild state
-// view (0: none yet).
-func LatestWithdrawal(kv sim.KVReader) uint64 {
-	if next := getUint(kv, keyNextL2); next > 1 {
-		return next - 1
-	}
-	return 0
 }
 
 // ReadWithdrawal returns a withdrawal recorded in an opchild state view.
@@ -364,7 +355,10 @@ func (f ChildWithdrawals) Latest(bridgeID uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return LatestWithdrawal(q.Store(ChildStore)), nil
+	if next := getUint(q.Store(ChildStore), keyNextL2); next > 1 {
+		return next - 1, nil
+	}
+	return 0, nil
 }
 
 // Routes implements sim.Module with the bridge queries of opchild (params and

@@ -87,7 +87,7 @@ func TestChildForgetsWithdrawals(t *testing.T) {
 	}
 	for _, c := range cases {
 		ch := NewChild(ChildConfig{Bridge: Bridge{ID: 1, FinalizationPeriod: 5 * time.Minute}, KeepWithdrawals: c.keep})
-		if got := ch.Forgettable(nil, t0.Add(c.at), c.store, c.key, rec); got != c.want {
+		if got := ch.Forgettable(t0.Add(c.at), c.store, c.key, rec); got != c.want {
 			t.Errorf("keep %s, %s/%s at +%s: forgettable %v, want %v", c.keep, c.store, c.key, c.at, got, c.want)
 		}
 	}

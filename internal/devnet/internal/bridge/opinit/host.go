@@ -279,7 +279,10 @@ func (h *Host) restLastFinalized(w http.ResponseWriter, r *http.Request, _ sim.Q
 		// the oldest (ChildConfig.KeepWithdrawals), so a walk up from 1 would stop at once.
 		now := time.Now()
 		seq, err := h.cfg.Withdrawals.Latest(b.ID)
-		for ; err == nil && seq > 0; seq-- {
+		if err != nil {
+			seq = 0
+		}
+		for ; seq > 0; seq-- {
 			rec, ok, err := h.cfg.Withdrawals.Withdrawal(b.ID, seq)
 			if err != nil || !ok {
 				break
