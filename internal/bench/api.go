@@ -39,7 +39,7 @@ type APIConfig struct {
 	// off), and without them the planner guesses thousands of rows per tx hash.
 	Analyze bool
 	// CacheMB is the API's response cache in MiB; 0 measures without it (every request reaches
-	// the store, as the figures before issue 12 in docs/benchmarks/archive-2026.md did).
+	// the store, as the earliest figures in docs/benchmarks/archive-2026.md did).
 	CacheMB int
 	// NFTTokens and NFTCollections, when NFTTokens > 0, make sure the store holds that many
 	// NFTs (storetest.FillNFTs tops it up) and add the NFT routes to the targets.

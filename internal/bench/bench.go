@@ -1,4 +1,4 @@
-// Package bench measures rollgate where the issue sets targets: the ingestion pipeline writing
+// Package bench measures rollgate where docs/performance.md sets targets: the ingestion pipeline writing
 // into a store (Ingest), the indexer API serving from a large store (API) and the router's
 // /route (Route). It runs the production code paths — ingest.New(...).Run, api.New served over
 // loopback HTTP, the router handler — and only prints what it measured; nothing here asserts a

@@ -13,8 +13,8 @@ import (
 	"github.com/rollgate/rollgate/internal/store/storetest"
 )
 
-// deepOffset is how deep the far pages of the rich list and the EVM tx list are (issue 13: a
-// page 900,000 deep on ≥ 1,000,000 rows).
+// deepOffset is how deep the far pages of the rich list and the EVM tx list are (the deep-page
+// target: a page 900,000 deep on ≥ 1,000,000 rows).
 const deepOffset = 900_000
 
 // fillRichList tops the synthetic denom up to cfg.RichListHolders holders

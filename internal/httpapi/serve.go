@@ -32,8 +32,8 @@ const (
 //
 // An API built by New with a response cache is served by fasthttp: a cached answer is
 // written from the cache straight onto the connection (serveFast), which is where the
-// explorers' polling lands and where net/http's own cost per request was the limit (issue
-// 21; figures in docs/performance.md, "HTTP stack"). Every other request goes through the
+// explorers' polling lands and where net/http's own cost per request was the limit (figures
+// in docs/performance.md, "HTTP stack"). Every other request goes through the
 // same http.Handler as under net/http, by fasthttp's adaptor, so routing, errors, streams,
 // CORS and metrics stay the one implementation. A Dispatcher in front of such APIs (the fleet
 // of chains) is served the same way, each request's API found by Dispatch. Any other handler

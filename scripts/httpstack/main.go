@@ -1,6 +1,6 @@
 // Command httpstack serves one fixed answer with a chosen HTTP stack, so that the gain a faster
-// stack would give rollgate's API can be measured on the machine rollgate runs on (issue 21,
-// item 3): `-stack nethttp` is the standard library (what internal/httpapi uses), `-stack
+// stack would give rollgate's API can be measured on the machine rollgate runs on (docs/performance.md,
+// "The HTTP stack"): `-stack nethttp` is the standard library (what internal/httpapi uses), `-stack
 // fasthttp` is valyala/fasthttp. The answer is the same bytes with the same headers rollgate's
 // cached answers carry (Content-Type, Content-Length, ETag, Cache-Control, Vary), so the
 // difference measured is the stack's alone. run.sh drives both with wrk, alternating.

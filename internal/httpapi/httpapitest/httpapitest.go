@@ -159,7 +159,7 @@ func CheckMethodNotAllowed(t *testing.T, h http.Handler, routes []httpapi.Route,
 	}
 }
 
-// Hole is one request from issue 11's list of small holes and the JSON status it must get.
+// Hole is one request from the list of small input-checking holes and the JSON status it must get.
 type Hole struct {
 	RawPath string // sent as is: may hold escapes that decode to invalid bytes
 	Status  int

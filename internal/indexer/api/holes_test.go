@@ -14,7 +14,7 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi/httpapitest"
 )
 
-// TestSmallHoles: issue 11's small holes, each a JSON 4xx now.
+// TestSmallHoles: small holes in input checking found by probing, each a JSON 4xx now.
 func TestSmallHoles(t *testing.T) {
 	h := newEVM(testCfg, backends(t)["sqlite"](t), nil, nil)
 	httpapitest.CheckJSONErrors(t, h, append(httpapitest.SwaggerHoles,

@@ -309,7 +309,7 @@ func ruleStatus(want, got any, vm vmkind.Kind) {
 		}
 	}
 	if o, ok := want.(map[string]any); ok {
-		// Rule "rich list without lag" (issue 13): the peer's list trails the blocks by 5 on
+		// Rule "rich list without lag" (docs/contract/indexer.md): rollytics' list trails the blocks by 5 on
 		// purpose; rollgate's moves with each block, so its rich_list_height is the height.
 		// The Move rich list is off in this test (no /genesis in the capture), so there the
 		// field is absent.

@@ -19,7 +19,7 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
-// TestUpstreamFaults (issue 11, "must show" 1): the busy capture's first 400 blocks (about 4,000
+// TestUpstreamFaults: the busy capture's first 400 blocks (about 4,000
 // txs with their EVM receipts, the first NFTs and the rich list), replayed behind
 // the fault injector failing a quarter of all upstream calls — a 500 with a gateway body, a
 // hang, a closed connection or truncated JSON, in equal shares — are ingested by the production

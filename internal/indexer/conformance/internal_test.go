@@ -22,8 +22,8 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// busyInternalTxs is the number of call frames in the busy capture's traces (issue 13: the
-// peer's count for that chain).
+// busyInternalTxs is the number of call frames in the busy capture's traces (rollytics'
+// count for that chain).
 const busyInternalTxs = 44014
 
 // TestBusyExtensions ingests the busy minievm capture with the internal-tx follower running

@@ -1,4 +1,4 @@
-// Package fleet runs many chains' indexers in one process (issue 23): per chain one ingest
+// Package fleet runs many chains' indexers in one process: per chain one ingest
 // pipeline, one store and one API, exactly the single-chain pieces (internal/indexer/ingest,
 // internal/store, internal/indexer/api), behind one handler that routes `/{chain_id}/...` and,
 // where configured, a Host header to the chain's own API with the prefix removed, so each

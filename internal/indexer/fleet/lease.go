@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Writers that share chains (issue 23): several fleet processes over one PostgreSQL divide
+// Writers that share chains: several fleet processes over one PostgreSQL divide
 // the chains by leases in the database, as the router's tracker replicas do, so each chain
 // has exactly one writer while every process serves every chain's API.
 //

@@ -22,7 +22,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
-// TestSmallHoles: issue 11's small holes, each a JSON 4xx now.
+// TestSmallHoles: small holes in input checking found by probing, each a JSON 4xx now.
 func TestSmallHoles(t *testing.T) {
 	httpapitest.CheckJSONErrors(t, newServer(t), httpapitest.SwaggerHoles)
 }

@@ -1,9 +1,9 @@
-// Command ceiling serves a fixed body for every request: the figure issue 12 calls "what Go's
+// Command ceiling serves a fixed body for every request: the ceiling figure: "what Go's
 // net/http serves for a fixed 1 KB body on this machine kind". series.sh measures it between
 // the API runs, so a series says how fast the host was while it ran (this machine's host moves
 // it by a quarter from one hour to the next). `/` answers 1 KiB; `/size/N` answers N bytes
 // (up to 4 MiB), so peerbench.sh can hold each route against a fixed answer of that route's
-// own size (issue 21: "a fixed answer of the same size").
+// own size ("a fixed answer of the same size", docs/performance.md).
 //
 // -stack picks the HTTP stack: fasthttp (the default) is the one rollgate's indexer API writes
 // its cached answers with (internal/httpapi/serve.go), so the ceiling is what that stack serves
