@@ -68,6 +68,7 @@ func (c *multiConfig) register(f *flags) {
 	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep each chain's rich list (a chain of the JSON file may say otherwise)", "RICH_LIST")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	f.Int(&c.Ingest.Concurrency, "concurrency", 4, "heights fetched at once per chain", "INGEST_CONCURRENCY")
+	f.String(&c.Ingest.OnChainMismatch, "on-chain-mismatch", ingest.OnMismatchHalt, "when a node serves another chain than its store holds: halt that chain (the others go on) or reindex it from the new chain's first height", "ROLLGATE_ON_CHAIN_MISMATCH")
 	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
 	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered", "READY_STALE_AFTER")
 	f.Duration(&c.MaxReplica, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the PostgreSQL hot standby replays more than this behind (0: off)", "READY_MAX_REPLICA_LAG")
@@ -98,6 +99,9 @@ func (c *multiConfig) validate(env *Env) error {
 		if h, id, ok := strings.Cut(kv, "="); !ok || h == "" || id == "" {
 			return usagef("--chain-hosts: want host=chain_id, not %q", kv)
 		}
+	}
+	if c.Ingest.OnChainMismatch != ingest.OnMismatchHalt && c.Ingest.OnChainMismatch != ingest.OnMismatchReindex {
+		return usagef("--on-chain-mismatch (ROLLGATE_ON_CHAIN_MISMATCH) must be halt or reindex, not %q", c.Ingest.OnChainMismatch)
 	}
 	if c.Mode != "all" && c.Mode != "api" {
 		return usagef("--mode with --chains must be all or api, not %q", c.Mode)

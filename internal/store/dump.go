@@ -31,6 +31,7 @@ type dumpTable struct {
 var dumpTables = []dumpTable{
 	{"schema_version", "version", []string{"version", "name"}, "is"},
 	{"indexed_height", "id", []string{"id", "height", "first_height", "last_sequence"}, "iiii"},
+	{"chain_identity", "id", []string{"id", "chain_id", "first_height", "first_hash", "initial_height", "initial_hash"}, "isibIb"},
 	{"block", "height", []string{"height", "chain_id", "hash", "time_ns", "block_time_ms", "proposer", "gas_used", "gas_wanted", "tx_count", "total_fee", "first_sequence", "last_sequence"}, "isbiiSiiisii"},
 	{"account_dict", "id", []string{"id", "account", "tx_count", "signer_count"}, "ibii"},
 	{"msg_type_dict", "id", []string{"id", "msg_type", "tx_count"}, "isi"},

@@ -33,6 +33,7 @@ type Block struct {
 	ChainID     string
 	Height      int64
 	Hash        []byte    // block_id.hash
+	LastHash    []byte    // header.last_block_id.hash, the parent's: WriteBlocks checks it (identity.go), never stores it; nil skips the check
 	Time        time.Time // header.time, UTC
 	BlockTimeMs int64     // milliseconds since the previous block; 0 for the first indexed block
 	Proposer    *Proposer // nil when unknown

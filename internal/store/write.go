@@ -35,6 +35,9 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	if bundles, err = pendingBundles(st, bundles); err != nil || len(bundles) == 0 {
 		return nil, err
 	}
+	if err := checkChain(ctx, tx, st, bundles); err != nil {
+		return nil, err
+	}
 	if st.height == 0 {
 		st.firstHeight = bundles[0].Block.Height
 	}

@@ -123,6 +123,7 @@ func (b *Builder) Build(blk *RawBlock, results []TxResult, rest []json.RawMessag
 		ChainID:  chainID,
 		Height:   blk.Height,
 		Hash:     blk.Hash,
+		LastHash: blk.LastHash,
 		Time:     blk.Time.UTC(),
 		Proposer: proposer,
 		TxCount:  len(blk.Txs),

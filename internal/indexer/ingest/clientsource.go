@@ -185,6 +185,7 @@ func (s *ClientSource) Block(ctx context.Context, height int64) (*RawBlock, erro
 		ChainID:         h.ChainID,
 		Height:          h.Height,
 		Hash:            r.BlockID.Hash,
+		LastHash:        h.LastBlockID.Hash,
 		Time:            h.Time.UTC(),
 		ProposerAddress: h.ProposerAddress,
 		Txs:             r.Block.Data.Txs,

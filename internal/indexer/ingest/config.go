@@ -88,6 +88,15 @@ type Config struct {
 	// genesis, or every account's balances at a height), so a source that hangs is tried
 	// again with backoff. Default 5 min.
 	ExtensionAttemptTimeout time.Duration
+	// OnChainMismatch is what the pipeline does when the node serves another chain than the
+	// store holds (a reset under the same chain id, a repointed node, a fork after a
+	// rollback; env ON_CHAIN_MISMATCH): "halt" (the default) writes nothing more and reports
+	// CHAIN_MISMATCH until the node serves the stored chain again; "reindex" drops the store's
+	// data and indexes the new chain from its first height, as a fresh run would.
+	OnChainMismatch string
+	// ChainRecheck is how often a pipeline halted on a mismatch, or waiting for a node behind
+	// the store, asks the node again. Default 30 s (a node behind: PollInterval).
+	ChainRecheck time.Duration
 	// StopAtHeight, when > 0, makes Run return nil once this height is written and the rich
 	// list (when kept) has reached it too (tests, backfills).
 	StopAtHeight int64
@@ -152,8 +161,20 @@ func (c Config) WithDefaults() Config {
 	if c.ValidatorRefresh <= 0 {
 		c.ValidatorRefresh = time.Minute
 	}
+	if c.OnChainMismatch == "" {
+		c.OnChainMismatch = OnMismatchHalt
+	}
+	if c.ChainRecheck <= 0 {
+		c.ChainRecheck = 30 * time.Second
+	}
 	return c
 }
+
+// The choices of Config.OnChainMismatch.
+const (
+	OnMismatchHalt    = "halt"
+	OnMismatchReindex = "reindex"
+)
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
@@ -165,6 +186,11 @@ func (c Config) Validate() error {
 	}
 	if c.StartHeight < 0 {
 		errs = append(errs, fmt.Errorf("start height %d is negative", c.StartHeight))
+	}
+	switch c.OnChainMismatch {
+	case "", OnMismatchHalt, OnMismatchReindex:
+	default:
+		errs = append(errs, fmt.Errorf("on chain mismatch must be %q or %q, not %q", OnMismatchHalt, OnMismatchReindex, c.OnChainMismatch))
 	}
 	return errors.Join(errs...)
 }

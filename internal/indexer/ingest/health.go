@@ -11,6 +11,12 @@ const (
 	NotReadyUpstream = "UPSTREAM_UNREACHABLE" // the chain cannot be read
 	NotReadyLagging  = "LAGGING"              // too far behind the chain tip
 	NotReadyStalled  = "STALLED"              // behind the tip and not advancing
+	// NotReadyChainMismatch: the node serves another chain than the store holds (a reset
+	// under the same chain id, a repointed node, a fork); nothing more is written.
+	NotReadyChainMismatch = "CHAIN_MISMATCH"
+	// NotReadyUpstreamBehind: the node's head is below the store's (a node restored from an
+	// older snapshot); ingestion waits for it.
+	NotReadyUpstreamBehind = "UPSTREAM_BEHIND"
 )
 
 // NotReadyError says why the pipeline is not ready.
@@ -39,6 +45,9 @@ type health struct {
 // Config.ReadyMaxLag blocks, and a pipeline behind the head wrote a block within
 // ReadyStaleAfter. A pipeline at the head of a quiet chain stays ready.
 func (p *Pipeline) Ready() error {
+	if err := p.ChainFault(); err != nil {
+		return err
+	}
 	now := time.Now()
 	stale := p.cfg.ReadyStaleAfter
 	indexed, target := p.indexed.Load(), p.target.Load()

@@ -18,6 +18,9 @@ type metrics struct {
 	batchBlocks   prometheus.Histogram
 	batchTxs      prometheus.Histogram
 	writeSeconds  prometheus.Histogram
+	chainMismatch prometheus.Gauge // 1 while halted on a chain mismatch
+	chainBehind   prometheus.Gauge // 1 while the node is behind the store
+	chainResets   prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -55,12 +58,22 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "rollgate_ingest_write_seconds", Help: "Duration of WriteBlocks calls.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 		}),
+		chainMismatch: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rollgate_ingest_chain_mismatch", Help: "1 while ingestion is halted because the node serves another chain than the store holds (reset, repointed node, fork).",
+		}),
+		chainBehind: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "rollgate_ingest_upstream_behind", Help: "1 while the node's head is below the store's indexed height.",
+		}),
+		chainResets: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rollgate_ingest_chain_resets_total", Help: "Stores dropped and re-indexed from the new chain after a chain mismatch (--on-chain-mismatch reindex).",
+		}),
 	}
 	if reg == nil {
 		return m, nil
 	}
 	for _, c := range []prometheus.Collector{m.indexedHeight, m.chainHeight, m.blocksWritten, m.txsWritten,
-		m.fetchErrors, m.fetchRetries, m.writeRetries, m.batchBlocks, m.batchTxs, m.writeSeconds} {
+		m.fetchErrors, m.fetchRetries, m.writeRetries, m.batchBlocks, m.batchTxs, m.writeSeconds,
+		m.chainMismatch, m.chainBehind, m.chainResets} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register ingest metrics: %w", err)
 		}

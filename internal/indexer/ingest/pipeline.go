@@ -41,6 +41,7 @@ type Pipeline struct {
 	target  atomic.Int64 // latest chain height seen
 	indexed atomic.Int64 // last height written
 	health  health
+	fault   chainFault // chaincheck.go
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -129,19 +130,12 @@ func (p *Pipeline) run(ctx context.Context) error {
 	}
 
 	// block_time of the first block written needs the previous block's time. After a restart
-	// that block is in the store but not in memory, so ask the chain; a fresh start (height 1
-	// or START_HEIGHT) has no previous block and gets 0, as at the peer.
-	var prev time.Time
-	if indexed > 0 {
-		if err := p.retry(ctx, "fetch previous block", func() error {
-			b, err := p.src.Block(ctx, indexed)
-			if err == nil {
-				prev = b.Time
-			}
-			return err
-		}); err != nil {
-			return err
-		}
+	// that block is in the store but not in memory, so ask the chain, which verify does anyway:
+	// the node's block at the stored top must hash as stored. A fresh start (height 1 or
+	// START_HEIGHT) has no previous block and gets 0, as at the peer.
+	prev, err := p.settle(ctx, indexed, nil)
+	if err != nil {
+		return err
 	}
 	for _, e := range p.exts {
 		if err := e.start(ctx, indexed, next); err != nil {
@@ -175,7 +169,16 @@ func (p *Pipeline) run(ctx context.Context) error {
 			}
 		})
 	}
-	err := p.runCore(coreCtx, next, prev)
+	err = p.runCore(coreCtx, next, prev)
+	// A node that fell behind the store or served another chain stopped the core stages:
+	// check it again, and go on from the store's height once it serves the stored chain.
+	for coreCtx.Err() == nil && (errors.Is(err, errBehind) || errors.Is(err, store.ErrChainMismatch)) {
+		indexed = p.indexed.Load()
+		if prev, err = p.settle(coreCtx, indexed, err); err != nil {
+			break // the context ended, or a mismatch to re-index from
+		}
+		err = p.runCore(coreCtx, indexed+1, prev)
+	}
 	stopOthers()
 	if !errors.Is(err, errStop) {
 		stopWaiting()
@@ -257,6 +260,8 @@ func (p *Pipeline) dispatch(ctx context.Context, next int64, heights chan<- int6
 					return nil
 				}
 				attempt++
+			case head < p.indexed.Load():
+				return errBehind // the node went back below the store: run checks it again
 			case head < h:
 				p.setTarget(head)
 				if !sleep(ctx, p.cfg.PollInterval) {
@@ -464,6 +469,9 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if errors.Is(err, store.ErrChainMismatch) {
+			return err // the batch is of another chain: run decides (chaincheck.go)
 		}
 		if p.repair(ctx, batch, err) {
 			attempt--

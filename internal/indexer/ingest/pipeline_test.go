@@ -25,6 +25,7 @@ import (
 type fakeChain struct {
 	head  atomic.Int64
 	flaky float64 // probability that any call fails with a transport error
+	seed  byte    // 0 for the usual chain; another value is another chain with the same id (a reset)
 
 	mu    sync.Mutex
 	rng   *rand.Rand
@@ -74,12 +75,23 @@ func (c *fakeChain) Block(ctx context.Context, h int64) (*RawBlock, error) {
 		return nil, fmt.Errorf("height %d: %w", h, ErrFutureHeight)
 	}
 	proposer, _ := pubKeyAddress("/cosmos.crypto.ed25519.PubKey", valKey)
-	b := &RawBlock{ChainID: "fake-1", Height: h, Hash: []byte{byte(h >> 8), byte(h)}, ProposerAddress: proposer,
+	b := &RawBlock{ChainID: "fake-1", Height: h, Hash: c.hash(h), ProposerAddress: proposer,
 		Time: genesisTime.Add(time.Duration(h) * 700 * time.Millisecond)}
+	if h > 1 {
+		b.LastHash = c.hash(h - 1)
+	}
 	for i := range fakeTxs(h) {
 		b.Txs = append(b.Txs, fakeTx(h, i))
 	}
 	return b, nil
+}
+
+// hash is block h's block_id.hash.
+func (c *fakeChain) hash(h int64) []byte {
+	if c.seed == 0 {
+		return []byte{byte(h >> 8), byte(h)}
+	}
+	return []byte{c.seed, byte(h >> 8), byte(h)}
 }
 
 func (c *fakeChain) BlockResults(ctx context.Context, h int64) ([]TxResult, error) {

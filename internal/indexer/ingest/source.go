@@ -21,6 +21,7 @@ type RawBlock struct {
 	ChainID         string
 	Height          int64
 	Hash            []byte // block_id.hash
+	LastHash        []byte // header.last_block_id.hash: the previous block's hash (nil at the first height)
 	Time            time.Time
 	ProposerAddress []byte   // header.proposer_address (consensus address)
 	Txs             [][]byte // data.txs, decoded from base64

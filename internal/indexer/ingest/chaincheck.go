@@ -1,0 +1,251 @@
+package ingest
+
+// Chain identity and continuity. The store refuses any block whose parent hash is not the
+// stored hash below it (store.WriteBlocks, identity.go there); the pipeline checks, when it
+// starts and whenever the node's head falls below the store's, that the node still serves the
+// stored chain: its block at the stored top must hash as stored, and a node below the store
+// must agree on the heights both hold. A node that serves another chain (a reset under the
+// same chain id, an RPC URL repointed at another network, a fork after a rollback) halts
+// ingestion, or, with Config.OnChainMismatch "reindex", drops the store's data and starts
+// over on the new chain. A node merely behind (restored from an older snapshot) is waited for.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// chainStore is the part of the store the checks read; store.DB has it. A writer without it
+// (test doubles) is trusted.
+type chainStore interface {
+	BlockHash(ctx context.Context, height int64) ([]byte, error)
+	ChainIdentity(ctx context.Context) (store.ChainIdentity, bool, error)
+}
+
+// errBehind stops the core stages when the node's head falls below the indexed height, so
+// that run checks the node again before anything more is fetched from it.
+var errBehind = errors.New("the node is behind the store")
+
+// chainFault is the pipeline's view of the chain it follows, for Ready, ChainFault and the
+// streams: nil while the node serves the stored chain.
+type chainFault struct {
+	mu      sync.Mutex
+	cur     *NotReadyError
+	changed chan struct{} // closed, and replaced, at every change of cur
+	logged  bool          // the mismatch was logged at ERROR: a halted pipeline says it once
+}
+
+// ChainFault is nil while the node serves the chain the store holds, else a *NotReadyError
+// whose Reason is NotReadyChainMismatch (nothing more is written) or NotReadyUpstreamBehind
+// (the node is below the store; ingestion waits for it).
+func (p *Pipeline) ChainFault() error {
+	p.fault.mu.Lock()
+	defer p.fault.mu.Unlock()
+	if p.fault.cur == nil {
+		return nil
+	}
+	return p.fault.cur
+}
+
+// ChainFaultChanged returns a channel closed at the next change of ChainFault (and at a
+// re-index), so a stream can tell its client at once.
+func (p *Pipeline) ChainFaultChanged() <-chan struct{} {
+	p.fault.mu.Lock()
+	defer p.fault.mu.Unlock()
+	if p.fault.changed == nil {
+		p.fault.changed = make(chan struct{})
+	}
+	return p.fault.changed
+}
+
+func (p *Pipeline) setFault(e *NotReadyError) {
+	p.fault.mu.Lock()
+	defer p.fault.mu.Unlock()
+	same := (e == nil && p.fault.cur == nil) || (e != nil && p.fault.cur != nil && *e == *p.fault.cur)
+	if same {
+		return
+	}
+	p.fault.cur = e
+	if p.fault.changed != nil {
+		close(p.fault.changed)
+		p.fault.changed = nil
+	}
+	mismatch, behind := 0.0, 0.0
+	if e != nil && e.Reason == NotReadyChainMismatch {
+		mismatch = 1
+	}
+	if e != nil && e.Reason == NotReadyUpstreamBehind {
+		behind = 1
+	}
+	p.m.chainMismatch.Set(mismatch)
+	p.m.chainBehind.Set(behind)
+}
+
+func (p *Pipeline) faultReason() string {
+	p.fault.mu.Lock()
+	defer p.fault.mu.Unlock()
+	if p.fault.cur == nil {
+		return ""
+	}
+	return p.fault.cur.Reason
+}
+
+// verify waits until the node's head reaches indexed and checks that its block there hashes
+// as stored, returning that block's time (the next block's block_time needs it). A node below
+// the store is reported UPSTREAM_BEHIND and asked again every PollInterval; one that serves
+// another chain ends verify with a *store.ChainMismatchError. An empty store has nothing to
+// check.
+func (p *Pipeline) verify(ctx context.Context, indexed int64) (time.Time, error) {
+	if indexed == 0 {
+		return time.Time{}, nil
+	}
+	cs, _ := p.w.(chainStore)
+	for attempt := 0; ; attempt++ {
+		head, err := p.src.LatestHeight(ctx)
+		if err == nil && head < indexed {
+			if err := p.compareBelow(ctx, cs, head); err != nil {
+				return time.Time{}, err
+			}
+			p.setTarget(head)
+			if p.faultReason() != NotReadyUpstreamBehind {
+				p.log.Warn("the node is behind the store; waiting for it", "node_height", head, "indexed_height", indexed)
+			}
+			p.setFault(&NotReadyError{Reason: NotReadyUpstreamBehind, Message: fmt.Sprintf(
+				"the node's head %d is below the store's indexed height %d (a node restored from an older snapshot?); waiting for it", head, indexed)})
+			if !sleep(ctx, p.cfg.PollInterval) {
+				return time.Time{}, ctx.Err()
+			}
+			attempt = -1
+			continue
+		}
+		var b *RawBlock
+		if err == nil {
+			p.setTarget(head)
+			b, err = p.src.Block(ctx, indexed)
+		}
+		var stored []byte
+		if err == nil && cs != nil {
+			stored, err = cs.BlockHash(ctx, indexed)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return time.Time{}, ctx.Err()
+			}
+			p.health.warns.warn(p.log, "verify", "checking the node's block at the stored top failed; retrying", "height", indexed, "err", err, "attempt", attempt+1)
+			if !sleep(ctx, p.backoff(attempt)) {
+				return time.Time{}, ctx.Err()
+			}
+			continue
+		}
+		if cs != nil && !bytes.Equal(stored, b.Hash) {
+			return time.Time{}, &store.ChainMismatchError{Height: indexed, Stored: stored, Got: b.Hash, NodeHeight: indexed}
+		}
+		if p.faultReason() == NotReadyUpstreamBehind {
+			p.log.Info("the node has caught up with the store", "node_height", head, "indexed_height", indexed)
+		}
+		return b.Time, nil
+	}
+}
+
+// compareBelow checks a node whose head is below the store against a height both hold: the
+// node's head itself, or, when the store no longer has it (pruned), the first block the
+// store ever held or the chain's initial block. A failed read says nothing: the caller asks
+// again on its next round.
+func (p *Pipeline) compareBelow(ctx context.Context, cs chainStore, head int64) error {
+	if cs == nil || head < 1 {
+		return nil
+	}
+	at, stored := head, []byte(nil)
+	h, err := cs.BlockHash(ctx, head)
+	switch {
+	case err == nil:
+		stored = h
+	case errors.Is(err, store.ErrNotFound):
+		id, ok, err := cs.ChainIdentity(ctx)
+		if err != nil || !ok {
+			return nil
+		}
+		switch {
+		case id.FirstHeight <= head:
+			at, stored = id.FirstHeight, id.FirstHash
+		case id.InitialHash != nil && id.InitialHeight <= head:
+			at, stored = id.InitialHeight, id.InitialHash
+		default:
+			return nil
+		}
+	default:
+		return nil
+	}
+	b, err := p.src.Block(ctx, at)
+	if err != nil {
+		return nil
+	}
+	if !bytes.Equal(b.Hash, stored) {
+		return &store.ChainMismatchError{Height: at, Stored: stored, Got: b.Hash, NodeHeight: at}
+	}
+	return nil
+}
+
+// settle is run's answer to the core stopping on a mismatch or a node behind (cause): it
+// verifies the node again and returns the time of the stored top block once the node serves
+// the stored chain up to it. Halted on a mismatch, it asks again every ChainRecheck; with
+// OnChainMismatch "reindex" it returns the mismatch for Run to start over.
+func (p *Pipeline) settle(ctx context.Context, indexed int64, cause error) (time.Time, error) {
+	for {
+		prev, err := p.verify(ctx, indexed)
+		if err == nil && errors.Is(cause, store.ErrChainMismatch) {
+			// The node's block at the top hashes as stored, yet the store refused the next
+			// one: trust the store, whose check sees every write.
+			err = cause
+		}
+		cause = nil
+		var mm *store.ChainMismatchError
+		if !errors.As(err, &mm) {
+			if err == nil {
+				p.clearFault()
+			}
+			return prev, err
+		}
+		p.mismatched(mm)
+		if p.cfg.OnChainMismatch == OnMismatchReindex {
+			return time.Time{}, mm
+		}
+		if !sleep(ctx, p.cfg.ChainRecheck) {
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+// mismatched reports a mismatch: readiness (kept current as the node moves on), the metric,
+// and one ERROR line, however long the pipeline stays halted.
+func (p *Pipeline) mismatched(mm *store.ChainMismatchError) {
+	action := "ingestion halted: nothing more is written until the node serves the stored chain again (--on-chain-mismatch halt)"
+	if p.cfg.OnChainMismatch == OnMismatchReindex {
+		action = "dropping the stored data to index the new chain from its first height (--on-chain-mismatch reindex)"
+	}
+	p.setFault(&NotReadyError{Reason: NotReadyChainMismatch, Message: mm.Error() + "; " + action})
+	p.fault.mu.Lock()
+	first := !p.fault.logged
+	p.fault.logged = true
+	p.fault.mu.Unlock()
+	if first {
+		p.log.Error("chain mismatch: the node serves another chain than the store holds; "+action,
+			"stored_height", mm.Height, "stored_hash", store.HashHex(mm.Stored),
+			"node_height", mm.NodeHeight, "node_hash", store.HashHex(mm.Got), "err", mm)
+	}
+}
+
+func (p *Pipeline) clearFault() {
+	if p.faultReason() == NotReadyChainMismatch {
+		p.log.Info("the node serves the stored chain again; ingestion resumes")
+	}
+	p.fault.mu.Lock()
+	p.fault.logged = false
+	p.fault.mu.Unlock()
+	p.setFault(nil)
+}

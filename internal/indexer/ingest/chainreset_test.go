@@ -1,0 +1,240 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/rollgate/rollgate/internal/store"
+	rtestutil "github.com/rollgate/rollgate/internal/testutil"
+)
+
+// swapSource serves whichever fake chain is current: a node replaced behind the same URL.
+type swapSource struct{ cur atomic.Pointer[fakeChain] }
+
+func newSwapSource(c *fakeChain) *swapSource {
+	s := &swapSource{}
+	s.cur.Store(c)
+	return s
+}
+
+func (s *swapSource) LatestHeight(ctx context.Context) (int64, error) {
+	return s.cur.Load().LatestHeight(ctx)
+}
+func (s *swapSource) Block(ctx context.Context, h int64) (*RawBlock, error) {
+	return s.cur.Load().Block(ctx, h)
+}
+func (s *swapSource) BlockResults(ctx context.Context, h int64) ([]TxResult, error) {
+	return s.cur.Load().BlockResults(ctx, h)
+}
+func (s *swapSource) BlockTxs(ctx context.Context, h int64) ([]json.RawMessage, error) {
+	return s.cur.Load().BlockTxs(ctx, h)
+}
+func (s *swapSource) Validators(ctx context.Context) ([]Validator, error) {
+	return s.cur.Load().Validators(ctx)
+}
+
+// identityStores opens an empty store of each backend.
+func identityStores(t *testing.T) map[string]func(t *testing.T) *store.DB {
+	return map[string]func(t *testing.T) *store.DB{
+		"sqlite": func(t *testing.T) *store.DB {
+			return openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "chain.db"))
+		},
+		"postgres": func(t *testing.T) *store.DB { return openStore(t, rtestutil.PostgresDSN(t)) },
+	}
+}
+
+func openStore(t *testing.T, dsn string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func dumpOf(t *testing.T, db *store.DB) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := db.Dump(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// waitUntil polls cond until it holds or the deadline passes.
+func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func readyReason(p *Pipeline) (string, string) {
+	var nr *NotReadyError
+	if err := p.Ready(); errors.As(err, &nr) {
+		return nr.Reason, nr.Message
+	} else if err != nil {
+		return "?", err.Error()
+	}
+	return "", ""
+}
+
+type runningPipeline struct {
+	p    *Pipeline
+	reg  *prometheus.Registry
+	logs *rtestutil.SyncBuffer
+	done chan error
+	stop context.CancelFunc
+}
+
+func startOn(t *testing.T, cfg Config, src Source, db *store.DB) *runningPipeline {
+	t.Helper()
+	r := &runningPipeline{reg: prometheus.NewRegistry(), logs: &rtestutil.SyncBuffer{}, done: make(chan error, 1)}
+	logger := slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	p, err := New(cfg, src, db, logger, r.reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.p = p
+	ctx, cancel := context.WithCancel(context.Background())
+	r.stop = cancel
+	go func() { r.done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	return r
+}
+
+// TestChainResetNeverMixes: the indexer follows a chain to height 40; the node is replaced by
+// a new chain with the same chain id (a reset, a re-genesis, an RPC URL repointed at another
+// network) at height 10, which then grows past the old height. Not one block of the new chain
+// may be stored; the pipeline keeps running (the API keeps serving what it holds), readiness
+// says CHAIN_MISMATCH naming both hashes, one ERROR line says so, the metric is 1. A restart
+// on the same store finds the mismatch at once and writes nothing either.
+func TestChainResetNeverMixes(t *testing.T) {
+	cfg := fastConfig()
+	cfg.ChainRecheck = 20 * time.Millisecond
+	for name, open := range identityStores(t) {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			old := newFakeChain(40, 0)
+			src := newSwapSource(old)
+			r := startOn(t, cfg, src, db)
+			waitUntil(t, "the old chain indexed", 10*time.Second, func() bool {
+				h, _ := db.IndexedHeight(context.Background())
+				return h == 40 && r.p.Ready() == nil
+			})
+			before := dumpOf(t, db)
+
+			reset := newFakeChain(10, 0)
+			reset.seed = 7
+			src.cur.Store(reset)
+			waitUntil(t, "CHAIN_MISMATCH while the new chain is below the old height", 10*time.Second, func() bool {
+				reason, _ := readyReason(r.p)
+				return reason == NotReadyChainMismatch
+			})
+			reset.head.Store(60)
+			waitUntil(t, "the new chain read past the old height", 10*time.Second, func() bool {
+				reason, msg := readyReason(r.p)
+				return reason == NotReadyChainMismatch && r.p.target.Load() >= 60 && strings.Contains(msg, "block 40")
+			})
+			time.Sleep(100 * time.Millisecond) // polls at the new chain's tip: nothing may come of them
+
+			if h, _ := db.IndexedHeight(context.Background()); h != 40 {
+				t.Fatalf("indexed height %d after the reset, want 40", h)
+			}
+			if after := dumpOf(t, db); after != before {
+				t.Fatal("the store changed after the chain was reset")
+			}
+			_, msg := readyReason(r.p)
+			for _, want := range []string{store.HashHex(old.hash(40)), store.HashHex(reset.hash(40))} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("readiness message %q lacks %q", msg, want)
+				}
+			}
+			if n := strings.Count(r.logs.String(), "level=ERROR"); n != 1 || !strings.Contains(r.logs.String(), "chain mismatch") {
+				t.Errorf("%d ERROR lines, want one naming the mismatch:\n%s", n, r.logs.String())
+			}
+			if v := gaugeValue(r.p.m.chainMismatch); v != 1 {
+				t.Errorf("rollgate_ingest_chain_mismatch = %v, want 1", v)
+			}
+			select {
+			case err := <-r.done:
+				t.Fatalf("Run returned on a mismatch (%v): the API must keep serving", err)
+			default:
+			}
+			r.stop()
+			<-r.done
+			r.done <- nil // for the cleanup
+
+			// A restart on the same store, the node past the old height: halted before any write.
+			r2 := startOn(t, cfg, src, db)
+			waitUntil(t, "CHAIN_MISMATCH after a restart", 10*time.Second, func() bool {
+				reason, _ := readyReason(r2.p)
+				return reason == NotReadyChainMismatch
+			})
+			_, msg = readyReason(r2.p)
+			if !strings.Contains(msg, store.HashHex(old.hash(40))) || !strings.Contains(msg, store.HashHex(reset.hash(40))) {
+				t.Errorf("restart: readiness message %q does not name both hashes of block 40", msg)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if after := dumpOf(t, db); after != before {
+				t.Fatal("the store changed after a restart on the reset chain")
+			}
+		})
+	}
+}
+
+// TestUpstreamBehind: a node restored from an older snapshot (the same chain, behind the
+// store) is UPSTREAM_BEHIND, not ready, and nothing is written until it has caught up; then
+// ingestion goes on as if nothing happened.
+func TestUpstreamBehind(t *testing.T) {
+	db := identityStores(t)["sqlite"](t)
+	c := newFakeChain(40, 0)
+	r := startOn(t, fastConfig(), c, db)
+	waitUntil(t, "the chain indexed", 10*time.Second, func() bool {
+		h, _ := db.IndexedHeight(context.Background())
+		return h == 40 && r.p.Ready() == nil
+	})
+	c.head.Store(20)
+	waitUntil(t, "UPSTREAM_BEHIND", 10*time.Second, func() bool {
+		reason, _ := readyReason(r.p)
+		return reason == NotReadyUpstreamBehind
+	})
+	if _, msg := readyReason(r.p); !strings.Contains(msg, "20") || !strings.Contains(msg, "40") {
+		t.Errorf("readiness message %q does not name both heights", msg)
+	}
+	c.head.Store(50)
+	waitUntil(t, "caught up again", 10*time.Second, func() bool {
+		h, _ := db.IndexedHeight(context.Background())
+		return h == 50 && r.p.Ready() == nil
+	})
+	if strings.Contains(r.logs.String(), "level=ERROR") {
+		t.Errorf("a node behind the store is no error:\n%s", r.logs.String())
+	}
+}
+
+func gaugeValue(g prometheus.Gauge) float64 {
+	var m dto.Metric
+	if err := g.Write(&m); err != nil {
+		return -1
+	}
+	return m.GetGauge().GetValue()
+}

@@ -1,0 +1,153 @@
+package store
+
+// The identity of the chain the store holds (table chain_identity, migration 0009) and the
+// continuity check of every write: a chain reset under the same chain id, a node repointed at
+// another network or a fork after a rollback must never mix into the store. Each bundle's
+// parent hash (last_block_id.hash, already in the header ingestion fetched) must be the hash
+// stored at the height below it, and its chain id the one the store was started with.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrChainMismatch is what a *ChainMismatchError matches with errors.Is.
+var ErrChainMismatch = errors.New("chain mismatch")
+
+// ChainMismatchError says the node serves another chain than the store holds: WriteBlocks
+// returns it (writing nothing) and ingestion builds it from what it reads at start.
+type ChainMismatchError struct {
+	// Height is the stored height the two chains disagree on, Stored its hash in the store
+	// and Got the node's hash for it: the node's block at Height, or, when NodeHeight is
+	// Height+1, the parent hash (last_block_id.hash) of the node's next block.
+	Height     int64
+	Stored     []byte
+	Got        []byte
+	NodeHeight int64
+	// StoredChainID and GotChainID are set when the chain ids themselves differ.
+	StoredChainID, GotChainID string
+}
+
+func (e *ChainMismatchError) Error() string {
+	if e.StoredChainID != e.GotChainID {
+		return fmt.Sprintf("chain mismatch: the store holds chain %q, the node's block %d is of chain %q",
+			e.StoredChainID, e.NodeHeight, e.GotChainID)
+	}
+	if e.NodeHeight == e.Height+1 {
+		return fmt.Sprintf("chain mismatch: stored block %d is %s, but the node's block %d follows %s at height %d",
+			e.Height, HashHex(e.Stored), e.NodeHeight, HashHex(e.Got), e.Height)
+	}
+	return fmt.Sprintf("chain mismatch: stored block %d is %s, the node's block %d is %s",
+		e.Height, HashHex(e.Stored), e.NodeHeight, HashHex(e.Got))
+}
+
+// Is makes errors.Is(err, ErrChainMismatch) true.
+func (e *ChainMismatchError) Is(target error) bool { return target == ErrChainMismatch }
+
+// HashHex renders a block hash as CometBFT does: upper-case hex.
+func HashHex(h []byte) string { return strings.ToUpper(hex.EncodeToString(h)) }
+
+// ChainIdentity is the identity of the chain a store holds, recorded with its first block.
+type ChainIdentity struct {
+	ChainID     string
+	FirstHeight int64  // the first block ever stored (pruning does not move it)
+	FirstHash   []byte // its block_id.hash
+	// InitialHeight and InitialHash are the chain's initial block when ingestion started above
+	// it and the node served it (SetInitialBlock); 0 and nil otherwise.
+	InitialHeight int64
+	InitialHash   []byte
+}
+
+// ChainIdentity returns the identity of the stored chain; ok is false for an empty store.
+func (d *DB) ChainIdentity(ctx context.Context) (id ChainIdentity, ok bool, err error) {
+	id, err = readIdentity(ctx, d.be.reader())
+	if errors.Is(err, ErrNotFound) {
+		return ChainIdentity{}, false, nil
+	}
+	return id, err == nil, err
+}
+
+// BlockHash returns the stored hash of one height, or ErrNotFound (not stored, or pruned).
+func (d *DB) BlockHash(ctx context.Context, height int64) ([]byte, error) {
+	var h []byte
+	if err := queryRow(ctx, d.be.reader(), "SELECT hash FROM block WHERE height = ?", []any{height}, &h); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// SetInitialBlock records the chain's initial block in the identity (a store whose first
+// block is above it). A store without identity yet (empty) ignores it.
+func (d *DB) SetInitialBlock(ctx context.Context, height int64, hash []byte) error {
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+		return nil, tx.exec(ctx, "UPDATE chain_identity SET initial_height = ?, initial_hash = ? WHERE id = 1", height, nonNil(hash))
+	})
+}
+
+func readIdentity(ctx context.Context, c conn) (ChainIdentity, error) {
+	var id ChainIdentity
+	var ih sql.NullInt64
+	err := queryRow(ctx, c, "SELECT chain_id, first_height, first_hash, initial_height, initial_hash FROM chain_identity WHERE id = 1", nil,
+		&id.ChainID, &id.FirstHeight, &id.FirstHash, &ih, &id.InitialHash)
+	id.InitialHeight = ih.Int64
+	if !ih.Valid {
+		id.InitialHash = nil
+	}
+	return id, err
+}
+
+// checkChain is the write transaction's continuity check of the pending bundles against the
+// stored chain (st, read under the indexed_height lock), and records the identity with the
+// first block. A bundle without a parent hash (a source that has none) is not checked.
+func checkChain(ctx context.Context, tx wtx, st state, bundles []BlockBundle) error {
+	first := bundles[0].Block
+	id, err := readIdentity(ctx, tx)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		// An empty store, or one whose first block was pruned before the migration: the first
+		// block of this write or the oldest retained one stands for the chain.
+		id = ChainIdentity{ChainID: first.ChainID, FirstHeight: first.Height, FirstHash: nonNil(first.Hash)}
+		if st.height > 0 {
+			if err := queryRow(ctx, tx, "SELECT chain_id, height, hash FROM block WHERE height = ?", []any{st.firstHeight},
+				&id.ChainID, &id.FirstHeight, &id.FirstHash); err != nil {
+				return fmt.Errorf("read first block: %w", err)
+			}
+		}
+		if err := tx.exec(ctx, "INSERT INTO chain_identity (id, chain_id, first_height, first_hash) VALUES (1, ?, ?, ?)",
+			id.ChainID, id.FirstHeight, id.FirstHash); err != nil {
+			return fmt.Errorf("record chain identity: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("read chain identity: %w", err)
+	}
+	for _, b := range bundles {
+		if b.Block.ChainID != id.ChainID {
+			return &ChainMismatchError{Height: b.Block.Height, NodeHeight: b.Block.Height, StoredChainID: id.ChainID, GotChainID: b.Block.ChainID}
+		}
+	}
+	if st.height > 0 && first.LastHash != nil {
+		var stored []byte
+		if err := queryRow(ctx, tx, "SELECT hash FROM block WHERE height = ?", []any{st.height}, &stored); err != nil {
+			return fmt.Errorf("read block %d: %w", st.height, err)
+		}
+		if !bytes.Equal(stored, first.LastHash) {
+			return &ChainMismatchError{Height: st.height, Stored: stored, Got: first.LastHash, NodeHeight: first.Height,
+				StoredChainID: id.ChainID, GotChainID: first.ChainID}
+		}
+	}
+	for k := 1; k < len(bundles); k++ {
+		b, prev := bundles[k].Block, bundles[k-1].Block
+		if b.LastHash != nil && !bytes.Equal(b.LastHash, prev.Hash) {
+			return &ChainMismatchError{Height: prev.Height, Stored: prev.Hash, Got: b.LastHash, NodeHeight: b.Height,
+				StoredChainID: id.ChainID, GotChainID: b.ChainID}
+		}
+	}
+	return nil
+}
