@@ -175,7 +175,8 @@ type InternalFollower struct {
 
 	top, height atomic.Int64 // the block writer's height as last read; internal txs stored up to
 	mu          sync.Mutex
-	behind      error // why the last attempt failed, until one succeeds
+	behind      error     // why the last attempt failed, until one succeeds
+	size        writeSize // the writer stage's heights per write under repeated faults
 }
 
 // NotReadyInternalTxs: the internal txs lag the indexed blocks.
@@ -307,7 +308,7 @@ func (f *InternalFollower) follow(ctx context.Context) (wrote bool, err error) {
 	})
 	g.Go(func() error {
 		for r := range runs {
-			if err := f.st.WriteInternalTxs(gctx, r.blocks); err != nil {
+			if err := f.writeRun(gctx, r.blocks); err != nil {
 				return err
 			}
 			wrote = true
@@ -319,6 +320,24 @@ func (f *InternalFollower) follow(ctx context.Context) (wrote bool, err error) {
 		return gctx.Err()
 	})
 	return wrote, g.Wait()
+}
+
+// writeRun writes one traced run, in one transaction while nothing fails; under repeated
+// transient faults in smaller runs of heights (writeSize), so that some commit between two
+// faults. A write that still fails returns its error: Run tries again from what committed.
+func (f *InternalFollower) writeRun(ctx context.Context, blocks []store.InternalBlock) error {
+	for len(blocks) > 0 {
+		n := f.size.take(len(blocks))
+		err := f.st.WriteInternalTxs(ctx, blocks[:n])
+		if f.size.done(n, 10*f.cfg.MaxHeights, err) { // a run is up to ten times MaxHeights far behind
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		blocks = blocks[n:]
+	}
+	return nil
 }
 
 // trace sends runs of at most MaxHeights heights from next on, each once the block writer has

@@ -42,6 +42,7 @@ type Pipeline struct {
 	indexed atomic.Int64 // last height written
 	health  health
 	fault   chainFault // chaincheck.go
+	size    writeSize  // the committer's: heights per WriteBlocks under repeated faults
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -441,7 +442,7 @@ func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progr
 		for _, e := range p.exts {
 			e.beforeWrite(ctx, b.bundles)
 		}
-		if err := p.writeBatch(ctx, b.bundles, b.txs); err != nil {
+		if err := p.writeBatch(ctx, b.bundles); err != nil {
 			return err
 		}
 		last := b.bundles[len(b.bundles)-1].Block.Height
@@ -453,16 +454,46 @@ func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progr
 	return ctx.Err()
 }
 
-func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, txs int) error {
-	for attempt := 0; ; attempt++ {
+// writeBatch writes a batch, in one transaction while nothing fails; under repeated transient
+// faults in smaller runs of heights (writeSize), so that some commit between two faults.
+func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle) error {
+	attempt := 0
+	for len(batch) > 0 {
+		n := p.size.take(len(batch))
+		if err := p.writeRun(ctx, batch[:n], &attempt); err != nil {
+			if errors.Is(err, errSplit) {
+				continue
+			}
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// errSplit: writeRun halved the write size after a transient failure; try again at once.
+var errSplit = errors.New("write split")
+
+// writeRun writes consecutive bundles in one WriteBlocks call, retrying: a transient error on
+// more than one height splits the run (errSplit); on one height, it is retried with backoff
+// without limit (the batch is atomic, and the API keeps serving meanwhile); any other error
+// stops ingestion after MaxWriteAttempts. attempt counts the failures since the last commit.
+func (p *Pipeline) writeRun(ctx context.Context, run []store.BlockBundle, attempt *int) error {
+	for ; ; *attempt++ {
 		start := time.Now()
-		err := p.w.WriteBlocks(ctx, batch)
+		err := p.w.WriteBlocks(ctx, run)
 		if err == nil {
-			last := batch[len(batch)-1].Block.Height
+			p.size.done(len(run), p.cfg.MaxBatchBlocks, nil)
+			*attempt = 0
+			txs := 0
+			for _, b := range run {
+				txs += len(b.Txs)
+			}
+			last := run[len(run)-1].Block.Height
 			p.m.writeSeconds.Observe(time.Since(start).Seconds())
-			p.m.batchBlocks.Observe(float64(len(batch)))
+			p.m.batchBlocks.Observe(float64(len(run)))
 			p.m.batchTxs.Observe(float64(txs))
-			p.m.blocksWritten.Add(float64(len(batch)))
+			p.m.blocksWritten.Add(float64(len(run)))
 			p.m.txsWritten.Add(float64(txs))
 			p.m.indexedHeight.Set(float64(last))
 			return nil
@@ -473,21 +504,23 @@ func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle, tx
 		if errors.Is(err, store.ErrChainMismatch) {
 			return err // the batch is of another chain: run decides (chaincheck.go)
 		}
-		if p.repair(ctx, batch, err) {
-			attempt--
+		if p.repair(ctx, run, err) {
+			*attempt--
 			continue
 		}
-		// A transient database error (connection lost, serialization failure, busy file) is
-		// retried without limit: the batch is atomic, and the API keeps serving meanwhile.
-		// Any other error stops ingestion after MaxWriteAttempts.
 		transient := store.IsTransient(err)
-		if !transient && attempt+1 >= p.cfg.MaxWriteAttempts {
-			return fmt.Errorf("write heights %d..%d: %w", batch[0].Block.Height, batch[len(batch)-1].Block.Height, err)
-		}
 		p.m.writeRetries.Inc()
-		p.log.Warn("writing blocks failed; retrying", "from", batch[0].Block.Height, "to", batch[len(batch)-1].Block.Height,
-			"err", err, "transient", transient, "attempt", attempt+1)
-		if !sleep(ctx, p.backoff(attempt)) {
+		if p.size.done(len(run), p.cfg.MaxBatchBlocks, err) {
+			p.log.Warn("writing blocks failed; retrying in smaller runs", "from", run[0].Block.Height, "to", run[len(run)-1].Block.Height,
+				"err", err, "next_run", p.size.take(len(run)), "attempt", *attempt+1)
+			return errSplit
+		}
+		if !transient && *attempt+1 >= p.cfg.MaxWriteAttempts {
+			return fmt.Errorf("write heights %d..%d: %w", run[0].Block.Height, run[len(run)-1].Block.Height, err)
+		}
+		p.log.Warn("writing blocks failed; retrying", "from", run[0].Block.Height, "to", run[len(run)-1].Block.Height,
+			"err", err, "transient", transient, "attempt", *attempt+1)
+		if !sleep(ctx, p.backoff(*attempt)) {
 			return ctx.Err()
 		}
 	}

@@ -238,8 +238,25 @@ func (r *richList) richBlocks(ctx context.Context, from, to int64) ([]store.Rich
 }
 
 // writeRichList writes the follower's blocks, correcting from the chain a balance a change
-// would take below zero, as the block writer does.
+// would take below zero, as the block writer does. Under repeated transient faults it writes
+// smaller runs of heights (writeSize), so that some commit between two faults; a run that
+// still fails returns its error, and the follower's next round goes on from what committed.
 func (r *richList) writeRichList(ctx context.Context, blocks []store.RichListBlock) error {
+	for len(blocks) > 0 {
+		n := r.size.take(len(blocks))
+		err := r.writeRichRun(ctx, blocks[:n])
+		if r.size.done(n, richFollowHeights, err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		blocks = blocks[n:]
+	}
+	return nil
+}
+
+func (r *richList) writeRichRun(ctx context.Context, blocks []store.RichListBlock) error {
 	for fixes := 0; ; fixes++ {
 		err := r.w.WriteRichList(ctx, blocks)
 		var neg *store.NegativeBalanceError

@@ -209,6 +209,7 @@ type richList struct {
 	boot       *store.RichListChanges // starting balances (set before bootDone closes), added to bootHeight's bundle
 	bootHeight int64                  // 0 once the committer has handled it
 	moveDenoms *moveDenoms            // metadata address → denom (Move rich list)
+	size       writeSize              // the follower's heights per WriteRichList under repeated faults
 }
 
 func (r *richList) Name() string { return "rich-list" }

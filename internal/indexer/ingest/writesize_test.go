@@ -1,0 +1,102 @@
+package ingest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// shortLivedWriter models sessions that are ended again and again (a flapping proxy, a
+// failover loop, pg_terminate_backend in a loop): while faulty, a write holding more than
+// budget heights outlives its session and fails as a terminated one does.
+type shortLivedWriter struct {
+	memWriter
+	budget int
+	faulty func(indexed int64) bool
+
+	mu     sync.Mutex
+	failed int
+}
+
+func (w *shortLivedWriter) WriteBlocks(ctx context.Context, bundles []store.BlockBundle) error {
+	h, _ := w.memWriter.IndexedHeight(ctx)
+	if w.faulty(h) && len(bundles) > w.budget {
+		w.mu.Lock()
+		w.failed++
+		w.mu.Unlock()
+		return &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}
+	}
+	return w.memWriter.WriteBlocks(ctx, bundles)
+}
+
+// TestWriteSplitsUnderRepeatedFaults: while no transaction of more than three heights can
+// commit between two faults, the committer halves its writes until they commit, and once the
+// faults stop it grows them back to full batches. Every height is stored as in a clean run.
+func TestWriteSplitsUnderRepeatedFaults(t *testing.T) {
+	const stop, faultyUntil = 600, 300
+	w := &shortLivedWriter{memWriter: memWriter{delay: 2 * time.Millisecond}, budget: 3,
+		faulty: func(h int64) bool { return h < faultyUntil }}
+	cfg := fastConfig()
+	cfg.StopAtHeight = stop
+	cfg.MaxBatchBlocks = 100
+	runPipeline(t, cfg, newFakeChain(stop, 0), w, nil)
+	checkChain(t, &w.memWriter, 1, stop)
+	if w.failed == 0 {
+		t.Fatal("no write failed: the test did not exercise the faults")
+	}
+	grown, at := 0, int64(0)
+	for _, n := range w.batches {
+		at += int64(n)
+		if at > faultyUntil+int64(n) && n > grown {
+			grown = n
+		}
+	}
+	if grown <= 2*w.budget {
+		t.Errorf("after the faults the largest write held %d heights: the size did not grow back (batches %v)", grown, w.batches)
+	}
+}
+
+func TestWriteSizeHalvesAndGrows(t *testing.T) {
+	transient := &pgconn.PgError{Code: "57P01"}
+	permanent := &pgconn.PgError{Code: "42703"}
+	var s writeSize
+	steps := []struct {
+		tried     int
+		err       error
+		wantSplit bool
+		wantTake  int // take(100) afterwards
+	}{
+		{100, nil, false, 100},
+		{100, transient, true, 50},
+		{50, transient, true, 25},
+		{25, transient, true, 12},
+		{12, permanent, false, 12},
+		{12, transient, true, 6},
+		{6, transient, true, 3},
+		{3, transient, true, 1},
+		{1, transient, false, 1},
+		{1, nil, false, 2},
+		{2, nil, false, 4},
+		{4, nil, false, 8},
+		{8, nil, false, 16},
+		{16, nil, false, 32},
+		{32, nil, false, 64},
+		{64, nil, false, 100},
+	}
+	for i, st := range steps {
+		if split := s.done(st.tried, 100, st.err); split != st.wantSplit {
+			t.Fatalf("step %d: split %v, want %v", i, split, st.wantSplit)
+		}
+		if got := s.take(100); got != st.wantTake {
+			t.Fatalf("step %d: take(100) = %d, want %d", i, got, st.wantTake)
+		}
+	}
+	if s.take(7) != 7 {
+		t.Fatal("take must not exceed what is available")
+	}
+}
