@@ -65,6 +65,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.String(&c.Ingest.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
 	f.Int64(&c.Ingest.StartHeight, "start-height", 0, "first height of an empty store (0: from height 1)", "START_HEIGHT")
 	f.String(&c.Ingest.OnChainMismatch, "on-chain-mismatch", ingest.OnMismatchHalt, "when the node serves another chain than the store holds (a reset under the same chain id, a repointed node, a fork): halt (write nothing more, /readyz 503 CHAIN_MISMATCH) or reindex (drop the stored data and index the new chain from its first height)", "ROLLGATE_ON_CHAIN_MISMATCH")
+	f.Int64(&c.Ingest.StopAtHeight, "stop-height", 0, "stop ingesting once this height is written and serve on what is stored (backfills, comparisons; 0: follow the chain)", "STOP_HEIGHT")
 	f.Int(&c.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
 	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
 	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
@@ -106,6 +107,9 @@ func (c *indexerConfig) validate(env *Env) error {
 	case ingest.OnMismatchHalt, ingest.OnMismatchReindex:
 	default:
 		return usagef("--on-chain-mismatch (ROLLGATE_ON_CHAIN_MISMATCH) must be halt or reindex, not %q", c.Ingest.OnChainMismatch)
+	}
+	if c.Ingest.StopAtHeight < 0 {
+		return usagef("--stop-height (STOP_HEIGHT) must be 0 (follow the chain) or a height, not %d", c.Ingest.StopAtHeight)
 	}
 	if c.RetainHeights < 0 {
 		return usagef("--retain-heights (RETAIN_HEIGHTS) must be 0 (keep all) or more, not %d", c.RetainHeights)
@@ -191,7 +195,14 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		}
 		// Core readiness first, then the extensions' in the profile's order (p.Ready).
 		ready = p.Ready
-		g.Go(p.Run)
+		g.Go(func(ctx context.Context) error {
+			err := p.Run(ctx)
+			if err == nil && ctx.Err() == nil && cfg.Ingest.StopAtHeight > 0 {
+				log.Info("stop height written; serving what is stored", "height", cfg.Ingest.StopAtHeight)
+				<-ctx.Done()
+			}
+			return err
+		})
 	}
 
 	var handler http.Handler

@@ -151,3 +151,51 @@ func checkChain(ctx context.Context, tx wtx, st state, bundles []BlockBundle) er
 	}
 	return nil
 }
+
+// singleRowDefaults are the one-row tables and the row a fresh migration leaves in each.
+var singleRowDefaults = map[string]string{
+	"indexed_height":  "UPDATE indexed_height SET height = 0, first_height = 0, last_sequence = 0 WHERE id = 1",
+	"evm_state":       "UPDATE evm_state SET last_sequence = 0, internal_height = 0, internal_last_sequence = 0 WHERE id = 1",
+	"rich_list_state": "UPDATE rich_list_state SET height = 0 WHERE id = 1",
+}
+
+// Reset drops everything the store holds of its chain (blocks, txs, the extensions' rows, the
+// chain identity), in one transaction, leaving it as a fresh migration does: the re-index of
+// a chain that was reset (ingest's --on-chain-mismatch reindex), after which ingestion starts
+// over as on an empty store. The readers' caches start over with it.
+func (d *DB) Reset(ctx context.Context) error {
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+	d.internalMu.Lock()
+	defer d.internalMu.Unlock()
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+		seen := map[string]bool{"schema_version": true}
+		for _, t := range dumpTables {
+			if seen[t.name] {
+				continue
+			}
+			seen[t.name] = true
+			q := "DELETE FROM " + t.name
+			if u, ok := singleRowDefaults[t.name]; ok {
+				q = u
+			}
+			if err := tx.exec(ctx, q); err != nil {
+				return nil, fmt.Errorf("reset %s: %w", t.name, err)
+			}
+		}
+		if err := notifyIndexed(ctx, d.be, tx, 0); err != nil {
+			return nil, err
+		}
+		return func() {
+			d.state.reset()
+			d.lookups.mu.Lock()
+			d.lookups.acc = nil
+			d.lookups.mu.Unlock()
+			d.ranks.mu.Lock()
+			d.ranks.m = nil
+			d.ranks.mu.Unlock()
+			d.extRows = 0
+			d.written.notify()
+		}, nil
+	})
+}

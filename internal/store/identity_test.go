@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -84,4 +85,63 @@ func TestWriteBlocksChecksChain(t *testing.T) {
 			t.Fatalf("BlockHash(99): %v", err)
 		}
 	})
+}
+
+// TestResetLeavesAFreshStore: after Reset the store dumps as a freshly migrated one, the
+// readers see it empty at once, and writing a new chain into it stores what writing that
+// chain into a fresh store does.
+func TestResetLeavesAFreshStore(t *testing.T) {
+	m := buildModel(10)
+	a, b := chainOf(m, 1), chainOf(m, 2)
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db, ref := open(t), open(t)
+			fresh := dump(t, db)
+			if err := db.WriteBlocks(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			if p, err := db.Txs(ctx, TxFilter{Account: acct(1)}, Page{Limit: 10}); err != nil || len(p.Txs) == 0 {
+				t.Fatalf("txs of an account: %d %v", len(p.Txs), err) // fills the readers' caches
+			}
+			if err := db.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := dump(t, db); got != fresh {
+				t.Fatalf("after Reset the store is not as fresh: %s", firstLineDiff(fresh, got))
+			}
+			if h, _ := db.IndexedHeight(ctx); h != 0 {
+				t.Fatalf("indexed height %d after Reset", h)
+			}
+			if p, err := db.Txs(ctx, TxFilter{Account: acct(1)}, Page{Limit: 10}); err != nil || len(p.Txs) != 0 {
+				t.Fatalf("txs of an account after Reset: %d %v", len(p.Txs), err)
+			}
+			if err := db.WriteBlocks(ctx, b); err != nil {
+				t.Fatalf("the new chain after Reset: %v", err)
+			}
+			if err := ref.WriteBlocks(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := dump(t, db), dump(t, ref); got != want {
+				t.Fatalf("the new chain after Reset differs from a fresh store's: %s", firstLineDiff(want, got))
+			}
+		})
+	}
+}
+
+func firstLineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: %q, want %q", i+1, y, x)
+		}
+	}
+	return "equal"
 }

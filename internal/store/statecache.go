@@ -60,3 +60,10 @@ func (d *DB) readerState(ctx context.Context, c conn) (state, error) {
 	d.state.put(s, start)
 	return s, nil
 }
+
+// reset forgets the cached row: the store was emptied (Reset), the one time its chain shrinks.
+func (c *stateCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.s, c.at = state{}, time.Time{}
+}

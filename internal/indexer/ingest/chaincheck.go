@@ -249,3 +249,38 @@ func (p *Pipeline) clearFault() {
 	p.fault.mu.Unlock()
 	p.setFault(nil)
 }
+
+// resetter is the store's Reset (store.DB).
+type resetter interface {
+	Reset(ctx context.Context) error
+}
+
+// reindex drops the store's data after a mismatch (OnChainMismatch "reindex"), so that the
+// next run indexes the node's chain from its first height, as a fresh run would. It runs
+// with every stage stopped; the extensions forget what they learnt of the old chain.
+func (p *Pipeline) reindex(ctx context.Context) error {
+	r, ok := p.w.(resetter)
+	if !ok {
+		return errors.New("ingest: --on-chain-mismatch reindex needs a store that can be reset")
+	}
+	if err := p.retry(ctx, "drop the stored chain", func() error { return r.Reset(ctx) }); err != nil {
+		return err
+	}
+	p.m.chainResets.Inc()
+	p.m.indexedHeight.Set(0)
+	p.indexed.Store(0)
+	p.target.Store(0)
+	p.size = writeSize{}
+	p.proposers = newProposerResolver(p.src, p.log, p.cfg.ValidatorRefresh)
+	for _, e := range p.exts {
+		e.reset()
+	}
+	p.resets.Add(1)
+	p.log.Warn("stored chain dropped; indexing the node's chain from its first height", "resets", p.resets.Load())
+	p.clearFault()
+	return nil
+}
+
+// ChainResets counts the re-indexes of this pipeline (OnChainMismatch "reindex"): a stream
+// that started before the last one holds items of a chain the store no longer has.
+func (p *Pipeline) ChainResets() int64 { return p.resets.Load() }

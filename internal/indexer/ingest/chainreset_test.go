@@ -238,3 +238,52 @@ func gaugeValue(g prometheus.Gauge) float64 {
 	}
 	return m.GetGauge().GetValue()
 }
+
+// TestChainResetReindexes: with OnChainMismatch "reindex" a reset chain replaces the old one:
+// the store drops the old chain's data and ends equal to a fresh run on the new chain.
+func TestChainResetReindexes(t *testing.T) {
+	cfg := fastConfig()
+	cfg.ChainRecheck = 20 * time.Millisecond
+	cfg.OnChainMismatch = OnMismatchReindex
+	for name, open := range identityStores(t) {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			src := newSwapSource(newFakeChain(40, 0))
+			r := startOn(t, cfg, src, db)
+			waitUntil(t, "the old chain indexed", 10*time.Second, func() bool {
+				h, _ := db.IndexedHeight(context.Background())
+				return h == 40
+			})
+			reset := newFakeChain(10, 0)
+			reset.seed = 7
+			src.cur.Store(reset)
+			waitUntil(t, "the re-index", 10*time.Second, func() bool { return r.p.ChainResets() == 1 })
+			reset.head.Store(60)
+			waitUntil(t, "the new chain indexed", 10*time.Second, func() bool {
+				h, _ := db.IndexedHeight(context.Background())
+				return h == 60 && r.p.Ready() == nil
+			})
+
+			ref := open(t)
+			fresh := cfg
+			fresh.StopAtHeight = 60
+			runPipeline(t, fresh, reset, ref, nil)
+			if got, want := dumpOf(t, db), dumpOf(t, ref); got != want {
+				t.Fatalf("the re-indexed store differs from a fresh run on the new chain:\n%s", firstDiffLine(want, got))
+			}
+			if n := strings.Count(r.logs.String(), "level=ERROR"); n != 1 {
+				t.Errorf("%d ERROR lines, want the mismatch's one:\n%s", n, r.logs.String())
+			}
+		})
+	}
+}
+
+func firstDiffLine(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(w), len(g)) {
+		if w[i] != g[i] {
+			return "want " + w[i] + "\n got " + g[i]
+		}
+	}
+	return "lengths differ"
+}

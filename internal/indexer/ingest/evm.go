@@ -226,3 +226,14 @@ func (e *internalTxs) bind(p *Pipeline) error {
 func (e *internalTxs) follow() (func(context.Context) error, bool) { return e.f.Run, false }
 
 func (e *internalTxs) ready(int64) error { return e.f.Ready(e.maxLag) }
+
+// reset forgets the follower's view of the old chain (a re-index): its next run reads the
+// emptied store's internal height.
+func (e *internalTxs) reset() {
+	e.f.top.Store(0)
+	e.f.height.Store(0)
+	e.f.mu.Lock()
+	e.f.behind = nil
+	e.f.mu.Unlock()
+	e.f.size = writeSize{}
+}

@@ -38,6 +38,9 @@ type Extension interface {
 	follow() (run func(ctx context.Context) error, waitAtStop bool)
 	// ready is the extension's part of Ready, asked once the core is ready.
 	ready(indexed int64) error
+	// reset forgets what the extension learnt of the chain, when the store was emptied to
+	// index another one (the pipeline's re-index); start follows.
+	reset()
 }
 
 // noHooks gives an extension the do-nothing lifecycle it does not override.
@@ -51,6 +54,7 @@ func (noHooks) beforeWrite(context.Context, []store.BlockBundle)        {}
 func (noHooks) repair(context.Context, []store.BlockBundle, error) bool { return false }
 func (noHooks) follow() (func(context.Context) error, bool)             { return nil, false }
 func (noHooks) ready(int64) error                                       { return nil }
+func (noHooks) reset()                                                  {}
 
 // errMissing is the start-up error of an extension whose source or store lacks its capability.
 func errMissing(e Extension) error {

@@ -43,6 +43,7 @@ type Pipeline struct {
 	health  health
 	fault   chainFault // chaincheck.go
 	size    writeSize  // the committer's: heights per WriteBlocks under repeated faults
+	resets  atomic.Int64
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -99,6 +100,12 @@ type fetched struct {
 // error it cannot retry past: undecodable chain data or a store that keeps failing.
 func (p *Pipeline) Run(ctx context.Context) error {
 	err := p.run(ctx)
+	for errors.Is(err, store.ErrChainMismatch) && p.cfg.OnChainMismatch == OnMismatchReindex && ctx.Err() == nil {
+		// settle returned the mismatch for a re-index: everything stopped, start over.
+		if err = p.reindex(ctx); err == nil {
+			err = p.run(ctx)
+		}
+	}
 	if errors.Is(err, errStop) || (err != nil && ctx.Err() != nil) {
 		err = nil
 	}

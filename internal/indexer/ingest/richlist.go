@@ -428,3 +428,17 @@ func (r *richList) correctBalance(ctx context.Context, neg *store.NegativeBalanc
 		"account", hex.EncodeToString(neg.Account), "would_be", neg.Amount.String(), "chain", set.Amount.String())
 	return set, nil
 }
+
+// reset forgets the old chain's rich-list state (a re-index): the follower's view, the denoms
+// learnt from Move metadata, the write size; start boots the list again.
+func (r *richList) reset() {
+	r.st.mu.Lock()
+	r.st.height, r.st.err, r.st.logged, r.st.at = 0, nil, false, 0
+	r.st.mu.Unlock()
+	if r.moveDenoms != nil {
+		r.moveDenoms.mu.Lock()
+		r.moveDenoms.m = map[string]string{}
+		r.moveDenoms.mu.Unlock()
+	}
+	r.boot, r.bootHeight, r.size = nil, 0, writeSize{}
+}
