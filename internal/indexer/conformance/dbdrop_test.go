@@ -273,3 +273,122 @@ func (r *readStats) String() string {
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
 }
+
+// TestSessionsEndedInATightLoop: every PostgreSQL session of a writing indexer is ended in a
+// tight loop (pg_terminate_backend, as a flapping proxy or a failover loop does) for the whole
+// catch-up of the busy capture, three fresh ingests in a row. Each must reach the top with
+// every tx, through writes that halve until they commit between two terminations, and store
+// what an uninterrupted run stores; the API, whose sessions are ended too, answers
+// throughout.
+func TestSessionsEndedInATightLoop(t *testing.T) {
+	const (
+		runs = 3
+		// pause between two rounds of terminations: about six rounds a second, each ending every
+		// session of the database. A write of a few blocks fits between two rounds (a clean
+		// run writes the capture in about 5 s); a full batch of 200 does not.
+		pause = 150 * time.Millisecond
+		// perRun bounds one ingest: 15 s to 1 min on two busy cores; without the halving a run
+		// never gets past its first full batch.
+		perRun = 4 * time.Minute
+	)
+	dir := testutil.Fixture(t, testutil.Busy)
+	srv, err := replay.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	top := srv.CapturedMaxHeight()
+	cfg := crashConfig(top)
+	cfg.MaxBatchBlocks, cfg.MaxBatchTxs = 0, 0 // the defaults: 200 blocks, 5,000 txs a write
+	cfg.RetryMax = 200 * time.Millisecond
+
+	refCtx, cancel := context.WithTimeout(context.Background(), perRun)
+	defer cancel()
+	refDSN := "sqlite:" + filepath.Join(t.TempDir(), "ref.db")
+	if err := ingestWith(refCtx, refDSN, ts.URL, cfg, nil, nil); err != nil {
+		t.Fatalf("uninterrupted run: %v", err)
+	}
+	wantDump, _ := dump(t, refDSN)
+	want := testutil.CanonicalDump(t, wantDump)
+
+	for run := 1; run <= runs; run++ {
+		t.Run(fmt.Sprint("ingest ", run), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), perRun)
+			defer cancel()
+			started := time.Now()
+			dsn := testutil.PostgresDSN(t)
+			var logs testutil.SyncBuffer
+			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			db, err := store.Open(ctx, dsn, logger)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			apiSrv := httptest.NewServer(api.New(api.Config{ChainID: "local-evm-1", Features: evmFeatures(db), AccountPrefix: "init"}, db, nil, nil))
+			defer apiSrv.Close()
+			admin, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close(context.Background())
+
+			var ingestErr error
+			ingestDone := make(chan struct{})
+			go func() {
+				defer close(ingestDone)
+				ingestErr = ingestWith(ctx, dsn, ts.URL, cfg, db, logger)
+			}()
+			reads := newReadStats()
+			readCtx, stopReads := context.WithCancel(ctx)
+			var readers sync.WaitGroup
+			for _, path := range []string{"/indexer/tx/v1/txs?pagination.limit=5", "/indexer/block/v1/blocks?pagination.limit=2", "/status"} {
+				readers.Go(func() {
+					for readCtx.Err() == nil {
+						reads.get(readCtx, apiSrv.URL+path)
+						time.Sleep(5 * time.Millisecond)
+					}
+				})
+			}
+			const terminate = `SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+			rounds, ended := 0, 0
+			for done := false; !done; {
+				select {
+				case <-ingestDone:
+					done = true
+					continue
+				default:
+				}
+				var n int
+				if err := admin.QueryRow(ctx, terminate).Scan(&n); err != nil {
+					t.Fatalf("terminating sessions: %v", err)
+				}
+				rounds++
+				ended += n
+				time.Sleep(pause)
+			}
+			stopReads()
+			readers.Wait()
+			l := logs.String()
+			t.Logf("%d rounds ended %d sessions; %d writes failed, %d of them split; ingestion took %v; API: %s", rounds, ended,
+				strings.Count(l, "writing blocks failed"), strings.Count(l, "smaller runs"), time.Since(started).Round(time.Millisecond), reads)
+			if ingestErr != nil || ctx.Err() != nil {
+				_, h := dump(t, dsn)
+				t.Fatalf("ingestion did not reach the top (stopped at %d of %d): %v\nlast logs:\n%s", h, top, ingestErr, l[max(0, len(l)-3000):])
+			}
+			if !strings.Contains(logs.String(), "retrying in smaller runs") {
+				t.Errorf("no write was split: the terminations did not bite\nlogs:\n%s", logs.String())
+			}
+			if reads.failed() > 0 {
+				t.Errorf("the API failed %d of %d requests while the sessions were ended: %s", reads.failed(), reads.total(), reads)
+			}
+			gotDump, h := dump(t, dsn)
+			if h != top {
+				t.Fatalf("store at %d, want the top %d", h, top)
+			}
+			if got := testutil.CanonicalDump(t, gotDump); !bytes.Equal(got, want) {
+				t.Fatalf("store differs from the uninterrupted run: %s", firstDiff(want, got))
+			}
+		})
+	}
+}
