@@ -180,6 +180,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	var ready func() error
+	var chain api.ChainWatcher
 	if cfg.Mode != "api" {
 		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
 		src, err := ingest.DialSource(cfg.RPC, cfg.REST, reg, opts...)
@@ -194,7 +195,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			return err
 		}
 		// Core readiness first, then the extensions' in the profile's order (p.Ready).
-		ready = p.Ready
+		ready, chain = p.Ready, p
 		g.Go(func(ctx context.Context) error {
 			err := p.Run(ctx)
 			if err == nil && ctx.Err() == nil && cfg.Ingest.StopAtHeight > 0 {
@@ -219,6 +220,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			CacheBytes:    cacheBytes(cfg.CacheMB),
 			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
+			Chain:         chain,
 			MaxReplicaLag: cfg.MaxReplicaLag,
 			// With the response cache on, each new height's polled answers are rendered into
 			// it (api's warm.go) until shutdown.

@@ -139,6 +139,11 @@ type Options struct {
 	VersionNow func() (int64, bool)
 	// Streams tune the routes that are event streams (stream.go).
 	Streams StreamOptions
+	// StreamInterrupt, when set, can end every open stream with an "error" event: it returns
+	// a channel closed at the next change of the server's state and a check, asked then,
+	// whose error ends the stream (nil: the stream goes on and StreamInterrupt is asked
+	// again). The indexer ends its streams so when its node turns out to serve another chain.
+	StreamInterrupt func() (changed <-chan struct{}, check func() error)
 }
 
 func (o *Options) defaults() {

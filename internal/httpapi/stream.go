@@ -416,6 +416,11 @@ func (s *server) runStream(r *http.Request, rt Route, prod Producer, out *sink, 
 	}()
 	heartbeat := time.NewTicker(opts.Heartbeat)
 	defer heartbeat.Stop()
+	var interrupted <-chan struct{}
+	var check func() error
+	if s.opts.StreamInterrupt != nil {
+		interrupted, check = s.opts.StreamInterrupt()
+	}
 	producer := done // nil once the producer has detached
 	writeEvent := func(ev *Frame) bool {
 		if !write(ev.b) {
@@ -478,6 +483,12 @@ func (s *server) runStream(r *http.Request, rt Route, prod Producer, out *sink, 
 			if !write([]byte(": heartbeat\n\n")) {
 				return http.StatusOK
 			}
+		case <-interrupted:
+			if err := check(); err != nil {
+				s.streamError(r, rt, err, writeEvent)
+				return http.StatusOK
+			}
+			interrupted, check = s.opts.StreamInterrupt()
 		case <-shutdown:
 			reconnect("server shutting down")
 			return http.StatusOK

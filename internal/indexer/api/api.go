@@ -42,6 +42,10 @@ type Config struct {
 	// Ready, when set, is the ingestion's readiness for /readyz: nil when current, otherwise
 	// why not (an error with a ReadyReason() string method gives details[0]).
 	Ready func() error
+	// Chain, when set, is the ingestion's view of the chain it follows (ingest.Pipeline): when
+	// the node turns out to serve another chain, every open stream ends with an "error" event,
+	// CHAIN_MISMATCH (ingestion halted) or CHAIN_RESET (the store was dropped to re-index).
+	Chain ChainWatcher
 	// MaxReplicaLag, when positive, makes /readyz unready (REPLICA_LAG) while the store's
 	// PostgreSQL hot standby replays more than this far behind its primary (store.ReplicaState).
 	MaxReplicaLag time.Duration
@@ -118,19 +122,24 @@ func notFound(r *http.Request) error {
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
 	cfg.defaults()
 	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
+	var interrupt func() (<-chan struct{}, func() error)
+	if cfg.Chain != nil {
+		interrupt = chainInterrupt(cfg.Chain)
+	}
 	h := httpapi.New(httpapi.Options{
-		Namespace:      "rollgate_indexer_api",
-		Log:            logger,
-		Registry:       reg,
-		RequestTimeout: cfg.RequestTimeout,
-		MaxAge:         cfg.ListMaxAge,
-		PinnedMaxAge:   cfg.PinnedMaxAge,
-		MapError:       mapError,
-		NotFound:       notFound,
-		OpenAPI:        s.openAPI(),
-		CORS:           cfg.CORS,
-		Streams:        cfg.Streams,
-		Cache:          httpapi.NewCache(cfg.CacheBytes),
+		Namespace:       "rollgate_indexer_api",
+		Log:             logger,
+		Registry:        reg,
+		RequestTimeout:  cfg.RequestTimeout,
+		MaxAge:          cfg.ListMaxAge,
+		PinnedMaxAge:    cfg.PinnedMaxAge,
+		MapError:        mapError,
+		NotFound:        notFound,
+		OpenAPI:         s.openAPI(),
+		CORS:            cfg.CORS,
+		Streams:         cfg.Streams,
+		StreamInterrupt: interrupt,
+		Cache:           httpapi.NewCache(cfg.CacheBytes),
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.
 		Version:    func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },

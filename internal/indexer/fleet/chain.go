@@ -44,6 +44,7 @@ type chainRun struct {
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
+	pipe    chainView                    // the current pipeline, for the streams (api.Config.Chain)
 	want    atomic.Bool                  // this process should write the chain (leases)
 	// wmu makes "may write, so the pipeline starts" and "hand the lease back unless the
 	// pipeline runs" exclusive: a lease is never released under a starting pipeline.
@@ -128,6 +129,7 @@ func (r *chainRun) run() {
 		}
 		return errors.New("ingestion starting")
 	}
+	cfg.Chain = &r.pipe
 	h := api.New(cfg, db, r.log, r.reg)
 	r.handler.Store(&h)
 	r.db.Store(db)
@@ -300,6 +302,7 @@ func (r *chainRun) ingest(db *store.DB) error {
 	// Core readiness first, then the extensions' in the profile's order (p.Ready).
 	ready := p.Ready
 	r.ready.Store(&ready)
+	r.pipe.p.Store(p)
 	err = p.Run(ctx)
 	if err == nil && r.ctx.Err() == nil {
 		err = errors.New("ingestion ended")
@@ -365,4 +368,29 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// chainView is api.ChainWatcher over a chain's current pipeline, which a restart or a moved
+// lease replaces; before the first one there is nothing to watch.
+type chainView struct{ p atomic.Pointer[ingest.Pipeline] }
+
+func (v *chainView) ChainFault() error {
+	if p := v.p.Load(); p != nil {
+		return p.ChainFault()
+	}
+	return nil
+}
+
+func (v *chainView) ChainFaultChanged() <-chan struct{} {
+	if p := v.p.Load(); p != nil {
+		return p.ChainFaultChanged()
+	}
+	return nil // never closed: a stream opened before ingestion started is not interrupted
+}
+
+func (v *chainView) ChainResets() int64 {
+	if p := v.p.Load(); p != nil {
+		return p.ChainResets()
+	}
+	return 0
 }

@@ -76,7 +76,7 @@ func (p *Pipeline) setFault(e *NotReadyError) {
 		p.fault.changed = nil
 	}
 	mismatch, behind := 0.0, 0.0
-	if e != nil && e.Reason == NotReadyChainMismatch {
+	if e != nil && (e.Reason == NotReadyChainMismatch || e.Reason == NotReadyChainReset) {
 		mismatch = 1
 	}
 	if e != nil && e.Reason == NotReadyUpstreamBehind {
@@ -224,11 +224,11 @@ func (p *Pipeline) settle(ctx context.Context, indexed int64, cause error) (time
 // mismatched reports a mismatch: readiness (kept current as the node moves on), the metric,
 // and one ERROR line, however long the pipeline stays halted.
 func (p *Pipeline) mismatched(mm *store.ChainMismatchError) {
-	action := "ingestion halted: nothing more is written until the node serves the stored chain again (--on-chain-mismatch halt)"
+	reason, action := NotReadyChainMismatch, "ingestion halted: nothing more is written until the node serves the stored chain again (--on-chain-mismatch halt)"
 	if p.cfg.OnChainMismatch == OnMismatchReindex {
-		action = "dropping the stored data to index the new chain from its first height (--on-chain-mismatch reindex)"
+		reason, action = NotReadyChainReset, "dropping the stored data to index the new chain from its first height (--on-chain-mismatch reindex)"
 	}
-	p.setFault(&NotReadyError{Reason: NotReadyChainMismatch, Message: mm.Error() + "; " + action})
+	p.setFault(&NotReadyError{Reason: reason, Message: mm.Error() + "; " + action})
 	p.fault.mu.Lock()
 	first := !p.fault.logged
 	p.fault.logged = true
@@ -241,7 +241,7 @@ func (p *Pipeline) mismatched(mm *store.ChainMismatchError) {
 }
 
 func (p *Pipeline) clearFault() {
-	if p.faultReason() == NotReadyChainMismatch {
+	if p.faultReason() == NotReadyChainMismatch && p.cfg.OnChainMismatch == OnMismatchHalt {
 		p.log.Info("the node serves the stored chain again; ingestion resumes")
 	}
 	p.fault.mu.Lock()

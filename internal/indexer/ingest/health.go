@@ -17,6 +17,9 @@ const (
 	// NotReadyUpstreamBehind: the node's head is below the store's (a node restored from an
 	// older snapshot); ingestion waits for it.
 	NotReadyUpstreamBehind = "UPSTREAM_BEHIND"
+	// NotReadyChainReset: the node serves another chain and OnChainMismatch is "reindex": the
+	// store's data is being dropped to index the new chain from its first height.
+	NotReadyChainReset = "CHAIN_RESET"
 )
 
 // NotReadyError says why the pipeline is not ready.
