@@ -22,7 +22,9 @@ type fakeChain struct {
 
 type reasonErr string
 
-func (r reasonErr) Error() string       { return "not ready: " + string(r) + " (stored block 9 is AA, the node's block 9 is BB)" }
+func (r reasonErr) Error() string {
+	return "not ready: " + string(r) + " (stored block 9 is AA, the node's block 9 is BB)"
+}
 func (r reasonErr) ReadyReason() string { return string(r) }
 
 func (c *fakeChain) ChainFault() error {

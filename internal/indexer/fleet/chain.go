@@ -372,7 +372,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // chainView is api.ChainWatcher over a chain's current pipeline, which a restart or a moved
 // lease replaces; before the first one there is nothing to watch.
-type chainView struct{ p atomic.Pointer[ingest.Pipeline] }
+type chainView struct {
+	p atomic.Pointer[ingest.Pipeline]
+}
 
 func (v *chainView) ChainFault() error {
 	if p := v.p.Load(); p != nil {
