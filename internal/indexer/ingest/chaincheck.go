@@ -284,3 +284,42 @@ func (p *Pipeline) reindex(ctx context.Context) error {
 // ChainResets counts the re-indexes of this pipeline (OnChainMismatch "reindex"): a stream
 // that started before the last one holds items of a chain the store no longer has.
 func (p *Pipeline) ChainResets() int64 { return p.resets.Load() }
+
+// initialHeight is the height CometBFT chains start at unless their genesis says otherwise.
+const initialHeight = 1
+
+// initialBlock is the chain's initial block when the node serves it (a pruned node does not):
+// a store that starts above it (Config.StartHeight) records its hash beside the first block,
+// so that a node below every stored block can still be told apart. One attempt: without it
+// the store is checked from its first block on.
+func (p *Pipeline) initialBlock(ctx context.Context) *RawBlock {
+	if _, ok := p.w.(initialRecorder); !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	b, err := p.src.Block(ctx, initialHeight)
+	if err != nil {
+		p.log.Debug("the node does not serve the chain's initial block; the store is checked from its first block", "err", err)
+		return nil
+	}
+	return b
+}
+
+// initialRecorder is the store's SetInitialBlock (store.DB).
+type initialRecorder interface {
+	SetInitialBlock(ctx context.Context, height int64, hash []byte) error
+}
+
+// recordInitial records the initial block once the first batch is stored (the identity row
+// exists then), in the committer.
+func (p *Pipeline) recordInitial(ctx context.Context) {
+	b := p.initial
+	p.initial = nil
+	err := p.retry(ctx, "record the chain's initial block", func() error {
+		return p.w.(initialRecorder).SetInitialBlock(ctx, b.Height, b.Hash)
+	})
+	if err != nil && ctx.Err() == nil {
+		p.log.Warn("the chain's initial block is not recorded; the store is checked from its first block", "err", err)
+	}
+}

@@ -287,3 +287,31 @@ func firstDiffLine(want, got string) string {
 	}
 	return "lengths differ"
 }
+
+// TestInitialBlockTellsChainsApart: a store started above the chain's initial height (START_
+// HEIGHT) records the initial block's hash, so a reset chain whose head is below every stored
+// block is still a CHAIN_MISMATCH, not a node merely behind.
+func TestInitialBlockTellsChainsApart(t *testing.T) {
+	cfg := fastConfig()
+	cfg.StartHeight = 20
+	cfg.ChainRecheck = 20 * time.Millisecond
+	db := identityStores(t)["sqlite"](t)
+	old := newFakeChain(40, 0)
+	src := newSwapSource(old)
+	r := startOn(t, cfg, src, db)
+	waitUntil(t, "the old chain indexed from height 20", 10*time.Second, func() bool {
+		h, _ := db.IndexedHeight(context.Background())
+		return h == 40
+	})
+	id, ok, err := db.ChainIdentity(context.Background())
+	if err != nil || !ok || id.FirstHeight != 20 || id.InitialHeight != 1 || !bytes.Equal(id.InitialHash, old.hash(1)) {
+		t.Fatalf("identity %+v %v %v: want first height 20 and the initial block 1", id, ok, err)
+	}
+	reset := newFakeChain(10, 0)
+	reset.seed = 7
+	src.cur.Store(reset)
+	waitUntil(t, "CHAIN_MISMATCH from the initial block", 10*time.Second, func() bool {
+		reason, msg := readyReason(r.p)
+		return reason == NotReadyChainMismatch && strings.Contains(msg, store.HashHex(old.hash(1))) && strings.Contains(msg, store.HashHex(reset.hash(1)))
+	})
+}

@@ -44,6 +44,7 @@ type Pipeline struct {
 	fault   chainFault // chaincheck.go
 	size    writeSize  // the committer's: heights per WriteBlocks under repeated faults
 	resets  atomic.Int64
+	initial *RawBlock // the chain's initial block, until recorded beside a store started above it
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -144,6 +145,10 @@ func (p *Pipeline) run(ctx context.Context) error {
 	prev, err := p.settle(ctx, indexed, nil)
 	if err != nil {
 		return err
+	}
+	p.initial = nil
+	if indexed == 0 && next > 1 {
+		p.initial = p.initialBlock(ctx)
 	}
 	for _, e := range p.exts {
 		if err := e.start(ctx, indexed, next); err != nil {
@@ -451,6 +456,9 @@ func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progr
 		}
 		if err := p.writeBatch(ctx, b.bundles); err != nil {
 			return err
+		}
+		if p.initial != nil {
+			p.recordInitial(ctx)
 		}
 		last := b.bundles[len(b.bundles)-1].Block.Height
 		prog.written(last, len(b.bundles), b.txs)
