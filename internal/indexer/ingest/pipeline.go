@@ -511,6 +511,9 @@ func (p *Pipeline) writeRun(ctx context.Context, run []store.BlockBundle, attemp
 			p.m.blocksWritten.Add(float64(len(run)))
 			p.m.txsWritten.Add(float64(txs))
 			p.m.indexedHeight.Set(float64(last))
+			// A batch written in runs advances with each: readiness sees progress, not a stall.
+			p.indexed.Store(last)
+			p.health.advancedAt.Store(time.Now())
 			return nil
 		}
 		if ctx.Err() != nil {
