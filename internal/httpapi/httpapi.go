@@ -171,7 +171,9 @@ type server struct {
 	cc    cacheControl
 	// options are the metrics of OPTIONS answers (labelled "OPTIONS").
 	options *routeMetrics
-	streams *streams
+	// rejected are the metrics of requests the transport refused before routing (reject.go).
+	rejected *routeMetrics
+	streams  *streams
 	// warmMux routes Warm's targets to the cacheable routes (warm.go); nil without a cache.
 	warmMux *http.ServeMux
 	warm    *warmMetrics
@@ -189,6 +191,7 @@ func New(opts Options, routes []Route) http.Handler {
 	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache,
 		cc: newCacheControl(opts), streamPaths: map[string]*cachedRoute{}}
 	s.options = s.m.forRoute("OPTIONS")
+	s.rejected = s.m.forRoute(rejected)
 	s.warm = newWarmMetrics(opts.Registry, opts.Namespace)
 	s.streams = newStreams(opts.Streams, opts.Registry, opts.Namespace)
 	if opts.CORS.Enabled {

@@ -73,7 +73,7 @@ func start(t *testing.T, h http.Handler, fast bool) (url string, stop func()) {
 		if fast {
 			done <- Serve(ctx, ln, h, nil)
 		} else {
-			done <- serveNetHTTP(ctx, ln, h)
+			done <- serveNetHTTP(ctx, ln, h, nil)
 		}
 	}()
 	stopped := false
