@@ -153,6 +153,9 @@ func (s *server) tokenResumePoint(r *http.Request) (store.TokenCursor, bool, err
 	if json.Unmarshal(raw, &k) != nil || k.Height == nil || *k.Height < 0 || k.TokenID == nil || k.Collection == "" {
 		return store.TokenCursor{}, false, bad
 	}
+	if _, err := tokenIDParam(*k.TokenID); err != nil {
+		return store.TokenCursor{}, false, bad
+	}
 	coll, err := address.Parse(s.cfg.AccountPrefix, strings.ToLower(k.Collection))
 	if err != nil {
 		return store.TokenCursor{}, false, bad
