@@ -281,11 +281,5 @@ func (s *server) unmatched(w http.ResponseWriter, r *http.Request) {
 }
 
 // Clip keeps echoed input short: error messages quote what the client sent, and a 10 kB path
-// segment should not come back as a 10 kB message.
-func Clip(s string) string {
-	const max = 128
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
-}
+// segment should not come back as a 10 kB message (apierr.Clip).
+func Clip(s string) string { return apierr.Clip(s) }
