@@ -70,7 +70,8 @@ var (
 	rejectBody    = newRejection(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE", "request body exceeds "+strconv.Itoa(maxAdaptedBody)+" bytes")
 	rejectTimeout = newRejection(http.StatusRequestTimeout, "REQUEST_TIMEOUT", "request not received in time")
 	// net/http answers a transfer coding it does not read with a 501 (RFC 9112 says it
-	// should); it is the client's request that is wrong, and this API's 5xx mean the server.
+	// should), and a request line of HTTP/2 or later with a 505; it is the client's request
+	// that is wrong, and this API's 5xx mean the server failed.
 	rejectTE = newRejection(http.StatusBadRequest, "MALFORMED_REQUEST", "unsupported Transfer-Encoding")
 )
 
@@ -149,8 +150,11 @@ const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConn
 
 func (c *rejectConn) Write(b []byte) (int, error) {
 	rej, ok := netHTTPRejection(b)
+	head := false
 	if !ok {
-		return c.Conn.Write(b)
+		if rej, head, ok = netHTTPExpectationFailed(b); !ok {
+			return c.Conn.Write(b)
+		}
 	}
 	c.rj.note("net/http", rej, c.RemoteAddr().String())
 	body := append(ErrorJSON(rej.err), '\n')
@@ -158,7 +162,9 @@ func (c *rejectConn) Write(b []byte) (int, error) {
 	out.WriteString("HTTP/1.1 " + strconv.Itoa(rej.status) + " " + http.StatusText(rej.status) + "\r\n")
 	out.WriteString("Content-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n")
 	out.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
-	out.Write(body)
+	if !head {
+		out.Write(body)
+	}
 	if _, err := c.Conn.Write(out.Bytes()); err != nil {
 		return 0, err
 	}
@@ -185,6 +191,10 @@ func netHTTPRejection(b []byte) (rejection, bool) {
 		return rejectHeaders, true
 	case http.StatusNotImplemented:
 		return rejectTE, true
+	case http.StatusHTTPVersionNotSupported:
+		// A request line naming HTTP/2 or later over HTTP/1: the client's mistake, as
+		// fasthttp answers it.
+		return rejectMalformed("malformed request: unsupported protocol version"), true
 	case http.StatusBadRequest:
 		// net/http's text: "Bad Request" or "Bad Request: <why>" (a malformed Host header...).
 		msg := "malformed request"
@@ -207,4 +217,18 @@ func uriError(err error) string {
 		return ue.Err.Error()
 	}
 	return err.Error()
+}
+
+// netHTTPExpectationFailed recognises net/http's answer to an Expect header other than
+// 100-continue (its response.sendExpectationFailed): a 417 head without a body, written
+// through the response's buffer (with a Date) but before any handler; no route answers a 417.
+// head says it carried no Content-Length: the answer to a HEAD, which gets none either.
+func netHTTPExpectationFailed(b []byte) (rej rejection, head, ok bool) {
+	s := string(b)
+	if !strings.HasPrefix(s, "HTTP/1.1 417 Expectation Failed\r\n") && !strings.HasPrefix(s, "HTTP/1.0 417 Expectation Failed\r\n") ||
+		!strings.HasSuffix(s, "\r\n\r\n") || strings.Count(s, "\r\n\r\n") != 1 || strings.Contains(s, "\r\nContent-Type:") {
+		return rejection{}, false, false
+	}
+	head = !strings.Contains(s, "\r\nContent-Length: 0\r\n")
+	return newRejection(http.StatusExpectationFailed, "MALFORMED_REQUEST", "unsupported Expect header: only 100-continue is"), head, true
 }
