@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -175,4 +176,65 @@ func TestHeaderTimeoutBothTransports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTransports sends a request line's target and one header value, as raw bytes, to the same
+// API on both transports: every answer comes, below 500, and every error is the JSON error
+// envelope. Plain `go test` runs the seeds and testdata/fuzz/FuzzTransports (malformed escapes in
+// every kind of path, a request line and a header over the limit, control bytes);
+// `go test -fuzz=FuzzTransports ./internal/httpapi` explores.
+func FuzzTransports(f *testing.F) {
+	for _, s := range []struct{ target, header string }{
+		{"/item/1", "x"},
+		{"/item/%zz", ""},
+		{"/nope%zz/status", ""},
+		{"/list?q=%zz&q=%FF", "%00"},
+		{"/three?from=%", "\xff"},
+		{"/list?q=" + strings.Repeat("a", maxHeaderBytes), ""},
+		{"/item/1", strings.Repeat("h", maxHeaderBytes)},
+	} {
+		f.Add(s.target, s.header)
+	}
+	var version atomic.Int64
+	h := transportAPI(f, &version)
+	var addrs []string
+	for _, fast := range []bool{false, true} {
+		u, _ := start(f, h, fast)
+		addrs = append(addrs, strings.TrimPrefix(u, "http://"))
+	}
+	// One request per exchange: a line break would make it two.
+	oneLine := strings.NewReplacer("\r", "", "\n", "")
+	f.Fuzz(func(t *testing.T, target, header string) {
+		req := "GET " + oneLine.Replace(target) + " HTTP/1.1\r\nHost: api.test\r\nX-Fuzz: " + oneLine.Replace(header) + "\r\n\r\n"
+		for _, addr := range addrs {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(c, req); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				c.Close()
+				t.Fatalf("%.200q: no answer: %v", req, err)
+			}
+			if resp.Header.Get("Content-Type") == "text/event-stream" {
+				c.Close() // a stream opened
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			c.Close()
+			if err != nil {
+				t.Fatalf("%.200q: %v", req, err)
+			}
+			if resp.StatusCode >= 500 && !strings.HasPrefix(oneLine.Replace(target), "/panic") {
+				t.Fatalf("%.200q: %d %q", req, resp.StatusCode, b)
+			}
+			if resp.StatusCode >= 400 {
+				errorEnvelope(t, fmt.Sprintf("%.200q", req), resp, b)
+			}
+		}
+	})
 }

@@ -20,7 +20,7 @@ import (
 // transportAPI is an API with a response cache (so Serve puts it on fasthttp) and a route of
 // every kind: versioned and pinned cached answers, uncached and no-store ones, errors, a body
 // with a limit, a stream.
-func transportAPI(t *testing.T, version *atomic.Int64, so ...StreamOptions) *server {
+func transportAPI(t testing.TB, version *atomic.Int64, so ...StreamOptions) *server {
 	t.Helper()
 	routes := []Route{
 		{Pattern: "GET /item/{id}", Cache: true, Handler: func(r *http.Request) (any, error) {
@@ -61,7 +61,7 @@ func transportAPI(t *testing.T, version *atomic.Int64, so ...StreamOptions) *ser
 }
 
 // start serves h on a fresh listener with the transport given, until the test ends.
-func start(t *testing.T, h http.Handler, fast bool) (url string, stop func()) {
+func start(t testing.TB, h http.Handler, fast bool) (url string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
