@@ -2,13 +2,16 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,7 +93,8 @@ func TestTransportsRejectAsJSON(t *testing.T) {
 		name := map[bool]string{false: "net/http", true: "fasthttp"}[fast]
 		t.Run(name, func(t *testing.T) {
 			h := transportAPI(t, &version)
-			u, _ := start(t, h, fast)
+			logs := &records{}
+			u, _ := startLogged(t, h, fast, slog.New(logs))
 			addr := strings.TrimPrefix(u, "http://")
 			want := map[int]float64{}
 			for _, tc := range cases {
@@ -112,6 +116,18 @@ func TestTransportsRejectAsJSON(t *testing.T) {
 				if tc.detail != "" && tc.detail != "METHOD_NOT_ALLOWED" {
 					want[tc.status]++
 				}
+			}
+			// Each refusal is one debug line, and none is louder: a client's malformed request
+			// is not the server's failure.
+			total := 0.0
+			for _, n := range want {
+				total += n
+			}
+			if got := logs.count(slog.LevelDebug, "request rejected"); float64(got) != total {
+				t.Errorf("%d debug lines \"request rejected\", want %v", got, total)
+			}
+			if loud := logs.atLeast(slog.LevelInfo); len(loud) > 0 {
+				t.Errorf("logged above debug: %v", loud)
 			}
 			for status, n := range want {
 				var m dto.Metric
@@ -237,4 +253,44 @@ func FuzzTransports(f *testing.F) {
 			}
 		}
 	})
+}
+
+// records is a slog.Handler that keeps every record's level and message.
+type records struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = append(r.recs, rec)
+	return nil
+}
+func (r *records) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *records) WithGroup(string) slog.Handler      { return r }
+
+func (r *records) count(level slog.Level, msg string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, rec := range r.recs {
+		if rec.Level == level && rec.Message == msg {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *records) atLeast(level slog.Level) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rec := range r.recs {
+		if rec.Level >= level {
+			out = append(out, rec.Level.String()+" "+rec.Message)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -63,6 +64,12 @@ func transportAPI(t testing.TB, version *atomic.Int64, so ...StreamOptions) *ser
 // start serves h on a fresh listener with the transport given, until the test ends.
 func start(t testing.TB, h http.Handler, fast bool) (url string, stop func()) {
 	t.Helper()
+	return startLogged(t, h, fast, nil)
+}
+
+// startLogged is start with the server's log going to log.
+func startLogged(t testing.TB, h http.Handler, fast bool, log *slog.Logger) (url string, stop func()) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +78,9 @@ func start(t testing.TB, h http.Handler, fast bool) (url string, stop func()) {
 	done := make(chan error, 1)
 	go func() {
 		if fast {
-			done <- Serve(ctx, ln, h, nil)
+			done <- Serve(ctx, ln, h, log)
 		} else {
-			done <- serveNetHTTP(ctx, ln, h, nil)
+			done <- serveNetHTTP(ctx, ln, h, log)
 		}
 	}()
 	stopped := false

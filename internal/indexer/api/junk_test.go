@@ -3,9 +3,12 @@ package api
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +96,63 @@ func TestJunkRequestsBothTransports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMsgsLimitOverBothTransports: the documented msgs limit is reachable over real HTTP on both
+// transports with real type URLs, as a browser escapes them and in either form (repeated or
+// comma-separated): 100 of the longest (an ICA controller message, 81 bytes) list the txs of
+// the one that matches; 101 are the JSON 400.
+func TestMsgsLimitOverBothTransports(t *testing.T) {
+	const ica = "/ibc.applications.interchain_accounts.controller.v1.MsgRegisterInterchainAccount"
+	msgs := func(n int, repeated bool) string {
+		types := make([]string, n)
+		for i := range types {
+			types[i] = url.QueryEscape(ica)
+		}
+		types[0] = url.QueryEscape("/minievm.evm.v1.MsgCall")
+		if repeated {
+			return "msgs=" + strings.Join(types, "&msgs=")
+		}
+		return "msgs=" + strings.Join(types, ",")
+	}
+	st := openLoaded(t, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"))
+	for _, cache := range []int64{64 << 20, -1} {
+		cfg := testCfg
+		cfg.CacheBytes = cache
+		base := "http://" + serveOn(t, newEVM(cfg, st.(evmStore), nil, nil)) + "/indexer/tx/v1/txs?pagination.limit=1&"
+		name := map[bool]string{true: "fasthttp", false: "net/http"}[cache > 0]
+		want := get(t, base+"msgs=minievm.evm.v1.MsgCall")
+		for _, repeated := range []bool{false, true} {
+			q := msgs(100, repeated)
+			if status, body := getStatus(t, base+q); status != 200 || body != want {
+				t.Errorf("%s: 100 msgs (%d bytes of query, repeated %v): %d %.200s", name, len(q), repeated, status, body)
+			}
+			if status, body := getStatus(t, base+msgs(101, repeated)); status != 400 || !strings.Contains(body, "at most 100") {
+				t.Errorf("%s: 101 msgs (repeated %v): %d %.200s", name, repeated, status, body)
+			}
+		}
+	}
+}
+
+func getStatus(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+func get(t *testing.T, u string) string {
+	t.Helper()
+	status, body := getStatus(t, u)
+	if status != 200 {
+		t.Fatalf("GET %s: %d %s", u, status, body)
+	}
+	return body
 }
