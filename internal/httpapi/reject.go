@@ -144,11 +144,24 @@ type rejectConn struct {
 	rj rejects
 }
 
+// CloseWrite half-closes the connection as net/http does after a 431 (its closeWriteAndWait),
+// so the client reads the answer to its end before the connection goes.
+func (c *rejectConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // netHTTPErrorHeaders are the headers of every error net/http writes on the connection itself
 // (net/http's server.go, conn.serve); no handler's answer has them so, without a Date.
 const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
 func (c *rejectConn) Write(b []byte) (int, error) {
+	// Every write of every answer passes here: anything but a 4xx or 5xx head is out at once.
+	if len(b) < 13 || b[0] != 'H' || b[9] != '4' && b[9] != '5' || !bytes.HasPrefix(b, []byte("HTTP/1.")) {
+		return c.Conn.Write(b)
+	}
 	rej, ok := netHTTPRejection(b)
 	head := false
 	if !ok {
@@ -174,10 +187,11 @@ func (c *rejectConn) Write(b []byte) (int, error) {
 // netHTTPRejection recognises one of net/http's own error responses, written whole in one
 // write: "HTTP/1.1 <code> <text>" + netHTTPErrorHeaders + a one-line body.
 func netHTTPRejection(b []byte) (rejection, bool) {
-	s := string(b)
-	if !strings.HasPrefix(s, "HTTP/1.1 4") && !strings.HasPrefix(s, "HTTP/1.1 5") {
+	if !bytes.HasPrefix(b, []byte("HTTP/1.1 4")) && !bytes.HasPrefix(b, []byte("HTTP/1.1 5")) ||
+		!bytes.Contains(b, []byte(netHTTPErrorHeaders)) {
 		return rejection{}, false
 	}
+	s := string(b)
 	line, rest, ok := strings.Cut(s, netHTTPErrorHeaders)
 	if !ok || strings.Contains(line, "\r\n") || strings.Contains(rest, "\r\n") || len(line) < 12 {
 		return rejection{}, false
@@ -224,6 +238,9 @@ func uriError(err error) string {
 // through the response's buffer (with a Date) but before any handler; no route answers a 417.
 // head says it carried no Content-Length: the answer to a HEAD, which gets none either.
 func netHTTPExpectationFailed(b []byte) (rej rejection, head, ok bool) {
+	if !bytes.Contains(b[:min(len(b), 40)], []byte(" 417 ")) {
+		return rejection{}, false, false
+	}
 	s := string(b)
 	if !strings.HasPrefix(s, "HTTP/1.1 417 Expectation Failed\r\n") && !strings.HasPrefix(s, "HTTP/1.0 417 Expectation Failed\r\n") ||
 		!strings.HasSuffix(s, "\r\n\r\n") || strings.Count(s, "\r\n\r\n") != 1 || strings.Contains(s, "\r\nContent-Type:") {
