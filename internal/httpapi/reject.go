@@ -26,8 +26,9 @@ import (
 // maxHeaderBytes bounds a request's line and header block on both transports. It is above
 // fasthttp's default of 4 KiB so that the documented limits are reachable: the indexer's msgs
 // filter takes 100 type URLs, which with the longest ones (an ICA controller message, 81 bytes,
-// its '/' escaped) is about 9 KiB of query, leaving room for a browser's usual headers. Each
-// connection holds a read buffer of this size under fasthttp.
+// its '/' escaped) is about 9 KiB of query, leaving room for a browser's usual headers. It is
+// rollytics' own buffer too (RECV_BUFFER_SIZE, docs/contract/indexer-peer.md), so what it takes
+// rollgate takes. Each connection holds a read buffer of this size under fasthttp.
 const maxHeaderBytes = 16 << 10
 
 // rejected is the metrics label of requests the transport refused before routing.
