@@ -101,11 +101,13 @@ func NotFoundf(format string, args ...any) *Error {
 const MaxEcho = 128
 
 // Clip keeps echoed input short: s cut to MaxEcho bytes (on a character boundary) and "…".
-func Clip(s string) string {
-	if len(s) <= MaxEcho {
+func Clip(s string) string { return clipTo(s, MaxEcho) }
+
+// clipTo cuts s to at most n bytes, on a character boundary, and marks the cut with "…".
+func clipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := MaxEcho
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
@@ -142,9 +144,9 @@ func ClipArgs(args []any) []any {
 	return out
 }
 
-// maxMessage bounds a whole message as written, for one built without ClipArgs: a few clipped
-// echoes and the text around them fit.
-const maxMessage = 1 << 10
+// maxMessage bounds a whole message as written, for one built without ClipArgs (an echo a
+// message forgot to clip comes back at most this long): well above any message's own text.
+const maxMessage = 4 << 10
 
 // TooLarge is a request body over the limit (HTTP 413, code 8).
 func TooLarge(limit int64) *Error {
@@ -206,11 +208,7 @@ func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 	if details == nil {
 		details = []string{}
 	}
-	msg := e.Message
-	if len(msg) > maxMessage {
-		msg = msg[:maxMessage-MaxEcho] + Clip(msg[maxMessage-MaxEcho:])
-	}
-	b, _ := json.Marshal(body{Code: e.Code, Message: msg, Details: details, Info: e.Info})
+	b, _ := json.Marshal(body{Code: e.Code, Message: clipTo(e.Message, maxMessage), Details: details, Info: e.Info})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
