@@ -29,7 +29,8 @@ import (
 // its '/' escaped) is about 9 KiB of query, leaving room for a browser's usual headers. It is
 // rollytics' own buffer too (RECV_BUFFER_SIZE, docs/contract/indexer-peer.md), so what it takes
 // rollgate takes. Each connection holds a read buffer of this size under fasthttp, idle ones
-// too: 2,000 idle connections hold 32 MiB (8 MiB at fasthttp's default).
+// too: 1,000 idle connections took 18.9 MiB of heap, against 7.2 MiB with 4 KiB (measured in
+// process, fasthttp v1.78.0).
 const maxHeaderBytes = 16 << 10
 
 // rejected is the metrics label of requests the transport refused before routing.
