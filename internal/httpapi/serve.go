@@ -42,6 +42,9 @@ const (
 // CORS and metrics stay the one implementation. A Dispatcher in front of such APIs (the fleet
 // of chains) is served the same way, each request's API found by Dispatch. Any other handler
 // (one wrapped for the access log, pprof) is served by net/http.
+//
+// On both, what the transport refuses before h sees it is the JSON error with a 4xx, counted
+// by h when it is a Rejecter and logged at debug on log (reject.go).
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
 	switch d := h.(type) {
 	case *server:
