@@ -153,20 +153,29 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var next func(context.Context) (int64, error)
+	if n, ok := s.store.(interface {
+		NextTxSequence(context.Context) (int64, error)
+	}); ok {
+		next = n.NextTxSequence
+	}
 	return s.sequenceStream(r.Context(), after, resume, "tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return s.store.Txs(ctx, store.TxFilter{}, p)
-		},
+		}, next,
 		func(ctx context.Context, p store.Page) (store.TxPage, error) { return s.store.Txs(ctx, f, p) })
 }
 
 // sequenceStream sends txs as events named event in sequence order: those after after, or
 // without resume those after the tip. every lists all txs of the kind unfiltered: the newest
 // is the tip and the oldest the first retained (sequences are dense over all txs, so both
-// bound every filtered stream too). list gives the stream's txs a page at a time.
+// bound every filtered stream too). next, when the store tells it, is the sequence the next tx
+// of the kind will get: the first retained id when every stored one was pruned. list gives the
+// stream's txs a page at a time.
 // The tip is read here, before the response starts (ctx is the request's), so a client that
 // has the 200 gets every tx committed after it.
-func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, event string, every, list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
+func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, event string, every func(context.Context, store.Page) (store.TxPage, error),
+	next func(context.Context) (int64, error), list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
 	if !resume {
 		last, err := every(ctx, store.Page{Limit: 1, Desc: true})
 		if err != nil {
@@ -178,14 +187,25 @@ func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, e
 	}
 	return func(st *httpapi.Stream) error {
 		if resume {
+			// The next sequence is read first: a tx committed between the two reads is then
+			// found as the first retained one, never taken for a gap.
+			var firstID int64
+			if next != nil {
+				n, err := next(st.Context())
+				if err != nil {
+					return err
+				}
+				firstID = n
+			}
 			first, err := every(st.Context(), store.Page{Limit: 1})
 			if err != nil {
 				return err
 			}
 			if len(first.Txs) > 0 {
-				if err := resumeRule(after, first.Txs[0].Sequence, "id"); err != nil {
-					return err
-				}
+				firstID = first.Txs[0].Sequence
+			}
+			if err := resumeRule(after, firstID, "id"); err != nil {
+				return err
 			}
 		}
 		return s.follow(st, func(ctx context.Context) error {

@@ -47,10 +47,16 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	er := s.evm()
+	var next func(context.Context) (int64, error)
+	if n, ok := er.(interface {
+		NextEVMTxSequence(context.Context) (int64, error)
+	}); ok {
+		next = n.NextEVMTxSequence
+	}
 	return s.sequenceStream(r.Context(), after, resume, "evm_tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return er.EVMTxs(ctx, store.EVMTxFilter{}, p)
-		},
+		}, next,
 		func(ctx context.Context, p store.Page) (store.TxPage, error) { return er.EVMTxs(ctx, f, p) })
 }
 

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -103,6 +105,65 @@ func TestStreamsResumeRule(t *testing.T) {
 					}
 					sameItems(t, "from "+tc.justBefore, data(openStream(t, srv.URL+tc.stream, tc.justBefore).next(t, len(want))), want)
 				})
+			}
+		})
+	}
+}
+
+// TestTxStreamsResumeRuleNoTxRetained: on a pruned store whose retained heights hold no tx, the
+// tx streams still know where the retained data begins (the next sequence): an older resume
+// point is RESUME_POINT_EXPIRED, the current one waits for new txs without an error.
+func TestTxStreamsResumeRuleNoTxRetained(t *testing.T) {
+	dsns := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + t.TempDir() + "/idx.db" },
+		"postgres": func(t *testing.T) string { return testutil.PostgresDSN(t) },
+	}
+	for name, dsn := range dsns {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := store.Open(ctx, dsn(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			nft := &nftFiller{w: db, coll: storetest.NFTCollection(1), accs: [2][]byte{storetest.Account(1), storetest.Account(2)}}
+			nft.fill(t, 10)                 // Cosmos txs 1..10 at heights 1..10
+			(&evmFiller{w: db}).fill(t, 10) // EVM txs 1..30 at heights 11..20
+			var empty []store.BlockBundle   // heights 21..30 without a tx
+			for h := int64(21); h <= 30; h++ {
+				empty = append(empty, store.BlockBundle{Block: store.Block{ChainID: "nft-1", Height: h, Hash: bytes.Repeat([]byte{byte(h)}, 32),
+					Time: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC).Add(time.Duration(h) * time.Second), TotalFee: json.RawMessage(`[]`)}})
+			}
+			if err := db.WriteBlocks(ctx, empty); err != nil {
+				t.Fatal(err)
+			}
+			db.SetRetention(5)
+			if _, err := db.Prune(ctx, 5, 100); err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(newEVM(Config{StreamPoll: 20 * time.Millisecond}, db, nil, nil))
+			t.Cleanup(srv.Close)
+			for _, tc := range []struct{ stream, old, current, first string }{
+				{"/indexer/tx/v1/txs/stream", "5", "10", "first retained id 11"},
+				{"/indexer/tx/v1/evm-txs/stream", "5", "30", "first retained id 31"},
+			} {
+				ev := openStream(t, srv.URL+tc.stream, tc.old).next(t, 1)[0]
+				if ev.Name != "error" || !strings.Contains(string(ev.Data), "RESUME_POINT_EXPIRED") || !strings.Contains(string(ev.Data), tc.first) {
+					t.Errorf("%s from %s: %q %s", tc.stream, tc.old, ev.Name, ev.Data)
+				}
+				// The current position: no error, the stream waits (a heartbeat-free second passes).
+				c := openStream(t, srv.URL+tc.stream, tc.current)
+				got := make(chan string, 1)
+				go func() {
+					ev, err := c.rd.Next()
+					got <- ev.Name + " " + string(ev.Data) + " " + fmt.Sprint(err)
+				}()
+				select {
+				case s := <-got:
+					t.Errorf("%s from %s: %s", tc.stream, tc.current, s)
+				case <-time.After(300 * time.Millisecond):
+				}
+				c.resp.Body.Close()
 			}
 		})
 	}
