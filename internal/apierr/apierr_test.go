@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWrite(t *testing.T) {
@@ -50,5 +52,26 @@ func TestWrite(t *testing.T) {
 				t.Errorf("content type = %q", ct)
 			}
 		})
+	}
+}
+
+// TestClip: echoed input is cut on a character boundary; a formatted message clips its long
+// arguments; a message built otherwise is bounded as written.
+func TestClip(t *testing.T) {
+	long := strings.Repeat("é", 100) // 200 bytes
+	if got := Clip(long); len(got) > MaxEcho+len("…") || !utf8.ValidString(got) || !strings.HasSuffix(got, "…") {
+		t.Errorf("Clip: %d bytes %q", len(got), got)
+	}
+	if got := Clip("short"); got != "short" {
+		t.Errorf("Clip(short) = %q", got)
+	}
+	e := BadRequest("unknown chain %q: %v", strings.Repeat("x", 70000), errors.New(strings.Repeat("y", 500)))
+	if len(e.Message) > 2*MaxEcho+40 {
+		t.Errorf("BadRequest: a %d-byte message", len(e.Message))
+	}
+	rec := httptest.NewRecorder()
+	Write(rec, httptest.NewRequest("GET", "/", nil), nil, &Error{Code: NotFound, Message: strings.Repeat("z", 70000)})
+	if rec.Body.Len() > maxMessage+100 {
+		t.Errorf("Write: a %d-byte body", rec.Body.Len())
 	}
 }

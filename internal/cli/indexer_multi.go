@@ -243,6 +243,13 @@ func (v crossViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	v.chain.ServeHTTP(w, r)
 }
 
+// Rejected implements httpapi.Rejecter: counted by the chain's API.
+func (v crossViews) Rejected(status int) {
+	if r, ok := v.chain.(httpapi.Rejecter); ok {
+		r.Rejected(status)
+	}
+}
+
 // Dispatch implements httpapi.Dispatcher: the chain's API, for every path but the fleet's.
 func (v crossViews) Dispatch(host, path string) (http.Handler, string, bool) {
 	d, ok := v.chain.(httpapi.Dispatcher)

@@ -105,7 +105,7 @@ func benchHTTP(b *testing.B, h http.Handler, target string, std bool) {
 	go func() {
 		defer close(done)
 		if std {
-			_ = serveNetHTTP(ctx, ln, h)
+			_ = serveNetHTTP(ctx, ln, h, nil)
 		} else {
 			_ = Serve(ctx, ln, h, nil)
 		}

@@ -176,7 +176,9 @@ type server struct {
 	cc    cacheControl
 	// options are the metrics of OPTIONS answers (labelled "OPTIONS").
 	options *routeMetrics
-	streams *streams
+	// rejected are the metrics of requests the transport refused before routing (reject.go).
+	rejected *routeMetrics
+	streams  *streams
 	// warmMux routes Warm's targets to the cacheable routes (warm.go); nil without a cache.
 	warmMux *http.ServeMux
 	warm    *warmMetrics
@@ -194,6 +196,7 @@ func New(opts Options, routes []Route) http.Handler {
 	s := &server{opts: opts, log: opts.Log, mux: http.NewServeMux(), m: newMetrics(opts.Registry, opts.Namespace), cache: opts.Cache,
 		cc: newCacheControl(opts), streamPaths: map[string]*cachedRoute{}}
 	s.options = s.m.forRoute("OPTIONS")
+	s.rejected = s.m.forRoute(rejected)
 	s.warm = newWarmMetrics(opts.Registry, opts.Namespace)
 	s.streams = newStreams(opts.Streams, opts.Registry, opts.Namespace)
 	if opts.CORS.Enabled {
@@ -283,11 +286,5 @@ func (s *server) unmatched(w http.ResponseWriter, r *http.Request) {
 }
 
 // Clip keeps echoed input short: error messages quote what the client sent, and a 10 kB path
-// segment should not come back as a 10 kB message.
-func Clip(s string) string {
-	const max = 128
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
-}
+// segment should not come back as a 10 kB message (apierr.Clip).
+func Clip(s string) string { return apierr.Clip(s) }

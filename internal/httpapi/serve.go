@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +16,12 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
-// The server timeouts of both transports: a request's headers within ReadHeaderTimeout, the
+// The server timeouts of both transports: a request's headers within ReadHeaderTimeout
+// (counted from the connection's opening, or from the first byte after an idle wait), the
 // whole request within ReadTimeout, its answer within WriteTimeout (a stream lifts its own
 // write deadline, stream.go), an idle kept-alive connection closed after IdleTimeout.
+// fasthttp has no header timeout of its own: its ReadTimeout is set to readHeaderTimeout and,
+// once the headers are in, the body gets the rest of readTimeout (serveFasthttp).
 const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 30 * time.Second
@@ -38,6 +42,9 @@ const (
 // CORS and metrics stay the one implementation. A Dispatcher in front of such APIs (the fleet
 // of chains) is served the same way, each request's API found by Dispatch. Any other handler
 // (one wrapped for the access log, pprof) is served by net/http.
+//
+// On both, what the transport refuses before h sees it is the JSON error with a 4xx, counted
+// by h when it is a Rejecter and logged at debug on log (reject.go).
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
 	switch d := h.(type) {
 	case *server:
@@ -55,7 +62,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 			return nil, nil
 		}, log)
 	}
-	return serveNetHTTP(ctx, ln, h)
+	return serveNetHTTP(ctx, ln, h, log)
 }
 
 // Dispatcher is a handler in front of APIs built by New, such as the fleet of chains, which
@@ -68,14 +75,21 @@ type Dispatcher interface {
 	Dispatch(host, path string) (api http.Handler, apiPath string, ok bool)
 }
 
-func serveNetHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+func serveNetHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	srv := &http.Server{
-		Handler:           h,
+		Handler: h,
+		// net/http reads 4096 bytes beyond MaxHeaderBytes before it refuses (its bufio slop):
+		// so both transports refuse a header block above maxHeaderBytes.
+		MaxHeaderBytes:    maxHeaderBytes - 4096,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 	}
+	ln = rejects{h: h, log: log}.listener(ln)
 	return runUntil(ctx, func() error { return srv.Serve(ln) }, srv.Shutdown,
 		func(err error) bool { return errors.Is(err, http.ErrServerClosed) })
 }
@@ -109,6 +123,7 @@ func serveFasthttp(ctx context.Context, ln net.Listener, h http.Handler, api fun
 		log = slog.New(slog.DiscardHandler)
 	}
 	slow := fasthttpadaptor.NewFastHTTPHandler(h)
+	rj := rejects{h: h, log: log}
 	srv := &fasthttp.Server{
 		Handler: func(c *fasthttp.RequestCtx) {
 			if c.IsGet() || c.IsHead() {
@@ -116,7 +131,17 @@ func serveFasthttp(ctx context.Context, ln net.Listener, h http.Handler, api fun
 					return
 				}
 			}
+			// fasthttp takes any bytes as a URI; the adaptor parses it as net/http does and
+			// answers what does not parse (a malformed escape) with a plain-text 500.
+			if _, err := url.ParseRequestURI(string(c.RequestURI())); err != nil {
+				rj.writeFast(c, rejectMalformed("malformed request URI: "+uriError(err)))
+				return
+			}
 			slow(c)
+		},
+		ErrorHandler: rj.fasthttpError,
+		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+			return fasthttp.RequestConfig{ReadTimeout: readTimeout - readHeaderTimeout}
 		},
 		// net/http sends no Server header, and neither do we.
 		NoDefaultServerHeader: true,
@@ -124,17 +149,18 @@ func serveFasthttp(ctx context.Context, ln net.Listener, h http.Handler, api fun
 		NoDefaultContentType: true,
 		// No route takes a form: a multipart body is the handler's to refuse, not to parse.
 		DisablePreParseMultipartForm: true,
-		// ReadTimeout is fasthttp's bound on the whole request (headers and body), counted
-		// from its first byte on a kept-alive connection; IdleTimeout the wait for that byte.
-		ReadTimeout:  readTimeout,
+		// ReadTimeout bounds the headers, counted from the connection's opening or from the
+		// first byte after an idle wait (IdleTimeout): net/http's ReadHeaderTimeout.
+		// HeaderReceived then gives the body the rest of readTimeout.
+		ReadTimeout:  readHeaderTimeout,
 		WriteTimeout: writeTimeout,
 		IdleTimeout:  idleTimeout,
 		// The largest request the adaptor buffers: the routes' own limits are smaller and answer
 		// a JSON 413; a body above this one is refused before it is read.
 		MaxRequestBodySize: maxAdaptedBody,
-		// A request's header block may be this large (fasthttp's default is 4 KiB; browsers
-		// with many cookies send more). Above it the answer is a 431.
-		ReadBufferSize:  4 << 10,
+		// A request's line and header block may be this large; above it the answer is a JSON
+		// 431 (reject.go), as under net/http.
+		ReadBufferSize:  maxHeaderBytes,
 		CloseOnShutdown: true,
 		Logger:          fastLogger{log},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // transportAPI is an API with a response cache (so Serve puts it on fasthttp) and a route of
 // every kind: versioned and pinned cached answers, uncached and no-store ones, errors, a body
 // with a limit, a stream.
-func transportAPI(t *testing.T, version *atomic.Int64, so ...StreamOptions) *server {
+func transportAPI(t testing.TB, version *atomic.Int64, so ...StreamOptions) *server {
 	t.Helper()
 	routes := []Route{
 		{Pattern: "GET /item/{id}", Cache: true, Handler: func(r *http.Request) (any, error) {
@@ -61,7 +62,13 @@ func transportAPI(t *testing.T, version *atomic.Int64, so ...StreamOptions) *ser
 }
 
 // start serves h on a fresh listener with the transport given, until the test ends.
-func start(t *testing.T, h http.Handler, fast bool) (url string, stop func()) {
+func start(t testing.TB, h http.Handler, fast bool) (url string, stop func()) {
+	t.Helper()
+	return startLogged(t, h, fast, nil)
+}
+
+// startLogged is start with the server's log going to log.
+func startLogged(t testing.TB, h http.Handler, fast bool, log *slog.Logger) (url string, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -71,9 +78,9 @@ func start(t *testing.T, h http.Handler, fast bool) (url string, stop func()) {
 	done := make(chan error, 1)
 	go func() {
 		if fast {
-			done <- Serve(ctx, ln, h, nil)
+			done <- Serve(ctx, ln, h, log)
 		} else {
-			done <- serveNetHTTP(ctx, ln, h)
+			done <- serveNetHTTP(ctx, ln, h, log)
 		}
 	}()
 	stopped := false

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"testing"
+
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // The routes added after FuzzParams was written: NFTs, the rich list, EVM txs and internal
@@ -42,7 +44,8 @@ var (
 )
 
 // FuzzNewRoutes feeds arbitrary path segments and query strings to the NFT, rich list, EVM
-// and internal-tx routes (over a store with NFTs and one with the EVM chain) and to their own
+// and internal-tx routes (over a store with NFTs, on SQLite and PostgreSQL, and one with the
+// EVM chain) and to their own
 // parsers: nothing below 500 that is not JSON, no 400 without a reason, no panic. Plain
 // `go test` runs the seeds (testdata/fuzz/FuzzNewRoutes holds the checked-in corpus);
 // `go test -fuzz=FuzzNewRoutes ./internal/indexer/api` explores.
@@ -63,6 +66,8 @@ func FuzzNewRoutes(f *testing.F) {
 	}
 	nft := New(Config{ChainID: "nft-1"}, openNFT(f, "sqlite:"+filepath.Join(f.TempDir(), "nft.db")), nil, nil)
 	evm := newEVM(testCfg, openLoaded(f, "sqlite:"+filepath.Join(f.TempDir(), "evm.db")), nil, nil)
+	// The NFT data on PostgreSQL too, whose text type refuses bytes SQLite compares.
+	nftPG := New(Config{ChainID: "nft-1"}, openNFT(f, testutil.PostgresDSN(f)), nil, nil)
 	f.Fuzz(func(t *testing.T, seg, rawQuery string) {
 		q := query(rawQuery)
 		_, err := collectionParam("init", seg)
@@ -71,7 +76,7 @@ func FuzzNewRoutes(f *testing.F) {
 		isBadRequest(t, err)
 		_, err = orderByParam(q)
 		isBadRequest(t, err)
-		for _, srv := range []http.Handler{nft, evm} {
+		for _, srv := range []http.Handler{nft, evm, nftPG} {
 			for _, p := range newRoutePrefixes {
 				rec := httptest.NewRecorder()
 				srv.ServeHTTP(rec, request(p, seg, rawQuery))

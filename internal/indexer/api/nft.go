@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/address"
@@ -155,6 +156,17 @@ func offsetPagination(offset int64, limit, n int, total int64) paginationJSON {
 	return p
 }
 
+// tokenIDParam is a token id from the path or the query. Any text is a token id on chain, but
+// bytes that are not UTF-8, or hold a NUL, are none: PostgreSQL's text refuses them (the
+// query fails) where SQLite compares bytes (nothing matches), so both stores answer them
+// with this one 400.
+func tokenIDParam(v string) (string, error) {
+	if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+		return "", apierr.BadRequest("token_id must be UTF-8 text without NUL bytes").WithDetails("INVALID_PARAMETER")
+	}
+	return v, nil
+}
+
 // tokenKey reads a composite token cursor ({"height":N,"token_id":"…"}, plus our optional
 // "collection_addr") from pagination.key; ok is false when the key is something else, which
 // pagination() then parses (an offset, or a height or sequence cursor).
@@ -173,6 +185,9 @@ func tokenKey(prefix string, q url.Values) (*store.TokenCursor, bool, error) {
 	var c store.TokenCursor
 	bad := apierr.BadRequest("invalid pagination.key format")
 	if json.Unmarshal(m["token_id"], &c.TokenID) != nil {
+		return nil, false, bad
+	}
+	if _, err := tokenIDParam(c.TokenID); err != nil {
 		return nil, false, bad
 	}
 	if h, ok := m["height"]; ok {
@@ -295,7 +310,10 @@ func (s *server) tokenList(r *http.Request, f store.TokenFilter) (any, error) {
 		}
 	}
 	if q.Has("token_id") && q.Get("token_id") != "" {
-		f.TokenID, f.TokenIDSet = q.Get("token_id"), true
+		if f.TokenID, err = tokenIDParam(q.Get("token_id")); err != nil {
+			return nil, err
+		}
+		f.TokenIDSet = true
 	}
 	after, isToken, err := tokenKey(s.cfg.AccountPrefix, q)
 	if err != nil {
@@ -372,7 +390,11 @@ func (s *server) nftTxs(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.store.NFTTxs(r.Context(), coll, r.PathValue("token_id"), p)
+	id, err := tokenIDParam(r.PathValue("token_id"))
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.NFTTxs(r.Context(), coll, id, p)
 	if err != nil {
 		return nil, err
 	}

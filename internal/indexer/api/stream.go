@@ -34,11 +34,28 @@ func resumePoint(r *http.Request) (after int64, ok bool, err error) {
 	return n, true, nil
 }
 
-// errExpired is the error event of a resume point before the retained data.
-func errExpired(after, first int64) error {
+// resumeRule is the one rule of every stream for where a resume point lies against the
+// retained data, first being the id of the oldest item the stream can still send (0 when it
+// holds none). 0 asks for everything: the stream replays from first. A point before first-1
+// would silently skip the items between it and first (pruned, or never indexed), so it is
+// RESUME_POINT_EXPIRED, naming first; anything else resumes after the point.
+func resumeRule(after, first int64, what string) error {
+	if after == 0 || first == 0 || after >= first-1 {
+		return nil
+	}
 	return (&apierr.Error{Code: apierr.NotFound, Message: "resume point " + strconv.FormatInt(after, 10) +
-		" is older than the retained data (first height " + strconv.FormatInt(first, 10) + "); reconnect without Last-Event-ID"}).
+		" is older than the retained data (first retained " + what + " " + strconv.FormatInt(first, 10) +
+		"); reconnect with from=0 to replay from there, or without Last-Event-ID for the newest"}).
 		WithDetails("RESUME_POINT_EXPIRED")
+}
+
+// firstHeight is the lowest height the store holds (0 when empty).
+func (s *server) firstHeight(ctx context.Context) (int64, error) {
+	first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+	if err != nil || len(first.Blocks) == 0 {
+		return 0, err
+	}
+	return first.Blocks[0].Height, nil
 }
 
 // follow runs catchUp (every item after the client's position) each time the indexed height
@@ -60,16 +77,14 @@ func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) er
 	}
 }
 
-// checkResume fails (expired) when a client's resume point lies before the first retained block.
+// checkResume applies resumeRule to a resume point that is a height (the block and token
+// streams).
 func (s *server) checkResume(ctx context.Context, after int64) error {
-	first, err := s.store.Blocks(ctx, store.Page{Limit: 1})
+	first, err := s.firstHeight(ctx)
 	if err != nil {
 		return err
 	}
-	if len(first.Blocks) > 0 && after < first.Blocks[0].Height-1 {
-		return errExpired(after, first.Blocks[0].Height)
-	}
-	return nil
+	return resumeRule(after, first, "height")
 }
 
 // blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
@@ -138,21 +153,31 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var next func(context.Context) (int64, error)
+	if n, ok := s.store.(interface {
+		NextTxSequence(context.Context) (int64, error)
+	}); ok {
+		next = n.NextTxSequence
+	}
 	return s.sequenceStream(r.Context(), after, resume, "tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return s.store.Txs(ctx, store.TxFilter{}, p)
-		},
+		}, next,
 		func(ctx context.Context, p store.Page) (store.TxPage, error) { return s.store.Txs(ctx, f, p) })
 }
 
 // sequenceStream sends txs as events named event in sequence order: those after after, or
-// without resume those after the tip, the newest tx newest lists (sequences are dense over
-// all txs, so the tip is that of every kind). list gives the stream's txs a page at a time.
+// without resume those after the tip. every lists all txs of the kind unfiltered: the newest
+// is the tip and the oldest the first retained (sequences are dense over all txs, so both
+// bound every filtered stream too). next, when the store tells it, is the sequence the next tx
+// of the kind will get: the first retained id when every stored one was pruned. list gives the
+// stream's txs a page at a time.
 // The tip is read here, before the response starts (ctx is the request's), so a client that
 // has the 200 gets every tx committed after it.
-func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, event string, newest, list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
+func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, event string, every func(context.Context, store.Page) (store.TxPage, error),
+	next func(context.Context) (int64, error), list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
 	if !resume {
-		last, err := newest(ctx, store.Page{Limit: 1, Desc: true})
+		last, err := every(ctx, store.Page{Limit: 1, Desc: true})
 		if err != nil {
 			return nil, err
 		}
@@ -161,6 +186,28 @@ func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, e
 		}
 	}
 	return func(st *httpapi.Stream) error {
+		if resume {
+			// The next sequence is read first: a tx committed between the two reads is then
+			// found as the first retained one, never taken for a gap.
+			var firstID int64
+			if next != nil {
+				n, err := next(st.Context())
+				if err != nil {
+					return err
+				}
+				firstID = n
+			}
+			first, err := every(st.Context(), store.Page{Limit: 1})
+			if err != nil {
+				return err
+			}
+			if len(first.Txs) > 0 {
+				firstID = first.Txs[0].Sequence
+			}
+			if err := resumeRule(after, firstID, "id"); err != nil {
+				return err
+			}
+		}
 		return s.follow(st, func(ctx context.Context) error {
 			for {
 				page, err := list(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})

@@ -47,10 +47,16 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	er := s.evm()
+	var next func(context.Context) (int64, error)
+	if n, ok := er.(interface {
+		NextEVMTxSequence(context.Context) (int64, error)
+	}); ok {
+		next = n.NextEVMTxSequence
+	}
 	return s.sequenceStream(r.Context(), after, resume, "evm_tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return er.EVMTxs(ctx, store.EVMTxFilter{}, p)
-		},
+		}, next,
 		func(ctx context.Context, p store.Page) (store.TxPage, error) { return er.EVMTxs(ctx, f, p) })
 }
 
@@ -151,6 +157,9 @@ func (s *server) tokenResumePoint(r *http.Request) (store.TokenCursor, bool, err
 		TokenID    *string `json:"token_id"`
 	}
 	if json.Unmarshal(raw, &k) != nil || k.Height == nil || *k.Height < 0 || k.TokenID == nil || k.Collection == "" {
+		return store.TokenCursor{}, false, bad
+	}
+	if _, err := tokenIDParam(*k.TokenID); err != nil {
 		return store.TokenCursor{}, false, bad
 	}
 	coll, err := address.Parse(s.cfg.AccountPrefix, strings.ToLower(k.Collection))

@@ -274,7 +274,7 @@ func TestStreamResumeExpiredAndBadInput(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream?from=3", "")
 	ev := c.next(t, 1)[0]
-	if ev.Name != "error" || !strings.Contains(string(ev.Data), "RESUME_POINT_EXPIRED") || !strings.Contains(string(ev.Data), "first height 10") {
+	if ev.Name != "error" || !strings.Contains(string(ev.Data), "RESUME_POINT_EXPIRED") || !strings.Contains(string(ev.Data), "first retained height 10") {
 		t.Errorf("expired resume point: %s %s", ev.Name, ev.Data)
 	}
 	if _, err := c.rd.Next(); !errors.Is(err, io.EOF) {

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 )
@@ -460,6 +461,24 @@ func (a chainAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.Path, u.RawPath = "/"+a.id+r.URL.Path, ""
 	r2.URL = &u
 	a.f.own.ServeHTTP(w, r2)
+}
+
+// Rejected implements httpapi.Rejecter: the chain's listener counts in its API's metrics
+// (the fleet's own while the chain is not serving).
+func (a chainAPI) Rejected(status int) {
+	if r, ok := a.handler().(httpapi.Rejecter); ok {
+		r.Rejected(status)
+		return
+	}
+	a.f.Rejected(status)
+}
+
+// Rejected implements httpapi.Rejecter: a request the transport refused names no chain, so
+// it is counted in the fleet's own metrics.
+func (f *Fleet) Rejected(status int) {
+	if r, ok := f.own.(httpapi.Rejecter); ok {
+		r.Rejected(status)
+	}
 }
 
 // Dispatch implements httpapi.Dispatcher.

@@ -667,7 +667,8 @@ func (stubSource) Channels(context.Context, *registry.Chain) ([]registry.Channel
 	return nil, nil
 }
 
-// FuzzEndpoints: no body, on any POST endpoint, yields a 5xx or a 4xx without a reason.
+// FuzzEndpoints: no body, on any POST endpoint, yields a 5xx, a 4xx without a reason, or an
+// error body over 2 KiB (testdata/fuzz/FuzzEndpoints holds long chain ids, denoms, addresses).
 // `go test -fuzz FuzzEndpoints ./internal/router/api` explores further; plain runs check the seeds.
 func FuzzEndpoints(f *testing.F) {
 	for _, tc := range routeCases() {
@@ -697,6 +698,10 @@ func FuzzEndpoints(f *testing.F) {
 			var e struct{ Details []string }
 			if json.Unmarshal(out, &e) != nil || len(e.Details) == 0 {
 				t.Fatalf("%s %q: error without reason: %s", path, body, out)
+			}
+			// Whatever the body holds, the message quotes it clipped.
+			if len(out) > maxErrorBody {
+				t.Fatalf("%s: a %d-byte error body: %.300s", path, len(out), out)
 			}
 		}
 	})
