@@ -21,6 +21,9 @@ type BankSend struct {
 	Denom   string `json:"denom"`
 }
 
+// withDenoms keeps a bank send as it is: it converts nothing (one denom in and out).
+func (b *BankSend) withDenoms(*Operation, string, string) {}
+
 func (b *BankSend) hop() Hop {
 	return Hop{Bridge: Bank, FromChainID: b.ChainID, ToChainID: b.ChainID, DenomIn: b.Denom, DenomOut: b.Denom, Label: "bank send"}
 }
@@ -67,9 +70,9 @@ func (bank) Build(l Leg) (Message, error) {
 	if c, evm := onEVM(l); evm {
 		a := c.Asset(b.Denom)
 		if a.TokenContract == "" {
-			return Message{EVM: &EVMCall{To: l.Receiver, Value: l.Amount.Dec()}}, nil
+			return Message{EVM: &EVMCall{To: l.Receivers[0], Value: l.Amount.Dec()}}, nil
 		}
-		data, err := erc20ABI.Pack("transfer", common.HexToAddress(l.Receiver), l.Amount.ToBig())
+		data, err := erc20ABI.Pack("transfer", common.HexToAddress(l.Receivers[0]), l.Amount.ToBig())
 		if err != nil {
 			return Message{}, fmt.Errorf("msgs: pack transfer: %w", err)
 		}
@@ -78,6 +81,6 @@ func (bank) Build(l Leg) (Message, error) {
 	if l.RouteLen != 1 {
 		return Message{}, invalid("bank_send is only valid as the only operation")
 	}
-	return Message{TypeURL: TypeMsgSend, Cosmos: &bankv1beta1.MsgSend{FromAddress: l.Sender, ToAddress: l.Receiver,
+	return Message{TypeURL: TypeMsgSend, Cosmos: &bankv1beta1.MsgSend{FromAddress: l.Sender, ToAddress: l.Receivers[0],
 		Amount: []*basev1beta1.Coin{{Denom: b.Denom, Amount: l.Amount.Dec()}}}}, nil
 }

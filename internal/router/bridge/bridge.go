@@ -169,14 +169,15 @@ type Leg struct {
 	// First is the index of Ops[0] in the route; RouteLen the route's number of operations.
 	First, RouteLen int
 	Sender          string
-	// Receiver is who receives at the end of the bridge's last operation (for a packet-forward
-	// run, at its last hop).
-	Receiver string
-	Amount   *uint256.Int
+	// Receivers[i] is who receives at the end of Ops[i] (for a packet-forward run, the
+	// recipient at its last hop).
+	Receivers []string
+	Amount    *uint256.Int
 	// Deadline is the IBC timeout (Unix ns).
 	Deadline uint64
-	// Memo is what the last IBC arrival runs (an ibc-hooks memo); nil for none.
-	Memo map[string]any
+	// Arrive, when set, is what the last IBC arrival runs: given the recipient there, the
+	// packet's receiver and the memo it carries (an ibc-hooks call).
+	Arrive func(recipient string) (receiver string, memo map[string]any, err error)
 	// Hook is an OPinit deposit's op hook (MsgInitiateTokenDeposit.data).
 	Hook []byte
 	// Fee is a LayerZero messaging fee, MinAmount the least amount the OFT may deliver.
@@ -189,8 +190,6 @@ type Message struct {
 	TypeURL string
 	Cosmos  proto.Message
 	EVM     *EVMCall
-	// Carried is how many of the leg's operations the message carries.
-	Carried int
 }
 
 // EVMCall is a call an EVM chain's user signs.
@@ -239,9 +238,8 @@ func (none) Edges(Graph, *registry.Chain, *registry.Asset) []Edge { return nil }
 func (none) Fees(Env, int, Operation) []Fee                       { return nil }
 func (none) Watch() []Watch                                       { return nil }
 
-// AddressError is a recipient address a bridge cannot send to: address_list[Pos] on ChainID.
+// AddressError is a recipient address on ChainID a bridge cannot send to.
 type AddressError struct {
-	Pos     int
 	ChainID string
 	Err     error
 }
@@ -272,4 +270,22 @@ func onEVM(l Leg) (*registry.Chain, bool) {
 // notOnEVM is the answer of a bridge that sends from Cosmos chains only.
 func notOnEVM(l Leg, c *registry.Chain) error {
 	return unsupported("operation %d cannot run on EVM chain %s", l.First, c.ID)
+}
+
+// byKind is the bridge of each edge kind.
+var byKind = func() (out [NumKinds]Bridge) {
+	for _, b := range All {
+		for _, k := range b.Kinds() {
+			out[k] = b
+		}
+	}
+	return out
+}()
+
+// Of is the bridge whose edges are of kind k (nil for a kind no bridge has).
+func Of(k Kind) Bridge {
+	if k < NumKinds {
+		return byKind[k]
+	}
+	return nil
 }

@@ -39,6 +39,12 @@ type Transfer struct {
 	DestDenom    string `json:"dest_denom"`
 }
 
+func (t *Transfer) withDenoms(o *Operation, in, out string) {
+	c := *t
+	c.DenomIn, c.DenomOut, c.DestDenom = or(in, c.DenomIn), or(out, c.DenomOut), or(out, c.DestDenom)
+	o.Transfer = &c
+}
+
 func (t *Transfer) hop() Hop {
 	return Hop{Bridge: IBC, FromChainID: t.FromChainID, ToChainID: t.ToChainID, DenomIn: t.DenomIn, DenomOut: t.DenomOut,
 		Label: "ibc " + t.Channel}
@@ -107,7 +113,7 @@ func (ibc) Check(reg *registry.Registry, i int, op Operation, inPath string) (st
 // Build is one MsgTransfer for the leg's operations, all ICS-20: the first hop is the
 // message, every further hop a nested packet-forward memo. Intermediate receivers are "pfm"
 // because packet-forward derives its own intermediate account; the last receiver is
-// l.Receiver, and l.Memo is what its arrival runs.
+// l.Receivers' last, unless l.Arrive says what the arrival runs.
 func (ibc) Build(l Leg) (Message, error) {
 	if c, evm := onEVM(l); evm {
 		return Message{}, notOnEVM(l, c)
@@ -131,17 +137,25 @@ func Transfers(l Leg) (*transferv1.MsgTransfer, error) {
 			}
 		}
 	}
-	next := l.Memo
+	// The last arrival either pays the recipient or, with Arrive, runs a call.
+	last := l.Receivers[len(l.Ops)-1]
+	var next map[string]any
+	if l.Arrive != nil {
+		var err error
+		if last, next, err = l.Arrive(last); err != nil {
+			return nil, err
+		}
+	}
 	for i := len(l.Ops) - 1; i > 0; i-- {
 		t := l.Ops[i].Transfer
 		receiver := "pfm"
 		if i == len(l.Ops)-1 {
-			receiver = l.Receiver
+			receiver = last
 		}
 		next = map[string]any{"forward": orderedForward{Receiver: receiver, Port: t.Port, Channel: t.Channel, Timeout: PFMForwardTimeout, Next: next}}
 	}
 	t := l.Ops[0].Transfer
-	receiver := l.Receiver
+	receiver := last
 	if len(l.Ops) > 1 {
 		receiver = "pfm"
 	}

@@ -26,6 +26,12 @@ type LayerZeroTransfer struct {
 	BridgeID                 string `json:"bridge_id"`
 }
 
+func (z *LayerZeroTransfer) withDenoms(o *Operation, in, out string) {
+	c := *z
+	c.DenomIn, c.DenomOut = or(in, c.DenomIn), or(out, c.DenomOut)
+	o.LayerZeroTransfer = &c
+}
+
 func (z *LayerZeroTransfer) hop() Hop {
 	return Hop{Bridge: LayerZero, FromChainID: z.FromChainID, ToChainID: z.ToChainID, DenomIn: z.DenomIn, DenomOut: z.DenomOut, Label: "layerzero"}
 }
@@ -169,7 +175,7 @@ func (layerZero) Build(l Leg) (Message, error) {
 	}
 	z := l.Ops[0].LayerZeroTransfer
 	dst := l.Reg.Chain(z.ToChainID)
-	to, err := recipient32(dst, l.Receiver)
+	to, err := recipient32(dst, l.Receivers[0])
 	if err != nil {
 		return Message{}, &AddressError{ChainID: dst.ID, Err: err}
 	}

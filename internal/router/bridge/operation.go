@@ -23,7 +23,12 @@ type Operation struct {
 }
 
 // variant is what every member of the union says about itself.
-type variant interface{ hop() Hop }
+type variant interface {
+	hop() Hop
+	// withDenoms sets on o a copy of the member whose hop takes in and gives out ("" keeps
+	// that side).
+	withDenoms(o *Operation, in, out string)
+}
 
 // variants returns the first member set and how many are: the one place the union is read.
 func (o Operation) variants() (first variant, n int) {
@@ -59,6 +64,23 @@ func (o Operation) Hop() Hop {
 	}
 	h.AmountIn, h.AmountOut, h.TxIndex = o.AmountIn, o.AmountOut, o.TxIndex
 	return h
+}
+
+// WithDenoms is a copy of o whose hop takes in and gives out ("" keeps that side): the
+// hop as the bridge itself sees it when a conversion (minievm's wrapper) is folded into it.
+func (o Operation) WithDenoms(in, out string) Operation {
+	if v, _ := o.variants(); v != nil {
+		v.withDenoms(&o, in, out)
+	}
+	return o
+}
+
+// or is a unless it is empty.
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // Variants counts the variants set (a valid operation has exactly one).

@@ -36,6 +36,12 @@ type OPInitTransfer struct {
 	SmartRelay     bool   `json:"smart_relay"`
 }
 
+func (o *OPInitTransfer) withDenoms(op *Operation, in, out string) {
+	c := *o
+	c.DenomIn, c.DenomOut = or(in, c.DenomIn), or(out, c.DenomOut)
+	op.OPInitTransfer = &c
+}
+
 func (o *OPInitTransfer) hop() Hop {
 	return Hop{Bridge: OPInit, FromChainID: o.FromChainID, ToChainID: o.ToChainID, DenomIn: o.DenomIn, DenomOut: o.DenomOut, Label: "opinit"}
 }
@@ -130,11 +136,11 @@ func (opinit) Build(l Leg) (Message, error) {
 		if len(l.Ops) != 1 {
 			return Message{}, invalid("nothing can follow an OPinit withdrawal in the same transaction")
 		}
-		return Message{TypeURL: TypeMsgInitiateTokenWithdrawal, Cosmos: &opchildv1.MsgInitiateTokenWithdrawal{Sender: l.Sender, To: l.Receiver,
+		return Message{TypeURL: TypeMsgInitiateTokenWithdrawal, Cosmos: &opchildv1.MsgInitiateTokenWithdrawal{Sender: l.Sender, To: l.Receivers[0],
 			Amount: &basev1beta1.Coin{Denom: o.DenomIn, Amount: l.Amount.Dec()}}}, nil
 	}
 	id, _ := strconv.ParseUint(o.OPInitBridgeID, 10, 64)
-	return Message{TypeURL: TypeMsgInitiateTokenDeposit, Cosmos: &ophostv1.MsgInitiateTokenDeposit{Sender: l.Sender, BridgeId: id, To: l.Receiver,
+	return Message{TypeURL: TypeMsgInitiateTokenDeposit, Cosmos: &ophostv1.MsgInitiateTokenDeposit{Sender: l.Sender, BridgeId: id, To: l.Receivers[0],
 		Amount: &basev1beta1.Coin{Denom: o.DenomIn, Amount: l.Amount.Dec()}, Data: l.Hook}}, nil
 }
 

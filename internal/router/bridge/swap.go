@@ -36,6 +36,12 @@ type SwapVenue struct {
 	LogoURI string `json:"logo_uri,omitempty"`
 }
 
+func (s *Swap) withDenoms(o *Operation, in, out string) {
+	c := *s
+	c.DenomIn, c.DenomOut = or(in, c.DenomIn), or(out, c.DenomOut)
+	o.Swap = &c
+}
+
 func (s *Swap) hop() Hop {
 	return Hop{Bridge: SwapOp, FromChainID: s.ChainID, ToChainID: s.ChainID, DenomIn: s.DenomIn, DenomOut: s.DenomOut, Label: "swap"}
 }

@@ -2,11 +2,12 @@ package route
 
 import (
 	"container/heap"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/holiman/uint256"
 
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -125,23 +126,9 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	if e != nil {
 		return nil, e
 	}
-	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true, kindWrap: true, kindUnwrap: true}
-	if len(req.Bridges) > 0 {
-		allowed[kindIBC], allowed[kindDeposit], allowed[kindWithdraw], allowed[kindLZ] = false, false, false, false
-		for _, b := range req.Bridges {
-			switch b {
-			case BridgeIBC:
-				allowed[kindIBC] = true
-			case BridgeOPInit:
-				allowed[kindDeposit], allowed[kindWithdraw] = true, req.IsOPWithdraw
-			case BridgeLayerZero:
-				allowed[kindLZ] = true
-			case "AXELAR", "CCTP", "HYPERLANE", "GO_FAST", "STARGATE", "EUREKA", "CCTP_V2":
-				// Known bridge types this router has no edges for.
-			default:
-				return nil, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", b)
-			}
-		}
+	allowed, err := allowedKinds(req.Bridges, req.IsOPWithdraw)
+	if err != nil {
+		return nil, err
 	}
 	multi := g.cfg.DefaultAllowMultiTx
 	if req.AllowMultiTx != nil {
@@ -196,6 +183,31 @@ func (g *Graph) Find(req Request) (*Route, error) {
 		return nil, g.noRoute(req, info)
 	}
 	return g.render(req, found), nil
+}
+
+// allowedKinds are the edge kinds a request lets the search take: every bridge's, or those
+// of the bridges it names; the OPinit withdrawal only when it asks for one (is_op_withdraw).
+func allowedKinds(names []string, withdraw bool) (map[edgeKind]bool, error) {
+	allowed := map[edgeKind]bool{kindWrap: true, kindUnwrap: true}
+	for _, b := range bridge.All {
+		for _, k := range b.Kinds() {
+			allowed[k] = len(names) == 0
+		}
+	}
+	for _, name := range names {
+		b := bridge.Named(name)
+		if b == nil {
+			if slices.Contains(bridge.Known, name) {
+				continue // a known bridge type this router has no edges for
+			}
+			return nil, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", name)
+		}
+		for _, k := range b.Kinds() {
+			allowed[k] = true
+		}
+	}
+	allowed[kindWithdraw] = allowed[kindWithdraw] && withdraw
+	return allowed, nil
 }
 
 // query is what one search explores: from src, over the allowed edge kinds, within one
@@ -291,6 +303,7 @@ func (g *Graph) extend(l *label, ed *edge, amountHooks bool) *label {
 		return nil
 	}
 	sameTx := false
+	nl.secs += ed.secs
 	switch ed.kind {
 	case kindIBC:
 		// The hop rides in the previous hop's tx as a forward memo (PFM on this chain), as
@@ -299,23 +312,14 @@ func (g *Graph) extend(l *label, ed *edge, amountHooks bool) *label {
 		if to := g.nodes[ed.to].chain; to.PFM {
 			nl.cont = contForward
 		}
-		nl.secs += g.cfg.IBCSeconds
 	case kindDeposit:
 		nl.cont = contHook
-		nl.secs += g.cfg.OPDepositSeconds
 		if l.hook {
 			// Only one signed hook per route: a second deposit cannot continue in the same tx.
 			nl.cont = contNone
 		}
 	case kindWithdraw:
 		sameTx = (l.cont == contHook && amountHooks) || l.cont == contUnwrapped
-		secs := g.cfg.OPWithdrawSeconds
-		if c := from.chain; c.OPFinalizationKnown || c.OPFinalization > 0 {
-			secs = int(c.OPFinalization / time.Second)
-		}
-		nl.secs += secs
-	case kindLZ:
-		nl.secs += g.cfg.LayerZeroSeconds
 	case kindWrap:
 		// toLocal runs where the coin arrives: in the signed op hook after an OPinit deposit
 		// (the user's approval must be signed in advance, so it is the route's one hook), or
@@ -374,7 +378,7 @@ func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asse
 	}
 	src := g.index[nodeKey(srcChain.ID, srcAsset.Denom)]
 	seen := map[int32]bool{src: true}
-	all := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: true, kindLZ: true, kindWrap: true, kindUnwrap: true}
+	all, _ := allowedKinds(nil, true)
 	// An amount every wrapper can convert back: 10^36 base units.
 	probe := pow10(36)
 	g.search(query{src: src, dst: -1, amount: probe, allowed: all, multi: multiTx},
