@@ -79,8 +79,10 @@ const (
 
 // Bridge is one way across. See the package comment.
 type Bridge interface {
-	// Name is the Skip bridge type ("" for a hop that crosses no bridge).
+	// Name is the Skip bridge type ("" for a hop that crosses no bridge), Title its name
+	// for people (/v2/info/bridges).
 	Name() string
+	Title() string
 	// Kinds are the kinds of its edges.
 	Kinds() []Kind
 	// Edges are its edges out of (or, for a two-sided bridge, into) asset a on chain c.
@@ -233,6 +235,7 @@ func unsupported(format string, args ...any) error {
 // none is the default of the optional methods.
 type none struct{}
 
+func (none) Title() string                                        { return "" }
 func (none) Kinds() []Kind                                        { return nil }
 func (none) Edges(Graph, *registry.Chain, *registry.Asset) []Edge { return nil }
 func (none) Fees(Env, int, Operation) []Fee                       { return nil }

@@ -55,6 +55,7 @@ func (t *Transfer) hop() Hop {
 type ibc struct{}
 
 func (ibc) Name() string  { return NameIBC }
+func (ibc) Title() string { return "IBC" }
 func (ibc) Kinds() []Kind { return []Kind{KindIBC} }
 
 // Edges: over every usable channel to another Cosmos chain, to the voucher the asset arrives

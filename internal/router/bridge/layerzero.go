@@ -42,6 +42,7 @@ func (z *LayerZeroTransfer) hop() Hop {
 type layerZero struct{}
 
 func (layerZero) Name() string  { return NameLayerZero }
+func (layerZero) Title() string { return "LayerZero" }
 func (layerZero) Kinds() []Kind { return []Kind{KindLayerZero} }
 
 // Edges: both ways between an OFT and its peer, from each side that is an EVM chain.

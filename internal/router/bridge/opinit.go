@@ -54,7 +54,7 @@ func IsWithdrawal(reg *registry.Registry, op *OPInitTransfer) bool {
 
 // Withdrawal reports whether op is an OPinit withdrawal in reg.
 func Withdrawal(reg *registry.Registry, op Operation) bool {
-	return op.OPInitTransfer != nil && IsWithdrawal(reg, op.OPInitTransfer)
+	return op.Hop().Bridge == OPInit && IsWithdrawal(reg, op.OPInitTransfer)
 }
 
 // opinit is the OPinit bridge between the L1 and a rollup: a deposit (minted on the rollup
@@ -63,6 +63,7 @@ func Withdrawal(reg *registry.Registry, op Operation) bool {
 type opinit struct{}
 
 func (opinit) Name() string  { return NameOPInit }
+func (opinit) Title() string { return "OPinit" }
 func (opinit) Kinds() []Kind { return []Kind{KindDeposit, KindWithdraw} }
 
 // Edges: a rollup asset whose OPinit trace names this rollup's bridge is withdrawn to its L1
