@@ -523,6 +523,16 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 	return tx, nil
 }
 
+// evmTx is a bridge's EVM call as the evm_tx the signer on chain sends (data: hex without 0x).
+func evmTx(chain *registry.Chain, signer string, c *bridge.EVMCall) *EVMTx {
+	tx := &EVMTx{ChainID: chain.ID, To: c.To, Value: c.Value, Data: hex.EncodeToString(c.Data), SignerAddress: signer,
+		RequiredERC20Approvals: []ERC20Approval{}}
+	for _, a := range c.Approvals {
+		tx.RequiredERC20Approvals = append(tx.RequiredERC20Approvals, ERC20Approval{TokenContract: a.TokenContract, Spender: a.Spender, Amount: a.Amount})
+	}
+	return tx
+}
+
 func aminoMsg(typeURL string, m proto.Message) (CosmosMsg, error) {
 	b, err := txcodec.MarshalAminoValue(m)
 	if err != nil {
