@@ -161,6 +161,10 @@ func (g *Graph) Find(req Request) (*Route, error) {
 			}
 		}
 		if !req.IsOPWithdraw && op != nil && dstChain.ID == op.L1ChainID && dstAsset.Denom == op.L1Denom {
+			// Nothing else takes the token to its L1 denom: the withdrawal is the answer.
+			if rt := g.onlyWithdrawal(req, q); rt != nil {
+				return rt, nil
+			}
 			info = "this token leaves the rollup through the OPinit bridge: set is_op_withdraw"
 		} else if !multi {
 			q.multi = true
@@ -183,6 +187,29 @@ func (g *Graph) Find(req Request) (*Route, error) {
 		return nil, g.noRoute(req, info)
 	}
 	return g.render(req, found), nil
+}
+
+// onlyWithdrawal is the route of req asked with is_op_withdraw, nil when there is none (or
+// the request's bridges leave OPinit out). Find answers it when nothing else leaves the
+// rollup for the token's L1 denom: InterwovenKit's Withdraw page asks without the field
+// (initia-labs/interwovenkit@913e480:
+// packages/interwovenkit-react/src/pages/deposit/wallet/TransferFields.tsx:207-213) and takes a
+// route whose first operation is an op_init_transfer to uinit for an OP withdrawal
+// (…/pages/bridge/data/tx.ts:579-585); initia.js documents the field as forcing the
+// withdrawal (initia-labs/initia.js@a60dc6b: src/bridge/types.ts:109-110), not as allowing it.
+func (g *Graph) onlyWithdrawal(req Request, q query) *Route {
+	allowed, err := allowedKinds(req.Bridges, true)
+	if err != nil || !allowed[kindWithdraw] {
+		return nil
+	}
+	q.allowed, q.withdrawFirst = allowed, true
+	found := g.search(q, nil)
+	if found == nil {
+		return nil
+	}
+	rt := g.render(req, found)
+	rt.ExtraInfos = append(rt.ExtraInfos, "no route leaves the rollup for this denom without the OPinit withdrawal: this is the route is_op_withdraw asks for")
+	return rt
 }
 
 // allowedKinds are the edge kinds a request lets the search take: every bridge's, or those
