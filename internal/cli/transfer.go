@@ -71,8 +71,11 @@ func printRoute(w io.Writer, rt *route.Route) {
 	for i, op := range rt.Operations {
 		h := op.Hop()
 		kind := h.Label
-		if kind == "" {
+		switch {
+		case kind == "":
 			kind = "?"
+		case h.Via != "":
+			kind += " " + h.Via
 		}
 		fmt.Fprintf(w, "  %d. [tx %d] %-20s %s %s → %s %s\n", i+1, h.TxIndex, kind, h.FromChainID, h.DenomIn, h.ToChainID, h.DenomOut)
 	}

@@ -39,8 +39,8 @@ func SameChain(c *registry.Chain, a *registry.Asset, amount string) Operation {
 	return Operation{BankSend: &BankSend{ChainID: c.ID, Denom: a.Denom}, AmountIn: amount, AmountOut: amount}
 }
 
-func (bank) Render(_ Env, e Edge, h Hop) Rendered {
-	return Rendered{Op: Operation{BankSend: &BankSend{ChainID: e.From.ChainID, Denom: e.From.Denom}, TxIndex: h.TxIndex,
+func (bank) Render(_ Env, _ Via, h Hop) Rendered {
+	return Rendered{Op: Operation{BankSend: &BankSend{ChainID: h.FromChainID, Denom: h.DenomIn}, TxIndex: h.TxIndex,
 		AmountIn: h.AmountIn, AmountOut: h.AmountOut}}
 }
 

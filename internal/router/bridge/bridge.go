@@ -87,8 +87,8 @@ type Bridge interface {
 	Kinds() []Kind
 	// Edges are its edges out of (or, for a two-sided bridge, into) asset a on chain c.
 	Edges(g Graph, c *registry.Chain, a *registry.Asset) []Edge
-	// Render is its Skip operation for hop h over edge e.
-	Render(env Env, e Edge, h Hop) Rendered
+	// Render is its Skip operation for hop h over the edge v.
+	Render(env Env, v Via, h Hop) Rendered
 	// Check verifies that operation i sent back is one of its edges; inPath is the ICS-20 path
 	// of the operation's input, and it returns the output's.
 	Check(reg *registry.Registry, i int, op Operation, inPath string) (string, error)
@@ -107,8 +107,9 @@ type Hop struct {
 	DenomIn, DenomOut      string
 	AmountIn, AmountOut    string
 	TxIndex                int
-	// Label names the hop for people ("ibc channel-0", "opinit", …).
-	Label string
+	// Label names the hop's kind for people ("ibc", "opinit", "layerzero", "bank send", "swap"),
+	// Via the bridge's own handle on it when it has one (an IBC hop's channel).
+	Label, Via string
 }
 
 // Graph is what Edges reads: the route graph's nodes by (chain, denom).
@@ -130,10 +131,15 @@ type Estimates struct {
 // Endpoint is one side of an edge.
 type Endpoint struct{ ChainID, Denom string }
 
-// Edge is one hop the route graph may take.
+// Edge is one hop the route graph may take: its endpoints, and what rendering it needs.
 type Edge struct {
-	Kind     Kind
 	From, To Endpoint
+	Via
+}
+
+// Via is what the route graph keeps of an edge to render its hop.
+type Via struct {
+	Kind Kind
 	// IBC: the channel on the from chain.
 	Port, Channel string
 	// OPinit: the bridge id.

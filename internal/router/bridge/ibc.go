@@ -47,7 +47,7 @@ func (t *Transfer) withDenoms(o *Operation, in, out string) {
 
 func (t *Transfer) hop() Hop {
 	return Hop{Bridge: IBC, FromChainID: t.FromChainID, ToChainID: t.ToChainID, DenomIn: t.DenomIn, DenomOut: t.DenomOut,
-		Label: "ibc " + t.Channel}
+		Label: "ibc", Via: t.Channel}
 }
 
 // ibc is ICS-20 between Cosmos chains, including unwinding an `ibc/` voucher along its trace.
@@ -75,13 +75,13 @@ func (ibc) Edges(g Graph, c *registry.Chain, a *registry.Asset) []Edge {
 			continue
 		}
 		path := registry.ReceivedPath(a.Path, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
-		out = append(out, Edge{Kind: KindIBC, From: Endpoint{c.ID, a.Denom}, To: Endpoint{dst.ID, registry.IBCDenom(path)},
-			Port: ch.Port, Channel: ch.ID, Seconds: g.Estimates().IBCSeconds})
+		out = append(out, Edge{From: Endpoint{c.ID, a.Denom}, To: Endpoint{dst.ID, registry.IBCDenom(path)},
+			Via: Via{Kind: KindIBC, Port: ch.Port, Channel: ch.ID, Seconds: g.Estimates().IBCSeconds}})
 	}
 	return out
 }
 
-func (ibc) Render(env Env, e Edge, h Hop) Rendered {
+func (ibc) Render(env Env, e Via, h Hop) Rendered {
 	from := env.Reg.Chain(h.FromChainID)
 	return Rendered{Op: Operation{TxIndex: h.TxIndex, AmountIn: h.AmountIn, AmountOut: h.AmountOut,
 		Transfer: &Transfer{Port: e.Port, Channel: e.Channel, FromChainID: h.FromChainID, ToChainID: h.ToChainID,

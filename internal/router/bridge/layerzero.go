@@ -58,10 +58,10 @@ func (layerZero) Edges(g Graph, c *registry.Chain, a *registry.Asset) []Edge {
 	here, peer := Endpoint{c.ID, a.Denom}, Endpoint{pc.ID, pa.Denom}
 	var out []Edge
 	if c.Type == registry.ChainTypeEVM {
-		out = append(out, Edge{Kind: KindLayerZero, From: here, To: peer, OFT: a.LZ.OFT, Seconds: secs})
+		out = append(out, Edge{From: here, To: peer, Via: Via{Kind: KindLayerZero, OFT: a.LZ.OFT, Seconds: secs}})
 	}
 	if pc.Type == registry.ChainTypeEVM {
-		out = append(out, Edge{Kind: KindLayerZero, From: peer, To: here, OFT: pa.LZ.OFT, Seconds: secs})
+		out = append(out, Edge{From: peer, To: here, Via: Via{Kind: KindLayerZero, OFT: pa.LZ.OFT, Seconds: secs}})
 	}
 	return out
 }
@@ -75,7 +75,7 @@ func fee(est Estimates, chainID string) string {
 }
 
 // Render: the OFT send, and its messaging fee charged on top of the amount.
-func (layerZero) Render(env Env, e Edge, h Hop) Rendered {
+func (layerZero) Render(env Env, e Via, h Hop) Rendered {
 	from, to := env.Reg.Chain(h.FromChainID), env.Reg.Chain(h.ToChainID)
 	amt, asset := fee(env.Est, from.ID), feeAsset(from)
 	oi := env.Index

@@ -79,12 +79,12 @@ func (opinit) Edges(g Graph, c *registry.Chain, a *registry.Asset) []Edge {
 	}
 	l2, l1 := Endpoint{c.ID, a.Denom}, Endpoint{a.OP.L1ChainID, a.OP.L1Denom}
 	return []Edge{
-		{Kind: KindWithdraw, From: l2, To: l1, BridgeID: a.OP.BridgeID, Seconds: secs},
-		{Kind: KindDeposit, From: l1, To: l2, BridgeID: a.OP.BridgeID, Seconds: est.OPDepositSeconds},
+		{From: l2, To: l1, Via: Via{Kind: KindWithdraw, BridgeID: a.OP.BridgeID, Seconds: secs}},
+		{From: l1, To: l2, Via: Via{Kind: KindDeposit, BridgeID: a.OP.BridgeID, Seconds: est.OPDepositSeconds}},
 	}
 }
 
-func (opinit) Render(env Env, e Edge, h Hop) Rendered {
+func (opinit) Render(env Env, e Via, h Hop) Rendered {
 	r := Rendered{Op: Operation{TxIndex: h.TxIndex, AmountIn: h.AmountIn, AmountOut: h.AmountOut,
 		OPInitTransfer: &OPInitTransfer{FromChainID: h.FromChainID, ToChainID: h.ToChainID, DenomIn: h.DenomIn,
 			DenomOut: h.DenomOut, OPInitBridgeID: strconv.FormatUint(e.BridgeID, 10), BridgeID: NameOPInit, SmartRelay: env.SmartRelay}}}

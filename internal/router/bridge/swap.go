@@ -49,8 +49,8 @@ func (s *Swap) hop() Hop {
 // swap reads a swap operation sent back; the router renders none and builds none.
 type swap struct{ none }
 
-func (swap) Name() string                   { return "" }
-func (swap) Render(Env, Edge, Hop) Rendered { return Rendered{} }
+func (swap) Name() string                  { return "" }
+func (swap) Render(Env, Via, Hop) Rendered { return Rendered{} }
 func (swap) Build(l Leg) (Message, error) {
 	if c, evm := onEVM(l); evm {
 		return Message{}, notOnEVM(l, c)

@@ -89,8 +89,8 @@ type edge struct {
 	kind edgeKind
 	to   int32
 	secs int // the hop's estimated duration
-	// b is the bridge's edge (unset for wraps), which renders the hop.
-	b bridge.Edge
+	// via is what the bridge renders the hop from (unset for wraps).
+	via bridge.Via
 }
 
 type node struct {
@@ -162,7 +162,7 @@ func Build(reg *registry.Registry, cfg Config) *Graph {
 				from, ok1 := g.index[nodeKey(e.From.ChainID, e.From.Denom)]
 				to, ok2 := g.index[nodeKey(e.To.ChainID, e.To.Denom)]
 				if ok1 && ok2 {
-					addUnique(&g.nodes[from], edge{kind: e.Kind, to: to, secs: e.Seconds, b: e})
+					addUnique(&g.nodes[from], edge{kind: e.Kind, to: to, secs: e.Seconds, via: e.Via})
 				}
 			}
 		}
@@ -276,5 +276,5 @@ func (g *Graph) addForwardingNodes() {
 
 // forward is an ICS-20 edge to or from an in-between voucher over port/channel.
 func (g *Graph) forward(to int32, port, channel string) edge {
-	return edge{kind: kindIBC, to: to, secs: g.cfg.IBCSeconds, b: bridge.Edge{Kind: bridge.KindIBC, Port: port, Channel: channel, Seconds: g.cfg.IBCSeconds}}
+	return edge{kind: kindIBC, to: to, secs: g.cfg.IBCSeconds, via: bridge.Via{Kind: bridge.KindIBC, Port: port, Channel: channel, Seconds: g.cfg.IBCSeconds}}
 }

@@ -43,7 +43,7 @@ func (g *Graph) render(req Request, last *label) *Route {
 		h   bridge.Hop
 		pos int // the label's index in path, less one
 	}
-	var steps []step
+	steps := make([]step, 0, len(path)-1)
 	var unwrapped *label // the source tx's unwrap, folded into the next operation
 	for i := 1; i < len(path); i++ {
 		l, prev := path[i], path[i-1]
@@ -70,7 +70,7 @@ func (g *Graph) render(req Request, last *label) *Route {
 	}
 	var warns []string
 	for _, s := range steps {
-		out := bridge.Of(s.e.kind).Render(bridge.Env{Reg: g.reg, Est: g.Estimates(), SmartRelay: req.SmartRelay, Index: s.pos}, s.e.b, s.h)
+		out := bridge.Of(s.e.kind).Render(bridge.Env{Reg: g.reg, Est: g.Estimates(), SmartRelay: req.SmartRelay, Index: s.pos}, s.e.via, s.h)
 		r.Operations = append(r.Operations, out.Op)
 		r.EstimatedFees = append(r.EstimatedFees, out.Fees...)
 		r.ExtraInfos = append(r.ExtraInfos, out.Infos...)

@@ -214,8 +214,9 @@ func (g *Graph) onlyWithdrawal(req Request, q query) *Route {
 
 // allowedKinds are the edge kinds a request lets the search take: every bridge's, or those
 // of the bridges it names; the OPinit withdrawal only when it asks for one (is_op_withdraw).
-func allowedKinds(names []string, withdraw bool) (map[edgeKind]bool, error) {
-	allowed := map[edgeKind]bool{kindWrap: true, kindUnwrap: true}
+func allowedKinds(names []string, withdraw bool) (kindSet, error) {
+	var allowed kindSet
+	allowed[kindWrap], allowed[kindUnwrap] = true, true
 	for _, b := range bridge.All {
 		for _, k := range b.Kinds() {
 			allowed[k] = len(names) == 0
@@ -227,7 +228,7 @@ func allowedKinds(names []string, withdraw bool) (map[edgeKind]bool, error) {
 			if slices.Contains(bridge.Known, name) {
 				continue // a known bridge type this router has no edges for
 			}
-			return nil, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", name)
+			return kindSet{}, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", name)
 		}
 		for _, k := range b.Kinds() {
 			allowed[k] = true
@@ -237,12 +238,15 @@ func allowedKinds(names []string, withdraw bool) (map[edgeKind]bool, error) {
 	return allowed, nil
 }
 
+// kindSet holds one flag per edge kind.
+type kindSet [kindUnwrap + 1]bool
+
 // query is what one search explores: from src, over the allowed edge kinds, within one
 // transaction unless multi. dst < 0 explores everything reachable instead of stopping at dst.
 type query struct {
 	src, dst int32
 	amount   *uint256.Int
-	allowed  map[edgeKind]bool
+	allowed  kindSet
 	multi    bool
 	// withdrawFirst makes the OPinit withdrawal the first hop (the "Lossless" option).
 	withdrawFirst bool
