@@ -69,20 +69,15 @@ func printRoute(w io.Writer, rt *route.Route) {
 		rt.AmountOut, rt.DestAssetDenom, rt.DestAssetChainID, len(rt.Operations), rt.TxsRequired, rt.EstimatedRouteDurationSeconds,
 		map[bool]string{true: ", needs an op hook", false: ""}[rt.RequiredOPHook])
 	for i, op := range rt.Operations {
-		kind := "?"
+		h := op.Hop()
+		kind := h.Label
 		switch {
-		case op.Transfer != nil:
-			kind = "ibc " + op.Transfer.Channel
-		case op.OPInitTransfer != nil:
-			kind = "opinit"
-		case op.LayerZeroTransfer != nil:
-			kind = "layerzero"
-		case op.BankSend != nil:
-			kind = "bank send"
-		case op.Swap != nil:
-			kind = "swap"
+		case kind == "":
+			kind = "?"
+		case h.Via != "":
+			kind += " " + h.Via
 		}
-		fmt.Fprintf(w, "  %d. [tx %d] %-20s %s %s → %s %s\n", i+1, op.TxIndex, kind, op.FromChainID(), op.DenomIn(), op.ToChainID(), op.DenomOut())
+		fmt.Fprintf(w, "  %d. [tx %d] %-20s %s %s → %s %s\n", i+1, h.TxIndex, kind, h.FromChainID, h.DenomIn, h.ToChainID, h.DenomOut)
 	}
 	for _, s := range rt.ExtraInfos {
 		fmt.Fprintf(w, "  note: %s\n", s)
@@ -397,31 +392,22 @@ func isTerminal(w io.Writer) bool {
 }
 
 // hopLine is one progress line for hop i: its kind, chains, state and latest tx.
-func hopLine(i int, h track.TransferEvent) string {
-	switch {
-	case h.IBCTransfer != nil:
-		x := h.IBCTransfer
-		last := lastTx(x.PacketTxs.SendTx, x.PacketTxs.ReceiveTx, x.PacketTxs.AcknowledgeTx, x.PacketTxs.TimeoutTx)
-		s := fmt.Sprintf("hop %d  ibc     %s → %s  %s%s", i+1, x.FromChainID, x.ToChainID, x.State, last)
-		if x.PacketTxs.Error != nil {
-			s += "  error: " + x.PacketTxs.Error.Message
-		}
-		return s
-	case h.OPInitTransfer != nil:
-		x := h.OPInitTransfer
-		s := fmt.Sprintf("hop %d  opinit  %s → %s  %s%s", i+1, x.FromChainID, x.ToChainID, x.State, lastTx(x.Txs.SendTx, x.Txs.ReceiveTx))
-		if x.Withdrawal != nil {
-			s += "  " + x.Withdrawal.State
-			if x.Withdrawal.ClaimableAt != "" && x.Withdrawal.State != track.WithdrawalClaimed {
-				s += " (claimable at " + x.Withdrawal.ClaimableAt + ")"
-			}
-		}
-		if x.Error != nil {
-			s += "  error: " + *x.Error
-		}
-		return s
+func hopLine(i int, t track.TransferEvent) string {
+	h := t.Hop()
+	if h.Bridge == "" {
+		return fmt.Sprintf("hop %d  (unknown kind)", i+1)
 	}
-	return fmt.Sprintf("hop %d  (unknown kind)", i+1)
+	s := fmt.Sprintf("hop %d  %-8s%s → %s  %s%s", i+1, h.Bridge, h.FromChainID, h.ToChainID, h.State, lastTx(h.Txs...))
+	if w := h.Withdrawal; w != nil {
+		s += "  " + w.State
+		if w.ClaimableAt != "" && w.State != track.WithdrawalClaimed {
+			s += " (claimable at " + w.ClaimableAt + ")"
+		}
+	}
+	if h.Error != "" {
+		s += "  error: " + h.Error
+	}
+	return s
 }
 
 func lastTx(txs ...*track.ChainTx) string {

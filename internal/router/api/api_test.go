@@ -155,6 +155,8 @@ func routeCases() []routeCase {
 		{"l1_to_l2_deposit", rq(l1, "uinit", mevm, initL2EVM), []string{userInit, user2Init}, false, 1, 1, false},
 		{"l2_to_l1_fast_ibc", rq(mmov, "uusdc", l1, usdcMoveL1), []string{userInit, user2Init}, false, 1, 1, false},
 		{"l2_to_l1_op_withdraw", rq(mevm, initL2EVM, l1, "uinit", "is_op_withdraw", true), []string{userInit, user2Init}, false, 1, 1, false},
+		// InterwovenKit's Withdraw page asks without is_op_withdraw: the withdrawal is the only way out.
+		{"l2_to_l1_withdraw_without_flag", rq(mevm, initL2EVM, l1, "uinit"), []string{userInit, user2Init}, false, 1, 1, false},
 		{"l2_to_l2_multihop", rq(mmov, "uusdc", mwas, usdcMoveWasm), []string{userInit, userInit, user2Init}, false, 2, 1, false},
 		{"ibc_unwind_to_origin", rq(l1, atomL1, hub, "uatom"), []string{userInit, userHub}, false, 1, 1, false},
 		{"ibc_unwind_two_hops", rq(mwas, atomWasm, hub, "uatom"), []string{userInit, userInit, userHub}, false, 2, 1, false},
@@ -381,7 +383,9 @@ func TestRouteErrors(t *testing.T) {
 		{"source_chain_missing", base("source_asset_chain_id", nil), 400, "MISSING_FIELD"},
 		{"no_route_bridges", base("bridges", []string{"LAYER_ZERO"}), 400, "NO_ROUTE"},
 		{"unknown_bridge", base("bridges", []string{"WORMHOLE"}), 400, "INVALID_BRIDGE"},
-		{"no_route_without_op_withdraw", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", l1, "dest_asset_denom", "uinit"), 400, "NO_ROUTE"},
+		// Without is_op_withdraw the withdrawal answers (routeCases: l2_to_l1_withdraw_without_flag),
+		// unless the request leaves the OPinit bridge out.
+		{"no_route_without_op_withdraw", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", l1, "dest_asset_denom", "uinit", "bridges", []string{"IBC"}), 400, "NO_ROUTE"},
 		{"op_withdraw_from_l1", base("dest_asset_chain_id", l1, "dest_asset_denom", atomL1, "is_op_withdraw", true), 400, "NO_ROUTE"},
 		{"no_route_needs_multi_tx", base("source_asset_chain_id", mevm, "source_asset_denom", initL2EVM, "dest_asset_chain_id", hub, "dest_asset_denom", initHub, "is_op_withdraw", true), 400, "NO_ROUTE"},
 		{"no_route_amount_hook_only", base("dest_asset_chain_id", mwas, "dest_asset_denom", initMoveW), 400, "NO_ROUTE"},

@@ -372,17 +372,11 @@ func (s *server) assetsBetweenChains(req AssetsBetweenChainsRequest) (any, error
 func bridgesOf(rt *route.Route) []string {
 	out := []string{}
 	for _, o := range rt.Operations {
-		var b string
-		switch {
-		case o.Transfer != nil:
-			b = route.BridgeIBC
-		case o.OPInitTransfer != nil:
-			b = route.BridgeOPInit
-		case o.LayerZeroTransfer != nil:
-			b = route.BridgeLayerZero
-		default:
+		br := o.Hop().Bridge
+		if br == nil || br.Name() == "" {
 			continue
 		}
+		b := br.Name()
 		if !slices.Contains(out, b) {
 			out = append(out, b)
 		}

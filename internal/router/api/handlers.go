@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -62,7 +63,7 @@ func (s *server) opHook(r *http.Request) (any, error) {
 	if i := slices.IndexFunc(rt.Wraps, func(w route.WrapStep) bool { return w.Via == route.WrapInOPHook }); i >= 0 {
 		return s.wrapHook(r, reg, rt.Wraps[i], req)
 	}
-	dep := slices.IndexFunc(rt.Operations, func(o route.Operation) bool { return o.OPInitTransfer != nil })
+	dep := slices.IndexFunc(rt.Operations, func(o route.Operation) bool { return o.Hop().Bridge == bridge.OPInit })
 	l2 := reg.Chain(rt.Operations[dep].ToChainID())
 	if req.AmountIn == "" {
 		return nil, apierr.BadRequest("amount_in is required: the hook is a transfer on %s signed now for the exact amount the deposit will mint there", l2.ID).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
@@ -150,17 +151,20 @@ func (s *server) assets(r *http.Request) (any, error) {
 	return map[string]any{"chain_to_assets_map": out}, nil
 }
 
+// bridges answers /v2/info/bridges: every bridge of the table that Skip names.
 func (s *server) bridges(*http.Request) (any, error) {
-	type bridge struct {
+	type info struct {
 		ID      string `json:"id"`
 		Name    string `json:"name"`
 		LogoURI string `json:"logo_uri"`
 	}
-	return map[string]any{"bridges": []bridge{
-		{ID: route.BridgeIBC, Name: "IBC", LogoURI: ""},
-		{ID: route.BridgeOPInit, Name: "OPinit", LogoURI: ""},
-		{ID: route.BridgeLayerZero, Name: "LayerZero", LogoURI: ""},
-	}}, nil
+	out := []info{}
+	for _, b := range bridge.All {
+		if b.Name() != "" {
+			out = append(out, info{ID: b.Name(), Name: b.Title()})
+		}
+	}
+	return map[string]any{"bridges": out}, nil
 }
 
 func (s *server) assetsFromSource(r *http.Request) (any, error) {

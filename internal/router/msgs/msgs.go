@@ -11,9 +11,8 @@
 package msgs
 
 import (
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
@@ -21,44 +20,36 @@ import (
 	"time"
 
 	"github.com/cosmos/btcutil/bech32"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/holiman/uint256"
 	"google.golang.org/protobuf/proto"
 
-	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
-	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
-	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
-	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
-	clientv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/core/client/v1"
-	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
-	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
 
 // Machine reasons of this package's errors.
 const (
-	ReasonInvalidAddress     = "INVALID_ADDRESS"
-	ReasonAddressListLength  = "ADDRESS_LIST_MISMATCH"
-	ReasonInvalidOperations  = "INVALID_OPERATIONS"
-	ReasonOPHookRequired     = "OP_HOOK_REQUIRED"
-	ReasonInvalidOPHook      = "INVALID_OP_HOOK"
-	ReasonInvalidSlippage    = "INVALID_SLIPPAGE"
-	ReasonInvalidTimeout     = "INVALID_TIMEOUT"
-	ReasonUnsupportedOp      = "UNSUPPORTED_OPERATION"
-	ReasonAmountOutMismatch  = "AMOUNT_OUT_MISMATCH"
-	defaultSlippagePercent   = "1"
-	defaultIBCTimeout        = 5 * time.Minute
-	defaultPFMForwardTimeout = "10m"
+	ReasonInvalidAddress    = "INVALID_ADDRESS"
+	ReasonAddressListLength = "ADDRESS_LIST_MISMATCH"
+	ReasonInvalidOperations = "INVALID_OPERATIONS"
+	ReasonOPHookRequired    = "OP_HOOK_REQUIRED"
+	ReasonInvalidOPHook     = "INVALID_OP_HOOK"
+	ReasonInvalidSlippage   = "INVALID_SLIPPAGE"
+	ReasonInvalidTimeout    = "INVALID_TIMEOUT"
+	ReasonUnsupportedOp     = "UNSUPPORTED_OPERATION"
+	ReasonAmountOutMismatch = "AMOUNT_OUT_MISMATCH"
+	defaultSlippagePercent  = "1"
+	defaultIBCTimeout       = 5 * time.Minute
 )
 
 // Type URLs of the messages built here.
 const (
-	TypeMsgTransfer                = "/ibc.applications.transfer.v1.MsgTransfer"
-	TypeMsgSend                    = "/cosmos.bank.v1beta1.MsgSend"
-	TypeMsgInitiateTokenDeposit    = "/opinit.ophost.v1.MsgInitiateTokenDeposit"
-	TypeMsgInitiateTokenWithdrawal = "/opinit.opchild.v1.MsgInitiateTokenWithdrawal"
+	TypeMsgTransfer                = bridge.TypeMsgTransfer
+	TypeMsgSend                    = bridge.TypeMsgSend
+	TypeMsgInitiateTokenDeposit    = bridge.TypeMsgInitiateTokenDeposit
+	TypeMsgInitiateTokenWithdrawal = bridge.TypeMsgInitiateTokenWithdrawal
 )
 
 // Request is the body of POST /v2/fungible/msgs.
@@ -189,8 +180,10 @@ func opsErr(format string, args ...any) *route.Error {
 // plan is the validated, position-annotated form of the operations.
 type plan struct {
 	ops      []route.Operation
-	chains   []string // chain_ids of the route
-	required []string // required_chain_addresses
+	hops     []bridge.Hop // ops normalized
+	slip     *big.Rat     // the request's slippage tolerance
+	chains   []string     // chain_ids of the route
+	required []string     // required_chain_addresses
 	fromPos  []int
 	toPos    []int
 	amounts  []*uint256.Int // the amount each op's message moves, then the final amount out
@@ -205,6 +198,9 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 		return nil, opsErr("at least one operation is required")
 	}
 	p := &plan{ops: ops, chains: []string{ops[0].FromChainID()}, toLocal: map[int]route.WrapStep{}, fromLocal: map[int]route.WrapStep{}}
+	for _, op := range ops {
+		p.hops = append(p.hops, op.Hop())
+	}
 	for _, w := range route.Wraps(b.Reg, ops) {
 		if w.ToLocal {
 			p.toLocal[w.OperationIndex] = w
@@ -221,6 +217,7 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 	}
 	prevTx := 0
 	for i, op := range ops {
+		h := p.hops[i]
 		if op.Variants() != 1 {
 			return nil, opsErr("operation %d must have exactly one variant", i)
 		}
@@ -228,11 +225,11 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 			return nil, opsErr("operation %d has tx_index %d after %d", i, op.TxIndex, prevTx)
 		}
 		prevTx = op.TxIndex
-		from, to := op.FromChainID(), op.ToChainID()
-		if i == 0 && (from != srcChain || !sameDenom(op.DenomIn(), srcDenom)) {
-			return nil, opsErr("the first operation starts at %s on %s, the request at %s on %s", op.DenomIn(), from, srcDenom, srcChain)
+		from, to := h.FromChainID, h.ToChainID
+		if i == 0 && (from != srcChain || !sameDenom(h.DenomIn, srcDenom)) {
+			return nil, opsErr("the first operation starts at %s on %s, the request at %s on %s", h.DenomIn, from, srcDenom, srcChain)
 		}
-		if i > 0 && (from != ops[i-1].ToChainID() || !sameDenom(op.DenomIn(), ops[i-1].DenomOut())) {
+		if i > 0 && (from != p.hops[i-1].ToChainID || !sameDenom(h.DenomIn, p.hops[i-1].DenomOut)) {
 			return nil, opsErr("operation %d does not continue from operation %d", i, i-1)
 		}
 		if op.AmountIn != "" {
@@ -279,7 +276,7 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 			if e != nil {
 				return nil, e
 			}
-			if op.Swap == nil && !v.Eq(out) {
+			if h.Bridge != bridge.SwapOp && !v.Eq(out) {
 				if wrapped {
 					return nil, opsErr("operation %d amount_out %s, the wrapper converts to %s", i, op.AmountOut, out.Dec())
 				}
@@ -295,9 +292,9 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 		p.toPos = append(p.toPos, len(p.chains)-1)
 	}
 	p.amounts = append(p.amounts, cur)
-	last := ops[len(ops)-1]
-	if last.ToChainID() != dstChain || !sameDenom(last.DenomOut(), dstDenom) {
-		return nil, opsErr("the last operation ends at %s on %s, the request at %s on %s", last.DenomOut(), last.ToChainID(), dstDenom, dstChain)
+	last := p.hops[len(ops)-1]
+	if last.ToChainID != dstChain || !sameDenom(last.DenomOut, dstDenom) {
+		return nil, opsErr("the last operation ends at %s on %s, the request at %s on %s", last.DenomOut, last.ToChainID, dstDenom, dstChain)
 	}
 	p.required = append([]string(nil), p.chains...)
 	if len(p.required) == 1 {
@@ -305,36 +302,6 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 		p.toPos[len(p.toPos)-1] = 1
 	}
 	return p, nil
-}
-
-// unwrapOp is op as the bridge hop itself sees it: the coins the ERC20Wrapper converts
-// from or to (RemoteDenom) instead of the wrapper tokens the route shows. wrapped says
-// whether op had a conversion.
-func unwrapOp(op route.Operation, toLocal, fromLocal route.WrapStep) (route.Operation, bool) {
-	if toLocal.RemoteDenom == "" && fromLocal.RemoteDenom == "" {
-		return op, false
-	}
-	if t := op.Transfer; t != nil {
-		c := *t
-		if fromLocal.RemoteDenom != "" {
-			c.DenomIn = fromLocal.RemoteDenom
-		}
-		if toLocal.RemoteDenom != "" {
-			c.DenomOut, c.DestDenom = toLocal.RemoteDenom, toLocal.RemoteDenom
-		}
-		op.Transfer = &c
-	}
-	if o := op.OPInitTransfer; o != nil {
-		c := *o
-		if fromLocal.RemoteDenom != "" {
-			c.DenomIn = fromLocal.RemoteDenom
-		}
-		if toLocal.RemoteDenom != "" {
-			c.DenomOut = toLocal.RemoteDenom
-		}
-		op.OPInitTransfer = &c
-	}
-	return op, true
 }
 
 func pow10(n int) *uint256.Int {
@@ -348,61 +315,29 @@ func sameDenom(a, b string) bool {
 	return a == b
 }
 
-// checkOp verifies one operation is an edge that exists in the registry. inPath is the
+// checkOp verifies one operation is an edge of its bridge in the registry. inPath is the
 // full ICS-20 path of the operation's input (intermediate vouchers of a forward chain need not
 // be listed); it returns the output's path.
 func (b Builder) checkOp(i int, op route.Operation, inPath string) (string, error) {
-	reg := b.Reg
-	from := reg.Chain(op.FromChainID())
-	to := reg.Chain(op.ToChainID())
-	if from == nil || to == nil {
+	h := op.Hop()
+	if b.Reg.Chain(h.FromChainID) == nil || b.Reg.Chain(h.ToChainID) == nil {
 		return "", opsErr("operation %d names an unknown chain", i)
 	}
-	if op.Transfer != nil {
-		t := op.Transfer
-		if inPath == "" || registry.IBCDenom(inPath) != t.DenomIn {
-			return "", opsErr("operation %d: denom_in %s does not follow from the previous operation", i, t.DenomIn)
+	out, err := h.Bridge.Check(b.Reg, i, op, inPath)
+	return out, refusal(err)
+}
+
+// refusal is a bridge's refusal as this package's error: an unsupported operation, or invalid
+// operations.
+func refusal(err error) error {
+	var be *bridge.Error
+	if errors.As(err, &be) {
+		if be.Unsupported {
+			return route.Invalidf(ReasonUnsupportedOp, "%s", be.Message)
 		}
-		ch, ok := from.Channel(t.Channel)
-		if !ok || t.Port != ch.Port || ch.CounterpartyChainID != to.ID || !ch.Usable() {
-			return "", opsErr("operation %d: no usable channel %s/%s from %s to %s", i, t.Port, t.Channel, from.ID, to.ID)
-		}
-		path := registry.ReceivedPath(inPath, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
-		if registry.IBCDenom(path) != t.DenomOut {
-			return "", opsErr("operation %d: %s over %s arrives as %s, not %s", i, t.DenomIn, ch.ID, registry.IBCDenom(path), t.DenomOut)
-		}
-		return path, nil
+		return opsErr("%s", be.Message)
 	}
-	in, out := from.Asset(op.DenomIn()), to.Asset(op.DenomOut())
-	if in == nil || out == nil {
-		return "", opsErr("operation %d names an unknown denom", i)
-	}
-	switch {
-	case op.OPInitTransfer != nil:
-		o := op.OPInitTransfer
-		id, err := strconv.ParseUint(o.OPInitBridgeID, 10, 64)
-		if err != nil {
-			return "", opsErr("operation %d: op_init_bridge_id %q", i, o.OPInitBridgeID)
-		}
-		l1, l2, l1a, l2a := from, to, in, out
-		if from.BridgeID == id {
-			l1, l2, l1a, l2a = to, from, out, in
-		}
-		if l2.BridgeID != id || !l1.L1 || l2a.OP == nil || l2a.OP.BridgeID != id || l2a.OP.L1ChainID != l1.ID || l2a.OP.L1Denom != l1a.Denom {
-			return "", opsErr("operation %d: bridge %d does not carry %s between %s and %s", i, id, in.Denom, from.ID, to.ID)
-		}
-	case op.LayerZeroTransfer != nil:
-		if in.LZ == nil || in.LZ.PeerChainID == "" && (out.LZ == nil || out.LZ.PeerChainID != from.ID) {
-			return "", opsErr("operation %d: %s is not a LayerZero OFT towards %s", i, in.Denom, to.ID)
-		}
-		if !strings.EqualFold(op.LayerZeroTransfer.SourceOFTContractAddress, in.LZ.OFT) || op.LayerZeroTransfer.DestinationEndpointID != to.LZEndpointID {
-			return "", opsErr("operation %d: OFT contract or endpoint id do not match the registry", i)
-		}
-	case op.BankSend != nil:
-	case op.Swap != nil:
-		return "", route.Invalidf(ReasonUnsupportedOp, "operation %d: message generation for swaps is not supported yet", i)
-	}
-	return out.Path, nil
+	return err
 }
 
 // Build validates the request and returns the transactions to sign.
@@ -438,6 +373,7 @@ func (b Builder) Build(req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.slip = slip
 	if len(req.AddressList) != len(p.required) {
 		return nil, route.Invalidf(ReasonAddressListLength, "address_list has %d entries, the route needs %d (%s)", len(req.AddressList), len(p.required),
 			strings.Join(p.required, ", "))
@@ -484,17 +420,9 @@ func (b Builder) Build(req Request) (*Response, error) {
 		}
 		start = end
 	}
+	env := bridge.Env{Reg: b.Reg, Est: bridge.Estimates{LayerZeroFee: b.LayerZeroFee}}
 	for i, op := range p.ops {
-		if lz := op.LayerZeroTransfer; lz != nil {
-			fee := b.LayerZeroFee[lz.FromChainID]
-			if fee == "" {
-				fee = "0"
-			}
-			oi := i
-			resp.EstimatedFees = append(resp.EstimatedFees, route.Fee{BridgeID: route.BridgeLayerZero, Amount: fee,
-				OriginAsset: lz.MessagingFeeAsset, ChainID: lz.FromChainID, TxIndex: op.TxIndex, OperationIndex: &oi,
-				FeeBehavior: "FEE_BEHAVIOR_ADDITIONAL"})
-		}
+		resp.EstimatedFees = append(resp.EstimatedFees, p.hops[i].Bridge.Fees(env, i, op)...)
 	}
 	resp.MinAmountOut = applySlippage(amountOut, slip).Dec()
 	return resp, nil
@@ -537,9 +465,11 @@ func applySlippage(amount *uint256.Int, slip *big.Rat) *uint256.Int {
 	return out
 }
 
+// buildTx builds the transaction of operations [start,end): the composition rules first
+// (compose.go), then the first operation's bridge.
 func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) (*Tx, error) {
-	first := p.ops[start]
-	chain := b.Reg.Chain(first.FromChainID())
+	first := p.hops[start]
+	chain := b.Reg.Chain(first.FromChainID)
 	signer := req.AddressList[p.fromPos[start]]
 	indices := make([]int, 0, end-start)
 	for i := start; i < end; i++ {
@@ -548,206 +478,59 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 	path := []string{}
 	for i := start; i < end; i++ {
 		if i == start {
-			path = append(path, p.ops[i].FromChainID())
+			path = append(path, p.hops[i].FromChainID)
 		}
-		if to := p.ops[i].ToChainID(); to != path[len(path)-1] {
+		if to := p.hops[i].ToChainID; to != path[len(path)-1] {
 			path = append(path, to)
 		}
 	}
 	tx := &Tx{OperationsIndices: indices}
+	leg := bridge.Leg{Reg: b.Reg, Ops: p.ops[start:end], First: start, RouteLen: len(p.ops), Sender: signer,
+		Amount: p.amounts[start], Deadline: deadline, Fee: b.LayerZeroFee[chain.ID]}
 	for i := start; i < end; i++ {
-		if w, ok := p.fromLocal[i]; ok {
-			if i != start {
-				return nil, opsErr("operation %d converts %s in the middle of a transaction", i, w.LocalDenom)
-			}
-			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
-			var ms []CosmosMsg
-			var err error
-			switch o := p.ops[i].OPInitTransfer; {
-			case o != nil && route.IsWithdrawal(b.Reg, o) && end-start == 1:
-				ms, err = unwrapWithdrawMsgs(signer, req.AddressList[p.toPos[i]], w, local)
-			case p.ops[i].Transfer != nil:
-				var t *transferv1.MsgTransfer
-				if t, err = b.transferChain(p, start, end, signer, func(pos int) string { return req.AddressList[pos] }, deadline); err == nil {
-					ms, err = unwrapIBCMsgs(signer, t, w, local)
-				}
-			default:
-				return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot start from the wrapper token %s", i, w.LocalDenom)
-			}
-			if err != nil {
-				return nil, err
-			}
-			tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
-			return tx, nil
-		}
-		if w, ok := p.toLocal[i]; ok && w.Via != route.WrapInOPHook && (w.Via != route.WrapInIBCHook || i != end-1 || p.ops[i].Transfer == nil) {
-			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d converts %s to %s on %s before the transaction ends: only the last IBC arrival of a transaction can convert (in its ibc-hooks memo)",
-				i, w.RemoteDenom, w.LocalDenom, w.ChainID)
-		}
+		leg.Receivers = append(leg.Receivers, req.AddressList[p.toPos[i]])
 	}
-	if chain.Type == registry.ChainTypeEVM {
-		if end-start != 1 {
-			return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
-		}
-		evm, err := b.evmTx(req, p, start, signer)
-		if err != nil {
-			return nil, err
-		}
-		tx.EVMTx = evm
+	if p.slip != nil {
+		leg.MinAmount = applySlippage(p.amounts[start], p.slip)
+	}
+	ms, err := b.compose(req, p, start, end, &leg)
+	if err != nil {
+		return nil, err
+	}
+	if ms != nil {
+		tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
 		return tx, nil
 	}
-	var msgs []CosmosMsg
-	switch {
-	case first.BankSend != nil:
-		if len(p.ops) != 1 {
-			return nil, opsErr("bank_send is only valid as the only operation")
-		}
-		m := &bankv1beta1.MsgSend{FromAddress: signer, ToAddress: req.AddressList[p.toPos[start]],
-			Amount: []*basev1beta1.Coin{{Denom: first.BankSend.Denom, Amount: p.amounts[start].Dec()}}}
-		cm, err := aminoMsg(TypeMsgSend, m)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, cm)
-	case first.Transfer != nil:
-		m, err := b.transferChain(p, start, end, signer, func(pos int) string { return req.AddressList[pos] }, deadline)
-		if err != nil {
-			return nil, err
-		}
-		cm, err := aminoMsg(TypeMsgTransfer, m)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, cm)
-	case first.OPInitTransfer != nil && route.IsWithdrawal(b.Reg, first.OPInitTransfer):
-		if end-start != 1 {
-			return nil, opsErr("nothing can follow an OPinit withdrawal in the same transaction")
-		}
-		m := &opchildv1.MsgInitiateTokenWithdrawal{Sender: signer, To: req.AddressList[p.toPos[start]],
-			Amount: &basev1beta1.Coin{Denom: first.OPInitTransfer.DenomIn, Amount: p.amounts[start].Dec()}}
-		cm, err := aminoMsg(TypeMsgInitiateTokenWithdrawal, m)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, cm)
-	case first.OPInitTransfer != nil:
-		id, _ := strconv.ParseUint(first.OPInitTransfer.OPInitBridgeID, 10, 64)
-		to := req.AddressList[p.toPos[start]]
-		m := &ophostv1.MsgInitiateTokenDeposit{Sender: signer, BridgeId: id, To: to,
-			Amount: &basev1beta1.Coin{Denom: first.OPInitTransfer.DenomIn, Amount: p.amounts[start].Dec()}}
-		if w, ok := p.toLocal[start]; ok {
-			// The deposit is minted to the hook's signer, whose approve and toLocal convert it
-			// for the recipient (toLocal's receiver, in the hook).
-			hook, signer, err := b.wrapHook(req.SignedOPHook, w)
-			if err != nil {
-				return nil, err
-			}
-			m.To, m.Data = signer, hook
-		} else if end-start > 1 {
-			hook, err := checkHook(req.SignedOPHook, to)
-			if err != nil {
-				return nil, err
-			}
-			m.Data = hook
-		}
-		cm, err := aminoMsg(TypeMsgInitiateTokenDeposit, m)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, cm)
-	case first.LayerZeroTransfer != nil:
-		return nil, route.Invalidf(ReasonUnsupportedOp, "LayerZero sends from Cosmos chain %s are not supported; only EVM sources", chain.ID)
-	default:
-		return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot start a transaction", start)
+	if chain.Type == registry.ChainTypeEVM && end-start != 1 {
+		return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
 	}
-	tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: msgs}
+	m, err := first.Bridge.Build(leg)
+	if ae, ok := err.(*bridge.AddressError); ok {
+		return nil, addrErr(p.toPos[end-1], ae.ChainID, ae.Err)
+	}
+	if err != nil {
+		return nil, refusal(err)
+	}
+	if m.EVM != nil {
+		tx.EVMTx = evmTx(chain, signer, m.EVM)
+		return tx, nil
+	}
+	cm, err := aminoMsg(m.TypeURL, m.Cosmos)
+	if err != nil {
+		return nil, err
+	}
+	tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: []CosmosMsg{cm}}
 	return tx, nil
 }
 
-// checkHook decodes the signed hook and checks it is a signed transaction from the deposit's
-// recipient, so a wrong hook fails here instead of on the rollup after the funds moved.
-func checkHook(h *SignedOPHook, to string) ([]byte, error) {
-	if h == nil || h.Hook == "" {
-		return nil, route.Invalidf(ReasonOPHookRequired, "the route continues after the OPinit deposit: signed_op_hook is required").
-			WithInfo("call /op-hook, sign the returned messages and send them as signed_op_hook")
+// evmTx is a bridge's EVM call as the evm_tx the signer on chain sends (data: hex without 0x).
+func evmTx(chain *registry.Chain, signer string, c *bridge.EVMCall) *EVMTx {
+	tx := &EVMTx{ChainID: chain.ID, To: c.To, Value: c.Value, Data: hex.EncodeToString(c.Data), SignerAddress: signer,
+		RequiredERC20Approvals: []ERC20Approval{}}
+	for _, a := range c.Approvals {
+		tx.RequiredERC20Approvals = append(tx.RequiredERC20Approvals, ERC20Approval{TokenContract: a.TokenContract, Spender: a.Spender, Amount: a.Amount})
 	}
-	raw, err := base64.StdEncoding.DecodeString(h.Hook)
-	if err != nil {
-		return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.hook must be base64: %v", err)
-	}
-	var tx txv1beta1.Tx
-	if err := proto.Unmarshal(raw, &tx); err != nil || tx.Body == nil || len(tx.Body.Messages) == 0 || len(tx.Signatures) == 0 {
-		return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.hook is not a signed transaction")
-	}
-	if h.Signer != "" && h.Signer != to {
-		_, a, err1 := bech32.DecodeToBase256(h.Signer)
-		_, b, err2 := bech32.DecodeToBase256(to)
-		if err1 != nil || err2 != nil || string(a) != string(b) {
-			return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.signer %s is not the deposit recipient %s", h.Signer, to)
-		}
-	}
-	return raw, nil
-}
-
-// transferChain builds one MsgTransfer for the consecutive ICS-20 ops [start,end): the first
-// hop is the message, every further hop a nested packet-forward memo. Intermediate receivers
-// are "pfm" because packet-forward derives its own intermediate account; the last receiver is
-// the address at that hop's position.
-func (b Builder) transferChain(p *plan, start, end int, sender string, addr func(pos int) string, deadline uint64) (*transferv1.MsgTransfer, error) {
-	for i := start; i < end; i++ {
-		if p.ops[i].Transfer == nil {
-			return nil, opsErr("operation %d cannot follow an IBC transfer in the same transaction", i)
-		}
-		if i > start {
-			if c := b.Reg.Chain(p.ops[i].Transfer.FromChainID); c == nil || !c.PFM {
-				return nil, opsErr("operation %d forwards through %s, which has no packet-forward middleware", i, p.ops[i].Transfer.FromChainID)
-			}
-		}
-	}
-	// The last arrival either pays the recipient or, when it ends in the wrapper token, the
-	// wrapper contract through an ibc-hooks memo (see wrapMemo).
-	lastReceiver := addr(p.toPos[end-1])
-	var next map[string]any
-	if w, ok := p.toLocal[end-1]; ok && w.Via == route.WrapInIBCHook {
-		var err error
-		if lastReceiver, next, err = wrapMemo(w, lastReceiver); err != nil {
-			return nil, err
-		}
-	}
-	for i := end - 1; i > start; i-- {
-		t := p.ops[i].Transfer
-		receiver := "pfm"
-		if i == end-1 {
-			receiver = lastReceiver
-		}
-		fwd := orderedForward{Receiver: receiver, Port: t.Port, Channel: t.Channel, Timeout: defaultPFMForwardTimeout, Next: next}
-		next = map[string]any{"forward": fwd}
-	}
-	t := p.ops[start].Transfer
-	receiver := lastReceiver
-	memo := ""
-	if end-start > 1 {
-		receiver = "pfm"
-	}
-	if next != nil {
-		mb, err := json.Marshal(next)
-		if err != nil {
-			return nil, err
-		}
-		memo = string(mb)
-	}
-	return &transferv1.MsgTransfer{SourcePort: t.Port, SourceChannel: t.Channel,
-		Token:  &basev1beta1.Coin{Denom: t.DenomIn, Amount: p.amounts[start].Dec()},
-		Sender: sender, Receiver: receiver, TimeoutHeight: &clientv1.Height{}, TimeoutTimestamp: deadline, Memo: memo}, nil
-}
-
-// orderedForward keeps packet-forward's field order (receiver, port, channel, timeout, next).
-type orderedForward struct {
-	Receiver string         `json:"receiver"`
-	Port     string         `json:"port"`
-	Channel  string         `json:"channel"`
-	Timeout  string         `json:"timeout"`
-	Next     map[string]any `json:"next,omitempty"`
+	return tx
 }
 
 func aminoMsg(typeURL string, m proto.Message) (CosmosMsg, error) {
@@ -775,22 +558,20 @@ func (b Builder) OPHook(ops []route.Operation, depositIndex int, sender, receive
 	if e != nil {
 		return "", nil, e
 	}
-	p := &plan{ops: hookOps, chains: []string{l2.ID}}
-	for _, op := range hookOps {
-		p.amounts = append(p.amounts, amount)
-		p.fromPos = append(p.fromPos, len(p.chains)-1)
-		if op.ToChainID() != p.chains[len(p.chains)-1] {
-			p.chains = append(p.chains, op.ToChainID())
-		}
-		p.toPos = append(p.toPos, len(p.chains)-1)
-	}
 	timeout := b.IBCTimeout
 	if timeout == 0 {
 		timeout = defaultIBCTimeout
 	}
-	m, err := b.transferChain(p, 0, len(hookOps), sender, func(int) string { return receiver }, uint64(now.Add(timeout).UnixNano()))
+	// The hook continues the route with an IBC transfer (and its packet-forward run) from the
+	// deposit's recipient, paying the final recipient.
+	leg := bridge.Leg{Reg: b.Reg, Ops: hookOps, RouteLen: len(ops), Sender: sender, Amount: amount,
+		Deadline: uint64(now.Add(timeout).UnixNano())}
+	for range hookOps {
+		leg.Receivers = append(leg.Receivers, receiver)
+	}
+	m, err := bridge.Transfers(leg)
 	if err != nil {
-		return "", nil, err
+		return "", nil, refusal(err)
 	}
 	cm, err := aminoMsg(TypeMsgTransfer, m)
 	if err != nil {
@@ -808,5 +589,3 @@ func Rebech32(addr, prefix string) (string, error) {
 	}
 	return bech32.EncodeFromBase256(prefix, data)
 }
-
-func hexAddr(a string) common.Address { return common.HexToAddress(a) }

@@ -1,7 +1,8 @@
 // Package route is the router's route engine: a graph whose nodes are (chain, denom) pairs
-// of the registry and whose edges are ICS-20 transfers (including unwinding an `ibc/`
-// voucher along its trace), OPinit deposits and withdrawals and LayerZero OFT sends from EVM
-// chains, searched best-first for the best route.
+// of the registry and whose edges are the bridges' (router/bridge: ICS-20 transfers,
+// including unwinding an `ibc/` voucher along its trace, OPinit deposits and withdrawals and
+// LayerZero OFT sends from EVM chains) plus minievm's wrapper-token conversions, searched
+// best-first for the best route. Each bridge renders its own hops as Skip operations.
 //
 // The engine offers only hops the msgs package can build messages for: no swaps (no venue on
 // the devnet executes one yet) and no LayerZero sends from Cosmos chains.
@@ -15,6 +16,7 @@ package route
 import (
 	"strings"
 
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -64,27 +66,31 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-type edgeKind uint8
+// edgeKind is a bridge's edge kind (router/bridge), or one of the graph's own conversions.
+type edgeKind = bridge.Kind
 
 const (
-	kindIBC edgeKind = iota
-	kindDeposit
-	kindWithdraw
-	kindLZ
+	kindIBC      = bridge.KindIBC
+	kindDeposit  = bridge.KindDeposit
+	kindWithdraw = bridge.KindWithdraw
+	kindLZ       = bridge.KindLayerZero
+)
+
+const (
 	// kindWrap converts a minievm chain's bridged coin into its ERC20Wrapper token (toLocal) and
 	// kindUnwrap back (toRemote). Neither is an operation of its own: no operation variant the
 	// clients know can show one (docs/router-api.md), so render folds a wrap into the hop that
 	// brought the coin and an unwrap into the hop that takes it away.
-	kindWrap
+	kindWrap = bridge.NumKinds + iota
 	kindUnwrap
 )
 
 type edge struct {
 	kind edgeKind
 	to   int32
-	// IBC: the channel on the from chain.
-	port, channel string
-	bridgeID      uint64
+	secs int // the hop's estimated duration
+	// via is what the bridge renders the hop from (unset for wraps).
+	via bridge.Via
 }
 
 type node struct {
@@ -115,6 +121,22 @@ func nodeKey(chainID, denom string) string {
 // Registry is the snapshot the graph was built from.
 func (g *Graph) Registry() *registry.Registry { return g.reg }
 
+// Node is the chain and asset of the node at (chainID, denom): what bridges read while the
+// graph adds their edges.
+func (g *Graph) Node(chainID, denom string) (*registry.Chain, *registry.Asset, bool) {
+	i, ok := g.index[nodeKey(chainID, denom)]
+	if !ok {
+		return nil, nil, false
+	}
+	return g.nodes[i].chain, g.nodes[i].asset, true
+}
+
+// Estimates are the configured durations and fees bridges put on their edges.
+func (g *Graph) Estimates() bridge.Estimates {
+	return bridge.Estimates{IBCSeconds: g.cfg.IBCSeconds, OPDepositSeconds: g.cfg.OPDepositSeconds,
+		OPWithdrawSeconds: g.cfg.OPWithdrawSeconds, LayerZeroSeconds: g.cfg.LayerZeroSeconds, LayerZeroFee: g.cfg.LayerZeroFee}
+}
+
 // Build constructs the graph of reg.
 func Build(reg *registry.Registry, cfg Config) *Graph {
 	g := &Graph{reg: reg, cfg: cfg.withDefaults(), index: map[string]int32{}}
@@ -135,45 +157,19 @@ func Build(reg *registry.Registry, cfg Config) *Graph {
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		c, a := n.chain, n.asset
-		if c.Type == registry.ChainTypeCosmos {
-			for _, ch := range c.Channels {
-				if !ch.Usable() {
-					continue
+		for _, b := range bridge.All {
+			for _, e := range b.Edges(g, c, a) {
+				from, ok1 := g.index[nodeKey(e.From.ChainID, e.From.Denom)]
+				to, ok2 := g.index[nodeKey(e.To.ChainID, e.To.Denom)]
+				if ok1 && ok2 {
+					addUnique(&g.nodes[from], edge{kind: e.Kind, to: to, secs: e.Seconds, via: e.Via})
 				}
-				dst := reg.Chain(ch.CounterpartyChainID)
-				if dst == nil || dst.Type != registry.ChainTypeCosmos {
-					continue
-				}
-				path := registry.ReceivedPath(a.Path, ch.Port, ch.ID, ch.CounterpartyPort, ch.CounterpartyID)
-				if to, ok := g.index[nodeKey(dst.ID, registry.IBCDenom(path))]; ok {
-					n.out = append(n.out, edge{kind: kindIBC, to: to, port: ch.Port, channel: ch.ID})
-				}
-			}
-		}
-		if a.OP != nil && c.BridgeID == a.OP.BridgeID {
-			if l1, ok := g.index[nodeKey(a.OP.L1ChainID, a.OP.L1Denom)]; ok {
-				n.out = append(n.out, edge{kind: kindWithdraw, to: l1, bridgeID: a.OP.BridgeID})
-				g.nodes[l1].out = append(g.nodes[l1].out, edge{kind: kindDeposit, to: int32(i), bridgeID: a.OP.BridgeID})
 			}
 		}
 		if w := a.Wrap; w != nil && c.MinitiaType == "minievm" && w.LocalDecimals > w.RemoteDecimals {
 			if remote, ok := g.index[nodeKey(c.ID, w.RemoteDenom)]; ok {
 				n.out = append(n.out, edge{kind: kindUnwrap, to: remote})
 				g.nodes[remote].out = append(g.nodes[remote].out, edge{kind: kindWrap, to: int32(i)})
-			}
-		}
-		if a.LZ != nil && a.LZ.OFT != "" && a.LZ.PeerChainID != "" && c.LZEndpointID != 0 {
-			if to, ok := g.index[nodeKey(a.LZ.PeerChainID, a.LZ.PeerDenom)]; ok {
-				peer := &g.nodes[to]
-				if peer.chain.LZEndpointID != 0 && peer.asset.LZ != nil && peer.asset.LZ.OFT != "" {
-					// Only EVM chains send: msgs builds the OFT send as an EVM call only.
-					if c.Type == registry.ChainTypeEVM {
-						addUnique(n, edge{kind: kindLZ, to: to})
-					}
-					if peer.chain.Type == registry.ChainTypeEVM {
-						addUnique(peer, edge{kind: kindLZ, to: int32(i)})
-					}
-				}
 			}
 		}
 	}
@@ -249,7 +245,7 @@ func (g *Graph) addForwardingNodes() {
 				// a chain unwinding its voucher of it both land it there) serves this
 				// source too.
 				if at >= listed && leadsOn(g.nodes[at].out, i) {
-					g.nodes[i].out = append(g.nodes[i].out, edge{kind: kindIBC, to: at, port: ch.Port, channel: ch.ID})
+					g.nodes[i].out = append(g.nodes[i].out, g.forward(at, ch.Port, ch.ID))
 				}
 				continue
 			}
@@ -262,7 +258,7 @@ func (g *Graph) addForwardingNodes() {
 				}
 				p2 := registry.ReceivedPath(path, ch2.Port, ch2.ID, ch2.CounterpartyPort, ch2.CounterpartyID)
 				if to, ok := g.index[nodeKey(ch2.CounterpartyChainID, registry.IBCDenom(p2))]; ok && to < listed {
-					outs = append(outs, edge{kind: kindIBC, to: to, port: ch2.Port, channel: ch2.ID})
+					outs = append(outs, g.forward(to, ch2.Port, ch2.ID))
 				}
 			}
 			if !leadsOn(outs, i) {
@@ -273,7 +269,12 @@ func (g *Graph) addForwardingNodes() {
 				OriginChainID: a.OriginChainID, OriginDenom: a.OriginDenom}
 			g.index[key] = int32(len(g.nodes))
 			g.nodes = append(g.nodes, node{chain: mid, asset: va, out: outs})
-			g.nodes[i].out = append(g.nodes[i].out, edge{kind: kindIBC, to: int32(len(g.nodes) - 1), port: ch.Port, channel: ch.ID})
+			g.nodes[i].out = append(g.nodes[i].out, g.forward(int32(len(g.nodes)-1), ch.Port, ch.ID))
 		}
 	}
+}
+
+// forward is an ICS-20 edge to or from an in-between voucher over port/channel.
+func (g *Graph) forward(to int32, port, channel string) edge {
+	return edge{kind: kindIBC, to: to, secs: g.cfg.IBCSeconds, via: bridge.Via{Kind: bridge.KindIBC, Port: port, Channel: channel, Seconds: g.cfg.IBCSeconds}}
 }

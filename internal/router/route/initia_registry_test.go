@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,9 +209,20 @@ func TestWrapAmounts(t *testing.T) {
 			}
 		})
 	}
-	// Without is_op_withdraw the default quote refuses, and says why.
-	_, err = g.Find(Request{AmountIn: "1000000000000", SourceAssetChainID: "cabal-1", SourceAssetDenom: evmINIT,
-		DestAssetChainID: "interwoven-1", DestAssetDenom: "uinit"})
+	// Without is_op_withdraw the default quote is the same withdrawal (the only way out), and
+	// says so; with the OPinit bridge left out it refuses, and says why.
+	plain := Request{AmountIn: "1000000000000", SourceAssetChainID: "cabal-1", SourceAssetDenom: evmINIT,
+		DestAssetChainID: "interwoven-1", DestAssetDenom: "uinit"}
+	flagged := plain
+	flagged.IsOPWithdraw = true
+	rt, err := g.Find(plain)
+	want, werr := g.Find(flagged)
+	if err != nil || werr != nil || !slices.EqualFunc(rt.Operations, want.Operations, func(a, b Operation) bool { return *a.OPInitTransfer == *b.OPInitTransfer }) ||
+		!slices.ContainsFunc(rt.ExtraInfos, func(s string) bool { return strings.Contains(s, "is_op_withdraw") }) {
+		t.Errorf("without the flag: %v %+v, with it: %v %+v", err, rt, werr, want)
+	}
+	plain.Bridges = []string{BridgeIBC}
+	_, err = g.Find(plain)
 	var e *Error
 	if reason(err) != ReasonNoRoute || !errors.As(err, &e) || !strings.Contains(e.Info, "is_op_withdraw") {
 		t.Errorf("err = %v", err)

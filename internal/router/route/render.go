@@ -3,19 +3,17 @@ package route
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/holiman/uint256"
 
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
 func (g *Graph) sameChain(req Request, c *registry.Chain, a *registry.Asset, amount *uint256.Int) *Route {
 	r := &Route{AmountIn: amount.Dec(), AmountOut: amount.Dec(), EstimatedAmountOut: amount.Dec(),
 		SourceAssetDenom: a.Denom, SourceAssetChainID: c.ID, DestAssetDenom: a.Denom, DestAssetChainID: c.ID,
-		Operations: []Operation{{BankSend: &BankSend{ChainID: c.ID, Denom: a.Denom}, AmountIn: amount.Dec(), AmountOut: amount.Dec()}},
+		Operations: []Operation{bridge.SameChain(c, a, amount.Dec())},
 		ChainIDs:   []string{c.ID}, RequiredChainAddresses: []string{c.ID, c.ID}, TxsRequired: 1,
 		EstimatedFees: []Fee{}, EstimatedRouteDurationSeconds: g.cfg.BankSendSeconds,
 		EstimatedDurationSeconds: g.cfg.BankSendSeconds, SourceAssetSymbol: a.Symbol, DestAssetSymbol: a.Symbol}
@@ -36,6 +34,16 @@ func (g *Graph) render(req Request, last *label) *Route {
 		SourceAssetSymbol: src.asset.Symbol, DestAssetSymbol: dst.asset.Symbol,
 		ChainIDs: []string{src.chain.ID}, TxsRequired: last.txs, EstimatedRouteDurationSeconds: last.secs,
 		EstimatedDurationSeconds: last.secs, EstimatedFees: []Fee{}, RequiredOPHook: last.hook}
+	// The hops as the clients see them: a wrap is folded into the hop that brought the coin
+	// (its denom_out is the wrapper token, its amount_out the wrapped amount), an unwrap into
+	// the hop that takes it away (its denom_in is the wrapper token, its amount_in the amount
+	// before toRemote).
+	type step struct {
+		e   *edge
+		h   bridge.Hop
+		pos int // the label's index in path, less one
+	}
+	steps := make([]step, 0, len(path)-1)
 	var unwrapped *label // the source tx's unwrap, folded into the next operation
 	for i := 1; i < len(path); i++ {
 		l, prev := path[i], path[i-1]
@@ -45,59 +53,28 @@ func (g *Graph) render(req Request, last *label) *Route {
 			unwrapped = prev
 			continue
 		case kindWrap:
-			// Shown as the arrival of the hop that brought the coin: its denom_out is the
-			// wrapper token and its amount_out the wrapped amount.
-			op := &r.Operations[len(r.Operations)-1]
-			op.AmountOut = l.amount.Dec()
-			switch {
-			case op.Transfer != nil:
-				op.Transfer.DenomOut, op.Transfer.DestDenom = to.asset.Denom, to.asset.Denom
-			case op.OPInitTransfer != nil:
-				op.OPInitTransfer.DenomOut = to.asset.Denom
-			}
+			s := &steps[len(steps)-1]
+			s.h.DenomOut, s.h.AmountOut = to.asset.Denom, l.amount.Dec()
 			continue
 		}
-		op := Operation{TxIndex: l.txs - 1, AmountIn: prev.amount.Dec(), AmountOut: l.amount.Dec()}
+		h := bridge.Hop{FromChainID: from.chain.ID, ToChainID: to.chain.ID, DenomIn: from.asset.Denom, DenomOut: to.asset.Denom,
+			AmountIn: prev.amount.Dec(), AmountOut: l.amount.Dec(), TxIndex: l.txs - 1}
 		if unwrapped != nil {
-			// Shown as the departure of the hop that takes the coin away: its denom_in is
-			// the wrapper token and its amount_in the amount before toRemote.
-			from = &node{chain: from.chain, asset: g.nodes[unwrapped.node].asset}
-			op.AmountIn = unwrapped.amount.Dec()
+			h.DenomIn, h.AmountIn = g.nodes[unwrapped.node].asset.Denom, unwrapped.amount.Dec()
 			unwrapped = nil
 		}
-		switch l.via.kind {
-		case kindIBC:
-			op.Transfer = &Transfer{Port: l.via.port, Channel: l.via.channel, FromChainID: from.chain.ID, ToChainID: to.chain.ID,
-				PFMEnabled: from.chain.PFM, SupportsMemo: from.chain.Memo, DenomIn: from.asset.Denom, DenomOut: to.asset.Denom,
-				BridgeID: BridgeIBC, SmartRelay: req.SmartRelay, DestDenom: to.asset.Denom}
-		case kindDeposit, kindWithdraw:
-			op.OPInitTransfer = &OPInitTransfer{FromChainID: from.chain.ID, ToChainID: to.chain.ID, DenomIn: from.asset.Denom,
-				DenomOut: to.asset.Denom, OPInitBridgeID: strconv.FormatUint(l.via.bridgeID, 10), BridgeID: BridgeOPInit, SmartRelay: req.SmartRelay}
-			if l.via.kind == kindWithdraw {
-				wait := fmt.Sprintf("after the bridge's finalization period (about %s)", time.Duration(l.secs-prev.secs)*time.Second)
-				if l.secs == prev.secs {
-					wait = "at once (the bridge's finalization period is zero)"
-				}
-				r.ExtraInfos = append(r.ExtraInfos, fmt.Sprintf("OPinit withdrawal from %s: claimable on %s %s; the claim is a separate transaction",
-					from.chain.ID, to.chain.ID, wait))
-			}
-		case kindLZ:
-			feeAmt := g.cfg.LayerZeroFee[from.chain.ID]
-			if feeAmt == "" {
-				feeAmt = "0"
-			}
-			feeAsset := g.feeAsset(from.chain)
-			op.LayerZeroTransfer = &LayerZeroTransfer{FromChainID: from.chain.ID, ToChainID: to.chain.ID, DenomIn: from.asset.Denom,
-				DenomOut: to.asset.Denom, SourceOFTContractAddress: from.asset.LZ.OFT, DestinationEndpointID: to.chain.LZEndpointID,
-				MessagingFeeAsset: feeAsset, MessagingFeeAmount: feeAmt, MessagingFeeAmountUSD: "", BridgeID: BridgeLayerZero}
-			oi := i - 1
-			r.EstimatedFees = append(r.EstimatedFees, Fee{BridgeID: BridgeLayerZero, Amount: feeAmt, OriginAsset: feeAsset,
-				ChainID: from.chain.ID, TxIndex: op.TxIndex, OperationIndex: &oi, FeeBehavior: "FEE_BEHAVIOR_ADDITIONAL"})
-		}
-		r.Operations = append(r.Operations, op)
+		steps = append(steps, step{e: l.via, h: h, pos: i - 1})
 		if to.chain.ID != r.ChainIDs[len(r.ChainIDs)-1] {
 			r.ChainIDs = append(r.ChainIDs, to.chain.ID)
 		}
+	}
+	var warns []string
+	for _, s := range steps {
+		out := bridge.Of(s.e.kind).Render(bridge.Env{Reg: g.reg, Est: g.Estimates(), SmartRelay: req.SmartRelay, Index: s.pos}, s.e.via, s.h)
+		r.Operations = append(r.Operations, out.Op)
+		r.EstimatedFees = append(r.EstimatedFees, out.Fees...)
+		r.ExtraInfos = append(r.ExtraInfos, out.Infos...)
+		warns = append(warns, out.Warns...)
 	}
 	r.RequiredChainAddresses = slices.Clone(r.ChainIDs)
 	if len(r.RequiredChainAddresses) == 1 {
@@ -121,12 +98,7 @@ func (g *Graph) render(req Request, last *label) *Route {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("if the op hook fails on %s, the deposited %s stays there at the recipient",
 			arrival.chain.ID, arrival.asset.Denom))
 	}
-	for _, op := range r.Operations {
-		if o := op.OPInitTransfer; o != nil && IsWithdrawal(g.reg, o) {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("the OPinit withdrawal from %s is claimable on %s only after the bridge's finalization period, by a separate claim transaction",
-				o.FromChainID, o.ToChainID))
-		}
-	}
+	r.Warnings = append(r.Warnings, warns...)
 	return r
 }
 
@@ -138,18 +110,4 @@ func depositArrival(path []*label) int32 {
 		}
 	}
 	return path[len(path)-1].node
-}
-
-func (g *Graph) feeAsset(c *registry.Chain) Asset {
-	if len(c.FeeTokens) > 0 {
-		if a := c.Asset(c.FeeTokens[0].Denom); a != nil {
-			return AssetOf(a)
-		}
-	}
-	for _, a := range c.Assets {
-		if strings.HasSuffix(a.Denom, "-native") {
-			return AssetOf(a)
-		}
-	}
-	return Asset{Denom: c.ID + "-native", ChainID: c.ID, OriginDenom: c.ID + "-native", OriginChainID: c.ID, IsEVM: c.Type == registry.ChainTypeEVM}
 }

@@ -117,7 +117,10 @@ func TestFindFilters(t *testing.T) {
 		{"deposit_configured_duration", nil, dep, Config{OPDepositSeconds: 4}, "", 4},
 		{"withdraw", nil, wd, Config{}, "", 604800},
 		{"withdraw_configured", nil, wd, Config{OPWithdrawSeconds: 3600}, "", 3600},
-		{"withdraw_needs_flag", func(r *Request) { r.IsOPWithdraw = false }, wd, Config{}, ReasonNoRoute, 0},
+		// Without the flag the withdrawal is still the answer: nothing else takes the token
+		// to its L1 denom.
+		{"withdraw_only_way_out", func(r *Request) { r.IsOPWithdraw = false }, wd, Config{}, "", 604800},
+		{"withdraw_only_way_out_ibc_only", func(r *Request) { r.IsOPWithdraw, r.Bridges = false, []string{BridgeIBC} }, wd, Config{}, ReasonNoRoute, 0},
 		{"exact_out_unsupported", func(r *Request) { r.AmountIn, r.AmountOut = "", "5" }, dep, Config{}, ReasonUnsupportedField, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,11 +2,12 @@ package route
 
 import (
 	"container/heap"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/holiman/uint256"
 
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -125,23 +126,9 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	if e != nil {
 		return nil, e
 	}
-	allowed := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: req.IsOPWithdraw, kindLZ: true, kindWrap: true, kindUnwrap: true}
-	if len(req.Bridges) > 0 {
-		allowed[kindIBC], allowed[kindDeposit], allowed[kindWithdraw], allowed[kindLZ] = false, false, false, false
-		for _, b := range req.Bridges {
-			switch b {
-			case BridgeIBC:
-				allowed[kindIBC] = true
-			case BridgeOPInit:
-				allowed[kindDeposit], allowed[kindWithdraw] = true, req.IsOPWithdraw
-			case BridgeLayerZero:
-				allowed[kindLZ] = true
-			case "AXELAR", "CCTP", "HYPERLANE", "GO_FAST", "STARGATE", "EUREKA", "CCTP_V2":
-				// Known bridge types this router has no edges for.
-			default:
-				return nil, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", b)
-			}
-		}
+	allowed, err := allowedKinds(req.Bridges, req.IsOPWithdraw)
+	if err != nil {
+		return nil, err
 	}
 	multi := g.cfg.DefaultAllowMultiTx
 	if req.AllowMultiTx != nil {
@@ -174,6 +161,10 @@ func (g *Graph) Find(req Request) (*Route, error) {
 			}
 		}
 		if !req.IsOPWithdraw && op != nil && dstChain.ID == op.L1ChainID && dstAsset.Denom == op.L1Denom {
+			// Nothing else takes the token to its L1 denom: the withdrawal is the answer.
+			if rt := g.onlyWithdrawal(req, q); rt != nil {
+				return rt, nil
+			}
 			info = "this token leaves the rollup through the OPinit bridge: set is_op_withdraw"
 		} else if !multi {
 			q.multi = true
@@ -198,12 +189,64 @@ func (g *Graph) Find(req Request) (*Route, error) {
 	return g.render(req, found), nil
 }
 
+// onlyWithdrawal is the route of req asked with is_op_withdraw, nil when there is none (or
+// the request's bridges leave OPinit out). Find answers it when nothing else leaves the
+// rollup for the token's L1 denom: InterwovenKit's Withdraw page asks without the field
+// (initia-labs/interwovenkit@913e480:
+// packages/interwovenkit-react/src/pages/deposit/wallet/TransferFields.tsx:207-213) and takes a
+// route whose first operation is an op_init_transfer to uinit for an OP withdrawal
+// (…/pages/bridge/data/tx.ts:579-585); initia.js documents the field as forcing the
+// withdrawal (initia-labs/initia.js@a60dc6b: src/bridge/types.ts:109-110), not as allowing it.
+func (g *Graph) onlyWithdrawal(req Request, q query) *Route {
+	allowed, err := allowedKinds(req.Bridges, true)
+	if err != nil || !allowed[kindWithdraw] {
+		return nil
+	}
+	q.allowed, q.withdrawFirst = allowed, true
+	found := g.search(q, nil)
+	if found == nil {
+		return nil
+	}
+	rt := g.render(req, found)
+	rt.ExtraInfos = append(rt.ExtraInfos, "no route leaves the rollup for this denom without the OPinit withdrawal: this is the route is_op_withdraw asks for")
+	return rt
+}
+
+// allowedKinds are the edge kinds a request lets the search take: every bridge's, or those
+// of the bridges it names; the OPinit withdrawal only when it asks for one (is_op_withdraw).
+func allowedKinds(names []string, withdraw bool) (kindSet, error) {
+	var allowed kindSet
+	allowed[kindWrap], allowed[kindUnwrap] = true, true
+	for _, b := range bridge.All {
+		for _, k := range b.Kinds() {
+			allowed[k] = len(names) == 0
+		}
+	}
+	for _, name := range names {
+		b := bridge.Named(name)
+		if b == nil {
+			if slices.Contains(bridge.Known, name) {
+				continue // a known bridge type this router has no edges for
+			}
+			return kindSet{}, Invalidf(ReasonInvalidBridge, "unknown bridge type %q", name)
+		}
+		for _, k := range b.Kinds() {
+			allowed[k] = true
+		}
+	}
+	allowed[kindWithdraw] = allowed[kindWithdraw] && withdraw
+	return allowed, nil
+}
+
+// kindSet holds one flag per edge kind.
+type kindSet [kindUnwrap + 1]bool
+
 // query is what one search explores: from src, over the allowed edge kinds, within one
 // transaction unless multi. dst < 0 explores everything reachable instead of stopping at dst.
 type query struct {
 	src, dst int32
 	amount   *uint256.Int
-	allowed  map[edgeKind]bool
+	allowed  kindSet
 	multi    bool
 	// withdrawFirst makes the OPinit withdrawal the first hop (the "Lossless" option).
 	withdrawFirst bool
@@ -291,6 +334,7 @@ func (g *Graph) extend(l *label, ed *edge, amountHooks bool) *label {
 		return nil
 	}
 	sameTx := false
+	nl.secs += ed.secs
 	switch ed.kind {
 	case kindIBC:
 		// The hop rides in the previous hop's tx as a forward memo (PFM on this chain), as
@@ -299,23 +343,14 @@ func (g *Graph) extend(l *label, ed *edge, amountHooks bool) *label {
 		if to := g.nodes[ed.to].chain; to.PFM {
 			nl.cont = contForward
 		}
-		nl.secs += g.cfg.IBCSeconds
 	case kindDeposit:
 		nl.cont = contHook
-		nl.secs += g.cfg.OPDepositSeconds
 		if l.hook {
 			// Only one signed hook per route: a second deposit cannot continue in the same tx.
 			nl.cont = contNone
 		}
 	case kindWithdraw:
 		sameTx = (l.cont == contHook && amountHooks) || l.cont == contUnwrapped
-		secs := g.cfg.OPWithdrawSeconds
-		if c := from.chain; c.OPFinalizationKnown || c.OPFinalization > 0 {
-			secs = int(c.OPFinalization / time.Second)
-		}
-		nl.secs += secs
-	case kindLZ:
-		nl.secs += g.cfg.LayerZeroSeconds
 	case kindWrap:
 		// toLocal runs where the coin arrives: in the signed op hook after an OPinit deposit
 		// (the user's approval must be signed in advance, so it is the route's one hook), or
@@ -374,7 +409,7 @@ func (g *Graph) Reachable(chainID, denom string, multiTx bool) ([]*registry.Asse
 	}
 	src := g.index[nodeKey(srcChain.ID, srcAsset.Denom)]
 	seen := map[int32]bool{src: true}
-	all := map[edgeKind]bool{kindIBC: true, kindDeposit: true, kindWithdraw: true, kindLZ: true, kindWrap: true, kindUnwrap: true}
+	all, _ := allowedKinds(nil, true)
 	// An amount every wrapper can convert back: 10^36 base units.
 	probe := pow10(36)
 	g.search(query{src: src, dst: -1, amount: probe, allowed: all, multi: multiTx},

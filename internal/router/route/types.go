@@ -1,19 +1,17 @@
 package route
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/holiman/uint256"
 
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
 // Bridge types as the Skip API names them.
 const (
-	BridgeIBC       = "IBC"
-	BridgeOPInit    = "OPINIT"
-	BridgeLayerZero = "LAYER_ZERO"
+	BridgeIBC       = bridge.NameIBC
+	BridgeOPInit    = bridge.NameOPInit
+	BridgeLayerZero = bridge.NameLayerZero
 )
 
 // Request is the body of POST /v2/fungible/route (Skip RouteRequest + Initia's is_op_withdraw).
@@ -119,21 +117,22 @@ type WrapStep struct {
 func Wraps(reg *registry.Registry, ops []Operation) []WrapStep {
 	var out []WrapStep
 	for i, op := range ops {
-		if op.Transfer == nil && op.OPInitTransfer == nil {
+		h := op.Hop()
+		if h.Bridge != bridge.IBC && h.Bridge != bridge.OPInit {
 			continue
 		}
-		if c := reg.Chain(op.FromChainID()); c != nil {
-			if a := c.Asset(op.DenomIn()); a != nil && a.Wrap != nil {
-				out = append(out, wrapStep(i, false, WrapInSourceTx, c, a, op.AmountIn))
+		if c := reg.Chain(h.FromChainID); c != nil {
+			if a := c.Asset(h.DenomIn); a != nil && a.Wrap != nil {
+				out = append(out, wrapStep(i, false, WrapInSourceTx, c, a, h.AmountIn))
 			}
 		}
-		if c := reg.Chain(op.ToChainID()); c != nil {
-			if a := c.Asset(op.DenomOut()); a != nil && a.Wrap != nil {
+		if c := reg.Chain(h.ToChainID); c != nil {
+			if a := c.Asset(h.DenomOut); a != nil && a.Wrap != nil {
 				via := WrapInIBCHook
-				if op.OPInitTransfer != nil {
+				if h.Bridge == bridge.OPInit {
 					via = WrapInOPHook
 				}
-				out = append(out, wrapStep(i, true, via, c, a, op.AmountOut))
+				out = append(out, wrapStep(i, true, via, c, a, h.AmountOut))
 			}
 		}
 	}
@@ -156,227 +155,28 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// Operation is one hop: exactly one variant plus its tx index and amounts.
-type Operation struct {
-	Transfer          *Transfer          `json:"transfer,omitempty"`
-	OPInitTransfer    *OPInitTransfer    `json:"op_init_transfer,omitempty"`
-	LayerZeroTransfer *LayerZeroTransfer `json:"layer_zero_transfer,omitempty"`
-	BankSend          *BankSend          `json:"bank_send,omitempty"`
-	Swap              *Swap              `json:"swap,omitempty"`
-	TxIndex           int                `json:"tx_index"`
-	AmountIn          string             `json:"amount_in"`
-	AmountOut         string             `json:"amount_out"`
-}
-
-// Transfer is an ICS-20 hop.
-type Transfer struct {
-	Port         string `json:"port"`
-	Channel      string `json:"channel"`
-	FromChainID  string `json:"from_chain_id"`
-	ToChainID    string `json:"to_chain_id"`
-	PFMEnabled   bool   `json:"pfm_enabled"`
-	SupportsMemo bool   `json:"supports_memo"`
-	DenomIn      string `json:"denom_in"`
-	DenomOut     string `json:"denom_out"`
-	BridgeID     string `json:"bridge_id"`
-	SmartRelay   bool   `json:"smart_relay"`
-	DestDenom    string `json:"dest_denom"`
-}
-
-// OPInitTransfer is an OPinit deposit (L1→L2) or withdrawal (L2→L1).
-type OPInitTransfer struct {
-	FromChainID    string `json:"from_chain_id"`
-	ToChainID      string `json:"to_chain_id"`
-	DenomIn        string `json:"denom_in"`
-	DenomOut       string `json:"denom_out"`
-	OPInitBridgeID string `json:"op_init_bridge_id"`
-	BridgeID       string `json:"bridge_id"`
-	SmartRelay     bool   `json:"smart_relay"`
-}
-
-// LayerZeroTransfer is an OFT send.
-type LayerZeroTransfer struct {
-	FromChainID              string `json:"from_chain_id"`
-	ToChainID                string `json:"to_chain_id"`
-	DenomIn                  string `json:"denom_in"`
-	DenomOut                 string `json:"denom_out"`
-	SourceOFTContractAddress string `json:"source_oft_contract_address"`
-	DestinationEndpointID    uint32 `json:"destination_endpoint_id"`
-	MessagingFeeAsset        Asset  `json:"messaging_fee_asset"`
-	MessagingFeeAmount       string `json:"messaging_fee_amount"`
-	MessagingFeeAmountUSD    string `json:"messaging_fee_amount_usd"`
-	BridgeID                 string `json:"bridge_id"`
-}
-
-// BankSend is a same-chain send.
-type BankSend struct {
-	ChainID string `json:"chain_id"`
-	Denom   string `json:"denom"`
-}
-
-// Swap is an exact-in swap on a configured venue.
-type Swap struct {
-	SwapIn                *SwapIn     `json:"swap_in,omitempty"`
-	EstimatedAffiliateFee string      `json:"estimated_affiliate_fee"`
-	FromChainID           string      `json:"from_chain_id"`
-	ChainID               string      `json:"chain_id"`
-	DenomIn               string      `json:"denom_in"`
-	DenomOut              string      `json:"denom_out"`
-	SwapVenues            []SwapVenue `json:"swap_venues"`
-}
-
-// SwapIn is the exact-in swap detail.
-type SwapIn struct {
-	SwapVenue          SwapVenue       `json:"swap_venue"`
-	SwapOperations     []SwapOperation `json:"swap_operations"`
-	SwapAmountIn       string          `json:"swap_amount_in"`
-	PriceImpactPercent string          `json:"price_impact_percent"`
-	EstimatedAmountOut string          `json:"estimated_amount_out"`
-}
-
-// SwapOperation is one pool hop.
-type SwapOperation struct {
-	Pool     string `json:"pool"`
-	DenomIn  string `json:"denom_in"`
-	DenomOut string `json:"denom_out"`
-}
-
-// SwapVenue names a venue.
-type SwapVenue struct {
-	Name    string `json:"name"`
-	ChainID string `json:"chain_id"`
-	LogoURI string `json:"logo_uri,omitempty"`
-}
-
-// Fee is an estimated fee of the route.
-type Fee struct {
-	FeeType        string `json:"fee_type,omitempty"`
-	BridgeID       string `json:"bridge_id"`
-	Amount         string `json:"amount"`
-	USDAmount      string `json:"usd_amount"`
-	OriginAsset    Asset  `json:"origin_asset"`
-	ChainID        string `json:"chain_id"`
-	TxIndex        int    `json:"tx_index"`
-	OperationIndex *int   `json:"operation_index"`
-	FeeBehavior    string `json:"fee_behavior"`
-}
-
-// Asset is the Skip Asset record.
-type Asset struct {
-	Denom             string `json:"denom"`
-	ChainID           string `json:"chain_id"`
-	OriginDenom       string `json:"origin_denom"`
-	OriginChainID     string `json:"origin_chain_id"`
-	Trace             string `json:"trace"`
-	IsCW20            bool   `json:"is_cw20"`
-	IsEVM             bool   `json:"is_evm"`
-	IsSVM             bool   `json:"is_svm"`
-	Symbol            string `json:"symbol,omitempty"`
-	Name              string `json:"name,omitempty"`
-	LogoURI           string `json:"logo_uri,omitempty"`
-	Decimals          *int   `json:"decimals,omitempty"`
-	TokenContract     string `json:"token_contract,omitempty"`
-	Description       string `json:"description,omitempty"`
-	CoingeckoID       string `json:"coingecko_id,omitempty"`
-	RecommendedSymbol string `json:"recommended_symbol,omitempty"`
-	// Hidden is the registry entry's `hidden` flag (false when it has none): InterwovenKit
-	// skips hidden assets (initia-labs/interwovenkit@913e480:
-	// packages/interwovenkit-react/src/pages/bridge/data/assets.ts:17-30).
-	Hidden bool `json:"hidden"`
-}
+// The Skip wire records of operations, declared beside the bridges that render them
+// (router/bridge) and read through Operation.Hop.
+type (
+	Operation         = bridge.Operation
+	Transfer          = bridge.Transfer
+	OPInitTransfer    = bridge.OPInitTransfer
+	LayerZeroTransfer = bridge.LayerZeroTransfer
+	BankSend          = bridge.BankSend
+	Swap              = bridge.Swap
+	SwapIn            = bridge.SwapIn
+	SwapOperation     = bridge.SwapOperation
+	SwapVenue         = bridge.SwapVenue
+	Fee               = bridge.Fee
+	Asset             = bridge.Asset
+	// Hop is an operation normalized (Operation.Hop).
+	Hop = bridge.Hop
+)
 
 // AssetOf renders a registry asset as a Skip Asset.
-func AssetOf(a *registry.Asset) Asset {
-	d := a.Decimals
-	isEVM, token := a.IsEVM, a.TokenContract
-	if w := a.Wrap; w != nil && token == "" && strings.HasPrefix(a.Denom, "evm/") {
-		// minievm's wrapper token is an ERC-20 whose bank denom is evm/<its address>: Skip's
-		// Asset marks an ERC-20 with is_evm and names it in token_contract.
-		isEVM, token = true, "0x"+strings.TrimPrefix(a.Denom, "evm/")
-	}
-	return Asset{Denom: a.Denom, ChainID: a.ChainID, OriginDenom: a.OriginDenom, OriginChainID: a.OriginChainID,
-		Trace: a.Trace, IsEVM: isEVM, Symbol: a.Symbol, Name: a.Name, LogoURI: a.LogoURI, Decimals: &d,
-		TokenContract: token, Description: a.Description, CoingeckoID: a.CoingeckoID, RecommendedSymbol: a.Symbol,
-		Hidden: a.Hidden}
-}
-
-// FromChainID is the chain the operation starts on.
-func (o Operation) FromChainID() string {
-	switch {
-	case o.Transfer != nil:
-		return o.Transfer.FromChainID
-	case o.OPInitTransfer != nil:
-		return o.OPInitTransfer.FromChainID
-	case o.LayerZeroTransfer != nil:
-		return o.LayerZeroTransfer.FromChainID
-	case o.BankSend != nil:
-		return o.BankSend.ChainID
-	case o.Swap != nil:
-		return o.Swap.ChainID
-	}
-	return ""
-}
-
-// ToChainID is the chain the operation ends on.
-func (o Operation) ToChainID() string {
-	switch {
-	case o.Transfer != nil:
-		return o.Transfer.ToChainID
-	case o.OPInitTransfer != nil:
-		return o.OPInitTransfer.ToChainID
-	case o.LayerZeroTransfer != nil:
-		return o.LayerZeroTransfer.ToChainID
-	}
-	return o.FromChainID()
-}
-
-// DenomIn is the operation's input denom.
-func (o Operation) DenomIn() string {
-	switch {
-	case o.Transfer != nil:
-		return o.Transfer.DenomIn
-	case o.OPInitTransfer != nil:
-		return o.OPInitTransfer.DenomIn
-	case o.LayerZeroTransfer != nil:
-		return o.LayerZeroTransfer.DenomIn
-	case o.BankSend != nil:
-		return o.BankSend.Denom
-	case o.Swap != nil:
-		return o.Swap.DenomIn
-	}
-	return ""
-}
-
-// DenomOut is the operation's output denom.
-func (o Operation) DenomOut() string {
-	switch {
-	case o.Transfer != nil:
-		return o.Transfer.DenomOut
-	case o.OPInitTransfer != nil:
-		return o.OPInitTransfer.DenomOut
-	case o.LayerZeroTransfer != nil:
-		return o.LayerZeroTransfer.DenomOut
-	case o.BankSend != nil:
-		return o.BankSend.Denom
-	case o.Swap != nil:
-		return o.Swap.DenomOut
-	}
-	return ""
-}
-
-// Variants counts the variants set (a valid operation has exactly one).
-func (o Operation) Variants() int {
-	n := 0
-	for _, set := range []bool{o.Transfer != nil, o.OPInitTransfer != nil, o.LayerZeroTransfer != nil, o.BankSend != nil, o.Swap != nil} {
-		if set {
-			n++
-		}
-	}
-	return n
-}
+func AssetOf(a *registry.Asset) Asset { return bridge.AssetOf(a) }
 
 // IsWithdrawal reports whether an op_init_transfer goes L2→L1 in reg.
 func IsWithdrawal(reg *registry.Registry, op *OPInitTransfer) bool {
-	from := reg.Chain(op.FromChainID)
-	return from != nil && from.BridgeID != 0 && strconv.FormatUint(from.BridgeID, 10) == op.OPInitBridgeID
+	return bridge.IsWithdrawal(reg, op)
 }

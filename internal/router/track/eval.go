@@ -164,7 +164,7 @@ func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfte
 	allDone, anyFail, anyPendErr := true, false, false
 	for i := range evs {
 		start := &evs[i]
-		if start.Kind != KindSend && start.Kind != KindDInit && start.Kind != KindWInit {
+		if !startKinds[start.Kind] {
 			continue
 		}
 		var seq []TransferEvent
@@ -212,10 +212,7 @@ func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfte
 // blocking is the first hop not settled yet.
 func blocking(seq []TransferEvent) *NextBlocking {
 	for i, t := range seq {
-		switch {
-		case t.IBCTransfer != nil && t.IBCTransfer.State != TransferSuccess && t.IBCTransfer.State != TransferFailure:
-			return &NextBlocking{i}
-		case t.OPInitTransfer != nil && t.OPInitTransfer.State != OPInitReceived:
+		if !t.settled() {
 			return &NextBlocking{i}
 		}
 	}
@@ -225,6 +222,8 @@ func blocking(seq []TransferEvent) *NextBlocking {
 	return nil
 }
 
+// follow evaluates the leg a start event (a bridge's Watch with Starts) begins: each
+// bridge's hops are followed by the evaluation below of its own events.
 func (e *evaluation) follow(ev *Event, seq *[]TransferEvent) legResult {
 	switch ev.Kind {
 	case KindSend:

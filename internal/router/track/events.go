@@ -9,55 +9,56 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/router/bridge"
 )
 
-// Event kinds stored by the scanners: the ICS-04 packet events, the OPinit deposit and
-// withdrawal events, and "tx" for a tracked tx itself (its code and log: a failed tx keeps
-// no message events).
+// Event kinds stored by the scanners: what each bridge says its hops emit (bridge.Watch: the
+// ICS-04 packet events, the OPinit deposit and withdrawal events), and "tx" for a tracked tx
+// itself (its code and log: a failed tx keeps no message events).
 const (
-	KindSend    = "send"    // send_packet, key src port/channel/sequence
-	KindRecv    = "recv"    // recv_packet, key dst port/channel/sequence
-	KindWAck    = "wack"    // write_acknowledgement, key dst port/channel/sequence
-	KindAck     = "ack"     // acknowledge_packet, key src port/channel/sequence
-	KindTimeout = "timeout" // timeout_packet, key src port/channel/sequence
-	KindDInit   = "dinit"   // initiate_token_deposit (L1), key bridge id/l1 sequence
-	KindDFin    = "dfin"    // finalize_token_deposit (L2), key l1 sequence
-	KindWInit   = "winit"   // initiate_token_withdrawal (L2), key l2 sequence
-	KindWFin    = "wfin"    // finalize_token_withdrawal (L1), key bridge id/l2 sequence
-	KindTx      = "tx"      // a tracked tx, key its hash; attrs code, log
+	KindSend    = bridge.EventSend    // send_packet, key src port/channel/sequence
+	KindRecv    = bridge.EventRecv    // recv_packet, key dst port/channel/sequence
+	KindWAck    = bridge.EventWAck    // write_acknowledgement, key dst port/channel/sequence
+	KindAck     = bridge.EventAck     // acknowledge_packet, key src port/channel/sequence
+	KindTimeout = bridge.EventTimeout // timeout_packet, key src port/channel/sequence
+	KindDInit   = bridge.EventDInit   // initiate_token_deposit (L1), key bridge id/l1 sequence
+	KindDFin    = bridge.EventDFin    // finalize_token_deposit (L2), key l1 sequence
+	KindWInit   = bridge.EventWInit   // initiate_token_withdrawal (L2), key l2 sequence
+	KindWFin    = bridge.EventWFin    // finalize_token_withdrawal (L1), key bridge id/l2 sequence
+	KindTx      = "tx"                // a tracked tx, key its hash; attrs code, log
 )
 
-var eventKinds = map[string]string{
-	"send_packet":               KindSend,
-	"recv_packet":               KindRecv,
-	"write_acknowledgement":     KindWAck,
-	"acknowledge_packet":        KindAck,
-	"timeout_packet":            KindTimeout,
-	"initiate_token_deposit":    KindDInit,
-	"finalize_token_deposit":    KindDFin,
-	"initiate_token_withdrawal": KindWInit,
-	"finalize_token_withdrawal": KindWFin,
-}
+// watched is every bridge's Watch by chain event type, the key attributes of each kind, and
+// the kinds that start a leg.
+var eventKinds, eventKeys, startKinds = func() (kinds map[string]string, keys map[string][]string, starts map[string]bool) {
+	kinds, keys, starts = map[string]string{}, map[string][]string{}, map[string]bool{}
+	for _, b := range bridge.All {
+		for _, w := range b.Watch() {
+			kinds[w.Event], keys[w.Kind] = w.Kind, w.Key
+			if w.Starts {
+				starts[w.Kind] = true
+			}
+		}
+	}
+	return kinds, keys, starts
+}()
 
 func packetKey(port, channel, seq string) string { return port + "/" + channel + "/" + seq }
 
 // keyOf computes the stored key of a bridge event from its attributes.
 func keyOf(kind string, a map[string]string) string {
-	switch kind {
-	case KindSend, KindAck, KindTimeout:
-		return packetKey(a["packet_src_port"], a["packet_src_channel"], a["packet_sequence"])
-	case KindRecv, KindWAck:
-		return packetKey(a["packet_dst_port"], a["packet_dst_channel"], a["packet_sequence"])
-	case KindDInit:
-		return a["bridge_id"] + "/" + a["l1_sequence"]
-	case KindDFin:
-		return a["l1_sequence"]
-	case KindWInit:
-		return a["l2_sequence"]
-	case KindWFin:
-		return a["bridge_id"] + "/" + a["l2_sequence"]
+	attrs := eventKeys[kind]
+	switch len(attrs) {
+	case 0:
+		return ""
+	case 1:
+		return a[attrs[0]]
 	}
-	return ""
+	parts := make([]string, len(attrs))
+	for i, k := range attrs {
+		parts[i] = a[k]
+	}
+	return strings.Join(parts, "/")
 }
 
 // TxHash is the CometBFT hash of raw tx bytes (upper-case hex SHA-256).

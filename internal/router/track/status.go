@@ -136,6 +136,50 @@ type TransferEvent struct {
 	OPInitTransfer *OPInitTransferInfo `json:"op_init_transfer,omitempty"`
 }
 
+// HopStatus is a transfer_sequence entry normalized: what a progress line shows of it.
+type HopStatus struct {
+	Bridge                 string // "ibc", "opinit"; "" for an entry without a member
+	FromChainID, ToChainID string
+	State                  string
+	// Txs are the hop's txs in the order they happen (nil: not yet).
+	Txs        []*ChainTx
+	Error      string
+	Withdrawal *Withdrawal // an OPinit withdrawal's claim
+}
+
+// Hop is the entry normalized: the one place its members are read.
+func (t TransferEvent) Hop() HopStatus {
+	if x := t.IBCTransfer; x != nil {
+		h := HopStatus{Bridge: "ibc", FromChainID: x.FromChainID, ToChainID: x.ToChainID, State: x.State,
+			Txs: []*ChainTx{x.PacketTxs.SendTx, x.PacketTxs.ReceiveTx, x.PacketTxs.AcknowledgeTx, x.PacketTxs.TimeoutTx}}
+		if x.PacketTxs.Error != nil {
+			h.Error = x.PacketTxs.Error.Message
+		}
+		return h
+	}
+	if x := t.OPInitTransfer; x != nil {
+		h := HopStatus{Bridge: "opinit", FromChainID: x.FromChainID, ToChainID: x.ToChainID, State: x.State,
+			Txs: []*ChainTx{x.Txs.SendTx, x.Txs.ReceiveTx}, Withdrawal: x.Withdrawal}
+		if x.Error != nil {
+			h.Error = *x.Error
+		}
+		return h
+	}
+	return HopStatus{}
+}
+
+// settled reports whether the hop is over: an IBC packet acknowledged or failed, an OPinit
+// transfer received.
+func (t TransferEvent) settled() bool {
+	switch h := t.Hop(); h.Bridge {
+	case "ibc":
+		return h.State == TransferSuccess || h.State == TransferFailure
+	case "opinit":
+		return h.State == OPInitReceived
+	}
+	return true
+}
+
 // NextBlocking points at the hop a transfer waits on.
 type NextBlocking struct {
 	TransferSequenceIndex int `json:"transfer_sequence_index"`

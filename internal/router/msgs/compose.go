@@ -1,6 +1,27 @@
 package msgs
 
-// The op hook the Initia router serves: a deposit into a minievm rollup that ends in the
+// The rules that combine bridges in one transaction. A bridge (router/bridge) builds the
+// message of its own hop; these rules decide what that message carries for the hops around
+// it, and they are all here:
+//
+//  1. A wrapper token leaving minievm (toRemote in the source tx): the route starts from
+//     the ERC20Wrapper's 18-decimal token, and the source tx is approve + the wrapper's
+//     toRemoteAndOPWithdraw or toRemoteAndIBCTransfer, which convert and send in one call
+//     (unwrapWithdrawMsgs, unwrapIBCMsgs). Only an OPinit withdrawal or an IBC transfer can
+//     take the coin away, and only first in its transaction.
+//  2. A wrapper token after an OPinit deposit (toLocal in the op hook): the deposit is
+//     minted to the hook's signer, whose signed hook approves and converts it for the
+//     recipient (WrapHook, wrapHook; described below).
+//  3. A wrapper token after an IBC arrival (toLocal in an ibc-hooks memo): the last ICS-20
+//     arrival of a transaction pays the wrapper contract and carries its call (wrapMemo).
+//  4. An OPinit deposit that continues the route (an amount hook): the operations after the
+//     deposit in its transaction run on the rollup in the hook the recipient signed
+//     beforehand (checkHook; Builder.OPHook builds that hook's IBC transfer).
+//
+// Packet-forward memos are not a rule between bridges: a run of IBC hops is one bridge's
+// message (bridge.Transfers).
+//
+// Rule 2 in detail. The op hook the Initia router serves: a deposit into a minievm rollup that ends in the
 // ERC20Wrapper's 18-decimal token carries, in MsgInitiateTokenDeposit.data, a tx the user
 // signed on the rollup beforehand; the rollup's bridge hook runs it right after minting the
 // 6-decimal coin to the signer. It holds two MsgCalls:
@@ -36,10 +57,13 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/holiman/uint256"
+	"google.golang.org/protobuf/proto"
 
+	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
 
@@ -255,4 +279,99 @@ type orderedCall struct {
 	Input        string   `json:"input"`
 	Value        string   `json:"value"`
 	AccessList   []string `json:"access_list"`
+}
+
+// compose applies the rules above to the transaction of operations [start,end). It returns
+// the whole transaction's messages when the transaction starts from a wrapper token (rule 1);
+// otherwise it sets on leg what the first bridge's message carries for the others (rules 2-4)
+// and returns none.
+func (b Builder) compose(req Request, p *plan, start, end int, leg *bridge.Leg) ([]CosmosMsg, error) {
+	for i := start; i < end; i++ {
+		if w, ok := p.fromLocal[i]; ok {
+			if i != start {
+				return nil, opsErr("operation %d converts %s in the middle of a transaction", i, w.LocalDenom)
+			}
+			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
+			switch {
+			case bridge.Withdrawal(b.Reg, p.ops[i]) && end-start == 1:
+				return unwrapWithdrawMsgs(leg.Sender, leg.Receivers[0], w, local)
+			case p.hops[i].Bridge == bridge.IBC:
+				b.arrive(p, end, leg)
+				t, err := bridge.Transfers(*leg)
+				if err != nil {
+					return nil, refusal(err)
+				}
+				return unwrapIBCMsgs(leg.Sender, t, w, local)
+			default:
+				return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d cannot start from the wrapper token %s", i, w.LocalDenom)
+			}
+		}
+		if w, ok := p.toLocal[i]; ok && w.Via != route.WrapInOPHook && (w.Via != route.WrapInIBCHook || i != end-1 || p.hops[i].Bridge != bridge.IBC) {
+			return nil, route.Invalidf(ReasonUnsupportedOp, "operation %d converts %s to %s on %s before the transaction ends: only the last IBC arrival of a transaction can convert (in its ibc-hooks memo)",
+				i, w.RemoteDenom, w.LocalDenom, w.ChainID)
+		}
+	}
+	b.arrive(p, end, leg)
+	if p.hops[start].Bridge == bridge.OPInit && !bridge.Withdrawal(b.Reg, p.ops[start]) {
+		if w, ok := p.toLocal[start]; ok {
+			// Rule 2: the deposit is minted to the hook's signer, whose approve and toLocal
+			// convert it for the recipient (toLocal's receiver, in the hook).
+			hook, signer, err := b.wrapHook(req.SignedOPHook, w)
+			if err != nil {
+				return nil, err
+			}
+			leg.Receivers[0], leg.Hook = signer, hook
+		} else if end-start > 1 {
+			// Rule 4.
+			hook, err := checkHook(req.SignedOPHook, leg.Receivers[0])
+			if err != nil {
+				return nil, err
+			}
+			leg.Hook = hook
+		}
+	}
+	return nil, nil
+}
+
+// arrive is rule 3 on leg: when the transaction's last arrival ends in the wrapper token, it
+// pays the wrapper contract through an ibc-hooks memo (wrapMemo).
+func (b Builder) arrive(p *plan, end int, leg *bridge.Leg) {
+	if w, ok := p.toLocal[end-1]; ok && w.Via == route.WrapInIBCHook {
+		leg.Arrive = func(recipient string) (string, map[string]any, error) { return wrapMemo(w, recipient) }
+	}
+}
+
+// unwrapOp is op as the bridge hop itself sees it: the coins the ERC20Wrapper converts
+// from or to (RemoteDenom) instead of the wrapper tokens the route shows. wrapped says
+// whether op had a conversion.
+func unwrapOp(op route.Operation, toLocal, fromLocal route.WrapStep) (route.Operation, bool) {
+	if toLocal.RemoteDenom == "" && fromLocal.RemoteDenom == "" {
+		return op, false
+	}
+	return op.WithDenoms(fromLocal.RemoteDenom, toLocal.RemoteDenom), true
+}
+
+// checkHook decodes the signed hook and checks it is a signed transaction from the deposit's
+// recipient, so a wrong hook fails here instead of on the rollup after the funds moved.
+func checkHook(h *SignedOPHook, to string) ([]byte, error) {
+	if h == nil || h.Hook == "" {
+		return nil, route.Invalidf(ReasonOPHookRequired, "the route continues after the OPinit deposit: signed_op_hook is required").
+			WithInfo("call /op-hook, sign the returned messages and send them as signed_op_hook")
+	}
+	raw, err := base64.StdEncoding.DecodeString(h.Hook)
+	if err != nil {
+		return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.hook must be base64: %v", err)
+	}
+	var tx txv1beta1.Tx
+	if err := proto.Unmarshal(raw, &tx); err != nil || tx.Body == nil || len(tx.Body.Messages) == 0 || len(tx.Signatures) == 0 {
+		return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.hook is not a signed transaction")
+	}
+	if h.Signer != "" && h.Signer != to {
+		_, a, err1 := bech32.DecodeToBase256(h.Signer)
+		_, b, err2 := bech32.DecodeToBase256(to)
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			return nil, route.Invalidf(ReasonInvalidOPHook, "signed_op_hook.signer %s is not the deposit recipient %s", h.Signer, to)
+		}
+	}
+	return raw, nil
 }
