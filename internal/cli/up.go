@@ -64,6 +64,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		// would only grow: the indexers keep what the devnet keeps.
 		indexRetain = cfg.RetainBlocks
 	}
+	// A browser wallet calls the chains as it calls the indexers and the router: the same
+	// CORS settings on all of them.
+	cfg.CORS = corsAnyOrigin.config()
 	cfg.TestAccounts = 3 // printed below, like Anvil's accounts, for importing into a wallet
 	log, err := lg.logger(env.Stderr)
 	if err != nil {
