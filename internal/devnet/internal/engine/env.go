@@ -42,6 +42,9 @@ type Env struct {
 	response *anypb.Any
 	txIndex  uint32
 	seqFlag  *bool
+	// bank, when set, renders bank movements instead of the chain's flavour (a simulation's
+	// fork of it).
+	bank sim.BankFlavor
 }
 
 // SequenceIncremented is minievm's CONTEXT_KEY_SEQUENCE_INCREMENTED for the executing tx:
@@ -185,6 +188,9 @@ func (e *Env) move(from, to []byte, coins []Coin) error {
 }
 
 func (e *Env) flavor() sim.BankFlavor {
+	if e.bank != nil {
+		return e.bank
+	}
 	if e.c.cfg.Bank != nil {
 		return e.c.cfg.Bank
 	}

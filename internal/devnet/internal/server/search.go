@@ -291,6 +291,8 @@ func (s *Comet) abciQuery(p map[string]string) (any, error) {
 	prefix := s.c.Config().Bech32Prefix
 	args := pbStrings(data)
 	switch p["path"] {
+	case "/cosmos.tx.v1beta1.Service/Simulate":
+		return s.abciSimulate(data, resp), nil
 	case "/cosmos.auth.v1beta1.Query/Account":
 		addr, err := engine.ParseAddress(prefix, args[1])
 		if err != nil {
