@@ -11,7 +11,7 @@
 // internal/archtest enforce. What it offers:
 //
 //	Network   Start, Close, ProduceBlock(s), Chain(id)/Chains, Spec, Endpoints, registry and
-//	          endpoints.json writers, Key/UserKey/TestAccounts/Address/Account, ExecutorURL,
+//	          endpoints.json writers, RegistryHandler (the registry over HTTP for a wallet), Key/UserKey/TestAccounts/Address/Account, ExecutorURL,
 //	          RelayerStats/RelayerPending, Faults (the injector in front of every server),
 //	          OraclePairs/OraclePrice (the oracle's ground truth), FreezeOracle/ThawOracle
 //	Chain     ID, Kind, RPC/REST/JSONRPC URLs, Height, Key(i), Broadcast; ground truth read
