@@ -125,13 +125,39 @@ func (b *Book) BlockTime(h int64) time.Time {
 }
 
 // PriceAt is the price the L1 writes for a pair in block h (before any freezing): the
-// reference moved by a seeded amount within ±Swing ppm, exact integer arithmetic.
+// reference moved by a seeded offset within ±Swing ppm, in exact integer arithmetic. The
+// offset is value noise, a sum of seeded random values linearly interpolated over spans of
+// 8 to 256 blocks, plus a little per-block jitter, so a price drifts over minutes and
+// wiggles block to block rather than jumping by its whole swing every block. It is a pure
+// function of the seed, the pair and h: any height's price is computed, never stored.
 func (b *Book) PriceAt(p Pair, id uint64, h int64) *big.Int {
-	x := mix(b.seed ^ mix(id+1) ^ mix(uint64(h)<<1|1))
-	ppm := int64(x%uint64(2*p.Swing+1)) - p.Swing
+	salt := b.seed ^ mix(id+1)
+	// unit is a seeded value in [-unitScale, unitScale] for knot k of octave o.
+	unit := func(o, k uint64) int64 {
+		return int64(mix(salt^mix(o<<56|k))%(2*unitScale+1)) - unitScale
+	}
+	hh := uint64(max(h, 0))
+	var acc int64 // in units of unitScale·octaveWeight
+	for o := uint64(3); o <= 8; o++ {
+		span := uint64(1) << o
+		k, frac := hh>>o, int64(hh&(span-1))
+		a, c := unit(o, k), unit(o, k+1)
+		acc += (a*(int64(span)-frac) + c*frac) / int64(span) * octaveWeight
+	}
+	acc += unit(0, hh) * jitterWeight
+	// acc lies within ±unitScale·(6·octaveWeight + jitterWeight) = ±unitScale·weights.
+	ppm := acc * p.Swing / (unitScale * weights)
 	v := new(big.Int).Mul(big.NewInt(p.Reference), big.NewInt(1_000_000+ppm))
 	return v.Quo(v, big.NewInt(1_000_000))
 }
+
+// The value noise's scale and weights: six octaves of weight 15 and jitter of weight 10.
+const (
+	unitScale    = 1 << 20
+	octaveWeight = 15
+	jitterWeight = 10
+	weights      = 6*octaveWeight + jitterWeight
+)
 
 // mix is SplitMix64's finaliser: a well-spread 64-bit hash of x.
 func mix(x uint64) uint64 {
