@@ -15,12 +15,14 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
+	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	secp256k1pb "github.com/rollgate/rollgate/internal/chain/protos/cosmos/crypto/secp256k1"
 	signingv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/signing/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
 )
 
 // kitSimulateTx is the tx InterwovenKit simulates before signing
@@ -221,6 +223,42 @@ func TestSimulate(t *testing.T) {
 				t.Errorf("no tx over REST: %d %s", status, body)
 			}
 		})
+	}
+}
+
+// TestSimulateMoveEntryFunction: a simulated 0x1::coin::transfer to a fresh address on a
+// Move chain leaves no trace: the real transfer after it still creates the recipient's
+// primary store, with the store-creation events the simulation showed.
+func TestSimulateMoveEntryFunction(t *testing.T) {
+	net := startNet(t, 23, 1, devnet.ChainSpec{ChainID: "l1-simx-1", Kind: devnet.KindL1})
+	c, _ := net.Chain("l1-simx-1")
+	eng := c.Engine()
+	k := eng.Key(4)
+	var to move.Addr
+	copy(to[12:], strings.Repeat("\x61", 20))
+	meta := move.CoinMetadata("uinit")
+	amt := make([]byte, 8)
+	amt[0] = 0x2a
+	msg := &movev1.MsgExecute{Sender: engine.Bech32("init", k.Address()), ModuleAddress: "0x1", ModuleName: "coin", FunctionName: "transfer",
+		Args: [][]byte{to[:], meta[:], amt}}
+	num, seq, _ := eng.AccountState(k.Address())
+	status, body := post(t, c.REST()+"/cosmos/tx/v1beta1/simulate", map[string]string{"tx_bytes": base64.StdEncoding.EncodeToString(kitSimulateTx(t, k.PubKey(), seq, msg))})
+	if status != 200 || !strings.Contains(string(body), "PrimaryStoreCreatedEvent") {
+		t.Fatalf("simulated transfer to a fresh address: %d %s", status, body)
+	}
+	raw, err := engine.SignDirect(c.ID(), k, num, seq, []proto.Message{msg}, "", engine.Fee{GasLimit: 500000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, code, log := c.Broadcast(raw); code != 0 {
+		t.Fatalf("broadcast: %d %s", code, log)
+	}
+	if err := net.ProduceBlock(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, txBody := get(t, fmt.Sprintf("%s/tx?hash=0x%X", c.RPC(), sha(raw)))
+	if !strings.Contains(string(txBody), `"code":0`) || !strings.Contains(string(txBody), "PrimaryStoreCreatedEvent") {
+		t.Errorf("the real transfer after the simulation: %s", txBody)
 	}
 }
 

@@ -64,7 +64,7 @@ func (c *Chain) execute(bo *overlay, height int64, btime time.Time, raw []byte, 
 	env := c.newEnv(anteO, height, btime, hash[:])
 	env.gas = gasTxBase + gasPerTxByte*uint64(len(raw)) + gasPerSig*uint64(len(tx.Signers))
 	if s != nil {
-		env.bank = s.bank
+		env.bank, env.simulating = s.bank, true
 		// The signed tx is longer than the simulated one by its signatures (sent empty) and
 		// its fee: charge their bytes as x/auth's ConsumeTxSizeGasDecorator does in simulate.
 		for _, sig := range tx.Signatures {
@@ -127,7 +127,7 @@ func (c *Chain) execute(bo *overlay, height int64, btime time.Time, raw []byte, 
 	menv := c.newEnv(msgO, height, btime, hash[:])
 	menv.gas = anteGas
 	if s != nil {
-		menv.bank = s.bank
+		menv.bank, menv.simulating = s.bank, true
 	}
 	menv.txIndex = index
 	anteIncremented := true // IncrementSequenceDecorator ran: the flag minievm's MsgCall reads

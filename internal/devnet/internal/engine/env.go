@@ -45,7 +45,12 @@ type Env struct {
 	// bank, when set, renders bank movements instead of the chain's flavour (a simulation's
 	// fork of it).
 	bank sim.BankFlavor
+	// simulating is set while a simulated tx executes (sim.Simulation).
+	simulating bool
 }
+
+// Simulating implements sim.Simulation.
+func (e *Env) Simulating() bool { return e.simulating }
 
 // SequenceIncremented is minievm's CONTEXT_KEY_SEQUENCE_INCREMENTED for the executing tx:
 // true while the ante's sequence increment has not been consumed by an EVM message (nil
