@@ -189,8 +189,11 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
 	printAccounts(env.Stdout, out.Accounts, eps)
-	fmt.Fprintf(env.Stdout, "\nROUTER    %s\nREGISTRY  %s (InterwovenKit registryUrl: chains.json, profiles.json)\nendpoints: %s\nCtrl-C to stop.\n",
-		out.Router, out.Registry, path)
+	fmt.Fprintf(env.Stdout, "\nROUTER    %s\nREGISTRY  %s (InterwovenKit registryUrl: chains.json, profiles.json)\n", out.Router, out.Registry)
+	// What InterwovenKitProvider takes to run against up (packages/interwovenkit-react/src/data/config.ts).
+	fmt.Fprintf(env.Stdout, "INTERWOVENKIT  {...TESTNET, defaultChainId: %q, registryUrl: %q, routerApiUrl: %q}\n",
+		l1ChainID(cfg), out.Registry, out.Router)
+	fmt.Fprintf(env.Stdout, "endpoints: %s\nCtrl-C to stop.\n", path)
 	up = true
 	return g.Wait()
 }
@@ -268,12 +271,20 @@ func upIndexerConfig(env *Env, id string, e devnet.ChainEndpoints, db, listen st
 // wallet has an indexer for every chain it shows (InterwovenKit requires one of each).
 func indexedOf(cfg devnet.Config) []string {
 	ids := rollupsOf(cfg)
-	for _, c := range cfg.Chains {
-		if c.Kind == devnet.KindL1 {
-			ids = append(ids, c.ChainID)
-		}
+	if id := l1ChainID(cfg); id != "" {
+		ids = append(ids, id)
 	}
 	return ids
+}
+
+// l1ChainID is the network's L1 ("" without one).
+func l1ChainID(cfg devnet.Config) string {
+	for _, c := range cfg.Chains {
+		if c.Kind == devnet.KindL1 {
+			return c.ChainID
+		}
+	}
+	return ""
 }
 
 // rollupsOf lists the rollups in a stable order.
