@@ -157,22 +157,9 @@ type quotePrice struct {
 
 func priceJSON(q Quote) priceResponse {
 	out := priceResponse{Nonce: strconv.FormatUint(q.Nonce, 10), Decimals: strconv.FormatUint(q.Decimals, 10), ID: strconv.FormatUint(q.ID, 10)}
-	out.Price = &quotePrice{Price: "0", BlockTimestamp: Timestamp(time.Time{}), BlockHeight: "0"}
+	out.Price = &quotePrice{Price: "0", BlockTimestamp: gateway.Timestamp(time.Time{}), BlockHeight: "0"}
 	if q.Price != nil {
-		out.Price = &quotePrice{Price: q.Price.String(), BlockTimestamp: Timestamp(q.BlockTime), BlockHeight: strconv.FormatInt(q.BlockHeight, 10)}
+		out.Price = &quotePrice{Price: q.Price.String(), BlockTimestamp: gateway.Timestamp(q.BlockTime), BlockHeight: strconv.FormatInt(q.BlockHeight, 10)}
 	}
 	return out
-}
-
-// Timestamp prints a google.protobuf.Timestamp as the gateway's jsonpb does: UTC, with 0,
-// 3, 6 or 9 fractional digits.
-func Timestamp(t time.Time) string {
-	s := t.UTC().Format("2006-01-02T15:04:05.000000000")
-	for range 3 {
-		if !strings.HasSuffix(s, "000") {
-			break
-		}
-		s = strings.TrimSuffix(s, "000")
-	}
-	return strings.TrimSuffix(s, ".") + "Z"
 }

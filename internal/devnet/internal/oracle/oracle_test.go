@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"github.com/rollgate/rollgate/internal/devnet/internal/gateway"
 	"math/big"
 	"testing"
 	"time"
@@ -119,7 +120,7 @@ func TestTimestamp(t *testing.T) {
 		genesis.Add(7):                       "2026-11-21T09:00:00.000000007Z",
 		{}:                                   "0001-01-01T00:00:00Z",
 	} {
-		if got := Timestamp(in); got != want {
+		if got := gateway.Timestamp(in); got != want {
 			t.Errorf("Timestamp(%v) = %s, want %s", in, got, want)
 		}
 	}

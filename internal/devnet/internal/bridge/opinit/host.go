@@ -229,7 +229,7 @@ type outputJSON struct {
 
 func outputOf(rec WithdrawalRecord) outputJSON {
 	root, _ := hex.DecodeString(rec.Hash)
-	return outputJSON{OutputRoot: OutputRoot(1, root, make([]byte, 32)), L1BlockTime: rec.Time.UTC().Format(time.RFC3339Nano),
+	return outputJSON{OutputRoot: OutputRoot(1, root, make([]byte, 32)), L1BlockTime: gateway.Timestamp(rec.Time),
 		L2BlockNumber: strconv.FormatInt(rec.Height, 10)}
 }
 
