@@ -96,16 +96,22 @@ func runDevnet(ctx context.Context, env *Env, args []string) error {
 	var d devnetFlags
 	var lg logging
 	var dataDir string
+	var cors corsFlags
 	d.register(f)
 	lg.register(f)
+	cors.register(f)
 	f.String(&dataDir, "data-dir", ".rollgate/devnet", "where endpoints.json and the registry directory are written", "DEVNET_DATA_DIR")
 	if err := f.parse(args); err != nil {
+		return err
+	}
+	if err := cors.validate(); err != nil {
 		return err
 	}
 	cfg, err := d.config(dataDir)
 	if err != nil {
 		return err
 	}
+	cfg.CORS = cors.config() // the chains' servers, as the indexers' flags set theirs
 	log, err := lg.logger(env.Stderr)
 	if err != nil {
 		return err

@@ -15,14 +15,17 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
 // the indexer following it, and the router's URL.
 type upEndpoints struct {
-	Chains   map[string]upChain `json:"chains"`
-	Router   string             `json:"router"`
-	Accounts *upAccounts        `json:"accounts,omitempty"`
+	Chains map[string]upChain `json:"chains"`
+	Router string             `json:"router"`
+	// Registry is the URL of the registry served in InterwovenKit's shape (its registryUrl).
+	Registry string      `json:"registry"`
+	Accounts *upAccounts `json:"accounts,omitempty"`
 }
 
 // upAccounts are the funded test accounts a wallet developer can import.
@@ -42,13 +45,14 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	var d devnetFlags
 	var lg logging
 	var dataDir, host, pprofAddr string
-	var indexerBase, routerPort, indexRetain int
+	var indexerBase, routerPort, registryPort, indexRetain int
 	d.register(f)
 	lg.register(f)
 	f.String(&dataDir, "data-dir", ".rollgate", "state directory: devnet registry, one SQLite store per rollup, endpoints.json", "ROLLGATE_DATA_DIR")
 	f.String(&host, "listen-host", "127.0.0.1", "address the indexers and the router listen on", "ROLLGATE_LISTEN_HOST")
-	f.Int(&indexerBase, "indexer-port-base", 8080, "the indexer of rollup i listens on base+i (0: random ports)", "ROLLGATE_INDEXER_PORT_BASE")
+	f.Int(&indexerBase, "indexer-port-base", 8080, "indexer i listens on base+i, the rollups by chain id, then the L1 (0: random ports)", "ROLLGATE_INDEXER_PORT_BASE")
 	f.Int(&routerPort, "router-port", 8090, "router port (0: random)", "ROLLGATE_ROUTER_PORT")
+	f.Int(&registryPort, "registry-port", 8091, "port serving the devnet's registry to browser wallets: chains.json, profiles.json, assetlists (InterwovenKit's registryUrl; 0: random)", "ROLLGATE_REGISTRY_PORT")
 	f.Int(&indexRetain, "indexer-retain-heights", -1, "heights each indexer keeps, pruning older ones (-1: as many as --retain-blocks; 0: keep all)", "ROLLGATE_INDEXER_RETAIN_HEIGHTS")
 	f.String(&pprofAddr, "pprof", "", "host:port serving /debug/pprof/ for heap and goroutine profiles (scripts/soak); empty: off", "ROLLGATE_PPROF")
 	if err := f.parse(args); err != nil {
@@ -64,6 +68,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		// would only grow: the indexers keep what the devnet keeps.
 		indexRetain = cfg.RetainBlocks
 	}
+	// A browser wallet calls the chains as it calls the indexers and the router: the same
+	// CORS settings on all of them.
+	cfg.CORS = corsAnyOrigin.config()
 	cfg.TestAccounts = 3 // printed below, like Anvil's accounts, for importing into a wallet
 	log, err := lg.logger(env.Stderr)
 	if err != nil {
@@ -82,9 +89,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	// owns, so a failure half-way leaves no component running and no port taken.
 	g := newGroup(ctx)
 	// Listen first: a taken port should fail before anything starts.
-	rollups := rollupsOf(cfg)
+	indexed := indexedOf(cfg)
 	lns := map[string]net.Listener{}
-	for i, id := range rollups {
+	for i, id := range indexed {
 		port := 0
 		if indexerBase > 0 {
 			port = indexerBase + i
@@ -99,6 +106,10 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return g.Abort(fmt.Errorf("router: %w", err))
 	}
+	registryLn, err := g.Listen(net.JoinHostPort(host, strconv.Itoa(registryPort)))
+	if err != nil {
+		return g.Abort(fmt.Errorf("registry: %w", err))
+	}
 	if pprofAddr != "" {
 		if err := servePprof(g, pprofAddr); err != nil {
 			return g.Abort(fmt.Errorf("pprof: %w", err))
@@ -112,13 +123,13 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	g.Own(func() error { netw.Close(); return nil })
 	eps := netw.Endpoints()
 
-	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String()}
+	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String(), Registry: "http://" + registryLn.Addr().String()}
 	indexers := map[string]string{}
-	fl := &upFleet{g: g, log: log} // every rollup's indexer in one process (indexer_multi.go)
+	fl := &upFleet{g: g, log: log} // every indexer in one process (indexer_multi.go)
 	for id, e := range eps {
 		out.Chains[id] = upChain{ChainEndpoints: e}
 	}
-	for _, id := range rollups {
+	for _, id := range indexed {
 		e := eps[id]
 		// The devnet lives in memory and starts from genesis on every run, so an index left by
 		// an earlier run describes chains that no longer exist: start each store afresh.
@@ -153,6 +164,15 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		return g.Abort(err)
 	}
 
+	// The registry a browser wallet loads: every chain the kit lists has its indexer.
+	regH, err := netw.RegistryHandler(out.Registry, indexers)
+	if err != nil {
+		return g.Abort(err)
+	}
+	g.Go(func(ctx context.Context) error {
+		return httpapi.Serve(ctx, registryLn, regH, log.With("component", "registry"))
+	})
+
 	accts, err := netw.TestAccounts()
 	if err != nil {
 		return g.Abort(err)
@@ -169,7 +189,11 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
 	printAccounts(env.Stdout, out.Accounts, eps)
-	fmt.Fprintf(env.Stdout, "\nROUTER  %s\nendpoints: %s\nCtrl-C to stop.\n", out.Router, path)
+	fmt.Fprintf(env.Stdout, "\nROUTER    %s\nREGISTRY  %s (InterwovenKit registryUrl: chains.json, profiles.json)\n", out.Router, out.Registry)
+	// What InterwovenKitProvider takes to run against up (packages/interwovenkit-react/src/data/config.ts).
+	fmt.Fprintf(env.Stdout, "INTERWOVENKIT  {...TESTNET, defaultChainId: %q, registryUrl: %q, routerApiUrl: %q}\n",
+		l1ChainID(cfg), out.Registry, out.Router)
+	fmt.Fprintf(env.Stdout, "endpoints: %s\nCtrl-C to stop.\n", path)
 	up = true
 	return g.Wait()
 }
@@ -235,11 +259,35 @@ func upIndexerConfig(env *Env, id string, e devnet.ChainEndpoints, db, listen st
 	ic.BuildInfo = env.Build
 	ic.LogContext = []any{"component", "indexer", "chain_id", id}
 	ic.CORS = corsAnyOrigin
-	ic.Ingest.ChainID, ic.Ingest.VMType, ic.Ingest.AccountPrefix = id, string(e.Kind), "init"
+	vm := string(e.Kind)
+	if e.Kind == devnet.KindL1 {
+		vm = string(devnet.KindMove) // Initia's L1 runs Move: its blocks and events are a Move chain's
+	}
+	ic.Ingest.ChainID, ic.Ingest.VMType, ic.Ingest.AccountPrefix = id, vm, "init"
 	return ic, ic.validate(quiet)
 }
 
-// rollupsOf lists the rollups (the chains that get an indexer) in a stable order.
+// indexedOf lists the chains `up` indexes, in port order: the rollups, then the L1, so a
+// wallet has an indexer for every chain it shows (InterwovenKit requires one of each).
+func indexedOf(cfg devnet.Config) []string {
+	ids := rollupsOf(cfg)
+	if id := l1ChainID(cfg); id != "" {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// l1ChainID is the network's L1 ("" without one).
+func l1ChainID(cfg devnet.Config) string {
+	for _, c := range cfg.Chains {
+		if c.Kind == devnet.KindL1 {
+			return c.ChainID
+		}
+	}
+	return ""
+}
+
+// rollupsOf lists the rollups in a stable order.
 func rollupsOf(cfg devnet.Config) []string {
 	var ids []string
 	for _, c := range cfg.Chains {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -103,7 +104,7 @@ func TestUp(t *testing.T) {
 					Amount  string `json:"amount"`
 				} `json:"holders"`
 			}
-			feeDenom := map[string]string{"evm": "GAS", "move": "umin", "wasm": "umin"}[string(c.Kind)]
+			feeDenom := map[string]string{"evm": "GAS", "move": "umin", "wasm": "umin", "l1": "uinit"}[string(c.Kind)]
 			if code := getJSON(t, c.Indexer+"/indexer/richlist/v1/"+feeDenom, &holders); code != 200 || len(holders.Holders) == 0 {
 				t.Errorf("round %d: %s rich list of %s: status %d, %d holders", round, id, feeDenom, code, len(holders.Holders))
 			}
@@ -123,8 +124,8 @@ func TestUp(t *testing.T) {
 					ChainID string `json:"chain_id"`
 				}
 			}
-			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 3 {
-				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups", round, id, code, fleet.Chains)
+			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 4 {
+				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups and the L1", round, id, code, fleet.Chains)
 			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
@@ -132,8 +133,12 @@ func TestUp(t *testing.T) {
 			}
 		}
 		checkUpAccounts(t, eps, out.String())
-		if rollups != 3 {
-			t.Errorf("round %d: %d indexers, want one per rollup (3)", round, rollups)
+		if rollups != 4 {
+			t.Errorf("round %d: %d indexers, want one per rollup and the L1's (4)", round, rollups)
+		}
+		checkUpRegistry(t, eps)
+		if want := fmt.Sprintf("INTERWOVENKIT  {...TESTNET, defaultChainId: \"initia-devnet-1\", registryUrl: %q, routerApiUrl: %q}", eps.Registry, eps.Router); !strings.Contains(out.String(), want) {
+			t.Errorf("round %d: no InterwovenKit config line %s in\n%s", round, want, out)
 		}
 		var chains struct {
 			Chains []struct {
@@ -156,6 +161,39 @@ func TestUp(t *testing.T) {
 		}
 		// The last line says so once everything has stopped and closed.
 		checkLastLogLine(t, errb.String(), "rollgate stopped")
+	}
+}
+
+// checkUpRegistry: the printed registry URL serves InterwovenKit's registryUrl
+// (packages/interwovenkit-react/src/data/chains.ts): chains.json with the L1 and every rollup,
+// each with the indexer `up` runs for it, and assetlists over http.
+func checkUpRegistry(t *testing.T, eps upEndpoints) {
+	t.Helper()
+	var chains []struct {
+		ChainID string `json:"chain_id"`
+		APIs    struct {
+			Indexer []struct{ Address string } `json:"indexer"`
+		} `json:"apis"`
+		Metadata struct {
+			Assetlist string `json:"assetlist"`
+		} `json:"metadata"`
+	}
+	if code := getJSON(t, eps.Registry+"/chains.json", &chains); code != 200 || len(chains) != 4 {
+		t.Fatalf("registry chains.json: %d, %d chains", code, len(chains))
+	}
+	for _, c := range chains {
+		if len(c.APIs.Indexer) != 1 || c.APIs.Indexer[0].Address != eps.Chains[c.ChainID].Indexer {
+			t.Errorf("registry %s indexer %+v, up runs %q", c.ChainID, c.APIs.Indexer, eps.Chains[c.ChainID].Indexer)
+		}
+		if code, _ := getBody(t, c.Metadata.Assetlist); code != 200 || !strings.HasPrefix(c.Metadata.Assetlist, eps.Registry+"/") {
+			t.Errorf("registry %s assetlist %s: %d", c.ChainID, c.Metadata.Assetlist, code)
+		}
+	}
+	if code := getJSON(t, eps.Registry+"/profiles.json", nil); code != 200 {
+		t.Errorf("registry profiles.json: %d", code)
+	}
+	if !preflightAllowsAnyOrigin(t, eps.Registry+"/chains.json", http.MethodGet) {
+		t.Error("the registry refuses a cross-origin preflight")
 	}
 }
 
@@ -188,7 +226,7 @@ func TestUpFailureLeavesNothing(t *testing.T) {
 			probe.Close()
 			env, _, errb := testEnv(nil)
 			code := run(t.Context(), env, []string{"up", "--data-dir", dir, "--port-base", "0", "--indexer-port-base", "0",
-				"--router-port", strconv.Itoa(routerPort), "--interval", "100ms", "--log-level", "info"})
+				"--router-port", strconv.Itoa(routerPort), "--registry-port", "0", "--interval", "100ms", "--log-level", "info"})
 			if code == 0 || !strings.Contains(errb.String(), tc.blocker) {
 				t.Fatalf("exit code %d, want a failure naming %s; stderr %s", code, tc.blocker, errb)
 			}

@@ -33,7 +33,7 @@ func startUp(t *testing.T, dir string, within time.Duration, args ...string) *up
 	u := &upRun{out: out, errb: errb, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		u.done <- run(ctx, env, append([]string{"up", "--data-dir", dir, "--port-base", "0",
-			"--indexer-port-base", "0", "--router-port", "0"}, args...))
+			"--indexer-port-base", "0", "--router-port", "0", "--registry-port", "0"}, args...))
 	}()
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if strings.Contains(out.String(), "ROUTER") {

@@ -13,6 +13,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/internal/server"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 	"github.com/rollgate/rollgate/internal/devnet/internal/vm/evm"
+	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
 // Chain is one running chain of the network.
@@ -83,9 +84,15 @@ func (cfg Config) port(i, j int) int {
 	return cfg.PortBase + 10*i + j
 }
 
-// serve runs h on ln until Close, tracked by the network's wait group.
+// serverMethods are the methods a browser's preflight is told every devnet server takes:
+// CometBFT RPC and Cosmos REST answer GET and POST, JSON-RPC and the executor POST or GET.
+var serverMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
+
+// serve runs h on ln until Close, tracked by the network's wait group, behind the CORS
+// settings (outside the fault injector, so an injected failure reaches a page's script as
+// the failure, not as a CORS error).
 func (n *Network) serve(ln net.Listener, h http.Handler, what string) {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: httpapi.CORSHandler(n.cfg.CORS, serverMethods, h), ReadHeaderTimeout: 10 * time.Second}
 	n.servers = append(n.servers, srv)
 	n.wg.Add(1)
 	go func() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
@@ -58,6 +59,10 @@ type Config struct {
 	// KeepWithdrawals is how long a withdrawal stays claimable after its finalization
 	// period when RetainBlocks > 0 (0: for good).
 	KeepWithdrawals time.Duration
+	// CORS are the cross-origin settings of every chain's servers (RPC, REST, JSON-RPC and
+	// the executor API), the indexers' settings type: a browser wallet calls the chains as
+	// it calls a node. Off by default.
+	CORS httpapi.CORS
 	// DataDir, when set, receives endpoints.json and registry/ once everything listens.
 	DataDir      string
 	ManualBlocks bool // no timers: blocks (and relayer steps) only through ProduceBlock

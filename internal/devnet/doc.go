@@ -11,8 +11,9 @@
 // internal/archtest enforce. What it offers:
 //
 //	Network   Start, Close, ProduceBlock(s), Chain(id)/Chains, Spec, Endpoints, registry and
-//	          endpoints.json writers, Key/UserKey/TestAccounts/Address/Account, ExecutorURL,
-//	          RelayerStats/RelayerPending, Faults (the injector in front of every server)
+//	          endpoints.json writers, RegistryHandler (the registry over HTTP for a wallet), Key/UserKey/TestAccounts/Address/Account, ExecutorURL,
+//	          RelayerStats/RelayerPending, Faults (the injector in front of every server),
+//	          OraclePairs/OraclePrice (the oracle's ground truth), FreezeOracle/ThawOracle
 //	Chain     ID, Kind, RPC/REST/JSONRPC URLs, Height, Key(i), Broadcast; ground truth read
 //	          from the chain itself: Block, Accounts, Balances, NFTs, NFTClassNames,
 //	          NFTTraces, ICS721Collection (truth.go)
@@ -28,6 +29,7 @@
 //	│   ├── ibc       ICS-20 transfers, packet-forward, ibc-hooks (a sim.Module)
 //	│   ├── opinit    OPinit ophost (L1) and opchild (rollup), executor API (sim.Modules)
 //	│   └── relayer   the relayer and OPinit executor bots, over the engine or over HTTP
+//	├── oracle        Skip Connect's x/oracle: L1 prices per block, mirrored on rollups
 //	├── vm            the VMs, each a sim.Module plus a bank flavour, plugged by kind
 //	│   ├── evm       minievm: ERC-20/721, receipts, traces, Ethereum JSON-RPC
 //	│   ├── move      Move: fungible assets, NFTs, the Move-backed bank (also the L1's VM)

@@ -49,10 +49,15 @@ func userAccounts(seed uint64, users int, s ChainSpec) ([]engine.GenesisAccount,
 	return out, nil
 }
 
-// userCoins are a user's (and a test account's) genesis balances: 10^12 of the fee denom and,
-// on Initia chains, of uusdc.
+// userCoins are a user's (and a test account's) genesis balances: a million whole tokens of
+// the fee denom and, on Initia chains, of uusdc, at the decimals the registry gives them (a
+// micro denom's 6, GAS's 18), so a wallet shows 1,000,000 of each rather than 0.000001 GAS.
 func userCoins(s ChainSpec) []engine.Coin {
-	coins := []engine.Coin{{Denom: s.FeeDenom, Amount: big.NewInt(1_000_000_000_000)}}
+	fee := big.NewInt(1_000_000_000_000)
+	if s.FeeDenom == "GAS" {
+		fee = new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil)
+	}
+	coins := []engine.Coin{{Denom: s.FeeDenom, Amount: fee}}
 	if s.FeeDenom != "uusdc" && s.Kind != KindCosmos {
 		coins = append(coins, engine.Coin{Denom: "uusdc", Amount: big.NewInt(1_000_000_000_000)})
 	}

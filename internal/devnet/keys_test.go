@@ -126,7 +126,11 @@ func TestTestAccounts(t *testing.T) {
 				Balance CoinJSON `json:"balance"`
 			}
 			raw := httpGet(t, n.Endpoints()[id].REST+"/cosmos/bank/v1beta1/balances/"+a.Addresses[id]+"/by_denom?denom="+spec.FeeDenom)
-			if err := json.Unmarshal(raw, &bal); err != nil || bal.Balance.Amount != "1000000000000" {
+			want := "1000000000000" // a million of a micro denom
+			if spec.FeeDenom == "GAS" {
+				want += "000000000000" // a million GAS at its 18 decimals
+			}
+			if err := json.Unmarshal(raw, &bal); err != nil || bal.Balance.Amount != want {
 				t.Errorf("#%d on %s: %s balance %s", c.index, id, spec.FeeDenom, raw)
 			}
 		}

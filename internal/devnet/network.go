@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/registryfile"
+	"github.com/rollgate/rollgate/internal/devnet/internal/oracle"
 	"github.com/rollgate/rollgate/internal/testutil/faults"
 )
 
@@ -21,6 +22,7 @@ type Network struct {
 	chains  []*Chain // config order
 	faults  *faults.Injector
 	bridges *bridges // nil unless Config.Bridges
+	oracle  *oracle.Book
 	servers []*http.Server
 
 	mu     sync.Mutex // serialises manual ProduceBlock (blocks, then the relayer's step)
@@ -81,6 +83,11 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 // build builds every chain's engine, wiring the bridges first when they are on (their
 // modules and bot accounts are part of each chain's genesis).
 func (n *Network) build() error {
+	book, err := oracle.NewBook(n.cfg.Seed, n.cfg.GenesisTime, n.cfg.BlockInterval, oracle.DefaultPairs())
+	if err != nil {
+		return err
+	}
+	n.oracle = book
 	if n.cfg.Bridges {
 		b, err := wireBridges(n)
 		if err != nil {
@@ -98,6 +105,9 @@ func (n *Network) build() error {
 			return fmt.Errorf("test accounts of %s: %w", s.ChainID, err)
 		}
 		mods, accs := n.bridges.chainParts(s)
+		if m := n.oracleModule(s.Kind); m != nil {
+			mods = append(mods, m)
+		}
 		c, err := buildChain(n.cfg, s, mods, append(append(accs, users...), tests...), n.log)
 		if err != nil {
 			return err

@@ -194,17 +194,19 @@ func wrappedAsset(c *Chain, a bridge.RegistryAsset) (asset, bool) {
 	return out, true
 }
 
-// WriteRegistry writes the initia-registry directory of the network: per chain a
-// chain.json (with, when bridged, op_bridge_id, op_denoms, ibc_channels, ibc_capabilities
-// and executor_uri) and an assetlist.json (genesis tokens, then the bridge's one-hop
-// traced assets, then on an EVM rollup the wrapped 18-decimal tokens of its OPinit coins, then the vouchers that reach a rollup through the L1 by packet forwarding,
-// see forwardedVouchers); and with LayerZero on, the registry-only EVM peer and the L1's
-// OFT asset.
-func (n *Network) WriteRegistry(dir string) error {
+// registryDocs are the network's registry entries in file order: per chain a chain.json
+// (with, when bridged, op_bridge_id, op_denoms, ibc_channels, ibc_capabilities and
+// executor_uri) and an assetlist.json (genesis tokens, then the bridge's one-hop traced
+// assets, then on an EVM rollup the wrapped 18-decimal tokens of its OPinit coins, then the
+// vouchers that reach a rollup through the L1 by packet forwarding, see forwardedVouchers);
+// and with LayerZero on, the registry-only EVM peer and the L1's OFT asset.
+func (n *Network) registryDocs() ([]registryfile.Chain, []registryfile.AssetList) {
 	var forwarded map[string][]asset
 	if n.bridges != nil {
 		forwarded = n.forwardedVouchers()
 	}
+	var chains []registryfile.Chain
+	var lists []registryfile.AssetList
 	for _, c := range n.chains {
 		assets := genesisAssets(c)
 		if n.bridges != nil {
@@ -222,25 +224,33 @@ func (n *Network) WriteRegistry(dir string) error {
 		if c.Spec.Kind == KindL1 && n.cfg.LayerZero {
 			assets = append(assets, l1LZAsset())
 		}
-		name := c.Spec.name()
-		if err := registryfile.WriteChain(dir, n.chainDoc(c)); err != nil {
-			return fmt.Errorf("registry %s: %w", c.Spec.ChainID, err)
-		}
-		doc := registryfile.AssetList{Schema: "../assetlist.schema.json", ChainName: name, Assets: uniqueAssets(assets)}
-		if err := registryfile.WriteAssetList(dir, doc); err != nil {
-			return fmt.Errorf("registry %s: %w", c.Spec.ChainID, err)
-		}
+		chains = append(chains, n.chainDoc(c))
+		lists = append(lists, registryfile.AssetList{Schema: "../assetlist.schema.json", ChainName: c.Spec.name(), Assets: uniqueAssets(assets)})
 	}
 	if n.cfg.LayerZero {
-		if err := registryfile.WriteChain(dir, lzChainJSON()); err != nil {
-			return err
-		}
+		chains = append(chains, lzChainJSON())
+		l1Name, l1ID := "", ""
 		for _, c := range n.chains {
 			if c.Spec.Kind == KindL1 {
-				return registryfile.WriteAssetList(dir, lzAssetlist(c.Spec.name(), c.Spec.ChainID))
+				l1Name, l1ID = c.Spec.name(), c.Spec.ChainID
+				break
 			}
 		}
-		return registryfile.WriteAssetList(dir, lzAssetlist("", ""))
+		lists = append(lists, lzAssetlist(l1Name, l1ID))
+	}
+	return chains, lists
+}
+
+// WriteRegistry writes the initia-registry directory of the network (registryDocs).
+func (n *Network) WriteRegistry(dir string) error {
+	chains, lists := n.registryDocs()
+	for i, c := range chains {
+		if err := registryfile.WriteChain(dir, c); err != nil {
+			return fmt.Errorf("registry %s: %w", c.ChainID, err)
+		}
+		if err := registryfile.WriteAssetList(dir, lists[i]); err != nil {
+			return fmt.Errorf("registry %s: %w", c.ChainID, err)
+		}
 	}
 	return nil
 }

@@ -190,3 +190,25 @@ func (c *cors) preflight(h http.Header, r *http.Request, allowed []string) {
 		h.Set("Access-Control-Max-Age", c.maxAge)
 	}
 }
+
+// CORSHandler puts the CORS settings in front of a handler that is not an API of this
+// package (the devnet's chain servers, which a browser wallet calls like a node's): a
+// preflight answers 204 with methods as the path's methods, any other request gets the
+// headers New's servers add. Disabled settings return next unchanged.
+func CORSHandler(c CORS, methods []string, next http.Handler) http.Handler {
+	if !c.Enabled {
+		return next
+	}
+	cc := newCORS(c)
+	allowed := append(slices.Clone(methods), http.MethodOptions)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			cc.preflight(w.Header(), r, allowed)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		cc.actual(w.Header(), r)
+		next.ServeHTTP(w, r)
+	})
+}

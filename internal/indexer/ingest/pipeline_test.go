@@ -423,19 +423,41 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 }
 
 // noValidators fails every validator lookup: blocks must still be written, without proposer.
-type noValidators struct{ *fakeChain }
+type noValidators struct {
+	*fakeChain
+	calls *atomic.Int64
+}
 
-func (noValidators) Validators(ctx context.Context) ([]Validator, error) {
+func (n noValidators) Validators(ctx context.Context) ([]Validator, error) {
+	n.calls.Add(1)
 	return nil, errors.New("opchild module not found (injected)")
 }
 
+// TestPipelineProposerLookupFailureDoesNotStop: a chain with no validator list (Initia's L1
+// has no opchild module) gets its blocks written without proposer, is asked again only once
+// per refresh period, and the warning is logged once, not per block.
 func TestPipelineProposerLookupFailureDoesNotStop(t *testing.T) {
 	w := &memWriter{}
 	cfg := fastConfig()
 	cfg.StopAtHeight = 30
-	runPipeline(t, cfg, noValidators{newFakeChain(30, 0)}, w, nil)
+	cfg.ValidatorRefresh = time.Hour
+	var calls atomic.Int64
+	rec := &logRecorder{msg: "proposer lookup failed; storing blocks without proposer"}
+	p, err := New(cfg, noValidators{newFakeChain(30, 0), &calls}, w, slog.New(rec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if len(w.blocks) != 30 {
 		t.Fatalf("%d blocks written, want 30", len(w.blocks))
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d validator lookups for 30 blocks within one refresh period, want 1", n)
+	}
+	if len(rec.records) != 1 {
+		t.Errorf("the lookup failure was logged %d times, want once", len(rec.records))
 	}
 	for _, b := range w.blocks {
 		if b.Block.Proposer != nil {

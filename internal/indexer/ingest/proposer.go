@@ -27,6 +27,7 @@ type proposerResolver struct {
 	byCons    map[string]*store.Proposer
 	lastFetch time.Time
 	fetched   bool
+	noList    bool // the chain answered that it has no validator list (said once)
 }
 
 func newProposerResolver(src Source, log *slog.Logger, refreshEvery time.Duration) *proposerResolver {
@@ -56,8 +57,12 @@ func (r *proposerResolver) Resolve(ctx context.Context, consAddr []byte) (*store
 		if transientLookup(err) {
 			return nil, fmt.Errorf("validator lookup: %w", err)
 		}
-		if ctx.Err() == nil {
-			r.log.Warn("proposer lookup failed; storing the block without proposer", "err", err)
+		// A chain without the opchild module (Initia's L1) says so on every ask: ask again
+		// only every refreshEvery, and say it once.
+		r.fetched = true
+		if ctx.Err() == nil && !r.noList {
+			r.noList = true
+			r.log.Warn("proposer lookup failed; storing blocks without proposer", "err", err)
 		}
 		return nil, nil
 	}

@@ -21,14 +21,38 @@ type anted struct {
 	accs    []account
 }
 
+// anteMode is where the ante checks run: DeliverTx, CheckTx (the mempool's pending
+// sequences count) or a simulation (Service/Simulate).
+type anteMode int
+
+const (
+	modeDeliver anteMode = iota
+	modeCheck
+	modeSimulate
+)
+
 // ante verifies signatures and sequences (and, when checking, the mempool's pending sequences).
 func (c *Chain) ante(v view, tx *Tx, check bool) (anted, *sim.CodedError) {
+	mode := modeDeliver
+	if check {
+		mode = modeCheck
+	}
+	return c.anteIn(v, tx, mode)
+}
+
+func (c *Chain) anteIn(v view, tx *Tx, mode anteMode) (anted, *sim.CodedError) {
 	var a anted
-	cerr := c.anteChecks(v, tx, check, &a)
+	cerr := c.anteChecks(v, tx, mode, &a)
 	return a, cerr
 }
 
-func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedError {
+// anteChecks are the SDK's ante decorators. In a simulation, as in x/auth's ante with
+// simulate set, signatures are not verified, a signer's key need not match its address (a
+// wallet simulates with whatever key it has at hand: InterwovenKit sends a plain secp256k1 key
+// for an eth_secp256k1 account, packages/interwovenkit-react/src/data/tx.ts simulateTx), the
+// signers are the messages' and no gas limit is set; sequences are still checked.
+func (c *Chain) anteChecks(v view, tx *Tx, mode anteMode, out *anted) *sim.CodedError {
+	check, simulate := mode == modeCheck, mode == modeSimulate
 	if len(tx.Signers) == 0 || len(tx.Signers) != len(tx.Signatures) {
 		return sdkErr(codeUnauthorized, fmt.Sprintf("invalid number of signatures; expected: %d, got %d: unauthorized", len(tx.Signers), len(tx.Signatures)))
 	}
@@ -40,9 +64,17 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 		return sdkErr(codeTxDecode, err.Error()+": tx parse error")
 	}
 	out.msgs = msgs
+	var msgSigners [][]byte
+	if simulate {
+		if msgSigners, err = c.messageSigners(msgs); err != nil {
+			return sdkErr(codeInvalidAddress, err.Error()+": invalid address")
+		}
+	}
 	for i, si := range tx.Signers {
-		addr, err := AddressOf(si.PubKeyType, si.PubKey)
-		if err != nil {
+		var addr []byte
+		if i < len(msgSigners) {
+			addr = msgSigners[i]
+		} else if addr, err = AddressOf(si.PubKeyType, si.PubKey); err != nil {
 			return sdkErr(codeInvalidPubKey, err.Error()+": invalid pubkey")
 		}
 		acc, ok := getAccount(v, addr)
@@ -56,8 +88,18 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 				want = p
 			}
 		}
+		if simulate {
+			// Simulated against the committed state, so a wallet that reads the committed
+			// sequence and one that counts its txs still in the mempool both pass.
+			if p, ok := c.pending[hex.EncodeToString(addr)]; ok && si.Sequence > want && si.Sequence <= p {
+				want = si.Sequence
+			}
+		}
 		if si.Sequence != want {
 			return sdkErr(codeWrongSequence, fmt.Sprintf("account sequence mismatch, expected %d, got %d: incorrect account sequence", want, si.Sequence))
+		}
+		if simulate {
+			continue
 		}
 		switch si.Mode {
 		case SignModeDirect:
@@ -78,6 +120,9 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 			}
 		}
 	}
+	if simulate {
+		return nil
+	}
 	// every message signer must have signed
 	for _, m := range msgs {
 		if s := msgSigner(m); s != "" {
@@ -94,6 +139,27 @@ func (c *Chain) anteChecks(v view, tx *Tx, check bool, out *anted) *sim.CodedErr
 		return sdkErr(codeOutOfGas, "out of gas in location: txSize; gasWanted: 0, gasUsed: 0: out of gas")
 	}
 	return nil
+}
+
+// messageSigners are the distinct signers of the messages, in order (the SDK's GetSigners).
+func (c *Chain) messageSigners(msgs []proto.Message) ([][]byte, error) {
+	var out [][]byte
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		s := msgSigner(m)
+		if s == "" {
+			continue
+		}
+		addr, err := ParseAddress(c.cfg.Bech32Prefix, s)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[string(addr)] {
+			seen[string(addr)] = true
+			out = append(out, addr)
+		}
+	}
+	return out, nil
 }
 
 func (c *Chain) signedBy(tx *Tx, addr []byte) bool {

@@ -27,9 +27,24 @@ const (
 	gasPerSend    = 12000
 	gasPerEvent   = 250
 	gasPerKVWrite = 2000
+	// simSignatureBytes is what a simulation charges for each empty signature: a 65-byte
+	// signature and the fee coin the signed tx will carry.
+	simSignatureBytes = 110
 )
 
 func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, index uint32) TxResult {
+	return c.execute(bo, height, btime, raw, index, nil)
+}
+
+// simulation is what a simulated execution changes: the flavour it renders bank movements
+// with (a fork of the chain's, when that keeps memory).
+type simulation struct {
+	bank sim.BankFlavor
+}
+
+// execute runs one tx against bo: delivery, or with s a simulation (ante in simulate mode,
+// no gas limit, no fee carried to the next block's distribution; the caller drops bo).
+func (c *Chain) execute(bo *overlay, height int64, btime time.Time, raw []byte, index uint32, s *simulation) TxResult {
 	hash := sha256.Sum256(raw)
 	tx, err := DecodeTx(raw)
 	if err != nil {
@@ -37,13 +52,27 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	}
 	res := TxResult{GasWanted: int64(tx.Fee.GasLimit)}
 	anteO := newOverlay(bo)
-	checked, cerr := c.ante(anteO, tx, false)
+	mode := modeDeliver
+	if s != nil {
+		mode = modeSimulate
+	}
+	checked, cerr := c.anteIn(anteO, tx, mode)
 	if cerr != nil {
 		res.Code, res.Codespace, res.Log = cerr.Code, cerr.Codespace, cerr.Log
 		return res
 	}
 	env := c.newEnv(anteO, height, btime, hash[:])
 	env.gas = gasTxBase + gasPerTxByte*uint64(len(raw)) + gasPerSig*uint64(len(tx.Signers))
+	if s != nil {
+		env.bank, env.simulating = s.bank, true
+		// The signed tx is longer than the simulated one by its signatures (sent empty) and
+		// its fee: charge their bytes as x/auth's ConsumeTxSizeGasDecorator does in simulate.
+		for _, sig := range tx.Signatures {
+			if len(sig) == 0 {
+				env.gas += gasPerTxByte * simSignatureBytes
+			}
+		}
+	}
 	// fee: deducted unless zero, as the SDK does (fee.go)
 	payer := c.feePayer(tx, checked)
 	if !coinsZero(tx.Fee.Amount) {
@@ -58,7 +87,9 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 			res.GasUsed = int64(env.gas)
 			return res
 		}
-		c.feesPrev = append(c.feesPrev, tx.Fee.Amount...)
+		if s == nil {
+			c.feesPrev = append(c.feesPrev, tx.Fee.Amount...)
+		}
 	}
 	ante := env.events
 	ante = append(ante, sim.Event{Type: "tx", Attributes: []sim.Attribute{
@@ -95,6 +126,9 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 	msgO := newOverlay(bo)
 	menv := c.newEnv(msgO, height, btime, hash[:])
 	menv.gas = anteGas
+	if s != nil {
+		menv.bank, menv.simulating = s.bank, true
+	}
 	menv.txIndex = index
 	anteIncremented := true // IncrementSequenceDecorator ran: the flag minievm's MsgCall reads
 	menv.seqFlag = &anteIncremented
@@ -146,7 +180,7 @@ func (c *Chain) deliver(bo *overlay, height int64, btime time.Time, raw []byte, 
 			responses = append(responses, &anypb.Any{TypeUrl: url + "Response"})
 		}
 	}
-	if menv.gas > tx.Fee.GasLimit {
+	if s == nil && menv.gas > tx.Fee.GasLimit {
 		res.Code, res.Codespace = codeOutOfGas, codespaceSDK
 		res.Log = fmt.Sprintf("out of gas in location: ReadPerByte; gasWanted: %d, gasUsed: %d: out of gas", tx.Fee.GasLimit, menv.gas)
 		res.GasUsed = int64(menv.gas)

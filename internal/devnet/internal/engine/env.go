@@ -42,7 +42,15 @@ type Env struct {
 	response *anypb.Any
 	txIndex  uint32
 	seqFlag  *bool
+	// bank, when set, renders bank movements instead of the chain's flavour (a simulation's
+	// fork of it).
+	bank sim.BankFlavor
+	// simulating is set while a simulated tx executes (sim.Simulation).
+	simulating bool
 }
+
+// Simulating implements sim.Simulation.
+func (e *Env) Simulating() bool { return e.simulating }
 
 // SequenceIncremented is minievm's CONTEXT_KEY_SEQUENCE_INCREMENTED for the executing tx:
 // true while the ante's sequence increment has not been consumed by an EVM message (nil
@@ -185,6 +193,9 @@ func (e *Env) move(from, to []byte, coins []Coin) error {
 }
 
 func (e *Env) flavor() sim.BankFlavor {
+	if e.bank != nil {
+		return e.bank
+	}
 	if e.c.cfg.Bank != nil {
 		return e.c.cfg.Bank
 	}

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 )
@@ -24,6 +26,19 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Timestamp prints a google.protobuf.Timestamp as the gateway's jsonpb does: UTC, with 0,
+// 3, 6 or 9 fractional digits ("…T09:00:00.500Z", never ".5Z").
+func Timestamp(t time.Time) string {
+	s := t.UTC().Format("2006-01-02T15:04:05.000000000")
+	for range 3 {
+		if !strings.HasSuffix(s, "000") {
+			break
+		}
+		s = strings.TrimSuffix(s, "000")
+	}
+	return strings.TrimSuffix(s, ".") + "Z"
 }
 
 // WriteJSON writes v with status 200.

@@ -35,6 +35,7 @@ func NewREST(c *engine.Chain, modules []sim.Module, log *slog.Logger) http.Handl
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/block/{height}", s.txsByBlock)
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs/{hash}", s.txByHash)
 	mux.HandleFunc("POST /cosmos/tx/v1beta1/txs", s.broadcast)
+	mux.HandleFunc("POST /cosmos/tx/v1beta1/simulate", s.simulate)
 	mux.HandleFunc("GET /cosmos/tx/v1beta1/txs", s.txsByEvents)
 	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/blocks/latest", s.blockAt)
 	mux.HandleFunc("GET /cosmos/base/tendermint/v1beta1/blocks/{height}", s.blockAt)
@@ -49,6 +50,10 @@ func NewREST(c *engine.Chain, modules []sim.Module, log *slog.Logger) http.Handl
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/supply/by_denom", s.supplyOf)
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata", s.denomsMetadata)
 	mux.HandleFunc("GET /cosmos/bank/v1beta1/denoms_metadata_by_query_string", s.denomMetadataByQuery)
+	if c.Kind() == engine.KindL1 {
+		mux.HandleFunc("GET /initia/tx/v1/gas_prices", s.serveGasPrices)
+		mux.HandleFunc("GET /initia/tx/v1/gas_prices/{denom}", s.serveGasPrice)
+	}
 	if c.Kind() != engine.KindL1 {
 		mux.HandleFunc("GET /opinit/opchild/v1/validators", s.opchildValidators)
 		mux.HandleFunc("GET /opinit/opchild/v1/validator/{valoper}", s.opchildValidator)

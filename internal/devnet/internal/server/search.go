@@ -127,6 +127,22 @@ func txMatches(conds []cond, height int64, hash string, evs []sim.Event) bool {
 	return false
 }
 
+// hashCond is the hash of a "tx.hash = X" condition, when the query has one.
+func hashCond(conds []cond) ([32]byte, bool) {
+	var h [32]byte
+	for _, c := range conds {
+		if c.tag == "tx.hash" && c.op == "=" {
+			b, err := hex.DecodeString(c.val)
+			if err != nil || len(b) != 32 {
+				return h, true // matches nothing, as no tx has that hash
+			}
+			copy(h[:], b)
+			return h, true
+		}
+	}
+	return h, false
+}
+
 func (s *Comet) txSearch(p map[string]string) (any, error) {
 	conds, err := parseQuery(p["query"])
 	if err != nil {
@@ -160,15 +176,29 @@ func (s *Comet) txSearch(p map[string]string) (any, error) {
 		i int
 	}
 	var hits []hit
-	top := s.c.Height()
-	for h := int64(1); h <= top; h++ {
-		b, err := s.c.Block(h)
-		if err != nil {
-			return nil, err
+	if hash, ok := hashCond(conds); ok {
+		// A wallet confirming its broadcast (InterwovenKit: tx_search "tx.hash='…'"): the
+		// hash index answers for every retained tx, without reading a block.
+		if b, i, found := s.c.TxByHash(hash); found && txMatches(conds, b.Height, upperHex(b.TxHashes[i][:]), b.Results[i].Events) {
+			hits = append(hits, hit{b, i})
 		}
-		for i := range b.Txs {
-			if txMatches(conds, b.Height, upperHex(b.TxHashes[i][:]), b.Results[i].Events) {
-				hits = append(hits, hit{b, i})
+	} else {
+		// A pruning node's indexer keeps nothing below the base: search what is retained
+		// (from height 1 a pruned chain failed the whole search on the first dropped block).
+		top := s.c.Height()
+		for h := s.c.Base(); h <= top; h++ {
+			b, err := s.c.Block(h)
+			if err != nil {
+				var pe *engine.PrunedHeightError
+				if errors.As(err, &pe) {
+					continue // pruned while searching
+				}
+				return nil, err
+			}
+			for i := range b.Txs {
+				if txMatches(conds, b.Height, upperHex(b.TxHashes[i][:]), b.Results[i].Events) {
+					hits = append(hits, hit{b, i})
+				}
 			}
 		}
 	}
@@ -261,6 +291,8 @@ func (s *Comet) abciQuery(p map[string]string) (any, error) {
 	prefix := s.c.Config().Bech32Prefix
 	args := pbStrings(data)
 	switch p["path"] {
+	case "/cosmos.tx.v1beta1.Service/Simulate":
+		return s.abciSimulate(data, resp), nil
 	case "/cosmos.auth.v1beta1.Query/Account":
 		addr, err := engine.ParseAddress(prefix, args[1])
 		if err != nil {

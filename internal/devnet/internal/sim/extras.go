@@ -57,6 +57,20 @@ type FeeDenomer interface {
 	FeeDenom() string
 }
 
+// Simulation says whether the executing tx is a simulation (Service/Simulate), whose writes
+// and events the engine throws away. It is optional, not a Need: a module that keeps process
+// memory beside its KV (Move's record of primary stores) must not record what a simulation
+// did, and an engine that never simulates need not offer it.
+type Simulation interface {
+	Simulating() bool
+}
+
+// Simulating reports whether env executes a simulated tx (false for an Env without the extra).
+func Simulating(env Env) bool {
+	s, ok := env.(Simulation)
+	return ok && s.Simulating()
+}
+
 // Extra names one extra interface, for Needer and CheckNeeds.
 type Extra struct {
 	name string

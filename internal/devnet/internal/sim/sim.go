@@ -153,6 +153,13 @@ type BankFlavor interface {
 	BurnEvents(prefix string, from []byte, coins []Coin) []Event
 }
 
+// BankForker is a BankFlavor that keeps process memory across txs (Move's record of which
+// primary stores exist). A simulated tx (Service/Simulate) renders its events with a fork,
+// so it leaves no trace in what later txs emit.
+type BankForker interface {
+	ForkFlavor() BankFlavor
+}
+
 // Typed adapts a handler of one concrete message type, so modules write
 // `"/pkg.MsgX": sim.Typed(m.handleX)`. A message of another type (the engine routed a type
 // URL to the wrong handler) fails like the SDK's router does for a message it cannot handle.

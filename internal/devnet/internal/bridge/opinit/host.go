@@ -212,6 +212,7 @@ func (h *Host) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/next_l1_sequence", with(at, h.restNextL1))
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/withdrawals/claimed/by_hash", with(at, h.restClaimed))
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/migration_info/by_l1_denom", with(at, h.restMigration))
+	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/outputs", with(at, h.restOutputs))
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/outputs/{output_index}", with(at, h.restOutput))
 	mux.HandleFunc("GET /opinit/ophost/v1/bridges/{bridge_id}/last_finalized_output", with(at, h.restLastFinalized))
 }
@@ -228,7 +229,7 @@ type outputJSON struct {
 
 func outputOf(rec WithdrawalRecord) outputJSON {
 	root, _ := hex.DecodeString(rec.Hash)
-	return outputJSON{OutputRoot: OutputRoot(1, root, make([]byte, 32)), L1BlockTime: rec.Time.UTC().Format(time.RFC3339Nano),
+	return outputJSON{OutputRoot: OutputRoot(1, root, make([]byte, 32)), L1BlockTime: gateway.Timestamp(rec.Time),
 		L2BlockNumber: strconv.FormatInt(rec.Height, 10)}
 }
 
@@ -421,6 +422,9 @@ func (h *Host) restClaimed(w http.ResponseWriter, r *http.Request, q sim.Query) 
 
 func (h *Host) restMigration(w http.ResponseWriter, r *http.Request, _ sim.Query) {
 	if _, ok := h.bridgeOr404(w, r); ok {
-		gateway.WriteError(w, http.StatusNotFound, 5, "collections: not found: key '"+r.URL.Query().Get("l1_denom")+"'")
+		// No devnet bridge is migrated: the querier's NotFound (OPinit
+		// x/ophost/keeper/querier.go MigrationInfo), which InterwovenKit reads as "not
+		// migrated" (packages/interwovenkit-react/src/pages/bridge/op/data.ts checkMigrationInfo).
+		gateway.WriteError(w, http.StatusNotFound, 5, "migration info not found")
 	}
 }

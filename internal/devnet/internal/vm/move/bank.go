@@ -71,6 +71,21 @@ var _ sim.BankFlavor = (*BankFlavor)(nil)
 // NewBankFlavor returns a flavor with its own record of primary stores.
 func NewBankFlavor() *BankFlavor { return &BankFlavor{set: newStoreSet()} }
 
+// ForkFlavor implements sim.BankForker: a flavor with a copy of the record of primary
+// stores, for a simulated tx.
+func (f *BankFlavor) ForkFlavor() sim.BankFlavor {
+	f.set.mu.Lock()
+	defer f.set.mu.Unlock()
+	set := &storeSet{stores: make(map[Addr]bool, len(f.set.stores)), denoms: make(map[Addr]string, len(f.set.denoms))}
+	for k, v := range f.set.stores {
+		set.stores[k] = v
+	}
+	for k, v := range f.set.denoms {
+		set.denoms[k] = v
+	}
+	return &BankFlavor{set: set, StoreExists: f.StoreExists}
+}
+
 // NoteStore records that owner has a primary store for denom (e.g. genesis balances), so the
 // next deposit does not render a store creation.
 func (f *BankFlavor) NoteStore(owner []byte, denom string) {

@@ -737,7 +737,9 @@ func (c *call) ensureStore(owner, meta Addr, denom string) {
 	if !known && c.m.flavor.StoreExists != nil {
 		known = c.m.flavor.StoreExists(owner.Account(), denom)
 	}
-	c.m.set.add(store)
+	if !sim.Simulating(c.env) { // a simulated tx's store is gone with its writes
+		c.m.set.add(store)
+	}
 	if !known {
 		c.emit(storeCreatedEvents(owner, meta)...)
 	}

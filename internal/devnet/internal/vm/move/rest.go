@@ -16,6 +16,7 @@ import (
 
 // Routes implements sim.Module: the x/move REST queries an indexer makes.
 func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
+	m.routeViews(mux, at)
 	mux.HandleFunc("GET /initia/move/v1/accounts/{address}/resources/by_struct_tag", func(w http.ResponseWriter, r *http.Request) {
 		m.serveResource(w, r, at)
 	})

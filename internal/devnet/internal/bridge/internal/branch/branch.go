@@ -211,6 +211,9 @@ func (e *Env) EnsureAccount(addr []byte) {
 // FeeDenom forwards to the parent.
 func (e *Env) FeeDenom() string { return e.parent.FeeDenom() }
 
+// Simulating implements sim.Simulation: a branch of a simulated tx is simulated too.
+func (e *Env) Simulating() bool { return sim.Simulating(e.parent) }
+
 // TxIndex forwards to the parent.
 func (e *Env) TxIndex() uint32 {
 	return e.parent.TxIndex()
