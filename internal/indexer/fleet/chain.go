@@ -43,6 +43,7 @@ type chainRun struct {
 
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
+	feat    atomic.Pointer[api.Features] // the profile's API parts, set with db
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
 	want    atomic.Bool                  // this process should write the chain (leases)
 	// wmu makes "may write, so the pipeline starts" and "hand the lease back unless the
@@ -130,6 +131,7 @@ func (r *chainRun) run() {
 	}
 	h := api.New(cfg, db, r.log, r.reg)
 	r.handler.Store(&h)
+	r.feat.Store(&cfg.Features)
 	r.db.Store(db)
 	if r.f.cfg.ReadOnly {
 		<-r.ctx.Done()
