@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 	"unicode/utf8"
 )
 
@@ -141,56 +140,6 @@ func (d *DB) RichListDenom(ctx context.Context, denom string) (string, int64, bo
 		}
 	}
 	return "", 0, false, nil
-}
-
-// BlockAtTime returns the height of the last block at or before t (before true) or of the
-// first block at or after t (before false), by bisection on the block table's primary key:
-// header times never decrease with the height, so about log2(blocks) point reads answer it
-// without an index on the time. ErrNotFound when no stored block qualifies.
-func (d *DB) BlockAtTime(ctx context.Context, t time.Time, before bool) (int64, error) {
-	c := d.be.reader()
-	// The oldest kept block (pruning drops the first ones) and the newest: two seeks on the
-	// primary key; an empty store has neither.
-	var lo, hi int64
-	if err := queryRow(ctx, c, "SELECT height FROM block ORDER BY height LIMIT 1", nil, &lo); err != nil {
-		return 0, fmt.Errorf("block at time: %w", err)
-	}
-	if err := queryRow(ctx, c, "SELECT height FROM block ORDER BY height DESC LIMIT 1", nil, &hi); err != nil {
-		return 0, fmt.Errorf("block at time: %w", err)
-	}
-	ns := t.UnixNano()
-	at := func(h int64) (int64, error) {
-		var tn int64
-		err := queryRow(ctx, c, "SELECT time_ns FROM block WHERE height = ?", []any{h}, &tn)
-		return tn, err
-	}
-	// Invariant for before: the answer is the largest h in [lo, hi] with time(h) <= ns.
-	l, r := lo, hi
-	found := int64(0)
-	for l <= r {
-		m := l + (r-l)/2
-		tn, err := at(m)
-		if err != nil {
-			return 0, fmt.Errorf("block at time: %w", err)
-		}
-		if before {
-			if tn <= ns {
-				found, l = m, m+1
-			} else {
-				r = m - 1
-			}
-		} else {
-			if tn >= ns {
-				found, r = m, m-1
-			} else {
-				l = m + 1
-			}
-		}
-	}
-	if found == 0 {
-		return 0, ErrNotFound
-	}
-	return found, nil
 }
 
 func lower(s string) string {
