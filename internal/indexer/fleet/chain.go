@@ -118,7 +118,7 @@ func (r *chainRun) run() {
 	}
 	cfg := r.f.cfg.API
 	cfg.ChainID, cfg.AccountPrefix = r.spec.ID, r.spec.AccountPrefix
-	cfg.Features = prof.API(db, r.profileOptions())
+	cfg.Features = prof.API(db, r.apiOptions())
 	cfg.RichList = r.richList()
 	cfg.Ready = func() error {
 		if f := r.ready.Load(); f != nil {
