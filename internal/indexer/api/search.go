@@ -148,13 +148,13 @@ func (src searchSource) search(ctx context.Context, sq searchQuery) ([]searchHit
 			return nil, err
 		}
 	}
-	if addr, err := parseAccount(src.prefix, q); err == nil && looksLikeAddress(q) {
+	if addr, ok := searchAddress(src.prefix, q); ok {
 		if err := add(src.address(ctx, addr)); err != nil {
 			return nil, err
 		}
 	}
 	if coll, token, ok := splitToken(q); ok {
-		if addr, err := parseAccount(src.prefix, coll); err == nil {
+		if addr, ok := searchAddress(src.prefix, coll); ok {
 			if err := add(src.token(ctx, addr, token)); err != nil {
 				return nil, err
 			}
@@ -294,13 +294,19 @@ func isDecimal(s string) bool {
 	return true
 }
 
-// looksLikeAddress keeps search from reading bare hex (a tx hash) or padded forms as an
-// address: 0x with 20 or 32 bytes, or bech32 (parseAccount checked the prefix and checksum).
-func looksLikeAddress(s string) bool {
+// searchAddress reads an address only in the forms a user pastes: 0x with 20 or 32 bytes, or
+// bech32 with the chain's prefix and a valid checksum. Bare or short hex (a height, a tx hash)
+// is not one, unlike the by_account routes' lenient parsing.
+func searchAddress(prefix, s string) ([]byte, bool) {
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		return len(s) == 42 || len(s) == 66
+		if len(s) != 42 && len(s) != 66 {
+			return nil, false
+		}
+		b, err := hex.DecodeString(s[2:])
+		return b, err == nil
 	}
-	return strings.Contains(s, "1")
+	b, err := address.FromBech32(prefix, strings.ToLower(s))
+	return b, err == nil && (len(b) == 20 || len(b) == 32)
 }
 
 // splitToken reads "collection/token_id" or "collection token_id" (the token id within a
