@@ -533,7 +533,7 @@ func (s *server) esTokenTx(ctx context.Context, q url.Values, nft bool) (esEnvel
 	if err != nil {
 		return esEnvelope{}, err
 	}
-	metas, err := s.es().tokenMetas(ctx, contracts, nft)
+	metas, err := s.es().tokenMetas(ctx, contracts, nft, c.indexed)
 	if err != nil {
 		return esEnvelope{}, err
 	}

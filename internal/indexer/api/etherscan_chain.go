@@ -99,8 +99,9 @@ const (
 )
 
 // tokenMetas returns the metadata of the contracts (lowercase 0x), reading the unknown ones in
-// one batch of eth_call at the latest block.
-func (e *Etherscan) tokenMetas(ctx context.Context, contracts []string, nft bool) (map[string]tokenMeta, error) {
+// one batch of eth_call at height at (the indexed height: the chain as the answer's records
+// stand).
+func (e *Etherscan) tokenMetas(ctx context.Context, contracts []string, nft bool, at int64) (map[string]tokenMeta, error) {
 	out := map[string]tokenMeta{}
 	var missing []string
 	tokens.mu.Lock()
@@ -129,7 +130,7 @@ func (e *Etherscan) tokenMetas(ctx context.Context, contracts []string, nft bool
 		reqs := make([]evmrpc.Request, 0, len(res))
 		for i, a := range as {
 			for j, sel := range sels {
-				reqs = append(reqs, evmrpc.Request{Method: "eth_call", Params: []any{map[string]string{"to": a, "data": sel}, "latest"}, Result: &res[i*len(sels)+j]})
+				reqs = append(reqs, evmrpc.Request{Method: "eth_call", Params: []any{map[string]string{"to": a, "data": sel}, evmrpc.BlockTag(at)}, Result: &res[i*len(sels)+j]})
 			}
 		}
 		if err := c.Batch(ctx, reqs); err != nil {

@@ -113,7 +113,8 @@ type esBlockRewardJSON struct {
 // esBlockReward: a rollup mints no block reward and has no uncles, so what its block pays is
 // the fees of its EVM txs (gasUsed × effectiveGasPrice summed), Etherscan's reward less the
 // static part. blockMiner is the block's fee recipient from the chain (eth_getBlockByNumber's
-// miner) when the JSON-RPC is configured, else "".
+// miner; asked with full txs, the one form the tx lists ask too)
+// when the JSON-RPC is configured, else "".
 func (s *server) esBlockReward(ctx context.Context, q url.Values) (esEnvelope, error) {
 	h, err := strconv.ParseInt(q.Get("blockno"), 10, 64)
 	if err != nil || h < 1 {
@@ -144,7 +145,7 @@ func (s *server) esBlockReward(ctx context.Context, q url.Values) (esEnvelope, e
 	}
 	miner := ""
 	if s.es().RPC != nil {
-		blk, err := s.es().RPC.BlockByNumber(ctx, h, false)
+		blk, err := s.es().RPC.BlockByNumber(ctx, h, true)
 		if err != nil {
 			if ce := chainErr(err); errors.As(ce, new(*esChainError)) {
 				return esEnvelope{}, ce

@@ -22,9 +22,11 @@ import (
 
 // capturedChain is one captured chain ingested into a store.
 type capturedChain struct {
-	id string
-	vm vmkind.Kind
-	db *store.DB
+	id  string
+	vm  vmkind.Kind
+	db  *store.DB
+	url string         // the replay server answering as the chain (CometBFT, REST, JSON-RPC)
+	srv *replay.Server // its misses
 }
 
 // ingestCaptured replays a captured chain up to its last height into the store at dsn (the
@@ -74,7 +76,7 @@ func ingestCaptured(t *testing.T, fixture string, vm vmkind.Kind, dsn string) ca
 	if err := p.Run(ctx); err != nil {
 		t.Fatalf("ingest %s: %v", fixture, err)
 	}
-	return capturedChain{id: st.Result.NodeInfo.Network, vm: vm, db: db}
+	return capturedChain{id: st.Result.NodeInfo.Network, vm: vm, db: db, url: chain.URL, srv: srv}
 }
 
 func getJSONURL(t *testing.T, u string, v any) {
