@@ -35,21 +35,23 @@ type Etherscan struct {
 	NativeDenom string
 }
 
-// The envelope's strings. Those marked (docs) are Etherscan's own wording, from its common
-// error messages page and the endpoint pages; the others are rollgate's, for conditions
-// Etherscan's documentation does not name, in the same "Error! …" form.
+// The envelope's strings. Those marked (docs) are Etherscan's wording from its API
+// documentation (the common error messages page, the endpoint pages); (answers) are Etherscan's
+// answers as its clients report them; the others are rollgate's, for conditions Etherscan's
+// documentation does not name, in the same "Error! …" form. docs/indexer-api.md lists the
+// sources.
 const (
 	esMsgOK          = "OK"
 	esMsgNOTOK       = "NOTOK"
 	esNoTxs          = "No transactions found"                                                                // (docs)
 	esNoRecords      = "No records found"                                                                     // (docs)
-	esBadModule      = "Error! Missing Or invalid Module name"                                                // (docs)
+	esBadModule      = "Error! Missing Or invalid Module name"                                                // (answers)
 	esBadAction      = "Error! Missing Or invalid Action name"                                                // (docs)
 	esBadAddress     = "Error! Invalid address format"                                                        // (docs)
 	esNotVerified    = "Contract source code not verified"                                                    // (docs)
-	esWindow         = "Result window is too large, PageNo x Offset size must be less than or equal to 10000" // (docs)
+	esWindow         = "Result window is too large, PageNo x Offset size must be less than or equal to 10000" // (answers)
 	esTimeout        = "Query Timeout occured. Please select a smaller result dataset"                        // (docs)
-	esNoClosest      = "Error! No closest block found"                                                        // (docs)
+	esNoClosest      = "Error! No closest block found"                                                        // (answers)
 	esBadTxHash      = "Error! Invalid transaction hash"
 	esBadBlock       = "Error! Invalid block number"
 	esBadPage        = "Error! Invalid page or offset"
@@ -62,7 +64,7 @@ const (
 	esNeedAddrTopic  = "Error! Missing address or topic"
 	esTooMany        = "Error! Too many addresses, at most 20"
 	esNoBlock        = "Error! Block not found"
-	esNoRPC          = "Error! This rollgate has no JSON-RPC endpoint for this action (--json-rpc)"
+	esNoRPC          = "Error! This rollgate has no JSON-RPC endpoint for this action (--json-rpc-url)"
 	esChainFailed    = "Error! The chain's JSON-RPC did not answer, try again"
 	esWindowMax      = 10000 // page × offset, as at Etherscan
 	esLogsMax        = 1000  // getLogs records per call, as at Etherscan

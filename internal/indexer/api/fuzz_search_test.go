@@ -141,7 +141,7 @@ func TestEtherscanErrors(t *testing.T) {
 		{"module=contract&action=getabi&address=" + a, "0", "NOTOK", "Contract source code not verified"},
 		{"module=contract&action=getabi&address=0x12", "0", "NOTOK", "Error! Invalid address format"},
 		// Without a JSON-RPC endpoint the actions that read the chain say so.
-		{"module=account&action=balance&address=" + a, "0", "NOTOK", "Error! This rollgate has no JSON-RPC endpoint for this action (--json-rpc)"},
+		{"module=account&action=balance&address=" + a, "0", "NOTOK", "Error! This rollgate has no JSON-RPC endpoint for this action (--json-rpc-url)"},
 	} {
 		rec := do(h, "/api?"+c.q)
 		var e struct{ Status, Message, Result string }
