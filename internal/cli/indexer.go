@@ -37,6 +37,7 @@ type indexerConfig struct {
 	MaxConns   int // upstream requests in flight per client
 	CORS       corsFlags
 	Streams    streamFlags
+	Etherscan  etherscanFlags
 	CacheMB    int // response cache bound in MiB; 0 disables
 	BuildInfo  Build
 	LogContext []any  // attributes added to every log line (e.g. the chain id under `up`)
@@ -75,6 +76,7 @@ func (c *indexerConfig) register(f *flags) {
 	f.String(&c.Pprof, "pprof", "", "host:port serving /debug/pprof/ (CPU and heap profiles); empty: off", "ROLLGATE_PPROF")
 	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
 	c.CORS.register(f)
+	c.Etherscan.register(f)
 	c.Streams.register(f)
 	f.Int64(&c.RetainHeights, "retain-heights", 0, "keep the newest N heights, pruning older ones in the background; older heights answer as on a pruned node (0: keep all; on an api replica, answer as the pruning writer does)", "RETAIN_HEIGHTS")
 	f.Int(&c.CacheMB, "response-cache-mb", 64, "MiB of answers kept in memory: blocks and txs until evicted, lists until the next block (0: off)", "RESPONSE_CACHE_MB")
@@ -210,9 +212,13 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	if cfg.Mode == "ingest" {
 		handler = api.NewIngestOnly(ready, log, reg)
 	} else {
+		po, err := cfg.apiProfileOptions(log)
+		if err != nil {
+			return err
+		}
 		handler = api.New(api.Config{
 			ChainID:       cfg.Ingest.ChainID,
-			Features:      cfg.profile.API(db, cfg.profileOptions()),
+			Features:      cfg.profile.API(db, po),
 			AccountPrefix: cfg.Ingest.AccountPrefix,
 			Version:       cfg.BuildInfo.Version,
 			CommitHash:    cfg.BuildInfo.Commit,

@@ -173,6 +173,7 @@ type Reader interface {
 	// TxCount returns the number of txs stored up to the indexed height.
 	TxCount(ctx context.Context) (int64, error)
 	NFTReader
+	SearchReader
 }
 
 // Store is a backend: both sides plus maintenance.

@@ -76,6 +76,9 @@ type Features struct {
 	// RichList serves the rich list and /status rich_list_height. nil: every denom is an
 	// empty list.
 	RichList store.RichListReader
+	// Etherscan serves the Etherscan-compatible API under /api (etherscan.go); nil: no /api
+	// route and no /api path in the OpenAPI document.
+	Etherscan *Etherscan
 	// HexHolders names rich-list holders in 0x hex and resolves denoms to the ERC-20s the
 	// list keeps them under (EVM chains); otherwise holders are bech32 and denoms as given.
 	HexHolders bool

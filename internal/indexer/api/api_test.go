@@ -197,7 +197,11 @@ type evmStore interface {
 // internal txs, the rich list in 0x hex (internal/indexer/profile hands real chains the same;
 // this package cannot import it).
 func evmFeatures(st evmStore) Features {
-	return Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true}
+	f := Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true, Etherscan: &Etherscan{}}
+	if r, ok := st.(store.EVMRangeReader); ok {
+		f.Etherscan.Range = r
+	}
+	return f
 }
 
 // newEVM is New for cfg's chain as an EVM chain served from st (testCfg's chain is one).

@@ -199,8 +199,9 @@ func (s *server) internalTxsByHash(r *http.Request) (any, error) {
 // lists exactly the routes served.
 func (s *server) openAPI() []byte {
 	evm, internal := s.cfg.Features.EVMTxs != nil, s.servesInternalTxs()
+	es := s.cfg.Features.Etherscan != nil
 	drop := func(p string) bool {
-		return (!evm && strings.HasPrefix(p, "/indexer/tx/v1/evm-")) ||
+		return (!evm && strings.HasPrefix(p, "/indexer/tx/v1/evm-")) || (!es && p == "/api") ||
 			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs"))
 	}
 	doc, err := dropPaths(openapiDoc, drop)

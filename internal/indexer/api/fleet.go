@@ -22,6 +22,9 @@ type FleetChain struct {
 	Base          string       `json:"base"`  // the path prefix serving the chain's API ("/{chain_id}")
 	Ready         bool         `json:"ready"` // its store is open and its API serving
 	Reader        store.Reader `json:"-"`     // nil until Ready
+	// Features are the chain's VM profile parts (its EVM reader, rich list), as its own API
+	// has them; the zero value searches the core tables only.
+	Features Features `json:"-"`
 }
 
 // FleetConfig configures the fleet's own routes.
@@ -68,6 +71,7 @@ func (s *fleetServer) routes() []httpapi.Route {
 		{Pattern: "GET /all/indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/nft/v1/tokens/by_account/{account}", Handler: s.nftTokensByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/richlist/v1/by_account/{account}", Handler: s.balancesByAccountAll, InSpec: true},
+		{Pattern: "GET /all/indexer/search/v1", Handler: s.searchAll, InSpec: true},
 		{Pattern: "GET /{chain_id}/{rest...}", Handler: s.starting, NoStore: true},
 	}
 }

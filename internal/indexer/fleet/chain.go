@@ -43,6 +43,7 @@ type chainRun struct {
 
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
+	feat    atomic.Pointer[api.Features] // the profile's API parts, set with db
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
 	pipe    chainView                    // the current pipeline, for the streams (api.Config.Chain)
 	want    atomic.Bool                  // this process should write the chain (leases)
@@ -118,7 +119,7 @@ func (r *chainRun) run() {
 	}
 	cfg := r.f.cfg.API
 	cfg.ChainID, cfg.AccountPrefix = r.spec.ID, r.spec.AccountPrefix
-	cfg.Features = prof.API(db, r.profileOptions())
+	cfg.Features = prof.API(db, r.apiOptions())
 	cfg.RichList = r.richList()
 	cfg.Ready = func() error {
 		if f := r.ready.Load(); f != nil {
@@ -132,6 +133,7 @@ func (r *chainRun) run() {
 	cfg.Chain = &r.pipe
 	h := api.New(cfg, db, r.log, r.reg)
 	r.handler.Store(&h)
+	r.feat.Store(&cfg.Features)
 	r.db.Store(db)
 	if r.f.cfg.ReadOnly {
 		<-r.ctx.Done()

@@ -350,6 +350,9 @@ func (f *Fleet) list() []api.FleetChain {
 		c := api.FleetChain{ID: id, VMType: r.spec.VMType, AccountPrefix: r.spec.AccountPrefix, Base: "/" + url.PathEscape(id)}
 		if db := r.db.Load(); db != nil {
 			c.Ready, c.Reader = true, db
+			if f := r.feat.Load(); f != nil {
+				c.Features = *f
+			}
 		}
 		out = append(out, c)
 	}

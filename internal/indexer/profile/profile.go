@@ -9,6 +9,7 @@
 package profile
 
 import (
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
@@ -23,12 +24,21 @@ type Options struct {
 	InternalTxs bool
 	// Internal tunes the internal-tx follower; zero fields take its defaults.
 	Internal ingest.InternalConfig
+	// EVMRPC is the chain's Ethereum JSON-RPC for the API's Etherscan-compatible answers (tx
+	// bodies, token metadata, balances); nil: those answers say it is not configured.
+	EVMRPC *evmrpc.Client
+	// ABIs are the contract ABIs the operator supplied (api.LoadABIs).
+	ABIs map[string]api.ContractABI
+	// NativeDenom is the rich-list denom of the coin eth_getBalance reports ("": balances
+	// from the JSON-RPC).
+	NativeDenom string
 }
 
 // Reader is what the API of a profiled chain reads beyond the core: the stores of its
 // extensions. *store.DB is one.
 type Reader interface {
 	store.EVMReader
+	store.EVMRangeReader
 	store.RichListReader
 }
 
@@ -68,10 +78,14 @@ var extensions = []extension{
 		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.NFTs(k) },
 	},
 	{
-		name:    "evm-txs",
-		kinds:   []vmkind.Kind{vmkind.EVM},
-		ingest:  func(vmkind.Kind, Options) ingest.Extension { return ingest.EVMTxs() },
-		api:     func(f *api.Features, _ vmkind.Kind, r Reader, _ Options) { f.EVMTxs = r },
+		name:   "evm-txs",
+		kinds:  []vmkind.Kind{vmkind.EVM},
+		ingest: func(vmkind.Kind, Options) ingest.Extension { return ingest.EVMTxs() },
+		// The Etherscan-compatible /api reads the same receipts by block range.
+		api: func(f *api.Features, _ vmkind.Kind, r Reader, o Options) {
+			f.EVMTxs = r
+			f.Etherscan = &api.Etherscan{Range: r, RPC: o.EVMRPC, ABIs: o.ABIs, NativeDenom: o.NativeDenom}
+		},
 		jsonRPC: true,
 	},
 	{

@@ -12,6 +12,7 @@ import (
 // readerStub is a store with both extension readers, for the features' identities.
 type readerStub struct {
 	store.EVMReader
+	store.EVMRangeReader
 	store.RichListReader
 	id int
 }
@@ -74,12 +75,15 @@ func TestAPIFeatures(t *testing.T) {
 	if evm.EVMTxs != r || !evm.InternalTxs || evm.RichList != r || !evm.HexHolders {
 		t.Errorf("evm: %+v", evm)
 	}
+	if evm.Etherscan == nil || evm.Etherscan.Range != r {
+		t.Errorf("evm: the Etherscan API reads the EVM store: %+v", evm.Etherscan)
+	}
 	if f := For(vmkind.EVM).API(r, Options{}); f.EVMTxs != r || f.InternalTxs {
 		t.Errorf("evm without internal txs: %+v", f)
 	}
 	for _, k := range []vmkind.Kind{vmkind.Move, vmkind.Wasm} {
 		f := For(k).API(r, Options{RichList: true, InternalTxs: true})
-		if f.EVMTxs != nil || f.InternalTxs || f.RichList != r || f.HexHolders {
+		if f.EVMTxs != nil || f.InternalTxs || f.RichList != r || f.HexHolders || f.Etherscan != nil {
 			t.Errorf("%s: %+v", k, f)
 		}
 	}
