@@ -12,7 +12,7 @@ import (
 // primary key or an index; none scans a table.
 type SearchReader interface {
 	// CollectionsByNamePrefix returns up to limit collections whose normalised name (or L1
-	// class name) starts with the normalised prefix, oldest first (migration 0009). A prefix
+	// class name) starts with the normalised prefix, oldest first (migration 0010). A prefix
 	// that normalises to "" matches nothing.
 	CollectionsByNamePrefix(ctx context.Context, prefix string, limit int) ([]Collection, error)
 	// AccountActivity returns how many Cosmos and EVM txs the store links to the account (0, 0
