@@ -33,6 +33,7 @@ type routerConfig struct {
 	CORS        corsFlags
 	Streams     streamFlags
 	AccessLog   bool // one info line per request
+	Prices      priceFlags
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -45,6 +46,7 @@ func (c *routerConfig) register(f *flags) {
 	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROUTER_TRACK_KEEP_EVENTS")
 	c.CORS.register(f)
 	c.Streams.register(f)
+	c.Prices.register(f)
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
 }
 
@@ -56,6 +58,9 @@ func (c *routerConfig) validate(env *Env) error {
 		return err
 	}
 	if err := c.Streams.validate(); err != nil {
+		return err
+	}
+	if err := c.Prices.validate(env); err != nil {
 		return err
 	}
 	c.Listen = listenAddr(env, c.Listen, "8090")
@@ -152,6 +157,9 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 			return err
 		}
 		acfg.Tracker = tr
+	}
+	if acfg.Prices, err = startPrices(g, cfg.Prices, live.Current, log); err != nil {
+		return err
 	}
 	h := api.New(acfg, live, log, prom)
 	if cfg.Refresh > 0 {

@@ -159,7 +159,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	// Its events are kept for upTrackKeep: far longer than any devnet transfer takes, and far
 	// longer than the chains keep the blocks they came from.
 	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin,
-		TrackKeep: upTrackKeep}
+		TrackKeep: upTrackKeep, Prices: defaultPrices}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		return g.Abort(err)
 	}

@@ -73,6 +73,10 @@ type Config struct {
 	MaxAge time.Duration
 	// Refresh is how often the oracle is read (DefaultRefresh when 0).
 	Refresh time.Duration
+	// OracleREST, when set, are the REST endpoints the oracle is read from instead of the
+	// registry L1's (a node of the L1 the registry does not list, e.g. one with more
+	// capacity); comma-separated for several.
+	OracleREST string
 	// Mapping is the operator's asset → pair mapping.
 	Mapping Mapping
 	// CoinGecko, when its URL is set, is the second source.
@@ -154,7 +158,7 @@ func (s *Service) Lookup(reg *registry.Registry, a *registry.Asset) Price {
 		return Price{Reason: "prices are not configured"}
 	}
 	if a == nil {
-		return Price{Reason: "unknown asset"}
+		return Price{Reason: "the registry does not list this asset"}
 	}
 	snap := s.snap.Load()
 	now := s.cfg.Now()
@@ -191,7 +195,7 @@ func (s *Service) Lookup(reg *registry.Registry, a *registry.Asset) Price {
 func (s *Service) LookupDenom(reg *registry.Registry, chainID, denom string) Price {
 	c := reg.Chain(chainID)
 	if c == nil {
-		return Price{Reason: "unknown chain"}
+		return Price{Reason: "the registry does not list this chain"}
 	}
 	return s.Lookup(reg, c.Asset(denom))
 }
@@ -295,7 +299,7 @@ func (s *Service) RefreshOracle(ctx context.Context) error {
 	reg := s.reg()
 	var l1 *registry.Chain
 	for _, c := range reg.Chains {
-		if c.L1 && len(c.REST) > 0 {
+		if c.L1 && (len(c.REST) > 0 || s.cfg.OracleREST != "") {
 			l1 = c
 			break
 		}
@@ -368,6 +372,9 @@ func (s *Service) swap(edit func(*snapshot)) {
 
 func (s *Service) oracleClient(l1 *registry.Chain) (*cosmosrest.Client, error) {
 	key := strings.Join(l1.REST, ",")
+	if s.cfg.OracleREST != "" {
+		key = s.cfg.OracleREST
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cl, ok := s.oracles[key]; ok {
