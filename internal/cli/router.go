@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/price"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
@@ -34,6 +35,7 @@ type routerConfig struct {
 	Streams     streamFlags
 	AccessLog   bool // one info line per request
 	Prices      priceFlags
+	prices      *price.Service // a running service to use instead of starting one (up's, shared with the fleet)
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -158,8 +160,10 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 		}
 		acfg.Tracker = tr
 	}
-	if acfg.Prices, err = startPrices(g, cfg.Prices, live.Current, log); err != nil {
-		return err
+	if acfg.Prices = cfg.prices; acfg.Prices == nil {
+		if acfg.Prices, err = startPrices(g, cfg.Prices, live.Current, log); err != nil {
+			return err
+		}
 	}
 	h := api.New(acfg, live, log, prom)
 	if cfg.Refresh > 0 {

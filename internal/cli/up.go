@@ -16,6 +16,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
@@ -126,6 +128,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String(), Registry: "http://" + registryLn.Addr().String()}
 	indexers := map[string]string{}
 	fl := &upFleet{g: g, log: log} // every indexer in one process (indexer_multi.go)
+	// One price service for the router and the fleet's portfolio, over the devnet's registry.
+	upReg, err := registry.LoadLogged(filepath.Join(devDir, "registry"), log.With("component", "registry"))
+	if err != nil {
+		return g.Abort(err)
+	}
+	prices, err := startPrices(g, defaultPrices, func() *registry.Registry { return upReg }, log)
+	if err != nil {
+		return g.Abort(err)
+	}
+	fl.portfolio = &api.PortfolioConfig{Registry: func() *registry.Registry { return upReg }, Prices: prices, REST: &registry.RESTBalances{}}
 	for id, e := range eps {
 		out.Chains[id] = upChain{ChainEndpoints: e}
 	}
@@ -159,7 +171,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	// Its events are kept for upTrackKeep: far longer than any devnet transfer takes, and far
 	// longer than the chains keep the blocks they came from.
 	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin,
-		TrackKeep: upTrackKeep, Prices: defaultPrices}
+		TrackKeep: upTrackKeep, Prices: defaultPrices, prices: prices}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		return g.Abort(err)
 	}
