@@ -53,6 +53,24 @@ type Quote struct {
 	Ref    string
 	Height int64
 	At     time.Time
+	text   string // FormatDecimal(USD), rendered once per refresh
+}
+
+// Text is the price as an exact decimal string ("0.51234567").
+func (q Quote) Text() string {
+	if q.text == "" && q.USD != nil {
+		return FormatDecimal(q.USD)
+	}
+	return q.text
+}
+
+// rendered renders every quote's text once, so answers do not.
+func rendered(m map[string]Quote) map[string]Quote {
+	for k, q := range m {
+		q.text = FormatDecimal(q.USD)
+		m[k] = q
+	}
+	return m
 }
 
 // Price is a lookup's answer: the quote when OK, else Reason says why there is none.
@@ -98,6 +116,7 @@ type Service struct {
 	reg     func() *registry.Registry
 	gecko   *geckoClient
 	snap    atomic.Pointer[snapshot]
+	index   atomic.Pointer[refIndex]
 
 	mu      sync.Mutex
 	oracles map[string]*cosmosrest.Client // by the L1's REST endpoints
@@ -114,6 +133,29 @@ type snapshot struct {
 }
 
 var emptySnapshot = &snapshot{oracleErr: "the oracle has not been read yet"}
+
+// refIndex is every asset's pair and CoinGecko id in one registry snapshot, built by the
+// refresh so a lookup does not work them out.
+type refIndex struct {
+	reg  *registry.Registry
+	refs map[*registry.Asset][2]string
+}
+
+// indexFor returns the index of reg, building it when reg is not the indexed snapshot.
+func (s *Service) indexFor(reg *registry.Registry) *refIndex {
+	if ix := s.index.Load(); ix != nil && ix.reg == reg {
+		return ix
+	}
+	ix := &refIndex{reg: reg, refs: map[*registry.Asset][2]string{}}
+	for _, c := range reg.Chains {
+		for _, a := range c.Assets {
+			p, g := s.refs(reg, a)
+			ix.refs[a] = [2]string{p, g}
+		}
+	}
+	s.index.Store(ix)
+	return ix
+}
 
 // New returns a service pricing the assets of the registry reg returns (read at each refresh
 // and lookup, so a refreshed registry is followed).
@@ -162,7 +204,16 @@ func (s *Service) Lookup(reg *registry.Registry, a *registry.Asset) Price {
 	}
 	snap := s.snap.Load()
 	now := s.cfg.Now()
-	pair, geckoID := s.refs(reg, a)
+	var pair, geckoID string
+	if ix := s.index.Load(); ix != nil && ix.reg == reg {
+		r, ok := ix.refs[a]
+		if !ok {
+			r[0], r[1] = s.refs(reg, a) // an unlisted asset (Chain.Unlisted)
+		}
+		pair, geckoID = r[0], r[1]
+	} else {
+		pair, geckoID = s.refs(reg, a)
+	}
 	if pair != "" && pair != NoPair {
 		if q, ok := snap.oracle[pair]; ok {
 			return s.judge(q, now)
@@ -297,6 +348,7 @@ func (s *Service) Run(ctx context.Context) {
 // recorded for the answers.
 func (s *Service) RefreshOracle(ctx context.Context) error {
 	reg := s.reg()
+	s.indexFor(reg)
 	var l1 *registry.Chain
 	for _, c := range reg.Chains {
 		if c.L1 && (len(c.REST) > 0 || s.cfg.OracleREST != "") {
@@ -322,7 +374,7 @@ func (s *Service) RefreshOracle(ctx context.Context) error {
 			n.oracleErr = httpx.RedactText(err.Error())
 			return
 		}
-		n.oracle, n.oracleErr, n.oracleAt = quotes, "", s.cfg.Now()
+		n.oracle, n.oracleErr, n.oracleAt = rendered(quotes), "", s.cfg.Now()
 	})
 	return err
 }
@@ -335,10 +387,11 @@ func (s *Service) RefreshCoinGecko(ctx context.Context) error {
 	}
 	reg := s.reg()
 	snap := s.snap.Load()
+	ix := s.indexFor(reg)
 	var ids []string
 	for _, c := range reg.Chains {
 		for _, a := range c.Assets {
-			pair, id := s.refs(reg, a)
+			pair, id := ix.refs[a][0], ix.refs[a][1]
 			if _, quoted := snap.oracle[pair]; id != "" && !quoted {
 				ids = append(ids, id)
 			}
@@ -355,7 +408,7 @@ func (s *Service) RefreshCoinGecko(ctx context.Context) error {
 			n.geckoErr = err.Error()
 			return
 		}
-		n.gecko, n.geckoErr, n.geckoAt = quotes, "", s.cfg.Now()
+		n.gecko, n.geckoErr, n.geckoAt = rendered(quotes), "", s.cfg.Now()
 	})
 	return err
 }

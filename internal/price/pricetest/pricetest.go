@@ -1,7 +1,8 @@
 // Package pricetest serves Skip's Connect x/oracle REST routes (get_all_tickers,
 // get_prices, get_price) from prices a test sets, in the gateway's JSON (uint64s as strings,
 // RFC 3339 block times: skip-mev/connect@9f85605:proto/connect/oracle/v2/query.proto), for
-// the tests of the packages that read prices through internal/price.
+// the tests (and `rollgate bench route`) of the packages that read prices through
+// internal/price.
 package pricetest
 
 import (
@@ -38,9 +39,15 @@ type Oracle struct {
 
 // NewOracle serves pairs until the test ends.
 func NewOracle(t testing.TB, pairs ...Pair) *Oracle {
+	o := Serve(pairs...)
+	t.Cleanup(o.Close)
+	return o
+}
+
+// Serve serves pairs until Close (benchmarks outside a test).
+func Serve(pairs ...Pair) *Oracle {
 	o := &Oracle{pairs: slices.Clone(pairs)}
 	o.Server = httptest.NewServer(http.HandlerFunc(o.serve))
-	t.Cleanup(o.Close)
 	return o
 }
 

@@ -28,7 +28,7 @@ func info(p price.Price, chainID, denom string) route.PriceInfo {
 		pi.AgeSeconds = &age
 	}
 	if p.OK {
-		pi.Price = price.FormatDecimal(p.USD)
+		pi.Price = p.Text()
 	} else {
 		pi.Unavailable = p.Reason
 	}
@@ -90,6 +90,6 @@ func (s *server) priceBalance(reg *registry.Registry, chainID, denom string, b *
 	if !ok {
 		return
 	}
-	ps, vs := price.FormatDecimal(p.USD), price.FormatUSD(v)
+	ps, vs := p.Text(), price.FormatUSD(v)
 	b.Price, b.ValueUSD = &ps, &vs
 }
