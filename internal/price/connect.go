@@ -12,10 +12,11 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 )
 
-// The x/oracle REST gateway of Skip's Connect (skip-mev/connect@9f85605:
-// proto/connect/oracle/v2/query.proto): every currency pair the module tracks, and their
-// prices. GetPrices fails as a whole when one pair has no price yet
-// (x/oracle/keeper/grpc_query.go: GetPrices), so a failed batch is asked pair by pair.
+// The x/oracle REST gateway of Skip's Connect
+// (skip-mev/connect@9f85605:proto/connect/oracle/v2/query.proto): every currency pair the
+// module tracks, and their prices. GetPrices fails as a whole when one pair has no price yet
+// (skip-mev/connect@9f85605:x/oracle/keeper/grpc_query.go, GetPrices), so a failed batch is
+// asked pair by pair.
 const (
 	pathTickers = "/connect/oracle/v2/get_all_tickers"
 	pathPrices  = "/connect/oracle/v2/get_prices"
@@ -40,7 +41,7 @@ func (v *u64) UnmarshalJSON(b []byte) error {
 }
 
 // currencyPair is connect.types.v2.CurrencyPair (proto fields Base and Quote, capitalised on
-// the wire: proto/connect/types/v2/currency_pair.proto).
+// the wire: skip-mev/connect@9f85605:proto/connect/types/v2/currency_pair.proto).
 type currencyPair struct {
 	Base  string `json:"Base"`
 	Quote string `json:"Quote"`
