@@ -44,7 +44,10 @@ type multiConfig struct {
 	// Registry is the registry directory of the portfolio routes (Minity's shapes under
 	// /minity); default --chains when it is a directory, none with a JSON chains file.
 	Registry string
-	Prices   priceFlags
+	// registryImplied: Registry is --chains, not asked for; a directory the router's registry
+	// loader cannot read then disables the portfolio (a warning) instead of the start.
+	registryImplied bool
+	Prices          priceFlags
 }
 
 // multiChain says whether `rollgate indexer` was asked for many chains: --chains given, or
@@ -115,7 +118,7 @@ func (c *multiConfig) validate(env *Env) error {
 	}
 	if c.Registry == "" {
 		if st, err := os.Stat(c.Chains); err == nil && st.IsDir() {
-			c.Registry = c.Chains
+			c.Registry, c.registryImplied = c.Chains, true
 		}
 	}
 	return c.Prices.validate(env)
@@ -167,11 +170,22 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 		}
 	}
 	fcfg := cfg.fleetConfig(log, reg)
+	var r *registry.Registry
 	if cfg.Registry != "" {
-		r, err := registry.LoadLogged(cfg.Registry, log.With("component", "registry"))
-		if err != nil {
-			return nil, fmt.Errorf("portfolio registry: %w", err)
+		rlog := log.With("component", "registry")
+		if cfg.registryImplied {
+			rlog = slog.New(slog.DiscardHandler) // its skipped entries are the fleet's business
 		}
+		var err error
+		if r, err = registry.LoadLogged(cfg.Registry, rlog); err != nil {
+			if !cfg.registryImplied {
+				return nil, fmt.Errorf("portfolio registry: %w", err)
+			}
+			log.Warn("no portfolio (/minity): --chains is not a registry the router could use; give --registry", "err", err)
+			r = nil
+		}
+	}
+	if r != nil {
 		get := func() *registry.Registry { return r }
 		prices, err := startPrices(g, cfg.Prices, get, log)
 		if err != nil {
