@@ -24,6 +24,7 @@ type priceFlags struct {
 	GeckoKey     string
 	GeckoHeader  string
 	GeckoRefresh time.Duration
+	ChainClock   bool
 }
 
 func (p *priceFlags) register(f *flags) {
@@ -35,6 +36,7 @@ func (p *priceFlags) register(f *flags) {
 	f.String(&p.GeckoURL, "price-coingecko-url", "", "CoinGecko-compatible API base (e.g. https://pro-api.coingecko.com/api/v3) pricing, by coingecko_id, the assets the oracle does not quote; empty: none", "ROLLGATE_PRICE_COINGECKO_URL")
 	f.String(&p.GeckoKey, "price-coingecko-key", "", "CoinGecko API key, sent in a header, never logged (or env "+envCoinGeckoKey+")")
 	f.String(&p.GeckoHeader, "price-coingecko-key-header", price.DefaultKeyHeader, "header the CoinGecko key is sent in (x-cg-demo-api-key on the demo plan)", "ROLLGATE_PRICE_COINGECKO_KEY_HEADER")
+	f.Bool(&p.ChainClock, "price-chain-clock", false, "measure price ages in the L1's block time, not the wall clock (for a chain whose clock lags; a halted chain's prices then never age)", "ROLLGATE_PRICE_CHAIN_CLOCK")
 	f.Duration(&p.GeckoRefresh, "price-coingecko-refresh", price.DefaultGeckoRefresh, "how often CoinGecko is asked", "ROLLGATE_PRICE_COINGECKO_REFRESH")
 }
 
@@ -55,8 +57,9 @@ func (p *priceFlags) validate(env *Env) error {
 	return nil
 }
 
-// defaultPrices is what `up` runs: the devnet L1's oracle, the default periods.
-var defaultPrices = priceFlags{Enabled: true, Refresh: price.DefaultRefresh, MaxAge: price.DefaultMaxAge, GeckoRefresh: price.DefaultGeckoRefresh}
+// defaultPrices is what `up` runs: the devnet L1's oracle, the default periods, ages in the
+// devnet's own time (its block times fall behind the wall clock on a loaded machine).
+var defaultPrices = priceFlags{Enabled: true, Refresh: price.DefaultRefresh, MaxAge: price.DefaultMaxAge, GeckoRefresh: price.DefaultGeckoRefresh, ChainClock: true}
 
 // startPrices builds the price service over live's registry and runs its refresh in g; nil
 // when prices are off.
@@ -64,7 +67,7 @@ func startPrices(g *group, p priceFlags, reg func() *registry.Registry, log *slo
 	if !p.Enabled {
 		return nil, nil
 	}
-	cfg := price.Config{MaxAge: p.MaxAge, Refresh: p.Refresh, OracleREST: p.OracleREST, GeckoRefresh: p.GeckoRefresh,
+	cfg := price.Config{MaxAge: p.MaxAge, Refresh: p.Refresh, OracleREST: p.OracleREST, GeckoRefresh: p.GeckoRefresh, ChainClock: p.ChainClock,
 		CoinGecko: price.CoinGecko{URL: p.GeckoURL, Key: p.GeckoKey, KeyHeader: p.GeckoHeader}, Log: log.With("component", "prices")}
 	if p.Mapping != "" {
 		m, err := price.LoadMapping(p.Mapping)

@@ -106,7 +106,13 @@ type Config struct {
 	Options []httpx.Option
 	// Now is the clock ages are measured with (time.Now when nil); tests pin it.
 	Now func() time.Time
-	Log *slog.Logger
+	// ChainClock measures ages in the L1's time instead: at each oracle read the L1's latest
+	// block time is read too, and a price's age is that time, plus the time since the read,
+	// minus the price's block time. For a chain whose block times do not follow the wall clock
+	// (the devnet, whose blocks are genesis + height × interval and fall behind when the
+	// machine is slow); a halted chain's prices then never age, so real networks leave it off.
+	ChainClock bool
+	Log        *slog.Logger
 }
 
 // Service holds the current prices of a registry's assets.
@@ -127,9 +133,11 @@ type snapshot struct {
 	oracle    map[string]Quote // by pair "BASE/USD"
 	oracleErr string           // why the last oracle read failed ("" when it did not)
 	oracleAt  time.Time        // when the oracle was last read successfully
-	gecko     map[string]Quote // by CoinGecko id
-	geckoErr  string
-	geckoAt   time.Time
+	// skew is how far the L1's clock is behind ours at the last read (ChainClock only).
+	skew     time.Duration
+	gecko    map[string]Quote // by CoinGecko id
+	geckoErr string
+	geckoAt  time.Time
 }
 
 var emptySnapshot = &snapshot{oracleErr: "the oracle has not been read yet"}
@@ -216,7 +224,7 @@ func (s *Service) Lookup(reg *registry.Registry, a *registry.Asset) Price {
 	}
 	if pair != "" && pair != NoPair {
 		if q, ok := snap.oracle[pair]; ok {
-			return s.judge(q, now)
+			return s.judge(q, now.Add(-snap.skew))
 		}
 		if snap.oracleErr != "" && (geckoID == "" || s.gecko == nil) {
 			return Price{Reason: fmt.Sprintf("no %s price: %s", pair, snap.oracleErr)}
@@ -357,6 +365,7 @@ func (s *Service) RefreshOracle(ctx context.Context) error {
 		}
 	}
 	var quotes map[string]Quote
+	var skew time.Duration
 	err := fmt.Errorf("the registry has no L1 with a REST endpoint")
 	if l1 != nil {
 		ctx, cancel := context.WithTimeout(ctx, defaultFetchDeadline)
@@ -364,6 +373,9 @@ func (s *Service) RefreshOracle(ctx context.Context) error {
 		var cl *cosmosrest.Client
 		if cl, err = s.oracleClient(l1); err == nil {
 			quotes, err = readOracle(ctx, cl)
+		}
+		if err == nil && s.cfg.ChainClock {
+			skew, err = chainSkew(ctx, cl, s.cfg.Now())
 		}
 		if err != nil {
 			err = fmt.Errorf("%s", oracleError(l1.ID, err))
@@ -374,9 +386,22 @@ func (s *Service) RefreshOracle(ctx context.Context) error {
 			n.oracleErr = httpx.RedactText(err.Error())
 			return
 		}
-		n.oracle, n.oracleErr, n.oracleAt = rendered(quotes), "", s.cfg.Now()
+		n.oracle, n.oracleErr, n.oracleAt, n.skew = rendered(quotes), "", s.cfg.Now(), skew
 	})
 	return err
+}
+
+// chainSkew is how far the chain's latest block time is behind now.
+func chainSkew(ctx context.Context, cl *cosmosrest.Client, now time.Time) (time.Duration, error) {
+	b, err := cl.LatestBlock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t, err := time.Parse(time.RFC3339Nano, b.Time)
+	if err != nil {
+		return 0, fmt.Errorf("latest block time %q: %w", b.Time, err)
+	}
+	return now.Sub(t), nil
 }
 
 // RefreshCoinGecko asks the second source for every coingecko_id of the registry whose

@@ -77,6 +77,8 @@ func (o *oracleServer) serve(w http.ResponseWriter, r *http.Request) {
 			out = append(out, b)
 		}
 		json.NewEncoder(w).Encode(map[string]any{"prices": out})
+	case "/cosmos/base/tendermint/v1beta1/blocks/latest":
+		fmt.Fprint(w, `{"block_id":{},"block":{"header":{"chain_id":"initia-devnet-1","height":"1201","time":"2026-01-02T03:04:00.250Z"}}}`)
 	case pathPrice:
 		p := r.URL.Query().Get("currency_pair")
 		b, ok := o.prices[p]
@@ -421,5 +423,34 @@ func TestValueAndFormat(t *testing.T) {
 	}
 	if got := FormatDecimal(new(big.Rat).SetFrac64(1, 3)); got != "0.333333333333333333" {
 		t.Errorf("a third %s", got)
+	}
+}
+
+// TestChainClock: with ChainClock, ages are in the L1's time: a clock a year ahead of the
+// chain does not make its fresh prices stale, and a price the chain left behind still ages.
+func TestChainClock(t *testing.T) {
+	o := newOracle(t)
+	reg := devnet(t, o.URL)
+	now := testNow.AddDate(1, 0, 0)
+	for _, chainClock := range []bool{false, true} {
+		s, err := New(Config{Options: fastOptions(), ChainClock: chainClock, Now: func() time.Time { return now }}, func() *registry.Registry { return reg })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RefreshOracle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		p := s.Lookup(reg, asset(t, reg, l1, "uinit"))
+		if chainClock {
+			// The chain's head is 2 s after the price: age 2 s.
+			if !p.OK || p.AgeSeconds() != 2 {
+				t.Errorf("chain clock: %+v", p)
+			}
+			if a := s.Lookup(reg, asset(t, reg, hub, "uatom")); a.OK || !strings.Contains(a.Reason, "last updated 8m59s ago") {
+				t.Errorf("chain clock, ATOM: %+v", a)
+			}
+		} else if p.OK {
+			t.Errorf("wall clock a year on: a price %+v", p)
+		}
 	}
 }

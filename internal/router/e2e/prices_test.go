@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,16 +20,15 @@ import (
 	"github.com/rollgate/rollgate/internal/router/route"
 )
 
-// pricedNet is the devnet, a router whose prices come from the devnet L1's Connect oracle
-// (over its REST, as from any L1), and the clock the price ages are measured with: the L1's
-// latest block time, since the devnet's blocks keep their own time.
+// pricedNet is the devnet and a router whose prices come from the devnet L1's Connect
+// oracle (over its REST, as from any L1), ages measured in the L1's time (ChainClock, as `up`
+// runs it): the devnet's manual blocks keep their own time.
 type pricedNet struct {
 	tn     *testNet
 	reg    *registry.Registry
 	prices *price.Service
 	url    string
 	l1     *comet.Client
-	now    atomic.Pointer[time.Time]
 }
 
 const pricesMaxAge = 10 * time.Second
@@ -46,7 +44,7 @@ func startPricedNet(t *testing.T) *pricedNet {
 	if pn.l1, err = comet.New(tn.ln.Endpoints()[l1ID].RPC); err != nil {
 		t.Fatal(err)
 	}
-	pn.prices, err = price.New(price.Config{MaxAge: pricesMaxAge, Now: func() time.Time { return *pn.now.Load() }},
+	pn.prices, err = price.New(price.Config{MaxAge: pricesMaxAge, ChainClock: true},
 		func() *registry.Registry { return reg })
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +55,8 @@ func startPricedNet(t *testing.T) *pricedNet {
 	return pn
 }
 
-// steps produces n blocks, then reads the oracle as the router's refresh does and sets the
-// clock to the L1's newest block; it returns the L1 height the prices were read at.
+// steps produces n blocks, then reads the oracle as the router's refresh does; it returns the
+// L1 height the prices were read at.
 func (pn *pricedNet) steps(t *testing.T, n int) int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -71,8 +69,6 @@ func (pn *pricedNet) steps(t *testing.T, n int) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := st.SyncInfo.LatestBlockTime
-	pn.now.Store(&now)
 	if err := pn.prices.RefreshOracle(ctx); err != nil {
 		t.Fatalf("reading the devnet's oracle: %v", err)
 	}
