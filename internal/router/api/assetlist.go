@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/price"
@@ -83,4 +84,47 @@ func pricedAsset(a *registry.Asset, usd float64, pi *route.PriceInfo) PricedAsse
 		e.Type = "cw20"
 	}
 	return e
+}
+
+// PriceStatus is GET /prices: what the router knows of prices, for an operator. Each source's
+// last successful read and why the last one failed, then every registry asset with its
+// price_info (price, source, pair or id, height, age, or why there is none).
+type PriceStatus struct {
+	MaxAgeSeconds int64              `json:"max_age_seconds"`
+	Oracle        PriceSourceStatus  `json:"oracle"`
+	CoinGecko     *PriceSourceStatus `json:"coingecko,omitempty"`
+	Assets        []route.PriceInfo  `json:"assets"`
+}
+
+// PriceSourceStatus is one source's state.
+type PriceSourceStatus struct {
+	ReadAt *string `json:"read_at,omitempty"` // RFC 3339, absent before the first successful read
+	Error  string  `json:"error,omitempty"`
+	Quotes int     `json:"quotes"`
+}
+
+func (s *server) priceStatus(*http.Request) (any, error) {
+	if s.cfg.Prices == nil {
+		return nil, apierr.NotFoundf("prices are not configured (--prices=false)").WithDetails("PRICES_DISABLED")
+	}
+	st := s.cfg.Prices.Status()
+	at := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		v := t.UTC().Format(time.RFC3339)
+		return &v
+	}
+	out := PriceStatus{MaxAgeSeconds: int64(s.cfg.Prices.MaxAge() / time.Second), Assets: []route.PriceInfo{},
+		Oracle: PriceSourceStatus{ReadAt: at(st.OracleReadAt), Error: st.OracleError, Quotes: st.OraclePairs}}
+	if st.GeckoEnabled {
+		out.CoinGecko = &PriceSourceStatus{ReadAt: at(st.GeckoReadAt), Error: st.GeckoError, Quotes: st.GeckoIDs}
+	}
+	reg := s.current().Registry()
+	for _, c := range reg.Chains {
+		for _, a := range c.Assets {
+			out.Assets = append(out.Assets, info(s.cfg.Prices.Lookup(reg, a), c.ID, a.Denom))
+		}
+	}
+	return out, nil
 }

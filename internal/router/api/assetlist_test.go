@@ -24,6 +24,8 @@ func TestPricedAssetListsGolden(t *testing.T) {
 		{"quote_not_usd", "/initia/" + l1 + "/assets?quote=EUR&with_prices=true"},
 		{"bad_with_prices", "/initia/" + l1 + "/assets?with_prices=maybe"},
 		{"unknown_chain", "/initia/nope-1/assets?with_prices=true"},
+		// The operator's view: both sources' state and every asset's price_info.
+		{"price_status", "/prices"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st, body := do(t, h, http.MethodGet, c.path, nil)

@@ -31,6 +31,7 @@ func (s *server) routes() []httpapi.Route {
 
 		// Prices move every few seconds: the asset lists with them are not cached.
 		{Pattern: "GET /initia/{chain_id}/assets", Handler: s.pricedAssets, InSpec: true, NoStore: true},
+		{Pattern: "GET /prices", Handler: s.priceStatus, InSpec: true, NoStore: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 	}
