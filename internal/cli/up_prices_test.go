@@ -13,7 +13,8 @@ import (
 // TestUpShowsDollarValues: out of the box, `up`'s router prices INIT from the devnet L1's
 // oracle (InterwovenKit's asset list with prices, a route's usd_amount_in) and every
 // indexer's /minity portfolio stream gives the first test account's INIT on the L1 a dollar
-// value, one event per Initia chain, then ends.
+// value, one event per Initia chain, then ends; up prints that URL as InterwovenKit's
+// minityUrl.
 func TestUpShowsDollarValues(t *testing.T) {
 	u := startUp(t, t.TempDir(), 120*time.Second, "--interval", "100ms", "--log-level", "warn")
 	defer u.stop(t)
@@ -44,17 +45,12 @@ func TestUpShowsDollarValues(t *testing.T) {
 		t.Fatal("up printed no test account")
 	}
 	user := u.eps.Accounts.List[0].Addresses[l1]
-	indexer := u.eps.Chains[l1].Indexer
-	if indexer == "" {
-		for _, c := range u.eps.Chains {
-			if c.Indexer != "" {
-				indexer = c.Indexer
-			}
-		}
+	if !strings.Contains(u.out.String(), "PORTFOLIO "+u.eps.Portfolio) || u.eps.Portfolio != u.eps.Chains[l1].Indexer+"/minity" {
+		t.Fatalf("up prints no portfolio URL (minityUrl) on the L1's indexer: %q", u.eps.Portfolio)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, indexer+"/minity/v1/chain/all/"+user, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u.eps.Portfolio+"/v1/chain/all/"+user, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
