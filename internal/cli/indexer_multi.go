@@ -191,6 +191,11 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 		if err != nil {
 			return nil, err
 		}
+		if prices != nil {
+			if err := prices.Register(reg, "rollgate_indexer_fleet"); err != nil {
+				return nil, err
+			}
+		}
 		fcfg.Portfolio = &api.PortfolioConfig{Registry: get, Prices: prices, REST: &registry.RESTBalances{}}
 	}
 	fl, err := fleet.New(fcfg)

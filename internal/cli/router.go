@@ -165,6 +165,11 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 			return err
 		}
 	}
+	if acfg.Prices != nil {
+		if err := acfg.Prices.Register(prom, "rollgate_router"); err != nil {
+			return err
+		}
+	}
 	h := api.New(acfg, live, log, prom)
 	if cfg.Refresh > 0 {
 		g.Go(func(ctx context.Context) error {

@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/router/registry"
@@ -140,7 +142,7 @@ type snapshot struct {
 	geckoAt  time.Time
 }
 
-var emptySnapshot = &snapshot{oracleErr: "the oracle has not been read yet"}
+var emptySnapshot = &snapshot{oracleErr: "the oracle has not been read yet", geckoErr: "coingecko has not been read yet"}
 
 // refIndex is every asset's pair and CoinGecko id in one registry snapshot, built by the
 // refresh so a lookup does not work them out.
@@ -483,4 +485,37 @@ func (s *Service) Status() Status {
 	snap := s.snap.Load()
 	return Status{OracleReadAt: snap.oracleAt, OracleError: snap.oracleErr, OraclePairs: len(snap.oracle),
 		GeckoReadAt: snap.geckoAt, GeckoError: snap.geckoErr, GeckoIDs: len(snap.gecko), GeckoEnabled: s.gecko != nil}
+}
+
+// Register adds the service's gauges to reg: how many quotes each source holds and how long
+// ago each was last read successfully (-1 before the first read), under namespace.
+func (s *Service) Register(reg prometheus.Registerer, namespace string) error {
+	since := func(t func(*snapshot) time.Time) func() float64 {
+		return func() float64 {
+			at := t(s.snap.Load())
+			if at.IsZero() {
+				return -1
+			}
+			return s.cfg.Now().Sub(at).Seconds()
+		}
+	}
+	gauges := []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "price_oracle_quotes", Help: "USD quotes read from the L1's Connect oracle at the last successful read."},
+			func() float64 { return float64(len(s.snap.Load().oracle)) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "price_oracle_read_age_seconds", Help: "Seconds since the oracle was last read successfully (-1: never)."},
+			since(func(n *snapshot) time.Time { return n.oracleAt })),
+	}
+	if s.gecko != nil {
+		gauges = append(gauges,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "price_coingecko_quotes", Help: "USD quotes read from the CoinGecko source at the last successful read."},
+				func() float64 { return float64(len(s.snap.Load().gecko)) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "price_coingecko_read_age_seconds", Help: "Seconds since the CoinGecko source was last read successfully (-1: never)."},
+				since(func(n *snapshot) time.Time { return n.geckoAt })))
+	}
+	for _, g := range gauges {
+		if err := reg.Register(g); err != nil {
+			return err
+		}
+	}
+	return nil
 }

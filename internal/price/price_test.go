@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
@@ -213,6 +215,21 @@ func TestOracleBatchFallsBackPairByPair(t *testing.T) {
 	}
 	if p := s.Lookup(reg, asset(t, reg, "31337", "ethereum-devnet-native")); !p.OK || p.USD.Cmp(rat("3456.789012")) != 0 {
 		t.Errorf("ETH %+v", p)
+	}
+	prom := prometheus.NewRegistry()
+	if err := s.Register(prom, "test"); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := prom.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		got[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue()
+	}
+	if got["test_price_oracle_quotes"] != 5 || got["test_price_oracle_read_age_seconds"] != 0 || len(got) != 2 {
+		t.Errorf("gauges %v", got)
 	}
 }
 
