@@ -48,7 +48,7 @@ type fleetServer struct {
 	cfg FleetConfig
 
 	evmMu    sync.Mutex
-	evmCache map[string]map[string]string // chain id → rich-list contract → registry denom
+	evmCache map[string]evmDenomMap // chain id → rich-list contract → registry denom
 }
 
 // NewFleet returns the handler of what a multi-chain indexer serves beside its chains' own

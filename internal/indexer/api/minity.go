@@ -332,36 +332,50 @@ func (s *fleetServer) readBalances(ctx context.Context, c *registry.Chain, acc [
 
 // evmDenoms maps the ERC-20 contracts a minievm rich list stores balances under (lowercase
 // 0x…) to the registry's denoms: an evm/<hex> denom names its contract, any other is the
-// rich list's alias of its contract (ingest: the bank denom, lowercased).
+// rich list's alias of its contract (ingest: the bank denom, lowercased). The map is kept per
+// chain until the chain's asset list changes; a denom without an alias yet (a token nobody
+// has held) is asked again after evmAliasRetry.
 func (s *fleetServer) evmDenoms(ctx context.Context, c *registry.Chain, rr store.RichListReader) (map[string]string, error) {
-	key := c.ID
 	s.evmMu.Lock()
-	cached, ok := s.evmCache[key]
+	cached, ok := s.evmCache[c.ID]
 	s.evmMu.Unlock()
-	if ok && len(cached) == len(c.Assets) {
-		return cached, nil
+	if ok && cached.assets == len(c.Assets) && (cached.complete || time.Since(cached.at) < evmAliasRetry) {
+		return cached.denoms, nil
 	}
-	out := make(map[string]string, len(c.Assets))
+	e := evmDenomMap{denoms: make(map[string]string, len(c.Assets)), assets: len(c.Assets), complete: true, at: time.Now()}
 	for _, a := range c.Assets {
 		if hexPart, ok := strings.CutPrefix(a.Denom, "evm/"); ok {
-			out["0x"+strings.ToLower(hexPart)] = a.Denom
+			e.denoms["0x"+strings.ToLower(hexPart)] = a.Denom
 			continue
 		}
 		contract, err := rr.RichListAlias(ctx, strings.ToLower(a.Denom))
 		if err != nil {
 			return nil, err
 		}
-		if contract != "" {
-			out[strings.ToLower(contract)] = a.Denom
+		if contract == "" {
+			e.complete = false
+			continue
 		}
+		e.denoms[strings.ToLower(contract)] = a.Denom
 	}
 	s.evmMu.Lock()
 	if s.evmCache == nil {
-		s.evmCache = map[string]map[string]string{}
+		s.evmCache = map[string]evmDenomMap{}
 	}
-	s.evmCache[key] = out
+	s.evmCache[c.ID] = e
 	s.evmMu.Unlock()
-	return out, nil
+	return e.denoms, nil
+}
+
+// evmAliasRetry is how long a minievm chain's contract map missing a denom is kept.
+const evmAliasRetry = time.Minute
+
+// evmDenomMap is one minievm chain's rich-list contract → registry denom map.
+type evmDenomMap struct {
+	denoms   map[string]string
+	assets   int  // len(Chain.Assets) it was built from
+	complete bool // every asset's contract was known
+	at       time.Time
 }
 
 // minityBalanceList renders non-zero balances: registry assets (by denom) first, then the
