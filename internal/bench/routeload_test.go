@@ -8,7 +8,7 @@ import (
 // TestRouteLatencySmall runs the route timer on a small network: it must route most random
 // pairs and report a distribution (no timing assertion).
 func TestRouteLatencySmall(t *testing.T) {
-	res, err := routeLatency(context.Background(), 12, 150, 200, 7)
+	res, err := routeLatency(context.Background(), 12, 150, 200, 7, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,6 +18,11 @@ func TestRouteLatencySmall(t *testing.T) {
 	if res.Routed < res.Requests/2 || res.P50 <= 0 || res.P99 < res.P50 || res.Max < res.P99 {
 		t.Errorf("result %v", res)
 	}
+	for _, p := range []*RouteLatency{res.Priced, res.Refreshing} {
+		if p == nil || p.P50 <= 0 || p.P99 < p.P50 || p.Max < p.P99 {
+			t.Errorf("priced result %v", res)
+		}
+	}
 	t.Log(res)
 }
 
@@ -26,7 +31,7 @@ func TestRouteLatencySmall(t *testing.T) {
 // go test ./internal/bench -run '^$' -bench RouteLatencyLarge -benchtime 1x -v
 func BenchmarkRouteLatencyLarge(b *testing.B) {
 	for range b.N {
-		res, err := routeLatency(context.Background(), 100, 2000, 2000, 1)
+		res, err := routeLatency(context.Background(), 100, 2000, 2000, 1, true)
 		if err != nil {
 			b.Fatal(err)
 		}

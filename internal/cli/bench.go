@@ -152,6 +152,7 @@ func benchRoute(ctx context.Context, env *Env, args []string) error {
 	f.Int(&cfg.Assets, "assets", 2000, "assets in the generated registry")
 	f.Int(&cfg.Requests, "requests", 10_000, "route requests to time")
 	f.Int64(&seed, "seed", 1, "registry and request generator seed")
+	f.Bool(&cfg.Prices, "prices", true, "also time a router with USD prices whose refresh runs during the timing, interleaved with the one without")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	if err := f.parse(args); err != nil {
 		return err

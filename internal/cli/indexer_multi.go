@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
 // multiConfig is `rollgate indexer --chains`: many chains in one process (internal/indexer/fleet).
@@ -39,6 +41,13 @@ type multiConfig struct {
 	Lease      time.Duration
 	Owner      string
 	Hosts      string // host=chain_id,…
+	// Registry is the registry directory of the portfolio routes (Minity's shapes under
+	// /minity); default --chains when it is a directory, none with a JSON chains file.
+	Registry string
+	// registryImplied: Registry is --chains, not asked for; a directory the router's registry
+	// loader cannot read then disables the portfolio (a warning) instead of the start.
+	registryImplied bool
+	Prices          priceFlags
 }
 
 // multiChain says whether `rollgate indexer` was asked for many chains: --chains given, or
@@ -78,6 +87,8 @@ func (c *multiConfig) register(f *flags) {
 	f.Bool(&c.Leases, "leases", false, "share the chains with other writer processes on the same PostgreSQL by leases (each chain one writer)", "INDEXER_LEASES")
 	f.Duration(&c.Lease, "lease", 15*time.Second, "with --leases: how long a lease lasts unrenewed (a dead writer's chains resume elsewhere within lease + lease/3)", "INDEXER_LEASE")
 	f.String(&c.Owner, "lease-owner", "", "with --leases: this process's name in the lease table (default host-pid-random)", "INDEXER_LEASE_OWNER")
+	f.String(&c.Registry, "registry", "", "registry directory (initia-registry layout) of the portfolio routes under /minity: symbols, decimals, the L1 (default: --chains when it is a directory)", "INDEXER_REGISTRY")
+	c.Prices.register(f)
 	c.CORS.register(f)
 }
 
@@ -109,7 +120,12 @@ func (c *multiConfig) validate(env *Env) error {
 	if c.Leases && !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") {
 		return usagef("--leases needs a PostgreSQL --db")
 	}
-	return nil
+	if c.Registry == "" {
+		if st, err := os.Stat(c.Chains); err == nil && st.IsDir() {
+			c.Registry, c.registryImplied = c.Chains, true
+		}
+	}
+	return c.Prices.validate(env)
 }
 
 func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fleet.Config {
@@ -157,7 +173,36 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 			return nil, err
 		}
 	}
-	fl, err := fleet.New(cfg.fleetConfig(log, reg))
+	fcfg := cfg.fleetConfig(log, reg)
+	var r *registry.Registry
+	if cfg.Registry != "" {
+		rlog := log.With("component", "registry")
+		if cfg.registryImplied {
+			rlog = slog.New(slog.DiscardHandler) // its skipped entries are the fleet's business
+		}
+		var err error
+		if r, err = registry.LoadLogged(cfg.Registry, rlog); err != nil {
+			if !cfg.registryImplied {
+				return nil, fmt.Errorf("portfolio registry: %w", err)
+			}
+			log.Warn("no portfolio (/minity): --chains is not a registry the router could use; give --registry", "err", err)
+			r = nil
+		}
+	}
+	if r != nil {
+		get := func() *registry.Registry { return r }
+		prices, err := startPrices(g, cfg.Prices, get, log)
+		if err != nil {
+			return nil, err
+		}
+		if prices != nil {
+			if err := prices.Register(reg, "rollgate_indexer_fleet"); err != nil {
+				return nil, err
+			}
+		}
+		fcfg.Portfolio = &api.PortfolioConfig{Registry: get, Prices: prices, REST: &registry.RESTBalances{}}
+	}
+	fl, err := fleet.New(fcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -174,10 +219,11 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 // own listener (the URL table's), which routes into the fleet and serves that chain's API at
 // its root, as a single-chain indexer did.
 type upFleet struct {
-	g     *group
-	log   *slog.Logger
-	f     *fleet.Fleet
-	specs []fleet.Chain
+	g         *group
+	log       *slog.Logger
+	f         *fleet.Fleet
+	specs     []fleet.Chain
+	portfolio *api.PortfolioConfig // Minity's routes over every devnet chain
 }
 
 // add starts the rollup ic describes (up's own per-rollup config, so its defaults and
@@ -196,7 +242,7 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 			RetainHeights: ic.RetainHeights, PruneEvery: pruneInterval,
 			API: api.Config{Version: ic.BuildInfo.Version, CommitHash: ic.BuildInfo.Commit, CORS: ic.CORS.config(),
 				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag},
-			Log: u.log.With("component", "indexer"), Registry: reg,
+			Log: u.log.With("component", "indexer"), Registry: reg, Portfolio: u.portfolio,
 		})
 		if err != nil {
 			return err
@@ -233,7 +279,9 @@ type crossViews struct {
 	f     *fleet.Fleet
 }
 
-func isCrossView(path string) bool { return path == "/chains" || strings.HasPrefix(path, "/all/") }
+func isCrossView(path string) bool {
+	return path == "/chains" || strings.HasPrefix(path, "/all/") || strings.HasPrefix(path, api.MinityPrefix+"/")
+}
 
 func (v crossViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isCrossView(r.URL.Path) {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/price"
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
@@ -33,6 +34,8 @@ type routerConfig struct {
 	CORS        corsFlags
 	Streams     streamFlags
 	AccessLog   bool // one info line per request
+	Prices      priceFlags
+	prices      *price.Service // a running service to use instead of starting one (up's, shared with the fleet)
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -45,6 +48,7 @@ func (c *routerConfig) register(f *flags) {
 	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROUTER_TRACK_KEEP_EVENTS")
 	c.CORS.register(f)
 	c.Streams.register(f)
+	c.Prices.register(f)
 	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
 }
 
@@ -56,6 +60,9 @@ func (c *routerConfig) validate(env *Env) error {
 		return err
 	}
 	if err := c.Streams.validate(); err != nil {
+		return err
+	}
+	if err := c.Prices.validate(env); err != nil {
 		return err
 	}
 	c.Listen = listenAddr(env, c.Listen, "8090")
@@ -152,6 +159,16 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 			return err
 		}
 		acfg.Tracker = tr
+	}
+	if acfg.Prices = cfg.prices; acfg.Prices == nil {
+		if acfg.Prices, err = startPrices(g, cfg.Prices, live.Current, log); err != nil {
+			return err
+		}
+	}
+	if acfg.Prices != nil {
+		if err := acfg.Prices.Register(prom, "rollgate_router"); err != nil {
+			return err
+		}
 	}
 	h := api.New(acfg, live, log, prom)
 	if cfg.Refresh > 0 {

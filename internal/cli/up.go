@@ -16,6 +16,8 @@ import (
 
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
 // upEndpoints is the endpoints.json `rollgate up` writes: every chain's URLs with the URL of
@@ -24,8 +26,11 @@ type upEndpoints struct {
 	Chains map[string]upChain `json:"chains"`
 	Router string             `json:"router"`
 	// Registry is the URL of the registry served in InterwovenKit's shape (its registryUrl).
-	Registry string      `json:"registry"`
-	Accounts *upAccounts `json:"accounts,omitempty"`
+	Registry string `json:"registry"`
+	// Portfolio is InterwovenKit's minityUrl: the portfolio across the chains in Minity's
+	// shapes, served under /minity by every indexer URL (the L1's given).
+	Portfolio string      `json:"portfolio,omitempty"`
+	Accounts  *upAccounts `json:"accounts,omitempty"`
 }
 
 // upAccounts are the funded test accounts a wallet developer can import.
@@ -126,6 +131,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String(), Registry: "http://" + registryLn.Addr().String()}
 	indexers := map[string]string{}
 	fl := &upFleet{g: g, log: log} // every indexer in one process (indexer_multi.go)
+	// One price service for the router and the fleet's portfolio, over the devnet's registry.
+	upReg, err := registry.LoadLogged(filepath.Join(devDir, "registry"), log.With("component", "registry"))
+	if err != nil {
+		return g.Abort(err)
+	}
+	prices, err := startPrices(g, defaultPrices, func() *registry.Registry { return upReg }, log)
+	if err != nil {
+		return g.Abort(err)
+	}
+	fl.portfolio = &api.PortfolioConfig{Registry: func() *registry.Registry { return upReg }, Prices: prices, REST: &registry.RESTBalances{}}
 	for id, e := range eps {
 		out.Chains[id] = upChain{ChainEndpoints: e}
 	}
@@ -159,7 +174,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	// Its events are kept for upTrackKeep: far longer than any devnet transfer takes, and far
 	// longer than the chains keep the blocks they came from.
 	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin,
-		TrackKeep: upTrackKeep}
+		TrackKeep: upTrackKeep, Prices: defaultPrices, prices: prices}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		return g.Abort(err)
 	}
@@ -181,6 +196,14 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		Note: "test accounts: BIP-39 mnemonic; the paths wallets derive: m/44'/60'/0'/0/<index> with eth_secp256k1 keys on Initia chains " +
 			"(initia.js MnemonicKey, InterwovenKit, MetaMask on EVM rollups: evm lists the 0x address and private key), " +
 			"m/44'/118'/0'/0/<index> with secp256k1 on Cosmos chains (hd_paths per chain); never use it for real funds"}
+	for _, id := range netw.ChainIDs() {
+		if c := out.Chains[id]; c.Indexer != "" && out.Portfolio == "" {
+			out.Portfolio = c.Indexer + api.MinityPrefix
+		}
+	}
+	if c := out.Chains[l1ChainID(cfg)]; c.Indexer != "" {
+		out.Portfolio = c.Indexer + api.MinityPrefix
+	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	path := filepath.Join(dataDir, "endpoints.json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
@@ -189,10 +212,11 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
 	printAccounts(env.Stdout, out.Accounts, eps)
-	fmt.Fprintf(env.Stdout, "\nROUTER    %s\nREGISTRY  %s (InterwovenKit registryUrl: chains.json, profiles.json)\n", out.Router, out.Registry)
+	fmt.Fprintf(env.Stdout, "\nROUTER    %s\nREGISTRY  %s (InterwovenKit registryUrl: chains.json, profiles.json)\nPORTFOLIO %s (InterwovenKit minityUrl)\n",
+		out.Router, out.Registry, out.Portfolio)
 	// What InterwovenKitProvider takes to run against up (packages/interwovenkit-react/src/data/config.ts).
-	fmt.Fprintf(env.Stdout, "INTERWOVENKIT  {...TESTNET, defaultChainId: %q, registryUrl: %q, routerApiUrl: %q}\n",
-		l1ChainID(cfg), out.Registry, out.Router)
+	fmt.Fprintf(env.Stdout, "INTERWOVENKIT  {...TESTNET, defaultChainId: %q, registryUrl: %q, routerApiUrl: %q, minityUrl: %q}\n",
+		l1ChainID(cfg), out.Registry, out.Router, out.Portfolio)
 	fmt.Fprintf(env.Stdout, "endpoints: %s\nCtrl-C to stop.\n", path)
 	up = true
 	return g.Wait()

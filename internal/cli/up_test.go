@@ -137,7 +137,7 @@ func TestUp(t *testing.T) {
 			t.Errorf("round %d: %d indexers, want one per rollup and the L1's (4)", round, rollups)
 		}
 		checkUpRegistry(t, eps)
-		if want := fmt.Sprintf("INTERWOVENKIT  {...TESTNET, defaultChainId: \"initia-devnet-1\", registryUrl: %q, routerApiUrl: %q}", eps.Registry, eps.Router); !strings.Contains(out.String(), want) {
+		if want := fmt.Sprintf("INTERWOVENKIT  {...TESTNET, defaultChainId: \"initia-devnet-1\", registryUrl: %q, routerApiUrl: %q, minityUrl: %q}", eps.Registry, eps.Router, eps.Portfolio); !strings.Contains(out.String(), want) {
 			t.Errorf("round %d: no InterwovenKit config line %s in\n%s", round, want, out)
 		}
 		var chains struct {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,6 +36,9 @@ type FleetConfig struct {
 	// Metrics, when set, is what /metrics serves (the fleet's registry and every chain's,
 	// labelled chain_id); nil serves the registry NewFleet is given.
 	Metrics prometheus.Gatherer
+	// Portfolio, when set, serves the portfolio across the chains in Minity's shapes under
+	// MinityPrefix (minity.go).
+	Portfolio *PortfolioConfig
 }
 
 // fleetDoc is the OpenAPI description of the fleet's routes marked InSpec (the cross-rollup
@@ -45,6 +49,9 @@ var fleetDoc []byte
 
 type fleetServer struct {
 	cfg FleetConfig
+
+	evmMu    sync.Mutex
+	evmCache map[string]evmDenomMap // chain id → rich-list contract → registry denom
 }
 
 // NewFleet returns the handler of what a multi-chain indexer serves beside its chains' own
@@ -65,7 +72,7 @@ func NewFleet(cfg FleetConfig, logger *slog.Logger, reg *prometheus.Registry) ht
 }
 
 func (s *fleetServer) routes() []httpapi.Route {
-	return []httpapi.Route{
+	return append(s.minityRoutes(), []httpapi.Route{
 		{Pattern: "GET /chains", Handler: s.chains, NoStore: true, InSpec: true},
 		{Pattern: "GET /healthz", Handler: func(*http.Request) (any, error) { return map[string]any{"status": "ok"}, nil }, NoStore: true},
 		{Pattern: "GET /all/indexer/tx/v1/txs/by_account/{account}", Handler: s.txsByAccountAll, InSpec: true},
@@ -73,7 +80,7 @@ func (s *fleetServer) routes() []httpapi.Route {
 		{Pattern: "GET /all/indexer/richlist/v1/by_account/{account}", Handler: s.balancesByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/search/v1", Handler: s.searchAll, InSpec: true},
 		{Pattern: "GET /{chain_id}/{rest...}", Handler: s.starting, NoStore: true},
-	}
+	}...)
 }
 
 func (s *fleetServer) chains(*http.Request) (any, error) {

@@ -69,6 +69,9 @@ type Config struct {
 	// Registry receives the fleet's own metrics. The fleet's /metrics serves them and every
 	// chain's, labelled chain_id (metrics.go); each chain's alone are at /{chain_id}/metrics.
 	Registry *prometheus.Registry
+	// Portfolio, when set, serves the portfolio across the chains (Minity's routes, under
+	// /minity: internal/indexer/api minity.go).
+	Portfolio *api.PortfolioConfig
 }
 
 // Fleet is the running set of chains and the handler serving them.
@@ -136,7 +139,7 @@ func New(cfg Config) (*Fleet, error) {
 	f := &Fleet{cfg: cfg, log: cfg.Log, budget: httpx.NewLimiter(cfg.Budget),
 		chains: map[string]*chainRun{}, hosts: map[string]*chainRun{}, schemas: map[string]string{}}
 	metrics := prometheus.Gatherers{cfg.Registry, prometheus.GathererFunc(f.gatherChains)}
-	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Metrics: metrics}, cfg.Log, cfg.Registry)
+	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Metrics: metrics, Portfolio: cfg.Portfolio}, cfg.Log, cfg.Registry)
 	return f, nil
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/price"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -75,6 +76,9 @@ type Config struct {
 	StatusStreamPoll time.Duration
 	// Streams tune the status streams (caps, heartbeat, per-client buffer).
 	Streams httpapi.StreamOptions
+	// Prices gives answers their dollar values and serves the priced asset lists; nil leaves
+	// every USD field out.
+	Prices *price.Service
 }
 
 type server struct {

@@ -26,6 +26,8 @@ import (
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/price"
+	"github.com/rollgate/rollgate/internal/price/pricetest"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -79,6 +81,30 @@ func (fakeBalances) Balances(_ context.Context, c *registry.Chain, address strin
 // end-to-end test proves.
 const devnetRegistry = "../registry/testdata/devnet"
 
+var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// testPrices is a price service over an oracle quoting INIT, USDC and ETH in dollars, ATOM
+// too long ago (beyond the bound), and nothing for USDT, MIN or GAS: the goldens show values,
+// stale prices and assets without one.
+func testPrices(t testing.TB, reg *registry.Registry) *price.Service {
+	t.Helper()
+	at := testNow.Add(-7 * time.Second)
+	o := pricetest.NewOracle(t,
+		pricetest.Pair{Base: "INIT", Quote: "USD", Price: "51234567", Decimals: 8, Height: 1200, Time: at},
+		pricetest.Pair{Base: "USDC", Quote: "USD", Price: "1000012000", Decimals: 9, Height: 1200, Time: at},
+		pricetest.Pair{Base: "ETH", Quote: "USD", Price: "3456789012", Decimals: 6, Height: 1200, Time: at},
+		pricetest.Pair{Base: "ATOM", Quote: "USD", Price: "4875000", Decimals: 6, Height: 690, Time: testNow.Add(-9 * time.Minute)},
+	)
+	ps, err := price.New(price.Config{OracleREST: o.URL, Now: func() time.Time { return testNow }}, func() *registry.Registry { return reg })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.RefreshOracle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
 func newServer(t testing.TB) http.Handler {
 	t.Helper()
 	reg, err := registry.Load(devnetRegistry)
@@ -91,8 +117,9 @@ func newServer(t testing.TB) http.Handler {
 		}
 	}
 	cfg := Config{
-		Now:          func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		Now:          func() time.Time { return testNow },
 		Balances:     fakeBalances{},
+		Prices:       testPrices(t, reg),
 		Route:        route.Config{LayerZeroFee: map[string]string{eth: "150000000000000"}},
 		MaxBodyBytes: 64 << 10,
 	}

@@ -57,6 +57,10 @@ func (s *server) balances(r *http.Request) (any, error) {
 				have, err = s.cfg.Balances.Balances(r.Context(), c, q.Address)
 			}
 			entries[i] = balanceEntryOf(c, q.Address, q.Denoms, have, err)
+			for d, b := range entries[i].Denoms {
+				s.priceBalance(reg, id, d, &b)
+				entries[i].Denoms[d] = b
+			}
 		})
 	}
 	wg.Wait()

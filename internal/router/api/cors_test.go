@@ -10,7 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
-var samples = map[string]string{"file": "index.html"}
+var samples = map[string]string{"file": "index.html", "chain_id": l1}
 
 func TestCORSPreflightEveryRoute(t *testing.T) {
 	reg, err := registry.Load(devnetRegistry)

@@ -25,6 +25,7 @@ func (s *server) route(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.priceRoute(g.Registry(), rt)
 	return rt, nil
 }
 
@@ -110,7 +111,13 @@ func (s *server) msgs(r *http.Request) (any, error) {
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}
-	return s.builder(s.current()).Build(req)
+	g := s.current()
+	out, err := s.builder(g).Build(req)
+	if err != nil {
+		return nil, err
+	}
+	s.priceFees(g.Registry(), out.EstimatedFees)
+	return out, nil
 }
 
 func (s *server) msgsDirect(r *http.Request) (any, error) {
@@ -138,5 +145,7 @@ func (s *server) msgsDirect(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.priceRoute(g.Registry(), rt)
+	s.priceFees(g.Registry(), out.EstimatedFees)
 	return MsgsDirectResponse{Msgs: out.Msgs, Txs: out.Txs, Route: *rt, MinAmountOut: out.MinAmountOut, EstimatedFees: out.EstimatedFees}, nil
 }

@@ -29,6 +29,10 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /v2/tx/status/stream", Stream: s.txStatusStream, InSpec: true},
 		{Pattern: "POST /v2/tx/submit", Handler: s.txSubmit, InSpec: true, NoStore: true},
 
+		// Prices move every few seconds: the asset lists with them are not cached.
+		{Pattern: "GET /initia/{chain_id}/assets", Handler: s.pricedAssets, InSpec: true, NoStore: true},
+		{Pattern: "GET /prices", Handler: s.priceStatus, InSpec: true, NoStore: true},
+
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 	}
 }

@@ -126,6 +126,9 @@ type DenomBalance struct {
 	Price           *string    `json:"price,omitempty"`
 	ValueUSD        *string    `json:"value_usd,omitempty"`
 	Error           *ErrorInfo `json:"error,omitempty"`
+	// PriceInfo says where price comes from and how old it is, or why it is absent (a
+	// rollgate extension; chain and denom are the entry's own, so left out).
+	PriceInfo *route.PriceInfo `json:"price_info,omitempty"`
 }
 
 // ErrorInfo is a per-entry error.

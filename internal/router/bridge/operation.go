@@ -106,7 +106,7 @@ type Fee struct {
 	FeeType        string `json:"fee_type,omitempty"`
 	BridgeID       string `json:"bridge_id"`
 	Amount         string `json:"amount"`
-	USDAmount      string `json:"usd_amount"`
+	USDAmount      string `json:"usd_amount,omitempty"` // absent when the fee asset has no current price
 	OriginAsset    Asset  `json:"origin_asset"`
 	ChainID        string `json:"chain_id"`
 	TxIndex        int    `json:"tx_index"`

@@ -67,6 +67,13 @@ type Route struct {
 	SourceAssetSymbol        string   `json:"source_asset_symbol,omitempty"`
 	DestAssetSymbol          string   `json:"dest_asset_symbol,omitempty"`
 	Warnings                 []string `json:"warnings,omitempty"`
+	// USDAmountIn and USDAmountOut are the amounts' dollar values (Skip's usd_amount_in/out:
+	// cents, as its clients show them), absent when either asset has no current price;
+	// PriceInfo says, per asset, where the price came from and how old it is, or why there is
+	// none (a rollgate extension).
+	USDAmountIn  string      `json:"usd_amount_in,omitempty"`
+	USDAmountOut string      `json:"usd_amount_out,omitempty"`
+	PriceInfo    []PriceInfo `json:"price_info,omitempty"`
 	// Wraps are the route's conversions between a minievm chain's bridged coin and its
 	// ERC20Wrapper token, which no operation shows as a step of its own; the same as
 	// Wraps(reg, Operations), which is what /msgs and /op-hook use on operations sent back.
@@ -172,6 +179,22 @@ type (
 	// Hop is an operation normalized (Operation.Hop).
 	Hop = bridge.Hop
 )
+
+// PriceInfo is where a dollar figure of an answer comes from: the asset's USD price (per
+// whole token), its source ("connect": the L1's oracle, with the currency pair and the height
+// it was set at; "coingecko": the operator's second source, with the id) and its age; or,
+// when the figure is absent, why (Unavailable). A rollgate extension Skip's clients ignore.
+type PriceInfo struct {
+	ChainID      string `json:"chain_id,omitempty"`
+	Denom        string `json:"denom,omitempty"`
+	Price        string `json:"price,omitempty"`
+	Source       string `json:"source,omitempty"`
+	CurrencyPair string `json:"currency_pair,omitempty"`
+	CoingeckoID  string `json:"coingecko_id,omitempty"`
+	Height       int64  `json:"height,omitempty"`
+	AgeSeconds   *int64 `json:"age_seconds,omitempty"`
+	Unavailable  string `json:"unavailable,omitempty"`
+}
 
 // AssetOf renders a registry asset as a Skip Asset.
 func AssetOf(a *registry.Asset) Asset { return bridge.AssetOf(a) }
