@@ -12,7 +12,7 @@ import (
 )
 
 // connectPrice is Connect's GetPriceResponse as the gateway prints it
-// (skip-mev/connect proto/connect/oracle/v2/query.proto, genesis.proto QuotePrice).
+// (skip-mev/connect:proto/connect/oracle/v2/query.proto, genesis.proto QuotePrice).
 type connectPrice struct {
 	Price struct {
 		Price          string `json:"price"`

@@ -18,7 +18,7 @@ import (
 )
 
 // TestWalletAnswersGolden pins, byte for byte, what the devnet answers the calls a wallet
-// makes beyond the indexer: Connect's oracle (skip-mev/connect proto/connect/oracle/v2/query.proto),
+// makes beyond the indexer: Connect's oracle (skip-mev/connect:proto/connect/oracle/v2/query.proto),
 // the L1's gas prices (InterwovenKit src/data/fee.ts), a simulation as InterwovenKit sends it
 // (src/data/tx.ts simulateTx), the latest output and migration_info
 // (src/pages/bridge/op/data.ts), and a Move balance view (@initia/utils viewFunction). The

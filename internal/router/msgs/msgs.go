@@ -332,10 +332,11 @@ func (b Builder) checkOp(i int, op route.Operation, inPath string) (string, erro
 func refusal(err error) error {
 	var be *bridge.Error
 	if errors.As(err, &be) {
+		// The bridge clipped what it quoted; its message is passed on whole.
 		if be.Unsupported {
-			return route.Invalidf(ReasonUnsupportedOp, "%s", be.Message)
+			return &route.Error{Kind: route.Invalid, Reason: ReasonUnsupportedOp, Message: be.Message}
 		}
-		return opsErr("%s", be.Message)
+		return &route.Error{Kind: route.Invalid, Reason: ReasonInvalidOperations, Message: "operations: " + be.Message}
 	}
 	return err
 }

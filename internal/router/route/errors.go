@@ -2,7 +2,8 @@ package route
 
 import (
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/rollgate/rollgate/internal/router/bridge"
 )
 
 // Kind says whose fault an Error is, for the API layer to choose a status.
@@ -30,49 +31,14 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Invalidf is an Invalid error with a reason. The message quotes args clipped (clipArgs).
+// Invalidf is an Invalid error with a reason. The message quotes args clipped (bridge.ClipArgs).
 func Invalidf(reason, format string, args ...any) *Error {
-	return &Error{Kind: Invalid, Reason: reason, Message: fmt.Sprintf(format, clipArgs(args)...)}
+	return &Error{Kind: Invalid, Reason: reason, Message: fmt.Sprintf(format, bridge.ClipArgs(args)...)}
 }
 
-// Unknownf is an Unknown error with a reason. The message quotes args clipped (clipArgs).
+// Unknownf is an Unknown error with a reason. The message quotes args clipped (bridge.ClipArgs).
 func Unknownf(reason, format string, args ...any) *Error {
-	return &Error{Kind: Unknown, Reason: reason, Message: fmt.Sprintf(format, clipArgs(args)...)}
-}
-
-// maxEcho is the most of one argument a message quotes, as the API layer's errors do
-// (internal/apierr's MaxEcho): a message says what was wrong with what the client sent, and a
-// 70 kB chain id should not come back as a 70 kB message.
-const maxEcho = 128
-
-// clipArgs clips the text of every string, error or Stringer argument longer than maxEcho.
-func clipArgs(args []any) []any {
-	out := args
-	for i, a := range args {
-		var s string
-		switch v := a.(type) {
-		case string:
-			s = v
-		case error:
-			s = v.Error()
-		case fmt.Stringer:
-			s = v.String()
-		default:
-			continue
-		}
-		if len(s) <= maxEcho {
-			continue
-		}
-		if &out[0] == &args[0] {
-			out = append([]any(nil), args...)
-		}
-		n := maxEcho
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		out[i] = s[:n] + "…"
-	}
-	return out
+	return &Error{Kind: Unknown, Reason: reason, Message: fmt.Sprintf(format, bridge.ClipArgs(args)...)}
 }
 
 // WithInfo returns a copy of e carrying a hint.

@@ -267,7 +267,7 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 			b := opinit.Bridge{ID: rollupN, L2ChainID: s.ChainID, Proposer: opts.BridgeOperator, Challenger: opts.BridgeOperator,
 				Submitter: opts.BridgeOperator, SubmissionInterval: opts.SubmissionInterval,
 				FinalizationPeriod: opts.FinalizationPeriod, SubmissionStartHeight: 1,
-				// Every rollup's oracle holds the L1's Connect prices (internal/oracle), as a
+				// Every rollup's oracle holds the L1's Connect prices (internal/devnet/internal/oracle), as a
 				// bridge with the oracle relay on does.
 				OracleEnabled: true,
 				Metadata:      []byte(`{"perm_channels":[{"port_id":"transfer","channel_id":"` + l1ch.ChannelID + `"}]}`)}

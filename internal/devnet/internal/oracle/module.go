@@ -51,7 +51,7 @@ func (m *Module) QuoteAt(name string, h int64) (Quote, bool) {
 }
 
 // Routes implements sim.Module: Connect's query service over the gRPC gateway
-// (skip-mev/connect proto/connect/oracle/v2/query.proto), its errors as the keeper words
+// (skip-mev/connect:proto/connect/oracle/v2/query.proto), its errors as the keeper words
 // them (x/oracle/keeper/grpc_query.go), which a node's gateway answers as gRPC Unknown.
 func (m *Module) Routes(mux *http.ServeMux, at sim.QueryAt) {
 	mux.HandleFunc("GET /connect/oracle/v2/get_all_tickers", func(w http.ResponseWriter, r *http.Request) {

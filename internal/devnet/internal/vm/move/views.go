@@ -1,6 +1,6 @@
 package move
 
-// Move view functions over x/move's REST (initia proto/initia/move/v1/query.proto): the
+// Move view functions over x/move's REST (initia-labs/initia:proto/initia/move/v1/query.proto): the
 // legacy POST /initia/move/v1/accounts/{address}/modules/{module_name}/view_functions/{fn}
 // (what @initia/utils' createMoveClient.viewFunction calls for InterwovenKit, and initia.js
 // MoveAPI.viewFunction), POST /initia/move/v1/view and /view/batch with BCS arguments, and
