@@ -101,7 +101,7 @@ func TestTransportsRejectAsJSON(t *testing.T) {
 				if tc.fastOnly && !fast {
 					continue
 				}
-				resp, b := rawExchange(t, addr, tc.req)
+				resp, b := rawExchange(t, addr, tc.req) //nolint:bodyclose // rawExchange read and closed it
 				if resp.StatusCode != tc.status {
 					t.Errorf("%s: status %d, want %d: %.200q", tc.name, resp.StatusCode, tc.status, b)
 					continue
@@ -186,6 +186,7 @@ func TestHeaderTimeoutBothTransports(t *testing.T) {
 					t.Fatalf("answer %q: %v", b, err)
 				}
 				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
 				if details := errorEnvelope(t, "timeout", resp, body); resp.StatusCode != 408 || len(details) == 0 || details[0] != "REQUEST_TIMEOUT" {
 					t.Errorf("answer %d %s", resp.StatusCode, body)
 				}
@@ -237,10 +238,12 @@ func FuzzTransports(f *testing.F) {
 				t.Fatalf("%.200q: no answer: %v", req, err)
 			}
 			if resp.Header.Get("Content-Type") == "text/event-stream" {
+				resp.Body.Close()
 				c.Close() // a stream opened
 				continue
 			}
 			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
 			c.Close()
 			if err != nil {
 				t.Fatalf("%.200q: %v", req, err)

@@ -84,7 +84,7 @@ func (g *geckoClient) read(ctx context.Context, ids []string, fetched time.Time)
 		dec := json.NewDecoder(bytes.NewReader(resp.Body))
 		dec.UseNumber()
 		if err := dec.Decode(&body); err != nil {
-			return nil, fmt.Errorf("coingecko simple/price: %v", err)
+			return nil, fmt.Errorf("coingecko simple/price: %w", err)
 		}
 		for _, id := range batch {
 			e, ok := body[id]

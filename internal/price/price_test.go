@@ -78,7 +78,7 @@ func (o *oracleServer) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			out = append(out, b)
 		}
-		json.NewEncoder(w).Encode(map[string]any{"prices": out})
+		_ = json.NewEncoder(w).Encode(map[string]any{"prices": out})
 	case "/cosmos/base/tendermint/v1beta1/blocks/latest":
 		fmt.Fprint(w, `{"block_id":{},"block":{"header":{"chain_id":"initia-devnet-1","height":"1201","time":"2026-01-02T03:04:00.250Z"}}}`)
 	case pathPrice:
@@ -310,7 +310,7 @@ func geckoServer(t *testing.T, key string) (*httptest.Server, *atomic.Value) {
 				out[id] = b
 			}
 		}
-		json.NewEncoder(w).Encode(out)
+		_ = json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &asked

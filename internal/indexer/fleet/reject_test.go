@@ -31,6 +31,7 @@ func TestFleetCountsRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
 		c.Close()
 		if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(b), "MALFORMED_REQUEST") {
 			t.Errorf("%s: %d %q", target, resp.StatusCode, b)

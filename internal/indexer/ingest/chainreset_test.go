@@ -117,7 +117,9 @@ func startOn(t *testing.T, cfg Config, src Source, db *store.DB) *runningPipelin
 	go func() { r.done <- p.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		<-r.done
+		if err := <-r.done; err != nil {
+			t.Logf("Run: %v", err)
+		}
 	})
 	return r
 }
@@ -181,7 +183,9 @@ func TestChainResetNeverMixes(t *testing.T) {
 			default:
 			}
 			r.stop()
-			<-r.done
+			if err := <-r.done; err != nil {
+				t.Logf("Run: %v", err)
+			}
 			r.done <- nil // for the cleanup
 
 			// A restart on the same store, the node past the old height: halted before any write.

@@ -51,7 +51,7 @@ func rollgate(t *testing.T) string {
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/rollgate")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build ./cmd/rollgate: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build ./cmd/rollgate: %w\n%s", err, out)
 		}
 	})
 	if binErr != nil {

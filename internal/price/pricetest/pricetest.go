@@ -115,7 +115,7 @@ func (o *Oracle) serve(w http.ResponseWriter, r *http.Request) {
 		for _, p := range o.pairs {
 			cps = append(cps, map[string]string{"Base": p.Base, "Quote": p.Quote})
 		}
-		enc.Encode(map[string]any{"currency_pairs": cps})
+		_ = enc.Encode(map[string]any{"currency_pairs": cps})
 	case "/connect/oracle/v2/get_prices":
 		out := []priceJSON{}
 		for _, id := range r.URL.Query()["currency_pair_ids"] {
@@ -126,7 +126,7 @@ func (o *Oracle) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			out = append(out, p)
 		}
-		enc.Encode(map[string]any{"prices": out})
+		_ = enc.Encode(map[string]any{"prices": out})
 	case "/connect/oracle/v2/get_price":
 		id := r.URL.Query().Get("currency_pair")
 		p, ok := o.find(id)
@@ -134,7 +134,7 @@ func (o *Oracle) serve(w http.ResponseWriter, r *http.Request) {
 			notTracked(id)
 			return
 		}
-		enc.Encode(p)
+		_ = enc.Encode(p)
 	default:
 		w.WriteHeader(http.StatusNotImplemented)
 		fmt.Fprintf(w, `{"code":12,"message":"Not Implemented","details":[]}`)

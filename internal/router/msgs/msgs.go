@@ -506,7 +506,7 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 		return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
 	}
 	m, err := first.Bridge.Build(leg)
-	if ae, ok := err.(*bridge.AddressError); ok {
+	if ae := (*bridge.AddressError)(nil); errors.As(err, &ae) {
 		return nil, addrErr(p.toPos[end-1], ae.ChainID, ae.Err)
 	}
 	if err != nil {

@@ -1,10 +1,11 @@
 package oracle
 
 import (
-	"github.com/rollgate/rollgate/internal/devnet/internal/gateway"
 	"math/big"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/devnet/internal/gateway"
 )
 
 var genesis = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
