@@ -191,6 +191,12 @@ func (s *SyntheticSource) check(h int64) error {
 	return nil
 }
 
+// syntheticHash is the block hash of height h.
+func syntheticHash(h int64) []byte {
+	hash := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("rollgate-bench-block"), uint64(h)))
+	return hash[:]
+}
+
 // LatestHeight implements ingest.Source.
 func (s *SyntheticSource) LatestHeight(context.Context) (int64, error) { return s.head, nil }
 
@@ -203,8 +209,11 @@ func (s *SyntheticSource) Block(_ context.Context, h int64) (*ingest.RawBlock, e
 	rep := (h - 1) / int64(len(s.blocks))
 	b := *c.block
 	b.Height = h
-	hash := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("rollgate-bench-block"), uint64(h)))
-	b.Hash = hash[:]
+	b.Hash = syntheticHash(h)
+	b.LastHash = nil
+	if h > 1 {
+		b.LastHash = syntheticHash(h - 1) // a chain: each block names its parent, as ingestion checks
+	}
 	b.Time = s.base.Add(time.Duration(rep)*s.cycle + c.offset)
 	b.Txs = make([][]byte, len(c.block.Txs))
 	for i, tx := range c.block.Txs {
