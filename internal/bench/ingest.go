@@ -161,6 +161,13 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 			n += s.TxsAt(stopAt)
 		}
 		s.head = stopAt
+		if indexed > 0 {
+			top, err := db.BlockHash(ctx, indexed)
+			if err != nil {
+				return res, fmt.Errorf("stored block %d: %w", indexed, err)
+			}
+			s.ContinueFrom(indexed, top)
+		}
 		src = s
 		icfg.StopAtHeight = stopAt
 		fmt.Fprintf(out, "ingest: %s, synthetic source (the %d non-empty blocks / %d txs of %s repeated, unique hashes; loaded in %v), heights %d..%d\n",

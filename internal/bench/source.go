@@ -50,6 +50,16 @@ type SyntheticSource struct {
 	base       time.Time     // time of height 1
 	cycle      time.Duration // time covered by one repetition
 	head       int64
+	// root, when set, is the block the synthetic chain continues (a store's top, ContinueFrom):
+	// it keeps its stored hash, so the blocks above link to it as a chain's do.
+	rootHeight int64
+	rootHash   []byte
+}
+
+// ContinueFrom makes the synthetic chain grow on top of a stored block: height keeps hash,
+// which the next block names as its parent, so ingestion's continuity check accepts it.
+func (s *SyntheticSource) ContinueFrom(height int64, hash []byte) {
+	s.rootHeight, s.rootHash = height, hash
 }
 
 // LoadSyntheticSource replays the capture in dir over loopback HTTP through the production
@@ -191,8 +201,11 @@ func (s *SyntheticSource) check(h int64) error {
 	return nil
 }
 
-// syntheticHash is the block hash of height h.
-func syntheticHash(h int64) []byte {
+// hash is the block hash of height h.
+func (s *SyntheticSource) hash(h int64) []byte {
+	if s.rootHash != nil && h == s.rootHeight {
+		return s.rootHash
+	}
 	hash := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("rollgate-bench-block"), uint64(h)))
 	return hash[:]
 }
@@ -209,10 +222,10 @@ func (s *SyntheticSource) Block(_ context.Context, h int64) (*ingest.RawBlock, e
 	rep := (h - 1) / int64(len(s.blocks))
 	b := *c.block
 	b.Height = h
-	b.Hash = syntheticHash(h)
+	b.Hash = s.hash(h)
 	b.LastHash = nil
 	if h > 1 {
-		b.LastHash = syntheticHash(h - 1) // a chain: each block names its parent, as ingestion checks
+		b.LastHash = s.hash(h - 1) // a chain: each block names its parent, as ingestion checks
 	}
 	b.Time = s.base.Add(time.Duration(rep)*s.cycle + c.offset)
 	b.Txs = make([][]byte, len(c.block.Txs))

@@ -42,6 +42,7 @@ func FillEVM(ctx context.Context, w EVMWriter, first int64, n int, o EVMOptions)
 	if o.Accounts <= 0 {
 		o.Accounts = 1000
 	}
+	chain := chainID(ctx, w)
 	h, err := w.IndexedHeight(ctx)
 	if err != nil {
 		return err
@@ -53,7 +54,7 @@ func FillEVM(ctx context.Context, w EVMWriter, first int64, n int, o EVMOptions)
 	for written := 0; written < n; {
 		h++
 		bt := t0.Add(time.Duration(h) * 500 * time.Millisecond)
-		b := store.BlockBundle{Block: store.Block{ChainID: "bench-1", Height: h, Hash: sha(fmt.Sprintf("evm-block-%d", h)), Time: bt, TotalFee: json.RawMessage(`[]`)}}
+		b := store.BlockBundle{Block: store.Block{ChainID: chain, Height: h, Hash: sha(fmt.Sprintf("evm-block-%d", h)), Time: bt, TotalFee: json.RawMessage(`[]`)}}
 		ib := store.InternalBlock{Height: h}
 		for i := 0; i < o.TxsPerBlock && written < n; i++ {
 			seq++

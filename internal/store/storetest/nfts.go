@@ -52,6 +52,7 @@ func FillNFTs(ctx context.Context, w store.Writer, o NFTOptions) error {
 	if err != nil {
 		return err
 	}
+	chain := chainID(ctx, w)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	big := int(float64(o.Tokens) * o.BigShare)
 	rest := o.Tokens - big
@@ -82,7 +83,7 @@ func FillNFTs(ctx context.Context, w store.Writer, o NFTOptions) error {
 	for _, m := range plan {
 		for done := 0; done < m.n || done == 0; {
 			h++
-			b := store.BlockBundle{Block: store.Block{ChainID: "bench-1", Height: h, Hash: sha(fmt.Sprintf("nft-block-%d", h)),
+			b := store.BlockBundle{Block: store.Block{ChainID: chain, Height: h, Hash: sha(fmt.Sprintf("nft-block-%d", h)),
 				Time: t0.Add(time.Duration(h) * 500 * time.Millisecond), TxCount: 1, TotalFee: json.RawMessage(`[]`)}}
 			signer := Account(m.coll % o.Accounts)
 			txHash := sha(fmt.Sprintf("nft-tx-%d", h))

@@ -35,6 +35,7 @@ func FillRichList(ctx context.Context, w store.Writer, from, to int) error {
 	if err != nil {
 		return err
 	}
+	chain := chainID(ctx, w)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	denom := RichListDenom()
 	const perBlock = 5000
@@ -45,7 +46,7 @@ func FillRichList(ctx context.Context, w store.Writer, from, to int) error {
 		for ; i < to && len(rl.Sets) < perBlock; i++ {
 			rl.Sets = append(rl.Sets, store.BalanceSet{Denom: denom, Account: Holder(i), Amount: HolderAmount(i)})
 		}
-		batch = append(batch, store.BlockBundle{Block: store.Block{ChainID: "bench-1", Height: h, Hash: sha(fmt.Sprintf("richlist-block-%d", h)),
+		batch = append(batch, store.BlockBundle{Block: store.Block{ChainID: chain, Height: h, Hash: sha(fmt.Sprintf("richlist-block-%d", h)),
 			Time: t0.Add(time.Duration(h) * 500 * time.Millisecond), TotalFee: json.RawMessage(`[]`)}, RichList: rl})
 		if len(batch) == 20 || i == to {
 			if err := w.WriteBlocks(ctx, batch); err != nil {

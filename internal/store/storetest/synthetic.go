@@ -44,7 +44,7 @@ func Account(i int) []byte {
 // It is meant for `rollgate bench` and benchmarks; the data is deterministic.
 func Fill(ctx context.Context, w store.Writer, n int, o Options) error {
 	if o.ChainID == "" {
-		o.ChainID = "bench-1"
+		o.ChainID = chainID(ctx, w)
 	}
 	if o.TxsPerBlock <= 0 {
 		o.TxsPerBlock = 10
@@ -144,4 +144,17 @@ func syntheticTxJSON(hash []byte, h int64, t time.Time, msgType, from, to string
 	fmt.Fprintf(&b, `"timestamp":%q,"events":[{"type":"message","attributes":[{"key":"action","value":"/%s","index":true},{"key":"sender","value":%q,"index":true},{"key":"msg_index","value":"0","index":true}]},{"type":"transfer","attributes":[{"key":"recipient","value":%q,"index":true},{"key":"sender","value":%q,"index":true},{"key":"amount","value":"%dumin","index":true}]}]}`,
 		t.UTC().Format(time.RFC3339Nano), msgType, from, to, from, seq)
 	return json.RawMessage(b.String())
+}
+
+// chainID is the chain id of the blocks a fill appends: the stored chain's when the store holds
+// one (its writes refuse blocks of another chain id), else "bench-1".
+func chainID(ctx context.Context, w store.Writer) string {
+	if c, ok := w.(interface {
+		ChainIdentity(ctx context.Context) (store.ChainIdentity, bool, error)
+	}); ok {
+		if id, ok, err := c.ChainIdentity(ctx); err == nil && ok {
+			return id.ChainID
+		}
+	}
+	return "bench-1"
 }
