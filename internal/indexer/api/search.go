@@ -385,7 +385,7 @@ func validDenom(s string) bool {
 	return true
 }
 
-// searchRoute is the route's entry in routes.go.
+// searchRoutes is the search route, appended to routes.go's table.
 func (s *server) searchRoutes() []httpapi.Route {
 	return []httpapi.Route{{Pattern: "GET /indexer/search/v1", Handler: s.search, InSpec: true, Cache: true}}
 }
