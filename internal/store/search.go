@@ -22,6 +22,9 @@ type SearchReader interface {
 	// such as an EVM bank denom) and returns its number of holders; ok is false when the rich
 	// list keeps no such denom.
 	RichListDenom(ctx context.Context, denom string) (stored string, holders int64, ok bool, err error)
+	// TokenByObject returns the collection and token id of the live Move NFT whose object
+	// has the address (index nft_object); ok is false when none does.
+	TokenByObject(ctx context.Context, object []byte) (collection []byte, tokenID string, ok bool, err error)
 }
 
 var _ SearchReader = (*DB)(nil)
@@ -140,6 +143,23 @@ func (d *DB) RichListDenom(ctx context.Context, denom string) (string, int64, bo
 		}
 	}
 	return "", 0, false, nil
+}
+
+// TokenByObject implements SearchReader.
+func (d *DB) TokenByObject(ctx context.Context, object []byte) ([]byte, string, bool, error) {
+	if len(object) == 0 {
+		return nil, "", false, nil
+	}
+	var coll []byte
+	var id string
+	err := queryRow(ctx, d.be.reader(), "SELECT collection_addr, token_id FROM nft WHERE object_addr = ? LIMIT 1", []any{object}, &coll, &id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, "", false, nil
+	}
+	if err != nil {
+		return nil, "", false, fmt.Errorf("token by object: %w", err)
+	}
+	return coll, id, true, nil
 }
 
 func lower(s string) string {

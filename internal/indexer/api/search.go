@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
 )
@@ -24,6 +26,9 @@ const (
 	searchMaxQuery     = 256 // bytes of q
 	searchDefaultLimit = 10
 	searchMaxLimit     = 50
+	// searchChainTimeout bounds the one chain call search makes (eth_getCode of an EVM
+	// address): a slow chain costs the contract hit, not the answer.
+	searchChainTimeout = 500 * time.Millisecond
 )
 
 // searchHit is one typed result with the route that returns it (relative to the chain's API;
@@ -45,12 +50,13 @@ const (
 	hitBlock         = "block"
 	hitNFT           = "nft"
 	hitCollection    = "nft_collection"
+	hitContract      = "contract"
 	hitAccount       = "account"
 	hitDenom         = "denom"
 	hitCollectionPfx = "nft_collection_name"
 )
 
-var hitRank = map[string]int{hitTx: 0, hitEVMTx: 1, hitBlock: 2, hitNFT: 3, hitCollection: 4, hitAccount: 5, hitDenom: 6, hitCollectionPfx: 7}
+var hitRank = map[string]int{hitTx: 0, hitEVMTx: 1, hitBlock: 2, hitNFT: 3, hitCollection: 4, hitContract: 5, hitAccount: 6, hitDenom: 7, hitCollectionPfx: 8}
 
 // searchSource is one chain as search reads it.
 type searchSource struct {
@@ -220,6 +226,21 @@ func (src searchSource) address(ctx context.Context, addr []byte) ([]searchHit, 
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
+	// Move names an NFT by its object's address (what Celatone's search looks up on Move).
+	if coll, id, ok, err := src.reader.TokenByObject(ctx, addr); err != nil {
+		return nil, err
+	} else if ok {
+		hs, err := src.token(ctx, coll, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hs...)
+	}
+	if h, err := src.contract(ctx, addr); err != nil {
+		return nil, err
+	} else if h != nil {
+		out = append(out, *h)
+	}
 	txs, evmTxs, err := src.reader.AccountActivity(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -236,6 +257,33 @@ func (src searchSource) address(ctx context.Context, addr []byte) ([]searchHit, 
 		out = append(out, src.hit(hitAccount, id, label+")", 0, "/indexer/tx/v1/txs/by_account/"+id))
 	}
 	return out, nil
+}
+
+// contract finds EVM contract code at a 20-byte address through the chain's JSON-RPC (the
+// Etherscan part's, when configured), at the indexed height; without it, or when the chain
+// does not answer, no contract hit (the account hit still names the address).
+func (src searchSource) contract(ctx context.Context, addr []byte) (*searchHit, error) {
+	es := src.f.Etherscan
+	if es == nil || es.RPC == nil || len(addr) != 20 {
+		return nil, nil
+	}
+	h, err := src.reader.IndexedHeight(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hx := address.Hex(addr)
+	cctx, cancel := context.WithTimeout(ctx, searchChainTimeout)
+	defer cancel()
+	var code string
+	if err := es.RPC.Call(cctx, "eth_getCode", []any{hx, evmrpc.BlockTag(h)}, &code); err != nil || code == "" || code == "0x" {
+		return nil, nil
+	}
+	name := hx
+	if abi, ok := es.ABIs[hx]; ok && abi.Name != "" {
+		name = abi.Name
+	}
+	hit := src.hit(hitContract, hx, name, 0, "/indexer/tx/v1/evm-txs/by_account/"+hx)
+	return &hit, nil
 }
 
 func (src searchSource) token(ctx context.Context, coll []byte, tokenID string) ([]searchHit, error) {
@@ -337,7 +385,7 @@ func validDenom(s string) bool {
 	return true
 }
 
-// searchRoute is the route's entry in routes.go.
+// searchRoutes is the search route, appended to routes.go's table.
 func (s *server) searchRoutes() []httpapi.Route {
 	return []httpapi.Route{{Pattern: "GET /indexer/search/v1", Handler: s.search, InSpec: true, Cache: true}}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
@@ -35,12 +36,23 @@ func TestSearch(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ingest %s: %v", r.chainID, err)
 				}
-				feat := profile.For(r.vm()).API(db, profile.Options{InternalTxs: true})
+				o := profile.Options{InternalTxs: true}
+				if ep := n.Endpoints()[r.chainID]; ep.JSONRPC != "" {
+					rpc, err := evmrpc.New(ep.JSONRPC)
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.EVMRPC = rpc // contracts are told by their code
+				}
+				feat := profile.For(r.vm()).API(db, o)
 				cfg := apiConfig(r, db)
 				cfg.Features = feat
 				srv := httptest.NewServer(api.New(cfg, db, nil, prometheus.NewRegistry()))
 				t.Cleanup(srv.Close)
 				cases := searchtest.Cases(t, db, r.chainID, r.vm(), fee[r.vm()])
+				if r.vm() == vmkind.EVM {
+					cases = append(cases, searchtest.ContractCase(t, db))
+				}
 				txs[r.chainID] = cases[0].Q
 				fleet = append(fleet, api.FleetChain{ID: r.chainID, VMType: r.kind, AccountPrefix: "init", Base: "/" + r.chainID, Ready: true, Reader: db, Features: feat})
 				t.Run(r.kind, func(t *testing.T) { searchtest.Run(t, srv.URL, r.chainID, cases) })

@@ -139,6 +139,10 @@ signed:
 	tid := toks.Tokens[0].TokenID
 	cs = append(cs, Case{"token_in_collection", hx + "/" + tid, "nft", hx + "/" + tid,
 		"/indexer/nft/v1/tokens/by_collection/" + hx + "?token_id=" + url.QueryEscape(tid)})
+	if obj := toks.Tokens[0].ObjectAddr; len(obj) > 0 {
+		// Move: the NFT by its object's address.
+		cs = append(cs, Case{"nft_object", address.Hex(obj), "nft", hx + "/" + tid, ""})
+	}
 	if denom != "" {
 		cs = append(cs, Case{"denom", denom, "denom", "", "/indexer/richlist/v1/" + denom})
 	}
@@ -193,4 +197,39 @@ func RunAll(t *testing.T, fleetURL string, txByChain map[string]string) {
 	if none.Results == nil || len(none.Results) != 0 {
 		t.Errorf("/all/ search of nothing: %+v", none.Results)
 	}
+}
+
+// ContractCase is the EVM contract case: the first contract emitting an ERC-20 Transfer that is
+// no NFT collection, found by its code (the search needs the chain's JSON-RPC for it).
+func ContractCase(t testing.TB, db *store.DB) Case {
+	t.Helper()
+	ctx := context.Background()
+	etx, err := db.EVMTxs(ctx, store.EVMTxFilter{}, store.Page{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range etx.Txs {
+		var x struct {
+			Logs []struct {
+				Address string   `json:"address"`
+				Topics  []string `json:"topics"`
+			} `json:"logs"`
+		}
+		if err := json.Unmarshal(r.JSON, &x); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range x.Logs {
+			a, err := address.ParseHex(l.Address)
+			if err != nil || len(l.Topics) != 3 {
+				continue
+			}
+			if _, err := db.Collection(ctx, a); err == nil {
+				continue
+			}
+			hx := address.Hex(a)
+			return Case{"contract", hx, "contract", hx, "/indexer/tx/v1/evm-txs/by_account/" + hx}
+		}
+	}
+	t.Fatal("no ERC-20 contract in the first EVM txs")
+	return Case{}
 }
