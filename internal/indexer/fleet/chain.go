@@ -24,6 +24,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -41,6 +42,9 @@ type chainRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// watch follows the chain's upstream URLs across pipeline restarts, so an outage is
+	// logged once however often the pipeline starts again (package reach).
+	watch   *reach.Watch
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
@@ -53,6 +57,7 @@ type chainRun struct {
 
 func (f *Fleet) newChain(c Chain) (*chainRun, error) {
 	r := &chainRun{f: f, spec: c, log: f.log.With("chain_id", c.ID), reg: prometheus.NewRegistry(), done: make(chan struct{})}
+	r.watch = reach.New(r.log, reach.Options{})
 	if isPostgres(f.cfg.DB) {
 		r.schema = schemaOf(c.ID)
 		if o, ok := f.schemas[r.schema]; ok {
@@ -273,7 +278,8 @@ func (r *chainRun) ingest(db *store.DB) error {
 	}
 	reg := &scopedRegisterer{Registerer: r.reg}
 	defer reg.release()
-	opts := append([]httpx.Option{httpx.WithLogger(r.log), httpx.WithLimiter(r.f.budget.Sub(r.f.cfg.MaxConns)), httpx.WithMaxAttempts(0)}, r.f.cfg.HTTP...)
+	opts := append([]httpx.Option{httpx.WithLogger(r.log), httpx.WithLimiter(r.f.budget.Sub(r.f.cfg.MaxConns)), httpx.WithMaxAttempts(0),
+		httpx.WithWatch(r.watch), httpx.WithOutageBackoff(OutageBackoff)}, r.f.cfg.HTTP...)
 	src, err := ingest.DialSource(r.spec.RPC, r.spec.REST, reg, opts...)
 	if err != nil {
 		return err

@@ -70,6 +70,10 @@ type Config struct {
 	Registry *prometheus.Registry
 }
 
+// OutageBackoff is the largest pause between two attempts at a chain URL that has stopped
+// answering: a dead node is asked about once a minute, not every few seconds.
+const OutageBackoff = time.Minute
+
 // Fleet is the running set of chains and the handler serving them.
 type Fleet struct {
 	cfg    Config
