@@ -217,9 +217,10 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 	return nil
 }
 
-// withCrossViews serves, beside one chain's API, the fleet's cross-rollup views (/all/…) and
-// chain list (/chains): paths the single-chain API does not have, so every rollup's URL under
-// `up` also answers for an account over all of them.
+// withCrossViews serves, beside one chain's API, what the fleet serves on paths the
+// single-chain API does not have: its chain list (/chains), its cross-rollup views (/all/…)
+// and every rollup's API under /{chain_id}/, so each rollup's URL under `up` is also the whole
+// fleet, as its /chains (whose base is "/{chain_id}") says.
 func withCrossViews(chain http.Handler, f *fleet.Fleet) http.Handler {
 	return crossViews{chain: chain, f: f}
 }
@@ -229,20 +230,26 @@ type crossViews struct {
 	f     *fleet.Fleet
 }
 
-func isCrossView(path string) bool { return path == "/chains" || strings.HasPrefix(path, "/all/") }
+func (v crossViews) fleets(path string) bool {
+	return path == "/chains" || strings.HasPrefix(path, "/all/") || v.f.Owns(path)
+}
 
 func (v crossViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if isCrossView(r.URL.Path) {
+	if v.fleets(r.URL.Path) {
 		v.f.ServeHTTP(w, r)
 		return
 	}
 	v.chain.ServeHTTP(w, r)
 }
 
-// Dispatch implements httpapi.Dispatcher: the chain's API, for every path but the fleet's.
+// Dispatch implements httpapi.Dispatcher: the chain's API for its own paths, the fleet's
+// chain under /{chain_id}/ (its cached answers and streams written by the transport too).
 func (v crossViews) Dispatch(host, path string) (http.Handler, string, bool) {
+	if v.f.Owns(path) {
+		return v.f.Dispatch(host, path)
+	}
 	d, ok := v.chain.(httpapi.Dispatcher)
-	if !ok || isCrossView(path) {
+	if !ok || v.fleets(path) {
 		return nil, "", false
 	}
 	return d.Dispatch(host, path)

@@ -126,6 +126,15 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 3 {
 				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups", round, id, code, fleet.Chains)
 			}
+			// … and serves each of them under the base /chains gives, /{chain_id}/.
+			for _, other := range fleet.Chains {
+				var ost struct {
+					ChainID string `json:"chain_id"`
+				}
+				if code := getJSON(t, c.Indexer+"/"+other.ChainID+"/status", &ost); code != 200 || ost.ChainID != other.ChainID {
+					t.Errorf("round %d: %s /%s/status: %d %+v", round, id, other.ChainID, code, ost)
+				}
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)

@@ -48,7 +48,11 @@ type chainRun struct {
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
-	want    atomic.Bool                  // this process should write the chain (leases)
+	// check is the chain API's Config.Ready (set with db): the one readiness the chain's
+	// /readyz, /chains and the fleet's /readyz all read.
+	check   atomic.Pointer[func() error]
+	openErr atomic.Pointer[string] // why the store did not open, while it does not
+	want    atomic.Bool            // this process should write the chain (leases)
 	// wmu makes "may write, so the pipeline starts" and "hand the lease back unless the
 	// pipeline runs" exclusive: a lease is never released under a starting pipeline.
 	wmu     sync.Mutex
@@ -95,6 +99,8 @@ func (r *chainRun) run() {
 		if r.ctx.Err() != nil {
 			return
 		}
+		msg := httpx.RedactText(err.Error())
+		r.openErr.Store(&msg)
 		r.log.Error("chain store not opened; retrying", "err", err, "wait", wait)
 		if !sleep(r.ctx, wait) {
 			return
@@ -134,8 +140,10 @@ func (r *chainRun) run() {
 		return errors.New("ingestion starting")
 	}
 	h := api.New(cfg, db, r.log, r.reg)
+	r.check.Store(&cfg.Ready)
 	r.handler.Store(&h)
 	r.db.Store(db)
+	r.openErr.Store(nil)
 	if r.f.cfg.ReadOnly {
 		<-r.ctx.Done()
 		return
@@ -169,6 +177,32 @@ func (r *chainRun) run() {
 			return
 		}
 	}
+}
+
+// readiness fills c's readiness: starting while the store is not open, else what the
+// chain's own /readyz answers (api.CheckReady over its store and its pipeline's Ready, so a
+// reason the pipeline gives, such as UPSTREAM_UNREACHABLE, is the reason here).
+func (r *chainRun) readiness(ctx context.Context, c *api.FleetChain) {
+	db, check := r.db.Load(), r.check.Load()
+	if db == nil || check == nil {
+		c.State, c.Reason, c.Message = api.ChainStarting, "CHAIN_STARTING", "the chain's store is opening"
+		if e := r.openErr.Load(); e != nil {
+			c.Reason, c.Message = "STORE_UNAVAILABLE", "the chain's store does not open: "+*e
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
+	defer cancel()
+	h, err := api.CheckReady(ctx, db, r.f.cfg.API.MaxReplicaLag, *check)
+	if err != nil {
+		c.State = api.ChainNotReady
+		c.Reason, c.Message = api.Reason(err)
+		if h, herr := db.IndexedHeight(ctx); herr == nil {
+			c.Height = h
+		}
+		return
+	}
+	c.Ready, c.State, c.Height = true, api.ChainReady, h
 }
 
 func (r *chainRun) richList() bool {

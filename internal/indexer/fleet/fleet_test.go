@@ -420,6 +420,71 @@ func TestFleetChainDownOthersAdvance(t *testing.T) {
 			t.Errorf("%s /readyz: %d %s, want 503", id, st, b)
 		}
 	}
+	// The process is ready (it serves every chain's data), and says which chain is not
+	// current and why; /chains says the same (not "store open").
+	want := map[string]string{live.id: "ready/", "hangs-1": "not_ready/UPSTREAM_UNREACHABLE", "down-1": "not_ready/UPSTREAM_UNREACHABLE"}
+	for _, path := range []string{"/readyz", "/chains"} {
+		st, _, b := get(t, srv.URL+path, "")
+		if st != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, st, b)
+		}
+		var body struct {
+			Chains []struct {
+				ID                     string `json:"chain_id"`
+				State, Reason, Message string
+				Ready                  bool
+			} `json:"chains"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, c := range body.Chains {
+			got[c.ID] = c.State + "/" + c.Reason
+			if c.Ready != (c.State == "ready") || (c.State != "ready" && c.Message == "") {
+				t.Errorf("%s: %s ready=%v state %s message %q", path, c.ID, c.Ready, c.State, c.Message)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: chains %v, want %v\n%s", path, got, want, b)
+		}
+	}
+	// No redirect of the fleet's own path with a trailing slash (it used to answer 307 to
+	// itself): a JSON answer.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(srv.URL + "/readyz/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 == 3 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("/readyz/: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+// TestFleetReadyzNoChainServing: while no chain's store opens the process is not ready
+// (503 NO_CHAIN_SERVING), and /chains says why for each chain.
+func TestFleetReadyzNoChainServing(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, fleet.Chain{ID: "a-1", VMType: "move", RPC: "http://127.0.0.1:1", REST: "http://127.0.0.1:1"})
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + notDir, Reload: -1, Ingest: fastIngest()})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, ct, b := get(t, srv.URL+"/readyz", "")
+		_, _, chains := get(t, srv.URL+"/chains", "")
+		if st == http.StatusServiceUnavailable && strings.HasPrefix(ct, "application/json") && strings.Contains(string(b), `"NO_CHAIN_SERVING"`) &&
+			strings.Contains(string(chains), `"state":"starting","reason":"STORE_UNAVAILABLE"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz: %d %s\n/chains: %s", st, b, chains)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestFleetReload: the chains file is re-read on the interval; a chain added starts being
