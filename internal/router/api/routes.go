@@ -30,5 +30,6 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "POST /v2/tx/submit", Handler: s.txSubmit, InSpec: true, NoStore: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
+		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},
 	}
 }

@@ -264,4 +264,26 @@ func TestScanLoopQuietOnDeadRPC(t *testing.T) {
 	if st := tr.watches["initia-devnet-1"].State(); len(st.Unreachable) != 1 {
 		t.Errorf("watch state: %+v", st)
 	}
+	// /readyz's view: the store answers; the scanned chain is unreachable, the others (not
+	// tried here) reachable.
+	if err := tr.Ready(context.Background()); err != nil {
+		t.Errorf("Ready: %v", err)
+	}
+	reach := tr.Reachability()
+	down := 0
+	for _, c := range reach {
+		if !c.Reachable {
+			down++
+			if c.ChainID != "initia-devnet-1" || len(c.Unreachable) != 1 || c.Since == nil || !strings.Contains(c.Error, "connection refused") {
+				t.Errorf("unreachable chain: %+v", c)
+			}
+		}
+	}
+	if down != 1 || len(reach) < 2 {
+		t.Errorf("reachability: %+v", reach)
+	}
+	_ = st.Close()
+	if err := tr.Ready(context.Background()); err == nil {
+		t.Error("Ready with the store closed")
+	}
 }
