@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,6 +34,7 @@ type multiConfig struct {
 	CORS       corsFlags
 	AccessLog  bool
 	MaxReplica time.Duration
+	Streams    streamFlags
 	BuildInfo  Build
 	Mode       string // all or api
 	Leases     bool
@@ -78,6 +80,37 @@ func (c *multiConfig) register(f *flags) {
 	f.Duration(&c.Lease, "lease", 15*time.Second, "with --leases: how long a lease lasts unrenewed (a dead writer's chains resume elsewhere within lease + lease/3)", "INDEXER_LEASE")
 	f.String(&c.Owner, "lease-owner", "", "with --leases: this process's name in the lease table (default host-pid-random)", "INDEXER_LEASE_OWNER")
 	c.CORS.register(f)
+	c.Streams.register(f)
+}
+
+// usage makes -h list both forms of `rollgate indexer`: whichever is asked for, a reader of
+// one chain's flags learns that --chains exists and what it takes.
+func (c *multiConfig) usage(env *Env, f *flags) { f.Usage = indexerUsage(env, f, true) }
+
+// usage: see multiConfig.usage.
+func (c *indexerConfig) usage(env *Env, f *flags) { f.Usage = indexerUsage(env, f, false) }
+
+// indexerUsage prints the flags of the form parsed (f), then the other form's.
+func indexerUsage(env *Env, f *flags, multi bool) func() {
+	return func() {
+		other := newFlags(env, "indexer")
+		var lg logging
+		one, many := "rollgate indexer [flags]  (one chain)", "rollgate indexer --chains <registry dir | chains.json> [flags]  (many chains in one process)"
+		if multi {
+			var ic indexerConfig
+			ic.register(other)
+			one, many = many, one
+		} else {
+			var mc multiConfig
+			mc.register(other)
+		}
+		lg.register(other)
+		out := f.Output()
+		fmt.Fprintf(out, "Usage: %s\n", one)
+		f.PrintDefaults()
+		fmt.Fprintf(out, "\nUsage: %s\n", many)
+		other.PrintDefaults()
+	}
 }
 
 func (c *multiConfig) validate(env *Env) error {
@@ -88,6 +121,9 @@ func (c *multiConfig) validate(env *Env) error {
 		return usagef("--chains: %v", err)
 	}
 	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if err := c.Streams.validate(); err != nil {
 		return err
 	}
 	c.Listen = listenAddr(env, c.Listen, "8080")
@@ -109,11 +145,14 @@ func (c *multiConfig) validate(env *Env) error {
 }
 
 func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fleet.Config {
+	// The stream caps are the process's, over every chain's API.
+	streams := c.Streams.options()
+	streams.Caps = httpapi.NewStreamCaps(streams.MaxSubscribers, streams.MaxPerIP)
 	return fleet.Config{
 		Chains: c.Chains, Reload: c.Reload, DB: c.DB, PoolConns: c.PoolConns,
 		Ingest: c.Ingest, MaxConns: c.MaxConns, Budget: c.Budget,
 		API: api.Config{Version: c.BuildInfo.Version, CommitHash: c.BuildInfo.Commit, CORS: c.CORS.config(),
-			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica},
+			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica, Streams: streams},
 		Log: log, Registry: reg,
 		ReadOnly: c.Mode == "api", Leases: c.Leases, Lease: c.Lease, Owner: c.Owner, Hosts: c.hostMap(),
 	}
@@ -172,6 +211,7 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 type upFleet struct {
 	g     *group
 	log   *slog.Logger
+	caps  *httpapi.StreamCaps // shared with the router
 	f     *fleet.Fleet
 	specs []fleet.Chain
 }
@@ -191,7 +231,7 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 			Reload: -1, DB: "sqlite:" + filepath.Dir(dir), Ingest: ic.Ingest, MaxConns: ic.MaxConns,
 			RetainHeights: ic.RetainHeights, PruneEvery: pruneInterval,
 			API: api.Config{Version: ic.BuildInfo.Version, CommitHash: ic.BuildInfo.Commit, CORS: ic.CORS.config(),
-				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag},
+				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag, Streams: httpapi.StreamOptions{Caps: u.caps}},
 			Log: u.log.With("component", "indexer"), Registry: reg,
 		})
 		if err != nil {
