@@ -56,7 +56,7 @@ type moving struct {
 
 // serveMoving serves c's capture up to a tip starting at from, as chain id (c's own when
 // empty).
-func serveMoving(t *testing.T, c *captured, id string, from int64) *moving {
+func serveMoving(t testing.TB, c *captured, id string, from int64) *moving {
 	t.Helper()
 	m := &moving{captured: *c}
 	m.tip.Store(from)
@@ -94,7 +94,7 @@ func advance(stop <-chan struct{}, period time.Duration, chains ...*moving) {
 
 // capturedChains serves the three captured chains (one per VM kind), each stopping at the
 // height of the peer's sample, as internal/indexer/conformance does.
-func capturedChains(t *testing.T) []*captured {
+func capturedChains(t testing.TB) []*captured {
 	cs := []*captured{
 		{fixture: "minievm", peer: "rollytics", vm: "evm", richList: true},
 		// The Move capture has no /genesis, where the rich list starts from.
@@ -136,7 +136,7 @@ func (c *captured) spec() fleet.Chain {
 	return s
 }
 
-func writeChains(t *testing.T, path string, chains ...fleet.Chain) {
+func writeChains(t testing.TB, path string, chains ...fleet.Chain) {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{"chains": chains})
 	if err != nil {
@@ -198,7 +198,7 @@ func startFleet(t *testing.T, cfg fleet.Config) (*fleet.Fleet, *fleetServer) {
 	return f, &fleetServer{URL: "http://" + ln.Addr().String()}
 }
 
-func get(t *testing.T, u, host string) (int, string, []byte) {
+func get(t testing.TB, u, host string) (int, string, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
@@ -212,7 +212,7 @@ func get(t *testing.T, u, host string) (int, string, []byte) {
 
 // waitHeight waits until the chain's /status at base reports height top (and, on chains that
 // serve internal txs, internal txs there too).
-func waitHeight(t *testing.T, base string, top int64, within time.Duration) {
+func waitHeight(t testing.TB, base string, top int64, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	// /status leaves internal_tx_height out while it is 0 (the follower yields while blocks
