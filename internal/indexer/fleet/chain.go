@@ -61,7 +61,7 @@ type chainRun struct {
 
 func (f *Fleet) newChain(c Chain) (*chainRun, error) {
 	r := &chainRun{f: f, spec: c, log: f.log.With("chain_id", c.ID), reg: prometheus.NewRegistry(), done: make(chan struct{})}
-	r.watch = reach.New(r.log, reach.Options{})
+	r.watch = reach.New(r.log, f.cfg.Reach)
 	if isPostgres(f.cfg.DB) {
 		r.schema = schemaOf(c.ID)
 		if o, ok := f.schemas[r.schema]; ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 )
@@ -47,6 +48,9 @@ type Config struct {
 	MaxConns, Budget int
 	// HTTP are extra options of every upstream client (tests: short timeouts).
 	HTTP []httpx.Option
+	// Reach tunes each chain's upstream watch (package reach: when an outage is logged, and
+	// its summaries); zero values take its defaults (tests: a short grace).
+	Reach reach.Options
 	// RestartMin and RestartMax bound the backoff before a failed chain's pipeline or store is
 	// tried again; defaults 1 s and 1 min.
 	RestartMin, RestartMax time.Duration

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
@@ -623,5 +624,55 @@ func TestLoadInitiaRegistry(t *testing.T) {
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("%s: rollups by VM %v, want %v", tc.dir, got, tc.want)
 		}
+	}
+}
+
+// TestFleetChainAwayOnceBackOnce: a chain whose node does not answer at first is logged once
+// as unreachable, with no progress line while nothing is written, and once as back when its
+// node starts; then it reaches its top.
+func TestFleetChainAwayOnceBackOnce(t *testing.T) {
+	c := capturedChains(t)[1] // minimove: RPC and REST only
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there until the node "starts"
+	spec := c.spec()
+	spec.RPC, spec.REST = "http://"+addr, "http://"+addr
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, spec)
+	var logs testutil.SyncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(), Log: log,
+		Reach: reach.Options{Grace: 300 * time.Millisecond}})
+	count := func(msg string) int { return strings.Count(logs.String(), `msg="`+msg+`"`) }
+	for deadline := time.Now().Add(10 * time.Second); count("upstream unreachable") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no outage logged:\n%s", logs.String())
+		}
+	}
+	time.Sleep(2 * time.Second) // away a while: nothing more to say
+	if n, p := count("upstream unreachable"), count("ingest progress"); n != 1 || p != 0 {
+		t.Fatalf("%d outage lines and %d progress lines while away:\n%s", n, p, logs.String())
+	}
+	rp, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(func() int64 { return c.top }), replay.HeightFallback(replay.NFTFacts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := httptest.NewUnstartedServer(rp)
+	if node.Listener, err = net.Listen("tcp", addr); err != nil {
+		t.Fatal(err)
+	}
+	node.Start()
+	t.Cleanup(node.Close)
+	waitHeight(t, srv.URL+"/"+c.id, c.top, 3*time.Minute)
+	for deadline := time.Now().Add(10 * time.Second); count("upstream reachable again") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the return was not logged:\n%s", logs.String())
+		}
+	}
+	if n, b := count("upstream unreachable"), count("upstream reachable again"); n != 1 || b != 1 {
+		t.Errorf("%d outage and %d return lines, want one each:\n%s", n, b, logs.String())
 	}
 }
