@@ -137,7 +137,7 @@ func (r *chainRun) run() {
 		if r.f.cfg.ReadOnly || !r.mayWrite() {
 			return nil // another process writes the chain: this one is ready once its store answers
 		}
-		return errors.New("ingestion starting")
+		return &ingest.NotReadyError{Reason: "INGESTION_STARTING", Message: "ingestion starting"}
 	}
 	h := api.New(cfg, db, r.log, r.reg)
 	r.check.Store(&cfg.Ready)
