@@ -15,8 +15,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/fleet"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
@@ -184,7 +186,9 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 	var ready func() error
 	var chain api.ChainWatcher
 	if cfg.Mode != "api" {
-		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0)}
+		// One watch over the chain's URLs: an outage is one line, its end another (package reach).
+		opts := []httpx.Option{httpx.WithLogger(log), httpx.WithConcurrency(cfg.MaxConns), httpx.WithMaxAttempts(0),
+			httpx.WithWatch(reach.New(log, reach.Options{})), httpx.WithOutageBackoff(fleet.OutageBackoff)}
 		src, err := ingest.DialSource(cfg.RPC, cfg.REST, reg, opts...)
 		if err != nil {
 			return err

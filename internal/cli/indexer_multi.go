@@ -35,6 +35,7 @@ type multiConfig struct {
 	CORS       corsFlags
 	AccessLog  bool
 	MaxReplica time.Duration
+	Streams    streamFlags
 	BuildInfo  Build
 	Mode       string // all or api
 	Leases     bool
@@ -90,6 +91,37 @@ func (c *multiConfig) register(f *flags) {
 	f.String(&c.Registry, "registry", "", "registry directory (initia-registry layout) of the portfolio routes under /minity: symbols, decimals, the L1 (default: --chains when it is a directory)", "INDEXER_REGISTRY")
 	c.Prices.register(f)
 	c.CORS.register(f)
+	c.Streams.register(f)
+}
+
+// usage makes -h list both forms of `rollgate indexer`: whichever is asked for, a reader of
+// one chain's flags learns that --chains exists and what it takes.
+func (c *multiConfig) usage(env *Env, f *flags) { f.Usage = indexerUsage(env, f, true) }
+
+// usage: see multiConfig.usage.
+func (c *indexerConfig) usage(env *Env, f *flags) { f.Usage = indexerUsage(env, f, false) }
+
+// indexerUsage prints the flags of the form parsed (f), then the other form's.
+func indexerUsage(env *Env, f *flags, multi bool) func() {
+	return func() {
+		other := newFlags(env, "indexer")
+		var lg logging
+		one, many := "rollgate indexer [flags]  (one chain)", "rollgate indexer --chains <registry dir | chains.json> [flags]  (many chains in one process)"
+		if multi {
+			var ic indexerConfig
+			ic.register(other)
+			one, many = many, one
+		} else {
+			var mc multiConfig
+			mc.register(other)
+		}
+		lg.register(other)
+		out := f.Output()
+		fmt.Fprintf(out, "Usage: %s\n", one)
+		f.PrintDefaults()
+		fmt.Fprintf(out, "\nUsage: %s\n", many)
+		other.PrintDefaults()
+	}
 }
 
 func (c *multiConfig) validate(env *Env) error {
@@ -100,6 +132,9 @@ func (c *multiConfig) validate(env *Env) error {
 		return usagef("--chains: %v", err)
 	}
 	if err := c.CORS.validate(); err != nil {
+		return err
+	}
+	if err := c.Streams.validate(); err != nil {
 		return err
 	}
 	c.Listen = listenAddr(env, c.Listen, "8080")
@@ -129,11 +164,14 @@ func (c *multiConfig) validate(env *Env) error {
 }
 
 func (c *multiConfig) fleetConfig(log *slog.Logger, reg *prometheus.Registry) fleet.Config {
+	// The stream caps are the process's, over every chain's API.
+	streams := c.Streams.options()
+	streams.Caps = httpapi.NewStreamCaps(streams.MaxSubscribers, streams.MaxPerIP)
 	return fleet.Config{
 		Chains: c.Chains, Reload: c.Reload, DB: c.DB, PoolConns: c.PoolConns,
 		Ingest: c.Ingest, MaxConns: c.MaxConns, Budget: c.Budget,
 		API: api.Config{Version: c.BuildInfo.Version, CommitHash: c.BuildInfo.Commit, CORS: c.CORS.config(),
-			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica},
+			CacheBytes: cacheBytes(c.CacheMB), MaxReplicaLag: c.MaxReplica, Streams: streams},
 		Log: log, Registry: reg,
 		ReadOnly: c.Mode == "api", Leases: c.Leases, Lease: c.Lease, Owner: c.Owner, Hosts: c.hostMap(),
 	}
@@ -221,6 +259,7 @@ func startFleet(g *group, cfg multiConfig, ln net.Listener, log *slog.Logger) (*
 type upFleet struct {
 	g         *group
 	log       *slog.Logger
+	caps      *httpapi.StreamCaps // shared with the router
 	f         *fleet.Fleet
 	specs     []fleet.Chain
 	portfolio *api.PortfolioConfig // Minity's routes over every devnet chain
@@ -241,7 +280,7 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 			Reload: -1, DB: "sqlite:" + filepath.Dir(dir), Ingest: ic.Ingest, MaxConns: ic.MaxConns,
 			RetainHeights: ic.RetainHeights, PruneEvery: pruneInterval,
 			API: api.Config{Version: ic.BuildInfo.Version, CommitHash: ic.BuildInfo.Commit, CORS: ic.CORS.config(),
-				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag},
+				CacheBytes: cacheBytes(ic.CacheMB), MaxReplicaLag: ic.MaxReplicaLag, Streams: httpapi.StreamOptions{Caps: u.caps}},
 			Log: u.log.With("component", "indexer"), Registry: reg, Portfolio: u.portfolio,
 		})
 		if err != nil {
@@ -267,9 +306,10 @@ func (u *upFleet) add(ic indexerConfig, ln net.Listener) error {
 	return nil
 }
 
-// withCrossViews serves, beside one chain's API, the fleet's cross-rollup views (/all/…) and
-// chain list (/chains): paths the single-chain API does not have, so every rollup's URL under
-// `up` also answers for an account over all of them.
+// withCrossViews serves, beside one chain's API, what the fleet serves on paths the
+// single-chain API does not have: its chain list (/chains), its cross-rollup views (/all/…)
+// and every rollup's API under /{chain_id}/, so each rollup's URL under `up` is also the whole
+// fleet, as its /chains (whose base is "/{chain_id}") says.
 func withCrossViews(chain http.Handler, f *fleet.Fleet) http.Handler {
 	return crossViews{chain: chain, f: f}
 }
@@ -279,12 +319,12 @@ type crossViews struct {
 	f     *fleet.Fleet
 }
 
-func isCrossView(path string) bool {
-	return path == "/chains" || strings.HasPrefix(path, "/all/") || strings.HasPrefix(path, api.MinityPrefix+"/")
+func (v crossViews) fleets(path string) bool {
+	return path == "/chains" || strings.HasPrefix(path, "/all/") || strings.HasPrefix(path, api.MinityPrefix+"/") || v.f.Owns(path)
 }
 
 func (v crossViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if isCrossView(r.URL.Path) {
+	if v.fleets(r.URL.Path) {
 		v.f.ServeHTTP(w, r)
 		return
 	}
@@ -298,10 +338,14 @@ func (v crossViews) Rejected(status int) {
 	}
 }
 
-// Dispatch implements httpapi.Dispatcher: the chain's API, for every path but the fleet's.
+// Dispatch implements httpapi.Dispatcher: the chain's API for its own paths, the fleet's
+// chain under /{chain_id}/ (its cached answers and streams written by the transport too).
 func (v crossViews) Dispatch(host, path string) (http.Handler, string, bool) {
+	if v.f.Owns(path) {
+		return v.f.Dispatch(host, path)
+	}
 	d, ok := v.chain.(httpapi.Dispatcher)
-	if !ok || isCrossView(path) {
+	if !ok || v.fleets(path) {
 		return nil, "", false
 	}
 	return d.Dispatch(host, path)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +135,27 @@ func TestIndexerChainsUsage(t *testing.T) {
 			env, _, errb := testEnv(map[string]string{"INDEXER_CHAINS": file})
 			if code := run(context.Background(), env, append([]string{"indexer", "--listen", "127.0.0.1:0"}, args...)); code != 2 {
 				t.Fatalf("exit code %d, want 2; stderr %s", code, errb)
+			}
+		})
+	}
+}
+
+// TestIndexerHelpListsBothForms: `rollgate indexer -h` lists the one-chain flags and the
+// fleet's (--chains and the flags only it has), and `--chains … -h` the same both ways.
+func TestIndexerHelpListsBothForms(t *testing.T) {
+	for name, args := range map[string][]string{
+		"one chain": {"indexer", "--help"},
+		"fleet":     {"indexer", "--chains", "x.json", "-h"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, _, errb := testEnv(nil)
+			if code := run(context.Background(), env, args); code != 0 {
+				t.Fatalf("exit code %d; stderr %s", code, errb)
+			}
+			for _, flag := range []string{"-rpc-url", "-chain-id", "-chains string", "-chains-reload", "-upstream-budget", "-pool-conns", "-leases", "-chain-hosts"} {
+				if !strings.Contains(errb.String(), "  "+flag) {
+					t.Errorf("help lacks %s:\n%s", flag, errb)
+				}
 			}
 		})
 	}

@@ -36,6 +36,9 @@ type routerConfig struct {
 	AccessLog   bool // one info line per request
 	Prices      priceFlags
 	prices      *price.Service // a running service to use instead of starting one (up's, shared with the fleet)
+	// StreamCaps, when set, counts the router's streams with other APIs of the process (up's
+	// indexers): Streams' bounds are then the caps'.
+	StreamCaps *httpapi.StreamCaps
 }
 
 func (c *routerConfig) register(f *flags) {
@@ -133,6 +136,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	sum := reg.Summary()
 	log.Info("registry loaded", "dir", cfg.Registry, "chains", sum.Chains, "assets", sum.Assets, "open_channels", sum.OpenChannels)
 	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config(), Streams: cfg.Streams.options()}
+	acfg.Streams.Caps = cfg.StreamCaps
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)
 		if err != nil {

@@ -19,6 +19,9 @@ func parseServer(env *Env, name string, args []string, cfg serverConfig) (*slog.
 	var lg logging
 	cfg.register(f)
 	lg.register(f)
+	if u, ok := cfg.(interface{ usage(env *Env, f *flags) }); ok {
+		u.usage(env, f)
+	}
 	if err := f.parse(args); err != nil {
 		return nil, err
 	}

@@ -130,7 +130,10 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 
 	out := upEndpoints{Chains: map[string]upChain{}, Router: "http://" + routerLn.Addr().String(), Registry: "http://" + registryLn.Addr().String()}
 	indexers := map[string]string{}
-	fl := &upFleet{g: g, log: log} // every indexer in one process (indexer_multi.go)
+	// One process, one count of open streams: a client holds at most the per-IP cap over every
+	// rollup's listener and the router's together, not that many on each.
+	caps := httpapi.NewStreamCaps(0, 0)
+	fl := &upFleet{g: g, log: log, caps: caps} // every rollup's indexer in one process (indexer_multi.go)
 	// One price service for the router and the fleet's portfolio, over the devnet's registry.
 	upReg, err := registry.LoadLogged(filepath.Join(devDir, "registry"), log.With("component", "registry"))
 	if err != nil {
@@ -174,7 +177,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	// Its events are kept for upTrackKeep: far longer than any devnet transfer takes, and far
 	// longer than the chains keep the blocks they came from.
 	rc := routerConfig{Registry: filepath.Join(devDir, "registry"), Refresh: 30 * time.Second, TrackDB: "sqlite:" + trackPath, CORS: corsAnyOrigin,
-		TrackKeep: upTrackKeep, Prices: defaultPrices, prices: prices}
+		TrackKeep: upTrackKeep, Prices: defaultPrices, prices: prices, StreamCaps: caps}
 	if err := startRouter(g, rc, routerLn, log.With("component", "router")); err != nil {
 		return g.Abort(err)
 	}

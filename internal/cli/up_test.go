@@ -127,6 +127,15 @@ func TestUp(t *testing.T) {
 			if code := getJSON(t, c.Indexer+"/chains", &fleet); code != 200 || len(fleet.Chains) != 4 {
 				t.Errorf("round %d: %s /chains: %d %+v, want the 3 rollups and the L1", round, id, code, fleet.Chains)
 			}
+			// … and serves each of them under the base /chains gives, /{chain_id}/.
+			for _, other := range fleet.Chains {
+				var ost struct {
+					ChainID string `json:"chain_id"`
+				}
+				if code := getJSON(t, c.Indexer+"/"+other.ChainID+"/status", &ost); code != 200 || ost.ChainID != other.ChainID {
+					t.Errorf("round %d: %s /%s/status: %d %+v", round, id, other.ChainID, code, ost)
+				}
+			}
 			// `up` serves browser apps on any origin.
 			if !preflightAllowsAnyOrigin(t, c.Indexer+"/indexer/tx/v1/txs", http.MethodGet) {
 				t.Errorf("round %d: %s indexer refuses a cross-origin preflight", round, id)
@@ -155,6 +164,9 @@ func TestUp(t *testing.T) {
 		}
 		if !preflightAllowsAnyOrigin(t, eps.Router+"/v2/fungible/route", http.MethodPost) {
 			t.Errorf("round %d: router refuses a cross-origin preflight", round)
+		}
+		if round == 2 {
+			checkUpStreamCap(t, eps)
 		}
 		if code := u.stop(t); code != 0 {
 			t.Fatalf("round %d: exit code %d; stderr %s", round, code, errb)
@@ -338,4 +350,56 @@ func hasLine(out, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// checkUpStreamCap: the per-address stream cap (100) counts over every rollup's listener and
+// the router's together: of 102 streams of one address over the three indexer URLs at most
+// 100 are served (all 102 were, 34 a listener, when each listener counted its own), and the
+// router then refuses that address a stream too. A stream the test closed earlier may still
+// be counted until its next heartbeat finds the client gone, so a few fewer may be served.
+func checkUpStreamCap(t *testing.T, eps upEndpoints) {
+	t.Helper()
+	var urls []string
+	for _, c := range eps.Chains {
+		if c.Indexer != "" {
+			urls = append(urls, c.Indexer+"/indexer/block/v1/blocks/stream")
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cl := &http.Client{Transport: &http.Transport{}}
+	defer cl.CloseIdleConnections()
+	served := 0
+	get := func(u string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := cl.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			t.Cleanup(func() { resp.Body.Close() }) // open until the check is over
+		} else {
+			resp.Body.Close()
+		}
+		return resp.StatusCode
+	}
+	for i := range 102 {
+		switch code := get(urls[i%len(urls)]); code {
+		case http.StatusOK:
+			served++
+		case http.StatusServiceUnavailable:
+		default:
+			t.Fatalf("stream %d: status %d", i, code)
+		}
+	}
+	if served > 100 || served < 95 {
+		t.Errorf("102 streams of one address over %d listeners: %d served, want at most the cap of 100 (and not far below)", len(urls), served)
+	}
+	if code := get(eps.Router + "/v2/tx/status/stream?chain_id=initia-devnet-1&tx_hash=" + strings.Repeat("AB", 32)); code != http.StatusServiceUnavailable {
+		t.Errorf("router stream with the address at its cap: %d, want 503", code)
+	}
+	cancel()
 }

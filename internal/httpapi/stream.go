@@ -59,6 +59,50 @@ type StreamOptions struct {
 	WriteTimeout time.Duration
 	// RetryAfter is the Retry-After of a 503 past a cap. Default 5 s.
 	RetryAfter time.Duration
+	// Caps, when set, counts this API's streams together with every other API given the same
+	// Caps (one process serving several chains or listeners: a fleet, `rollgate up`), whose
+	// bounds then replace MaxSubscribers and MaxPerIP. nil: the API counts its own.
+	Caps *StreamCaps
+}
+
+// StreamCaps are open-stream bounds shared by several APIs of one process, so that one client
+// address holds at most MaxPerIP streams of the process, not as many per API.
+type StreamCaps struct {
+	maxSubscribers, maxPerIP int
+
+	mu    sync.Mutex
+	open  int
+	perIP map[string]int
+}
+
+// NewStreamCaps returns shared caps; a bound ≤ 0 takes StreamOptions' default.
+func NewStreamCaps(maxSubscribers, maxPerIP int) *StreamCaps {
+	o := StreamOptions{MaxSubscribers: maxSubscribers, MaxPerIP: maxPerIP}
+	o.defaults()
+	return &StreamCaps{maxSubscribers: o.MaxSubscribers, maxPerIP: o.MaxPerIP, perIP: map[string]int{}}
+}
+
+// admit counts a new stream of ip; reason is "cap" or "ip_cap" when a bound refuses it, else
+// release undoes the count.
+func (c *StreamCaps) admit(ip string) (release func(), reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.open >= c.maxSubscribers:
+		return nil, "cap"
+	case c.perIP[ip] >= c.maxPerIP:
+		return nil, "ip_cap"
+	}
+	c.open++
+	c.perIP[ip]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.open--
+		if c.perIP[ip]--; c.perIP[ip] <= 0 {
+			delete(c.perIP, ip)
+		}
+	}, ""
 }
 
 func (o *StreamOptions) defaults() {
@@ -188,9 +232,8 @@ func LastEventID(r *http.Request) string {
 // streams is one API's registry of open streams: the caps, the metrics and the shutdown.
 type streams struct {
 	opts    StreamOptions
+	caps    *StreamCaps // opts.Caps, or the API's own
 	mu      sync.Mutex
-	open    int
-	perIP   map[string]int
 	servers map[*http.Server]chan struct{}
 	m       *streamMetrics
 }
@@ -203,7 +246,11 @@ type streamMetrics struct {
 
 func newStreams(opts StreamOptions, reg prometheus.Registerer, ns string) *streams {
 	opts.defaults()
-	return &streams{opts: opts, perIP: map[string]int{}, servers: map[*http.Server]chan struct{}{}, m: &streamMetrics{
+	caps := opts.Caps
+	if caps == nil {
+		caps = NewStreamCaps(opts.MaxSubscribers, opts.MaxPerIP)
+	}
+	return &streams{opts: opts, caps: caps, servers: map[*http.Server]chan struct{}{}, m: &streamMetrics{
 		subscribers: register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: ns + "_stream_subscribers",
 			Help: "Open event streams by route pattern.",
@@ -221,30 +268,13 @@ func newStreams(opts StreamOptions, reg prometheus.Registerer, ns string) *strea
 
 // admit counts a new stream of ip against the caps; the returned release undoes it.
 func (h *streams) admit(ip string) (release func(), err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	reason := ""
-	switch {
-	case h.open >= h.opts.MaxSubscribers:
-		reason = "cap"
-	case h.perIP[ip] >= h.opts.MaxPerIP:
-		reason = "ip_cap"
-	}
+	release, reason := h.caps.admit(ip)
 	if reason != "" {
 		h.m.drops.WithLabelValues(reason).Inc()
 		return nil, &apierr.Error{Code: apierr.Unavailable, Expected: true, Details: []string{"TOO_MANY_STREAMS"},
 			Message: "too many open streams; retry later"}
 	}
-	h.open++
-	h.perIP[ip]++
-	return func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.open--
-		if h.perIP[ip]--; h.perIP[ip] <= 0 {
-			delete(h.perIP, ip)
-		}
-	}, nil
+	return release, nil
 }
 
 // lifetime is what ends a stream of r: base is the context its producer runs under, gone is

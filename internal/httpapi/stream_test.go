@@ -217,6 +217,32 @@ func TestStreamCaps(t *testing.T) {
 	}
 }
 
+// TestStreamCapsShared: two APIs (two listeners of one process, as under `rollgate up`) given
+// one StreamCaps count a client's streams together; without it each counts its own.
+func TestStreamCapsShared(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(map[bool]string{true: "shared", false: "separate"}[shared], func(t *testing.T) {
+			so := StreamOptions{MaxPerIP: 2}
+			if shared {
+				so.Caps = NewStreamCaps(0, 2)
+			}
+			a := httptest.NewServer(streamAPI(t, so, prometheus.NewRegistry()))
+			t.Cleanup(a.Close)
+			b := httptest.NewServer(streamAPI(t, so, prometheus.NewRegistry()))
+			t.Cleanup(b.Close)
+			for _, u := range []string{a.URL, b.URL} {
+				if r := open(t, u+"/forever", nil); r.StatusCode != 200 { //nolint:bodyclose // open closes it in t.Cleanup
+					t.Fatalf("status %d", r.StatusCode)
+				}
+			}
+			resp := open(t, b.URL+"/forever", nil) //nolint:bodyclose // open closes it in t.Cleanup
+			if refused := resp.StatusCode == 503; refused != shared {
+				t.Errorf("third stream of one address over two APIs: %d (shared caps: %v)", resp.StatusCode, shared)
+			}
+		})
+	}
+}
+
 // drops reads test_api_stream_drops_total{reason} from reg.
 func drops(t *testing.T, reg *prometheus.Registry, reason string) float64 {
 	t.Helper()

@@ -123,8 +123,10 @@ type Client struct {
 	hooks       Hooks
 	header      http.Header
 	warn        failureLog
-	noAdapt     bool         // fixed timeouts, no hedging
-	hedges      atomic.Int64 // hedged attempts sent
+	watch       Watcher       // nil: failures are logged by warn
+	outage      time.Duration // the largest pause while a URL mostly fails (WithOutageBackoff)
+	noAdapt     bool          // fixed timeouts, no hedging
+	hedges      atomic.Int64  // hedged attempts sent
 }
 
 // Option configures a Client.
@@ -143,6 +145,23 @@ func WithBackoff(min, max time.Duration) Option {
 
 // WithLogger logs retries and rotations at debug/warn level.
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// Watcher is told the outcome of every attempt (reach.Watch): Failed for one that may be
+// retried (no answer, a 5xx, 429), OK for an answer. A client with a Watcher leaves logging
+// failures to it: its own per-attempt warnings go to debug.
+type Watcher interface {
+	Failed(url string, err error)
+	OK(url string)
+}
+
+// WithWatch reports every attempt's outcome to w, keyed by the redacted base URL.
+func WithWatch(w Watcher) Option { return func(c *Client) { c.watch = w } }
+
+// WithOutageBackoff raises the largest pause between attempts to d while the URL fails at
+// least half of its recent attempts (down, not weather): a follower that retries without
+// limit then asks a dead node once a minute rather than every few seconds. A URL that
+// mostly answers keeps the WithBackoff bound.
+func WithOutageBackoff(d time.Duration) Option { return func(c *Client) { c.outage = d } }
 
 // WithConcurrency limits the requests in flight through this client to n.
 func WithConcurrency(n int) Option { return func(c *Client) { c.limiter = NewLimiter(n) } }
@@ -342,11 +361,17 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 			return nil, fmt.Errorf("%w (last attempt: %s)", ctx.Err(), last.Error())
 		}
 		// Only failures worth a retry are the upstream's fault; a definitive answer is not.
-		c.warn.failed(c.log, c.names[idx], req.Path, attempt, err)
+		if c.watch == nil {
+			c.warn.failed(c.log, c.names[idx], req.Path, attempt, err)
+		}
 		if len(c.bases) > 1 {
 			// Move the shared cursor on only if nobody else has already done so.
 			if c.cur.CompareAndSwap(int64(idx), int64((idx+1)%len(c.bases))) {
-				c.log.Warn("httpx: rotating endpoint", "from", c.names[idx],
+				level := slog.LevelWarn
+				if c.watch != nil {
+					level = slog.LevelDebug // the watch says which URLs are away, once
+				}
+				c.log.Log(ctx, level, "httpx: rotating endpoint", "from", c.names[idx],
 					"to", c.names[(idx+1)%len(c.bases)], "err", err)
 			}
 		}
@@ -384,16 +409,20 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 // least half of the URL's recent attempts fail the pause grows: the upstream is in trouble, not
 // in weather. A 429 always backs off: the upstream asked for fewer requests.
 func (c *Client) backoff(attempt, idx, status int) time.Duration {
-	d := c.minBackoff
-	if !c.noAdapt && (attempt == 1 || (status != http.StatusTooManyRequests && c.eps[idx].mostlyAnswering())) {
+	d, most := c.minBackoff, c.maxBackoff
+	answering := c.eps[idx].mostlyAnswering()
+	if !c.noAdapt && (attempt == 1 || (status != http.StatusTooManyRequests && answering)) {
 		d /= 10
 		attempt = 1
 	}
-	for i := 2; i < attempt && d < c.maxBackoff; i++ {
+	if !answering && c.outage > most {
+		most = c.outage
+	}
+	for i := 2; i < attempt && d < most; i++ {
 		d *= 2
 	}
-	if d > c.maxBackoff {
-		d = c.maxBackoff
+	if d > most {
+		d = most
 	}
 	jitter := 0.8 + 0.4*rand.Float64()
 	return time.Duration(float64(d) * jitter)
@@ -456,8 +485,14 @@ func (c *Client) once(ctx context.Context, idx int, req Request, timeout time.Du
 	switch {
 	case err == nil || !retry:
 		c.eps[idx].succeeded(requestKind(req), time.Since(start)) // answered, definitively
+		if c.watch != nil {
+			c.watch.OK(c.names[idx])
+		}
 	default:
 		c.eps[idx].failed(time.Now())
+		if c.watch != nil {
+			c.watch.Failed(c.names[idx], err)
+		}
 	}
 	if c.hooks.OnAttempt != nil {
 		a := Attempt{BaseURL: c.names[idx], Method: req.Method, Path: req.Path, Err: err,

@@ -34,7 +34,7 @@ type chainBalancesJSON struct {
 // balances where each chain's rich list keeps them, chain by chain (id order), each at its rich
 // list's height. Unpaged: an account holds few denoms per chain (capped, see Truncated).
 func (s *fleetServer) balancesByAccountAll(r *http.Request) (any, error) {
-	chains := readyChains(s.cfg.Chains())
+	chains := servingChains(s.cfg.Chains())
 	raw := r.PathValue("account")
 	if err := checkAccount(chains, raw); err != nil {
 		return nil, err

@@ -114,7 +114,7 @@ func (s *fleetServer) txsByAccountAll(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	chains := readyChains(s.cfg.Chains())
+	chains := servingChains(s.cfg.Chains())
 	if err := checkAccount(chains, r.PathValue("account")); err != nil {
 		return nil, err
 	}
@@ -230,10 +230,10 @@ func checkAccount(chains []FleetChain, account string) error {
 	return err
 }
 
-func readyChains(cs []FleetChain) []FleetChain {
+func servingChains(cs []FleetChain) []FleetChain {
 	out := cs[:0:0]
 	for _, c := range cs {
-		if c.Ready && c.Reader != nil {
+		if c.Reader != nil {
 			out = append(out, c)
 		}
 	}
@@ -255,7 +255,7 @@ func (s *fleetServer) nftTokensByAccountAll(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAccount(readyChains(s.cfg.Chains()), r.PathValue("account")); err != nil {
+	if err := checkAccount(servingChains(s.cfg.Chains()), r.PathValue("account")); err != nil {
 		return nil, err
 	}
 	var cur crossNFTKey
@@ -274,7 +274,7 @@ func (s *fleetServer) nftTokensByAccountAll(r *http.Request) (any, error) {
 	out := tokens{Tokens: []json.RawMessage{}}
 	var total int64
 	var next *crossNFTKey
-	for _, c := range readyChains(s.cfg.Chains()) {
+	for _, c := range servingChains(s.cfg.Chains()) {
 		single := &server{cfg: Config{ChainID: c.ID, AccountPrefix: c.AccountPrefix}, store: c.Reader}
 		acc, err := accountParam(c.AccountPrefix, r.PathValue("account"))
 		if err != nil {

@@ -288,7 +288,7 @@ func (s *fleetServer) chainEvent(ctx context.Context, reg *registry.Registry, c 
 // readBalances is the account's balances on c by registry denom: from the fleet's rich list
 // when it keeps one for c, else from c's REST.
 func (s *fleetServer) readBalances(ctx context.Context, c *registry.Chain, acc []byte) (map[string]string, string, int64, error) {
-	for _, fc := range readyChains(s.cfg.Chains()) {
+	for _, fc := range servingChains(s.cfg.Chains()) {
 		if fc.ID != c.ID {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,31 +26,53 @@ type replicaStater interface {
 // Unready is a 503 whose message says why and whose details[0] is the machine reason.
 // /healthz stays liveness: the process serves.
 func (s *server) readyz(r *http.Request) (any, error) {
-	h, err := s.store.IndexedHeight(r.Context())
+	h, err := CheckReady(r.Context(), s.store, s.cfg.MaxReplicaLag, s.cfg.Ready)
 	if err != nil {
-		return nil, &apierr.Error{Code: apierr.Unavailable, Message: "not ready: store unavailable", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
+		return nil, err
 	}
-	if rs, ok := s.store.(replicaStater); ok && s.cfg.MaxReplicaLag > 0 {
-		st, err := rs.ReplicaState(r.Context())
+	return map[string]any{"status": "ready", "height": h}, nil
+}
+
+// CheckReady is one chain's readiness, as its /readyz and a fleet's /readyz and /chains
+// report it: the store st answers (its indexed height is returned), a hot standby under it
+// replays within maxReplicaLag (0: not checked) and ready, when set, says the pipeline is
+// current. Unready is an *apierr.Error 503 whose details[0] is the machine reason (Reason).
+func CheckReady(ctx context.Context, st store.Reader, maxReplicaLag time.Duration, ready func() error) (int64, error) {
+	h, err := st.IndexedHeight(ctx)
+	if err != nil {
+		return 0, &apierr.Error{Code: apierr.Unavailable, Message: "not ready: store unavailable", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
+	}
+	if rs, ok := st.(replicaStater); ok && maxReplicaLag > 0 {
+		state, err := rs.ReplicaState(ctx)
 		if err != nil {
-			return nil, &apierr.Error{Code: apierr.Unavailable, Message: "not ready: store unavailable", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
+			return 0, &apierr.Error{Code: apierr.Unavailable, Message: "not ready: store unavailable", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
 		}
-		if st.Standby && st.Lag > s.cfg.MaxReplicaLag {
+		if state.Standby && state.Lag > maxReplicaLag {
 			paused := ""
-			if st.Paused {
+			if state.Paused {
 				paused = " (WAL replay is paused)"
 			}
 			msg := fmt.Sprintf("not ready: the store's standby replays %v behind its primary, more than %v%s",
-				st.Lag.Round(time.Millisecond), s.cfg.MaxReplicaLag, paused)
-			return nil, &apierr.Error{Code: apierr.Unavailable, Message: msg, Details: []string{"REPLICA_LAG"}, Expected: true}
+				state.Lag.Round(time.Millisecond), maxReplicaLag, paused)
+			return 0, &apierr.Error{Code: apierr.Unavailable, Message: msg, Details: []string{"REPLICA_LAG"}, Expected: true}
 		}
 	}
-	if s.cfg.Ready != nil {
-		if err := s.cfg.Ready(); err != nil {
-			return nil, notReady(err)
+	if ready != nil {
+		if err := ready(); err != nil {
+			return 0, notReady(err)
 		}
 	}
-	return map[string]any{"status": "ready", "height": h}, nil
+	return h, nil
+}
+
+// Reason is the machine reason and the message of an unready CheckReady (NOT_READY and the
+// error's text for any other error).
+func Reason(err error) (reason, message string) {
+	var ae *apierr.Error
+	if errors.As(err, &ae) && len(ae.Details) > 0 {
+		return ae.Details[0], strings.TrimPrefix(ae.Message, "not ready: ")
+	}
+	return "NOT_READY", err.Error()
 }
 
 // notReady is the 503 of a pipeline that is not current: the message says why and details[0]

@@ -398,7 +398,7 @@ func (s *fleetServer) searchAll(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var all []searchHit
-	for _, c := range readyChains(s.cfg.Chains()) {
+	for _, c := range servingChains(s.cfg.Chains()) {
 		src := searchSource{chainID: c.ID, prefix: c.AccountPrefix, base: c.Base, reader: c.Reader, f: c.Features}
 		hits, err := src.search(r.Context(), sq)
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
@@ -41,12 +42,19 @@ type chainRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// watch follows the chain's upstream URLs across pipeline restarts, so an outage is
+	// logged once however often the pipeline starts again (package reach).
+	watch   *reach.Watch
 	handler atomic.Pointer[http.Handler] // nil until the store is open
 	db      atomic.Pointer[store.DB]     // nil until the store is open
 	feat    atomic.Pointer[api.Features] // the profile's API parts, set with db
 	ready   atomic.Pointer[func() error] // the current pipeline's readiness
 	pipe    chainView                    // the current pipeline, for the streams (api.Config.Chain)
-	want    atomic.Bool                  // this process should write the chain (leases)
+	// check is the chain API's Config.Ready (set with db): the one readiness the chain's
+	// /readyz, /chains and the fleet's /readyz all read.
+	check   atomic.Pointer[func() error]
+	openErr atomic.Pointer[string] // why the store did not open, while it does not
+	want    atomic.Bool            // this process should write the chain (leases)
 	// wmu makes "may write, so the pipeline starts" and "hand the lease back unless the
 	// pipeline runs" exclusive: a lease is never released under a starting pipeline.
 	wmu     sync.Mutex
@@ -55,6 +63,7 @@ type chainRun struct {
 
 func (f *Fleet) newChain(c Chain) (*chainRun, error) {
 	r := &chainRun{f: f, spec: c, log: f.log.With("chain_id", c.ID), reg: prometheus.NewRegistry(), done: make(chan struct{})}
+	r.watch = reach.New(r.log, f.cfg.Reach)
 	if isPostgres(f.cfg.DB) {
 		r.schema = schemaOf(c.ID)
 		if o, ok := f.schemas[r.schema]; ok {
@@ -92,6 +101,8 @@ func (r *chainRun) run() {
 		if r.ctx.Err() != nil {
 			return
 		}
+		msg := httpx.RedactText(err.Error())
+		r.openErr.Store(&msg)
 		r.log.Error("chain store not opened; retrying", "err", err, "wait", wait)
 		if !sleep(r.ctx, wait) {
 			return
@@ -128,13 +139,15 @@ func (r *chainRun) run() {
 		if r.f.cfg.ReadOnly || !r.mayWrite() {
 			return nil // another process writes the chain: this one is ready once its store answers
 		}
-		return errors.New("ingestion starting")
+		return &ingest.NotReadyError{Reason: "INGESTION_STARTING", Message: "ingestion starting"}
 	}
 	cfg.Chain = &r.pipe
 	h := api.New(cfg, db, r.log, r.reg)
+	r.check.Store(&cfg.Ready)
 	r.handler.Store(&h)
 	r.feat.Store(&cfg.Features)
 	r.db.Store(db)
+	r.openErr.Store(nil)
 	if r.f.cfg.ReadOnly {
 		<-r.ctx.Done()
 		return
@@ -168,6 +181,32 @@ func (r *chainRun) run() {
 			return
 		}
 	}
+}
+
+// readiness fills c's readiness: starting while the store is not open, else what the
+// chain's own /readyz answers (api.CheckReady over its store and its pipeline's Ready, so a
+// reason the pipeline gives, such as UPSTREAM_UNREACHABLE, is the reason here).
+func (r *chainRun) readiness(ctx context.Context, c *api.FleetChain) {
+	db, check := r.db.Load(), r.check.Load()
+	if db == nil || check == nil {
+		c.State, c.Reason, c.Message = api.ChainStarting, "CHAIN_STARTING", "the chain's store is opening"
+		if e := r.openErr.Load(); e != nil {
+			c.Reason, c.Message = "STORE_UNAVAILABLE", "the chain's store does not open: "+*e
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
+	defer cancel()
+	h, err := api.CheckReady(ctx, db, r.f.cfg.API.MaxReplicaLag, *check)
+	if err != nil {
+		c.State = api.ChainNotReady
+		c.Reason, c.Message = api.Reason(err)
+		if h, herr := db.IndexedHeight(ctx); herr == nil {
+			c.Height = h
+		}
+		return
+	}
+	c.Ready, c.State, c.Height = true, api.ChainReady, h
 }
 
 func (r *chainRun) richList() bool {
@@ -277,7 +316,8 @@ func (r *chainRun) ingest(db *store.DB) error {
 	}
 	reg := &scopedRegisterer{Registerer: r.reg}
 	defer reg.release()
-	opts := append([]httpx.Option{httpx.WithLogger(r.log), httpx.WithLimiter(r.f.budget.Sub(r.f.cfg.MaxConns)), httpx.WithMaxAttempts(0)}, r.f.cfg.HTTP...)
+	opts := append([]httpx.Option{httpx.WithLogger(r.log), httpx.WithLimiter(r.f.budget.Sub(r.f.cfg.MaxConns)), httpx.WithMaxAttempts(0),
+		httpx.WithWatch(r.watch), httpx.WithOutageBackoff(OutageBackoff)}, r.f.cfg.HTTP...)
 	src, err := ingest.DialSource(r.spec.RPC, r.spec.REST, reg, opts...)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
@@ -48,6 +49,9 @@ type Config struct {
 	MaxConns, Budget int
 	// HTTP are extra options of every upstream client (tests: short timeouts).
 	HTTP []httpx.Option
+	// Reach tunes each chain's upstream watch (package reach: when an outage is logged, and
+	// its summaries); zero values take its defaults (tests: a short grace).
+	Reach reach.Options
 	// RestartMin and RestartMax bound the backoff before a failed chain's pipeline or store is
 	// tried again; defaults 1 s and 1 min.
 	RestartMin, RestartMax time.Duration
@@ -73,6 +77,10 @@ type Config struct {
 	// /minity: internal/indexer/api minity.go).
 	Portfolio *api.PortfolioConfig
 }
+
+// OutageBackoff is the largest pause between two attempts at a chain URL that has stopped
+// answering: a dead node is asked about once a minute, not every few seconds.
+const OutageBackoff = time.Minute
 
 // Fleet is the running set of chains and the handler serving them.
 type Fleet struct {
@@ -139,7 +147,7 @@ func New(cfg Config) (*Fleet, error) {
 	f := &Fleet{cfg: cfg, log: cfg.Log, budget: httpx.NewLimiter(cfg.Budget),
 		chains: map[string]*chainRun{}, hosts: map[string]*chainRun{}, schemas: map[string]string{}}
 	metrics := prometheus.Gatherers{cfg.Registry, prometheus.GathererFunc(f.gatherChains)}
-	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Metrics: metrics, Portfolio: cfg.Portfolio}, cfg.Log, cfg.Registry)
+	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Readiness: f.Readiness, Metrics: metrics, Portfolio: cfg.Portfolio}, cfg.Log, cfg.Registry)
 	return f, nil
 }
 
@@ -345,14 +353,15 @@ func (f *Fleet) stopAll() {
 	f.wg.Wait()
 }
 
-// list is the chain list of the fleet's own routes.
+// list is the chain list of the fleet's own routes, without readiness (routing, the
+// cross-rollup views): Reader is set once a chain's store is open.
 func (f *Fleet) list() []api.FleetChain {
 	f.mu.RLock()
 	out := make([]api.FleetChain, 0, len(f.chains))
 	for id, r := range f.chains {
 		c := api.FleetChain{ID: id, VMType: r.spec.VMType, AccountPrefix: r.spec.AccountPrefix, Base: "/" + url.PathEscape(id)}
 		if db := r.db.Load(); db != nil {
-			c.Ready, c.Reader = true, db
+			c.Reader = db
 			if f := r.feat.Load(); f != nil {
 				c.Features = *f
 			}
@@ -361,6 +370,39 @@ func (f *Fleet) list() []api.FleetChain {
 	}
 	f.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// readinessTimeout bounds one chain's store probe in Readiness: a store that hangs makes its
+// chain STORE_UNAVAILABLE instead of holding /readyz.
+const readinessTimeout = 2 * time.Second
+
+// Readiness lists the chains with each one's readiness, read where the chain's own /readyz
+// reads it (chainRun.readiness): /chains and the fleet's /readyz. The stores are probed a
+// few at a time.
+func (f *Fleet) Readiness(ctx context.Context) []api.FleetChain {
+	out := f.list()
+	f.mu.RLock()
+	runs := make([]*chainRun, len(out))
+	for i, c := range out {
+		runs[i] = f.chains[c.ID]
+	}
+	f.mu.RUnlock()
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		if r == nil {
+			out[i].State, out[i].Reason = api.ChainStarting, "CHAIN_STARTING"
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r.readiness(ctx, &out[i])
+		}()
+	}
+	wg.Wait()
 	return out
 }
 
@@ -409,6 +451,18 @@ func (f *Fleet) route(host, path string) (c *chainRun, prefix string) {
 		return cr, "/" + seg
 	}
 	return nil, ""
+}
+
+// Owns reports whether path is under a chain's prefix, /{chain_id}/…, of a chain the fleet
+// runs (serving or still starting): a listener serving one chain at its root (`rollgate
+// up`'s) hands such paths to the fleet, so every rollup is served under /{chain_id}/ there as
+// /chains says.
+func (f *Fleet) Owns(path string) bool {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	_, ok := f.chains[seg]
+	return ok
 }
 
 // Dispatch implements httpapi.Dispatcher: the chain API ServeHTTP hands a request to, and the

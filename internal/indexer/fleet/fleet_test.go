@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
@@ -56,7 +57,7 @@ type moving struct {
 
 // serveMoving serves c's capture up to a tip starting at from, as chain id (c's own when
 // empty).
-func serveMoving(t *testing.T, c *captured, id string, from int64) *moving {
+func serveMoving(t testing.TB, c *captured, id string, from int64) *moving {
 	t.Helper()
 	m := &moving{captured: *c}
 	m.tip.Store(from)
@@ -94,7 +95,7 @@ func advance(stop <-chan struct{}, period time.Duration, chains ...*moving) {
 
 // capturedChains serves the three captured chains (one per VM kind), each stopping at the
 // height of the peer's sample, as internal/indexer/conformance does.
-func capturedChains(t *testing.T) []*captured {
+func capturedChains(t testing.TB) []*captured {
 	cs := []*captured{
 		{fixture: "minievm", peer: "rollytics", vm: "evm", richList: true},
 		// The Move capture has no /genesis, where the rich list starts from.
@@ -136,7 +137,7 @@ func (c *captured) spec() fleet.Chain {
 	return s
 }
 
-func writeChains(t *testing.T, path string, chains ...fleet.Chain) {
+func writeChains(t testing.TB, path string, chains ...fleet.Chain) {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{"chains": chains})
 	if err != nil {
@@ -198,7 +199,7 @@ func startFleet(t *testing.T, cfg fleet.Config) (*fleet.Fleet, *fleetServer) {
 	return f, &fleetServer{URL: "http://" + ln.Addr().String()}
 }
 
-func get(t *testing.T, u, host string) (int, string, []byte) {
+func get(t testing.TB, u, host string) (int, string, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
@@ -212,7 +213,7 @@ func get(t *testing.T, u, host string) (int, string, []byte) {
 
 // waitHeight waits until the chain's /status at base reports height top (and, on chains that
 // serve internal txs, internal txs there too).
-func waitHeight(t *testing.T, base string, top int64, within time.Duration) {
+func waitHeight(t testing.TB, base string, top int64, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	// /status leaves internal_tx_height out while it is 0 (the follower yields while blocks
@@ -420,6 +421,71 @@ func TestFleetChainDownOthersAdvance(t *testing.T) {
 			t.Errorf("%s /readyz: %d %s, want 503", id, st, b)
 		}
 	}
+	// The process is ready (it serves every chain's data), and says which chain is not
+	// current and why; /chains says the same (not "store open").
+	want := map[string]string{live.id: "ready/", "hangs-1": "not_ready/UPSTREAM_UNREACHABLE", "down-1": "not_ready/UPSTREAM_UNREACHABLE"}
+	for _, path := range []string{"/readyz", "/chains"} {
+		st, _, b := get(t, srv.URL+path, "")
+		if st != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, st, b)
+		}
+		var body struct {
+			Chains []struct {
+				ID                     string `json:"chain_id"`
+				State, Reason, Message string
+				Ready                  bool
+			} `json:"chains"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, c := range body.Chains {
+			got[c.ID] = c.State + "/" + c.Reason
+			if c.Ready != (c.State == "ready") || (c.State != "ready" && c.Message == "") {
+				t.Errorf("%s: %s ready=%v state %s message %q", path, c.ID, c.Ready, c.State, c.Message)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: chains %v, want %v\n%s", path, got, want, b)
+		}
+	}
+	// No redirect of the fleet's own path with a trailing slash (it used to answer 307 to
+	// itself): a JSON answer.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(srv.URL + "/readyz/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 == 3 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("/readyz/: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+// TestFleetReadyzNoChainServing: while no chain's store opens the process is not ready
+// (503 NO_CHAIN_SERVING), and /chains says why for each chain.
+func TestFleetReadyzNoChainServing(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, fleet.Chain{ID: "a-1", VMType: "move", RPC: "http://127.0.0.1:1", REST: "http://127.0.0.1:1"})
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + notDir, Reload: -1, Ingest: fastIngest()})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, ct, b := get(t, srv.URL+"/readyz", "")
+		_, _, chains := get(t, srv.URL+"/chains", "")
+		if st == http.StatusServiceUnavailable && strings.HasPrefix(ct, "application/json") && strings.Contains(string(b), `"NO_CHAIN_SERVING"`) &&
+			strings.Contains(string(chains), `"state":"starting","reason":"STORE_UNAVAILABLE"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz: %d %s\n/chains: %s", st, b, chains)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestFleetReload: the chains file is re-read on the interval; a chain added starts being
@@ -558,5 +624,55 @@ func TestLoadInitiaRegistry(t *testing.T) {
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("%s: rollups by VM %v, want %v", tc.dir, got, tc.want)
 		}
+	}
+}
+
+// TestFleetChainAwayOnceBackOnce: a chain whose node does not answer at first is logged once
+// as unreachable, with no progress line while nothing is written, and once as back when its
+// node starts; then it reaches its top.
+func TestFleetChainAwayOnceBackOnce(t *testing.T) {
+	c := capturedChains(t)[1] // minimove: RPC and REST only
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there until the node "starts"
+	spec := c.spec()
+	spec.RPC, spec.REST = "http://"+addr, "http://"+addr
+	file := filepath.Join(t.TempDir(), "chains.json")
+	writeChains(t, file, spec)
+	var logs testutil.SyncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	_, srv := startFleet(t, fleet.Config{Chains: file, DB: "sqlite:" + t.TempDir(), Reload: -1, Ingest: fastIngest(), Log: log,
+		Reach: reach.Options{Grace: 300 * time.Millisecond}})
+	count := func(msg string) int { return strings.Count(logs.String(), `msg="`+msg+`"`) }
+	for deadline := time.Now().Add(10 * time.Second); count("upstream unreachable") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no outage logged:\n%s", logs.String())
+		}
+	}
+	time.Sleep(2 * time.Second) // away a while: nothing more to say
+	if n, p := count("upstream unreachable"), count("ingest progress"); n != 1 || p != 0 {
+		t.Fatalf("%d outage lines and %d progress lines while away:\n%s", n, p, logs.String())
+	}
+	rp, err := replay.New(testutil.Fixture(t, c.fixture), replay.MaxHeight(func() int64 { return c.top }), replay.HeightFallback(replay.NFTFacts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := httptest.NewUnstartedServer(rp)
+	if node.Listener, err = net.Listen("tcp", addr); err != nil {
+		t.Fatal(err)
+	}
+	node.Start()
+	t.Cleanup(node.Close)
+	waitHeight(t, srv.URL+"/"+c.id, c.top, 3*time.Minute)
+	for deadline := time.Now().Add(10 * time.Second); count("upstream reachable again") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the return was not logged:\n%s", logs.String())
+		}
+	}
+	if n, b := count("upstream unreachable"), count("upstream reachable again"); n != 1 || b != 1 {
+		t.Errorf("%d outage and %d return lines, want one each:\n%s", n, b, logs.String())
 	}
 }

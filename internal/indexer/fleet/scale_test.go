@@ -21,33 +21,50 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// TestFleetScale measures what a chain at the tip costs one fleet process (docs/performance.md,
-// "Many chains"): the fleet runs in a child process (this test binary re-run) over PostgreSQL,
-// schema per chain, following N replayed chains (the three captured chains, round robin, each
-// advancing a block every 500 ms) and then 1; for each it prints CPU, RSS, goroutines, sockets
-// and PostgreSQL connections over a window at the tip. A measurement, not a check of a bound:
-// it runs only when ROLLGATE_FLEET_SCALE names N.
+// BenchmarkFleetScale measures what a chain at the tip costs one fleet process
+// (docs/performance.md, "Many chains"): the fleet runs in a child process (this test binary
+// re-run) over PostgreSQL, schema per chain, following N replayed chains (the three captured
+// chains, round robin, each advancing a block every 500 ms); for each N it reports CPU, RSS,
+// goroutines, sockets and PostgreSQL connections over a window at the tip. A measurement, not
+// a check of a bound: one window per N whatever b.N, so run it with -benchtime 1x.
 //
-//	ROLLGATE_FLEET_SCALE=20 go test ./internal/indexer/fleet/ -run TestFleetScale -v -timeout 15m
-func TestFleetScale(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("ROLLGATE_FLEET_SCALE"))
-	if n <= 0 {
-		t.Skip("a measurement: ROLLGATE_FLEET_SCALE=<chains> runs it")
-	}
+//	go test ./internal/indexer/fleet/ -run '^$' -bench FleetScale -benchtime 1x -v -timeout 15m
+//	go test ./internal/indexer/fleet/ -run '^$' -bench 'FleetScale/chains=20$' -benchtime 1x -v
+func BenchmarkFleetScale(b *testing.B) {
 	load, _ := os.ReadFile("/proc/loadavg")
-	t.Logf("machine: %d CPUs, load average %s", runtime.NumCPU(), strings.TrimSpace(string(load)))
-	var rows []string
-	for _, k := range []int{n, 1} {
-		rows = append(rows, measure(t, k))
+	b.Logf("machine: %d CPUs, load average %s", runtime.NumCPU(), strings.TrimSpace(string(load)))
+	for _, n := range []int{20, 1} {
+		b.Run(fmt.Sprintf("chains=%d", n), func(b *testing.B) {
+			m := measure(b, n)
+			b.ReportMetric(m.cpu, "cores")
+			b.ReportMetric(float64(m.rssKB)/1024, "RSS-MiB")
+			b.ReportMetric(float64(m.goroutines), "goroutines")
+			b.ReportMetric(float64(m.sockets), "sockets")
+			b.ReportMetric(float64(m.pgConns), "pg-conns")
+			b.ReportMetric(float64(m.behind), "chains-behind")
+			b.ReportMetric(0, "ns/op") // one window, not a per-op time
+			b.Log(m)
+		})
 	}
 	load, _ = os.ReadFile("/proc/loadavg")
-	t.Logf("load average after: %s", strings.TrimSpace(string(load)))
-	for _, r := range rows {
-		t.Log(r)
-	}
+	b.Logf("load average after: %s", strings.TrimSpace(string(load)))
 }
 
-func measure(t *testing.T, n int) string {
+// scale is one window's reading of the fleet process.
+type scale struct {
+	n                            int
+	cpu                          float64
+	rssKB                        int64
+	goroutines, sockets, pgConns int
+	behind                       int // chains more than 2 blocks behind their tip at the end
+}
+
+func (m scale) String() string {
+	return fmt.Sprintf("chains %2d: CPU %.3f cores, RSS %d MiB, goroutines %d, sockets %d (PostgreSQL connections %d), chains more than 2 blocks behind the tip at the end: %d",
+		m.n, m.cpu, m.rssKB/1024, m.goroutines, m.sockets, m.pgConns, m.behind)
+}
+
+func measure(t testing.TB, n int) scale {
 	const every = 500 * time.Millisecond
 	const window = 20 * time.Second
 	caps := capturedChains(t)
@@ -112,11 +129,10 @@ func measure(t *testing.T, n int) string {
 			behind++
 		}
 	}
-	return fmt.Sprintf("chains %2d: CPU %.3f cores, RSS %d MiB, goroutines %d, sockets %d (PostgreSQL connections %d), chains more than 2 blocks behind the tip at the end: %d",
-		n, cpu, rss/1024, gor, socks, pg, behind)
+	return scale{n: n, cpu: cpu, rssKB: rss, goroutines: gor, sockets: socks, pgConns: pg, behind: behind}
 }
 
-func cpuSeconds(t *testing.T, pid int) float64 {
+func cpuSeconds(t testing.TB, pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +143,7 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 	return (ut + st) / 100 // USER_HZ
 }
 
-func statusKB(t *testing.T, pid int, key string) int64 {
+func statusKB(t testing.TB, pid int, key string) int64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +170,7 @@ func sockets(pid int) int {
 	return n
 }
 
-func pgConns(t *testing.T, dsn string) int {
+func pgConns(t testing.TB, dsn string) int {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -168,7 +184,7 @@ func pgConns(t *testing.T, dsn string) int {
 	return n
 }
 
-func goroutines(t *testing.T, base string) int {
+func goroutines(t testing.TB, base string) int {
 	_, _, b := get(t, base+"/metrics", "")
 	for _, l := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(l, "go_goroutines "); ok {

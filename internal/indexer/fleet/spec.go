@@ -54,7 +54,7 @@ func (c Chain) validate() error {
 }
 
 // reserved are the first path segments of the fleet's own routes, never a chain's prefix.
-var reserved = map[string]bool{"chains": true, "all": true, "healthz": true, "metrics": true, "swagger": true, "minity": true}
+var reserved = map[string]bool{"chains": true, "all": true, "healthz": true, "readyz": true, "metrics": true, "swagger": true, "minity": true}
 
 func (c Chain) equal(o Chain) bool {
 	a, _ := json.Marshal(c)

@@ -11,10 +11,11 @@ import (
 const tipLag = 2
 
 // progress decides what the pipeline says at info level, on the assembler's ticker. While
-// catching up: a progress line (height, rates, ETA) every ProgressInterval. On reaching the
-// tip: one "caught up" line. At the tip, only what changes: a stall (warn) and its end, falling
-// behind again (warn, then progress lines), an upstream retry storm (warn), and a summary at
-// most every SummaryInterval. The per-interval progress line goes on at debug level.
+// catching up: a progress line (height, rates, ETA) every ProgressInterval that wrote blocks.
+// On reaching the tip: one "caught up" line. At the tip, only what changes: a stall (warn) and
+// its end, falling behind again (warn, then progress lines), an upstream retry storm (warn),
+// and a summary at most every SummaryInterval. The per-interval progress line goes on at
+// debug level.
 type progress struct {
 	p *Pipeline
 
@@ -79,8 +80,11 @@ func (g *progress) log() {
 		log.Warn("ingest fell behind the chain tip", "height", g.height, "target", target, "behind", behind)
 	}
 
+	// A progress line says what was written: an interval that wrote nothing (a chain that
+	// does not answer, or a head not read yet: target 0) has nothing to say at info. The
+	// stall warning and the upstream's own lines (package reach) say why.
 	level := slog.LevelInfo
-	if g.atTip {
+	if g.atTip || g.blocks == 0 {
 		level = slog.LevelDebug
 	} else if behind > 1 && bps > 0 {
 		attrs = append(attrs, "eta", time.Duration(float64(behind)/bps*float64(time.Second)).Round(time.Second).String())

@@ -168,3 +168,31 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// TestQuietWhileTheChainIsAway: a chain whose head is never read (its node down from the
+// start) gets no progress line at info, however many progress intervals pass.
+func TestQuietWhileTheChainIsAway(t *testing.T) {
+	src := &downChain{fakeChain: newFakeChain(10, 0)}
+	src.down.Store(true)
+	cfg := healthConfig()
+	cfg.ProgressInterval = 5 * time.Millisecond
+	rec := &lines{min: slog.LevelInfo}
+	p, err := New(cfg, src, &memWriter{}, slog.New(rec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	time.Sleep(100 * cfg.ProgressInterval)
+	if n := rec.count("ingest progress"); n != 0 {
+		t.Errorf("%d progress lines at info while nothing was written", n)
+	}
+	// Back: blocks are written and progress is said again until the tip.
+	src.down.Store(false)
+	waitFor(t, func() bool { _, ok := rec.since(caughtUp); return ok })
+	cancel()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("pipeline: %v", err)
+	}
+}

@@ -43,6 +43,8 @@ const (
 	// ERC-20.
 	ReasonHookChainUnavailable = "OP_HOOK_CHAIN_UNAVAILABLE"
 	ReasonMissingAddress       = "MISSING_ADDRESS"
+	// ReasonChainUnavailable: the chain's RPC did not answer (/v2/tx/submit's broadcast).
+	ReasonChainUnavailable = "CHAIN_UNAVAILABLE"
 )
 
 // BalanceSource reads an account's balances on a chain (base-unit decimal strings by denom).

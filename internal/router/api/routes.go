@@ -34,5 +34,6 @@ func (s *server) routes() []httpapi.Route {
 		{Pattern: "GET /prices", Handler: s.priceStatus, InSpec: true, NoStore: true},
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
+		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
+	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
 )
@@ -61,6 +62,9 @@ func trackErr(err error, chainID string) error {
 		// The database is away for a moment (the tracker retries on its own): say so, and
 		// that the same request may be sent again.
 		return &apierr.Error{Code: apierr.Unavailable, Message: "transfer store unavailable; retry", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
+	case track.ChainUnavailable(err):
+		// The chain's RPC did not answer (it used to be taken for the store's weather).
+		return &apierr.Error{Code: apierr.Unavailable, Message: "chain " + httpapi.Clip(chainID) + " RPC unavailable; retry", Details: []string{ReasonChainUnavailable}, Cause: err}
 	}
 	return err
 }

@@ -3,11 +3,13 @@ package track
 import (
 	"errors"
 	"math/rand/v2"
+	"net/url"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
@@ -16,9 +18,13 @@ type fault int
 
 const (
 	faultNone fault = iota
-	// faultRetry: not the database (an upstream chain, a lost lease, one transfer's probe):
-	// tried again at the usual cadence.
+	// faultRetry: not the database (a lost lease, one transfer's probe): tried again at the
+	// usual cadence.
 	faultRetry
+	// faultUpstream: a chain's RPC did not answer (an HTTP client's error, whatever network
+	// error it wraps): the loop backs off up to maxUpstreamBackoff; the chain's reach.Watch
+	// says once that it went away and once that it is back.
+	faultUpstream
 	// faultTransient: the database is weather (connection lost, admin shutdown, serialization
 	// failure, SQLITE_BUSY; sqldb.IsTransient, shared with the indexer): tried again with
 	// backoff on a fresh connection, while the API keeps serving.
@@ -29,7 +35,7 @@ const (
 )
 
 func (f fault) String() string {
-	return [...]string{"none", "retry", "transient", "permanent"}[f]
+	return [...]string{"none", "retry", "upstream", "transient", "permanent"}[f]
 }
 
 // classify reads err, which may join several (a round reports every transfer's error): any
@@ -57,6 +63,12 @@ func classify(err error) fault {
 			}
 			return
 		}
+		// A chain's RPC, never the database, even with a network error inside: looked for
+		// before IsTransient, which reads network errors through any wrapping.
+		if fromRPC(err) {
+			worst = max(worst, faultUpstream)
+			return
+		}
 		// Lost connections (net errors, EOF, pgconn.ConnectError …) are the database's
 		// weather too; IsTransient reads them through the wrapping.
 		if sqldb.IsTransient(err) {
@@ -70,17 +82,32 @@ func classify(err error) fault {
 	return worst
 }
 
+// fromRPC reports whether err (one chain of wrapping, no join) came from an HTTP client: a
+// chain's RPC that did not answer or answered with an error status.
+func fromRPC(err error) bool {
+	var ue *httpx.UnreachableError
+	var se *httpx.StatusError
+	var ne *url.Error
+	return errors.As(err, &ue) || errors.As(err, &se) || errors.As(err, &ne)
+}
+
 // maxBackoff caps the wait between attempts against a failing database.
 const maxBackoff = 10 * time.Second
 
+// maxUpstreamBackoff caps the wait between scans of a chain whose RPC does not answer: a
+// chain down for days is asked once a minute.
+const maxUpstreamBackoff = time.Minute
+
 // backoff is the wait before attempt n+1 after n consecutive transient failures: Poll doubled
 // per failure up to maxBackoff, ±10 % jitter so replicas do not retry in step.
-func (t *Tracker) backoff(n int) time.Duration {
+func (t *Tracker) backoff(n int) time.Duration { return t.backoffTo(n, maxBackoff) }
+
+func (t *Tracker) backoffTo(n int, most time.Duration) time.Duration {
 	d := t.cfg.Poll
-	for i := 0; i < n && d < maxBackoff; i++ {
+	for i := 0; i < n && d < most; i++ {
 		d *= 2
 	}
-	d = min(d, maxBackoff)
+	d = min(d, most)
 	return d + time.Duration(float64(d)*0.1*(2*rand.Float64()-1))
 }
 
@@ -90,6 +117,11 @@ type failures struct {
 	what  string
 	fatal func(error)
 	n     int // consecutive transient failures
+	up    int // consecutive upstream failures
+	// upstream: the loop reads one chain (a scan loop), so a chain that does not answer backs
+	// it off; a round over many transfers goes on at its cadence (one chain's RPC down must
+	// not hold the others' evaluations).
+	upstream bool
 }
 
 // next reports how long the loop waits before its next attempt after err (0: its usual
@@ -101,8 +133,19 @@ func (f *failures) next(err error, attrs ...any) (wait time.Duration, stop bool)
 		if f.n > 0 {
 			f.t.log.Info(f.what+": database reachable again", append(attrs, "after_failures", f.n)...)
 		}
-		f.n = 0
+		f.n, f.up = 0, 0
 		return 0, false
+	case faultUpstream:
+		if !f.upstream {
+			f.t.log.Debug(f.what, append(attrs, "err", err)...)
+			return 0, false
+		}
+		// Logged by the chain's reach.Watch (once away, once back, a summary between): here
+		// only at debug, with the chain named.
+		wait = f.t.backoffTo(f.up, maxUpstreamBackoff)
+		f.up++
+		f.t.log.Debug(f.what+": chain RPC did not answer; retrying", append(attrs, "err", err, "attempt", f.up, "backoff", wait)...)
+		return wait, false
 	case faultTransient:
 		wait = f.t.backoff(f.n)
 		f.n++
@@ -124,3 +167,7 @@ var errStoreFailed = errors.New("track store failed")
 // StoreUnavailable reports whether err is the tracker store's transient failure (the API
 // answers 503: try again), not a fault of the request.
 func StoreUnavailable(err error) bool { return classify(err) == faultTransient }
+
+// ChainUnavailable reports whether err is a chain's RPC that did not answer (a /submit's
+// broadcast to a node that is down): the API answers 503, the request may be sent again.
+func ChainUnavailable(err error) bool { return classify(err) == faultUpstream }

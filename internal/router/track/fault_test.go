@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/rollgate/rollgate/internal/chain/comet"
+	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -50,6 +52,16 @@ func TestClassify(t *testing.T) {
 	if noTable == nil || busy == nil {
 		t.Fatalf("want SQLite errors, got %v and %v", noTable, busy)
 	}
+	// What a chain's RPC on a port nothing listens on answers: a network error inside the
+	// HTTP client's, which must not read as the database's weather.
+	rpcCl, err := comet.New("http://127.0.0.1:1", httpx.WithMaxAttempts(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rpcRefused := rpcCl.LatestHeight(context.Background())
+	if rpcRefused == nil {
+		t.Fatal("an RPC on a closed port answered")
+	}
 	pg := func(code string) error { return fmt.Errorf("track save: %w", &pgconn.PgError{Code: code}) }
 	for _, tc := range []struct {
 		name string
@@ -57,7 +69,10 @@ func TestClassify(t *testing.T) {
 		want fault
 	}{
 		{"nil", nil, faultNone},
-		{"upstream", errors.New("initia-devnet-1 tip: connection refused by upstream"), faultRetry},
+		{"not the database", errors.New("initia-devnet-1 tip: connection refused by upstream"), faultRetry},
+		{"chain rpc refused", fmt.Errorf("initia-devnet-1 tip: %w", rpcRefused), faultUpstream},
+		{"chain rpc 503", fmt.Errorf("initia-devnet-1 blocks 5…: %w", &httpx.StatusError{Status: 503}), faultUpstream},
+		{"joined: rpc and transient", errors.Join(rpcRefused, pg("57P01")), faultTransient},
 		{"lost scan lease", errors.New("track save: lost the scan lease of a-1"), faultRetry},
 		{"canceled", fmt.Errorf("track since: %w", context.Canceled), faultRetry},
 		{"pg admin shutdown (pg_terminate_backend)", pg("57P01"), faultTransient},
@@ -194,5 +209,81 @@ func TestRunStoreFaults(t *testing.T) {
 				t.Fatalf("Run did not stop on a dropped table\n%s", logs.String())
 			}
 		})
+	}
+}
+
+// TestScanLoopQuietOnDeadRPC: a chain whose RPC does not answer is backed off to a minute and
+// logged once, naming the chain, as an RPC failure (not "transient database error"); no
+// line for every failed scan.
+func TestScanLoopQuietOnDeadRPC(t *testing.T) {
+	st := openT(t, "sqlite:"+filepath.Join(t.TempDir(), "track.db"))
+	var logs testutil.SyncBuffer
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	tr := New(st, unreachable(t), Config{Poll: 200 * time.Millisecond, Now: clock,
+		RPCOptions: []httpx.Option{httpx.WithMaxAttempts(1)},
+		Log:        slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	rpc, err := tr.client("initia-devnet-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &failures{t: tr, what: "track scan", fatal: func(err error) { t.Fatalf("fatal: %v", err) }, upstream: true}
+	var waits []time.Duration
+	// An hour of scans, the clock moved by each backoff.
+	for elapsed := time.Duration(0); elapsed < time.Hour; {
+		_, err := tr.scanPass(context.Background(), "initia-devnet-1", rpc)
+		if err == nil {
+			t.Fatal("a scan of a dead RPC succeeded")
+		}
+		wait, stop := f.next(err, "chain", "initia-devnet-1")
+		if stop {
+			t.Fatal("stopped on an RPC failure")
+		}
+		waits = append(waits, wait)
+		now = now.Add(wait)
+		elapsed += wait
+	}
+	if last := waits[len(waits)-1]; last < 54*time.Second || last > 66*time.Second {
+		t.Errorf("backoff after an hour: %v, want about a minute (%v)", last, waits)
+	}
+	if len(waits) > 90 {
+		t.Errorf("%d scans in an hour of a dead RPC", len(waits))
+	}
+	out := logs.String()
+	if strings.Contains(out, "database") {
+		t.Errorf("an RPC failure logged as the database's:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(lines[0], `msg="upstream unreachable"`) || !strings.Contains(lines[0], "chain_id=initia-devnet-1") {
+		t.Fatalf("first line should name the chain's outage:\n%s", out)
+	}
+	// Once away, then a summary at most every five minutes: ≤ 13 lines in an hour.
+	if len(lines) > 13 {
+		t.Errorf("%d lines for an hour of a dead RPC:\n%s", len(lines), out)
+	}
+	if st := tr.watches["initia-devnet-1"].State(); len(st.Unreachable) != 1 {
+		t.Errorf("watch state: %+v", st)
+	}
+	// /readyz's view: the store answers; the scanned chain is unreachable, the others (not
+	// tried here) reachable.
+	if err := tr.Ready(context.Background()); err != nil {
+		t.Errorf("Ready: %v", err)
+	}
+	reach := tr.Reachability()
+	down := 0
+	for _, c := range reach {
+		if !c.Reachable {
+			down++
+			if c.ChainID != "initia-devnet-1" || len(c.Unreachable) != 1 || c.Since == nil || !strings.Contains(c.Error, "connection refused") {
+				t.Errorf("unreachable chain: %+v", c)
+			}
+		}
+	}
+	if down != 1 || len(reach) < 2 {
+		t.Errorf("reachability: %+v", reach)
+	}
+	_ = st.Close()
+	if err := tr.Ready(context.Background()); err == nil {
+		t.Error("Ready with the store closed")
 	}
 }

@@ -79,6 +79,12 @@ func OpenStoreLog(ctx context.Context, dsn string, log *slog.Logger) (*Store, er
 // Close closes the database.
 func (s *Store) Close() error { return s.sql.Close() }
 
+// Ping makes one round trip to the database on a read connection (readiness).
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.rdb.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
 // q rewrites ? placeholders to $n for PostgreSQL.
 func (s *Store) q(query string) string { return s.sql.Q(query) }
 

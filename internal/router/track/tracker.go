@@ -18,6 +18,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/comet"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -92,8 +93,9 @@ type Tracker struct {
 	live *registry.Live
 	log  *slog.Logger
 
-	rpcMu sync.Mutex
-	rpc   map[string]*comet.Client
+	rpcMu   sync.Mutex
+	rpc     map[string]*comet.Client
+	watches map[string]*reach.Watch // by chain: its RPC's reachability (client)
 
 	mu        sync.Mutex
 	held      map[tkey]*held
@@ -145,7 +147,7 @@ func New(st *Store, live *registry.Live, cfg Config) *Tracker {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Tracker{cfg: cfg, st: st, live: live, log: cfg.Log, rpc: map[string]*comet.Client{},
+	return &Tracker{cfg: cfg, st: st, live: live, log: cfg.Log, rpc: map[string]*comet.Client{}, watches: map[string]*reach.Watch{},
 		held: map[tkey]*held{}, waitIdx: map[EventKey]map[tkey]bool{}, dirty: map[tkey]bool{}, wake: make(chan struct{}, 1)}
 }
 
@@ -204,7 +206,15 @@ func (t *Tracker) client(chainID string) (*comet.Client, error) {
 	if cl, ok := t.rpc[chainID]; ok {
 		return cl, nil
 	}
-	cl, err := comet.New(strings.Join(c.RPC, ","), t.cfg.RPCOptions...)
+	// One watch per chain over its RPC URLs: the scanner's and the probes' attempts alike, so
+	// an outage is logged once, naming the chain, and /readyz can say which chains answer.
+	w := t.watches[chainID]
+	if w == nil {
+		w = reach.New(t.log.With("chain_id", chainID), reach.Options{Now: t.cfg.Now})
+		t.watches[chainID] = w
+	}
+	opts := append([]httpx.Option{httpx.WithWatch(w)}, t.cfg.RPCOptions...)
+	cl, err := comet.New(strings.Join(c.RPC, ","), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +351,7 @@ func (t *Tracker) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func(id string) {
 			defer wg.Done()
-			t.scanLoop(ctx, id, rpc, &failures{t: t, what: "track scan", fatal: fail})
+			t.scanLoop(ctx, id, rpc, &failures{t: t, what: "track scan", fatal: fail, upstream: true})
 		}(c.ID)
 	}
 	t.evalLoop(ctx, &failures{t: t, what: "track round", fatal: fail})
