@@ -71,6 +71,9 @@ type BlockBundle struct {
 	EVMTxs []EVMTx
 	// RichList are the block's balance changes (richlist.go); nil when the rich list is off.
 	RichList *RichListChanges
+	// Extensions are the rows of the extensions that write their own tables (extension.go):
+	// the transfers index (TransferRows).
+	Extensions []ExtensionRows
 }
 
 // Writer is the ingestion side of the store.
@@ -180,6 +183,7 @@ type Store interface {
 	Writer
 	EVMReader
 	RichListReader
+	TransferReader
 	// Dump writes every table's rows in a canonical order and text form, so two stores
 	// holding the same data dump to the same bytes.
 	Dump(ctx context.Context, w io.Writer) error

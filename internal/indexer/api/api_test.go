@@ -191,13 +191,14 @@ type evmStore interface {
 	store.Reader
 	store.EVMReader
 	store.RichListReader
+	store.TransferReader
 }
 
 // evmFeatures are what the EVM profile adds to the API of a chain served from st: EVM txs,
 // internal txs, the rich list in 0x hex (internal/indexer/profile hands real chains the same;
 // this package cannot import it).
 func evmFeatures(st evmStore) Features {
-	return Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true}
+	return Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true, Transfers: st, TransfersHex: true}
 }
 
 // newEVM is New for cfg's chain as an EVM chain served from st (testCfg's chain is one).

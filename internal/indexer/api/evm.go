@@ -194,14 +194,16 @@ func (s *server) internalTxsByHash(r *http.Request) (any, error) {
 	return s.internalTxList(r, store.InternalTxFilter{Hash: hash})
 }
 
-// openAPI is the document served at /swagger/doc.json: openapi.json less the EVM paths this
-// chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
+// openAPI is the document served at /swagger/doc.json: openapi.json less the EVM and transfer
+// paths this chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
 // lists exactly the routes served.
 func (s *server) openAPI() []byte {
 	evm, internal := s.cfg.Features.EVMTxs != nil, s.servesInternalTxs()
+	transfers := s.cfg.Features.Transfers != nil
 	drop := func(p string) bool {
 		return (!evm && strings.HasPrefix(p, "/indexer/tx/v1/evm-")) ||
-			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs"))
+			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs")) ||
+			(!transfers && strings.HasPrefix(p, "/indexer/transfer/"))
 	}
 	doc, err := dropPaths(openapiDoc, drop)
 	if err != nil {

@@ -30,6 +30,7 @@ type Options struct {
 type Reader interface {
 	store.EVMReader
 	store.RichListReader
+	store.TransferReader
 }
 
 // extension is one row of the table: an ingest extension, the kinds that run it, the switch
@@ -68,6 +69,15 @@ var extensions = []extension{
 		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.NFTs(k) },
 	},
 	{
+		name: "transfers",
+		ingest: func(k vmkind.Kind, _ Options) ingest.Extension {
+			return ingest.Transfers(transferVMs[k]())
+		},
+		api: func(f *api.Features, k vmkind.Kind, r Reader, _ Options) {
+			f.Transfers, f.TransfersHex = r, k == vmkind.EVM
+		},
+	},
+	{
 		name:    "evm-txs",
 		kinds:   []vmkind.Kind{vmkind.EVM},
 		ingest:  func(vmkind.Kind, Options) ingest.Extension { return ingest.EVMTxs() },
@@ -83,6 +93,14 @@ var extensions = []extension{
 		servedOnlyWhenOn: true,
 		jsonRPC:          true,
 	},
+}
+
+// transferVMs is each kind's reading of the token movements its VM reports itself, beside the
+// bank and bridge events every kind shares (TestEveryKindHasItsStrategies holds it complete).
+var transferVMs = map[vmkind.Kind]func() ingest.TransferVM{
+	vmkind.EVM:  ingest.EVMTransfers,
+	vmkind.Move: ingest.MoveTransfers,
+	vmkind.Wasm: ingest.WasmTransfers,
 }
 
 // Profile is one VM kind's extensions.
