@@ -17,20 +17,22 @@ import (
 // tx, from the transfers index ingestion writes with each block. The lists page like the tx
 // lists (pagination.*, a {"sequence":N} key over the transfer's id) and take a time range.
 
-func errNoTransfers(*http.Request) (any, error) {
-	return nil, apierr.NotFoundf("transfer routes are not available on this chain")
+func errNoTransfers(r *http.Request) (any, error) {
+	return nil, apierr.NotFoundf("no transfer route %s on this chain", clip(r.URL.Path))
 }
 
 // transferRoutes are served when the profile hands the API the transfers index.
 func (s *server) transferRoutes() []httpapi.Route {
+	// Every other path under the prefix is this 404 (the only one without the index).
+	out := []httpapi.Route{{Pattern: "GET /indexer/transfer/v1", Handler: errNoTransfers}, {Pattern: "GET /indexer/transfer/v1/", Handler: errNoTransfers}}
 	if s.cfg.Features.Transfers == nil {
-		return []httpapi.Route{{Pattern: "GET /indexer/transfer/v1/", Handler: errNoTransfers}}
+		return out
 	}
-	return []httpapi.Route{
-		{Pattern: "GET /indexer/transfer/v1/transfers/by_account/{account}", Handler: s.transfersByAccount, InSpec: true, Cache: true},
-		{Pattern: "GET /indexer/transfer/v1/transfers/by_denom/{denom}", Handler: s.transfersByDenom, InSpec: true, Cache: true},
-		{Pattern: "GET /indexer/transfer/v1/transfers/by_tx/{tx_hash}", Handler: s.transfersByTx, InSpec: true, Cache: true},
-	}
+	return append(out,
+		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/by_account/{account}", Handler: s.transfersByAccount, InSpec: true, Cache: true},
+		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/by_denom/{denom}", Handler: s.transfersByDenom, InSpec: true, Cache: true},
+		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/by_tx/{tx_hash}", Handler: s.transfersByTx, InSpec: true, Cache: true},
+	)
 }
 
 // transferJSON is one transfer as the lists serve it. Accounts are bech32, or 0x hex on EVM

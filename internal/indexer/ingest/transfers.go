@@ -80,8 +80,15 @@ func (t *transfers) extract(ctx context.Context, blk *RawBlock, results []TxResu
 	return nil
 }
 
-// txTransfers is the transfers of one tx (the txIndex-th of its block) from its events, as the
-// extension extracts them during ingestion: the same reading serves a backfill from stored txs.
+// TxTransfers reads the transfers of one tx (the txIndex-th of its block) from its events as
+// the extension does during ingestion, with vm the kind's reading (nil: bank and bridge events
+// only) and prefix the chain's bech32 prefix: the reading of a backfill from stored txs, which
+// carry their events. A Move reading without a source names assets move/<metadata hex>.
+func TxTransfers(ctx context.Context, vm TransferVM, prefix string, txIndex int, events []Event) ([]store.Transfer, error) {
+	return (&transfers{vm: vm, x: NewAccountExtractor(prefix)}).txTransfers(ctx, txIndex, events)
+}
+
+// txTransfers is TxTransfers with the extension's extractor and reading.
 func (t *transfers) txTransfers(ctx context.Context, txIndex int, events []Event) ([]store.Transfer, error) {
 	bank, err := bankMovements(t.x, events)
 	if err != nil {
