@@ -80,6 +80,10 @@ type Features struct {
 	Transfers store.TransferReader
 	// TransfersHex names the transfers' accounts in 0x hex (EVM chains); otherwise bech32.
 	TransfersHex bool
+	// TransferCoinObject, when set, is the object a bank denom's movements carry as their
+	// contract (Move chains: the coin's metadata), so a denom filter finds the coin's moves
+	// that bypassed x/bank too.
+	TransferCoinObject func(denom string) []byte
 }
 
 func (c *Config) defaults() {

@@ -122,6 +122,9 @@ func (s *server) denomOrContract(d string) (string, []byte, error) {
 	if strings.HasPrefix(d, "evm/") {
 		d = strings.ToLower(d) // the transfers name ERC-20s with lowercase hex
 	}
+	if obj := s.cfg.Features.TransferCoinObject; obj != nil {
+		return "", obj(d), nil
+	}
 	return d, nil, nil
 }
 

@@ -34,6 +34,9 @@ type TransferVM interface {
 	// bankDenom is the VM's name of a bank denom, so a token has one name whichever event
 	// reported its movement.
 	bankDenom(d string) string
+	// name is the name of a token movements left unnamed (a Move asset) when no bank movement
+	// of the same block named its contract.
+	name(t *store.Transfer) string
 }
 
 // vmMovement is a movement and the index of its event in the tx. echo marks a VM movement
@@ -74,6 +77,7 @@ func (t *transfers) extract(ctx context.Context, blk *RawBlock, results []TxResu
 		}
 		rows = append(rows, got...)
 	}
+	t.name(rows)
 	if len(rows) > 0 {
 		b.Extensions = append(b.Extensions, rows)
 	}
@@ -85,7 +89,51 @@ func (t *transfers) extract(ctx context.Context, blk *RawBlock, results []TxResu
 // only) and prefix the chain's bech32 prefix: the reading of a backfill from stored txs, which
 // carry their events. A Move reading without a source names assets move/<metadata hex>.
 func TxTransfers(ctx context.Context, vm TransferVM, prefix string, txIndex int, events []Event) ([]store.Transfer, error) {
-	return (&transfers{vm: vm, x: NewAccountExtractor(prefix)}).txTransfers(ctx, txIndex, events)
+	t := &transfers{vm: vm, x: NewAccountExtractor(prefix)}
+	rows, err := t.txTransfers(ctx, txIndex, events)
+	if err == nil {
+		t.name(rows)
+	}
+	return rows, err
+}
+
+// name names the movements a VM left unnamed: a token whose contract a bank movement of the
+// same rows lent (a Move coin moved by 0x1::coin::transfer, with no bank event, beside the
+// fee it paid through x/bank) takes that bank denom, any other the VM's name for it. The rows
+// of one block name each other alike whatever was ingested before, so a replay stores the
+// same bytes.
+func (t *transfers) name(rows []store.Transfer) {
+	var known map[string]string
+	for i := range rows {
+		if rows[i].Denom != "" {
+			continue
+		}
+		if known == nil {
+			known = map[string]string{}
+			for _, r := range rows {
+				if r.Denom != "" && r.Contract != nil && isBankKind(r.Kind) {
+					if _, ok := known[string(r.Contract)]; !ok {
+						known[string(r.Contract)] = r.Denom
+					}
+				}
+			}
+		}
+		if d, ok := known[string(rows[i].Contract)]; ok {
+			rows[i].Denom = d
+		} else if t.vm != nil {
+			rows[i].Denom = t.vm.name(&rows[i])
+		}
+	}
+}
+
+// isBankKind reports a movement read from bank events (possibly as a bridge leg).
+func isBankKind(k string) bool {
+	switch k {
+	case store.TransferSend, store.TransferMint, store.TransferBurn, store.TransferIBCSend, store.TransferIBCReceive,
+		store.TransferDeposit, store.TransferWithdrawal:
+		return true
+	}
+	return false
 }
 
 // txTransfers is TxTransfers with the extension's extractor and reading.

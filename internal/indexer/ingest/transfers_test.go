@@ -105,7 +105,7 @@ func TestTxTransfers(t *testing.T) {
 			erc20Log(erc20, nil, addrN(3), 2),
 		}, []string{"send 1>2 10 evm/e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2 m0 c226", "erc721 3>4 1 evm/7272727272727272727272727272727272727272 m1 c114 #77",
 			"erc20 5>2 6 evm/e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2 m-1 c226", "erc20 ->3 2 evm/e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2e2 m-1 c226"}},
-		{"Move: bank send echoed by fungible-asset events, a quiet transfer, mint and object transfer", MoveTransfers(), []Event{
+		{"Move: bank send echoed by fungible-asset events, quiet transfers (one of the bank coin), mint and object transfer", MoveTransfers(), []Event{
 			moveEv("0x1::fungible_asset::WithdrawEvent", `{"store_addr":"0x1","metadata_addr":"`+uinitMeta+`","amount":"10"}`),
 			moveEv("0x1::fungible_asset::WithdrawOwnerEvent", `{"owner":"`+moveAddr(1)+`"}`),
 			moveEv("0x1::fungible_asset::DepositEvent", `{"store_addr":"0x2","metadata_addr":"`+uinitMeta+`","amount":"10"}`),
@@ -118,8 +118,13 @@ func TestTxTransfers(t *testing.T) {
 			moveEv("0x1::fungible_asset::DepositEvent", `{"store_addr":"0x4","metadata_addr":"`+faMeta+`","amount":"8"}`),
 			moveEv("0x1::fungible_asset::DepositOwnerEvent", `{"owner":"`+moveAddr(5)+`"}`),
 			moveEv("0x1::object::TransferEvent", `{"object":"0x99","from":"`+moveAddr(5)+`","to":"`+moveAddr(6)+`"}`),
+			moveEv("0x1::fungible_asset::WithdrawEvent", `{"store_addr":"0x6","metadata_addr":"`+uinitMeta+`","amount":"3"}`),
+			moveEv("0x1::fungible_asset::WithdrawOwnerEvent", `{"owner":"`+moveAddr(6)+`"}`),
+			moveEv("0x1::fungible_asset::DepositEvent", `{"store_addr":"0x7","metadata_addr":"`+uinitMeta+`","amount":"3"}`),
+			moveEv("0x1::fungible_asset::DepositOwnerEvent", `{"owner":"`+moveAddr(7)+`"}`),
 		}, []string{"send 1>2 10 uinit m-1 c171", "move 3>4 4 move/" + strings.Repeat("cd", 32) + " m-1 c205",
-			"move ->5 8 move/" + strings.Repeat("cd", 32) + " m-1 c205", "move_nft 5>6 1 move/" + strings.Repeat("00", 31) + "99 m-1 c153 #0x" + strings.Repeat("00", 31) + "99"}},
+			"move ->5 8 move/" + strings.Repeat("cd", 32) + " m-1 c205", "move_nft 5>6 1 move/" + strings.Repeat("00", 31) + "99 m-1 c153 #0x" + strings.Repeat("00", 31) + "99",
+			"move 6>7 3 uinit m-1 c171"}},
 		{"Wasm: CW20 and CW721 beside a bank send of the same amount", WasmTransfers(), []Event{
 			ev("transfer", "recipient", bechN(2), "sender", bechN(1), "amount", "5uinit"),
 			ev("wasm", "_contract_address", cwAddr, "action", "transfer", "from", bechN(1), "to", bechN(2), "amount", "5"),
@@ -136,6 +141,7 @@ func TestTxTransfers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			x.name(got)
 			var s []string
 			for _, g := range got {
 				s = append(s, short(g))

@@ -23,6 +23,8 @@ type evmTransferVM struct{}
 
 func (evmTransferVM) bind(*Pipeline) error { return nil }
 
+func (evmTransferVM) name(t *store.Transfer) string { return t.Denom }
+
 func (evmTransferVM) movements(_ context.Context, _ *AccountExtractor, events []Event) ([]vmMovement, error) {
 	var out []vmMovement
 	for i, ev := range events {

@@ -16,24 +16,21 @@ import (
 // nothing was withdrawn for is a mint, a withdrawal nothing was deposited from a burn), and
 // 0x1::object::TransferEvent, the transfer of a token object. Every x/bank movement of a Move
 // chain is such a pair too, and then only lends the bank movement its metadata object. An
-// asset no bank event names is named as the rich list names it (the metadata's lowercase
-// symbol when its decimals are 0, else move/<metadata hex>).
+// asset is named without asking the chain (transfers.name): by the bank denom a bank movement
+// of the block names its metadata with, else move/<metadata hex>.
 func MoveTransfers() TransferVM { return &moveTransferVM{} }
 
-type moveTransferVM struct {
-	denoms *moveDenoms
-}
+type moveTransferVM struct{}
 
-// bind takes the source's fungible-asset metadata; a source without it (a replay of stored
-// blocks) names every asset move/<metadata hex>.
-func (m *moveTransferVM) bind(p *Pipeline) error {
-	if src, ok := p.src.(MoveMetadataSource); ok {
-		m.denoms = &moveDenoms{src: src, m: map[string]string{}}
-	}
-	return nil
-}
+func (*moveTransferVM) bind(*Pipeline) error { return nil }
 
 func (*moveTransferVM) bankDenom(d string) string { return d }
+
+// name names an asset no bank movement of its block named by its metadata object: move/<hex>,
+// the bank denom Initia's Move bank gives a fungible asset it did not create from a coin.
+func (*moveTransferVM) name(t *store.Transfer) string {
+	return "move/" + hex.EncodeToString(t.Contract)
+}
 
 func (m *moveTransferVM) movements(ctx context.Context, x *AccountExtractor, events []Event) ([]vmMovement, error) {
 	type leg struct {
@@ -45,19 +42,12 @@ func (m *moveTransferVM) movements(ctx context.Context, x *AccountExtractor, eve
 	}
 	var withdraws []*leg
 	var out []vmMovement
-	denomOf := func(meta string) (string, []byte, error) {
+	objOf := func(meta string) ([]byte, error) {
 		obj, err := objectAddr(meta)
 		if err != nil {
-			return "", nil, fmt.Errorf("metadata address %.80q", meta)
+			return nil, fmt.Errorf("metadata address %.80q", meta)
 		}
-		if m.denoms == nil {
-			return "move/" + hex.EncodeToString(obj), obj, nil
-		}
-		d, err := m.denoms.denom(ctx, meta)
-		if err != nil {
-			return "", nil, err
-		}
-		return d, obj, nil
+		return obj, nil
 	}
 	var moves []map[string]string
 	var idx []int
@@ -111,11 +101,7 @@ func (m *moveTransferVM) movements(ctx context.Context, x *AccountExtractor, eve
 			if !ok {
 				continue
 			}
-			d, obj, err := denomOf(fa.MetadataAddr)
-			if err != nil {
-				return nil, err
-			}
-			t := store.Transfer{Kind: store.TransferMove, To: o, Denom: d, Contract: obj, Amount: fa.Amount}
+			t := store.Transfer{Kind: store.TransferMove, To: o, Contract: metaB, Amount: fa.Amount}
 			at := idx[j]
 			for _, w := range withdraws {
 				if !w.consumed && w.meta == meta && w.amount == fa.Amount {
@@ -148,12 +134,12 @@ func (m *moveTransferVM) movements(ctx context.Context, x *AccountExtractor, eve
 		if w.consumed {
 			continue
 		}
-		d, obj, err := denomOf("0x" + w.meta)
+		obj, err := objOf("0x" + w.meta)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, vmMovement{event: w.event, echo: true, t: store.Transfer{Kind: store.TransferMove, From: w.owner,
-			Denom: d, Contract: obj, Amount: w.amount}})
+			Contract: obj, Amount: w.amount}})
 	}
 	return out, nil
 }

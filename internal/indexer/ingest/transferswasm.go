@@ -18,6 +18,8 @@ type wasmTransferVM struct{}
 
 func (wasmTransferVM) bind(*Pipeline) error { return nil }
 
+func (wasmTransferVM) name(t *store.Transfer) string { return t.Denom }
+
 func (wasmTransferVM) movements(_ context.Context, x *AccountExtractor, events []Event) ([]vmMovement, error) {
 	var out []vmMovement
 	for i, ev := range events {

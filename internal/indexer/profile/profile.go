@@ -9,6 +9,7 @@
 package profile
 
 import (
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
@@ -75,6 +76,11 @@ var extensions = []extension{
 		},
 		api: func(f *api.Features, k vmkind.Kind, r Reader, _ Options) {
 			f.Transfers, f.TransfersHex = r, k == vmkind.EVM
+			if k == vmkind.Move {
+				// Every movement of a Move coin carries its metadata object, the bank's
+				// and 0x1::coin's alike.
+				f.TransferCoinObject = address.MoveCoinMetadata
+			}
 		},
 	},
 	{

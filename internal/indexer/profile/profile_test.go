@@ -83,6 +83,9 @@ func TestAPIFeatures(t *testing.T) {
 		if f.EVMTxs != nil || f.InternalTxs || f.RichList != r || f.HexHolders || f.Transfers != r || f.TransfersHex {
 			t.Errorf("%s: %+v", k, f)
 		}
+		if (f.TransferCoinObject != nil) != (k == vmkind.Move) {
+			t.Errorf("%s: a denom names a coin object: %v", k, f.TransferCoinObject != nil)
+		}
 	}
 }
 
