@@ -156,3 +156,53 @@ func checkTransfers(t *testing.T, rd store.TransferReader, c *devnet.Chain, ep d
 	}
 	t.Logf("%d accounts, %d (account, token) balance changes accounted for by %d transfer rows", accounts, moved, rows)
 }
+
+// TestTransfersGroundTruthBridged is the ground truth on rollups bridged to the L1 with
+// fungible bridge traffic: IBC transfers both ways and OPinit deposits and withdrawals move the
+// test accounts' balances too, and the index names those legs (with their counterparty).
+func TestTransfersGroundTruthBridged(t *testing.T) {
+	cfg := netConfig()
+	cfg.Chains = append([]devnet.ChainSpec{{ChainID: l1ChainID, Kind: devnet.KindL1}}, cfg.Chains...)
+	cfg.Bridges, cfg.BridgeTraffic = true, 0.9
+	n := startNet(t, cfg)
+	if err := n.ProduceBlocks(t.Context(), produced); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rollups {
+		t.Run(r.kind, func(t *testing.T) {
+			db := openStore(t, backends[0].dsn(t))
+			ep := n.Endpoints()[r.chainID]
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			if err := ingestChain(ctx, ep, r, db, tip); err != nil {
+				t.Fatal(err)
+			}
+			dc, _ := n.Chain(r.chainID)
+			checkTransfers(t, db, dc, ep, r, 1, tip)
+			kinds := map[string]int{}
+			p := store.Page{Limit: 1000}
+			for {
+				page, err := db.Transfers(ctx, store.TransferFilter{}, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tr := range page.Transfers {
+					kinds[tr.Kind]++
+					if (tr.Kind == store.TransferIBCReceive || tr.Kind == store.TransferDeposit) && (tr.Counterparty == "" || tr.CounterpartyAddr == "") {
+						t.Errorf("%s at %d without its counterparty: %+v", tr.Kind, tr.Height, tr)
+					}
+				}
+				if len(page.Transfers) < p.Limit {
+					break
+				}
+				p.After = store.Cursor{Kind: store.CursorSequence, Value: page.Transfers[len(page.Transfers)-1].ID}
+			}
+			for _, k := range []string{store.TransferIBCReceive, store.TransferDeposit} {
+				if kinds[k] == 0 {
+					t.Errorf("no %s transfer in %d blocks: %v", k, produced, kinds)
+				}
+			}
+			t.Logf("transfer kinds: %v", kinds)
+		})
+	}
+}
