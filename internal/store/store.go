@@ -119,6 +119,9 @@ type TxFilter struct {
 	Account    []byte // raw address bytes; nil means any account
 	SignerOnly bool   // with Account: only txs the account signed
 	Height     int64  // 0 means any height
+	// MinHeight and MaxHeight bound the heights, inclusive (a time range resolved by
+	// HeightRange); 0 leaves that side open. Not combined with Height by the API.
+	MinHeight, MaxHeight int64
 	// MsgTypes keeps txs holding at least one of these type URLs, matched exactly; a leading
 	// '/' is optional ("/cosmos.bank.v1beta1.MsgSend" and "cosmos.bank.v1beta1.MsgSend" match
 	// the same txs).
@@ -174,6 +177,10 @@ type Reader interface {
 	Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error)
 	// TxCount returns the number of txs stored up to the indexed height.
 	TxCount(ctx context.Context) (int64, error)
+	// HeightRange turns a time range into the heights whose block time lies in it: from the
+	// first block at or after start (a zero start: 1) to the last block at or before end (a
+	// zero end: the indexed height). empty is true when no block lies in the range.
+	HeightRange(ctx context.Context, start, end time.Time) (lo, hi int64, empty bool, err error)
 	NFTReader
 }
 

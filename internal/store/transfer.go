@@ -146,14 +146,10 @@ type TransferPage struct {
 	Total     int64
 }
 
-// TransferReader is the API side of the transfers index and the time lookup of the lists.
+// TransferReader is the API side of the transfers index.
 type TransferReader interface {
 	// Transfers returns a page of transfers ordered by id (block, tx and event order).
 	Transfers(ctx context.Context, f TransferFilter, p Page) (TransferPage, error)
-	// HeightRange turns a time range into the heights whose block time lies in it: from the
-	// first block at or after start (a zero start: 1) to the last block at or before end (a
-	// zero end: the indexed height). empty is true when no block lies in the range.
-	HeightRange(ctx context.Context, start, end time.Time) (lo, hi int64, empty bool, err error)
 }
 
 var _ TransferReader = (*DB)(nil)
@@ -326,7 +322,7 @@ func (d *DB) scanTransfers(ctx context.Context, c conn, q string, args []any, hi
 	return out, r.Err()
 }
 
-// HeightRange implements TransferReader over the block time index.
+// HeightRange implements Reader over the block time index (migration 0009): one seek per side.
 func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int64, empty bool, err error) {
 	c := d.be.reader()
 	lo, hi = 1, 0

@@ -71,9 +71,20 @@ func (s *server) evmStatus(r *http.Request, st *statusJSON) error {
 func (s *server) evm() store.EVMReader { return s.cfg.Features.EVMTxs }
 
 func (s *server) evmTxList(r *http.Request, f store.EVMTxFilter) (any, error) {
-	p, err := pagination(query(r.URL.RawQuery))
+	q := query(r.URL.RawQuery)
+	p, err := pagination(q)
 	if err != nil {
 		return nil, err
+	}
+	if f.Height == 0 {
+		lo, hi, empty, err := s.timeRange(r, q)
+		if err != nil {
+			return nil, err
+		}
+		if empty {
+			return emptyTxPage()
+		}
+		f.MinHeight, f.MaxHeight = lo, hi
 	}
 	page, err := s.evm().EVMTxs(r.Context(), f, p)
 	if err != nil {

@@ -142,37 +142,6 @@ func transferDenom(d string) bool {
 	return true
 }
 
-// timeRange reads start_time and end_time (RFC 3339, inclusive) as the heights whose blocks
-// lie in the range; empty is true when none does. Neither given: no bounds.
-func (s *server) timeRange(r *http.Request, q url.Values) (lo, hi int64, empty bool, err error) {
-	var start, end time.Time
-	for _, p := range []struct {
-		name string
-		t    *time.Time
-	}{{"start_time", &start}, {"end_time", &end}} {
-		v := q.Get(p.name)
-		if v == "" {
-			continue
-		}
-		t, perr := time.Parse(time.RFC3339Nano, v)
-		if perr != nil {
-			return 0, 0, false, apierr.BadRequest("[INVALID_VALUE] invalid value for %s: %s (must be an RFC 3339 time, e.g. 2026-12-01T00:00:00Z)", p.name, clip(v))
-		}
-		*p.t = t
-	}
-	if start.IsZero() && end.IsZero() {
-		return 0, 0, false, nil
-	}
-	if !start.IsZero() && !end.IsZero() && end.Before(start) {
-		return 0, 0, false, apierr.BadRequest("[INVALID_VALUE] end_time %s is before start_time %s", clip(q.Get("end_time")), clip(q.Get("start_time")))
-	}
-	tr := s.cfg.Features.Transfers
-	if tr == nil {
-		return 0, 0, false, apierr.BadRequest("start_time and end_time are not available on this chain")
-	}
-	return tr.HeightRange(r.Context(), start, end)
-}
-
 func (s *server) transferList(r *http.Request, q url.Values, f store.TransferFilter) (any, error) {
 	p, err := pagination(q)
 	if err != nil {

@@ -19,7 +19,8 @@ const (
 )
 
 // transferGoldenCases are the transfer lists over the captured minievm chain, whose transfers
-// ingestion's own reading took from the txs' events (loadChain).
+// ingestion's own reading took from the txs' events (loadChain), and the time ranges of the
+// tx lists.
 var transferGoldenCases = []struct{ name, path string }{
 	{"transfers_by_account", "/indexer/transfer/v1/transfers/by_account/" + acc1},
 	{"transfers_by_account_in", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?direction=in"},
@@ -42,6 +43,13 @@ var transferGoldenCases = []struct{ name, path string }{
 	{"transfers_by_tx", "/indexer/transfer/v1/transfers/by_tx/" + txERC20},
 	{"transfers_by_tx_none", "/indexer/transfer/v1/transfers/by_tx/" + txSend},
 	{"ERR_transfers_by_tx_bad", "/indexer/transfer/v1/transfers/by_tx/zz"},
+	// Time ranges on the tx lists.
+	{"txs_by_account_time_range", "/indexer/tx/v1/txs/by_account/" + acc1 + "?start_time=2026-11-21T09:01:51Z&end_time=2026-11-21T09:02:02Z&pagination.limit=3"},
+	{"txs_by_account_time_range_asc_offset", "/indexer/tx/v1/txs/by_account/" + acc1 + "?start_time=2026-11-21T09:01:51Z&pagination.reverse=false&pagination.limit=2&pagination.offset=1"},
+	{"txs_by_account_time_none", "/indexer/tx/v1/txs/by_account/" + acc1 + "?end_time=2020-01-01T00:00:00Z"},
+	{"ERR_txs_by_account_time", "/indexer/tx/v1/txs/by_account/" + acc1 + "?end_time=2026-13-01"},
+	{"txs_by_account_time_offset_plus", "/indexer/tx/v1/txs/by_account/" + acc1 + "?start_time=2026-11-21T10:01:51.5+01:00&end_time=2026-11-21T09:02:02+00:00&pagination.limit=1"},
+	{"ERR_evm_txs_time_order", "/indexer/tx/v1/evm-txs?start_time=2026-11-21T09:02:02Z&end_time=2026-11-21T09:01:51Z"},
 }
 
 // TestTransferGolden answers every transfer case on both backends, without the response cache

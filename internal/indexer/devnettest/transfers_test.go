@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -205,4 +206,44 @@ func TestTransfersGroundTruthBridged(t *testing.T) {
 			t.Logf("transfer kinds: %v", kinds)
 		})
 	}
+}
+
+// transferCases are the golden requests of the transfer lists and the time ranges on every
+// rollup: the first keyed account's transfers (both directions, in, a time range, paged), the
+// fee token's transfers, one tx's, and the account's txs over a time range. The devnet's
+// blocks are 500 ms apart from its genesis time, so a ten-second range holds twenty blocks.
+func transferCases(t testing.TB, kind string, h http.Handler, c *devnet.Chain) []gcase {
+	const tr = "/indexer/transfer/v1/transfers"
+	acc := c.Accounts()[0].Bech32
+	fee := "umin"
+	if vmkind.Kind(kind) == vmkind.EVM {
+		fee = "GAS"
+	}
+	var first struct {
+		Transfers []struct {
+			TxHash string `json:"tx_hash"`
+		} `json:"transfers"`
+	}
+	getJSON(t, h, tr+"/by_account/"+acc+"?pagination.limit=1&pagination.reverse=false", &first)
+	if len(first.Transfers) == 0 {
+		t.Fatalf("%s: %s has no transfer", kind, acc)
+	}
+	const window = "start_time=2026-01-01T00:00:10Z&end_time=2026-01-01T00:00:20Z"
+	cs := []gcase{
+		{"transfers_by_account", tr + "/by_account/" + acc + "?pagination.limit=5", ""},
+		{"transfers_by_account_page2", tr + "/by_account/" + acc + "?pagination.limit=5", "transfers_by_account"},
+		{"transfers_by_account_in_asc", tr + "/by_account/" + acc + "?direction=in&pagination.reverse=false&pagination.limit=3", ""},
+		{"transfers_by_account_out_fee", tr + "/by_account/" + acc + "?direction=out&denom=" + fee + "&pagination.limit=3", ""},
+		{"transfers_by_account_time_range", tr + "/by_account/" + acc + "?" + window + "&pagination.limit=4", ""},
+		{"transfers_by_denom_fee", tr + "/by_denom/" + fee + "?pagination.limit=3", ""},
+		{"transfers_by_tx_first", tr + "/by_tx/" + first.Transfers[0].TxHash, ""},
+		{"txs_by_account_time_range", "/indexer/tx/v1/txs/by_account/" + acc + "?" + window + "&pagination.limit=2", ""},
+	}
+	if vmkind.Kind(kind) == vmkind.EVM {
+		cs = append(cs,
+			gcase{"evm_txs_time_range", "/indexer/tx/v1/evm-txs?" + window + "&pagination.limit=2", ""},
+			gcase{"evm_txs_by_account_time_range", "/indexer/tx/v1/evm-txs/by_account/" + acc + "?" + window + "&pagination.limit=2", ""},
+		)
+	}
+	return cs
 }
