@@ -23,6 +23,8 @@ type EVMTxFilter struct {
 	Account    []byte // raw address bytes; nil means any account
 	SignerOnly bool   // with Account: only txs whose receipt from is the account
 	Height     int64  // 0 means any height
+	// MinHeight and MaxHeight bound the heights, inclusive; 0 leaves that side open.
+	MinHeight, MaxHeight int64
 }
 
 // EVMReader is the API side of the EVM tables.
@@ -134,6 +136,11 @@ func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) 
 	default:
 		l.lo = 1
 		if err := queryRow(ctx, c, "SELECT last_sequence FROM evm_state WHERE id = 1", nil, &l.hi); err != nil {
+			return TxPage{}, fmt.Errorf("evm txs: %w", err)
+		}
+	}
+	if f.MinHeight > 0 || f.MaxHeight > 0 {
+		if err := l.heights(ctx, c, f.MinHeight, f.MaxHeight); err != nil {
 			return TxPage{}, fmt.Errorf("evm txs: %w", err)
 		}
 	}

@@ -69,6 +69,15 @@ func TestEVMTxs(t *testing.T) {
 			{"account 9 signer", EVMTxFilter{Account: acc(9), SignerOnly: true}, nil},
 			{"account 2 signer", EVMTxFilter{Account: acc(2), SignerOnly: true}, signed[string(acc(2))]},
 			{"unknown account", EVMTxFilter{Account: acc(7)}, nil},
+			// Height ranges: heights 1, 2, 4 and 5 hold sequences {1}, {2,3}, {4} and {5,6}.
+			{"heights 2..4", EVMTxFilter{MinHeight: 2, MaxHeight: 4}, slices.Concat(heights[2], heights[4])},
+			{"heights 5..", EVMTxFilter{MinHeight: 5}, slices.Concat(heights[5])},
+			{"heights ..2", EVMTxFilter{MaxHeight: 2}, slices.Concat(heights[1], heights[2])},
+			{"heights 3..3 (none)", EVMTxFilter{MinHeight: 3, MaxHeight: 3}, nil},
+			{"account 1 heights 3..6", EVMTxFilter{Account: acc(1), MinHeight: 3}, inHeights(seqs[string(acc(1))], heights, 3, 6)},
+			{"account 9 heights 1..4", EVMTxFilter{Account: acc(9), MaxHeight: 4}, inHeights(seqs[string(acc(9))], heights, 1, 4)},
+			{"account 2 signer heights 2..5", EVMTxFilter{Account: acc(2), SignerOnly: true, MinHeight: 2, MaxHeight: 5},
+				inHeights(signed[string(acc(2))], heights, 2, 5)},
 		}
 		for _, c := range cases {
 			for _, desc := range []bool{true, false} {
@@ -243,4 +252,17 @@ func TestEVMTxsFinal(t *testing.T) {
 			}
 		}
 	})
+}
+
+// inHeights keeps the sequences of seqs that lie in heights lo..hi of the model.
+func inHeights(seqs []int64, heights map[int64][]int64, lo, hi int64) []int64 {
+	var out []int64
+	for _, k := range seqs {
+		for h := lo; h <= hi; h++ {
+			if slices.Contains(heights[h], k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }

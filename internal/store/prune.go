@@ -169,6 +169,7 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 		// exactly those of the heights removed.
 		{"evm_tx_accounts", "DELETE FROM evm_tx_accounts WHERE sequence <= (SELECT COALESCE(MAX(sequence), 0) FROM evm_tx WHERE height < ?)", hi},
 		{"evm_tx", "DELETE FROM evm_tx WHERE height < ?", hi},
+		{"transfer", "DELETE FROM transfer WHERE height < ?", hi},
 	}
 	for _, s := range stmts {
 		if err := tx.exec(ctx, s.q, s.arg); err != nil {

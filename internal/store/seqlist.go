@@ -22,6 +22,43 @@ type seqList struct {
 	cond           string // extra condition on the edge row e (e.g. " AND e.signer")
 	keyVal         any
 	n              int64 // rows of the key = its highest rank
+
+	// bounded narrows a ranked list to the sequences seqLo..seqHi (a height range): its
+	// offsets are skipped on the edge index and its total is a COUNT there.
+	bounded      bool
+	seqLo, seqHi int64
+}
+
+// heights narrows l to the rows of heights minH..maxH (0: open), found on the table's
+// (height, sequence) index.
+func (l *seqList) heights(ctx context.Context, c conn, minH, maxH int64) error {
+	if maxH <= 0 {
+		maxH = math.MaxInt64
+	}
+	var lo, hi sql.NullInt64
+	if err := queryRow(ctx, c, "SELECT MIN(sequence), MAX(sequence) FROM "+l.table+" WHERE height BETWEEN ? AND ?", []any{minH, maxH}, &lo, &hi); err != nil {
+		return fmt.Errorf("%s heights: %w", l.table, err)
+	}
+	a, b := int64(1), int64(0)
+	if lo.Valid && hi.Valid {
+		a, b = lo.Int64, hi.Int64
+	}
+	if l.edge == "" {
+		l.lo, l.hi = max(l.lo, a), min(l.hi, b)
+		return nil
+	}
+	l.bounded, l.seqLo, l.seqHi = true, a, b
+	if b < a {
+		l.n = 0
+		return nil
+	}
+	var n int64
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM "+l.edge+" e WHERE e."+l.key+" = ?"+l.cond+" AND e.sequence BETWEEN ? AND ?",
+		[]any{l.keyVal, a, b}, &n); err != nil {
+		return fmt.Errorf("%s heights: %w", l.edge, err)
+	}
+	l.n = n
+	return nil
 }
 
 // rangeOf makes l the dense range of the rows whose col equals v (empty when none).
@@ -100,7 +137,25 @@ func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
 			out.Total = l.n
 		}
 		var sub string
-		if hasCursor {
+		if l.bounded {
+			if l.n == 0 {
+				return out, nil
+			}
+			sub = "SELECT e.sequence AS sequence FROM " + l.edge + " e WHERE e." + l.key + " = ?" + l.cond + " AND e.sequence BETWEEN ? AND ?"
+			args = []any{l.keyVal, l.seqLo, l.seqHi}
+			offset := p.Offset
+			if hasCursor {
+				op := ">"
+				if p.Desc {
+					op = "<"
+				}
+				sub += " AND e.sequence " + op + " ?"
+				args = append(args, after)
+				offset = 0
+			}
+			sub += " ORDER BY e.sequence " + dir(p.Desc) + " LIMIT ? OFFSET ?"
+			args = append(args, limit, offset)
+		} else if hasCursor {
 			op := ">"
 			if p.Desc {
 				op = "<"

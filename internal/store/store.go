@@ -72,6 +72,9 @@ type BlockBundle struct {
 	EVMTxs []EVMTx
 	// RichList are the block's balance changes (richlist.go); nil when the rich list is off.
 	RichList *RichListChanges
+	// Extensions are the rows of the extensions that write their own tables (extension.go):
+	// the transfers index (TransferRows).
+	Extensions []ExtensionRows
 }
 
 // Writer is the ingestion side of the store.
@@ -117,6 +120,9 @@ type TxFilter struct {
 	Account    []byte // raw address bytes; nil means any account
 	SignerOnly bool   // with Account: only txs the account signed
 	Height     int64  // 0 means any height
+	// MinHeight and MaxHeight bound the heights, inclusive (a time range resolved by
+	// HeightRange); 0 leaves that side open. Not combined with Height by the API.
+	MinHeight, MaxHeight int64
 	// MsgTypes keeps txs holding at least one of these type URLs, matched exactly; a leading
 	// '/' is optional ("/cosmos.bank.v1beta1.MsgSend" and "cosmos.bank.v1beta1.MsgSend" match
 	// the same txs).
@@ -172,6 +178,10 @@ type Reader interface {
 	Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error)
 	// TxCount returns the number of txs stored up to the indexed height.
 	TxCount(ctx context.Context) (int64, error)
+	// HeightRange turns a time range into the heights whose block time lies in it: from the
+	// first block at or after start (a zero start: 1) to the last block at or before end (a
+	// zero end: the indexed height). empty is true when no block lies in the range.
+	HeightRange(ctx context.Context, start, end time.Time) (lo, hi int64, empty bool, err error)
 	NFTReader
 	SearchReader
 }
@@ -182,6 +192,7 @@ type Store interface {
 	Writer
 	EVMReader
 	RichListReader
+	TransferReader
 	// Dump writes every table's rows in a canonical order and text form, so two stores
 	// holding the same data dump to the same bytes.
 	Dump(ctx context.Context, w io.Writer) error

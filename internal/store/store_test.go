@@ -102,6 +102,9 @@ func (m model) want(f TxFilter, p Page) ([]int64, int64) {
 		if f.Height != 0 && tx.height != f.Height {
 			continue
 		}
+		if (f.MinHeight > 0 && tx.height < f.MinHeight) || (f.MaxHeight > 0 && tx.height > f.MaxHeight) {
+			continue
+		}
 		if f.Account != nil {
 			s, ok := tx.accounts[string(f.Account)]
 			if !ok || (f.SignerOnly && !s) {
@@ -169,6 +172,19 @@ func TestTxsConformance(t *testing.T) {
 		{Account: acct(2), SignerOnly: true, MsgTypes: []string{"minievm.evm.v1.MsgCall", "x"}},
 		{Height: 11, MsgTypes: []string{"minievm.evm.v1.MsgCall"}},
 		{Height: 11, Account: acct(3)},
+		// Height ranges (a time range's heights): dense, by account, by type, open sides,
+		// bounds on empty blocks and past the head.
+		{MinHeight: 5, MaxHeight: 14},
+		{MinHeight: 8, MaxHeight: 8},
+		{MinHeight: 20},
+		{MaxHeight: 6, Account: acct(1)},
+		{MinHeight: 4, MaxHeight: 17, Account: acct(13), SignerOnly: true},
+		{MinHeight: 4, MaxHeight: 17, Account: acct(1), SignerOnly: true},
+		{MinHeight: 9, MaxHeight: 22, MsgTypes: []string{"minievm.evm.v1.MsgCall"}},
+		{MinHeight: 9, MaxHeight: 22, MsgTypes: []string{"minievm.evm.v1.MsgCall", "cosmos.bank.v1beta1.MsgSend"}},
+		{MinHeight: 3, MaxHeight: 10, Account: acct(2), MsgTypes: []string{"minievm.evm.v1.MsgCall"}},
+		{MinHeight: 30, MaxHeight: 40},
+		{MinHeight: 12, MaxHeight: 11},
 	}
 	pages := []Page{
 		{Limit: 100, Desc: true, CountTotal: true},

@@ -109,10 +109,14 @@ type ranked struct {
 	id, n           int64
 }
 
+// ranged reports a filter narrowed to some heights (one height, or a range), whose sequences
+// are the range lo..hi rather than every stored one.
+func (q *txQuery) ranged() bool { return q.f.Height != 0 || q.f.MinHeight > 0 || q.f.MaxHeight > 0 }
+
 // rank returns the ranked slice holding exactly the matches of q, or nil when no single one
-// does (a height, or an account combined with msgs, or several types).
+// does (a height or heights, or an account combined with msgs, or several types).
 func (q *txQuery) rank() *ranked {
-	if q.f.Height != 0 {
+	if q.ranged() {
 		return nil
 	}
 	switch {
@@ -172,7 +176,7 @@ func (q *txQuery) edgeFilter() (from string, where []string, args []any) {
 
 func edgeCount(ctx context.Context, c conn, q *txQuery) (int64, error) {
 	from, where, args := q.edgeFilter()
-	if q.f.Height != 0 {
+	if q.ranged() {
 		where = append(where, "e.sequence BETWEEN ? AND ?")
 		args = append(args, q.fullLo, q.fullHi)
 	}
@@ -190,7 +194,7 @@ func edgePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
 		return nil, nil
 	}
 	from, where, args := q.edgeFilter()
-	if q.f.Height != 0 || q.hasCursor {
+	if q.ranged() || q.hasCursor {
 		where = append(where, "e.sequence BETWEEN ? AND ?")
 		args = append(args, q.lo, q.hi)
 	}
@@ -211,7 +215,7 @@ func mergePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
 	for i, id := range q.msgIDs {
 		part := "SELECT * FROM (SELECT e.sequence AS sequence FROM tx_msg_types e WHERE e.msg_type_id = ?"
 		args = append(args, id)
-		if q.f.Height != 0 || q.hasCursor {
+		if q.ranged() || q.hasCursor {
 			part += " AND e.sequence BETWEEN ? AND ?"
 			args = append(args, q.lo, q.hi)
 		}

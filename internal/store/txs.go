@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Tx implements Reader. The rows of the hash are read whole and the first is picked here:
@@ -110,6 +111,13 @@ func (d *DB) resolveTxQuery(ctx context.Context, c conn, f TxFilter, p Page) (q 
 			return nil, false, err
 		}
 	}
+	if f.MinHeight > 0 || f.MaxHeight > 0 {
+		lo, hi, ok, err := seqRangeOfHeights(ctx, c, f.MinHeight, f.MaxHeight)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		q.lo, q.hi = max(q.lo, lo), min(q.hi, hi)
+	}
 	if q.hi < q.lo {
 		return nil, false, nil
 	}
@@ -147,6 +155,31 @@ func (d *DB) resolveTxQuery(ctx context.Context, c conn, f TxFilter, p Page) (q 
 		q.lo = max(q.lo, after+1)
 	}
 	return q, true, nil
+}
+
+// seqRangeOfHeights is the tx sequences of heights min..max (0: open), from the blocks' first
+// and last sequences: two seeks on block's primary key. ok is false when no block lies there.
+func seqRangeOfHeights(ctx context.Context, c conn, minH, maxH int64) (lo, hi int64, ok bool, err error) {
+	lo, hi = 1, math.MaxInt64
+	if minH > 0 {
+		err = queryRow(ctx, c, "SELECT first_sequence FROM block WHERE height >= ? ORDER BY height LIMIT 1", []any{minH}, &lo)
+		if errors.Is(err, ErrNotFound) {
+			return 0, 0, false, nil
+		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("txs of heights: %w", err)
+		}
+	}
+	if maxH > 0 {
+		err = queryRow(ctx, c, "SELECT last_sequence FROM block WHERE height <= ? ORDER BY height DESC LIMIT 1", []any{maxH}, &hi)
+		if errors.Is(err, ErrNotFound) {
+			return 0, 0, false, nil
+		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("txs of heights: %w", err)
+		}
+	}
+	return lo, hi, lo <= hi, nil
 }
 
 // cursorSequence turns the page's cursor into an exclusive sequence bound in page order: a

@@ -76,6 +76,9 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
 		return nil, err
 	}
+	if err := writeExtensions(ctx, tx, bundles, st.lastSequence); err != nil {
+		return nil, err
+	}
 	last := bundles[len(bundles)-1].Block.Height
 	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
 		last, st.firstHeight, rs.seq); err != nil {
@@ -95,12 +98,15 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	}, nil
 }
 
-// extensionRows counts the NFT, EVM and rich-list rows of bundles, for the statistics keeper:
+// extensionRows counts the NFT, EVM, rich-list and extension rows of bundles, for the statistics keeper:
 // a chain whose blocks carry few txs but many balance changes grows those tables alone.
 func extensionRows(bundles []BlockBundle) int64 {
 	var n int
 	for _, b := range bundles {
 		n += len(b.NFTs) + len(b.EVMTxs)
+		for _, e := range b.Extensions {
+			n += e.count()
+		}
 		if b.RichList != nil {
 			n += len(b.RichList.Changes) + len(b.RichList.Sets)
 		}

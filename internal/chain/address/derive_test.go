@@ -2,6 +2,8 @@ package address
 
 import (
 	"encoding/binary"
+	"encoding/hex"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +37,17 @@ func TestModuleAddresses(t *testing.T) {
 	}
 	if a, b := Module("m", []byte{1}, []byte{2}), Derive(Module("m", []byte{1}), []byte{2}); string(a) != string(b) || len(a) != 32 {
 		t.Error("multi-key Module must chain Derive")
+	}
+}
+
+// TestMoveCoinMetadata: uinit's metadata object on Initia's Move chains, as the L1 and minimove
+// report it (0x1::coin::metadata(@0x1, "uinit")), and move/<hex> naming its object.
+func TestMoveCoinMetadata(t *testing.T) {
+	if got := hex.EncodeToString(MoveCoinMetadata("uinit")); got != "8e4733bdabcf7d4afc3d14f0dd46c9bf52fb0fce9e4b996c939e195b8bc891d9" {
+		t.Errorf("uinit: %s", got)
+	}
+	h := strings.Repeat("ab", 32)
+	if got := hex.EncodeToString(MoveCoinMetadata("move/" + h)); got != h {
+		t.Errorf("move/<hex>: %s", got)
 	}
 }

@@ -82,6 +82,15 @@ type Features struct {
 	// HexHolders names rich-list holders in 0x hex and resolves denoms to the ERC-20s the
 	// list keeps them under (EVM chains); otherwise holders are bech32 and denoms as given.
 	HexHolders bool
+	// Transfers serves the transfer lists (transfers.go). nil: their paths answer 404 and
+	// the OpenAPI document leaves them out.
+	Transfers store.TransferReader
+	// TransfersHex names the transfers' accounts in 0x hex (EVM chains); otherwise bech32.
+	TransfersHex bool
+	// TransferCoinObject, when set, is the object a bank denom's movements carry as their
+	// contract (Move chains: the coin's metadata), so a denom filter finds the coin's moves
+	// that bypassed x/bank too.
+	TransferCoinObject func(denom string) []byte
 }
 
 func (c *Config) defaults() {

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
+	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -92,6 +93,7 @@ func loadChain(t testing.TB) []store.BlockBundle {
 		t.Fatal(err)
 	}
 	txsAt := map[int64][]store.Tx{}
+	transfersAt := map[int64]store.TransferRows{}
 	for _, raw := range doc.Txs {
 		var ft fixtureTx
 		if err := json.Unmarshal(raw, &ft); err != nil {
@@ -139,6 +141,20 @@ func loadChain(t testing.TB) []store.BlockBundle {
 				}
 			}
 		}
+		// The transfers are read from the tx's events by ingestion's own reading (EVM).
+		var evs []ingest.Event
+		for _, e := range ft.Events {
+			ie := ingest.Event{Type: e.Type}
+			for _, a := range e.Attributes {
+				ie.Attributes = append(ie.Attributes, ingest.EventAttribute{Key: a.Key, Value: a.Value})
+			}
+			evs = append(evs, ie)
+		}
+		trs, err := ingest.TxTransfers(context.Background(), ingest.EVMTransfers(), "init", tx.Index, evs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		transfersAt[h] = append(transfersAt[h], trs...)
 		txsAt[h] = append(txsAt[h], tx)
 	}
 	var out []store.BlockBundle
@@ -153,7 +169,11 @@ func loadChain(t testing.TB) []store.BlockBundle {
 		if len(txsAt[h]) > 0 {
 			blk.TotalFee = fb.TotalFee
 		}
-		out = append(out, store.BlockBundle{Block: blk, Txs: txsAt[h]})
+		bb := store.BlockBundle{Block: blk, Txs: txsAt[h]}
+		if len(transfersAt[h]) > 0 {
+			bb.Extensions = []store.ExtensionRows{transfersAt[h]}
+		}
+		out = append(out, bb)
 	}
 	return out
 }
@@ -191,13 +211,14 @@ type evmStore interface {
 	store.Reader
 	store.EVMReader
 	store.RichListReader
+	store.TransferReader
 }
 
 // evmFeatures are what the EVM profile adds to the API of a chain served from st: EVM txs,
 // internal txs, the rich list in 0x hex (internal/indexer/profile hands real chains the same;
 // this package cannot import it).
 func evmFeatures(st evmStore) Features {
-	f := Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true, Etherscan: &Etherscan{}}
+	f := Features{EVMTxs: st, InternalTxs: true, RichList: st, HexHolders: true, Etherscan: &Etherscan{}, Transfers: st, TransfersHex: true}
 	if r, ok := st.(store.EVMRangeReader); ok {
 		f.Etherscan.Range = r
 	}

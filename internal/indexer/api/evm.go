@@ -71,9 +71,20 @@ func (s *server) evmStatus(r *http.Request, st *statusJSON) error {
 func (s *server) evm() store.EVMReader { return s.cfg.Features.EVMTxs }
 
 func (s *server) evmTxList(r *http.Request, f store.EVMTxFilter) (any, error) {
-	p, err := pagination(query(r.URL.RawQuery))
+	q := query(r.URL.RawQuery)
+	p, err := pagination(q)
 	if err != nil {
 		return nil, err
+	}
+	if f.Height == 0 {
+		lo, hi, empty, err := s.timeRange(r, q)
+		if err != nil {
+			return nil, err
+		}
+		if empty {
+			return emptyTxPage()
+		}
+		f.MinHeight, f.MaxHeight = lo, hi
 	}
 	page, err := s.evm().EVMTxs(r.Context(), f, p)
 	if err != nil {
@@ -194,15 +205,17 @@ func (s *server) internalTxsByHash(r *http.Request) (any, error) {
 	return s.internalTxList(r, store.InternalTxFilter{Hash: hash})
 }
 
-// openAPI is the document served at /swagger/doc.json: openapi.json less the EVM paths this
-// chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
+// openAPI is the document served at /swagger/doc.json: openapi.json less the EVM and transfer
+// paths this chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
 // lists exactly the routes served.
 func (s *server) openAPI() []byte {
 	evm, internal := s.cfg.Features.EVMTxs != nil, s.servesInternalTxs()
 	es := s.cfg.Features.Etherscan != nil
+	transfers := s.cfg.Features.Transfers != nil
 	drop := func(p string) bool {
 		return (!evm && strings.HasPrefix(p, "/indexer/tx/v1/evm-")) || (!es && p == "/api") ||
-			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs"))
+			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs")) ||
+			(!transfers && strings.HasPrefix(p, "/indexer/transfer/"))
 	}
 	doc, err := dropPaths(openapiDoc, drop)
 	if err != nil {

@@ -14,6 +14,7 @@ type evmStub struct {
 	store.Reader
 	store.EVMReader
 	store.RichListReader
+	store.TransferReader
 }
 
 // TestSwaggerListsServedRoutes: on every kind of chain the document at /swagger/doc.json
@@ -26,8 +27,8 @@ func TestSwaggerListsServedRoutes(t *testing.T) {
 		evm, intern bool
 	}{
 		{"evm", Config{Features: evmFeatures(evmStub{})}, true, true},
-		{"evm without internal txs", Config{Features: Features{EVMTxs: evmStub{}, RichList: evmStub{}, HexHolders: true}}, true, false},
-		{"move or wasm", Config{Features: Features{RichList: evmStub{}}}, false, false},
+		{"evm without internal txs", Config{Features: Features{EVMTxs: evmStub{}, RichList: evmStub{}, HexHolders: true, Transfers: evmStub{}}}, true, false},
+		{"move or wasm", Config{Features: Features{RichList: evmStub{}, Transfers: evmStub{}}}, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -199,8 +199,18 @@ func (s *server) txsByAccount(r *http.Request) (any, error) {
 		return nil, err
 	}
 	q := query(r.URL.RawQuery)
+	lo, hi, empty, err := s.timeRange(r, q)
+	if err != nil || empty {
+		if err != nil {
+			return nil, err
+		}
+		if _, err := pagination(q); err != nil {
+			return nil, err
+		}
+		return emptyTxPage()
+	}
 	// Only the literal "true" enables it, as at the peer.
-	return s.txList(r, store.TxFilter{Account: acc, SignerOnly: q.Get("is_signer") == "true"}, q)
+	return s.txList(r, store.TxFilter{Account: acc, SignerOnly: q.Get("is_signer") == "true", MinHeight: lo, MaxHeight: hi}, q)
 }
 
 func (s *server) txsByHeight(r *http.Request) (any, error) {

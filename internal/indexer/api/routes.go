@@ -5,8 +5,8 @@ import "github.com/rollgate/rollgate/internal/httpapi"
 // routes is the whole API surface (Swagger, /metrics, 404s and 405s come from httpapi). A
 // route marked Cache answers as a function of the request and the indexed height only.
 // The NFT routes are in nft.go, the EVM routes in evm.go, the rich list in richlist.go,
-// the EVM-tx and NFT streams in stream_evmnft.go, search in search.go, the
-// Etherscan-compatible /api in etherscan*.go.
+// the EVM-tx and NFT streams in stream_evmnft.go, the transfer lists in transfers.go, search in
+// search.go, the Etherscan-compatible /api in etherscan*.go.
 func (s *server) routes() []httpapi.Route {
 	return append([]httpapi.Route{
 		// /status is not cached: internal_tx_height moves apart from the indexed height.
@@ -27,5 +27,5 @@ func (s *server) routes() []httpapi.Route {
 
 		{Pattern: "GET /healthz", Handler: s.healthz, NoStore: true},
 		{Pattern: "GET /readyz", Handler: s.readyz, NoStore: true},
-	}, append(append(append(s.nftRoutes(), s.evmRoutes()...), s.liveRoutes()...), append(s.searchRoutes(), s.etherscanRoutes()...)...)...)
+	}, append(append(append(append(s.nftRoutes(), s.evmRoutes()...), s.transferRoutes()...), s.liveRoutes()...), append(s.searchRoutes(), s.etherscanRoutes()...)...)...)
 }

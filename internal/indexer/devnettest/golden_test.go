@@ -471,7 +471,7 @@ func TestGolden(t *testing.T) {
 					checkNFTs(t, r.kind, h, dc, tip)
 					p := pickParams(t, h)
 					bodies := map[string][]byte{}
-					for _, c := range append(append(goldenCases(p), evmCases(t, r.kind, h)...), nftCases(t, h, dsn)...) {
+					for _, c := range append(append(append(goldenCases(p), evmCases(t, r.kind, h)...), nftCases(t, h, dsn)...), transferCases(t, r.kind, h, dc)...) {
 						t.Run(c.name, func(t *testing.T) {
 							var got []byte
 							if c.next == walk {

@@ -74,6 +74,15 @@ type coin struct {
 // parseCoins reads an SDK coins string ("10umin,5factory/init1…/wtt"), lowercasing denoms as
 // the peer's ParseCoinsNormalized does.
 func parseCoins(s string) ([]coin, error) {
+	cs, err := parseCoinsCase(s)
+	for i := range cs {
+		cs[i].denom = strings.ToLower(cs[i].denom)
+	}
+	return cs, err
+}
+
+// parseCoinsCase is parseCoins keeping each denom as written.
+func parseCoinsCase(s string) ([]coin, error) {
 	var out []coin
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)
@@ -88,7 +97,7 @@ func parseCoins(s string) ([]coin, error) {
 		if i == 0 || i == len(p) || !ok {
 			return nil, fmt.Errorf("coin %.80q", p)
 		}
-		out = append(out, coin{denom: strings.ToLower(p[i:]), amount: amt})
+		out = append(out, coin{denom: p[i:], amount: amt})
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@
 package profile
 
 import (
+	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/api"
@@ -40,6 +41,7 @@ type Reader interface {
 	store.EVMReader
 	store.EVMRangeReader
 	store.RichListReader
+	store.TransferReader
 }
 
 // extension is one row of the table: an ingest extension, the kinds that run it, the switch
@@ -78,6 +80,20 @@ var extensions = []extension{
 		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.NFTs(k) },
 	},
 	{
+		name: "transfers",
+		ingest: func(k vmkind.Kind, _ Options) ingest.Extension {
+			return ingest.Transfers(transferVMs[k]())
+		},
+		api: func(f *api.Features, k vmkind.Kind, r Reader, _ Options) {
+			f.Transfers, f.TransfersHex = r, k == vmkind.EVM
+			if k == vmkind.Move {
+				// Every movement of a Move coin carries its metadata object, the bank's
+				// and 0x1::coin's alike.
+				f.TransferCoinObject = address.MoveCoinMetadata
+			}
+		},
+	},
+	{
 		name:   "evm-txs",
 		kinds:  []vmkind.Kind{vmkind.EVM},
 		ingest: func(vmkind.Kind, Options) ingest.Extension { return ingest.EVMTxs() },
@@ -97,6 +113,14 @@ var extensions = []extension{
 		servedOnlyWhenOn: true,
 		jsonRPC:          true,
 	},
+}
+
+// transferVMs is each kind's reading of the token movements its VM reports itself, beside the
+// bank and bridge events every kind shares (TestEveryKindHasItsStrategies holds it complete).
+var transferVMs = map[vmkind.Kind]func() ingest.TransferVM{
+	vmkind.EVM:  ingest.EVMTransfers,
+	vmkind.Move: ingest.MoveTransfers,
+	vmkind.Wasm: ingest.WasmTransfers,
 }
 
 // Profile is one VM kind's extensions.

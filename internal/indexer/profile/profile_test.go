@@ -14,6 +14,7 @@ type readerStub struct {
 	store.EVMReader
 	store.EVMRangeReader
 	store.RichListReader
+	store.TransferReader
 	id int
 }
 
@@ -36,10 +37,10 @@ func TestProfiles(t *testing.T) {
 		jsonRPC   bool
 		internals bool
 	}{
-		{vmkind.EVM, []string{"rich-list", "nft", "evm-txs", "internal-txs"},
-			[]string{"rich-list", "nft", "evm-txs", "internal-txs"}, []string{"nft", "evm-txs"}, true, true},
-		{vmkind.Move, []string{"rich-list", "nft"}, []string{"rich-list", "nft"}, []string{"nft"}, false, false},
-		{vmkind.Wasm, []string{"rich-list", "nft"}, []string{"rich-list", "nft"}, []string{"nft"}, false, false},
+		{vmkind.EVM, []string{"rich-list", "nft", "transfers", "evm-txs", "internal-txs"},
+			[]string{"rich-list", "nft", "transfers", "evm-txs", "internal-txs"}, []string{"nft", "transfers", "evm-txs"}, true, true},
+		{vmkind.Move, []string{"rich-list", "nft", "transfers"}, []string{"rich-list", "nft", "transfers"}, []string{"nft", "transfers"}, false, false},
+		{vmkind.Wasm, []string{"rich-list", "nft", "transfers"}, []string{"rich-list", "nft", "transfers"}, []string{"nft", "transfers"}, false, false},
 		{"", nil, nil, nil, false, false},
 	}
 	for _, c := range cases {
@@ -61,7 +62,7 @@ func TestProfiles(t *testing.T) {
 		t.Error("Parse(cosmos): no error")
 	}
 	cfg := Ingest(ingest.Config{VMType: "move", RichList: true}, Options{})
-	if got := names(cfg.Extensions); !slices.Equal(got, []string{"rich-list", "nft"}) {
+	if got := names(cfg.Extensions); !slices.Equal(got, []string{"rich-list", "nft", "transfers"}) {
 		t.Errorf("Ingest takes the rich list's switch from the config: %v", got)
 	}
 }
@@ -72,7 +73,7 @@ func TestProfiles(t *testing.T) {
 func TestAPIFeatures(t *testing.T) {
 	r := readerStub{id: 1}
 	evm := For(vmkind.EVM).API(r, Options{InternalTxs: true})
-	if evm.EVMTxs != r || !evm.InternalTxs || evm.RichList != r || !evm.HexHolders {
+	if evm.EVMTxs != r || !evm.InternalTxs || evm.RichList != r || !evm.HexHolders || evm.Transfers != r || !evm.TransfersHex {
 		t.Errorf("evm: %+v", evm)
 	}
 	if evm.Etherscan == nil || evm.Etherscan.Range != r {
@@ -83,8 +84,24 @@ func TestAPIFeatures(t *testing.T) {
 	}
 	for _, k := range []vmkind.Kind{vmkind.Move, vmkind.Wasm} {
 		f := For(k).API(r, Options{RichList: true, InternalTxs: true})
-		if f.EVMTxs != nil || f.InternalTxs || f.RichList != r || f.HexHolders || f.Etherscan != nil {
+		if f.EVMTxs != nil || f.InternalTxs || f.RichList != r || f.HexHolders || f.Etherscan != nil || f.Transfers != r || f.TransfersHex {
 			t.Errorf("%s: %+v", k, f)
 		}
+		if (f.TransferCoinObject != nil) != (k == vmkind.Move) {
+			t.Errorf("%s: a denom names a coin object: %v", k, f.TransferCoinObject != nil)
+		}
+	}
+}
+
+// TestEveryKindHasItsStrategies: every kind has its reading of the token movements its VM
+// reports (a kind added to vmkind.All without one fails here, not at a chain's start-up).
+func TestEveryKindHasItsStrategies(t *testing.T) {
+	for _, k := range vmkind.All {
+		if transferVMs[k] == nil {
+			t.Errorf("%s: no transfer reading in transferVMs", k)
+		}
+	}
+	if len(transferVMs) != len(vmkind.All) {
+		t.Errorf("transferVMs has %d kinds, vmkind.All %d", len(transferVMs), len(vmkind.All))
 	}
 }

@@ -1,0 +1,54 @@
+package store
+
+import "context"
+
+// ExtensionRows are one ingest extension's rows for one height, carried in
+// BlockBundle.Extensions and written by the extension's own writer inside the WriteBlocks
+// transaction: the bundle and WriteBlocks know an extension only through this interface, its
+// tables and statements live in its own file (transferwrite.go for the transfers index).
+//
+// The methods are unexported: a writer runs statements on the store's transaction, so every
+// kind of rows is declared in this package.
+type ExtensionRows interface {
+	// writerName keys the writer: the rows of one kind across a batch share one writer.
+	writerName() string
+	// newWriter starts the writer of this kind of rows for one WriteBlocks transaction.
+	newWriter() extensionWriter
+	// count is the number of rows (the statistics keeper's count).
+	count() int
+}
+
+// extensionWriter writes one kind of extension rows of one batch.
+type extensionWriter interface {
+	// add takes the rows of one bundle; firstSeq is the sequence of the bundle's first tx.
+	add(b *BlockBundle, rows ExtensionRows, firstSeq int64)
+	// write stores what add took, in the transaction.
+	write(ctx context.Context, tx wtx) error
+}
+
+// writeExtensions hands every bundle's extension rows to their writers, in bundle order, then
+// lets each writer store its batch; seq0 is the last tx sequence before the first bundle.
+func writeExtensions(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) error {
+	var order []extensionWriter
+	writers := map[string]extensionWriter{}
+	first := seq0 + 1
+	for i := range bundles {
+		b := &bundles[i]
+		for _, r := range b.Extensions {
+			w, ok := writers[r.writerName()]
+			if !ok {
+				w = r.newWriter()
+				writers[r.writerName()] = w
+				order = append(order, w)
+			}
+			w.add(b, r, first)
+		}
+		first += int64(len(b.Txs))
+	}
+	for _, w := range order {
+		if err := w.write(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,354 @@
+package store
+
+// The transfers index: one row per movement of a token, written by its own writer in the
+// block's transaction (BlockBundle.Extensions), read by the transfer lists. Rows are keyed by
+// a dense global id in block, tx and event order, so every list is a keyset walk of one index.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Transfer kinds: what moved the token. A movement the chain reports twice (a bank send and
+// the ERC-20 log or Move fungible-asset events of the same coins) is one transfer.
+const (
+	TransferSend       = "send"        // x/bank send (MsgSend, MsgMultiSend, fees, module transfers)
+	TransferMint       = "mint"        // x/bank mint (coinbase): no sender
+	TransferBurn       = "burn"        // x/bank burn: no recipient
+	TransferIBCSend    = "ibc_send"    // the escrow (or burn) leg of an ICS-20 transfer out
+	TransferIBCReceive = "ibc_receive" // the credit of an ICS-20 packet received
+	TransferDeposit    = "deposit"     // the credit of an OPinit deposit from L1
+	TransferWithdrawal = "withdrawal"  // the debit of an OPinit withdrawal to L1
+	TransferERC20      = "erc20"       // an ERC-20 Transfer log no bank event reported
+	TransferERC721     = "erc721"      // an ERC-721 Transfer log
+	TransferCW20       = "cw20"        // a CW20 transfer, send, mint or burn
+	TransferCW721      = "cw721"       // a CW721 transfer_nft, send_nft, mint or burn
+	TransferMove       = "move"        // a Move fungible-asset movement no bank event reported
+	TransferMoveNFT    = "move_nft"    // a Move token object transfer
+)
+
+// Transfer is one token movement of a block, as ingestion extracts it.
+type Transfer struct {
+	TxIndex  int // the position of its tx in the block
+	MsgIndex int // the event's msg_index; -1 when the event has none (fees, ante handlers)
+	Kind     string
+	From, To []byte // raw addresses; nil From for a mint, nil To for a burn
+	Denom    string
+	Contract []byte // the token's contract or Move metadata object; nil for a bank coin
+	Amount   string // base units, decimal
+	TokenID  string // NFTs only
+	// Counterparty and CounterpartyAddr name the other chain's side of a bridge leg: the IBC
+	// channel on the other chain and the remote account; "l1" and the L1 account for OPinit.
+	Counterparty     string
+	CounterpartyAddr string
+}
+
+// TransferRows are a block's transfers, in tx and event order: the bundle's rows of the
+// transfers index (BlockBundle.Extensions).
+type TransferRows []Transfer
+
+func (TransferRows) writerName() string         { return "transfers" }
+func (TransferRows) newWriter() extensionWriter { return &transferWriter{} }
+func (r TransferRows) count() int               { return len(r) }
+
+var transferCols = []string{"id", "height", "time_ns", "tx_hash", "msg_index", "kind", "from_addr", "to_addr", "denom",
+	"contract", "amount", "token_id", "counterparty", "counterparty_addr"}
+
+// transferWriter numbers the batch's transfers from the stored maximum and bulk-inserts them.
+type transferWriter struct {
+	rows [][]any
+}
+
+func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+	for _, t := range rows.(TransferRows) {
+		var hash []byte
+		if t.TxIndex >= 0 && t.TxIndex < len(b.Txs) {
+			hash = b.Txs[t.TxIndex].Hash
+		}
+		var msg any
+		if t.MsgIndex >= 0 {
+			msg = t.MsgIndex
+		}
+		w.rows = append(w.rows, []any{int64(0), b.Block.Height, b.Block.Time.UnixNano(), nonNil(hash), msg, t.Kind,
+			nullBytes(t.From), nullBytes(t.To), t.Denom, nullBytes(t.Contract), t.Amount, nullText(t.TokenID),
+			nullText(t.Counterparty), nullText(t.CounterpartyAddr)})
+	}
+}
+
+func (w *transferWriter) write(ctx context.Context, tx wtx) error {
+	if len(w.rows) == 0 {
+		return nil
+	}
+	var last int64
+	if err := queryRow(ctx, tx, "SELECT COALESCE(MAX(id), 0) FROM transfer", nil, &last); err != nil {
+		return fmt.Errorf("transfers: last id: %w", err)
+	}
+	for i, r := range w.rows {
+		r[0] = last + int64(i) + 1
+	}
+	if err := tx.insertRows(ctx, "transfer", transferCols, w.rows); err != nil {
+		return fmt.Errorf("insert transfers: %w", err)
+	}
+	return nil
+}
+
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Direction selects an account's transfers by its side.
+type Direction int
+
+// The directions; the zero value is both.
+const (
+	DirectionBoth Direction = iota
+	DirectionIn             // the account received
+	DirectionOut            // the account sent
+)
+
+// TransferFilter narrows a transfer list. The zero value lists every transfer.
+type TransferFilter struct {
+	Account   []byte // raw address; nil: any
+	Direction Direction
+	Denom     string // exact denom; "" any
+	Contract  []byte // the token contract; nil any
+	TxHash    []byte // the transfers of one Cosmos tx; nil any
+	// MinHeight and MaxHeight bound the heights, inclusive; 0 leaves that side open.
+	MinHeight, MaxHeight int64
+}
+
+// TransferRecord is one stored transfer.
+type TransferRecord struct {
+	ID       int64
+	Height   int64
+	Time     time.Time
+	TxHash   []byte
+	MsgIndex int // -1: none
+	Transfer
+}
+
+// TransferPage is one page of transfers; Total is exact when counted, else 0.
+type TransferPage struct {
+	Transfers []TransferRecord
+	Total     int64
+}
+
+// TransferReader is the API side of the transfers index.
+type TransferReader interface {
+	// Transfers returns a page of transfers ordered by id (block, tx and event order).
+	Transfers(ctx context.Context, f TransferFilter, p Page) (TransferPage, error)
+}
+
+var _ TransferReader = (*DB)(nil)
+
+// Transfers implements TransferReader. Each list walks one index in id order: the account's
+// from or to index (both directions merge the two walks, each cut at the page's end), the
+// denom, contract or tx index, or the primary key.
+func (d *DB) Transfers(ctx context.Context, f TransferFilter, p Page) (TransferPage, error) {
+	c := d.be.reader()
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var conds []string
+	var args []any
+	if f.Denom != "" {
+		conds, args = append(conds, "denom = ?"), append(args, f.Denom)
+	}
+	if f.Contract != nil {
+		conds, args = append(conds, "contract = ?"), append(args, f.Contract)
+	}
+	if f.TxHash != nil {
+		conds, args = append(conds, "tx_hash = ?"), append(args, f.TxHash)
+	}
+	if f.MinHeight > 0 {
+		conds, args = append(conds, "height >= ?"), append(args, f.MinHeight)
+	}
+	if f.MaxHeight > 0 {
+		conds, args = append(conds, "height <= ?"), append(args, f.MaxHeight)
+	}
+	countConds, countArgs := append([]string(nil), conds...), append([]any(nil), args...)
+	switch p.After.Kind {
+	case CursorSequence:
+		if p.Desc {
+			conds, args = append(conds, "id < ?"), append(args, p.After.Value)
+		} else {
+			conds, args = append(conds, "id > ?"), append(args, p.After.Value)
+		}
+	case CursorHeight:
+		if p.Desc {
+			conds, args = append(conds, "height < ?"), append(args, p.After.Value)
+		} else {
+			conds, args = append(conds, "height > ?"), append(args, p.After.Value)
+		}
+	}
+	offset := int64(0)
+	if p.After.Kind == CursorNone {
+		offset = p.Offset
+	}
+	order := " ORDER BY id ASC"
+	if p.Desc {
+		order = " ORDER BY id DESC"
+	}
+	where := func(extra string, cs []string) string {
+		all := cs
+		if extra != "" {
+			all = append([]string{extra}, cs...)
+		}
+		if len(all) == 0 {
+			return ""
+		}
+		return " WHERE " + strings.Join(all, " AND ")
+	}
+	cols := strings.Join(transferCols, ", ")
+	var q string
+	var qargs []any
+	switch {
+	case f.Account != nil && f.Direction == DirectionBoth:
+		// Each side is cut at the rows the page can need, so the merge reads at most
+		// 2 × (offset + limit) index entries whatever the account's history.
+		n := strconv.FormatInt(offset+int64(limit), 10)
+		side := func(col string) string {
+			return "SELECT id FROM (SELECT id FROM transfer" + where(col+" = ?", conds) + order + " LIMIT " + n + ") s_" + col
+		}
+		q = "SELECT " + cols + " FROM transfer WHERE id IN (" + side("from_addr") + " UNION " + side("to_addr") + ")" + order
+		qargs = append(append(append(append(qargs, f.Account), args...), f.Account), args...)
+	case f.Account != nil:
+		col := "to_addr"
+		if f.Direction == DirectionOut {
+			col = "from_addr"
+		}
+		q = "SELECT " + cols + " FROM transfer" + where(col+" = ?", conds) + order
+		qargs = append(append(qargs, f.Account), args...)
+	default:
+		q = "SELECT " + cols + " FROM transfer" + where("", conds) + order
+		qargs = args
+	}
+	q += " LIMIT " + strconv.Itoa(limit)
+	if offset > 0 {
+		q += " OFFSET " + strconv.FormatInt(offset, 10)
+	}
+	out, err := d.scanTransfers(ctx, c, q, qargs, limit)
+	if err != nil {
+		return TransferPage{}, err
+	}
+	page := TransferPage{Transfers: out}
+	if p.CountTotal {
+		if page.Total, err = d.countTransfers(ctx, c, f, countConds, countArgs, where); err != nil {
+			return TransferPage{}, err
+		}
+	}
+	return page, nil
+}
+
+func (d *DB) countTransfers(ctx context.Context, c conn, f TransferFilter, conds []string, args []any, where func(string, []string) string) (int64, error) {
+	var q string
+	var qargs []any
+	switch {
+	case f.Account != nil && f.Direction == DirectionBoth:
+		// |from ∪ to| = |from| + |to| - |from ∩ to| (an account's transfers to itself).
+		q = "SELECT (SELECT COUNT(*) FROM transfer" + where("from_addr = ?", conds) + ") + (SELECT COUNT(*) FROM transfer" +
+			where("to_addr = ?", conds) + ") - (SELECT COUNT(*) FROM transfer" + where("from_addr = ? AND to_addr = ?", conds) + ")"
+		qargs = append(qargs, f.Account)
+		qargs = append(qargs, args...)
+		qargs = append(qargs, f.Account)
+		qargs = append(qargs, args...)
+		qargs = append(qargs, f.Account, f.Account)
+		qargs = append(qargs, args...)
+	case f.Account != nil:
+		col := "to_addr"
+		if f.Direction == DirectionOut {
+			col = "from_addr"
+		}
+		q = "SELECT COUNT(*) FROM transfer" + where(col+" = ?", conds)
+		qargs = append(append(qargs, f.Account), args...)
+	default:
+		q = "SELECT COUNT(*) FROM transfer" + where("", conds)
+		qargs = args
+	}
+	var n int64
+	if err := queryRow(ctx, c, q, qargs, &n); err != nil {
+		return 0, fmt.Errorf("count transfers: %w", err)
+	}
+	return n, nil
+}
+
+func (d *DB) scanTransfers(ctx context.Context, c conn, q string, args []any, hint int) ([]TransferRecord, error) {
+	r, err := c.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("transfers: %w", err)
+	}
+	defer r.Close()
+	out := make([]TransferRecord, 0, min(hint, 1000))
+	for r.Next() {
+		var t TransferRecord
+		var timeNs int64
+		var msg *int64
+		var tokenID, cp, cpAddr *string
+		if err := r.Scan(&t.ID, &t.Height, &timeNs, &t.TxHash, &msg, &t.Kind, &t.From, &t.To, &t.Denom, &t.Contract,
+			&t.Amount, &tokenID, &cp, &cpAddr); err != nil {
+			return nil, fmt.Errorf("transfers: scan: %w", err)
+		}
+		t.Time = time.Unix(0, timeNs).UTC()
+		t.MsgIndex, t.Transfer.MsgIndex = -1, -1
+		if msg != nil {
+			t.MsgIndex, t.Transfer.MsgIndex = int(*msg), int(*msg)
+		}
+		t.TxIndex = -1
+		if tokenID != nil {
+			t.TokenID = *tokenID
+		}
+		if cp != nil {
+			t.Counterparty = *cp
+		}
+		if cpAddr != nil {
+			t.CounterpartyAddr = *cpAddr
+		}
+		out = append(out, t)
+	}
+	return out, r.Err()
+}
+
+// HeightRange implements Reader over the block time index (migration 0011): one seek per side.
+func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int64, empty bool, err error) {
+	c := d.be.reader()
+	lo, hi = 1, 0
+	if !start.IsZero() {
+		err = queryRow(ctx, c, "SELECT height FROM block WHERE time_ns >= ? ORDER BY time_ns, height LIMIT 1", []any{start.UnixNano()}, &lo)
+		if err == ErrNotFound {
+			return 0, 0, true, nil
+		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("height range: start: %w", err)
+		}
+	}
+	if !end.IsZero() {
+		err = queryRow(ctx, c, "SELECT height FROM block WHERE time_ns <= ? ORDER BY time_ns DESC, height DESC LIMIT 1", []any{end.UnixNano()}, &hi)
+		if err == ErrNotFound {
+			return 0, 0, true, nil
+		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("height range: end: %w", err)
+		}
+	} else if hi, err = d.IndexedHeight(ctx); err != nil {
+		return 0, 0, false, err
+	}
+	return lo, hi, lo > hi, nil
+}
+
+func init() {
+	dumpTables = append(dumpTables, dumpTable{"transfer", "id", transferCols, "iiibIsbbsbsSSS"})
+}
