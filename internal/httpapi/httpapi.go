@@ -244,7 +244,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if s.cors != nil {
 		s.cors.actual(w.Header(), r)
 	}
-	if s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.serveCached(w, r) {
+	if s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && !wantsCSV(r.Header.Get("Accept")) && s.serveCached(w, r) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)

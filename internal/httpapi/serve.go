@@ -193,7 +193,7 @@ func (l fastLogger) Printf(format string, args ...any) {
 // looked up here: one the ServeMux would clean, redirect or unescape differently goes the long
 // way, so the key names the same route it names under net/http (appendKey).
 func (s *server) serveFast(c *fasthttp.RequestCtx, path []byte) (ok bool) {
-	if !c.IsGet() && !c.IsHead() {
+	if !c.IsGet() && !c.IsHead() || wantsCSV(string(c.Request.Header.Peek("Accept"))) {
 		return false
 	}
 	start := time.Now()

@@ -118,11 +118,15 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, cr *cachedRoute) 
 	rt := cr.rt
 	defer func() {
 		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p) // a Streamed body that failed midway: net/http drops the connection
+			}
 			s.m.panics.Inc()
 			status = s.fail(w, r, rt, fmt.Errorf("panic in %s: %v", rt.Pattern, p))
 		}
 	}()
-	cacheable := (rt.Cache || rt.CachePinned) && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	cacheable := (rt.Cache || rt.CachePinned) && s.cache != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		!wantsCSV(r.Header.Get("Accept"))
 	// A CachePinned route keeps nothing tagged with the version (see Route.CachePinned).
 	versioned := cacheable && rt.Cache
 	var key []byte
@@ -165,6 +169,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, cr *cachedRoute) 
 	v, err := rt.Handler(hr)
 	if err != nil {
 		return s.fail(w, r, rt, err)
+	}
+	if st, ok := v.(Streamed); ok {
+		return s.stream(w, r, rt, st)
 	}
 	a, err := render(v)
 	if err != nil {

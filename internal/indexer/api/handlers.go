@@ -199,6 +199,19 @@ func (s *server) txsByAccount(r *http.Request) (any, error) {
 		return nil, err
 	}
 	q := query(r.URL.RawQuery)
+	if csvOut, err := wantsCSV(r, q); err != nil || csvOut {
+		if err != nil {
+			return nil, err
+		}
+		f := store.TxFilter{Account: acc, SignerOnly: q.Get("is_signer") == "true"}
+		if f.MsgTypes, err = msgsParam(q); err != nil {
+			return nil, err
+		}
+		if f.MinHeight, f.MaxHeight, err = s.exportHeights(r, q); err != nil {
+			return nil, err
+		}
+		return s.exportTxs(q, acc, f), nil
+	}
 	lo, hi, empty, err := s.timeRange(r, q)
 	if err != nil || empty {
 		if err != nil {

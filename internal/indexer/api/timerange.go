@@ -1,6 +1,7 @@
 package api
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -40,6 +41,16 @@ func (s *server) timeRange(r *http.Request, q url.Values) (lo, hi int64, empty b
 		return 0, 0, false, apierr.BadRequest("[INVALID_VALUE] end_time %s is before start_time %s", clip(q.Get("end_time")), clip(q.Get("start_time")))
 	}
 	return s.store.HeightRange(r.Context(), start, end)
+}
+
+// exportHeights is an export's height bounds from its time range: a range no block lies in is
+// bounds no height meets.
+func (s *server) exportHeights(r *http.Request, q url.Values) (lo, hi int64, err error) {
+	lo, hi, empty, err := s.timeRange(r, q)
+	if empty {
+		return math.MaxInt64, math.MaxInt64, err
+	}
+	return lo, hi, err
 }
 
 // emptyTxPage is a tx-shaped list with no row (a time range no block lies in).

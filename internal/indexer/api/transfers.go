@@ -86,6 +86,15 @@ func (s *server) transfersByAccount(r *http.Request) (any, error) {
 		}
 		f.Contract = b
 	}
+	if csvOut, err := wantsCSV(r, q); err != nil || csvOut {
+		if err != nil {
+			return nil, err
+		}
+		if f.MinHeight, f.MaxHeight, err = s.exportHeights(r, q); err != nil {
+			return nil, err
+		}
+		return s.exportTransfers(q, acc, f), nil
+	}
 	return s.transferList(r, q, f)
 }
 

@@ -2,11 +2,13 @@ package devnettest
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/hex"
 	"math/big"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
@@ -35,9 +37,73 @@ func TestTransfersGroundTruth(t *testing.T) {
 				}
 				dc, _ := n.Chain(r.chainID)
 				checkTransfers(t, db, dc, ep, r, 1, tip)
+				checkCSV(t, newAPI(r, db), db, dc, ep, r)
 			})
 		}
 	}
+}
+
+// checkCSV: each keyed account's CSV export over a time range, read by encoding/csv, sums per
+// token (its delta column) to the account's bank balance change over the range's heights.
+func checkCSV(t *testing.T, h http.Handler, db *store.DB, c *devnet.Chain, ep devnet.ChainEndpoints, r rollup) {
+	t.Helper()
+	const start, end = "2026-01-01T00:00:07Z", "2026-01-01T00:00:23.5Z"
+	lo, hi, empty, err := db.HeightRange(context.Background(), mustTime(t, start), mustTime(t, end))
+	if err != nil || empty {
+		t.Fatalf("height range: %v %v", empty, err)
+	}
+	key := tokenKey(t, ep, r)
+	before, err := c.Balances(lo - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := c.Balances(hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, acc := range c.Accounts() {
+		rec := get(h, "/indexer/transfer/v1/transfers/by_account/"+acc.Bech32+"?format=csv&start_time="+start+"&end_time="+end)
+		if rec.Code != 200 {
+			t.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+		recs, err := csv.NewReader(rec.Body).ReadAll()
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("csv: %v", err)
+		}
+		col := map[string]int{}
+		for i, name := range recs[0] {
+			col[name] = i
+		}
+		got := map[string]*big.Int{}
+		for _, row := range recs[1:] {
+			rows++
+			if row[col["token_id"]] != "" || row[col["kind"]] == store.TransferCW20 {
+				continue
+			}
+			var contract []byte
+			if cs := row[col["contract"]]; strings.HasPrefix(cs, "0x") {
+				contract, _ = hex.DecodeString(cs[2:])
+			}
+			d, ok := new(big.Int).SetString(row[col["delta"]], 10)
+			if !ok {
+				t.Fatalf("delta %q", row[col["delta"]])
+			}
+			k := key(row[col["denom"]], contract)
+			if got[k] == nil {
+				got[k] = new(big.Int)
+			}
+			got[k].Add(got[k], d)
+		}
+		want := balanceChange(acc.Addr, before, after, key)
+		for k := range union(want, got) {
+			g, w := orZero(got[k]), orZero(want[k])
+			if g.Cmp(w) != 0 {
+				t.Errorf("%s %s over %d..%d: CSV deltas sum to %s, the balance changed by %s", acc.Bech32, k, lo, hi, g, w)
+			}
+		}
+	}
+	t.Logf("CSV over heights %d..%d (%s..%s): %d rows, sums equal every account's balance change", lo, hi, start, end, rows)
 }
 
 // checkTransfers compares, for each keyed account of c, the sum of its transfers in (from, to]
@@ -47,10 +113,6 @@ func TestTransfersGroundTruth(t *testing.T) {
 func checkTransfers(t *testing.T, rd store.TransferReader, c *devnet.Chain, ep devnet.ChainEndpoints, r rollup, from, to int64) {
 	t.Helper()
 	ctx := context.Background()
-	rest, err := cosmosrest.New(ep.REST)
-	if err != nil {
-		t.Fatal(err)
-	}
 	before, err := c.Balances(from)
 	if err != nil {
 		t.Fatal(err)
@@ -59,31 +121,7 @@ func checkTransfers(t *testing.T, rd store.TransferReader, c *devnet.Chain, ep d
 	if err != nil {
 		t.Fatal(err)
 	}
-	contracts := map[string]string{}
-	key := func(denom string, contract []byte) string {
-		if r.vm() == vmkind.Move {
-			// A coin's movements carry its metadata object, through x/bank or not.
-			if contract == nil {
-				contract = address.MoveCoinMetadata(denom)
-			}
-			return "0x" + hex.EncodeToString(contract)
-		}
-		if r.vm() != vmkind.EVM {
-			return strings.ToLower(denom)
-		}
-		if contract != nil {
-			return "0x" + hex.EncodeToString(contract)
-		}
-		if k, ok := contracts[denom]; ok {
-			return k
-		}
-		k, err := rest.ContractByDenom(ctx, denom)
-		if err != nil {
-			t.Fatalf("contract of %s: %v", denom, err)
-		}
-		contracts[denom] = strings.ToLower(k)
-		return contracts[denom]
-	}
+	key := tokenKey(t, ep, r)
 	rows, moved, accounts := 0, 0, 0
 	for _, acc := range c.Accounts() {
 		a := hex.EncodeToString(acc.Addr)
@@ -246,4 +284,85 @@ func transferCases(t testing.TB, kind string, h http.Handler, c *devnet.Chain) [
 		)
 	}
 	return cs
+}
+
+// tokenKey names a token as the checks compare it: on EVM by its ERC-20 contract (every bank
+// denom has one, read over REST), on Move by its metadata object (every coin has one), else
+// by its denom, lowercased.
+func tokenKey(t *testing.T, ep devnet.ChainEndpoints, r rollup) func(denom string, contract []byte) string {
+	ctx := context.Background()
+	rest, err := cosmosrest.New(ep.REST)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contracts := map[string]string{}
+	key := func(denom string, contract []byte) string {
+		if r.vm() == vmkind.Move {
+			// A coin's movements carry its metadata object, through x/bank or not.
+			if contract == nil {
+				contract = address.MoveCoinMetadata(denom)
+			}
+			return "0x" + hex.EncodeToString(contract)
+		}
+		if r.vm() != vmkind.EVM {
+			return strings.ToLower(denom)
+		}
+		if contract != nil {
+			return "0x" + hex.EncodeToString(contract)
+		}
+		if k, ok := contracts[denom]; ok {
+			return k
+		}
+		k, err := rest.ContractByDenom(ctx, denom)
+		if err != nil {
+			t.Fatalf("contract of %s: %v", denom, err)
+		}
+		contracts[denom] = strings.ToLower(k)
+		return contracts[denom]
+	}
+	return key
+}
+
+// balanceChange is acc's balance change per token between two bank tables.
+func balanceChange(acc []byte, before, after map[string]map[string]string, key func(string, []byte) string) map[string]*big.Int {
+	a := hex.EncodeToString(acc)
+	out := map[string]*big.Int{}
+	for sign, table := range map[int64]map[string]map[string]string{1: after, -1: before} {
+		for denom, holders := range table {
+			if v, ok := new(big.Int).SetString(holders[a], 10); ok {
+				k := key(denom, nil)
+				if out[k] == nil {
+					out[k] = new(big.Int)
+				}
+				out[k].Add(out[k], v.Mul(v, big.NewInt(sign)))
+			}
+		}
+	}
+	return out
+}
+
+func union(a, b map[string]*big.Int) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func orZero(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
 }
