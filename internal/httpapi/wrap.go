@@ -118,7 +118,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, cr *cachedRoute) 
 	rt := cr.rt
 	defer func() {
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
+			if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				panic(p) // a Streamed body that failed midway: net/http drops the connection
 			}
 			s.m.panics.Inc()

@@ -6,6 +6,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -328,7 +329,7 @@ func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int6
 	lo, hi = 1, 0
 	if !start.IsZero() {
 		err = queryRow(ctx, c, "SELECT height FROM block WHERE time_ns >= ? ORDER BY time_ns, height LIMIT 1", []any{start.UnixNano()}, &lo)
-		if err == ErrNotFound {
+		if errors.Is(err, ErrNotFound) {
 			return 0, 0, true, nil
 		}
 		if err != nil {
@@ -337,7 +338,7 @@ func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int6
 	}
 	if !end.IsZero() {
 		err = queryRow(ctx, c, "SELECT height FROM block WHERE time_ns <= ? ORDER BY time_ns DESC, height DESC LIMIT 1", []any{end.UnixNano()}, &hi)
-		if err == ErrNotFound {
+		if errors.Is(err, ErrNotFound) {
 			return 0, 0, true, nil
 		}
 		if err != nil {

@@ -50,11 +50,11 @@ func (evmTransferVM) movements(_ context.Context, _ *AccountExtractor, events []
 			}
 			from, err := topicAddress(l.Topics[1])
 			if err != nil {
-				return nil, fmt.Errorf("Transfer log of %s: %w", l.Address, err)
+				return nil, fmt.Errorf("a Transfer log of %s: %w", l.Address, err)
 			}
 			to, err := topicAddress(l.Topics[2])
 			if err != nil {
-				return nil, fmt.Errorf("Transfer log of %s: %w", l.Address, err)
+				return nil, fmt.Errorf("a Transfer log of %s: %w", l.Address, err)
 			}
 			t := store.Transfer{From: from, To: to, Contract: contract, Denom: "evm/" + hex.EncodeToString(contract)}
 			data := strings.TrimPrefix(strings.TrimPrefix(l.Data, "0x"), "0X")
@@ -64,7 +64,7 @@ func (evmTransferVM) movements(_ context.Context, _ *AccountExtractor, events []
 					amount, ok = new(big.Int), true
 				}
 				if !ok {
-					return nil, fmt.Errorf("Transfer log of %s with data %.80q", l.Address, l.Data)
+					return nil, fmt.Errorf("a Transfer log of %s with data %.80q", l.Address, l.Data)
 				}
 				t.Kind, t.Amount = store.TransferERC20, amount.String()
 			} else {
