@@ -434,7 +434,7 @@ func TestChainResetOverProcesses(t *testing.T) {
 	}
 
 	for _, x := range idx[:2] {
-		waitFor(t, x.name+" reporting CHAIN_MISMATCH", 30*time.Second, func() bool {
+		waitFor(t, x.name+" reporting CHAIN_MISMATCH", 90*time.Second, func() bool {
 			_, reason, _ := readyz(x.url)
 			return reason == "CHAIN_MISMATCH"
 		}, x.proc)
@@ -533,7 +533,7 @@ func TestFleetChainResetOverProcesses(t *testing.T) {
 
 	devX2 := startDevnet(t, "devnet X replaced", filepath.Join(dir, "x2"), baseX, 2, "25ms", "minievm-devnet-1:evm")
 	waitFor(t, "the replaced devnet past the old height", 60*time.Second, func() bool { return nodeHeight(x.rpc) > height+20 }, devX2)
-	waitFor(t, "the EVM chain reporting CHAIN_MISMATCH", 30*time.Second, func() bool {
+	waitFor(t, "the EVM chain reporting CHAIN_MISMATCH", 90*time.Second, func() bool {
 		_, reason, _ := readyz(evm)
 		return reason == "CHAIN_MISMATCH"
 	}, fleet)
