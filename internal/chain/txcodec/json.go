@@ -95,6 +95,28 @@ func DecodedTxJSON(d *DecodedTx) (json.RawMessage, error) {
 	return json.RawMessage(b), nil
 }
 
+// BlockTxsJSON renders a block's txs as the REST API's txs/block/{height} does, or returns nil
+// when one of them cannot be rendered faithfully (undecodable, or a message type outside the
+// project's proto subset, which would come out as a raw Any), so the caller asks REST instead.
+func BlockTxsJSON(txs [][]byte) []json.RawMessage {
+	out := make([]json.RawMessage, len(txs))
+	for i, b := range txs {
+		d, err := Decode(b)
+		if err != nil {
+			return nil
+		}
+		for _, m := range d.Msgs {
+			if _, unknown := m.(*anypb.Any); unknown {
+				return nil
+			}
+		}
+		if out[i], err = DecodedTxJSON(d); err != nil {
+			return nil
+		}
+	}
+	return out
+}
+
 // TxAnyJSON renders the tx as an Any-typed object ({"@type":"/cosmos.tx.v1beta1.Tx",
 // "body":…}), the shape of tx_response.tx in the REST API.
 func TxAnyJSON(txBytes []byte) (json.RawMessage, error) {

@@ -170,3 +170,34 @@ func TestTxJSONMatchesCapturedTxByHash(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockTxsJSON: a captured block's txs render as TxJSON renders each one, in block order,
+// and a block holding a tx that cannot be rendered faithfully renders as nil (asked of REST).
+func TestBlockTxsJSON(t *testing.T) {
+	txs := loadBlockTxs(t, testutil.Fixture(t, fixtureChains[0].dir))
+	if len(txs) == 0 {
+		t.Fatal("no captured txs")
+	}
+	var block [][]byte
+	for _, ft := range txs {
+		if ft.height == txs[0].height {
+			block = append(block, ft.bytes)
+		}
+	}
+	got := BlockTxsJSON(block)
+	if len(got) != len(block) {
+		t.Fatalf("%d txs rendered of %d", len(got), len(block))
+	}
+	for i, b := range block {
+		want, err := TxJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[i], want) {
+			t.Errorf("tx %d: %s, want %s", i, got[i], want)
+		}
+	}
+	if got := BlockTxsJSON(append(block, []byte{0xff, 0x01})); got != nil {
+		t.Errorf("a block with an undecodable tx: %d rendered, want nil", len(got))
+	}
+}

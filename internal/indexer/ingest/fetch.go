@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/rollgate/rollgate/internal/chain/txcodec"
 )
 
 // rawHeight is what has been fetched of one height so far. A failed attempt keeps what it got,
@@ -53,7 +55,7 @@ func (p *Pipeline) fetchRaw(ctx context.Context, h int64, got *rawHeight) error 
 	}
 	var rest []json.RawMessage
 	if p.cfg.LocalTxJSON {
-		rest = localTxJSON(got.blk.Txs)
+		rest = txcodec.BlockTxsJSON(got.blk.Txs)
 	}
 	if rest == nil {
 		var err error

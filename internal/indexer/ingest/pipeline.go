@@ -10,7 +10,6 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,9 +20,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -596,26 +593,4 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// localTxJSON renders the block's txs as the REST API would, or returns nil when one of them
-// cannot be rendered faithfully (undecodable, or a message type outside the project's proto
-// subset, which would come out as a raw Any), so the caller asks REST instead.
-func localTxJSON(txs [][]byte) []json.RawMessage {
-	out := make([]json.RawMessage, len(txs))
-	for i, b := range txs {
-		d, err := txcodec.Decode(b)
-		if err != nil {
-			return nil
-		}
-		for _, m := range d.Msgs {
-			if _, unknown := m.(*anypb.Any); unknown {
-				return nil
-			}
-		}
-		if out[i], err = txcodec.DecodedTxJSON(d); err != nil {
-			return nil
-		}
-	}
-	return out
 }
