@@ -1,12 +1,8 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/httpapi"
@@ -203,117 +199,4 @@ func (s *server) internalTxsByHash(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return s.internalTxList(r, store.InternalTxFilter{Hash: hash})
-}
-
-// openAPI is the document served at /swagger/doc.json: openapi.json less the EVM and transfer
-// paths this chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
-// lists exactly the routes served.
-func (s *server) openAPI() []byte {
-	evm, internal := s.cfg.Features.EVMTxs != nil, s.servesInternalTxs()
-	es := s.cfg.Features.Etherscan != nil
-	transfers := s.cfg.Features.Transfers != nil
-	drop := func(p string) bool {
-		return (!evm && strings.HasPrefix(p, "/indexer/tx/v1/evm-")) || (!es && p == "/api") ||
-			(!internal && strings.HasPrefix(p, "/indexer/tx/v1/evm-internal-txs")) ||
-			(!transfers && strings.HasPrefix(p, "/indexer/transfer/"))
-	}
-	doc, err := dropPaths(openapiDoc, drop)
-	if err != nil {
-		panic(fmt.Sprintf("openapi.json: %v", err)) // embedded and checked by the tests
-	}
-	return doc
-}
-
-// dropPaths removes the paths matching drop from an OpenAPI document, keeping the order of
-// everything else; with nothing to drop the document is returned as is.
-func dropPaths(doc []byte, drop func(string) bool) ([]byte, error) {
-	var top orderedObject
-	if err := json.Unmarshal(doc, &top); err != nil {
-		return nil, err
-	}
-	changed := false
-	for i, m := range top {
-		if m.key != "paths" {
-			continue
-		}
-		var paths orderedObject
-		if err := json.Unmarshal(m.val, &paths); err != nil {
-			return nil, err
-		}
-		kept := paths[:0]
-		for _, p := range paths {
-			if !drop(p.key) {
-				kept = append(kept, p)
-			}
-		}
-		if len(kept) == len(paths) {
-			return doc, nil
-		}
-		b, err := json.Marshal(kept)
-		if err != nil {
-			return nil, err
-		}
-		top[i].val, changed = b, true
-	}
-	if !changed {
-		return doc, nil
-	}
-	b, err := json.Marshal(top)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// orderedObject is a JSON object whose members keep their order.
-type orderedObject []struct {
-	key string
-	val json.RawMessage
-}
-
-func (o *orderedObject) UnmarshalJSON(b []byte) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		return fmt.Errorf("not an object")
-	}
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return err
-		}
-		*o = append(*o, struct {
-			key string
-			val json.RawMessage
-		}{k, v})
-	}
-	return nil
-}
-
-func (o orderedObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(m.key)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(m.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
