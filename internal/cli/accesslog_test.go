@@ -9,14 +9,13 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
-// TestWrappersPassRefusalsOn: what the transport refuses in front of an access log or of a
-// chain's cross views is counted by the API behind them.
+// TestWrappersPassRefusalsOn: what the transport refuses in front of an access log is counted
+// by the API behind it (the fleet's cross views: fleet.TestCrossViewsPassRefusalsOn).
 func TestWrappersPassRefusalsOn(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	api := httpapi.New(httpapi.Options{Namespace: "wrap_test", Registry: reg}, nil)
 	for name, h := range map[string]any{
-		"access log":  accessLog(api, slog.New(slog.DiscardHandler)),
-		"cross views": crossViews{chain: api},
+		"access log": accessLog(api, slog.New(slog.DiscardHandler)),
 	} {
 		r, ok := h.(httpapi.Rejecter)
 		if !ok {
@@ -43,7 +42,7 @@ func TestWrappersPassRefusalsOn(t *testing.T) {
 			}
 		}
 	}
-	if got != 2 {
-		t.Errorf(`wrap_test_requests_total{route="rejected",code="431"} = %v, want 2`, got)
+	if got != 1 {
+		t.Errorf(`wrap_test_requests_total{route="rejected",code="431"} = %v, want 1`, got)
 	}
 }

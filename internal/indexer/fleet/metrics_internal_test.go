@@ -1,11 +1,14 @@
 package fleet
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
 // text is what g gathers, in the text format.
@@ -49,5 +52,28 @@ y{chain_id="c-1"} 1
 	own := strings.ReplaceAll(strings.ReplaceAll(want, `chain_id="c-1",`, ""), `chain_id="c-1"`, `chain_id="stale"`)
 	if got := text(t, reg); got != own {
 		t.Fatalf("the chain's own registry changed:\n%s\nwant:\n%s", got, own)
+	}
+}
+
+// rejects counts the refusals handed to it.
+type rejects struct {
+	http.Handler
+	n int
+}
+
+func (r *rejects) Rejected(int) { r.n++ }
+
+// TestCrossViewsPassRefusalsOn: what the transport refuses in front of a chain's cross views
+// is counted by the chain's API behind them.
+func TestCrossViewsPassRefusalsOn(t *testing.T) {
+	chain := &rejects{}
+	var h http.Handler = crossViews{chain: chain}
+	r, ok := h.(httpapi.Rejecter)
+	if !ok {
+		t.Fatal("cross views: not an httpapi.Rejecter")
+	}
+	r.Rejected(431)
+	if chain.n != 1 {
+		t.Errorf("the chain's API counted %d refusals, want 1", chain.n)
 	}
 }
