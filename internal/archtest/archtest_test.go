@@ -73,6 +73,7 @@ var rules = []rule{
 	{"only the API layer builds HTTP errors (imports internal/apierr)", not(apiLayer), under("internal/apierr"), false, false},
 	{"router packages never depend on the indexer's store", under("internal/router"), under("internal/store"), true, false},
 	{"the one SQL layer depends on neither store", under("internal/sqldb"), under("internal/store", "internal/router"), true, false},
+	{"the router's Go client never depends on its server", under("internal/router/client"), under("internal/router/api"), true, false},
 }
 
 // violations lists, per rule, the packages that break it and what they import.
@@ -155,6 +156,8 @@ func TestViolations(t *testing.T) {
 		{"tracker classifies through the indexer's store", pkg{ImportPath: mod + "internal/router/track", Imports: []string{mod + "internal/store"}, Deps: []string{mod + "internal/store", mod + "internal/sqldb"}}, 1},
 		{"tracker on the SQL layer", pkg{ImportPath: mod + "internal/router/track", Imports: []string{mod + "internal/sqldb"}, Deps: []string{mod + "internal/sqldb"}}, 0},
 		{"router API reaches the store through a helper", pkg{ImportPath: mod + "internal/router/api", Imports: []string{mod + "internal/x"}, Deps: []string{mod + "internal/x", mod + "internal/store/storetest"}}, 1},
+		{"router client imports the server", pkg{ImportPath: mod + "internal/router/client", Imports: []string{mod + "internal/router/api"}, Deps: []string{mod + "internal/router/api"}}, 1},
+		{"router client on the wire bodies", pkg{ImportPath: mod + "internal/router/client", Imports: []string{mod + "internal/router/wire"}, Deps: []string{mod + "internal/router/wire"}}, 0},
 		{"SQL layer imports the tracker", pkg{ImportPath: mod + "internal/sqldb", Imports: []string{mod + "internal/router/track"}, Deps: []string{mod + "internal/router/track"}}, 1},
 		{"SQL layer imports the store", pkg{ImportPath: mod + "internal/sqldb", Imports: []string{mod + "internal/store"}, Deps: []string{mod + "internal/store"}}, 1},
 		{"outside dependency", pkg{ImportPath: mod + "internal/store", Imports: []string{"github.com/jackc/pgx/v5"}, Deps: []string{"github.com/jackc/pgx/v5"}}, 0},

@@ -13,21 +13,22 @@ import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // errNoBalances answers every chain when the router has no BalanceSource.
 var errNoBalances = errors.New("balances are not configured for this router")
 
 type balanceEntry struct {
-	Address string                  `json:"address"`
-	Denoms  map[string]DenomBalance `json:"denoms"`
+	Address string                       `json:"address"`
+	Denoms  map[string]wire.DenomBalance `json:"denoms"`
 }
 
 // balances asks every requested chain at once: an answer costs the slowest chain, not the
 // sum. How many requests reach one upstream at a time is the BalanceSource's bound
 // (registry.RESTBalances: per chain, shared by all requests).
 func (s *server) balances(r *http.Request) (any, error) {
-	var req BalancesRequest
+	var req wire.BalancesRequest
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func (s *server) balances(r *http.Request) (any, error) {
 // asked), or, when the upstream failed, each asked denom with the error. The error text is
 // redacted: it may quote the chain's REST URL, credentials included.
 func balanceEntryOf(c *registry.Chain, address string, denoms []string, have map[string]string, ferr error) balanceEntry {
-	entry := balanceEntry{Address: address, Denoms: map[string]DenomBalance{}}
+	entry := balanceEntry{Address: address, Denoms: map[string]wire.DenomBalance{}}
 	if len(denoms) == 0 {
 		for d := range have {
 			denoms = append(denoms, d)
@@ -84,14 +85,14 @@ func balanceEntryOf(c *registry.Chain, address string, denoms []string, have map
 	}
 	for _, d := range denoms {
 		if ferr != nil {
-			entry.Denoms[d] = DenomBalance{Amount: "0", FormattedAmount: "0", Error: &ErrorInfo{Message: httpx.RedactText(ferr.Error())}}
+			entry.Denoms[d] = wire.DenomBalance{Amount: "0", FormattedAmount: "0", Error: &wire.ErrorInfo{Message: httpx.RedactText(ferr.Error())}}
 			continue
 		}
 		amt := have[d]
 		if amt == "" {
 			amt = "0"
 		}
-		b := DenomBalance{Amount: amt, FormattedAmount: amt}
+		b := wire.DenomBalance{Amount: amt, FormattedAmount: amt}
 		if a := c.Asset(d); a != nil {
 			dec := a.Decimals
 			b.Decimals = &dec

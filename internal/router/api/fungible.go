@@ -8,6 +8,7 @@ import (
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // The discovery endpoints only the Skip client and widget call (real-clients.md §2.10 in the
@@ -68,7 +69,7 @@ type AssetRecommendation struct {
 // RecommendationEntry answers one request entry: the recommendations, or why there are none.
 type RecommendationEntry struct {
 	Recommendations []AssetRecommendation `json:"recommendations"`
-	Error           *ErrorInfo            `json:"error,omitempty"`
+	Error           *wire.ErrorInfo       `json:"error,omitempty"`
 }
 
 // candidate is an asset on the destination chain the source asset can be moved to.
@@ -133,7 +134,7 @@ func (s *server) recommendAssets(r *http.Request) (any, error) {
 func recommend(reg *registry.Registry, cands []candidate, want string, dst *registry.Chain) RecommendationEntry {
 	entry := RecommendationEntry{Recommendations: []AssetRecommendation{}}
 	if want == reasonMostLiquid {
-		entry.Error = &ErrorInfo{Message: "no recommendation found: rollgate has no liquidity data (ask for DIRECT or BASE_TOKEN)"}
+		entry.Error = &wire.ErrorInfo{Message: "no recommendation found: rollgate has no liquidity data (ask for DIRECT or BASE_TOKEN)"}
 		return entry
 	}
 	for _, c := range cands {
@@ -147,7 +148,7 @@ func recommend(reg *registry.Registry, cands []candidate, want string, dst *regi
 		}
 	}
 	if want == reasonBaseToken || len(cands) == 0 {
-		entry.Error = &ErrorInfo{Message: "no recommendation found on " + dst.ID}
+		entry.Error = &wire.ErrorInfo{Message: "no recommendation found on " + dst.ID}
 		return entry
 	}
 	// Every candidate as direct as the best: the registry's order says nothing between them.

@@ -10,6 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // The route and message endpoints: each decodes its body, asks the route engine or the
@@ -30,7 +31,7 @@ func (s *server) route(r *http.Request) (any, error) {
 }
 
 func (s *server) opHook(r *http.Request) (any, error) {
-	var req OPHookRequest
+	var req wire.OPHookRequest
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -79,13 +80,13 @@ func (s *server) opHook(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return OPHookResponse{ChainID: chainID, Hook: hook}, nil
+	return wire.OPHookResponse{ChainID: chainID, Hook: hook}, nil
 }
 
 // wrapHook answers /op-hook for a deposit that ends in minievm's wrapper token: approve and
 // toLocal, signed by the user on the rollup, with no amount (msgs.WrapHook). The body is
 // InterwovenKit's and initia.js' six fields; amount_in, when sent, is not needed.
-func (s *server) wrapHook(r *http.Request, reg *registry.Registry, w route.WrapStep, req OPHookRequest) (any, error) {
+func (s *server) wrapHook(r *http.Request, reg *registry.Registry, w route.WrapStep, req wire.OPHookRequest) (any, error) {
 	l2 := reg.Chain(w.ChainID)
 	sender, err := msgs.Rebech32(req.SourceAddress, l2.Bech32Prefix)
 	if err != nil {
@@ -103,7 +104,7 @@ func (s *server) wrapHook(r *http.Request, reg *registry.Registry, w route.WrapS
 	if err != nil {
 		return nil, apierr.BadRequest("op hook: %v", err).WithDetails(msgs.ReasonInvalidAddress)
 	}
-	return OPHookResponse{ChainID: l2.ID, Hook: hook}, nil
+	return wire.OPHookResponse{ChainID: l2.ID, Hook: hook}, nil
 }
 
 func (s *server) msgs(r *http.Request) (any, error) {
@@ -121,7 +122,7 @@ func (s *server) msgs(r *http.Request) (any, error) {
 }
 
 func (s *server) msgsDirect(r *http.Request) (any, error) {
-	var req MsgsDirectRequest
+	var req wire.MsgsDirectRequest
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -147,5 +148,5 @@ func (s *server) msgsDirect(r *http.Request) (any, error) {
 	}
 	s.priceRoute(g.Registry(), rt)
 	s.priceFees(g.Registry(), out.EstimatedFees)
-	return MsgsDirectResponse{Msgs: out.Msgs, Txs: out.Txs, Route: *rt, MinAmountOut: out.MinAmountOut, EstimatedFees: out.EstimatedFees}, nil
+	return wire.MsgsDirectResponse{Msgs: out.Msgs, Txs: out.Txs, Route: *rt, MinAmountOut: out.MinAmountOut, EstimatedFees: out.EstimatedFees}, nil
 }

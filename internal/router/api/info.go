@@ -11,6 +11,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // The discovery endpoints: chains, assets, bridges, and the assets reachable from one.
@@ -68,7 +69,7 @@ func (s *server) chains(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Chain{}
+	out := []wire.Chain{}
 	for _, c := range sel {
 		if c.Type == registry.ChainTypeEVM && !includeEVM && !explicit {
 			continue
@@ -84,19 +85,19 @@ func (s *server) chains(r *http.Request) (any, error) {
 // renderChain is a chain's /v2/info/chains record. Its endpoint URLs are redacted: an
 // operator's registry may carry credentials in them (user:password, ?apikey=), which the
 // router uses but never serves.
-func renderChain(reg *registry.Registry, c *registry.Chain) Chain {
-	ch := Chain{ChainName: c.Name, ChainID: c.ID, PFMEnabled: c.PFM, SupportsMemo: c.Memo, Bech32Prefix: c.Bech32Prefix,
-		FeeAssets: []FeeAsset{}, ChainType: c.Type, IsTestnet: c.Testnet, PrettyName: c.PrettyName,
-		CosmosModuleSupport: CosmosModuleSupport{Authz: c.Authz, Feegrant: c.Feegrant},
-		IBCCapabilities:     IBCCapabilities{CosmosPFM: c.PFM, CosmosIBCHooks: c.Hooks, CosmosMemo: c.Memo}, Hidden: c.Hidden}
+func renderChain(reg *registry.Registry, c *registry.Chain) wire.Chain {
+	ch := wire.Chain{ChainName: c.Name, ChainID: c.ID, PFMEnabled: c.PFM, SupportsMemo: c.Memo, Bech32Prefix: c.Bech32Prefix,
+		FeeAssets: []wire.FeeAsset{}, ChainType: c.Type, IsTestnet: c.Testnet, PrettyName: c.PrettyName,
+		CosmosModuleSupport: wire.CosmosModuleSupport{Authz: c.Authz, Feegrant: c.Feegrant},
+		IBCCapabilities:     wire.IBCCapabilities{CosmosPFM: c.PFM, CosmosIBCHooks: c.Hooks, CosmosMemo: c.Memo}, Hidden: c.Hidden}
 	if c.LogoURI != "" {
 		l := c.LogoURI
 		ch.LogoURI = &l
 	}
 	for _, t := range c.FeeTokens {
-		fa := FeeAsset{Denom: t.Denom}
+		fa := wire.FeeAsset{Denom: t.Denom}
 		if t.Average != "" {
-			fa.GasPrice = &GasPrice{Low: t.Low, Average: t.Average, High: t.High}
+			fa.GasPrice = &wire.GasPrice{Low: t.Low, Average: t.Average, High: t.High}
 		}
 		ch.FeeAssets = append(ch.FeeAssets, fa)
 	}
@@ -112,7 +113,7 @@ func renderChain(reg *registry.Registry, c *registry.Chain) Chain {
 		}
 		for _, a := range c.Assets {
 			if a.TokenContract == "" && strings.HasSuffix(a.Denom, "-native") {
-				ch.EVMFeeAsset = &EVMFeeAsset{Name: a.Name, Symbol: a.Symbol, Decimals: a.Decimals}
+				ch.EVMFeeAsset = &wire.EVMFeeAsset{Name: a.Name, Symbol: a.Symbol, Decimals: a.Decimals}
 			}
 		}
 	}
@@ -168,7 +169,7 @@ func (s *server) bridges(*http.Request) (any, error) {
 }
 
 func (s *server) assetsFromSource(r *http.Request) (any, error) {
-	var req AssetsFromSourceRequest
+	var req wire.AssetsFromSourceRequest
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}

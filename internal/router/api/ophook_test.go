@@ -22,6 +22,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -112,7 +113,7 @@ func TestWrapOPHook(t *testing.T) {
 		t.Fatalf("op-hook %d: %s", st, body)
 	}
 	checkAminoRoundTrip(t, body)
-	var hr OPHookResponse
+	var hr wire.OPHookResponse
 	if err := json.Unmarshal(body, &hr); err != nil || hr.ChainID != mevm || len(hr.Hook) != 2 {
 		t.Fatalf("op-hook answer %s", body)
 	}

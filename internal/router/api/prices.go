@@ -4,6 +4,7 @@ import (
 	"github.com/rollgate/rollgate/internal/price"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // Dollar values where the clients read them: Skip's usd_amount_in/out on a route (and the
@@ -76,7 +77,7 @@ func (s *server) priceFees(reg *registry.Registry, fees []route.Fee) {
 }
 
 // priceBalance fills a balance entry's price and value_usd.
-func (s *server) priceBalance(reg *registry.Registry, chainID, denom string, b *DenomBalance) {
+func (s *server) priceBalance(reg *registry.Registry, chainID, denom string, b *wire.DenomBalance) {
 	if s.cfg.Prices == nil || b.Error != nil {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // Reasons of the tracking endpoints.
@@ -31,18 +32,6 @@ type Tracker interface {
 	Retry(ctx context.Context, chainID, hash string) (track.TrackResponse, error)
 	Submit(ctx context.Context, chainID string, tx []byte) (track.TrackResponse, error)
 	Status(ctx context.Context, chainID, hash string) (json.RawMessage, error)
-}
-
-// TrackRequest is the /v2/tx/track body.
-type TrackRequest struct {
-	TxHash  string `json:"tx_hash"`
-	ChainID string `json:"chain_id"`
-}
-
-// SubmitRequest is the /v2/tx/submit body: a signed TxRaw in base64.
-type SubmitRequest struct {
-	Tx      string `json:"tx"`
-	ChainID string `json:"chain_id"`
 }
 
 // trackErr turns the tracker's domain errors into API errors.
@@ -91,7 +80,7 @@ func (s *server) byHash(r *http.Request, do func(Tracker, context.Context, strin
 	if err != nil {
 		return nil, err
 	}
-	var req TrackRequest
+	var req wire.TrackRequest
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -113,7 +102,7 @@ func (s *server) txSubmit(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req SubmitRequest
+	var req wire.SubmitRequest
 	if err := s.decode(r, &req); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package client is a Go client of the router API (rollgate's or any Skip Go API v2 / Initia
 // router): route, op hook, msgs, and the tracking calls track, submit, status and a wait loop
-// over status. It carries the router's own wire types, so what it sends is what the server
-// decodes.
+// over status. It sends and reads the bodies of package wire, the ones the server
+// decodes and writes.
 package client
 
 import (
@@ -17,10 +17,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // Client talks to one router.
@@ -122,9 +122,9 @@ func GetJSON(ctx context.Context, url string, out any) error {
 }
 
 // Chains is GET /v2/info/chains (Initia's answer carries each chain's rpc and rest).
-func (c *Client) Chains(ctx context.Context) ([]api.Chain, error) {
+func (c *Client) Chains(ctx context.Context) ([]wire.Chain, error) {
 	var out struct {
-		Chains []api.Chain `json:"chains"`
+		Chains []wire.Chain `json:"chains"`
 	}
 	if err := c.do(ctx, http.MethodGet, "/v2/info/chains", nil, &out); err != nil {
 		return nil, err
@@ -139,8 +139,8 @@ func (c *Client) Route(ctx context.Context, req route.Request) (*route.Route, er
 }
 
 // OPHook is POST /op-hook.
-func (c *Client) OPHook(ctx context.Context, req api.OPHookRequest) (*api.OPHookResponse, error) {
-	var out api.OPHookResponse
+func (c *Client) OPHook(ctx context.Context, req wire.OPHookRequest) (*wire.OPHookResponse, error) {
+	var out wire.OPHookResponse
 	return &out, c.do(ctx, http.MethodPost, "/op-hook", req, &out)
 }
 
@@ -153,13 +153,13 @@ func (c *Client) Msgs(ctx context.Context, req msgs.Request) (*msgs.Response, er
 // Track is POST /v2/tx/track.
 func (c *Client) Track(ctx context.Context, chainID, txHash string) (*track.TrackResponse, error) {
 	var out track.TrackResponse
-	return &out, c.do(ctx, http.MethodPost, "/v2/tx/track", api.TrackRequest{TxHash: txHash, ChainID: chainID}, &out)
+	return &out, c.do(ctx, http.MethodPost, "/v2/tx/track", wire.TrackRequest{TxHash: txHash, ChainID: chainID}, &out)
 }
 
 // Submit is POST /v2/tx/submit with signed TxRaw bytes.
 func (c *Client) Submit(ctx context.Context, chainID string, tx []byte) (*track.TrackResponse, error) {
 	var out track.TrackResponse
-	return &out, c.do(ctx, http.MethodPost, "/v2/tx/submit", api.SubmitRequest{Tx: base64.StdEncoding.EncodeToString(tx), ChainID: chainID}, &out)
+	return &out, c.do(ctx, http.MethodPost, "/v2/tx/submit", wire.SubmitRequest{Tx: base64.StdEncoding.EncodeToString(tx), ChainID: chainID}, &out)
 }
 
 // Status is GET /v2/tx/status.

@@ -30,6 +30,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // maxSteps bounds the blocks a transfer may take to arrive (the longest route here, a
@@ -356,7 +357,7 @@ func TestRoutesEndToEnd(t *testing.T) {
 			tc.dstChain: map[string]any{"address": tn.addr(t, tc.dstChain, tc.recipient), "denoms": []string{tc.dstDenom}}}})
 		var resp struct {
 			Chains map[string]struct {
-				Denoms map[string]api.DenomBalance `json:"denoms"`
+				Denoms map[string]wire.DenomBalance `json:"denoms"`
 			} `json:"chains"`
 		}
 		if err := json.Unmarshal(out, &resp); err != nil || st != http.StatusOK {
@@ -489,7 +490,7 @@ func (w *wallet) opHook(tc e2eCase, rt route.Route, dest string) map[string]any 
 	if st != http.StatusOK {
 		t.Fatalf("op-hook: %d %s", st, body)
 	}
-	var hr api.OPHookResponse
+	var hr wire.OPHookResponse
 	if err := json.Unmarshal(body, &hr); err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,11 @@ import (
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // The client this file plays is InterwovenKit (initia-labs/interwovenkit@913e480,
@@ -68,7 +68,7 @@ func ikAminoMsgCall(t *testing.T, msg string) (map[string]any, *evmv1.MsgCall) {
 // gas: "1"}, memo "", the key-sorted amino StdSignDoc signed with personal_sign (EIP-191,
 // keccak256), the signature without its recovery byte, an ethsecp256k1 public key, and
 // SIGN_MODE_EIP_191; the result is base64 of an encoded cosmos.tx.v1beta1.Tx.
-func (w *wallet) ikSignOpHook(hr api.OPHookResponse, srcChain string, signer int) map[string]any {
+func (w *wallet) ikSignOpHook(hr wire.OPHookResponse, srcChain string, signer int) map[string]any {
 	t := w.t
 	pk := w.tn.key(t, hr.ChainID, signer)
 	addr := w.tn.ln.Address(hr.ChainID, pk)
@@ -211,7 +211,7 @@ func TestOPHookInterwovenKit(t *testing.T) {
 				t.Fatalf("op-hook: %d %s", st, body)
 			}
 			wrapped++
-			var hook api.OPHookResponse
+			var hook wire.OPHookResponse
 			if err := json.Unmarshal(body, &hook); err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestOPHookInterwovenKit(t *testing.T) {
 }
 
 // ikRoute is IK's part after the hook: sign it, /msgs, sign and submit the source tx, track.
-func (n *trackNet) ikRoute(hr hookRoute, hook api.OPHookResponse, signer int, src, dest string) {
+func (n *trackNet) ikRoute(hr hookRoute, hook wire.OPHookResponse, signer int, src, dest string) {
 	t := n.t
 	rt := hr.rt
 	signed := n.ikSignOpHook(hook, rt.SourceAssetChainID, signer)
@@ -301,7 +301,7 @@ func TestWrappedRoundTripInterwovenKit(t *testing.T) {
 		t.Fatalf("route in: %d %s", st, body)
 	}
 	st, body = n.post("/op-hook", ikOpHookBody(in, n.tn.addr(t, l1ID, user), self))
-	var hook api.OPHookResponse
+	var hook wire.OPHookResponse
 	if err := json.Unmarshal(body, &hook); err != nil || st != http.StatusOK {
 		t.Fatalf("op-hook: %d %s", st, body)
 	}
@@ -367,7 +367,7 @@ func TestWrapHookFailureKeepsDeposit(t *testing.T) {
 		t.Fatalf("route: %d %s", st, body)
 	}
 	st, body = n.post("/op-hook", ikOpHookBody(rt, src, dest))
-	var hook api.OPHookResponse
+	var hook wire.OPHookResponse
 	if err := json.Unmarshal(body, &hook); err != nil || st != http.StatusOK {
 		t.Fatalf("op-hook: %d %s", st, body)
 	}
@@ -431,7 +431,7 @@ func TestWrappedIBCInterwovenKit(t *testing.T) {
 		t.Fatalf("route in: %d %s", st, body)
 	}
 	st, body = n.post("/op-hook", ikOpHookBody(in, n.tn.addr(t, l1ID, user), self))
-	var hook api.OPHookResponse
+	var hook wire.OPHookResponse
 	if err := json.Unmarshal(body, &hook); err != nil || st != http.StatusOK {
 		t.Fatalf("op-hook: %d %s", st, body)
 	}

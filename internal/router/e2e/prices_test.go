@@ -18,6 +18,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // pricedNet is the devnet and a router whose prices come from the devnet L1's Connect
@@ -193,7 +194,7 @@ func TestUSDValuesMatchTheOracle(t *testing.T) {
 	st, body := w.post("/v2/info/balances", map[string]any{"chains": map[string]any{l1ID: map[string]any{"address": user, "denoms": []string{"uinit"}}}})
 	var bal struct {
 		Chains map[string]struct {
-			Denoms map[string]api.DenomBalance `json:"denoms"`
+			Denoms map[string]wire.DenomBalance `json:"denoms"`
 		} `json:"chains"`
 	}
 	if err := json.Unmarshal(body, &bal); st != http.StatusOK || err != nil {

@@ -1,12 +1,13 @@
-package api
+// Package wire holds the request and response bodies of the router API as they go over the
+// wire (the Skip Go API v2 and Initia router endpoints, with their JSON names): the server
+// (internal/router/api) decodes and writes them, and the Go client (internal/router/client)
+// sends and reads them, without the client depending on the server.
+package wire
 
 import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/route"
 )
-
-// The request and response bodies of the Skip Go API v2 (and Initia router) endpoints this
-// API serves, with their wire names.
 
 // OPHookRequest is the /op-hook body: the six fields InterwovenKit and initia.js send
 // (initia-labs/interwovenkit@913e480:packages/interwovenkit-react/src/pages/bridge/data/tx.ts:355-366,
@@ -141,4 +142,16 @@ type AssetsFromSourceRequest struct {
 	SourceAssetDenom   string `json:"source_asset_denom"`
 	SourceAssetChainID string `json:"source_asset_chain_id"`
 	AllowMultiTx       bool   `json:"allow_multi_tx"`
+}
+
+// TrackRequest is the /v2/tx/track body.
+type TrackRequest struct {
+	TxHash  string `json:"tx_hash"`
+	ChainID string `json:"chain_id"`
+}
+
+// SubmitRequest is the /v2/tx/submit body: a signed TxRaw in base64.
+type SubmitRequest struct {
+	Tx      string `json:"tx"`
+	ChainID string `json:"chain_id"`
 }
