@@ -25,7 +25,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rollgate/rollgate/internal/apierr"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 )
 
 // Opener validates a stream request and returns its producer; an error is answered as any
@@ -539,7 +539,7 @@ func (s *server) streamError(r *http.Request, rt Route, err error, send func(*Fr
 	}
 	e := apierr.From(err)
 	if e.Code.HTTPStatus() >= 500 && !e.Expected {
-		s.log.Error("stream failed", "path", r.URL.Path, "route", rt.Pattern, "err", httpx.RedactText(err.Error()))
+		s.log.Error("stream failed", "path", r.URL.Path, "route", rt.Pattern, "err", redact.Text(err.Error()))
 	}
 	send(NewFrame("", "error", ErrorJSON(e)))
 }

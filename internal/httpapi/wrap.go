@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 )
 
 // wrap is the one place a handler's result becomes a response.
@@ -310,7 +310,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, rt Route, err erro
 	if status >= 500 && !e.Expected {
 		// The cause may quote an upstream URL with its credentials.
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "route", rt.Pattern, "status", status,
-			"err", httpx.RedactText(err.Error()))
+			"err", redact.Text(err.Error()))
 	}
 	return status
 }

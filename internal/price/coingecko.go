@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 )
 
 // CoinGecko configures the optional second source: a CoinGecko-compatible `simple/price`
@@ -43,7 +44,7 @@ type geckoClient struct {
 
 // scrub takes the key out of an error text: an upstream may quote it back in a refusal.
 func (g *geckoClient) scrub(s string) string {
-	s = httpx.RedactText(s)
+	s = redact.Text(s)
 	if g.key != "" {
 		s = strings.ReplaceAll(s, g.key, "[REDACTED]")
 	}
@@ -53,7 +54,7 @@ func (g *geckoClient) scrub(s string) string {
 func newGecko(cfg CoinGecko, opts []httpx.Option) (*geckoClient, error) {
 	h, err := httpx.New(strings.TrimRight(cfg.URL, "/"), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("coingecko client: %s", httpx.RedactText(err.Error()))
+		return nil, fmt.Errorf("coingecko client: %s", redact.Text(err.Error()))
 	}
 	g := &geckoClient{h: h, header: http.Header{}, key: cfg.Key}
 	if cfg.Key != "" {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -385,7 +386,7 @@ func (s *Service) RefreshOracle(ctx context.Context) error {
 	}
 	s.swap(func(n *snapshot) {
 		if err != nil {
-			n.oracleErr = httpx.RedactText(err.Error())
+			n.oracleErr = redact.Text(err.Error())
 			return
 		}
 		n.oracle, n.oracleErr, n.oracleAt, n.skew = rendered(quotes), "", s.cfg.Now(), skew
@@ -462,7 +463,7 @@ func (s *Service) oracleClient(l1 *registry.Chain) (*cosmosrest.Client, error) {
 	}
 	cl, err := cosmosrest.New(key, s.cfg.Options...)
 	if err != nil {
-		return nil, fmt.Errorf("rest client: %s", httpx.RedactText(err.Error()))
+		return nil, fmt.Errorf("rest client: %s", redact.Text(err.Error()))
 	}
 	s.oracles[key] = cl
 	return cl, nil

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/jsonx"
+	"github.com/rollgate/rollgate/internal/redact"
 )
 
 // Defaults used when no option overrides them.
@@ -218,13 +219,13 @@ func NewList(endpoints []string, opts ...Option) (*Client, error) {
 		u, err := url.Parse(strings.TrimRight(e, "/"))
 		if err != nil {
 			// url.Parse quotes the whole input, credentials included.
-			return nil, fmt.Errorf("httpx: endpoint %q: %s", Redact(e), RedactText(err.Error()))
+			return nil, fmt.Errorf("httpx: endpoint %q: %s", redact.URL(e), redact.Text(err.Error()))
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("httpx: endpoint %q: scheme must be http or https", Redact(e))
+			return nil, fmt.Errorf("httpx: endpoint %q: scheme must be http or https", redact.URL(e))
 		}
 		c.bases = append(c.bases, u)
-		c.names = append(c.names, Redact(u.String()))
+		c.names = append(c.names, redact.URL(u.String()))
 		c.eps = append(c.eps, &endpoint{})
 	}
 	for _, o := range opts {
@@ -510,7 +511,7 @@ func (c *Client) shown(idx int, target string) string {
 	if c.names[idx] == c.bases[idx].String() {
 		return target
 	}
-	return Redact(target)
+	return redact.URL(target)
 }
 
 // send runs one HTTP exchange with target; errors and the Response name it as shown.
@@ -521,7 +522,7 @@ func (c *Client) send(ctx context.Context, target, shown string, req Request) (*
 	}
 	hreq, err := http.NewRequestWithContext(ctx, req.Method, target, body)
 	if err != nil {
-		return nil, fmt.Errorf("httpx: %s", RedactText(err.Error())), false
+		return nil, fmt.Errorf("httpx: %s", redact.Text(err.Error())), false
 	}
 	for k, vs := range c.header {
 		for _, v := range vs {

@@ -1,71 +1,7 @@
 package httpx
 
-import (
-	"net/url"
-	"regexp"
-	"strings"
-)
+import "github.com/rollgate/rollgate/internal/redact"
 
-// redacted replaces a secret, as url.URL.Redacted does for a password.
-const redacted = "xxxxx"
-
-// Redact returns u with its credentials replaced: the whole userinfo (a lone user name is
-// often an API key itself) and the values of query parameters whose name says they carry a
-// secret (apikey, api_key, key, token, access_token, secret, password, auth, signature...).
-// Everything else, order and escaping included, is kept, so the result still names the
-// endpoint. Use it wherever a configured URL reaches a response, an error or a log line.
-func Redact(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || p.Opaque != "" {
-		// Not a URL we can take apart: still drop anything that looks like userinfo.
-		return userinfoRe.ReplaceAllString(u, "${1}"+redacted+"@")
-	}
-	if p.User != nil {
-		p.User = url.User(redacted)
-	}
-	if p.RawQuery != "" {
-		p.RawQuery = redactQuery(p.RawQuery)
-	}
-	return p.String()
-}
-
-// RedactText redacts every URL inside s (an error message, a log line).
-func RedactText(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return urlRe.ReplaceAllStringFunc(s, Redact)
-}
-
-var (
-	urlRe      = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>` + "`" + `]+`)
-	userinfoRe = regexp.MustCompile(`(://)[^/@\s]*@`)
-)
-
-func redactQuery(raw string) string {
-	pairs := strings.Split(raw, "&")
-	for i, pair := range pairs {
-		k, _, hasValue := strings.Cut(pair, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if hasValue && secretParam(name) {
-			pairs[i] = k + "=" + redacted
-		}
-	}
-	return strings.Join(pairs, "&")
-}
-
-// secretWords mark a query parameter as carrying a credential when its name contains one.
-var secretWords = []string{"key", "token", "secret", "password", "passwd", "auth", "signature", "credential", "session"}
-
-func secretParam(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return n == "sig" || n == "pass" || n == "pwd"
-}
+// RedactText is redact.Text, under the name the router's NFT owner lookup still calls; new
+// code calls package redact.
+func RedactText(s string) string { return redact.Text(s) }

@@ -15,10 +15,10 @@ import (
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/price"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/store"
 )
@@ -274,7 +274,7 @@ func (s *fleetServer) chainEvent(ctx context.Context, reg *registry.Registry, c 
 	ev := MinityEvent{Type: "balances", Chain: minityName(c), ChainID: c.ID}
 	have, source, height, err := s.readBalances(ctx, c, acc)
 	if err != nil {
-		msg := httpx.RedactText(err.Error())
+		msg := redact.Text(err.Error())
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			msg = fmt.Sprintf("%s did not answer within %s", c.ID, timeout)
 		}

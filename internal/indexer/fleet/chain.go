@@ -27,6 +27,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -101,7 +102,7 @@ func (r *chainRun) run() {
 		if r.ctx.Err() != nil {
 			return
 		}
-		msg := httpx.RedactText(err.Error())
+		msg := redact.Text(err.Error())
 		r.openErr.Store(&msg)
 		r.log.Error("chain store not opened; retrying", "err", err, "wait", wait)
 		if !sleep(r.ctx, wait) {

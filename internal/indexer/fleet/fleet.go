@@ -109,7 +109,7 @@ func New(cfg Config) (*Fleet, error) {
 		cfg.Source = func() ([]Chain, error) { return Load(path) }
 	}
 	if !strings.HasPrefix(cfg.DB, "sqlite:") && !isPostgres(cfg.DB) {
-		return nil, fmt.Errorf("fleet: store %q: want sqlite:<dir> or postgres://…", redact(cfg.DB))
+		return nil, fmt.Errorf("fleet: store %q: want sqlite:<dir> or postgres://…", redactDSN(cfg.DB))
 	}
 	if cfg.Reload == 0 {
 		cfg.Reload = 30 * time.Second
@@ -572,8 +572,8 @@ func isPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// redact keeps a password out of error messages.
-func redact(dsn string) string {
+// redactDSN keeps a password out of error messages.
+func redactDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && u.User != nil {
 		return u.Redacted()
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/rollgate/rollgate/internal/apierr"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -85,7 +85,7 @@ func balanceEntryOf(c *registry.Chain, address string, denoms []string, have map
 	}
 	for _, d := range denoms {
 		if ferr != nil {
-			entry.Denoms[d] = wire.DenomBalance{Amount: "0", FormattedAmount: "0", Error: &wire.ErrorInfo{Message: httpx.RedactText(ferr.Error())}}
+			entry.Denoms[d] = wire.DenomBalance{Amount: "0", FormattedAmount: "0", Error: &wire.ErrorInfo{Message: redact.Text(ferr.Error())}}
 			continue
 		}
 		amt := have[d]

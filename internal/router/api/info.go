@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/apierr"
-	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/router/bridge"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
@@ -102,14 +102,14 @@ func renderChain(reg *registry.Registry, c *registry.Chain) wire.Chain {
 		ch.FeeAssets = append(ch.FeeAssets, fa)
 	}
 	if len(c.RPC) > 0 {
-		ch.RPC = httpx.Redact(c.RPC[0])
+		ch.RPC = redact.URL(c.RPC[0])
 	}
 	if len(c.REST) > 0 {
-		ch.REST = httpx.Redact(c.REST[0])
+		ch.REST = redact.URL(c.REST[0])
 	}
 	if c.Type == registry.ChainTypeEVM {
 		if len(c.JSONRPC) > 0 {
-			ch.RPC = httpx.Redact(c.JSONRPC[0])
+			ch.RPC = redact.URL(c.JSONRPC[0])
 		}
 		for _, a := range c.Assets {
 			if a.TokenContract == "" && strings.HasSuffix(a.Denom, "-native") {

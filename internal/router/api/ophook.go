@@ -8,6 +8,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -45,7 +46,7 @@ func (r *RESTContracts) ContractByDenom(ctx context.Context, c *registry.Chain, 
 		var err error
 		if cl, err = cosmosrest.New(key, r.Options...); err != nil {
 			r.mu.Unlock()
-			return "", fmt.Errorf("rest client for %s: %s", c.ID, httpx.RedactText(err.Error()))
+			return "", fmt.Errorf("rest client for %s: %s", c.ID, redact.Text(err.Error()))
 		}
 		if r.clients == nil {
 			r.clients, r.known = map[string]*cosmosrest.Client{}, map[string]string{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 )
 
 // DefaultBalanceConcurrency bounds the balance requests in flight to one chain's REST
@@ -66,7 +67,7 @@ func (b *RESTBalances) client(c *Chain) (*cosmosrest.Client, error) {
 	// The bound goes last so a caller's WithConcurrency cannot lift it by accident.
 	cl, err := cosmosrest.New(key, append(append([]httpx.Option(nil), b.Options...), httpx.WithConcurrency(n))...)
 	if err != nil {
-		return nil, fmt.Errorf("rest client for %s: %s", c.ID, httpx.RedactText(err.Error()))
+		return nil, fmt.Errorf("rest client for %s: %s", c.ID, redact.Text(err.Error()))
 	}
 	if b.clients == nil {
 		b.clients = map[string]*cosmosrest.Client{}

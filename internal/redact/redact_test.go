@@ -1,11 +1,11 @@
-package httpx
+package redact
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestRedact(t *testing.T) {
+func TestURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"https://rest.example.com", "https://rest.example.com"},
 		{"https://rest.example.com/base?chain=x", "https://rest.example.com/base?chain=x"},
@@ -23,24 +23,24 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			if got := Redact(tc.in); got != tc.want {
-				t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := URL(tc.in); got != tc.want {
+				t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
 			}
-			if strings.Contains(Redact(tc.in), "s3cret") || strings.Contains(Redact(tc.in), "hunter2") {
-				t.Errorf("secret left in %q", Redact(tc.in))
+			if strings.Contains(URL(tc.in), "s3cret") || strings.Contains(URL(tc.in), "hunter2") {
+				t.Errorf("secret left in %q", URL(tc.in))
 			}
 		})
 	}
 }
 
-func TestRedactText(t *testing.T) {
+func TestText(t *testing.T) {
 	in := `balances: GET "https://alice:hunter2@rest.example.com/cosmos/bank?apikey=s3cret": dial tcp: refused; next http://h/?token=abc`
-	got := RedactText(in)
+	got := Text(in)
 	want := `balances: GET "https://xxxxx@rest.example.com/cosmos/bank?apikey=xxxxx": dial tcp: refused; next http://h/?token=xxxxx`
 	if got != want {
-		t.Errorf("RedactText:\n got %s\nwant %s", got, want)
+		t.Errorf("Text:\n got %s\nwant %s", got, want)
 	}
-	if s := "no url here"; RedactText(s) != s {
+	if s := "no url here"; Text(s) != s {
 		t.Errorf("changed %q", s)
 	}
 }
