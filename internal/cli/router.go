@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -31,6 +32,7 @@ type routerConfig struct {
 	MultiTx     bool          // default of allow_multi_tx when a request omits it
 	TrackDB     string        // transfer tracker store DSN; "off" disables /v2/tx/track|status|submit
 	TrackKeep   time.Duration // bridge events older than this are pruned (track.Store.PruneEvents); 0 keeps all
+	TrackRebase string        // comma-separated chain ids whose scan is forgotten at start (track.Store.Rebase)
 	CORS        corsFlags
 	Streams     streamFlags
 	AccessLog   bool // one info line per request
@@ -48,6 +50,7 @@ func (c *routerConfig) register(f *flags) {
 	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROUTER_ROUTE_CONFIG")
 	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
 	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
+	f.String(&c.TrackRebase, "track-rebase", "", "comma-separated chain ids whose tracking is started afresh on the chain their node serves now (the recovery from CHAIN_MISMATCH: their stored scan and events are dropped)", "ROUTER_TRACK_REBASE")
 	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROUTER_TRACK_KEEP_EVENTS")
 	c.CORS.register(f)
 	c.Streams.register(f)
@@ -85,7 +88,7 @@ func runRouter(ctx context.Context, env *Env, args []string) error {
 }
 
 // startTracker opens the tracker's store and runs the tracker in g; the store closes when g ends.
-func startTracker(g *group, dsn string, keep time.Duration, live *registry.Live, log *slog.Logger) (*track.Tracker, error) {
+func startTracker(g *group, dsn string, keep time.Duration, rebase string, live *registry.Live, log *slog.Logger) (*track.Tracker, error) {
 	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
 		if dir := filepath.Dir(strings.TrimPrefix(path, "//")); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -97,6 +100,17 @@ func startTracker(g *group, dsn string, keep time.Duration, live *registry.Live,
 	st, err := track.OpenStoreLog(g.ctx, dsn, log.With("component", "tracker"))
 	if err != nil {
 		return nil, err
+	}
+	for _, id := range strings.Split(rebase, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		n, err := st.Rebase(g.ctx, id)
+		if err != nil && !errors.Is(err, track.ErrNotScanned) {
+			st.Close()
+			return nil, err
+		}
+		log.Warn("tracker: chain re-based: its scan starts afresh on the chain its node serves", "component", "tracker", "chain_id", id, "events_dropped", n, "err", err)
 	}
 	tr := track.New(st, live, track.Config{Log: log.With("component", "tracker")})
 	if keep > 0 {
@@ -155,7 +169,7 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	prom := prometheus.NewRegistry()
 	prom.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if cfg.TrackDB != "" && cfg.TrackDB != "off" {
-		tr, err := startTracker(g, cfg.TrackDB, cfg.TrackKeep, live, log)
+		tr, err := startTracker(g, cfg.TrackDB, cfg.TrackKeep, cfg.TrackRebase, live, log)
 		if err != nil {
 			return err
 		}

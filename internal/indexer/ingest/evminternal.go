@@ -327,9 +327,9 @@ func (f *InternalFollower) follow(ctx context.Context) (wrote bool, err error) {
 // faults. A write that still fails returns its error: Run tries again from what committed.
 func (f *InternalFollower) writeRun(ctx context.Context, blocks []store.InternalBlock) error {
 	for len(blocks) > 0 {
-		n := f.size.take(len(blocks))
+		n := f.size.Take(len(blocks))
 		err := f.st.WriteInternalTxs(ctx, blocks[:n])
-		if f.size.done(n, 10*f.cfg.MaxHeights, err) { // a run is up to ten times MaxHeights far behind
+		if f.size.Done(n, 10*f.cfg.MaxHeights, err) { // a run is up to ten times MaxHeights far behind
 			continue
 		}
 		if err != nil {

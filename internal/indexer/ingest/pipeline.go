@@ -471,7 +471,7 @@ func (p *Pipeline) commit(ctx context.Context, batches <-chan batch, prog *progr
 func (p *Pipeline) writeBatch(ctx context.Context, batch []store.BlockBundle) error {
 	attempt := 0
 	for len(batch) > 0 {
-		n := p.size.take(len(batch))
+		n := p.size.Take(len(batch))
 		if err := p.writeRun(ctx, batch[:n], &attempt); err != nil {
 			if errors.Is(err, errSplit) {
 				continue
@@ -495,7 +495,7 @@ func (p *Pipeline) writeRun(ctx context.Context, run []store.BlockBundle, attemp
 		start := time.Now()
 		err := p.w.WriteBlocks(ctx, run)
 		if err == nil {
-			p.size.done(len(run), p.cfg.MaxBatchBlocks, nil)
+			p.size.Done(len(run), p.cfg.MaxBatchBlocks, nil)
 			*attempt = 0
 			txs := 0
 			for _, b := range run {
@@ -525,9 +525,9 @@ func (p *Pipeline) writeRun(ctx context.Context, run []store.BlockBundle, attemp
 		}
 		transient := store.IsTransient(err)
 		p.m.writeRetries.Inc()
-		if p.size.done(len(run), p.cfg.MaxBatchBlocks, err) {
+		if p.size.Done(len(run), p.cfg.MaxBatchBlocks, err) {
 			p.log.Warn("writing blocks failed; retrying in smaller runs", "from", run[0].Block.Height, "to", run[len(run)-1].Block.Height,
-				"err", err, "next_run", p.size.take(len(run)), "attempt", *attempt+1)
+				"err", err, "next_run", p.size.Take(len(run)), "attempt", *attempt+1)
 			return errSplit
 		}
 		if !transient && *attempt+1 >= p.cfg.MaxWriteAttempts {

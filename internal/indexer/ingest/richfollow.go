@@ -243,9 +243,9 @@ func (r *richList) richBlocks(ctx context.Context, from, to int64) ([]store.Rich
 // still fails returns its error, and the follower's next round goes on from what committed.
 func (r *richList) writeRichList(ctx context.Context, blocks []store.RichListBlock) error {
 	for len(blocks) > 0 {
-		n := r.size.take(len(blocks))
+		n := r.size.Take(len(blocks))
 		err := r.writeRichRun(ctx, blocks[:n])
-		if r.size.done(n, richFollowHeights, err) {
+		if r.size.Done(n, richFollowHeights, err) {
 			continue
 		}
 		if err != nil {

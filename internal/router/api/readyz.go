@@ -22,7 +22,10 @@ const readyTimeout = 2 * time.Second
 // readyz is the router's readiness: its registry is loaded (routes can be computed) and,
 // with tracking on, the tracking store answers. Chains whose RPC does not answer are listed
 // (chains[].reachable false) but leave the router ready: it still routes, and tracks every
-// other chain; their transfers' statuses advance again once the RPC is back.
+// other chain; their transfers' statuses advance again once the RPC is back. So do chains
+// whose scan is halted because their node serves another chain (chains[].state "halted",
+// reason CHAIN_MISMATCH, counted in chains_halted) or is behind (UPSTREAM_BEHIND): one
+// chain's node must not take the router out of service.
 func (s *server) readyz(r *http.Request) (any, error) {
 	reg := s.live.Current()
 	if reg == nil || len(reg.Chains) == 0 {
@@ -49,12 +52,15 @@ func (s *server) readyz(r *http.Request) (any, error) {
 	if chains == nil {
 		chains = []track.ChainReach{}
 	}
-	reachable := 0
+	reachable, halted := 0, 0
 	for _, c := range chains {
 		if c.Reachable {
 			reachable++
 		}
+		if c.Reason == track.ReasonChainMismatch {
+			halted++
+		}
 	}
-	body["chains_reachable"], body["chains"] = reachable, chains
+	body["chains_reachable"], body["chains_halted"], body["chains"] = reachable, halted, chains
 	return body, nil
 }

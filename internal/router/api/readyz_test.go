@@ -32,8 +32,10 @@ func TestReadyz(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	down := []track.ChainReach{{ChainID: l1, Reachable: true},
-		{ChainID: "minimove-devnet-1", Unreachable: []string{"http://127.0.0.1:1"}, Since: &since, Error: "connection refused"}}
+	down := []track.ChainReach{{ChainID: l1, Reachable: true, State: track.ChainScanning},
+		{ChainID: "minimove-devnet-1", Unreachable: []string{"http://127.0.0.1:1"}, Since: &since, Error: "connection refused", State: track.ChainScanning},
+		{ChainID: "miniwasm-devnet-1", Reachable: true, State: track.ChainHalted, Reason: track.ReasonChainMismatch,
+			Mismatch: &track.ChainMismatch{Reason: track.ReasonChainMismatch, Height: 11, StoredHeight: 10, StoredHash: "AA", NodeHash: "BB"}}}
 	for _, tc := range []struct {
 		name     string
 		tracker  Tracker
@@ -43,7 +45,7 @@ func TestReadyz(t *testing.T) {
 		chains   int // reachable, of len(down)
 	}{
 		{"tracking off", nil, 200, "", "off", -1},
-		{"a chain unreachable", readyTracker{chains: down}, 200, "", "on", 1},
+		{"a chain unreachable, one halted", readyTracker{chains: down}, 200, "", "on", 2},
 		{"tracking store down", readyTracker{storeErr: errors.New("connection refused"), chains: down}, 503, "STORE_UNAVAILABLE", "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +59,7 @@ func TestReadyz(t *testing.T) {
 				Details          []string
 				Registry         struct{ Chains int }
 				ChainsReachable  *int `json:"chains_reachable"`
+				ChainsHalted     *int `json:"chains_halted"`
 				Chains           []track.ChainReach
 			}
 			if err := json.Unmarshal(b, &body); err != nil {
@@ -74,6 +77,10 @@ func TestReadyz(t *testing.T) {
 			if tc.chains >= 0 && (body.ChainsReachable == nil || *body.ChainsReachable != tc.chains || len(body.Chains) != len(down) ||
 				body.Chains[1].Reachable || body.Chains[1].Since == nil || !body.Chains[1].Since.Equal(since)) {
 				t.Errorf("chains: %s", b)
+			}
+			if tc.chains >= 0 && (body.ChainsHalted == nil || *body.ChainsHalted != 1 || body.Chains[2].State != track.ChainHalted ||
+				body.Chains[2].Reason != track.ReasonChainMismatch || body.Chains[2].Mismatch == nil || body.Chains[2].Mismatch.NodeHash != "BB") {
+				t.Errorf("halted chain: %s", b)
 			}
 		})
 	}

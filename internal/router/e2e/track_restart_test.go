@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,7 +166,12 @@ func trackerChild(dir string) int {
 		fmt.Fprintln(os.Stderr, "tracker child:", err)
 		return 2
 	}
-	tr := track.New(st, live, track.Config{Owner: os.Getenv("ROLLGATE_TRACK_CHILD_OWNER"), Poll: 20 * time.Millisecond, Lease: 2 * time.Second})
+	// Warnings and errors go to the test's output (a stuck child says why); debug with
+	// ROLLGATE_TRACK_CHILD_LOG=debug.
+	level := slog.LevelWarn
+	_ = level.UnmarshalText([]byte(os.Getenv("ROLLGATE_TRACK_CHILD_LOG")))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("owner", os.Getenv("ROLLGATE_TRACK_CHILD_OWNER"))
+	tr := track.New(st, live, track.Config{Owner: os.Getenv("ROLLGATE_TRACK_CHILD_OWNER"), Poll: 20 * time.Millisecond, Lease: 2 * time.Second, Log: log})
 	if err := tr.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "tracker child:", err)
 		return 1

@@ -43,7 +43,8 @@ type batch struct {
 	found map[findKey]*Event // nil: loaded, none stored
 	txs   map[txKey][]Event
 	msgs  map[msgKey][]Event
-	times map[string]time.Time // scan cursors' block times, loaded with the first load
+	times map[string]time.Time      // scan cursors' block times, loaded with the first load
+	halts map[string]*ChainMismatch // halted chains (chaincheck.go), loaded with the times
 
 	wantFind map[findKey]bool
 	wantTx   map[txKey]bool
@@ -107,7 +108,11 @@ func (b *batch) load(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		b.times, b.loaded = times, true
+		halts, err := b.st.HaltedChains(ctx)
+		if err != nil {
+			return err
+		}
+		b.times, b.halts, b.loaded = times, halts, true
 	}
 	finds := map[[2]string][]string{}
 	for k := range b.wantFind {
@@ -187,7 +192,7 @@ func evaluateBatch(ctx context.Context, st *Store, reg *registry.Registry, probe
 		}
 		var again []tkey
 		for _, k := range todo {
-			ev := &evaluation{ctx: ctx, st: b, reg: reg, probe: probe, now: now}
+			ev := &evaluation{ctx: ctx, st: b, reg: reg, probe: probe, now: now, halts: b.halts}
 			resp := ev.evaluate(k.chainID, k.hash, created(k), abandonAfter)
 			switch {
 			case ev.err != nil:
@@ -195,6 +200,7 @@ func evaluateBatch(ctx context.Context, st *Store, reg *registry.Registry, probe
 			case ev.missing:
 				again = append(again, k)
 			default:
+				noteHalts(&resp, ev.waits, b.halts)
 				out = append(out, batchResult{k: k, resp: resp, ev: ev})
 			}
 		}

@@ -37,6 +37,7 @@ type evaluation struct {
 	reg     *registry.Registry
 	probe   WithdrawalProber
 	now     time.Time
+	halts   map[string]*ChainMismatch // chains whose scan is halted: a tx unseen there is not abandoned
 	waits   []EventKey
 	recheck time.Time // zero: only events wake this transfer
 	err     error     // first store/probe error: the evaluation is incomplete and retried
@@ -139,10 +140,13 @@ func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfte
 	resp := submitted()
 	root := e.find(chainID, KindTx, hash)
 	if root == nil {
-		if e.err == nil && abandonAfter > 0 && e.now.Sub(created) > abandonAfter {
+		switch {
+		case e.halts[chainID] != nil:
+			// Its chain is no longer scanned: not seen says nothing (noteHalts says why).
+		case e.err == nil && abandonAfter > 0 && e.now.Sub(created) > abandonAfter:
 			resp.State, resp.Status = StateAbandoned, StatusOf(StateAbandoned)
-			resp.Error = &StatusError{Type: "STATUS_ERROR_INDEXING", Message: fmt.Sprintf("tx %s not seen on %s within %s", hash, chainID, abandonAfter)}
-		} else if abandonAfter > 0 {
+			resp.Error = &StatusError{Type: StatusErrorIndexing, Message: fmt.Sprintf("tx %s not seen on %s within %s", hash, chainID, abandonAfter)}
+		case abandonAfter > 0:
 			e.recheck = created.Add(abandonAfter + time.Second)
 		}
 		return resp

@@ -16,11 +16,24 @@ type ChainReach struct {
 	Unreachable []string   `json:"unreachable_urls,omitempty"`
 	Since       *time.Time `json:"unreachable_since,omitempty"`
 	Error       string     `json:"error,omitempty"`
+	// State is the chain's scan: scanning, behind (its node's head is below the scanned
+	// height: NodeHeight < ScannedHeight, reason UPSTREAM_BEHIND) or halted (its node serves
+	// another chain: reason CHAIN_MISMATCH, Mismatch says where; chaincheck.go).
+	State         string         `json:"state"`
+	Reason        string         `json:"reason,omitempty"`
+	Mismatch      *ChainMismatch `json:"mismatch,omitempty"`
+	NodeHeight    int64          `json:"node_height,omitempty"`
+	ScannedHeight int64          `json:"scanned_height,omitempty"`
 }
 
-// Ready reports whether the tracker's store answers (one round trip on a read connection).
+// Ready reports whether the tracker's store answers (a read of the halted chains on a read
+// connection, which Reachability then reports).
 func (t *Tracker) Ready(ctx context.Context) error {
 	if err := t.st.Ping(ctx); err != nil {
+		return fmt.Errorf("track store: %w", err)
+	}
+	// Another replica may have halted a chain this one does not scan.
+	if err := t.refreshHalted(ctx); err != nil {
 		return fmt.Errorf("track store: %w", err)
 	}
 	return nil
@@ -45,6 +58,7 @@ func (t *Tracker) Reachability() []ChainReach {
 				r.Reachable, r.Unreachable, r.Since, r.Error = false, st.Unreachable, &since, st.LastError
 			}
 		}
+		t.scanState(c.ID, &r)
 		out = append(out, r)
 	}
 	return out

@@ -15,9 +15,15 @@ import (
 // number of blocks scanned.
 func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Client) (int, error) {
 	// Lease first: a replica that does not scan this chain makes no upstream call for it.
+	cs := t.chainScan(chainID)
 	cur, ok, err := t.st.LeaseCursor(ctx, chainID, t.cfg.Owner, t.cfg.Now(), t.cfg.Lease, -1)
 	if err != nil || !ok {
-		return 0, err // another replica scans this chain
+		cs.verified = false // checked again when this replica takes the chain up
+		return 0, err       // another replica scans this chain
+	}
+	if cur.Halted != nil {
+		t.halted(chainID, cs, cur.Halted) // nothing more is read from its node (chaincheck.go)
+		return 0, nil
 	}
 	tip, err := rpc.LatestHeight(ctx)
 	t.calls.Add(1)
@@ -31,6 +37,23 @@ func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Clien
 			return 0, err
 		}
 	}
+	if tip < cur.Height {
+		t.behind(chainID, cs, tip, cur.Height)
+		return 0, nil
+	}
+	if !cs.verified && cur.Hash != "" {
+		// Taking the chain up: the node's block at the cursor must be the one scanned.
+		blk, err := rpc.Block(ctx, cur.Height)
+		t.calls.Add(1)
+		if err != nil {
+			return 0, fmt.Errorf("%s block %d: %w", chainID, cur.Height, err)
+		}
+		if m := checkAt(chainID, cur, blk, t.cfg.Now()); m != nil {
+			return 0, t.halt(ctx, chainID, cs, m)
+		}
+	}
+	cs.verified = true
+	t.scanning(chainID, cs)
 	if cur.Height >= tip {
 		return 0, nil
 	}
@@ -53,17 +76,20 @@ func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Clien
 		}
 		return 0, fmt.Errorf("%s blocks %d…: %w", chainID, heights[0], berr)
 	}
+	// Only blocks that continue the stored chain are stored; the first that does not halts it.
+	n, mismatch := continues(chainID, cur, bundles[:n], t.cfg.Now())
 	// Read the not-yet-seen tracked hashes after fetching: a hash registered after this read
 	// is looked up by /tx at registration, which then already sees these blocks.
 	pend, err := t.st.Pending(ctx, chainID)
 	if err != nil {
 		return 0, err
 	}
-	var evs []Event
-	var last Cursor
-	for _, b := range bundles[:n] {
+	blocks := make([]scannedBlock, n)
+	nev := 0
+	for j, b := range bundles[:n] {
 		blk := b.Block.Block
 		at := blk.Header.Time.UTC()
+		var evs []Event
 		for i, raw := range blk.Data.Txs {
 			if i >= len(b.Results.TxsResults) || b.Results.TxsResults[i] == nil {
 				continue
@@ -71,15 +97,55 @@ func (t *Tracker) scanPass(ctx context.Context, chainID string, rpc *comet.Clien
 			hash := TxHash(raw)
 			evs = append(evs, extract(chainID, b.Height, i, hash, at, b.Results.TxsResults[i], pend[hash])...)
 		}
-		last = Cursor{Height: b.Height, Time: at}
+		blocks[j] = scannedBlock{evs: evs, to: Cursor{Height: b.Height, Time: at, Hash: hashHex(b.Block.BlockID.Hash)}}
+		nev += len(evs)
 	}
 	saveStart := time.Now()
-	if err := t.st.SaveBlocks(ctx, chainID, t.cfg.Owner, evs, last); err != nil {
-		return 0, err
+	saved, err := t.saveBlocks(ctx, chainID, cs, blocks)
+	t.blocks.Add(int64(saved))
+	if err != nil {
+		return saved, err
 	}
-	t.blocks.Add(int64(n))
-	t.log.Debug("track scan", "chain", chainID, "blocks", n, "to", last.Height, "events", len(evs), "fetch", fetched, "save", time.Since(saveStart))
+	if mismatch != nil {
+		return saved, t.halt(ctx, chainID, cs, mismatch)
+	}
+	if n > 0 {
+		t.log.Debug("track scan", "chain", chainID, "blocks", n, "to", blocks[n-1].to.Height, "events", nev, "fetch", fetched, "save", time.Since(saveStart))
+	}
 	return n, nil
+}
+
+// scannedBlock is one fetched block's events and the cursor after it.
+type scannedBlock struct {
+	evs []Event
+	to  Cursor
+}
+
+// saveBlocks stores the blocks in one transaction while nothing fails; under repeated
+// transient faults in smaller runs of heights (sqldb.WriteSize), so that some commit between
+// two faults. Each run advances the cursor with its events, so runs commit exactly what the
+// whole would have. It returns how many blocks were stored; a failure the size does not
+// absorb is returned for the scan loop to handle.
+func (t *Tracker) saveBlocks(ctx context.Context, chainID string, cs *chainScan, blocks []scannedBlock) (int, error) {
+	saved := 0
+	for len(blocks) > 0 {
+		k := cs.size.Take(len(blocks))
+		var evs []Event
+		for _, b := range blocks[:k] {
+			evs = append(evs, b.evs...)
+		}
+		err := t.st.SaveBlocks(ctx, chainID, t.cfg.Owner, evs, blocks[k-1].to)
+		if cs.size.Done(k, t.cfg.Batch, err) {
+			t.log.Debug("track scan: saving blocks failed; retrying in smaller runs", "chain_id", chainID, "blocks", k, "err", err)
+			continue
+		}
+		if err != nil {
+			return saved, err
+		}
+		saved += k
+		blocks = blocks[k:]
+	}
+	return saved, nil
 }
 
 // scanLoop scans one chain until ctx ends; it polls the tip every Poll while caught up.

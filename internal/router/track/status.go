@@ -42,6 +42,9 @@ const (
 
 	StatusErrorExecution = "STATUS_ERROR_TRANSACTION_EXECUTION"
 	StatusErrorTransfer  = "STATUS_ERROR_TRANSFER"
+	// StatusErrorIndexing: the tracker cannot read what the transfer waits for (its tx was
+	// not seen in time, or a chain it waits on is halted on a chain mismatch).
+	StatusErrorIndexing = "STATUS_ERROR_INDEXING"
 )
 
 // StatusOf maps a detailed state to the contract's coarse status: STATE_COMPLETED for every

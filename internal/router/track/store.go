@@ -300,6 +300,11 @@ func (s *Store) Pending(ctx context.Context, chainID string) (map[string]bool, e
 type Cursor struct {
 	Height int64
 	Time   time.Time
+	// Hash is the block at Height's hash (upper-case hex; "" before the first scanned block,
+	// and on a store scanned before hashes were kept): the chain's identity (chaincheck.go).
+	Hash string
+	// Halted is the mismatch that stopped this chain's scan (nil while it is scanned).
+	Halted *ChainMismatch
 }
 
 // LeaseCursor takes or renews owner's lease on scanning chainID and returns the cursor; ok is
@@ -320,11 +325,19 @@ func (s *Store) LeaseCursor(ctx context.Context, chainID, owner string, now time
 	}
 	var c Cursor
 	var tns int64
-	if err := s.db.QueryRowContext(ctx, s.q("SELECT height, time_ns FROM track_cursor WHERE chain_id = ?"), chainID).Scan(&c.Height, &tns); err != nil {
+	var halted string
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT height, time_ns, block_hash, halted FROM track_cursor WHERE chain_id = ?"), chainID).
+		Scan(&c.Height, &tns, &c.Hash, &halted); err != nil {
 		return Cursor{}, false, fmt.Errorf("track cursor: %w", err)
 	}
 	if tns > 0 {
 		c.Time = time.Unix(0, tns)
+	}
+	if halted != "" {
+		c.Halted = &ChainMismatch{}
+		if err := json.Unmarshal([]byte(halted), c.Halted); err != nil {
+			return Cursor{}, false, fmt.Errorf("track cursor of %s: halted: %w", chainID, err)
+		}
 	}
 	return c, true, nil
 }
@@ -343,8 +356,8 @@ func (s *Store) ChainTime(ctx context.Context, chainID string) (time.Time, error
 }
 
 // SaveBlocks stores the events of scanned blocks and advances chainID's cursor in one
-// transaction, only while owner holds the scan lease, so a crash between the two cannot skip
-// or half-write a block.
+// transaction, only while owner holds the scan lease and the chain is not halted, so a crash
+// between the two cannot skip or half-write a block.
 func (s *Store) SaveBlocks(ctx context.Context, chainID, owner string, evs []Event, to Cursor) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -354,8 +367,8 @@ func (s *Store) SaveBlocks(ctx context.Context, chainID, owner string, evs []Eve
 	if err := s.insertEvents(ctx, tx, evs); err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, s.q("UPDATE track_cursor SET height = ?, time_ns = ? WHERE chain_id = ? AND owner = ? AND height < ?"),
-		to.Height, to.Time.UnixNano(), chainID, owner, to.Height)
+	res, err := tx.ExecContext(ctx, s.q("UPDATE track_cursor SET height = ?, time_ns = ?, block_hash = ? WHERE chain_id = ? AND owner = ? AND height < ? AND halted = ''"),
+		to.Height, to.Time.UnixNano(), to.Hash, chainID, owner, to.Height)
 	if err != nil {
 		return fmt.Errorf("track save: %w", err)
 	}

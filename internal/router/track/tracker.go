@@ -20,6 +20,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/httpx"
 	"github.com/rollgate/rollgate/internal/chain/reach"
 	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // Domain errors; the API layer turns them into HTTP answers.
@@ -93,9 +94,12 @@ type Tracker struct {
 	live *registry.Live
 	log  *slog.Logger
 
-	rpcMu   sync.Mutex
-	rpc     map[string]*comet.Client
-	watches map[string]*reach.Watch // by chain: its RPC's reachability (client)
+	rpcMu       sync.Mutex
+	rpc         map[string]*comet.Client
+	watches     map[string]*reach.Watch   // by chain: its RPC's reachability (client)
+	scans       map[string]*chainScan     // by chain: its scan's state here (chaincheck.go)
+	storedHalts map[string]*ChainMismatch // halted chains as the store last said (refreshHalted)
+	mismatch    *prometheus.GaugeVec      // 1 for a chain whose scan is halted on a chain mismatch
 
 	mu        sync.Mutex
 	held      map[tkey]*held
@@ -105,6 +109,7 @@ type Tracker struct {
 	lastSweep time.Time
 	lastClaim time.Time
 
+	applySize, claimSize         sqldb.WriteSize // statuses per Apply, fresh transfers per Claim under repeated faults (the round's goroutine)
 	wake                         chan struct{}
 	newWork                      atomic.Bool // the last claim took a full batch: more may be free
 	calls, blocks, evals, writes atomic.Int64
@@ -148,6 +153,8 @@ func New(st *Store, live *registry.Live, cfg Config) *Tracker {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Tracker{cfg: cfg, st: st, live: live, log: cfg.Log, rpc: map[string]*comet.Client{}, watches: map[string]*reach.Watch{},
+		scans: map[string]*chainScan{}, mismatch: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rollgate_track_chain_mismatch",
+			Help: "1 while a chain's scan is halted because its node serves another chain than the one scanned (CHAIN_MISMATCH)."}, []string{"chain_id"}),
 		held: map[tkey]*held{}, waitIdx: map[EventKey]map[tkey]bool{}, dirty: map[tkey]bool{}, wake: make(chan struct{}, 1)}
 }
 
@@ -172,6 +179,7 @@ func (t *Tracker) Register(reg prometheus.Registerer) error {
 			defer t.mu.Unlock()
 			return float64(len(t.held))
 		}),
+		t.mismatch,
 	} {
 		if err := reg.Register(c); err != nil {
 			return err
@@ -274,8 +282,11 @@ func (t *Tracker) register(ctx context.Context, chainID, hash string,
 		t.held[k] = &held{created: now}
 		t.dirty[k] = true
 		t.mu.Unlock()
-		if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
-			t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
+		// Not while the chain is halted or behind: its node's answer is not the scanned chain's.
+		if t.lookupAllowed(ctx, chainID) {
+			if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
+				t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
+			}
 		}
 		t.poke()
 	}
@@ -418,11 +429,18 @@ func (t *Tracker) evalLoop(ctx context.Context, f *failures) {
 func (t *Tracker) round(ctx context.Context) error {
 	now := t.cfg.Now()
 	if now.Sub(t.lastClaim) >= t.cfg.Lease/3 || t.newWork.Swap(false) {
-		claimed, fresh, err := t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, t.cfg.ClaimBatch)
+		// Fewer fresh rows per claim while faults repeat (sqldb.WriteSize): the held ones are
+		// renewed whatever the size.
+		limit := t.claimSize.Take(t.cfg.ClaimBatch)
+		claimed, fresh, err := t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, limit)
+		for t.claimSize.Done(limit, t.cfg.ClaimBatch, err) {
+			limit = t.claimSize.Take(t.cfg.ClaimBatch)
+			claimed, fresh, err = t.st.Claim(ctx, t.cfg.Owner, now, t.cfg.Lease, limit)
+		}
 		if err != nil {
 			return err
 		}
-		if fresh == t.cfg.ClaimBatch {
+		if fresh == limit {
 			t.newWork.Store(true) // more may be waiting: claim again next round
 		}
 		t.lastClaim = now
@@ -542,7 +560,7 @@ func (t *Tracker) commit(ctx context.Context, done []evaluated, now time.Time) e
 	}
 	lost := map[int]bool{}
 	if len(ups) > 0 {
-		ok, err := t.st.Apply(ctx, t.cfg.Owner, ups, now)
+		ok, err := t.apply(ctx, ups, now)
 		if err != nil {
 			t.mu.Lock()
 			for _, i := range idx {
@@ -587,6 +605,28 @@ func (t *Tracker) commit(ctx context.Context, done []evaluated, now time.Time) e
 		}
 	}
 	return nil
+}
+
+// apply writes ups in one transaction while nothing fails; under repeated transient faults
+// in smaller runs (sqldb.WriteSize), so that some commit between two faults. Each update is
+// its own row, written only under this replica's lease, so runs commit what the whole would
+// have; a run that committed before a later one failed is written again next round, to the
+// same document.
+func (t *Tracker) apply(ctx context.Context, ups []Update, now time.Time) ([]bool, error) {
+	ok := make([]bool, 0, len(ups))
+	for rest := ups; len(rest) > 0; {
+		k := t.applySize.Take(len(rest))
+		got, err := t.st.Apply(ctx, t.cfg.Owner, rest[:k], now)
+		if t.applySize.Done(k, len(ups), err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		ok = append(ok, got...)
+		rest = rest[k:]
+	}
+	return ok, nil
 }
 
 // drop forgets a transfer (terminal or claimed by another replica); t.mu held.
