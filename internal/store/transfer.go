@@ -5,6 +5,7 @@ package store
 // a dense global id in block, tx and event order, so every list is a keyset walk of one index.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -92,6 +93,134 @@ func (w *transferWriter) write(ctx context.Context, tx wtx) error {
 	}
 	if err := tx.insertRows(ctx, "transfer", transferCols, w.rows); err != nil {
 		return fmt.Errorf("insert transfers: %w", err)
+	}
+	var c transferCounts
+	for _, r := range w.rows {
+		from, _ := r[6].([]byte)
+		to, _ := r[7].([]byte)
+		c.add(from, to, 1)
+	}
+	return c.apply(ctx, tx)
+}
+
+// transferCounts are changes to the per-account counts (transfer_account), keyed by raw
+// address, in first-seen order so the upserts of a batch run in the same order on a replay.
+type transferCounts struct {
+	keys []string
+	d    map[string]*[3]int64 // in, out, self
+}
+
+// add counts one transfer n times (n < 0: rows removed).
+func (c *transferCounts) add(from, to []byte, n int64) {
+	get := func(a []byte) *[3]int64 {
+		if c.d == nil {
+			c.d = map[string]*[3]int64{}
+		}
+		v, ok := c.d[string(a)]
+		if !ok {
+			v = new([3]int64)
+			c.d[string(a)] = v
+			c.keys = append(c.keys, string(a))
+		}
+		return v
+	}
+	if to != nil {
+		v := get(to)
+		v[0] += n
+		if from != nil && bytes.Equal(from, to) {
+			v[2] += n
+		}
+	}
+	if from != nil {
+		get(from)[1] += n
+	}
+}
+
+// transferCountChunk bounds the rows of one upsert (4 parameters each).
+const transferCountChunk = 500
+
+// apply adds the changes to transfer_account in the write transaction; an account whose
+// counts reach zero (every row of it pruned) loses its row.
+func (c *transferCounts) apply(ctx context.Context, tx wtx) error {
+	var gone []any
+	args := make([]any, 0, 4*min(len(c.keys), transferCountChunk))
+	for start := 0; start < len(c.keys); start += transferCountChunk {
+		chunk := c.keys[start:min(start+transferCountChunk, len(c.keys))]
+		args = args[:0]
+		for _, k := range chunk {
+			v := c.d[k]
+			args = append(args, []byte(k), v[0], v[1], v[2])
+			if v[0] < 0 || v[1] < 0 {
+				gone = append(gone, []byte(k))
+			}
+		}
+		q := "INSERT INTO transfer_account (account, n_in, n_out, n_self) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(chunk)), ",") +
+			" ON CONFLICT (account) DO UPDATE SET n_in = transfer_account.n_in + excluded.n_in," +
+			" n_out = transfer_account.n_out + excluded.n_out, n_self = transfer_account.n_self + excluded.n_self"
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("transfer counts: %w", err)
+		}
+	}
+	for _, a := range gone {
+		if err := tx.exec(ctx, "DELETE FROM transfer_account WHERE account = ? AND n_in <= 0 AND n_out <= 0", a); err != nil {
+			return fmt.Errorf("transfer counts: %w", err)
+		}
+	}
+	return nil
+}
+
+// transferRecount is the per-account counts computed from the transfer rows (as migration
+// 0012 fills transfer_account on a store indexed before it).
+const transferRecount = "SELECT account, SUM(n_in) AS n_in, SUM(n_out) AS n_out, SUM(n_self) AS n_self FROM (" +
+	"SELECT to_addr AS account, 1 AS n_in, 0 AS n_out, CASE WHEN from_addr = to_addr THEN 1 ELSE 0 END AS n_self FROM transfer WHERE to_addr IS NOT NULL" +
+	" UNION ALL SELECT from_addr, 0, 1, 0 FROM transfer WHERE from_addr IS NOT NULL) c GROUP BY account"
+
+// CheckTransferCounts compares the per-account counts the writer keeps with the counts of the
+// stored rows: an error names how many accounts differ. It reads every transfer (a check for
+// tests and the backfill's end, not for a request).
+func (d *DB) CheckTransferCounts(ctx context.Context) error {
+	c := d.be.reader()
+	var missing, extra int64
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM ("+transferRecount+" EXCEPT SELECT account, n_in, n_out, n_self FROM transfer_account) d", nil, &missing); err != nil {
+		return fmt.Errorf("check transfer counts: %w", err)
+	}
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM (SELECT account, n_in, n_out, n_self FROM transfer_account EXCEPT "+transferRecount+") d", nil, &extra); err != nil {
+		return fmt.Errorf("check transfer counts: %w", err)
+	}
+	if missing != 0 || extra != 0 {
+		return fmt.Errorf("transfer counts: %d accounts' counts differ from their rows, %d counts without those rows", missing, extra)
+	}
+	return nil
+}
+
+// pruneTransfers removes the transfers below height hi and their share of the per-account
+// counts, in the prune's transaction. A prune batch is bounded by heights, so the counts of
+// the rows it removes are one grouped read of its rows.
+func pruneTransfers(ctx context.Context, tx wtx, hi int64) error {
+	r, err := tx.query(ctx, "SELECT from_addr, to_addr, COUNT(*) FROM transfer WHERE height < ? GROUP BY from_addr, to_addr", hi)
+	if err != nil {
+		return fmt.Errorf("prune transfer counts: %w", err)
+	}
+	var c transferCounts
+	for r.Next() {
+		var from, to []byte
+		var n int64
+		if err := r.Scan(&from, &to, &n); err != nil {
+			r.Close()
+			return fmt.Errorf("prune transfer counts: %w", err)
+		}
+		c.add(from, to, -n)
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("prune transfer counts: %w", err)
+	}
+	if err := c.apply(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.exec(ctx, "DELETE FROM transfer WHERE height < ?", hi); err != nil {
+		return fmt.Errorf("prune transfer: %w", err)
 	}
 	return nil
 }
@@ -259,6 +388,22 @@ func (d *DB) countTransfers(ctx context.Context, c conn, f TransferFilter, conds
 	var q string
 	var qargs []any
 	switch {
+	case f.Account != nil && len(conds) == 0:
+		// An account's whole list: its counts, kept by the writer (transfer_account).
+		switch f.Direction {
+		case DirectionIn:
+			q = "SELECT n_in FROM transfer_account WHERE account = ?"
+		case DirectionOut:
+			q = "SELECT n_out FROM transfer_account WHERE account = ?"
+		default:
+			q = "SELECT n_in + n_out - n_self FROM transfer_account WHERE account = ?"
+		}
+		var n int64
+		err := queryRow(ctx, c, q, []any{f.Account}, &n)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return 0, fmt.Errorf("count transfers: %w", err)
+		}
+		return n, nil
 	case f.Account != nil && f.Direction == DirectionBoth:
 		// |from ∪ to| = |from| + |to| - |from ∩ to| (an account's transfers to itself).
 		q = "SELECT (SELECT COUNT(*) FROM transfer" + where("from_addr = ?", conds) + ") + (SELECT COUNT(*) FROM transfer" +
@@ -351,5 +496,6 @@ func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int6
 }
 
 func init() {
-	dumpTables = append(dumpTables, dumpTable{"transfer", "id", transferCols, "iiibIsbbsbsSSS"})
+	dumpTables = append(dumpTables, dumpTable{"transfer", "id", transferCols, "iiibIsbbsbsSSS"},
+		dumpTable{"transfer_account", "account", []string{"account", "n_in", "n_out", "n_self"}, "biii"})
 }
