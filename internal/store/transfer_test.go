@@ -19,7 +19,6 @@ func transferModel(n int) ([]BlockBundle, []TransferRecord) {
 	contract := bytes.Repeat([]byte{0xcc}, 20)
 	var bundles []BlockBundle
 	var all []TransferRecord
-	id := int64(0)
 	for h := int64(1); h <= int64(n); h++ {
 		b := BlockBundle{Block: Block{ChainID: "test-1", Height: h, Hash: bytes.Repeat([]byte{byte(h)}, 32), Time: t0.Add(time.Duration(h) * time.Second)}}
 		var rows TransferRows
@@ -37,9 +36,8 @@ func transferModel(n int) ([]BlockBundle, []TransferRecord) {
 					Denom: "evm/cccc", Contract: contract, Amount: "1", TokenID: fmt.Sprint(h)})
 			}
 		}
-		for _, r := range rows {
-			id++
-			all = append(all, TransferRecord{ID: id, Height: h, Time: b.Block.Time, TxHash: b.Txs[r.TxIndex].Hash, MsgIndex: r.MsgIndex, Transfer: r})
+		for k, r := range rows {
+			all = append(all, TransferRecord{ID: TransferID(h, k), Height: h, Time: b.Block.Time, TxHash: b.Txs[r.TxIndex].Hash, MsgIndex: r.MsgIndex, Transfer: r})
 		}
 		b.Extensions = []ExtensionRows{rows}
 		bundles = append(bundles, b)

@@ -145,10 +145,15 @@ func BenchmarkTransfersByAccount(b *testing.B) {
 	db, acc := transferStore(b, n)
 	h := New(Config{ChainID: "bench-1", Features: Features{Transfers: db}, CacheBytes: -1}, db, nil, nil)
 	base := "/indexer/transfer/v1/transfers/by_account/0x" + fmt.Sprintf("%x", acc)
+	// The cursor of the row 90% deep from the newest.
+	deep, err := db.(store.TransferReader).Transfers(context.Background(), store.TransferFilter{Account: acc}, store.Page{Limit: 1, Desc: true, Offset: int64(n) * 9 / 10})
+	if err != nil || len(deep.Transfers) != 1 {
+		b.Fatal(err, len(deep.Transfers))
+	}
 	for _, c := range []struct{ name, query string }{
 		{"first_page", "?pagination.limit=100"},
 		{"first_page_in", "?direction=in&pagination.limit=100"},
-		{"deep_cursor", "?pagination.limit=100&pagination.key=" + b64(fmt.Sprintf(`{"sequence":%d}`, n/10))},
+		{"deep_cursor", "?pagination.limit=100&pagination.key=" + b64(fmt.Sprintf(`{"sequence":%d}`, deep.Transfers[0].ID))},
 		{"first_page_count_false", "?pagination.limit=100&pagination.count_total=false"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
