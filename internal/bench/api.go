@@ -51,6 +51,9 @@ type APIConfig struct {
 	// EVMTxs, when > 0, makes sure the store holds that many EVM txs, each with an internal tx
 	// (storetest.FillEVM), and adds the EVM tx and internal tx routes.
 	EVMTxs int
+	// Transfers, when > 0, makes sure one synthetic account has that many transfers
+	// (storetest.FillTransfers) and adds the transfer lists.
+	Transfers int
 }
 
 // APIResult is one run's figures.
@@ -114,6 +117,11 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 			return res, err
 		}
 	}
+	if cfg.Transfers > 0 {
+		if err := fillTransfers(ctx, db, cfg, out); err != nil {
+			return res, err
+		}
+	}
 	if res.StoreTxs, err = countTxs(ctx, db); err != nil {
 		return res, err
 	}
@@ -149,6 +157,13 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 			return res, err
 		}
 		res.Targets = append(res.Targets, et...)
+	}
+	if cfg.Transfers > 0 {
+		tt, err := transferTargets(ctx, db)
+		if err != nil {
+			return res, err
+		}
+		res.Targets = append(res.Targets, tt...)
 	}
 
 	cacheBytes := int64(-1)

@@ -122,6 +122,7 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	f.Int(&cfg.NFTCollections, "nft-collections", 1000, "collections of the synthetic NFTs (one holds 95 % of them)")
 	f.Int(&cfg.RichListHolders, "richlist-holders", 0, "also measure the rich list (first page, offset 900,000), on a synthetic denom topped up to this many holders (0: skip it)")
 	f.Int(&cfg.EVMTxs, "evm-txs", 0, "also measure the EVM tx and internal tx routes, on a store topped up to this many synthetic EVM txs (0: skip them)")
+	f.Int(&cfg.Transfers, "transfers", 0, "also measure the transfer lists (first page, direction, 900,000 deep, by denom), on one synthetic account topped up to this many transfers (0: skip them)")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
 	if err := f.parse(args); err != nil {

@@ -26,8 +26,8 @@ func TestBenchCommands(t *testing.T) {
 		{"route", []string{"bench", "route", "--chains", "10", "--assets", "60", "--requests", "200"}, 0, []string{"p50", "p99"}, ""},
 		{"ingest", []string{"bench", "ingest", "--db", db, "--source", "synthetic", "--txs", "2000", "--fixture", capture, "--log-level", "error"}, 0,
 			[]string{"blocks/s", "txs/s"}, ""},
-		{"api on the ingested store", []string{"bench", "api", "--db", db, "--txs", "2000", "--duration", "100ms", "--concurrency", "2", "--log-level", "error"}, 0,
-			[]string{"tx_by_hash", "p99"}, ""},
+		{"api on the ingested store", []string{"bench", "api", "--db", db, "--txs", "2000", "--transfers", "3000", "--duration", "100ms", "--concurrency", "2", "--log-level", "error"}, 0,
+			[]string{"tx_by_hash", "transfers_account_in", "p99"}, ""},
 		// The test binary cannot be the subscriber process: the subscribers run in process here.
 		{"stream on the capture", []string{"bench", "stream", "--subs", "5", "--blocks", "3", "--speed", "20", "--fixture", capture, "--clients-in-process", "--log-level", "error"}, 0,
 			[]string{"5 subscribers", "delivered: 15 of 15 events", "p99"}, ""},

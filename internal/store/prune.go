@@ -169,12 +169,14 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 		// exactly those of the heights removed.
 		{"evm_tx_accounts", "DELETE FROM evm_tx_accounts WHERE sequence <= (SELECT COALESCE(MAX(sequence), 0) FROM evm_tx WHERE height < ?)", hi},
 		{"evm_tx", "DELETE FROM evm_tx WHERE height < ?", hi},
-		{"transfer", "DELETE FROM transfer WHERE height < ?", hi},
 	}
 	for _, s := range stmts {
 		if err := tx.exec(ctx, s.q, s.arg); err != nil {
 			return 0, 0, fmt.Errorf("prune %s: %w", s.what, err)
 		}
+	}
+	if err := pruneTransfers(ctx, tx, hi); err != nil {
+		return 0, 0, err
 	}
 	if err := tx.exec(ctx, "UPDATE indexed_height SET first_height = ? WHERE id = 1", hi); err != nil {
 		return 0, 0, fmt.Errorf("prune: update indexed_height: %w", err)

@@ -2,9 +2,10 @@ package store
 
 // The transfers index: one row per movement of a token, written by its own writer in the
 // block's transaction (BlockBundle.Extensions), read by the transfer lists. Rows are keyed by
-// a dense global id in block, tx and event order, so every list is a keyset walk of one index.
+// an id in block, tx and event order (TransferID), so every list is a keyset walk of one index.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,12 +59,28 @@ func (r TransferRows) count() int               { return len(r) }
 var transferCols = []string{"id", "height", "time_ns", "tx_hash", "msg_index", "kind", "from_addr", "to_addr", "denom",
 	"contract", "amount", "token_id", "counterparty", "counterparty_addr"}
 
-// transferWriter numbers the batch's transfers from the stored maximum and bulk-inserts them.
+// TransferIDBits is how many low bits of a transfer's id number it within its block: the id
+// is height<<TransferIDBits + its position in the block, so ids follow block, tx and event
+// order whichever order heights are written in (a backfill writes old heights after new ones)
+// and a block holds at most 1<<TransferIDBits transfers. Ids stay below 2^53 (exact in
+// JavaScript clients) up to height 2^33.
+const TransferIDBits = 20
+
+// TransferID is the id of the k-th transfer (0-based) of a height.
+func TransferID(height int64, k int) int64 { return height<<TransferIDBits + int64(k) }
+
+// transferWriter numbers the batch's transfers by height and bulk-inserts them.
 type transferWriter struct {
-	rows [][]any
+	rows    [][]any
+	height  int64 // the height of the last rows added, and how many it had
+	inBlock int
+	err     error
 }
 
 func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+	if b.Block.Height != w.height || w.rows == nil {
+		w.height, w.inBlock = b.Block.Height, 0
+	}
 	for _, t := range rows.(TransferRows) {
 		var hash []byte
 		if t.TxIndex >= 0 && t.TxIndex < len(b.Txs) {
@@ -73,25 +90,182 @@ func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
 		if t.MsgIndex >= 0 {
 			msg = t.MsgIndex
 		}
-		w.rows = append(w.rows, []any{int64(0), b.Block.Height, b.Block.Time.UnixNano(), nonNil(hash), msg, t.Kind,
+		if w.inBlock >= 1<<TransferIDBits && w.err == nil {
+			w.err = fmt.Errorf("transfers: height %d has more than %d transfers", b.Block.Height, 1<<TransferIDBits)
+		}
+		w.rows = append(w.rows, []any{TransferID(b.Block.Height, w.inBlock), b.Block.Height, b.Block.Time.UnixNano(), nonNil(hash), msg, t.Kind,
 			nullBytes(t.From), nullBytes(t.To), t.Denom, nullBytes(t.Contract), t.Amount, nullText(t.TokenID),
 			nullText(t.Counterparty), nullText(t.CounterpartyAddr)})
+		w.inBlock++
 	}
 }
 
 func (w *transferWriter) write(ctx context.Context, tx wtx) error {
+	if w.err != nil {
+		return w.err
+	}
 	if len(w.rows) == 0 {
 		return nil
 	}
-	var last int64
-	if err := queryRow(ctx, tx, "SELECT COALESCE(MAX(id), 0) FROM transfer", nil, &last); err != nil {
-		return fmt.Errorf("transfers: last id: %w", err)
-	}
-	for i, r := range w.rows {
-		r[0] = last + int64(i) + 1
-	}
 	if err := tx.insertRows(ctx, "transfer", transferCols, w.rows); err != nil {
 		return fmt.Errorf("insert transfers: %w", err)
+	}
+	var c transferCounts
+	for _, r := range w.rows {
+		from, _ := r[6].([]byte)
+		to, _ := r[7].([]byte)
+		c.add(from, to, r[8].(string), 1)
+	}
+	return c.apply(ctx, tx)
+}
+
+// transferCounts are changes to the per-account and per-denom counts (transfer_account,
+// transfer_denom_count), in first-seen order so the upserts of a batch run in the same order on a
+// replay.
+type transferCounts struct {
+	keys   []string
+	d      map[string]*[3]int64 // by raw address: in, out, self
+	denoms []string
+	n      map[string]int64
+}
+
+// add counts one transfer n times (n < 0: rows removed).
+func (c *transferCounts) add(from, to []byte, denom string, n int64) {
+	if c.d == nil {
+		c.d, c.n = map[string]*[3]int64{}, map[string]int64{}
+	}
+	get := func(a []byte) *[3]int64 {
+		v, ok := c.d[string(a)]
+		if !ok {
+			v = new([3]int64)
+			c.d[string(a)] = v
+			c.keys = append(c.keys, string(a))
+		}
+		return v
+	}
+	if to != nil {
+		v := get(to)
+		v[0] += n
+		if from != nil && bytes.Equal(from, to) {
+			v[2] += n
+		}
+	}
+	if from != nil {
+		get(from)[1] += n
+	}
+	if _, ok := c.n[denom]; !ok {
+		c.denoms = append(c.denoms, denom)
+	}
+	c.n[denom] += n
+}
+
+// transferCountChunk bounds the rows of one upsert (4 parameters each).
+const transferCountChunk = 500
+
+// apply adds the changes in the write transaction; an account or denom whose counts reach
+// zero (every row of it pruned) loses its row.
+func (c *transferCounts) apply(ctx context.Context, tx wtx) error {
+	var gone []any
+	args := make([]any, 0, 4*min(len(c.keys), transferCountChunk))
+	for start := 0; start < len(c.keys); start += transferCountChunk {
+		chunk := c.keys[start:min(start+transferCountChunk, len(c.keys))]
+		args = args[:0]
+		for _, k := range chunk {
+			v := c.d[k]
+			args = append(args, []byte(k), v[0], v[1], v[2])
+			if v[0] < 0 || v[1] < 0 {
+				gone = append(gone, []byte(k))
+			}
+		}
+		q := "INSERT INTO transfer_account (account, n_in, n_out, n_self) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(chunk)), ",") +
+			" ON CONFLICT (account) DO UPDATE SET n_in = transfer_account.n_in + excluded.n_in," +
+			" n_out = transfer_account.n_out + excluded.n_out, n_self = transfer_account.n_self + excluded.n_self"
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("transfer counts: %w", err)
+		}
+	}
+	for _, a := range gone {
+		if err := tx.exec(ctx, "DELETE FROM transfer_account WHERE account = ? AND n_in <= 0 AND n_out <= 0", a); err != nil {
+			return fmt.Errorf("transfer counts: %w", err)
+		}
+	}
+	for _, d := range c.denoms {
+		if err := tx.exec(ctx, "INSERT INTO transfer_denom_count (denom, n) VALUES (?, ?) ON CONFLICT (denom) DO UPDATE SET n = transfer_denom_count.n + excluded.n",
+			d, c.n[d]); err != nil {
+			return fmt.Errorf("transfer denom counts: %w", err)
+		}
+		if c.n[d] < 0 {
+			if err := tx.exec(ctx, "DELETE FROM transfer_denom_count WHERE denom = ? AND n <= 0", d); err != nil {
+				return fmt.Errorf("transfer denom counts: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// transferRecount is the per-account counts computed from the transfer rows (as migration
+// 0012 fills transfer_account on a store indexed before it).
+const transferRecount = "SELECT account, SUM(n_in) AS n_in, SUM(n_out) AS n_out, SUM(n_self) AS n_self FROM (" +
+	"SELECT to_addr AS account, 1 AS n_in, 0 AS n_out, CASE WHEN from_addr = to_addr THEN 1 ELSE 0 END AS n_self FROM transfer WHERE to_addr IS NOT NULL" +
+	" UNION ALL SELECT from_addr, 0, 1, 0 FROM transfer WHERE from_addr IS NOT NULL) c GROUP BY account"
+
+// CheckTransferCounts compares the per-account counts the writer keeps with the counts of the
+// stored rows: an error names how many accounts differ. It reads every transfer (a check for
+// tests and the backfill's end, not for a request).
+func (d *DB) CheckTransferCounts(ctx context.Context) error {
+	c := d.be.reader()
+	var missing, extra int64
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM ("+transferRecount+" EXCEPT SELECT account, n_in, n_out, n_self FROM transfer_account) d", nil, &missing); err != nil {
+		return fmt.Errorf("check transfer counts: %w", err)
+	}
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM (SELECT account, n_in, n_out, n_self FROM transfer_account EXCEPT "+transferRecount+") d", nil, &extra); err != nil {
+		return fmt.Errorf("check transfer counts: %w", err)
+	}
+	if missing != 0 || extra != 0 {
+		return fmt.Errorf("transfer counts: %d accounts' counts differ from their rows, %d counts without those rows", missing, extra)
+	}
+	const denoms = "SELECT denom, COUNT(*) AS n FROM transfer GROUP BY denom"
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM ("+denoms+" EXCEPT SELECT denom, n FROM transfer_denom_count) d", nil, &missing); err != nil {
+		return fmt.Errorf("check transfer counts: %w", err)
+	}
+	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM (SELECT denom, n FROM transfer_denom_count EXCEPT "+denoms+") d", nil, &extra); err != nil {
+		return fmt.Errorf("check transfer counts: %w", err)
+	}
+	if missing != 0 || extra != 0 {
+		return fmt.Errorf("transfer counts: %d denoms' counts differ from their rows, %d counts without those rows", missing, extra)
+	}
+	return nil
+}
+
+// pruneTransfers removes the transfers below height hi and their share of the per-account
+// counts, in the prune's transaction. A prune batch is bounded by heights, so the counts of
+// the rows it removes are one grouped read of its rows.
+func pruneTransfers(ctx context.Context, tx wtx, hi int64) error {
+	r, err := tx.query(ctx, "SELECT from_addr, to_addr, denom, COUNT(*) FROM transfer WHERE height < ? GROUP BY from_addr, to_addr, denom", hi)
+	if err != nil {
+		return fmt.Errorf("prune transfer counts: %w", err)
+	}
+	var c transferCounts
+	for r.Next() {
+		var from, to []byte
+		var denom string
+		var n int64
+		if err := r.Scan(&from, &to, &denom, &n); err != nil {
+			r.Close()
+			return fmt.Errorf("prune transfer counts: %w", err)
+		}
+		c.add(from, to, denom, -n)
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("prune transfer counts: %w", err)
+	}
+	if err := c.apply(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.exec(ctx, "DELETE FROM transfer WHERE height < ?", hi); err != nil {
+		return fmt.Errorf("prune transfer: %w", err)
 	}
 	return nil
 }
@@ -259,6 +433,20 @@ func (d *DB) countTransfers(ctx context.Context, c conn, f TransferFilter, conds
 	var q string
 	var qargs []any
 	switch {
+	case f.Account != nil && len(conds) == 0:
+		// An account's whole list: its counts, kept by the writer (transfer_account).
+		switch f.Direction {
+		case DirectionIn:
+			q = "SELECT n_in FROM transfer_account WHERE account = ?"
+		case DirectionOut:
+			q = "SELECT n_out FROM transfer_account WHERE account = ?"
+		default:
+			q = "SELECT n_in + n_out - n_self FROM transfer_account WHERE account = ?"
+		}
+		return countRow(ctx, c, q, f.Account)
+	case f.Denom != "" && len(conds) == 1 && f.Account == nil:
+		// A denom's whole list: its count (transfer_denom_count).
+		return countRow(ctx, c, "SELECT n FROM transfer_denom_count WHERE denom = ?", f.Denom)
 	case f.Account != nil && f.Direction == DirectionBoth:
 		// |from ∪ to| = |from| + |to| - |from ∩ to| (an account's transfers to itself).
 		q = "SELECT (SELECT COUNT(*) FROM transfer" + where("from_addr = ?", conds) + ") + (SELECT COUNT(*) FROM transfer" +
@@ -282,6 +470,15 @@ func (d *DB) countTransfers(ctx context.Context, c conn, f TransferFilter, conds
 	}
 	var n int64
 	if err := queryRow(ctx, c, q, qargs, &n); err != nil {
+		return 0, fmt.Errorf("count transfers: %w", err)
+	}
+	return n, nil
+}
+
+// countRow reads one kept count; no row is zero.
+func countRow(ctx context.Context, c conn, q string, key any) (int64, error) {
+	var n int64
+	if err := queryRow(ctx, c, q, []any{key}, &n); err != nil && !errors.Is(err, ErrNotFound) {
 		return 0, fmt.Errorf("count transfers: %w", err)
 	}
 	return n, nil
@@ -351,5 +548,9 @@ func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int6
 }
 
 func init() {
-	dumpTables = append(dumpTables, dumpTable{"transfer", "id", transferCols, "iiibIsbbsbsSSS"})
+	dumpTables = append(dumpTables, dumpTable{"transfer", "id", transferCols, "iiibIsbbsbsSSS"},
+		dumpTable{"transfer_account", "account", []string{"account", "n_in", "n_out", "n_self"}, "biii"},
+		dumpTable{"transfer_denom_count", "denom", []string{"denom", "n"}, "si"},
+		dumpTable{"transfer_backfill", "id", []string{"id", "next_height", "end_height", "rows"}, "iiii"})
+	singleRowDefaults["transfer_backfill"] = "UPDATE transfer_backfill SET next_height = 0, end_height = 0, rows = 0 WHERE id = 1"
 }

@@ -25,7 +25,9 @@ var transferGoldenCases = []struct{ name, path string }{
 	{"transfers_by_account", "/indexer/transfer/v1/transfers/by_account/" + acc1},
 	{"transfers_by_account_in", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?direction=in"},
 	{"transfers_by_account_out_asc_limit2", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?direction=out&pagination.reverse=false&pagination.limit=2"},
-	{"transfers_by_account_out_asc_limit2_page2", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?direction=out&pagination.reverse=false&pagination.limit=2&pagination.key=" + b64(`{"sequence":10}`)},
+	// The next_key of the page before: the second of its transfers, at height 23
+	// (store.TransferID(23, 1)).
+	{"transfers_by_account_out_asc_limit2_page2", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?direction=out&pagination.reverse=false&pagination.limit=2&pagination.key=" + b64(`{"sequence":24117249}`)},
 	{"transfers_by_account_denom", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?denom=uusdc"},
 	{"transfers_by_account_contract", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?contract=" + erc20Contract},
 	{"transfers_by_account_time_range", "/indexer/transfer/v1/transfers/by_account/" + acc1 + "?start_time=2026-11-21T09:01:51Z&end_time=2026-11-21T09:02:02Z"},
