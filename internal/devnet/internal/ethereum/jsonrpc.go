@@ -476,11 +476,12 @@ func (s *JSONRPC) getLogs(p []json.RawMessage) (any, error) {
 		if to, _, err = s.height(tag(f.ToBlock), 0); err != nil {
 			return nil, err
 		}
-		to = min(to, s.c.Height())
 	}
+	// The range asked for counts, as a provider's limit counts it, before it is cut at the tip.
 	if to-from > 10000 {
 		return nil, &rpcError{Code: -32005, Message: "query exceeds the 10000 block range limit"}
 	}
+	to = min(to, s.c.Height())
 	out := []any{}
 	for h := from; h <= to; h++ {
 		b := s.c.Block(h)
