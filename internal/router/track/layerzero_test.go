@@ -147,6 +147,11 @@ func TestMoveLayerZeroEvent(t *testing.T) {
 // TestEVMLogEvents: OFTSent and OFTReceived logs (topics and data as a node returns them)
 // decode to the send and the receive with the same GUID; a failed receipt keeps its row only.
 func TestEVMLogEvents(t *testing.T) {
+	// The topics LayerZero's IOFT.sol events hash to.
+	if topicOFTSent != "0x85496b760a4b7f8d66384b9df21b381f5d1b1e79f229a47aaf4c232edc2fe59a" ||
+		topicOFTReceived != "0xefed6d3500546b29533b128a29e3a94d70788727f0507505ac12eaf2e578fd9c" {
+		t.Fatalf("topics %s %s", topicOFTSent, topicOFTReceived)
+	}
 	pad := func(s string) string { return strings.Repeat("0", 64-len(s)) + s }
 	from := "000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 	sent := evmrpc.Log{Address: "0xE7f1725E7734CE288F8367e1Bb143E90bb3F0512", Topics: []string{topicOFTSent, lzGUID, "0x" + from},
