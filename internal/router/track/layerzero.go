@@ -14,7 +14,8 @@ package track
 //     (the chain whose endpoint id is the send's dst_eid),
 //   - LAYER_ZERO_TRANSFER_RECEIVED once it is: the funds are released there,
 //   - abandoned (the transfer's STATE_ABANDONED, the hop still SENT: nothing says it failed)
-//     when no receive came within the tracker's AbandonAfter of the send's block time. Skip
+//     when no receive came within the tracker's AbandonAfter of the send's block time, in
+//     chain time (the latest block the tracker scanned on either chain). Skip
 //     abandons a transfer whose "cross-chain sequence of actions stalls" (its TransactionState,
 //     skip-go-api OpenAPI document; skip-mev/skip-go@fa6095e:packages/client/src/types/
 //     swaggerTypes.ts TransactionState); here the window is the one AbandonAfter the tracker
@@ -238,11 +239,29 @@ func (e *evaluation) layerZero(ev *Event, seq *[]TransferEvent) legResult {
 		return legResult{out: pending, release: at}
 	}
 	if w := e.abandonAfter; w > 0 {
-		if e.now.Sub(ev.Time) > w {
+		// The stall is measured in chain time, the last block the tracker scanned on either
+		// side: a tracker that was down, or a chain that halted, does not abandon a packet the
+		// chains had no time to deliver.
+		var clock time.Time
+		for _, c := range []string{dst.ID, ev.ChainID} {
+			t, err := e.st.ChainTime(e.ctx, c)
+			if err != nil {
+				e.failed(err)
+				return legResult{out: pending, release: at}
+			}
+			if t.After(clock) {
+				clock = t
+			}
+		}
+		if clock.IsZero() {
+			return legResult{out: pending, release: at}
+		}
+		if waited := clock.Sub(ev.Time); waited > w {
 			return legResult{out: pending, abandoned: true, release: at, err: &StatusError{Type: StatusErrorIndexing,
 				Message: fmt.Sprintf("LayerZero packet %s from %s not delivered on %s within %s", guid, ev.ChainID, dst.ID, w)}}
+		} else {
+			e.recheckAt(e.now.Add(w - waited + time.Second))
 		}
-		e.recheckAt(ev.Time.Add(w + time.Second))
 	}
 	return legResult{out: pending, release: at}
 }

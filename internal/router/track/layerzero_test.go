@@ -68,7 +68,9 @@ func TestEvalLayerZero(t *testing.T) {
 	sentAt := time.Unix(1_767_225_600+s.h, 0).UTC()
 	window := 10 * time.Minute
 
-	r, e := s.evalAt(lzEthID, "E1", sentAt.Add(time.Minute), window)
+	now := time.Now()
+	s.chainTime(lzL1ID, 1, sentAt.Add(time.Minute))
+	r, e := s.evalAt(lzEthID, "E1", now, window)
 	if r.State != StatePending || len(r.TransferSequence) != 1 || r.TransferSequence[0].LayerZeroTransfer == nil {
 		t.Fatalf("sent: %+v", r)
 	}
@@ -81,13 +83,19 @@ func TestEvalLayerZero(t *testing.T) {
 		!strings.HasPrefix(r.TransferAssetRelease.Denom, "move/") {
 		t.Fatalf("sent release: %+v", r.TransferAssetRelease)
 	}
-	if len(e.waits) != 1 || e.waits[0] != (EventKey{lzL1ID, KindLZRecv, lzGUID}) || !e.recheck.Equal(sentAt.Add(window+time.Second)) {
+	if len(e.waits) != 1 || e.waits[0] != (EventKey{lzL1ID, KindLZRecv, lzGUID}) || !e.recheck.Equal(now.Add(window-time.Minute+time.Second)) {
 		t.Fatalf("sent waits %v recheck %v", e.waits, e.recheck)
 	}
 	statusGolden(t, "status_layer_zero_sent.json", r)
 
-	// Past the window without a receive: abandoned, terminal, the hop still SENT.
-	r, _ = s.evalAt(lzEthID, "E1", sentAt.Add(window+time.Minute), window)
+	// Wall-clock time alone abandons nothing: the chains must have moved past the window.
+	if r, _ = s.evalAt(lzEthID, "E1", now.Add(24*time.Hour), window); r.State != StatePending {
+		t.Fatalf("abandoned in wall-clock time: %+v", r)
+	}
+	// Past the window in the source chain's time without a receive: abandoned, terminal, the
+	// hop still SENT.
+	s.chainTime(lzEthID, 1, sentAt.Add(window+time.Minute))
+	r, _ = s.evalAt(lzEthID, "E1", now, window)
 	if r.State != StateAbandoned || r.Status != StatusCompleted || r.Transfers[0].State != StateAbandoned ||
 		r.TransferSequence[0].LayerZeroTransfer.State != LZSent || r.Error == nil || r.Error.Type != StatusErrorIndexing ||
 		r.NextBlockingTransfer != nil {
@@ -96,7 +104,7 @@ func TestEvalLayerZero(t *testing.T) {
 	statusGolden(t, "status_layer_zero_abandoned.json", r)
 
 	s.tx(lzL1ID, "L1RECV", ok(), lzRecv(eid(eth.LZEndpointID), "1000000"))
-	r, e = s.evalAt(lzEthID, "E1", sentAt.Add(window+time.Minute), window)
+	r, e = s.evalAt(lzEthID, "E1", now, window)
 	hop = r.TransferSequence[0].LayerZeroTransfer
 	if r.State != StateCompletedSuccess || hop.State != LZReceived || hop.Txs.ReceiveTx == nil || hop.Txs.ReceiveTx.TxHash != "L1RECV" ||
 		r.TransferAssetRelease == nil || !r.TransferAssetRelease.Released || *r.TransferAssetRelease.Amount != "1000000" ||
@@ -118,6 +126,17 @@ func statusGolden(t *testing.T, name string, r StatusResponse) {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, name, append(b, '\n'))
+}
+
+// chainTime sets the scan cursor of chain (its last scanned block's time).
+func (s *scenario) chainTime(chain string, h int64, at time.Time) {
+	ctx := context.Background()
+	if _, ok, err := s.st.LeaseCursor(ctx, chain, "test", time.Now(), time.Hour, -1); err != nil || !ok {
+		s.t.Fatalf("lease %s: %v", chain, err)
+	}
+	if err := s.st.SaveBlocks(ctx, chain, "test", nil, Cursor{Height: h, Time: at}); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 func jsonNum(v uint32) string { b, _ := json.Marshal(v); return string(b) }
