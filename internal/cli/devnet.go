@@ -148,7 +148,7 @@ func printChains(w io.Writer, eps devnet.Endpoints, indexers map[string]string) 
 	fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	for _, id := range ids {
 		e := eps[id]
-		row := []string{id, string(e.Kind), e.RPC, e.REST, dash(e.JSONRPC)}
+		row := []string{id, string(e.Kind), dash(e.RPC), dash(e.REST), dash(e.JSONRPC)}
 		if indexers != nil {
 			row = append(row, dash(indexers[id]))
 		}

@@ -31,6 +31,21 @@ type upEndpoints struct {
 	// shapes, served under /minity by every indexer URL (the L1's given).
 	Portfolio string      `json:"portfolio,omitempty"`
 	Accounts  *upAccounts `json:"accounts,omitempty"`
+	// Ethereum is the LayerZero Ethereum chain: its JSON-RPC, contracts and Anvil's accounts.
+	Ethereum *upEthereum `json:"ethereum,omitempty"`
+}
+
+// upEthereum is the Ethereum chain as a wallet or script needs it.
+type upEthereum struct {
+	ChainID    string                `json:"chain_id"`
+	ChainName  string                `json:"chain_name"`
+	EVMChainID uint64                `json:"evm_chain_id"`
+	JSONRPC    string                `json:"json_rpc"`
+	USDT       string                `json:"usdt"`
+	OFTAdapter string                `json:"oft_adapter"`
+	Endpoint   string                `json:"layerzero_endpoint"`
+	EndpointID uint32                `json:"layerzero_eid"`
+	Accounts   []devnet.AnvilAccount `json:"accounts"`
 }
 
 // upAccounts are the funded test accounts a wallet developer can import.
@@ -207,6 +222,15 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if c := out.Chains[l1ChainID(cfg)]; c.Indexer != "" {
 		out.Portfolio = c.Indexer + api.MinityPrefix
 	}
+	if eth, ok := netw.Ethereum(); ok {
+		anvil, err := devnet.AnvilAccounts()
+		if err != nil {
+			return g.Abort(err)
+		}
+		out.Ethereum = &upEthereum{ChainID: eth.ChainID(), ChainName: eth.Name(), EVMChainID: eth.EVMChainID(), JSONRPC: eth.JSONRPC(),
+			USDT: devnet.LayerZeroUSDT.Hex(), OFTAdapter: devnet.LayerZeroAdapter.Hex(), Endpoint: devnet.LayerZeroEndpoint.Hex(),
+			EndpointID: devnet.LayerZeroEIDEthereum, Accounts: anvil}
+	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	path := filepath.Join(dataDir, "endpoints.json")
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
@@ -215,6 +239,7 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "rollgate is up (data dir %s)\n\n", dataDir)
 	printChains(env.Stdout, eps, indexers)
 	printAccounts(env.Stdout, out.Accounts, eps)
+	printEthereum(env.Stdout, out.Ethereum)
 	fmt.Fprintf(env.Stdout, "\nROUTER    %s\nREGISTRY  %s (InterwovenKit registryUrl: chains.json, profiles.json)\nPORTFOLIO %s (InterwovenKit minityUrl)\n",
 		out.Router, out.Registry, out.Portfolio)
 	// What InterwovenKitProvider takes to run against up (packages/interwovenkit-react/src/data/config.ts).
@@ -268,6 +293,21 @@ func printAccounts(w io.Writer, a *upAccounts, eps devnet.Endpoints) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		fmt.Fprintf(w, "\nEVM ACCOUNTS  %s (MetaMask: add its JSON-RPC URL as a network, then import a private key)\n%s\n", id, strings.Join(evm[id], "\n"))
+	}
+}
+
+// printEthereum prints the Ethereum chain's accounts as Anvil prints them, with what they
+// hold and the USDT OFT a LayerZero send goes through.
+func printEthereum(w io.Writer, e *upEthereum) {
+	if e == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nETHEREUM ACCOUNTS  %s, chain id %d, JSON-RPC %s (MetaMask: add it as a network, then import a private key)\n",
+		e.ChainName, e.EVMChainID, e.JSONRPC)
+	fmt.Fprintf(w, "  each holds 10000 ETH and 1000000 USDT (%s); LayerZero OFT adapter %s (approve it first), endpoint %s, eid %d\n",
+		e.USDT, e.OFTAdapter, e.Endpoint, e.EndpointID)
+	for _, a := range e.Accounts {
+		fmt.Fprintf(w, "  (%d) %s  private key %s\n", a.Index, a.Address.Hex(), a.PrivateKey)
 	}
 }
 

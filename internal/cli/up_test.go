@@ -154,7 +154,7 @@ func TestUp(t *testing.T) {
 				ChainID string `json:"chain_id"`
 			} `json:"chains"`
 		}
-		if code := getJSON(t, eps.Router+"/v2/info/chains", &chains); code != 200 || len(chains.Chains) < len(eps.Chains) {
+		if code := getJSON(t, eps.Router+"/v2/info/chains?include_evm=true", &chains); code != 200 || len(chains.Chains) < len(eps.Chains) {
 			t.Errorf("round %d: router chains: status %d, %d chains for %d devnet chains", round, code, len(chains.Chains), len(eps.Chains))
 		}
 		// The router's status stream is served: an unknown transfer is the tracker's 404, not
@@ -267,8 +267,9 @@ func TestDevnetCommand(t *testing.T) {
 		done <- run(ctx, env, []string{"devnet", "--data-dir", dir, "--port-base", "0", "--interval", "50ms", "--log-level", "info"})
 	}()
 	var eps map[string]struct {
-		Kind string `json:"kind"`
-		RPC  string `json:"rpc"`
+		Kind    string `json:"kind"`
+		RPC     string `json:"rpc"`
+		JSONRPC string `json:"json_rpc"`
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) && !strings.Contains(out.String(), "Ctrl-C") {
@@ -282,6 +283,13 @@ func TestDevnetCommand(t *testing.T) {
 	for id, e := range eps {
 		if _, err := os.Stat(filepath.Join(dir, "registry")); err != nil {
 			t.Fatalf("registry: %v", err)
+		}
+		if e.Kind == string(devnet.KindEthereum) {
+			// The LayerZero Ethereum chain has no CometBFT RPC: its blocks move on JSON-RPC.
+			if h := ethBlockNumber(t, e.JSONRPC, deadline); h == 0 {
+				t.Errorf("%s: no Ethereum blocks after genesis", id)
+			}
+			continue
 		}
 		var st struct {
 			Result struct {
@@ -338,6 +346,21 @@ func checkUpAccounts(t *testing.T, eps upEndpoints, table string) {
 		if !hasLine(table, want) {
 			t.Errorf("URL table lacks %q:\n%s", want, table)
 		}
+	}
+	// The LayerZero Ethereum chain: its row, Anvil's ten accounts, and a JSON-RPC that
+	// answers with its chain id and blocks.
+	e := eps.Ethereum
+	if e == nil || e.ChainID != "31337" || e.EVMChainID != 31337 || len(e.Accounts) != 10 || e.Accounts[0].Address.Hex() != evm0 || e.Accounts[0].PrivateKey != key0 {
+		t.Fatalf("endpoints.json ethereum: %+v", e)
+	}
+	for _, want := range []string{"31337 ethereum - - " + e.JSONRPC, "ETHEREUM ACCOUNTS ethereum-devnet, chain id 31337, JSON-RPC " + e.JSONRPC,
+		"(0) " + evm0 + " private key " + key0, "(9) " + e.Accounts[9].Address.Hex() + " private key "} {
+		if !hasLine(table, want) {
+			t.Errorf("URL table lacks %q:\n%s", want, table)
+		}
+	}
+	if h := ethBlockNumber(t, e.JSONRPC, time.Now().Add(10*time.Second)); h == 0 {
+		t.Error("the Ethereum chain produces no blocks")
 	}
 }
 
@@ -402,4 +425,28 @@ func checkUpStreamCap(t *testing.T, eps upEndpoints) {
 		t.Errorf("router stream with the address at its cap: %d, want 503", code)
 	}
 	cancel()
+}
+
+// ethBlockNumber polls eth_blockNumber until it is past genesis or the deadline.
+func ethBlockNumber(t *testing.T, url string, deadline time.Time) uint64 {
+	t.Helper()
+	for {
+		resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`))
+		if err != nil {
+			t.Fatalf("eth_blockNumber: %v", err)
+		}
+		var r struct {
+			Result string `json:"result"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("eth_blockNumber: %v", err)
+		}
+		h, _ := strconv.ParseUint(strings.TrimPrefix(r.Result, "0x"), 16, 64)
+		if h > 0 || time.Now().After(deadline) {
+			return h
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

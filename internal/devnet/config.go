@@ -87,9 +87,17 @@ type Config struct {
 	// TestAccountPath (coin type 60 on Initia chains, 118 on Cosmos ones), for importing
 	// into a wallet (`rollgate up` funds 3; default 0).
 	TestAccounts int
-	// LayerZero adds the registry-only LayerZero EVM peer (ethereum-devnet) and the L1's
-	// OFT asset, so the router has LayerZero routes. No chain is simulated for it.
+	// LayerZero runs LayerZero v2 between the L1 and an Ethereum chain (ethereum-devnet,
+	// chain id 31337, its own JSON-RPC server): the chain with ETH, USDT and an OFT adapter
+	// over it, the L1's USDT OFT and endpoint as Move packages, a DVN/executor bot delivering
+	// each packet LayerZeroDelay after its source block, and both in the registry.
 	LayerZero bool
+	// LayerZeroDelay is the time from a packet's source block to its verification on the
+	// destination (delivery follows a block later); default 2 × BlockInterval.
+	LayerZeroDelay time.Duration
+	// LayerZeroNeverDeliver starts the bot with delivery off (Network.LayerZero().SetDeliver
+	// turns it on): packets are sent and never delivered, a stuck DVN.
+	LayerZeroNeverDeliver bool
 }
 
 // DefaultConfig is the full default devnet: the L1, one rollup of each VM and an external

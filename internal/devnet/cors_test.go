@@ -19,7 +19,7 @@ func TestCORSOnEveryServer(t *testing.T) {
 	for _, on := range []bool{true, false} {
 		cfg := devnet.DefaultConfig()
 		cfg.Chains = cfg.Chains[:2]
-		cfg.ManualBlocks, cfg.GenesisTime, cfg.LayerZero = true, genesis, false
+		cfg.ManualBlocks, cfg.GenesisTime, cfg.LayerZero = true, genesis, true
 		cfg.CORS = httpapi.CORS{Enabled: on, AllowOrigins: []string{"*"}}
 		net, err := devnet.Start(context.Background(), cfg, nil)
 		if err != nil {
@@ -36,7 +36,10 @@ func TestCORSOnEveryServer(t *testing.T) {
 				urls = append(urls, u+"/status")
 			}
 		}
-		if len(urls) != 6 {
+		if eth, ok := net.Ethereum(); ok {
+			urls = append(urls, eth.JSONRPC()) // the LayerZero Ethereum chain's
+		}
+		if len(urls) != 7 {
 			t.Fatalf("urls %v", urls)
 		}
 		for _, u := range urls {

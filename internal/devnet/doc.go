@@ -13,7 +13,8 @@
 //	Network   Start, Close, ProduceBlock(s), Chain(id)/Chains, Spec, Endpoints, registry and
 //	          endpoints.json writers, RegistryHandler (the registry over HTTP for a wallet), Key/UserKey/TestAccounts/Address/Account, ExecutorURL,
 //	          RelayerStats/RelayerPending, Faults (the injector in front of every server),
-//	          OraclePairs/OraclePrice (the oracle's ground truth), FreezeOracle/ThawOracle
+//	          OraclePairs/OraclePrice (the oracle's ground truth), FreezeOracle/ThawOracle,
+//	          Ethereum (the LayerZero Ethereum chain) and LayerZero (its DVN/executor bot)
 //	Chain     ID, Kind, RPC/REST/JSONRPC URLs, Height, Key(i), Broadcast; ground truth read
 //	          from the chain itself: Block, Accounts, Balances, NFTs, NFTClassNames,
 //	          NFTTraces, ICS721Collection (truth.go)
@@ -28,7 +29,10 @@
 //	├── bridge        cross-chain wiring: which channels and bridges exist, registry traces
 //	│   ├── ibc       ICS-20 transfers, packet-forward, ibc-hooks (a sim.Module)
 //	│   ├── opinit    OPinit ophost (L1) and opchild (rollup), executor API (sim.Modules)
-//	│   └── relayer   the relayer and OPinit executor bots, over the engine or over HTTP
+//	│   ├── relayer   the relayer and OPinit executor bots, over the engine or over HTTP
+//	│   └── layerzero LayerZero v2: endpoints and USDT OFTs on the L1 (Move packages) and
+//	│                 on Ethereum (pseudo-contracts), the DVN/executor bot
+//	├── ethereum      the Ethereum chain (Config.LayerZero): blocks, txs, JSON-RPC
 //	├── oracle        Skip Connect's x/oracle: L1 prices per block, mirrored on rollups
 //	├── vm            the VMs, each a sim.Module plus a bank flavour, plugged by kind
 //	│   ├── evm       minievm: ERC-20/721, receipts, traces, Ethereum JSON-RPC

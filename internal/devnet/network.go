@@ -23,6 +23,7 @@ type Network struct {
 	faults  *faults.Injector
 	bridges *bridges // nil unless Config.Bridges
 	oracle  *oracle.Book
+	lz      *lzParts // nil unless Config.LayerZero
 	servers []*http.Server
 
 	mu     sync.Mutex // serialises manual ProduceBlock (blocks, then the relayer's step)
@@ -75,6 +76,10 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Network, error) 
 				n.bridges.relayer.Run(pctx, cfg.BlockInterval)
 			}()
 		}
+		if n.lz != nil {
+			n.wg.Add(1)
+			go n.runLayerZero(pctx)
+		}
 	}
 	log.Info("devnet started", "chains", len(n.chains), "bridges", cfg.Bridges, "manual", cfg.ManualBlocks)
 	return n, nil
@@ -108,11 +113,19 @@ func (n *Network) build() error {
 		if m := n.oracleModule(s.Kind); m != nil {
 			mods = append(mods, m)
 		}
+		lzMods, lzAccs := n.lzChainParts(s)
+		mods, accs = append(mods, lzMods...), append(accs, lzAccs...)
+		for i := range tests {
+			tests[i].Coins = append(tests[i].Coins, n.cfg.lzTestCoins(s)...)
+		}
 		c, err := buildChain(n.cfg, s, mods, append(append(accs, users...), tests...), n.log)
 		if err != nil {
 			return err
 		}
 		n.chains = append(n.chains, c)
+	}
+	if err := n.buildLayerZero(); err != nil {
+		return err
 	}
 	if n.bridges != nil {
 		return n.bridges.start(n)
@@ -126,6 +139,9 @@ func (n *Network) listen() error {
 		if err := n.startServers(i, c); err != nil {
 			return err
 		}
+	}
+	if err := n.serveEthereum(); err != nil {
+		return err
 	}
 	if n.bridges != nil {
 		return n.bridges.serveExecutorAPIs(n)
@@ -162,9 +178,17 @@ func (n *Network) ProduceBlock(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", c.Spec.ChainID, err)
 		}
 	}
+	if n.lz != nil {
+		n.produceEthereum()
+	}
 	if n.bridges != nil {
 		if err := n.bridges.relayer.Step(ctx); err != nil {
 			return fmt.Errorf("relayer: %w", err)
+		}
+	}
+	if n.lz != nil {
+		if err := n.lz.relayer.Step(ctx); err != nil {
+			return fmt.Errorf("layerzero: %w", err)
 		}
 	}
 	return nil
@@ -219,6 +243,9 @@ func (n *Network) Endpoints() Endpoints {
 	out := Endpoints{}
 	for _, c := range n.chains {
 		out[c.Spec.ChainID] = c.Endpoints
+	}
+	if n.lz != nil {
+		out[lzChainID] = ChainEndpoints{Kind: KindEthereum, ChainName: lzChainName, JSONRPC: n.lz.eth.url}
 	}
 	return out
 }

@@ -228,7 +228,7 @@ func (n *Network) registryDocs() ([]registryfile.Chain, []registryfile.AssetList
 		lists = append(lists, registryfile.AssetList{Schema: "../assetlist.schema.json", ChainName: c.Spec.name(), Assets: uniqueAssets(assets)})
 	}
 	if n.cfg.LayerZero {
-		chains = append(chains, lzChainJSON())
+		chains = append(chains, lzChainJSON(n.lz.eth.url))
 		l1Name, l1ID := "", ""
 		for _, c := range n.chains {
 			if c.Spec.Kind == KindL1 {

@@ -8,21 +8,26 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/chain/registryfile"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/layerzero"
 )
 
-// LayerZero facts of the registry-only EVM peer. No chain is simulated for it: the router
-// only needs the registry entries to offer LayerZero routes (the values follow the router's
-// own test registry, so both describe the same network).
+// LayerZero facts of the registry: the Ethereum chain (ethereum-devnet, run by
+// buildLayerZero) and the L1's OFT. The values are the layerzero package's (the router's own
+// test registry uses the same, so both describe the same network).
 const (
-	l1LZEndpoint    = 40326
-	lzChainName     = "ethereum-devnet"
-	lzChainID       = "31337"
-	lzEndpoint      = 40161
-	lzJSONRPC       = "http://127.0.0.1:8545"
-	lzUSDT          = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-	lzUSDTAdapter   = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
-	l1LZUSDTDenom   = "move/13646f5188844c54306f38be5d74e3ad8d02a6b9d538ce540b30e5845b27712d"
+	l1LZEndpoint  = layerzero.EIDL1
+	lzChainName   = "ethereum-devnet"
+	lzChainID     = "31337"
+	lzEndpoint    = layerzero.EIDEthereum
+	l1LZUSDTDenom = "move/13646f5188844c54306f38be5d74e3ad8d02a6b9d538ce540b30e5845b27712d"
+	// l1LZUSDTOFTAddr is the OFT package address in its full 64-digit form, as the registry
+	// has always written it.
 	l1LZUSDTOFTAddr = "0x1e8c0fb3a0ddee518632ff8429612da8c6ba19f202390e72c977286bd8e6972b"
+)
+
+var (
+	lzUSDT        = layerzero.EVMUSDT.Hex()
+	lzUSDTAdapter = layerzero.EVMAdapter.Hex()
 )
 
 // forwardedVouchers lists, per rollup, the ICS-20 vouchers that arrive on it through the L1
@@ -152,11 +157,11 @@ func l1LZAsset() asset {
 	return a
 }
 
-func lzChainJSON() registryfile.Chain {
+func lzChainJSON(jsonRPC string) registryfile.Chain {
 	return registryfile.Chain{
 		Schema: "../chain.schema.json", ChainName: lzChainName, PrettyName: "Ethereum Devnet",
 		ChainID: lzChainID, ChainType: "evm", EVMChainID: json.RawMessage(lzChainID), NetworkType: "devnet",
-		APIs:     registryfile.APIs{JSONRPC: endpoints(lzJSONRPC)},
+		APIs:     registryfile.APIs{JSONRPC: endpoints(jsonRPC)},
 		Metadata: registryfile.Metadata{LayerZero: &registryfile.LayerZeroEndpoint{EndpointID: lzEndpoint}},
 	}
 }

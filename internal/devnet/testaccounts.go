@@ -106,7 +106,7 @@ func (n *Network) TestAccounts() ([]TestAccount, error) {
 			a.HDPaths[s.ChainID] = TestAccountPath(s, i)
 			a.KeyTypes[s.ChainID] = k.Type().String()
 			a.Addresses[s.ChainID] = n.Address(s.ChainID, k)
-			for _, c := range userCoins(s) {
+			for _, c := range append(userCoins(s), n.cfg.lzTestCoins(s)...) {
 				a.Balances[s.ChainID] = append(a.Balances[s.ChainID], CoinJSON{Denom: c.Denom, Amount: c.Amount.String()})
 			}
 			if s.Kind == KindEVM {

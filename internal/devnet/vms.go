@@ -46,6 +46,7 @@ func plugVM(s ChainSpec, cfg Config, log *slog.Logger) vm {
 		if s.Kind == KindL1 {
 			opts = append([]move.Option{move.WithBaseDenom(s.FeeDenom)}, opts...)
 		}
+		opts = append(opts, cfg.lzMoveOptions(s)...)
 		m := move.New(opts...)
 		flavor := m.BankFlavor()
 		return vm{modules: []sim.Module{m}, bank: flavor, fundedAtGenesis: func(accs []engine.GenesisAccount) {

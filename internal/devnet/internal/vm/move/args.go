@@ -19,6 +19,8 @@ type args interface {
 	addr(i int) (Addr, error)
 	u64(i int) (uint64, error)
 	u8(i int) (uint8, error)
+	u32(i int) (uint32, error)
+	bytes(i int) ([]byte, error) // vector<u8>
 	boolean(i int) (bool, error)
 	optU64(i int) (*uint64, error)
 	optU128(i int) (*big.Int, error)
@@ -134,6 +136,27 @@ func (a bcsArgs) u8(i int) (uint8, error) {
 		return 0, err
 	}
 	return b[0], nil
+}
+
+func (a bcsArgs) u32(i int) (uint32, error) {
+	r, err := a.reader(i)
+	if err != nil {
+		return 0, err
+	}
+	b := r.take(4)
+	if err := r.done(); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
+func (a bcsArgs) bytes(i int) ([]byte, error) {
+	r, err := a.reader(i)
+	if err != nil {
+		return nil, err
+	}
+	b := r.bytes()
+	return append([]byte(nil), b...), r.done()
 }
 
 func (a bcsArgs) boolean(i int) (bool, error) {
@@ -330,6 +353,28 @@ func parseUint(raw json.RawMessage, bits int) (uint64, error) {
 		return 0, errArg
 	}
 	return v, nil
+}
+
+func (a jsonArgs) u32(i int) (uint32, error) {
+	var raw json.RawMessage
+	if err := a.val(i, &raw); err != nil {
+		return 0, err
+	}
+	v, err := parseUint(raw, 32)
+	return uint32(v), err
+}
+
+// bytes reads a vector<u8>, which Move JSON writes as a 0x-prefixed hex string.
+func (a jsonArgs) bytes(i int) ([]byte, error) {
+	s, err := a.str(i)
+	if err != nil {
+		return nil, err
+	}
+	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errArg, err)
+	}
+	return b, nil
 }
 
 func (a jsonArgs) u8(i int) (uint8, error) {

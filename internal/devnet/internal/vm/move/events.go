@@ -95,9 +95,14 @@ func flatValue(v any) string {
 
 // executeEvent is the event x/move emits before the events of an entry function call.
 func executeEvent(senders string, module, function string) sim.Event {
+	return executeEventAt(senders, "0x1", module, function)
+}
+
+// executeEventAt is executeEvent for a module published at addr.
+func executeEventAt(senders, addr, module, function string) sim.Event {
 	return sim.Event{Type: "execute", Attributes: []sim.Attribute{
 		{Key: "sender", Value: senders, Index: true},
-		{Key: "module_addr", Value: "0x1", Index: true},
+		{Key: "module_addr", Value: addr, Index: true},
 		{Key: "module_name", Value: module, Index: true},
 		{Key: "function_name", Value: function, Index: true},
 	}}

@@ -37,6 +37,7 @@ type Module struct {
 	flavor       *BankFlavor
 	genesisCoins []string
 	baseDenom    string
+	packages     map[Addr]Package // published beside the standard library (WithPackage)
 }
 
 var _ sim.Module = (*Module)(nil)
@@ -322,6 +323,21 @@ func (m *Module) handleExecute(env sim.Env, msg proto.Message) error {
 	ma, err := ParseAddr(modAddr)
 	if err != nil {
 		return &sim.CodedError{Codespace: "sdk", Code: 7, Log: "invalid module address"}
+	}
+	if p, ok := m.packages[ma]; ok {
+		f, gas, ok := p.Entry(modName, fn)
+		if !ok {
+			return vmError("FUNCTION_RESOLUTION_FAILURE",
+				fmt.Sprintf("Function %s::%s::%s does not exist", ma.String(), modName, fn))
+		}
+		c := &call{m: m, env: env, kv: env.Store(StoreName), sender: AccAddr(sb), typeArgs: typeArgs, args: a}
+		env.ConsumeGas(gas)
+		c.emit(executeEventAt(c.sender.String(), ma.String(), modName, fn))
+		if err := f(&Call{c: c, Args: &Args{a: a}}); err != nil {
+			m.log.Debug("move call failed", "chain", env.ChainID(), "height", env.Height(), "function", modName+"::"+fn, "err", err)
+			return err
+		}
+		return nil
 	}
 	e, ok := entries[modName+"::"+fn]
 	if !ok || ma != StdAddr {

@@ -147,6 +147,20 @@ func (m *Module) view(q sim.Query, req viewRequest, jsonArgs bool) (viewResponse
 	if req.FunctionName == "" {
 		return viewResponse{}, &viewError{http.StatusBadRequest, 3, "empty function name: invalid request"}
 	}
+	if p, ok := m.packages[mod]; ok {
+		a, ok := viewArgsOf(viewArgs{raw: req.Args, json: jsonArgs})
+		if !ok {
+			return viewResponse{}, deserializeErr(0)
+		}
+		data, ok, err := p.View(q, req.ModuleName, req.FunctionName, a)
+		if !ok {
+			return viewResponse{}, viewVMError("FUNCTION_RESOLUTION_FAILURE", "Function %s::%s::%s does not exist", mod.String(), req.ModuleName, req.FunctionName)
+		}
+		if err != nil {
+			return viewResponse{}, &viewError{http.StatusInternalServerError, 2, err.Error()}
+		}
+		return viewResponse{Data: data, Events: []any{}, GasUsed: viewGas(len(req.Args))}, nil
+	}
 	fns, known := stdViews[req.ModuleName]
 	if mod != StdAddr || !known {
 		return viewResponse{}, viewVMError("LINKER_ERROR", "Linker Error: Module %s::%s doesn't exist", mod.String(), req.ModuleName)
