@@ -19,6 +19,7 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/price"
 	"github.com/rollgate/rollgate/internal/router/api"
+	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/track"
 )
@@ -149,7 +150,8 @@ func startRouter(g *group, cfg routerConfig, ln net.Listener, log *slog.Logger) 
 	}
 	sum := reg.Summary()
 	log.Info("registry loaded", "dir", cfg.Registry, "chains", sum.Chains, "assets", sum.Assets, "open_channels", sum.OpenChannels)
-	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config(), Streams: cfg.Streams.options()}
+	acfg := api.Config{Balances: &registry.RESTBalances{}, CORS: cfg.CORS.config(), Streams: cfg.Streams.options(),
+		LZQuotes: &msgs.ChainLZQuoter{}}
 	acfg.Streams.Caps = cfg.StreamCaps
 	if cfg.RouteConfig != "" {
 		b, err := os.ReadFile(cfg.RouteConfig)

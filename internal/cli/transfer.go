@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
+	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/router/api"
@@ -42,7 +46,7 @@ func (r *routeFlags) register(f *flags) {
 	f.String(&r.ToDenom, "to-denom", "", "destination denom (required)")
 	f.String(&r.Amount, "amount", "", "amount in the source denom's base unit (required)")
 	f.Bool(&r.OPWithdraw, "op-withdraw", false, "take the OPinit withdrawal (claimed on L1) instead of IBC out of a rollup")
-	f.Bool(&r.MultiTx, "multi-tx", false, "allow routes that need several transactions (route only: transfer refuses them)")
+	f.Bool(&r.MultiTx, "multi-tx", false, "allow routes that need several transactions (transfer signs each in turn, after the one before has completed)")
 	f.Bool(&r.JSON, "json", false, "print the router's JSON answer")
 }
 
@@ -114,11 +118,11 @@ type wallet struct {
 	chains         map[string]api.Chain
 }
 
-// key is the signer on chainID: Initia chains ("init" addresses) use eth_secp256k1 keys,
-// others the Cosmos SDK's secp256k1; the same secret serves both.
+// key is the signer on chainID: Initia chains ("init" addresses) and EVM chains use
+// eth_secp256k1 keys, others the Cosmos SDK's secp256k1; the same secret serves both.
 func (w *wallet) key(chainID string) (*txcodec.PrivKey, error) {
 	typ := txcodec.Secp256k1
-	if w.chains[chainID].Bech32Prefix == "init" {
+	if w.chains[chainID].Bech32Prefix == "init" || w.evm(chainID) {
 		typ = txcodec.EthSecp256k1
 	}
 	if b, err := hex.DecodeString(strings.TrimPrefix(w.secret, "0x")); err == nil && len(b) == 32 {
@@ -151,7 +155,35 @@ func (w *wallet) address(chainID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if w.evm(chainID) {
+		return common.BytesToAddress(k.Address()).Hex(), nil
+	}
 	return address.Bech32(w.chains[chainID].Bech32Prefix, k.Address())
+}
+
+// evm reports whether chainID is an EVM chain (its txs are Ethereum txs, its addresses 0x).
+func (w *wallet) evm(chainID string) bool { return w.chains[chainID].ChainType == "evm" }
+
+// sendEVM sends an evm_tx (its approvals first) from the wallet's Ethereum key (coin type 60,
+// as on Initia chains) over the chain's JSON-RPC (the router's rpc for it) and returns its hash.
+func (w *wallet) sendEVM(ctx context.Context, tx msgs.EVMTx) (string, error) {
+	c := w.chains[tx.ChainID]
+	if c.RPC == "" {
+		return "", fmt.Errorf("%s: the router names no JSON-RPC endpoint", tx.ChainID)
+	}
+	rpc, err := evmrpc.New(c.RPC)
+	if err != nil {
+		return "", err
+	}
+	k, err := w.key(tx.ChainID)
+	if err != nil {
+		return "", err
+	}
+	ek, err := crypto.ToECDSA(k.Bytes())
+	if err != nil {
+		return "", err
+	}
+	return (&client.EVMWallet{RPC: rpc, Key: ek}).Send(ctx, tx)
 }
 
 // sign builds a signed TxRaw of amino-JSON messages on chainID (SIGN_MODE_DIRECT).
@@ -237,12 +269,6 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	if err := f.parse(args); err != nil {
 		return err
 	}
-	if r.MultiTx {
-		// A multi-tx route (an OP withdrawal, then IBC from L1) needs the first leg claimed
-		// before the second is signed against what arrived: not built here, so refused before
-		// anything is signed rather than half done.
-		return usagef("rollgate transfer signs single-transaction routes only; --multi-tx is for rollgate route (sign and submit each of its txs in order with a wallet)")
-	}
 	if from == "" {
 		return usagef("--from (ROLLGATE_FROM) is required")
 	}
@@ -266,10 +292,10 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	printRoute(env.Stdout, rt)
-	if rt.TxsRequired != 1 {
+	if rt.TxsRequired != 1 && !r.MultiTx {
 		// The router allows multi-tx routes by default (its default_allow_multi_tx): refused
-		// before anything is signed.
-		return fmt.Errorf("the route needs %d transactions; rollgate transfer signs single-transaction routes only (rollgate route --multi-tx shows them, to sign each in order with a wallet)", rt.TxsRequired)
+		// before anything is signed unless asked for.
+		return fmt.Errorf("the route needs %d transactions; pass --multi-tx to sign and send each in turn", rt.TxsRequired)
 	}
 	if to == "" {
 		if to, err = w.address(rt.DestAssetChainID); err != nil {
@@ -286,6 +312,12 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	mreq := msgs.Request{SourceAssetDenom: rt.SourceAssetDenom, SourceAssetChainID: rt.SourceAssetChainID, DestAssetDenom: rt.DestAssetDenom,
 		DestAssetChainID: rt.DestAssetChainID, AmountIn: rt.AmountIn, AmountOut: rt.AmountOut, AddressList: addrs,
 		Operations: rt.Operations, SlippageTolerancePercent: "1"}
+	if rt.TxsRequired > 1 {
+		// Every tx is built now and sent in turn: its IBC timeouts must outlast the wait for
+		// the ones before it (a withdrawal's finalization period), so they are as long as
+		// transfer waits.
+		mreq.TimeoutSeconds = strconv.Itoa(int(max(timeout, time.Minute).Seconds()))
+	}
 	if rt.RequiredOPHook {
 		src, err := w.address(rt.SourceAssetChainID)
 		if err != nil {
@@ -309,26 +341,59 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(mr.Txs) != 1 || mr.Txs[0].CosmosTx == nil {
-		return fmt.Errorf("the router returned %d txs; want one cosmos_tx", len(mr.Txs))
+	if len(mr.Txs) == 0 {
+		return fmt.Errorf("the router returned no txs")
 	}
-	ctx0 := mr.Txs[0].CosmosTx
-	raw, err := w.sign(ctx, ctx0.ChainID, ctx0.Msgs, 2_000_000)
-	if err != nil {
-		return err
+	// Each tx is signed and sent once the one before has completed: a later tx spends what the
+	// earlier one delivered (an OFT send's arrival on the L1, then its deposit to the rollup).
+	for i, tx := range mr.Txs {
+		if len(mr.Txs) > 1 {
+			fmt.Fprintf(env.Stdout, "tx %d of %d\n", i+1, len(mr.Txs))
+		}
+		if err := w.runTx(ctx, env, cl, tx, interval); err != nil {
+			return err
+		}
 	}
-	sub, err := cl.Submit(ctx, ctx0.ChainID, raw)
-	if err != nil {
-		return err
+	return nil
+}
+
+// runTx signs and sends one tx of the route and follows it to its end.
+func (w *wallet) runTx(ctx context.Context, env *Env, cl *client.Client, tx msgs.Tx, interval time.Duration) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var chainID string
+	var sub *track.TrackResponse
+	switch {
+	case tx.CosmosTx != nil:
+		chainID = tx.CosmosTx.ChainID
+		raw, err := w.sign(ctx, chainID, tx.CosmosTx.Msgs, 2_000_000)
+		if err != nil {
+			return err
+		}
+		if sub, err = cl.Submit(ctx, chainID, raw); err != nil {
+			return err
+		}
+	case tx.EVMTx != nil:
+		chainID = tx.EVMTx.ChainID
+		hash, err := w.sendEVM(ctx, *tx.EVMTx)
+		if err != nil {
+			return fmt.Errorf("evm tx on %s: %w", chainID, err)
+		}
+		// Sent by the wallet itself: the router only tracks it.
+		if sub, err = cl.Track(ctx, chainID, hash); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("the router returned a tx with neither cosmos_tx nor evm_tx")
 	}
-	fmt.Fprintf(env.Stdout, "submitted %s on %s (%s)\n", sub.TxHash, ctx0.ChainID, sub.ExplorerLink)
+	fmt.Fprintf(env.Stdout, "submitted %s on %s (%s)\n", sub.TxHash, chainID, sub.ExplorerLink)
 	printed := map[int]string{}
 	claimed := map[string]bool{}
 	var claimErr error
 	// On a terminal each hop keeps one line, redrawn in place; elsewhere (logs, pipes) a hop's
 	// line is printed again whenever it changes.
 	live, drawn := isTerminal(env.Stdout), 0
-	final, err := cl.Wait(ctx, ctx0.ChainID, sub.TxHash, interval, func(s *track.StatusResponse) {
+	final, err := cl.Wait(ctx, chainID, sub.TxHash, interval, func(s *track.StatusResponse) {
 		if live {
 			if drawn > 0 {
 				fmt.Fprintf(env.Stdout, "\x1b[%dA", drawn)

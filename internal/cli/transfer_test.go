@@ -59,10 +59,10 @@ func TestTransferCommand(t *testing.T) {
 			"--to-denom", "ibc/" + denom.IBCHash("transfer/channel-0/transfer/channel-1/uusdc"), "--amount", "2500"}, 0,
 			[]string{"hop 1  ibc     minimove-devnet-1 → initia-devnet-1  TRANSFER_SUCCESS", "hop 2  ibc     initia-devnet-1 → miniwasm-devnet-1  TRANSFER_SUCCESS",
 				"STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
-		// Multi-tx routes are refused before any call or signature, not half done.
-		{"multi_tx_refused", []string{"transfer", "--router", eps.Router, "--from", from, "--multi-tx", "--op-withdraw",
-			"--from-chain", "minimove-devnet-1", "--from-denom", l2Move, "--to-chain", "cosmoshub-devnet-1", "--to-denom", "uatom", "--amount", "10"}, 2,
-			[]string{"single-transaction routes only"}},
+		// A multi-tx route without --multi-tx is refused before any signature, not half done.
+		{"multi_tx_needs_flag", []string{"transfer", "--router", eps.Router, "--from", from, "--op-withdraw",
+			"--from-chain", "minimove-devnet-1", "--from-denom", l2Move, "--to-chain", "cosmoshub-devnet-1", "--to-denom", "uatom", "--amount", "10"}, 1,
+			[]string{"pass --multi-tx"}},
 		{"refused", []string{"transfer", "--router", eps.Router, "--from", from, "--to", "not-an-address",
 			"--from-chain", "initia-devnet-1", "--from-denom", "uinit", "--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 1,
 			[]string{"INVALID_ADDRESS"}},

@@ -72,6 +72,9 @@ type Config struct {
 	Tracker Tracker
 	// NFTOwners tells /nft who holds a token (nil: each chain's REST, msgs.RESTNFTOwners).
 	NFTOwners msgs.NFTOwners
+	// LZQuotes quotes LayerZero fees for /msgs from the source chain (msgs.ChainLZQuoter);
+	// nil builds sends with the configured Route.LayerZeroFee.
+	LZQuotes msgs.LZQuoter
 	// Contracts resolves the bridged coin's ERC-20 for /op-hook (nil: RESTContracts).
 	Contracts ContractSource
 	// StatusStreamPoll is how often /v2/tx/status/stream reads the status (default 1 s).
@@ -156,7 +159,8 @@ func (s *server) current() *route.Graph {
 }
 
 func (s *server) builder(g *route.Graph) msgs.Builder {
-	return msgs.Builder{Reg: g.Registry(), Now: s.cfg.Now, IBCTimeout: s.cfg.IBCTimeout, LayerZeroFee: s.cfg.Route.LayerZeroFee}
+	return msgs.Builder{Reg: g.Registry(), Now: s.cfg.Now, IBCTimeout: s.cfg.IBCTimeout, LayerZeroFee: s.cfg.Route.LayerZeroFee,
+		LZQuotes: s.cfg.LZQuotes}
 }
 
 // decode reads a JSON body of at most MaxBodyBytes. A body that announces a larger

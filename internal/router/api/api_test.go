@@ -22,6 +22,7 @@ import (
 	bankv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/bank/v1beta1"
 	txv1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/tx/v1beta1"
 	transferv1 "github.com/rollgate/rollgate/internal/chain/protos/ibc/applications/transfer/v1"
+	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	opchildv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/opchild/v1"
 	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
@@ -120,7 +121,7 @@ func newServer(t testing.TB) http.Handler {
 		Now:          func() time.Time { return testNow },
 		Balances:     fakeBalances{},
 		Prices:       testPrices(t, reg),
-		Route:        route.Config{LayerZeroFee: map[string]string{eth: "150000000000000"}},
+		Route:        route.Config{LayerZeroFee: map[string]string{eth: "150000000000000", l1: "100000"}},
 		MaxBodyBytes: 64 << 10,
 	}
 	return New(cfg, registry.NewLive(reg), nil, prometheus.NewRegistry())
@@ -192,6 +193,8 @@ func routeCases() []routeCase {
 		// A standard client (no allow_amount_hooks) gets the same path as two transactions.
 		{"deposit_then_ibc_multi_tx", rq(l1, "uinit", mwas, initMoveW, "allow_multi_tx", true), []string{userInit, userInit, userInit, user2Init}, false, 3, 2, false},
 		{"layer_zero_evm_to_l1", rq(eth, usdtEth, l1, usdtL1), []string{userEth, userInit}, false, 1, 1, false},
+		// The Move L1 sends with a MsgExecute of the OFT's send_withdraw.
+		{"layer_zero_l1_to_evm", rq(l1, usdtL1, eth, usdtEth), []string{userInit, userEth}, false, 1, 1, false},
 		// The slow withdrawal, then an IBC transfer from L1 in a second transaction.
 		{"multi_tx_withdraw_then_ibc", rq(mevm, initL2EVM, hub, initHub, "is_op_withdraw", true, "allow_multi_tx", true), []string{userInit, userInit, userHub}, false, 2, 2, false},
 	}
@@ -296,6 +299,8 @@ func checkAminoRoundTrip(t *testing.T, body []byte) {
 			pm = &opchildv1.MsgInitiateTokenWithdrawal{}
 		case msgs.TypeMsgCall:
 			pm = &evmv1.MsgCall{}
+		case msgs.TypeMsgExecute:
+			pm = &movev1.MsgExecute{}
 		default:
 			t.Fatalf("unexpected type url %s", m.MsgTypeURL)
 		}
@@ -514,7 +519,6 @@ func TestMsgsErrors(t *testing.T) {
 		{"slippage_invalid", req(multi, good, nil, "slippage_tolerance_percent", "101"), 400, "INVALID_SLIPPAGE"},
 		{"timeout_invalid", req(multi, good, nil, "timeout_seconds", "-3"), 400, "INVALID_TIMEOUT"},
 		{"unknown_chain", req(multi, good, nil, "dest_asset_chain_id", "nope-1"), 404, "UNKNOWN_CHAIN"},
-		{"layer_zero_from_cosmos_unsupported", req(lzBack, []string{userInit, userEth}, nil), 400, "UNSUPPORTED_OPERATION"},
 		{"layer_zero_bad_evm_address", req(lzBack, []string{userInit, "0x12"}, nil), 400, "INVALID_ADDRESS"},
 		{"hook_missing", req(hooked, []string{userInit, userInit, userInit, user2Init}, nil), 400, "OP_HOOK_REQUIRED"},
 		{"hook_not_base64", req(hooked, []string{userInit, userInit, userInit, user2Init}, nil, "signed_op_hook", map[string]string{"signer": userInit, "hook": "%%%"}), 400, "INVALID_OP_HOOK"},

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -113,13 +114,19 @@ func (s *server) msgs(r *http.Request) (any, error) {
 		return nil, err
 	}
 	g := s.current()
-	out, err := s.builder(g).Build(req)
+	out, err := s.builder(g).BuildContext(r.Context(), req)
+	if se := (*msgs.SourceError)(nil); errors.As(err, &se) {
+		return nil, &apierr.Error{Code: apierr.Unavailable, Message: se.Error(), Details: []string{ReasonLZQuoteUnavailable}, Cause: err}
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.priceFees(g.Registry(), out.EstimatedFees)
 	return out, nil
 }
+
+// ReasonLZQuoteUnavailable: the source chain did not quote a LayerZero send's fee.
+const ReasonLZQuoteUnavailable = "LAYER_ZERO_QUOTE_UNAVAILABLE"
 
 func (s *server) msgsDirect(r *http.Request) (any, error) {
 	var req wire.MsgsDirectRequest

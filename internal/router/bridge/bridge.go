@@ -199,6 +199,8 @@ type Message struct {
 	TypeURL string
 	Cosmos  proto.Message
 	EVM     *EVMCall
+	// Then are Cosmos messages of the same tx after this one (an approval, then the call).
+	Then []Message
 }
 
 // EVMCall is a call an EVM chain's user signs.

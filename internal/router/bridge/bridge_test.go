@@ -49,8 +49,8 @@ func TestTable(t *testing.T) {
 			}
 		}
 	}
-	if starts != 3 { // send_packet, initiate_token_deposit, initiate_token_withdrawal
-		t.Errorf("%d watched events start a leg, want 3", starts)
+	if starts != 4 { // send_packet, initiate_token_deposit, initiate_token_withdrawal, the OFT's send
+		t.Errorf("%d watched events start a leg, want 4", starts)
 	}
 }
 

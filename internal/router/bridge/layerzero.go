@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math/big"
@@ -9,6 +10,8 @@ import (
 	"github.com/cosmos/btcutil/bech32"
 	"github.com/ethereum/go-ethereum/common"
 
+	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
+	evmv1 "github.com/rollgate/rollgate/internal/chain/protos/minievm/evm/v1"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -37,8 +40,21 @@ func (z *LayerZeroTransfer) hop() Hop {
 }
 
 // layerZero is a LayerZero v2 OFT send between two chains with endpoints whose registry
-// assets name each other as peers. Only EVM chains send: Build makes the OFT send as an EVM
-// call only.
+// assets name each other as peers. The send is the user's own tx on the source chain, in the
+// source VM's form (Build):
+//
+//   - an EVM chain (an Ethereum chain; chain_type evm): the OFT's send(SendParam,
+//     MessagingFee, refund) as an evm_tx, value = the native fee (IOFT.sol);
+//   - a Move chain (the L1, a minimove rollup): /initia.move.v1.MsgExecute of
+//     <OFT>::oft::send_withdraw(dst_eid u32, to vector<u8>, amount_ld u64, min_amount_ld u64,
+//     extra_options, compose_message, oft_cmd vector<u8>, native_fee u64, zro_fee u64), BCS
+//     arguments (LayerZero-Labs/devtools: examples/oft-move/sources/oft.move send_withdraw);
+//   - an EVM rollup (minievm): /minievm.evm.v1.MsgCall of the same send as the EVM chain's,
+//     after a MsgCall of approve when the OFT is an adapter.
+//
+// The native fee is what the source endpoint quotes (router/msgs quotes it at /msgs time over
+// the chain's own API and passes it in Leg.Fee). No compose message is sent: a route that
+// continues after the hop (Ethereum → L1 → a rollup) does so in a tx of its own.
 type layerZero struct{}
 
 func (layerZero) Name() string  { return NameLayerZero }
@@ -57,14 +73,41 @@ func (layerZero) Edges(g Graph, c *registry.Chain, a *registry.Asset) []Edge {
 	secs := g.Estimates().LayerZeroSeconds
 	here, peer := Endpoint{c.ID, a.Denom}, Endpoint{pc.ID, pa.Denom}
 	var out []Edge
-	if c.Type == registry.ChainTypeEVM {
+	if lzSender(c) != lzNone {
 		out = append(out, Edge{From: here, To: peer, Via: Via{Kind: KindLayerZero, OFT: a.LZ.OFT, Seconds: secs}})
 	}
-	if pc.Type == registry.ChainTypeEVM {
+	if lzSender(pc) != lzNone {
 		out = append(out, Edge{From: peer, To: here, Via: Via{Kind: KindLayerZero, OFT: pa.LZ.OFT, Seconds: secs}})
 	}
 	return out
 }
+
+// How a chain's user sends an OFT.
+type lzVM int
+
+const (
+	lzNone lzVM = iota
+	lzEVMChain
+	lzMove
+	lzMiniEVM
+)
+
+// lzSender is the form of an OFT send from chain c (lzNone: the router builds none there).
+func lzSender(c *registry.Chain) lzVM {
+	switch {
+	case c.Type == registry.ChainTypeEVM:
+		return lzEVMChain
+	case c.L1 || c.MinitiaType == "minimove":
+		return lzMove
+	case c.MinitiaType == "minievm":
+		return lzMiniEVM
+	}
+	return lzNone
+}
+
+// LayerZeroMove reports whether a chain sends OFTs with a Move MsgExecute (its fee is quoted
+// by the OFT's quote_send view).
+func LayerZeroMove(c *registry.Chain) bool { return lzSender(c) == lzMove }
 
 // fee is the messaging fee configured for a source chain ("0" when none).
 func fee(est Estimates, chainID string) string {
@@ -142,6 +185,9 @@ type messagingFee struct {
 	LzTokenFee *big.Int
 }
 
+// Recipient32 is the 32-byte LayerZero recipient of addr on chain c.
+func Recipient32(c *registry.Chain, addr string) ([32]byte, error) { return recipient32(c, addr) }
+
 // recipient32 is the 32-byte LayerZero recipient: the address bytes right-aligned (bech32 or
 // hex), as OFTs on Move and EVM chains decode it.
 func recipient32(c *registry.Chain, addr string) ([32]byte, error) {
@@ -170,9 +216,10 @@ func recipient32(c *registry.Chain, addr string) ([32]byte, error) {
 // Build is the OFT's send(SendParam, MessagingFee, refund) paying the messaging fee as value,
 // with the ERC-20 approval the OFT needs when it is an adapter over a token.
 func (layerZero) Build(l Leg) (Message, error) {
-	chain, evm := onEVM(l)
-	if !evm {
-		return Message{}, unsupported("LayerZero sends from Cosmos chain %s are not supported; only EVM sources", chain.ID)
+	chain := l.Reg.Chain(l.Ops[0].Hop().FromChainID)
+	vm := lzSender(chain)
+	if vm == lzNone {
+		return Message{}, unsupported("LayerZero sends from %s are not supported: the router builds them on EVM and Move chains", chain.ID)
 	}
 	z := l.Ops[0].LayerZeroTransfer
 	dst := l.Reg.Chain(z.ToChainID)
@@ -188,6 +235,9 @@ func (layerZero) Build(l Leg) (Message, error) {
 	if !ok {
 		return Message{}, fmt.Errorf("msgs: layer zero fee %q for %s is not an integer", f, chain.ID)
 	}
+	if vm == lzMove {
+		return moveSend(l, z, to, nativeFee)
+	}
 	data, err := sendABI.Pack("send",
 		sendParam{DstEid: z.DestinationEndpointID, To: to, AmountLD: l.Amount.ToBig(), MinAmountLD: l.MinAmount.ToBig(),
 			ExtraOptions: []byte{}, ComposeMsg: []byte{}, OftCmd: []byte{}},
@@ -197,11 +247,78 @@ func (layerZero) Build(l Leg) (Message, error) {
 		return Message{}, fmt.Errorf("msgs: pack send: %w", err)
 	}
 	call := &EVMCall{To: z.SourceOFTContractAddress, Value: nativeFee.String(), Data: data}
-	if src := chain.Asset(z.DenomIn); src.LZ.NeedsApproval && src.TokenContract != "" {
+	src := chain.Asset(z.DenomIn)
+	if src.LZ.NeedsApproval && src.TokenContract != "" {
 		call.Approvals = append(call.Approvals, Approval{TokenContract: src.TokenContract, Spender: z.SourceOFTContractAddress, Amount: l.Amount.Dec()})
+	}
+	if vm == lzMiniEVM {
+		return miniEVMSend(l, call)
 	}
 	return Message{EVM: call}, nil
 }
+
+// TypeMsgExecute and TypeMsgCall are the Move and minievm calls' type URLs.
+const (
+	TypeMsgExecute = "/initia.move.v1.MsgExecute"
+	TypeMsgCall    = "/minievm.evm.v1.MsgCall"
+)
+
+// moveSend is the Move OFT's send_withdraw, its arguments BCS-encoded (u32 and u64 little
+// endian, vector<u8> as ULEB128 length + bytes).
+func moveSend(l Leg, z *LayerZeroTransfer, to [32]byte, nativeFee *big.Int) (Message, error) {
+	amt, min := l.Amount, l.MinAmount
+	if min == nil {
+		min = amt
+	}
+	if !amt.IsUint64() || !nativeFee.IsUint64() {
+		return Message{}, invalid("operation %d: the amount and the messaging fee of a Move OFT send are u64", l.First)
+	}
+	args := [][]byte{
+		binary.LittleEndian.AppendUint32(nil, z.DestinationEndpointID),
+		bcsBytes(to[:]),
+		binary.LittleEndian.AppendUint64(nil, amt.Uint64()),
+		binary.LittleEndian.AppendUint64(nil, min.Uint64()),
+		bcsBytes(nil), bcsBytes(nil), bcsBytes(nil),
+		binary.LittleEndian.AppendUint64(nil, nativeFee.Uint64()),
+		binary.LittleEndian.AppendUint64(nil, 0),
+	}
+	return Message{TypeURL: TypeMsgExecute, Cosmos: &movev1.MsgExecute{Sender: l.Sender, ModuleAddress: z.SourceOFTContractAddress,
+		ModuleName: "oft", FunctionName: "send_withdraw", Args: args}}, nil
+}
+
+// bcsBytes is a BCS vector<u8>.
+func bcsBytes(b []byte) []byte {
+	out := binary.AppendUvarint(nil, uint64(len(b))) // ULEB128, as BCS writes lengths
+	return append(out, b...)
+}
+
+// miniEVMSend is the EVM call as minievm MsgCalls signed by the rollup's Cosmos account: the
+// approval first when the OFT needs one, then the send with the fee as value.
+func miniEVMSend(l Leg, call *EVMCall) (Message, error) {
+	var msgs []Message
+	for _, a := range call.Approvals {
+		amt, ok := new(big.Int).SetString(a.Amount, 10)
+		if !ok {
+			return Message{}, invalid("operation %d: approval amount %q", l.First, a.Amount)
+		}
+		data, err := approveABI.Pack("approve", common.HexToAddress(a.Spender), amt)
+		if err != nil {
+			return Message{}, fmt.Errorf("msgs: pack approve: %w", err)
+		}
+		msgs = append(msgs, Message{TypeURL: TypeMsgCall, Cosmos: &evmv1.MsgCall{Sender: l.Sender, ContractAddr: common.HexToAddress(a.TokenContract).Hex(),
+			Input: "0x" + hex.EncodeToString(data), Value: "0"}})
+	}
+	send := Message{TypeURL: TypeMsgCall, Cosmos: &evmv1.MsgCall{Sender: l.Sender, ContractAddr: common.HexToAddress(call.To).Hex(),
+		Input: "0x" + hex.EncodeToString(call.Data), Value: call.Value}}
+	if len(msgs) == 0 {
+		return send, nil
+	}
+	first := msgs[0]
+	first.Then = append(msgs[1:], send)
+	return first, nil
+}
+
+var approveABI = mustABI(`[{"type":"function","name":"approve","inputs":[{"name":"spender","type":"address"},{"name":"amount","type":"uint256"}],"outputs":[{"type":"bool"}]}]`)
 
 // Fees: the messaging fee of the send, charged on top of the amount.
 func (layerZero) Fees(env Env, i int, op Operation) []Fee {
@@ -211,5 +328,23 @@ func (layerZero) Fees(env Env, i int, op Operation) []Fee {
 		ChainID: z.FromChainID, TxIndex: op.TxIndex, OperationIndex: &oi, FeeBehavior: "FEE_BEHAVIOR_ADDITIONAL"}}
 }
 
-// Watch: nothing yet (the devnet runs no LayerZero endpoint to emit its events).
-func (layerZero) Watch() []Watch { return nil }
+// What the tracker stores of a LayerZero hop, keyed by the packet's GUID (0x + 64 lower-case
+// hex digits): the source OFT's OFTSent (EVM log) or OftSent (Move event) starts the hop, the
+// destination OFT's OFTReceived / OftReceived ends it. Chains emit these as EVM logs or Move
+// events, not as ABCI events of these names: the tracker decodes them (track/layerzero.go)
+// into events of type EventLZOFTSent / EventLZOFTReceived.
+const (
+	EventLZSent = "lzsent" // the OFT's send, key guid
+	EventLZRecv = "lzrecv" // the OFT's receive, key guid
+
+	EventLZOFTSent     = "layerzero_oft_sent"
+	EventLZOFTReceived = "layerzero_oft_received"
+)
+
+// Watch: the OFT's send and its receive, both keyed by the GUID.
+func (layerZero) Watch() []Watch {
+	return []Watch{
+		{Event: EventLZOFTSent, Kind: EventLZSent, Key: []string{"guid"}, Starts: true},
+		{Event: EventLZOFTReceived, Kind: EventLZRecv, Key: []string{"guid"}},
+	}
+}

@@ -121,12 +121,13 @@ func GetJSON(ctx context.Context, url string, out any) error {
 	return json.Unmarshal(raw, out)
 }
 
-// Chains is GET /v2/info/chains (Initia's answer carries each chain's rpc and rest).
+// Chains is GET /v2/info/chains, EVM chains included (Initia's answer carries each chain's rpc
+// and rest; an EVM chain's rpc is its JSON-RPC).
 func (c *Client) Chains(ctx context.Context) ([]wire.Chain, error) {
 	var out struct {
 		Chains []wire.Chain `json:"chains"`
 	}
-	if err := c.do(ctx, http.MethodGet, "/v2/info/chains", nil, &out); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/v2/info/chains?include_evm=true", nil, &out); err != nil {
 		return nil, err
 	}
 	return out.Chains, nil

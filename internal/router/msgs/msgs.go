@@ -2,8 +2,10 @@
 // returns: `cosmos_tx` messages whose `msg` is the legacy amino JSON value of the real
 // generated protobuf type (txcodec), as InterwovenKit's fromAmino expects — MsgTransfer with
 // packet-forward memos, MsgInitiateTokenDeposit carrying the signed op hook,
-// MsgInitiateTokenWithdrawal, MsgSend — and `evm_tx` calls (ERC-20 transfer, LayerZero OFT
-// send) for EVM sources.
+// MsgInitiateTokenWithdrawal, MsgSend, the Move OFT's MsgExecute send_withdraw and minievm's
+// MsgCall of an OFT send — and `evm_tx` calls (ERC-20 transfer, LayerZero OFT send) for EVM
+// sources. A LayerZero send's fee is quoted from its source chain when a quoter is set
+// (lzquote.go).
 //
 // Operations come back from clients verbatim, so every one is re-checked against the
 // registry (channels, bridge ids, denoms, connectivity, amounts) before a message is built:
@@ -11,9 +13,11 @@
 package msgs
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"strconv"
 	"strings"
@@ -142,6 +146,9 @@ type Builder struct {
 	IBCTimeout time.Duration
 	// LayerZeroFee is the messaging fee per source chain id (wei), as in route.Config.
 	LayerZeroFee map[string]string
+	// LZQuotes, when set, quotes each LayerZero send's fee from its source chain
+	// (lzquote.go); LayerZeroFee is then only the route's estimate.
+	LZQuotes LZQuoter
 }
 
 // ValidateAddress checks an address for a chain: bech32 with the chain's prefix and a 20- or
@@ -190,6 +197,8 @@ type plan struct {
 	// toLocal and fromLocal are the ERC20Wrapper conversions folded into operations (by
 	// operation index): toLocal after the op's arrival, fromLocal before its departure.
 	toLocal, fromLocal map[int]route.WrapStep
+	// lzFee are the LayerZero fees quoted for this request, by source chain.
+	lzFee map[string]string
 }
 
 // Plan validates operations against the registry and the request's endpoints.
@@ -343,6 +352,11 @@ func refusal(err error) error {
 
 // Build validates the request and returns the transactions to sign.
 func (b Builder) Build(req Request) (*Response, error) {
+	return b.BuildContext(context.Background(), req)
+}
+
+// BuildContext is Build with the context of the quotes it asks chains for.
+func (b Builder) BuildContext(ctx context.Context, req Request) (*Response, error) {
 	amountIn, e := route.ParseAmount("amount_in", req.AmountIn)
 	if e != nil {
 		return nil, e
@@ -407,7 +421,7 @@ func (b Builder) Build(req Request) (*Response, error) {
 		for end < len(p.ops) && p.ops[end].TxIndex == p.ops[start].TxIndex {
 			end++
 		}
-		tx, err := b.buildTx(req, p, start, end, deadline)
+		tx, err := b.buildTx(ctx, req, p, start, end, deadline)
 		if err != nil {
 			return nil, err
 		}
@@ -422,6 +436,15 @@ func (b Builder) Build(req Request) (*Response, error) {
 		start = end
 	}
 	env := bridge.Env{Reg: b.Reg, Est: bridge.Estimates{LayerZeroFee: b.LayerZeroFee}}
+	if len(p.lzFee) > 0 {
+		// The quoted fees replace the configured ones.
+		fees := maps.Clone(b.LayerZeroFee)
+		if fees == nil {
+			fees = map[string]string{}
+		}
+		maps.Copy(fees, p.lzFee)
+		env.Est.LayerZeroFee = fees
+	}
 	for i, op := range p.ops {
 		resp.EstimatedFees = append(resp.EstimatedFees, p.hops[i].Bridge.Fees(env, i, op)...)
 	}
@@ -468,7 +491,7 @@ func applySlippage(amount *uint256.Int, slip *big.Rat) *uint256.Int {
 
 // buildTx builds the transaction of operations [start,end): the composition rules first
 // (compose.go), then the first operation's bridge.
-func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) (*Tx, error) {
+func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end int, deadline uint64) (*Tx, error) {
 	first := p.hops[start]
 	chain := b.Reg.Chain(first.FromChainID)
 	signer := req.AddressList[p.fromPos[start]]
@@ -494,6 +517,17 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 	if p.slip != nil {
 		leg.MinAmount = applySlippage(p.amounts[start], p.slip)
 	}
+	if first.Bridge == bridge.LayerZero && b.LZQuotes != nil {
+		f, err := b.quoteLZ(ctx, p.ops[start], &leg)
+		if err != nil {
+			return nil, err
+		}
+		leg.Fee = f
+		if p.lzFee == nil {
+			p.lzFee = map[string]string{}
+		}
+		p.lzFee[chain.ID] = f
+	}
 	ms, err := b.compose(req, p, start, end, &leg)
 	if err != nil {
 		return nil, err
@@ -516,12 +550,32 @@ func (b Builder) buildTx(req Request, p *plan, start, end int, deadline uint64) 
 		tx.EVMTx = evmTx(chain, signer, m.EVM)
 		return tx, nil
 	}
-	cm, err := aminoMsg(m.TypeURL, m.Cosmos)
-	if err != nil {
-		return nil, err
+	var cms []CosmosMsg
+	for _, m := range append([]bridge.Message{m}, m.Then...) {
+		cm, err := aminoMsg(m.TypeURL, m.Cosmos)
+		if err != nil {
+			return nil, err
+		}
+		cms = append(cms, cm)
 	}
-	tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: []CosmosMsg{cm}}
+	tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: cms}
 	return tx, nil
+}
+
+// quoteLZ asks the source chain for the fee of the LayerZero send starting the leg.
+func (b Builder) quoteLZ(ctx context.Context, op route.Operation, leg *bridge.Leg) (string, error) {
+	z := op.LayerZeroTransfer
+	src, dst := b.Reg.Chain(z.FromChainID), b.Reg.Chain(z.ToChainID)
+	to, err := bridge.Recipient32(dst, leg.Receivers[0])
+	if err != nil {
+		return "", nil // the bridge's Build reports the address
+	}
+	f, err := b.LZQuotes.QuoteLayerZero(ctx, LZQuote{Chain: src, OFT: z.SourceOFTContractAddress, DstEID: z.DestinationEndpointID,
+		To: to, Sender: leg.Sender, Amount: leg.Amount, MinAmount: leg.MinAmount})
+	if err != nil {
+		return "", &SourceError{Err: fmt.Errorf("LayerZero fee quote on %s: %w", src.ID, err)}
+	}
+	return f, nil
 }
 
 // evmTx is a bridge's EVM call as the evm_tx the signer on chain sends (data: hex without 0x).

@@ -1,11 +1,12 @@
 // Package route is the router's route engine: a graph whose nodes are (chain, denom) pairs
 // of the registry and whose edges are the bridges' (router/bridge: ICS-20 transfers,
 // including unwinding an `ibc/` voucher along its trace, OPinit deposits and withdrawals and
-// LayerZero OFT sends from EVM chains) plus minievm's wrapper-token conversions, searched
+// LayerZero OFT sends from EVM and Move chains) plus minievm's wrapper-token conversions, searched
 // best-first for the best route. Each bridge renders its own hops as Skip operations.
 //
 // The engine offers only hops the msgs package can build messages for: no swaps (no venue on
-// the devnet executes one yet) and no LayerZero sends from Cosmos chains.
+// the devnet executes one yet) and no LayerZero sends from chains other than EVM chains, Move
+// chains and minievm rollups.
 //
 // Only denoms the registry lists are nodes: like Skip, the router does not propose denoms it
 // has never seen, and it keeps the graph small enough to build once per registry snapshot and

@@ -204,9 +204,9 @@ func (f fakeSource) Channels(_ context.Context, c *registry.Chain) ([]registry.C
 	return f.chans[c.ID], nil
 }
 
-// TestOffersOnlyBuildableHops pins what the engine leaves out until msgs can build it:
-// LayerZero sends from a Cosmos chain (the way back from the EVM chain) and swaps, whatever
-// allow_swaps says.
+// TestOffersOnlyBuildableHops pins what the engine leaves out until msgs can build it (swaps,
+// whatever allow_swaps says) and what it offers: LayerZero sends from the EVM chain and from
+// the Move L1 (msgs builds its MsgExecute).
 func TestOffersOnlyBuildableHops(t *testing.T) {
 	reg, err := registry.Load("../registry/testdata/registry")
 	if err != nil {
@@ -225,7 +225,7 @@ func TestOffersOnlyBuildableHops(t *testing.T) {
 		wantReason string
 	}{
 		{"layer_zero_from_evm", Request{SourceAssetChainID: "31337", SourceAssetDenom: usdtEth, DestAssetChainID: "initia-devnet-1", DestAssetDenom: usdtL1}, ""},
-		{"layer_zero_from_cosmos", Request{SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: usdtL1, DestAssetChainID: "31337", DestAssetDenom: usdtEth}, ReasonNoRoute},
+		{"layer_zero_from_move_l1", Request{SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: usdtL1, DestAssetChainID: "31337", DestAssetDenom: usdtEth}, ""},
 		{"swap_asked_for", Request{AllowSwaps: ptr(true), SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit", DestAssetChainID: "cosmoshub-devnet-1", DestAssetDenom: "uatom"}, ReasonNoRoute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

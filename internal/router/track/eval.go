@@ -26,6 +26,9 @@ type legResult struct {
 	pendingErr bool // an error is on its way back; funds not released yet
 	release    *AssetRelease
 	err        *StatusError
+	// abandoned: the leg stalled past the evaluation's window (a LayerZero packet never
+	// delivered); it is terminal, STATE_ABANDONED.
+	abandoned bool
 }
 
 // evaluation computes a transfer's status from the stored events. It is a pure function of
@@ -44,6 +47,8 @@ type evaluation struct {
 	// missing: the source (a batch) did not hold a lookup's answer yet; the lookup was recorded,
 	// taken as "nothing" so the walk goes on collecting the others, and the result is discarded.
 	missing bool
+	// abandonAfter is the window of evaluate: also how long a hop may stall (layerzero.go).
+	abandonAfter time.Duration
 }
 
 // eventSource is what an evaluation reads. *Store answers each lookup with a query; a batch
@@ -116,6 +121,9 @@ func ExplorerLink(reg *registry.Registry, chainID, hash string) string {
 }
 
 func (e *evaluation) chainTx(ev *Event) *ChainTx {
+	if c := e.reg.Chain(ev.ChainID); c != nil && c.Type == registry.ChainTypeEVM {
+		return evmChainTx(c, ev) // evmscan.go
+	}
 	return &ChainTx{ChainID: ev.ChainID, TxHash: ev.TxHash, ExplorerLink: ExplorerLink(e.reg, ev.ChainID, ev.TxHash),
 		OnChainAt: ev.Time.UTC().Format(time.RFC3339)}
 }
@@ -137,6 +145,7 @@ func (e *evaluation) evaluate(chainID, hash string, created time.Time, abandonAf
 }
 
 func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfter time.Duration) StatusResponse {
+	e.abandonAfter = abandonAfter
 	resp := submitted()
 	root := e.find(chainID, KindTx, hash)
 	if root == nil {
@@ -165,7 +174,7 @@ func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfte
 		return resp
 	}
 	resp.State = StatePending
-	allDone, anyFail, anyPendErr := true, false, false
+	allDone, anyFail, anyPendErr, anyAbandoned := true, false, false, false
 	for i := range evs {
 		start := &evs[i]
 		if !startKinds[start.Kind] {
@@ -179,12 +188,14 @@ func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfte
 			ts.State = StateCompletedSuccess
 		case r.out == failed:
 			ts.State, anyFail = StateCompletedError, true
+		case r.abandoned:
+			ts.State, anyAbandoned = StateAbandoned, true
 		case r.pendingErr:
 			ts.State, anyPendErr, allDone = StatePendingError, true, false
 		default:
 			ts.State, allDone = StatePending, false
 		}
-		if r.out == pending {
+		if r.out == pending && !r.abandoned {
 			ts.NextBlockingTransfer = blocking(seq)
 		}
 		resp.Transfers = append(resp.Transfers, ts)
@@ -196,6 +207,8 @@ func (e *evaluation) status(chainID, hash string, created time.Time, abandonAfte
 		resp.State = StateCompletedSuccess
 	case allDone && anyFail:
 		resp.State = StateCompletedError
+	case allDone && anyAbandoned:
+		resp.State = StateAbandoned
 	case allDone:
 		resp.State = StateCompletedSuccess
 	case anyPendErr:
@@ -236,6 +249,8 @@ func (e *evaluation) follow(ev *Event, seq *[]TransferEvent) legResult {
 		return e.deposit(ev, seq)
 	case KindWInit:
 		return e.withdrawal(ev, seq)
+	case KindLZSent:
+		return e.layerZero(ev, seq)
 	}
 	return legResult{}
 }

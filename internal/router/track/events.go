@@ -78,6 +78,7 @@ func extract(chainID string, height int64, txIndex int, hash string, at time.Tim
 		return out // a failed tx keeps only its ante events
 	}
 	for pos, ev := range res.Events {
+		ev = moveLayerZero(ev) // an OFT's Move event, as its LayerZero Watch names it
 		kind, ok := eventKinds[ev.Type]
 		if !ok {
 			continue

@@ -135,13 +135,14 @@ type OPInitTransferInfo struct {
 
 // TransferEvent is one entry of transfer_sequence (exactly one member set).
 type TransferEvent struct {
-	IBCTransfer    *IBCTransferInfo    `json:"ibc_transfer,omitempty"`
-	OPInitTransfer *OPInitTransferInfo `json:"op_init_transfer,omitempty"`
+	IBCTransfer       *IBCTransferInfo       `json:"ibc_transfer,omitempty"`
+	OPInitTransfer    *OPInitTransferInfo    `json:"op_init_transfer,omitempty"`
+	LayerZeroTransfer *LayerZeroTransferInfo `json:"layer_zero_transfer,omitempty"`
 }
 
 // HopStatus is a transfer_sequence entry normalized: what a progress line shows of it.
 type HopStatus struct {
-	Bridge                 string // "ibc", "opinit"; "" for an entry without a member
+	Bridge                 string // "ibc", "opinit", "layerzero"; "" for an entry without a member
 	FromChainID, ToChainID string
 	State                  string
 	// Txs are the hop's txs in the order they happen (nil: not yet).
@@ -168,6 +169,9 @@ func (t TransferEvent) Hop() HopStatus {
 		}
 		return h
 	}
+	if x := t.LayerZeroTransfer; x != nil {
+		return x.hop()
+	}
 	return HopStatus{}
 }
 
@@ -179,6 +183,8 @@ func (t TransferEvent) settled() bool {
 		return h.State == TransferSuccess || h.State == TransferFailure
 	case "opinit":
 		return h.State == OPInitReceived
+	case "layerzero":
+		return h.State == LZReceived || h.State == LZFailed
 	}
 	return true
 }

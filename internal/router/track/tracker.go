@@ -97,6 +97,7 @@ type Tracker struct {
 	rpcMu       sync.Mutex
 	rpc         map[string]*comet.Client
 	watches     map[string]*reach.Watch   // by chain: its RPC's reachability (client)
+	evm         evmClients                // EVM chains' JSON-RPC (evmscan.go)
 	scans       map[string]*chainScan     // by chain: its scan's state here (chaincheck.go)
 	storedHalts map[string]*ChainMismatch // halted chains as the store last said (refreshHalted)
 	mismatch    *prometheus.GaugeVec      // 1 for a chain whose scan is halted on a chain mismatch
@@ -267,7 +268,8 @@ func (t *Tracker) register(ctx context.Context, chainID, hash string,
 		return TrackResponse{}, err
 	}
 	rpc, err := t.client(chainID)
-	if err != nil {
+	evm, everr := t.evmClient(chainID) // an EVM chain instead (evmscan.go)
+	if err != nil && everr != nil {
 		return TrackResponse{}, err
 	}
 	doc, _ := json.Marshal(submitted())
@@ -282,15 +284,19 @@ func (t *Tracker) register(ctx context.Context, chainID, hash string,
 		t.held[k] = &held{created: now}
 		t.dirty[k] = true
 		t.mu.Unlock()
+		lookup := func() error { return t.lookup(ctx, chainID, hash, rpc) }
+		if rpc == nil {
+			lookup = func() error { return t.evmLookup(ctx, chainID, hash, evm) }
+		}
 		// Not while the chain is halted or behind: its node's answer is not the scanned chain's.
 		if t.lookupAllowed(ctx, chainID) {
-			if err := t.lookup(ctx, chainID, hash, rpc); err != nil {
+			if err := lookup(); err != nil {
 				t.log.Debug("track lookup", "chain", chainID, "hash", hash, "err", err)
 			}
 		}
 		t.poke()
 	}
-	return TrackResponse{TxHash: hash, ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
+	return TrackResponse{TxHash: DisplayHash(t.live.Current(), chainID, hash), ExplorerLink: ExplorerLink(t.live.Current(), chainID, hash)}, nil
 }
 
 func (t *Tracker) lookup(ctx context.Context, chainID, hash string, rpc *comet.Client) error {
@@ -356,8 +362,16 @@ func (t *Tracker) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for _, c := range t.live.Current().Chains {
 		rpc, err := t.client(c.ID)
+		if evm, everr := t.evmClient(c.ID); err != nil && everr == nil {
+			wg.Add(1)
+			go func(id string) {
+				defer wg.Done()
+				t.evmScanLoop(ctx, id, evm, &failures{t: t, what: "track scan", fatal: fail, upstream: true})
+			}(c.ID)
+			continue
+		}
 		if err != nil {
-			continue // not a chain we can follow (EVM, no RPC)
+			continue // not a chain we can follow (no RPC)
 		}
 		wg.Add(1)
 		go func(id string) {
@@ -379,6 +393,9 @@ func (t *Tracker) Step(ctx context.Context) error {
 	for _, c := range t.live.Current().Chains {
 		rpc, err := t.client(c.ID)
 		if err != nil {
+			if err := t.evmStep(ctx, c.ID); err != nil {
+				return err
+			}
 			continue
 		}
 		for {
