@@ -55,9 +55,6 @@ const (
 	LZFailed   = "LAYER_ZERO_TRANSFER_FAILED"
 )
 
-// StatusErrorIndexing is Skip's StatusErrorType for tracking that gave up.
-const StatusErrorIndexing = "STATUS_ERROR_INDEXING"
-
 // LayerZeroTxs is Skip's LayerZeroTransferTransactions; absent txs are null.
 type LayerZeroTxs struct {
 	SendTx    *ChainTx `json:"send_tx"`
