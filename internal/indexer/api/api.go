@@ -17,6 +17,7 @@ import (
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Config is what the API needs to know about the deployment.
@@ -184,4 +185,4 @@ func mapError(err error) error {
 }
 
 // clip keeps echoed input short.
-func clip(s string) string { return httpapi.Clip(s) }
+func clip(s string) string { return textclip.Clip(s) }
