@@ -13,7 +13,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"unicode/utf8"
+
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Code is a gRPC status code, as the clients expect it in the `code` field.
@@ -85,66 +86,17 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Cause }
 
-// BadRequest is a client error (HTTP 400, code 3). Its message quotes args clipped (ClipArgs).
+// BadRequest is a client error (HTTP 400, code 3). Its message quotes args clipped (textclip.Args).
 func BadRequest(format string, args ...any) *Error {
-	return &Error{Code: InvalidArgument, Message: fmt.Sprintf(format, ClipArgs(args)...)}
+	return &Error{Code: InvalidArgument, Message: fmt.Sprintf(format, textclip.Args(args)...)}
 }
 
-// NotFoundf is a missing resource (HTTP 404, code 5). Its message quotes args clipped (ClipArgs).
+// NotFoundf is a missing resource (HTTP 404, code 5). Its message quotes args clipped (textclip.Args).
 func NotFoundf(format string, args ...any) *Error {
-	return &Error{Code: NotFound, Message: fmt.Sprintf(format, ClipArgs(args)...)}
+	return &Error{Code: NotFound, Message: fmt.Sprintf(format, textclip.Args(args)...)}
 }
 
-// MaxEcho is the most of one piece of client input an error message quotes: messages say what
-// was wrong with what the client sent, and a 70 kB chain id should not come back as a 70 kB
-// message.
-const MaxEcho = 128
-
-// Clip keeps echoed input short: s cut to MaxEcho bytes (on a character boundary) and "…".
-func Clip(s string) string { return clipTo(s, MaxEcho) }
-
-// clipTo cuts s to at most n bytes, on a character boundary, and marks the cut with "…".
-func clipTo(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-// ClipArgs clips the text of every string, error or Stringer argument longer than MaxEcho, for
-// a message formatted from them: whatever of the client's input they carry comes back short.
-func ClipArgs(args []any) []any {
-	var out []any
-	for i, a := range args {
-		var s string
-		switch v := a.(type) {
-		case string:
-			s = v
-		case error:
-			s = v.Error()
-		case fmt.Stringer:
-			s = v.String()
-		default:
-			continue
-		}
-		if len(s) <= MaxEcho {
-			continue
-		}
-		if out == nil {
-			out = append([]any(nil), args...)
-		}
-		out[i] = Clip(s)
-	}
-	if out == nil {
-		return args
-	}
-	return out
-}
-
-// maxMessage bounds a whole message as written, for one built without ClipArgs (an echo a
+// maxMessage bounds a whole message as written, for one built without textclip.Args (an echo a
 // message forgot to clip comes back at most this long): well above any message's own text.
 const maxMessage = 4 << 10
 
@@ -155,7 +107,7 @@ func TooLarge(limit int64) *Error {
 
 // MethodNotAllowed is a known path asked with a method it does not serve (HTTP 405, code 12).
 func MethodNotAllowed(format string, args ...any) *Error {
-	return &Error{Code: Unimplemented, Message: fmt.Sprintf(format, ClipArgs(args)...), Details: []string{"METHOD_NOT_ALLOWED"}}
+	return &Error{Code: Unimplemented, Message: fmt.Sprintf(format, textclip.Args(args)...), Details: []string{"METHOD_NOT_ALLOWED"}}
 }
 
 // WithDetails returns a copy of e carrying machine-readable reasons.
@@ -208,7 +160,7 @@ func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 	if details == nil {
 		details = []string{}
 	}
-	b, _ := json.Marshal(body{Code: e.Code, Message: clipTo(e.Message, maxMessage), Details: details, Info: e.Info})
+	b, _ := json.Marshal(body{Code: e.Code, Message: textclip.To(e.Message, maxMessage), Details: details, Info: e.Info})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

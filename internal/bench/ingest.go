@@ -181,9 +181,9 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 	// The internal-tx follower runs apart, below, to time it on its own.
 	if cfg.Source == "busy" {
 		if icfg.RichList && cfg.EVM {
-			icfg.Extensions = append(icfg.Extensions, ingest.RichList(vmkind.EVM))
+			icfg.Extensions = append(icfg.Extensions, ingest.RichList(ingest.EVMRichList()))
 		}
-		icfg.Extensions = append(icfg.Extensions, ingest.NFTs(vmkind.EVM))
+		icfg.Extensions = append(icfg.Extensions, ingest.NFTs(ingest.EVMNFTs()))
 		if cfg.EVM {
 			icfg.Extensions = append(icfg.Extensions, ingest.EVMTxs())
 		}

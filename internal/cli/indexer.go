@@ -220,7 +220,9 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		if err != nil {
 			return err
 		}
-		handler = api.New(api.Config{
+		// With the response cache on, each new height's polled answers are rendered into it
+		// (api's warm.go) until shutdown.
+		handler = api.NewWriteThrough(g.ctx, api.Config{
 			ChainID:       cfg.Ingest.ChainID,
 			Features:      cfg.profile.API(db, po),
 			AccountPrefix: cfg.Ingest.AccountPrefix,
@@ -232,10 +234,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			Ready:         ready,
 			Chain:         chain,
 			MaxReplicaLag: cfg.MaxReplicaLag,
-			// With the response cache on, each new height's polled answers are rendered into
-			// it (api's warm.go) until shutdown.
-			WriteThrough: g.ctx,
-			Streams:      cfg.Streams.options(),
+			Streams:       cfg.Streams.options(),
 		}, db, log, reg)
 	}
 	if cfg.AccessLog {

@@ -43,7 +43,7 @@ type cors struct {
 	headers     string
 	credentials bool
 	expose      string
-	hExpose     []string // expose as a shared header value
+	fields      []corsField // the headers of an allowed cross-origin request the settings fix
 	maxAge      string
 }
 
@@ -71,7 +71,12 @@ func newCORS(c CORS) *cors {
 		}
 	}
 	out.credentials = c.AllowCredentials && !out.anyOrigin
-	out.hExpose = headerValue(out.expose)
+	if out.credentials {
+		out.fields = append(out.fields, newCORSField("Access-Control-Allow-Credentials", credentials))
+	}
+	if out.expose != "" {
+		out.fields = append(out.fields, newCORSField("Access-Control-Expose-Headers", headerValue(out.expose)))
+	}
 	if c.MaxAge > 0 {
 		out.maxAge = strconv.Itoa(int(c.MaxAge.Seconds()))
 	}
@@ -111,54 +116,90 @@ var (
 	credentials = headerValue("true")
 )
 
-// actual adds the headers of a cross-origin request that is not a preflight. The keys are
-// written in their canonical form, as Header.Set would.
-func (c *cors) actual(h http.Header, r *http.Request) {
-	if len(h["Vary"]) == 0 {
-		h["Vary"] = varyOrigin
-	} else {
-		h.Add("Vary", "Origin")
-	}
-	ao := c.allowOrigin(r.Header.Get("Origin"))
+// A corsField is a header whose value the settings fix, in both transports' forms, built once.
+type corsField struct {
+	name  string   // canonical
+	value []string // http.Header's, shared: never written to
+	bname []byte   // fasthttp's
+	bval  []byte
+}
+
+func newCORSField(name string, value []string) corsField {
+	return corsField{name: name, value: value, bname: []byte(name), bval: []byte(value[0])}
+}
+
+// corsHeader is a response's header in either transport, as writeActual writes it.
+type corsHeader interface {
+	// addVary adds Origin to Vary.
+	addVary()
+	// setOrigin sets Access-Control-Allow-Origin to ao ("*" or the request's origin).
+	setOrigin(ao string)
+	// setField sets a header the settings fix.
+	setField(f *corsField)
+}
+
+// writeActual adds the headers of a cross-origin request that is not a preflight: the one
+// place that decides them for both transports (actual, actualFast).
+func (c *cors) writeActual(h corsHeader, origin string) {
+	h.addVary()
+	ao := c.allowOrigin(origin)
 	if ao == "" {
 		return
 	}
+	h.setOrigin(ao)
+	for i := range c.fields {
+		h.setField(&c.fields[i])
+	}
+}
+
+// actual is writeActual on a net/http header. The keys are written in their canonical form,
+// as Header.Set would.
+func (c *cors) actual(h http.Header, r *http.Request) {
+	c.writeActual(stdHeader(h), r.Header.Get("Origin"))
+}
+
+// actualFast is writeActual for a cached answer written by fasthttp (serve.go), on a fresh
+// header.
+func (c *cors) actualFast(h *fasthttp.ResponseHeader, origin []byte) {
+	c.writeActual((*fastHeader)(h), string(origin))
+}
+
+type stdHeader http.Header
+
+func (h stdHeader) addVary() {
+	if len(h["Vary"]) == 0 {
+		h["Vary"] = varyOrigin
+	} else {
+		http.Header(h).Add("Vary", "Origin")
+	}
+}
+
+func (h stdHeader) setOrigin(ao string) {
 	if ao == "*" {
 		h["Access-Control-Allow-Origin"] = anyOrigin
 	} else {
 		h["Access-Control-Allow-Origin"] = []string{ao}
 	}
-	if c.credentials {
-		h["Access-Control-Allow-Credentials"] = credentials
-	}
-	if c.expose != "" {
-		h["Access-Control-Expose-Headers"] = c.hExpose
-	}
 }
 
-// actualFast is actual for a cached answer written by fasthttp (serve.go), on a fresh header:
-// the same headers and values.
-func (c *cors) actualFast(h *fasthttp.ResponseHeader, origin []byte) {
-	h.SetCanonical(hVary, vOrigin)
-	ao := c.allowOrigin(string(origin))
-	if ao == "" {
-		return
-	}
-	h.Set("Access-Control-Allow-Origin", ao)
-	if c.credentials {
-		h.SetCanonical(hACAC, vTrue)
-	}
-	if c.expose != "" {
-		h.Set("Access-Control-Expose-Headers", c.expose)
-	}
+func (h stdHeader) setField(f *corsField) { h[f.name] = f.value }
+
+type fastHeader fasthttp.ResponseHeader
+
+func (h *fastHeader) addVary() { (*fasthttp.ResponseHeader)(h).SetCanonical(hVary, vOrigin) }
+
+func (h *fastHeader) setOrigin(ao string) {
+	(*fasthttp.ResponseHeader)(h).Set("Access-Control-Allow-Origin", ao)
 }
 
-// Names and values actualFast sets without building them per request.
+func (h *fastHeader) setField(f *corsField) {
+	(*fasthttp.ResponseHeader)(h).SetCanonical(f.bname, f.bval)
+}
+
+// Names and values fastHeader sets without building them per request.
 var (
 	hVary   = []byte("Vary")
-	hACAC   = []byte("Access-Control-Allow-Credentials")
 	vOrigin = []byte("Origin")
-	vTrue   = []byte("true")
 )
 
 // preflight adds the headers answering an OPTIONS preflight for a path serving allowed.

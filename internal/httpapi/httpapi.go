@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Handler is the one handler signature. The body it returns is JSON-encoded, except Raw and
@@ -161,7 +162,7 @@ func (o *Options) defaults() {
 	}
 	if o.NotFound == nil {
 		o.NotFound = func(r *http.Request) error {
-			return apierr.NotFoundf("no route for %s %s", r.Method, Clip(r.URL.Path))
+			return apierr.NotFoundf("no route for %s %s", r.Method, textclip.Clip(r.URL.Path))
 		}
 	}
 }
@@ -279,12 +280,8 @@ func (s *server) unmatched(w http.ResponseWriter, r *http.Request) {
 		// The message names the methods that do the work; Allow lists HEAD and OPTIONS too.
 		use := slices.DeleteFunc(slices.Clone(allowed), func(m string) bool { return m == http.MethodHead || m == http.MethodOptions })
 		rt.Handler = func(r *http.Request) (any, error) {
-			return nil, apierr.MethodNotAllowed("%s %s: use %s", r.Method, Clip(r.URL.Path), strings.Join(use, ", "))
+			return nil, apierr.MethodNotAllowed("%s %s: use %s", r.Method, textclip.Clip(r.URL.Path), strings.Join(use, ", "))
 		}
 	}
 	s.wrap(rt).ServeHTTP(w, r)
 }
-
-// Clip keeps echoed input short: error messages quote what the client sent, and a 10 kB path
-// segment should not come back as a 10 kB message (apierr.Clip).
-func Clip(s string) string { return apierr.Clip(s) }

@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // maxHeaderBytes bounds a request's line and header block on both transports. It is above
@@ -66,7 +67,7 @@ func newRejection(status int, detail, msg string) rejection {
 // The answers to what the transports refuse.
 var (
 	rejectMalformed = func(msg string) rejection {
-		return newRejection(http.StatusBadRequest, "MALFORMED_REQUEST", Clip(msg))
+		return newRejection(http.StatusBadRequest, "MALFORMED_REQUEST", textclip.Clip(msg))
 	}
 	rejectHeaders = newRejection(http.StatusRequestHeaderFieldsTooLarge, "HEADERS_TOO_LARGE",
 		"request line and headers exceed "+strconv.Itoa(maxHeaderBytes)+" bytes")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/swaggerui"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // swaggerRoutes serve the OpenAPI document and Swagger UI through the same wrap as every
@@ -20,9 +21,9 @@ func swaggerRoutes(doc []byte) []Route {
 			b, ct, err := ui.File(name)
 			switch {
 			case errors.Is(err, fs.ErrInvalid):
-				return nil, apierr.BadRequest("invalid file name %q under /swagger/", Clip(name))
+				return nil, apierr.BadRequest("invalid file name %q under /swagger/", textclip.Clip(name))
 			case err != nil:
-				return nil, apierr.NotFoundf("no file %q under /swagger/", Clip(name))
+				return nil, apierr.NotFoundf("no file %q under /swagger/", textclip.Clip(name))
 			}
 			return Blob{ContentType: ct, Body: b}, nil
 		}},

@@ -214,7 +214,7 @@ func placeholders(n int) string { return sqldb.Placeholders(n) }
 
 func limitOf(p Page) int {
 	if p.Limit <= 0 {
-		return 100
+		return DefaultPageLimit
 	}
 	return p.Limit
 }

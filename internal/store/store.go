@@ -106,9 +106,16 @@ type Cursor struct {
 	Value int64
 }
 
+// The page sizes of every list, as the peer's: DefaultPageLimit rows when none is asked for,
+// at most MaxPageLimit (the API validates).
+const (
+	DefaultPageLimit = 100
+	MaxPageLimit     = 1000
+)
+
 // Page selects one page of an ordered list.
 type Page struct {
-	Limit      int   // rows per page, 1..1000 (the API validates; 0 means 100)
+	Limit      int   // rows per page, 1..MaxPageLimit; 0 means DefaultPageLimit
 	Desc       bool  // newest first
 	Offset     int64 // rows to skip; ignored when After is set
 	After      Cursor

@@ -17,6 +17,7 @@ import (
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Config is what the API needs to know about the deployment.
@@ -58,9 +59,6 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
-	// WriteThrough, when set, renders the answers explorers poll into the response cache as
-	// soon as a height is indexed (warm.go), until it is done. Nil (or no cache): off.
-	WriteThrough context.Context
 }
 
 // Features is what a chain's VM profile (internal/indexer/profile) adds to the API: the
@@ -132,6 +130,25 @@ func notFound(r *http.Request) error {
 // New returns the API handler. reg receives the API's metrics and is served at /metrics; nil
 // means a private registry.
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
+	_, h := newServer(cfg, reader, logger, reg)
+	return h
+}
+
+// NewWriteThrough is New with write-through: until ctx ends, the answers explorers poll are
+// rendered into the response cache as soon as a height is indexed (warm.go). Without a
+// response cache (CacheBytes < 0) it is New.
+func NewWriteThrough(ctx context.Context, cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
+	s, h := newServer(cfg, reader, logger, reg)
+	if s.cfg.CacheBytes > 0 {
+		if logger == nil {
+			logger = slog.New(slog.DiscardHandler)
+		}
+		go s.writeThrough(ctx, h, logger)
+	}
+	return h
+}
+
+func newServer(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) (*server, http.Handler) {
 	cfg.defaults()
 	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
 	var interrupt func() (<-chan struct{}, func() error)
@@ -157,13 +174,7 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		Version:    func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
 		VersionNow: reader.IndexedHeightNow,
 	}, s.retained(s.routes()))
-	if cfg.WriteThrough != nil && cfg.CacheBytes > 0 {
-		if logger == nil {
-			logger = slog.New(slog.DiscardHandler)
-		}
-		go s.writeThrough(cfg.WriteThrough, h, logger)
-	}
-	return h
+	return s, h
 }
 
 // mapError turns the store's domain errors into API errors. Handlers map ErrNotFound with
@@ -184,4 +195,4 @@ func mapError(err error) error {
 }
 
 // clip keeps echoed input short.
-func clip(s string) string { return httpapi.Clip(s) }
+func clip(s string) string { return textclip.Clip(s) }

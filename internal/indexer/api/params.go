@@ -14,12 +14,6 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// Pagination limits, as the peer.
-const (
-	defaultLimit = 100
-	maxLimit     = 1000
-)
-
 // query parses the raw query string the way the peer's HTTP stack does: pairs split on '&',
 // '+' is a space, and a malformed percent escape is kept literally instead of dropping the
 // pair (url.ParseQuery would drop it, so `pagination.key=%%%` would silently mean "no key"
@@ -56,13 +50,13 @@ func boolParam(q url.Values, name string, def bool) bool {
 // pagination parses pagination.*; the returned page has the native cursor kind of the
 // endpoint only when the key carried a JSON cursor.
 func pagination(q url.Values) (store.Page, error) {
-	p := store.Page{Limit: defaultLimit}
+	p := store.Page{Limit: store.DefaultPageLimit}
 	// As the peer, a value that is not an integer means the default. An integer out of range
 	// is a 400, including one too large for int64 (the peer silently used the default).
 	if s := q.Get("pagination.limit"); isInteger(s) {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxLimit {
-			return p, apierr.BadRequest("pagination.limit must be between 1 and %d", maxLimit)
+		if err != nil || n < 1 || n > store.MaxPageLimit {
+			return p, apierr.BadRequest("pagination.limit must be between 1 and %d", store.MaxPageLimit)
 		}
 		p.Limit = n
 	}

@@ -94,7 +94,7 @@ func holdersJSON(hs []holderJSON, p store.Page, total int64) any {
 	pg := paginationJSON{Total: strconv.FormatInt(total, 10)}
 	limit := int64(p.Limit)
 	if limit == 0 {
-		limit = defaultLimit
+		limit = store.DefaultPageLimit
 	}
 	if int64(len(hs)) == limit {
 		k := base64.StdEncoding.EncodeToString([]byte(strconv.FormatInt(p.Offset+limit, 10)))

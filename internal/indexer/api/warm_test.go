@@ -130,10 +130,10 @@ func TestWriteThroughNeverStale(t *testing.T) {
 			}
 			mk := func(name string, r store.Reader) side {
 				cfg := testCfg
-				cfg.ChainID, cfg.WriteThrough, cfg.StreamPoll = name, wctx, 5*time.Millisecond
+				cfg.ChainID, cfg.StreamPoll = name, 5*time.Millisecond
 				plain := testCfg
 				plain.CacheBytes = -1
-				return side{name, New(cfg, r, nil, prometheus.NewRegistry()), New(plain, r, nil, prometheus.NewRegistry())}
+				return side{name, NewWriteThrough(wctx, cfg, r, nil, prometheus.NewRegistry()), New(plain, r, nil, prometheus.NewRegistry())}
 			}
 			sides := []side{mk("writer", db), mk("replica", replica)}
 			for _, s := range sides {

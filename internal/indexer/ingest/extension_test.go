@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -17,10 +16,10 @@ func TestExtensionNeedsAreStartupErrors(t *testing.T) {
 		ext  Extension
 		src  Source
 	}{
-		{"rich list without genesis", RichList(vmkind.Wasm), newFakeChain(5, 0)},
-		{"EVM rich list without JSON-RPC", RichList(vmkind.EVM), bankChain{newFakeChain(5, 0)}},
-		{"Move rich list without fungible asset metadata", RichList(vmkind.Move), bankChain{newFakeChain(5, 0)}},
-		{"NFTs without NFT queries", NFTs(vmkind.Wasm), newFakeChain(5, 0)},
+		{"rich list without genesis", RichList(BankRichList()), newFakeChain(5, 0)},
+		{"EVM rich list without JSON-RPC", RichList(EVMRichList()), bankChain{newFakeChain(5, 0)}},
+		{"Move rich list without fungible asset metadata", RichList(MoveRichList()), bankChain{newFakeChain(5, 0)}},
+		{"NFTs without NFT queries", NFTs(WasmNFTs()), newFakeChain(5, 0)},
 		{"EVM txs without JSON-RPC", EVMTxs(), newFakeChain(5, 0)},
 		{"internal txs without JSON-RPC", InternalTxs(InternalConfig{}), newFakeChain(5, 0)},
 	}
@@ -45,7 +44,7 @@ func TestExtensionNeedsAreStartupErrors(t *testing.T) {
 	}
 	defer db.Close()
 	cfg := fastConfig()
-	cfg.Extensions = []Extension{RichList(vmkind.Wasm)}
+	cfg.Extensions = []Extension{RichList(BankRichList())}
 	if _, err := New(cfg, bankChain{newFakeChain(5, 0)}, db, nil, nil); err != nil {
 		t.Fatalf("rich list with its needs met: %v", err)
 	}

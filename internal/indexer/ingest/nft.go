@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
@@ -39,9 +38,59 @@ type NFTQuerier interface {
 	WasmCreator(ctx context.Context, height int64, contract string) (string, error)
 }
 
+// NFTVM reads the NFT events of one VM kind: one implementation per kind (MoveNFTs, EVMNFTs,
+// WasmNFTs), chosen by the VM profile.
+type NFTVM interface {
+	// tx appends the NFT changes of one successful tx's events to b; EVM mints whose token URI
+	// is asked once the block's events are read go to uris.
+	tx(ctx context.Context, x *nftExtractor, h int64, txIndex int, events []Event, b *store.BlockBundle, uris *[]uriJob) error
+	// originName is the collection an ICS-721 class received over prefixed (port/channel/
+	// classId as seen on this chain) lands in.
+	originName(prefixed string) string
+}
+
+// MoveNFTs reads Move's 0x1::collection, 0x1::nft and 0x1::object events (nftmove.go).
+func MoveNFTs() NFTVM { return moveNFTs{} }
+
+// EVMNFTs reads ERC-721 Transfer logs, with names and token URIs asked by eth_call (nftevm.go).
+func EVMNFTs() NFTVM { return evmNFTs{} }
+
+// WasmNFTs reads CW721 wasm events, with collection names and creators asked of the chain
+// (nftwasm.go).
+func WasmNFTs() NFTVM { return wasmNFTs{} }
+
+type (
+	moveNFTs struct{}
+	evmNFTs  struct{}
+	wasmNFTs struct{}
+)
+
+func (moveNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.BlockBundle, _ *[]uriJob) error {
+	return x.moveTx(ctx, h, i, events, b)
+}
+
+func (evmNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.BlockBundle, uris *[]uriJob) error {
+	return x.evmTx(ctx, h, i, events, b, uris)
+}
+
+func (wasmNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.BlockBundle, _ *[]uriJob) error {
+	return x.wasmTx(ctx, h, i, events, b)
+}
+
+// On Move and EVM a received class is the voucher class id, ibc/ + the upper-case hex SHA-256
+// of the prefixed id; on Wasm it is the prefixed id itself.
+func (moveNFTs) originName(prefixed string) string { return voucherClass(prefixed) }
+func (evmNFTs) originName(prefixed string) string  { return voucherClass(prefixed) }
+func (wasmNFTs) originName(prefixed string) string { return prefixed }
+
+func voucherClass(prefixed string) string {
+	sum := sha256.Sum256([]byte(prefixed))
+	return "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
+}
+
 // nftExtractor turns one block's tx results into NFT changes for one VM kind.
 type nftExtractor struct {
-	vm     vmkind.Kind
+	vm     NFTVM
 	prefix string
 	q      NFTQuerier
 	// startHeight is the store's first height when it started past genesis (START_HEIGHT > 1):
@@ -63,7 +112,7 @@ type collectionInfo struct {
 	creator []byte
 }
 
-func newNFTExtractor(vm vmkind.Kind, prefix string, q NFTQuerier, notNFT [][]byte) *nftExtractor {
+func newNFTExtractor(vm NFTVM, prefix string, q NFTQuerier, notNFT [][]byte) *nftExtractor {
 	x := &nftExtractor{vm: vm, prefix: prefix, q: q, notNFT: map[string]bool{}, known: map[string]collectionInfo{},
 		pending: map[string]*inflight{}}
 	for _, a := range notNFT {
@@ -149,16 +198,7 @@ func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store
 		if res.Code != 0 {
 			continue
 		}
-		var err error
-		switch x.vm {
-		case vmkind.Move:
-			err = x.moveTx(ctx, h, i, res.Events, b)
-		case vmkind.EVM:
-			err = x.evmTx(ctx, h, i, res.Events, b, &uris)
-		case vmkind.Wasm:
-			err = x.wasmTx(ctx, h, i, res.Events, b)
-		}
-		if err != nil {
+		if err := x.vm.tx(ctx, x, h, i, res.Events, b, &uris); err != nil {
 			return err
 		}
 		if err := x.originNames(i, res.Events, b); err != nil {
@@ -181,8 +221,7 @@ func eventAttrs(ev Event) map[string]string {
 
 // originNames reads ICS-721 `recv_packet` events (source port nft-transfer): the packet's
 // classData carries the L1 collection name, and the collection it lands in is named after the
-// class as seen on this chain: on Wasm the prefixed class id (port/channel/classId), on Move
-// and EVM the voucher class id, ibc/ + the upper-case hex SHA-256 of that prefixed id.
+// class as seen on this chain (NFTVM.originName).
 func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBundle) error {
 	for _, ev := range events {
 		if ev.Type != "recv_packet" {
@@ -209,12 +248,7 @@ func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBu
 		if jsonx.Unmarshal(cd, &class) != nil || class.Name == "" {
 			continue
 		}
-		prefixed := a["packet_dst_port"] + "/" + a["packet_dst_channel"] + "/" + pd.ClassID
-		l2 := prefixed
-		if x.vm != vmkind.Wasm {
-			sum := sha256.Sum256([]byte(prefixed))
-			l2 = "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
-		}
+		l2 := x.vm.originName(a["packet_dst_port"] + "/" + a["packet_dst_channel"] + "/" + pd.ClassID)
 		b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTOriginName, TxIndex: txIndex, Name: l2, OriginName: class.Name})
 	}
 	return nil
@@ -225,13 +259,13 @@ type notNFTLister interface {
 	NotNFTContracts(ctx context.Context) ([][]byte, error)
 }
 
-// NFTs is the NFT extension of a chain of this kind: collections, tokens and their history
-// from each block's VM events, with what the events do not carry asked of the chain.
-func NFTs(kind vmkind.Kind) Extension { return &nftExt{kind: kind} }
+// NFTs is the NFT extension of a chain whose VM vm reads: collections, tokens and their
+// history from each block's VM events, with what the events do not carry asked of the chain.
+func NFTs(vm NFTVM) Extension { return &nftExt{vm: vm} }
 
 type nftExt struct {
 	noHooks
-	kind  vmkind.Kind
+	vm    NFTVM
 	p     *Pipeline
 	q     NFTQuerier
 	marks notNFTLister
@@ -267,7 +301,7 @@ func (e *nftExt) start(ctx context.Context, _, _ int64) error {
 			return err
 		}
 	}
-	e.x = newNFTExtractor(e.kind, e.p.cfg.AccountPrefix, e.q, marks)
+	e.x = newNFTExtractor(e.vm, e.p.cfg.AccountPrefix, e.q, marks)
 	e.x.startHeight = e.p.cfg.StartHeight
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -27,17 +26,17 @@ func TestOriginNames(t *testing.T) {
 	voucher := "ibc/" + strings.ToUpper(hex.EncodeToString(sum[:]))
 	cases := []struct {
 		name string
-		vm   vmkind.Kind
+		vm   NFTVM
 		ev   Event
 		want []store.NFTChange
 	}{
-		{"wasm", "wasm", pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: "nft-transfer/channel-3/init1class", OriginName: "L1 Ärt"}}},
-		{"move", "move", pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: voucher, OriginName: "L1 Ärt"}}},
-		{"evm", "evm", pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: voucher, OriginName: "L1 Ärt"}}},
-		{"ics20 packet", "wasm", pkt("transfer", good), nil},
-		{"not json", "wasm", pkt("nft-transfer", "{"), nil},
-		{"classData not base64", "wasm", pkt("nft-transfer", `{"classId":"c","classData":"%%"}`), nil},
-		{"no name", "wasm", pkt("nft-transfer", `{"classId":"c","classData":"`+base64.StdEncoding.EncodeToString([]byte(`{}`))+`"}`), nil},
+		{"wasm", WasmNFTs(), pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: "nft-transfer/channel-3/init1class", OriginName: "L1 Ärt"}}},
+		{"move", MoveNFTs(), pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: voucher, OriginName: "L1 Ärt"}}},
+		{"evm", EVMNFTs(), pkt("nft-transfer", good), []store.NFTChange{{Kind: store.NFTOriginName, TxIndex: 2, Name: voucher, OriginName: "L1 Ärt"}}},
+		{"ics20 packet", WasmNFTs(), pkt("transfer", good), nil},
+		{"not json", WasmNFTs(), pkt("nft-transfer", "{"), nil},
+		{"classData not base64", WasmNFTs(), pkt("nft-transfer", `{"classId":"c","classData":"%%"}`), nil},
+		{"no name", WasmNFTs(), pkt("nft-transfer", `{"classId":"c","classData":"`+base64.StdEncoding.EncodeToString([]byte(`{}`))+`"}`), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,7 +85,7 @@ func TestEVMNotNFTOnce(t *testing.T) {
 	}
 	const bad = "0x1111111111111111111111111111111111111111"
 	q := &fakeQuerier{fail: true}
-	x := newNFTExtractor("evm", "init", q, nil)
+	x := newNFTExtractor(EVMNFTs(), "init", q, nil)
 	var b1, b2 store.BlockBundle
 	b1.Block.Height, b2.Block.Height = 5, 6
 	for _, b := range []*store.BlockBundle{&b1, &b2} {
@@ -99,7 +98,7 @@ func TestEVMNotNFTOnce(t *testing.T) {
 	}
 	// Restarted with the stored mark: not asked at all.
 	q2 := &fakeQuerier{}
-	x2 := newNFTExtractor("evm", "init", q2, b1.NotNFT)
+	x2 := newNFTExtractor(EVMNFTs(), "init", q2, b1.NotNFT)
 	var b3 store.BlockBundle
 	if err := x2.extract(context.Background(), []TxResult{{Events: log(bad)}}, &b3); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
@@ -194,35 +193,125 @@ func correctBalance(ctx context.Context, evm EVMSource, e *store.NegativeBalance
 // the block's own transaction, from the balances it starts with (genesis at height 1, the
 // chain's state at START_HEIGHT); its follower (richfollow.go) brings it up whenever it falls
 // behind, and it answers a write refused for a negative balance from the chain.
-func RichList(kind vmkind.Kind) Extension { return &richList{kind: kind} }
+func RichList(vm RichListVM) Extension { return &richList{vm: vm} }
 
-// richList is the rich list's state: the follower's view, the start-up read and the Move
-// denoms.
+// RichListVM is one VM kind's part of the rich list: what it needs of the source, how a
+// block's balance changes are read, how the starting balances are named and how a balance a
+// write refused is read again. One implementation per kind (BankRichList, MoveRichList,
+// EVMRichList), chosen by the VM profile.
+type RichListVM interface {
+	needs() string
+	// bind keeps what the VM's reading needs of the pipeline's source; false when the source
+	// lacks it.
+	bind(p *Pipeline) bool
+	// changes are a height's balance changes, in event order.
+	changes(ctx context.Context, r *richList, h int64, results []TxResult) ([]store.BalanceChange, error)
+	// genesis reads the starting balances at height 1.
+	genesis(ctx context.Context, src RichListSource, prefix string) (*store.RichListChanges, error)
+	// erc20s says balances are kept per ERC-20 contract: bank denoms are resolved to their
+	// contracts (and aliased), and only 20-byte accounts hold them.
+	erc20s() bool
+	// correct reads from the chain the balance a refused change names.
+	correct(ctx context.Context, r *richList, neg *store.NegativeBalanceError) (store.BalanceSet, error)
+	// reset forgets what was learnt of the old chain (a re-index).
+	reset()
+}
+
+// BankRichList keeps the list from bank events, genesis and bank balances (Wasm chains).
+func BankRichList() RichListVM { return bankRichList{} }
+
+// MoveRichList keeps the list from fungible-asset events, with each metadata object's denom
+// read from the chain (richlist_move.go).
+func MoveRichList() RichListVM { return &moveRichList{} }
+
+// EVMRichList keeps the list from ERC-20 Transfer logs, per contract, and corrects balances
+// with eth_call balanceOf.
+func EVMRichList() RichListVM { return &evmRichList{} }
+
+type bankRichList struct{}
+
+func (bankRichList) needs() string {
+	return "a source with genesis and bank balances, and a store that keeps the rich list"
+}
+func (bankRichList) bind(*Pipeline) bool { return true }
+func (bankRichList) changes(_ context.Context, r *richList, h int64, results []TxResult) ([]store.BalanceChange, error) {
+	return r.p.builder.extractor.bankChanges(h, results)
+}
+func (bankRichList) genesis(ctx context.Context, src RichListSource, prefix string) (*store.RichListChanges, error) {
+	return bankGenesisRichList(ctx, src, prefix)
+}
+func (bankRichList) erc20s() bool { return false }
+func (bankRichList) correct(ctx context.Context, r *richList, neg *store.NegativeBalanceError) (store.BalanceSet, error) {
+	return bankBalanceAt(ctx, r.src, r.p.builder.extractor, neg)
+}
+func (bankRichList) reset() {}
+
+type moveRichList struct {
+	bankRichList
+	denoms *moveDenoms // metadata address → denom
+}
+
+func (*moveRichList) needs() string {
+	return "a source with genesis, bank balances and fungible asset metadata, and a store that keeps the rich list"
+}
+func (m *moveRichList) bind(p *Pipeline) bool {
+	ms, ok := p.src.(MoveMetadataSource)
+	if ok {
+		m.denoms = &moveDenoms{src: ms, m: map[string]string{}}
+	}
+	return ok
+}
+func (m *moveRichList) changes(ctx context.Context, r *richList, h int64, results []TxResult) ([]store.BalanceChange, error) {
+	return r.moveChanges(ctx, m.denoms, h, results)
+}
+func (m *moveRichList) reset() {
+	if m.denoms != nil {
+		m.denoms.mu.Lock()
+		m.denoms.m = map[string]string{}
+		m.denoms.mu.Unlock()
+	}
+}
+
+type evmRichList struct {
+	evm EVMSource // balances are corrected with eth_call
+}
+
+func (*evmRichList) needs() string {
+	return "a source with genesis, bank balances, contracts by denom and JSON-RPC (EVM()), and a store that keeps the rich list"
+}
+func (e *evmRichList) bind(p *Pipeline) bool {
+	e.evm = evmOf(p.src)
+	return e.evm != nil
+}
+func (*evmRichList) changes(_ context.Context, _ *richList, h int64, results []TxResult) ([]store.BalanceChange, error) {
+	return evmTransfers(h, results)
+}
+func (*evmRichList) genesis(ctx context.Context, src RichListSource, prefix string) (*store.RichListChanges, error) {
+	return evmGenesisRichList(ctx, src, prefix)
+}
+func (*evmRichList) erc20s() bool { return true }
+func (e *evmRichList) correct(ctx context.Context, _ *richList, neg *store.NegativeBalanceError) (store.BalanceSet, error) {
+	return correctBalance(ctx, e.evm, neg)
+}
+func (*evmRichList) reset() {}
+
+// richList is the rich list's state: the follower's view, the start-up read and the VM's
+// reading.
 type richList struct {
-	kind       vmkind.Kind
+	vm         RichListVM
 	p          *Pipeline
 	src        RichListSource
 	w          RichListStore
-	evm        EVMSource              // EVM: balances are corrected with eth_call
 	st         richState              // the follower's view, for Ready and the logs (richfollow.go)
 	bootDone   chan struct{}          // closed once the start-up read of the starting balances ended
 	boot       *store.RichListChanges // starting balances (set before bootDone closes), added to bootHeight's bundle
 	bootHeight int64                  // 0 once the committer has handled it
-	moveDenoms *moveDenoms            // metadata address → denom (Move rich list)
 	size       writeSize              // the follower's heights per WriteRichList under repeated faults
 }
 
 func (r *richList) Name() string { return "rich-list" }
 
-func (r *richList) Needs() string {
-	switch r.kind {
-	case vmkind.EVM:
-		return "a source with genesis, bank balances, contracts by denom and JSON-RPC (EVM()), and a store that keeps the rich list"
-	case vmkind.Move:
-		return "a source with genesis, bank balances and fungible asset metadata, and a store that keeps the rich list"
-	}
-	return "a source with genesis and bank balances, and a store that keeps the rich list"
-}
+func (r *richList) Needs() string { return r.vm.needs() }
 
 func (r *richList) bind(p *Pipeline) error {
 	r.p = p
@@ -233,17 +322,8 @@ func (r *richList) bind(p *Pipeline) error {
 	if r.w, ok = p.w.(RichListStore); !ok {
 		return errMissing(r)
 	}
-	switch r.kind {
-	case vmkind.EVM:
-		if r.evm = evmOf(p.src); r.evm == nil {
-			return errMissing(r)
-		}
-	case vmkind.Move:
-		ms, ok := p.src.(MoveMetadataSource)
-		if !ok {
-			return errMissing(r)
-		}
-		r.moveDenoms = &moveDenoms{src: ms, m: map[string]string{}}
+	if !r.vm.bind(p) {
+		return errMissing(r)
 	}
 	return nil
 }
@@ -326,12 +406,9 @@ func (r *richList) readStart(ctx context.Context, rs RichListSource, h int64) (*
 		if !ok {
 			return nil, fmt.Errorf("the source cannot list accounts to read the balances at %d", h)
 		}
-		return stateRichList(ctx, rs, ss, r.kind, r.p.cfg.AccountPrefix, h)
+		return stateRichList(ctx, rs, ss, r.vm.erc20s(), r.p.cfg.AccountPrefix, h)
 	}
-	if r.kind == vmkind.EVM {
-		return evmGenesisRichList(ctx, rs, r.p.cfg.AccountPrefix)
-	}
-	return bankGenesisRichList(ctx, rs, r.p.cfg.AccountPrefix)
+	return r.vm.genesis(ctx, rs, r.p.cfg.AccountPrefix)
 }
 
 // attachBoot gives the bundle of the start height its starting balances, once: it waits for
@@ -372,16 +449,7 @@ func withStart(rl, boot *store.RichListChanges, h int64) {
 
 // richListChanges are a height's rich-list updates, to be applied in height order.
 func (r *richList) richListChanges(ctx context.Context, h int64, results []TxResult) (*store.RichListChanges, error) {
-	var changes []store.BalanceChange
-	var err error
-	switch r.kind {
-	case vmkind.EVM:
-		changes, err = evmTransfers(h, results)
-	case vmkind.Move:
-		changes, err = r.moveChanges(ctx, h, results)
-	default:
-		changes, err = r.p.builder.extractor.bankChanges(h, results)
-	}
+	changes, err := r.vm.changes(ctx, r, h, results)
 	if err != nil {
 		return nil, err
 	}
@@ -414,13 +482,7 @@ func (r *richList) fixNegativeBalance(ctx context.Context, batch []store.BlockBu
 
 // correctBalance reads from the chain the balance a refused change names, and logs it.
 func (r *richList) correctBalance(ctx context.Context, neg *store.NegativeBalanceError) (store.BalanceSet, error) {
-	var set store.BalanceSet
-	var err error
-	if r.kind == vmkind.EVM {
-		set, err = correctBalance(ctx, r.evm, neg)
-	} else {
-		set, err = bankBalanceAt(ctx, r.src, r.p.builder.extractor, neg)
-	}
+	set, err := r.vm.correct(ctx, r, neg)
 	if err != nil {
 		return set, err
 	}
@@ -435,10 +497,6 @@ func (r *richList) reset() {
 	r.st.mu.Lock()
 	r.st.height, r.st.err, r.st.logged, r.st.at = 0, nil, false, 0
 	r.st.mu.Unlock()
-	if r.moveDenoms != nil {
-		r.moveDenoms.mu.Lock()
-		r.moveDenoms.m = map[string]string{}
-		r.moveDenoms.mu.Unlock()
-	}
+	r.vm.reset()
 	r.boot, r.bootHeight, r.size = nil, 0, writeSize{}
 }

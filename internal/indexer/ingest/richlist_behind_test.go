@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -63,7 +62,7 @@ func TestRichListFailsOnABlock(t *testing.T) {
 	src.failBalances.Store(1 << 40) // the corrections cannot be read until released below
 	cfg := fastConfig()
 	cfg.ReadyMaxLag = 2
-	cfg.Extensions = []Extension{RichList(vmkind.Wasm)}
+	cfg.Extensions = []Extension{RichList(BankRichList())}
 	rec := &logRecorder{msg: "rich list behind the blocks; it retries on its own and blocks, txs and NFTs go on"}
 	p, err := New(cfg, src, db, slog.New(rec), nil)
 	if err != nil {

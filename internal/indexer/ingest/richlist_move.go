@@ -59,7 +59,7 @@ func (d *moveDenoms) denom(ctx context.Context, metadata string) (string, error)
 // peer's Move rich list does: a DepositEvent {metadata_addr, amount} immediately followed by
 // its DepositOwnerEvent {owner} credits the owner, a WithdrawEvent / WithdrawOwnerEvent pair
 // debits it.
-func (r *richList) moveChanges(ctx context.Context, height int64, results []TxResult) ([]store.BalanceChange, error) {
+func (r *richList) moveChanges(ctx context.Context, denoms *moveDenoms, height int64, results []TxResult) ([]store.BalanceChange, error) {
 	var out []store.BalanceChange
 	for _, res := range results {
 		var moves []map[string]string
@@ -102,7 +102,7 @@ func (r *richList) moveChanges(ctx context.Context, height int64, results []TxRe
 			if !ok || !okAcc || own.Owner == "" {
 				return nil, fmt.Errorf("height %d: %w: fungible asset event amount %q owner %q", height, ErrInvalidData, fa.Amount, own.Owner)
 			}
-			denom, err := r.moveDenoms.denom(ctx, fa.MetadataAddr)
+			denom, err := denoms.denom(ctx, fa.MetadataAddr)
 			if err != nil {
 				return nil, err
 			}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -71,7 +70,7 @@ func TestRichListCorrectsNegativeBalance(t *testing.T) {
 	const top = 40
 	cfg := fastConfig()
 	cfg.StopAtHeight = top
-	cfg.Extensions = []Extension{RichList(vmkind.Wasm)}
+	cfg.Extensions = []Extension{RichList(BankRichList())}
 	rec := &logRecorder{msg: "rich list: balance corrected from the chain"}
 	p, err := New(cfg, bankChain{newFakeChain(top, 0)}, db, slog.New(rec), nil)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
-	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -19,9 +18,10 @@ type StateSource interface {
 }
 
 // stateRichList reads every account's bank balances at height: the rich list as of the end
-// of that block, whose own events are then not applied again. On EVM chains the bank denoms
-// become their ERC-20s (and aliases), and 32-byte accounts are skipped as at the peer.
-func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm vmkind.Kind, prefix string, height int64) (*store.RichListChanges, error) {
+// of that block, whose own events are then not applied again. With erc20s (EVM chains) the
+// bank denoms become their ERC-20s (and aliases), and 32-byte accounts are skipped as at the
+// peer.
+func stateRichList(ctx context.Context, src RichListSource, st StateSource, erc20s bool, prefix string, height int64) (*store.RichListChanges, error) {
 	addrs, err := st.AccountAddresses(ctx, height)
 	if err != nil {
 		return nil, fmt.Errorf("accounts at %d: %w", height, err)
@@ -30,7 +30,7 @@ func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm v
 	contracts := map[string]string{}
 	for _, a := range addrs {
 		acc, err := address.Parse(prefix, a)
-		if err != nil || (vm == vmkind.EVM && len(acc) != 20) {
+		if err != nil || (erc20s && len(acc) != 20) {
 			continue
 		}
 		coins, err := src.BankBalances(ctx, a, height)
@@ -43,7 +43,7 @@ func stateRichList(ctx context.Context, src RichListSource, st StateSource, vm v
 				continue
 			}
 			denom := strings.ToLower(c.Denom)
-			if vm == vmkind.EVM {
+			if erc20s {
 				contract, ok := contracts[c.Denom]
 				if !ok {
 					addr, err := src.ContractByDenom(ctx, c.Denom)

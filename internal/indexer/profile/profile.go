@@ -69,7 +69,7 @@ var extensions = []extension{
 	{
 		name:   "rich-list",
 		on:     func(o Options) bool { return o.RichList },
-		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.RichList(k) },
+		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.RichList(richListVMs[k]()) },
 		api: func(f *api.Features, k vmkind.Kind, r Reader, _ Options) {
 			f.RichList, f.HexHolders = r, k == vmkind.EVM
 		},
@@ -77,7 +77,7 @@ var extensions = []extension{
 	},
 	{
 		name:   "nft",
-		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.NFTs(k) },
+		ingest: func(k vmkind.Kind, _ Options) ingest.Extension { return ingest.NFTs(nftVMs[k]()) },
 	},
 	{
 		name: "transfers",
@@ -113,6 +113,23 @@ var extensions = []extension{
 		servedOnlyWhenOn: true,
 		jsonRPC:          true,
 	},
+}
+
+// richListVMs is each kind's part of the rich list: where its balances move (bank events,
+// fungible-asset events, ERC-20 logs) and how one is read again (TestEveryKindHasItsStrategies
+// holds it complete).
+var richListVMs = map[vmkind.Kind]func() ingest.RichListVM{
+	vmkind.EVM:  ingest.EVMRichList,
+	vmkind.Move: ingest.MoveRichList,
+	vmkind.Wasm: ingest.BankRichList,
+}
+
+// nftVMs is each kind's reading of its NFT events (TestEveryKindHasItsStrategies holds it
+// complete).
+var nftVMs = map[vmkind.Kind]func() ingest.NFTVM{
+	vmkind.EVM:  ingest.EVMNFTs,
+	vmkind.Move: ingest.MoveNFTs,
+	vmkind.Wasm: ingest.WasmNFTs,
 }
 
 // transferVMs is each kind's reading of the token movements its VM reports itself, beside the

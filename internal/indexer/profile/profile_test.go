@@ -93,15 +93,42 @@ func TestAPIFeatures(t *testing.T) {
 	}
 }
 
-// TestEveryKindHasItsStrategies: every kind has its reading of the token movements its VM
-// reports (a kind added to vmkind.All without one fails here, not at a chain's start-up).
+// TestEveryKindHasItsStrategies: every kind has its implementation in each per-kind table of
+// the extensions (a kind added to vmkind.All without one fails here, not at a chain's
+// start-up), and no table holds a kind vmkind.All does not list.
 func TestEveryKindHasItsStrategies(t *testing.T) {
-	for _, k := range vmkind.All {
-		if transferVMs[k] == nil {
-			t.Errorf("%s: no transfer reading in transferVMs", k)
+	tables := map[string]map[vmkind.Kind]bool{
+		"transferVMs": keys(transferVMs),
+		"richListVMs": keys(richListVMs),
+		"nftVMs":      keys(nftVMs),
+	}
+	for name, table := range tables {
+		for _, k := range vmkind.All {
+			if !table[k] {
+				t.Errorf("%s: no implementation for %s", name, k)
+			}
+		}
+		if len(table) != len(vmkind.All) {
+			t.Errorf("%s has %d kinds, vmkind.All %d", name, len(table), len(vmkind.All))
 		}
 	}
-	if len(transferVMs) != len(vmkind.All) {
-		t.Errorf("transferVMs has %d kinds, vmkind.All %d", len(transferVMs), len(vmkind.All))
+	// Each kind's extensions are built from them without a nil implementation.
+	for _, k := range vmkind.All {
+		for _, e := range For(k).Extensions(Options{RichList: true}) {
+			if e == nil {
+				t.Errorf("%s: a nil extension", k)
+			}
+		}
 	}
+}
+
+// keys are the kinds a table has an implementation for.
+func keys[V any](m map[vmkind.Kind]func() V) map[vmkind.Kind]bool {
+	out := map[vmkind.Kind]bool{}
+	for k, f := range m {
+		if f != nil {
+			out[k] = true
+		}
+	}
+	return out
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Reasons specific to the HTTP layer.
@@ -123,7 +124,7 @@ func New(cfg Config, live *registry.Live, log *slog.Logger, prom *prometheus.Reg
 		Registry:  prom,
 		MapError:  mapError,
 		NotFound: func(r *http.Request) error {
-			return apierr.NotFoundf("no route for %s %s", r.Method, httpapi.Clip(r.URL.Path)).WithDetails("NOT_FOUND")
+			return apierr.NotFoundf("no route for %s %s", r.Method, textclip.Clip(r.URL.Path)).WithDetails("NOT_FOUND")
 		},
 		OpenAPI: swaggerDoc,
 		CORS:    cfg.CORS,

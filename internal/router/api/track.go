@@ -11,10 +11,10 @@ import (
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
-	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
 	"github.com/rollgate/rollgate/internal/router/wire"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Reasons of the tracking endpoints.
@@ -53,7 +53,7 @@ func trackErr(err error, chainID string) error {
 		return &apierr.Error{Code: apierr.Unavailable, Message: "transfer store unavailable; retry", Details: []string{"STORE_UNAVAILABLE"}, Cause: err}
 	case track.ChainUnavailable(err):
 		// The chain's RPC did not answer (it used to be taken for the store's weather).
-		return &apierr.Error{Code: apierr.Unavailable, Message: "chain " + httpapi.Clip(chainID) + " RPC unavailable; retry", Details: []string{ReasonChainUnavailable}, Cause: err}
+		return &apierr.Error{Code: apierr.Unavailable, Message: "chain " + textclip.Clip(chainID) + " RPC unavailable; retry", Details: []string{ReasonChainUnavailable}, Cause: err}
 	}
 	return err
 }

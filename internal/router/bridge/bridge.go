@@ -21,12 +21,12 @@ package bridge
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/holiman/uint256"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Bridge types as the Skip API names them (route requests' `bridges`, fees' bridge_id).
@@ -233,50 +233,14 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// invalid and unsupported quote their args clipped (ClipArgs): the message is then passed on
+// invalid and unsupported quote their args clipped (textclip.Args): the message is then passed on
 // whole, denoms and addresses in full.
 func invalid(format string, args ...any) error {
-	return &Error{Message: fmt.Sprintf(format, ClipArgs(args)...)}
+	return &Error{Message: fmt.Sprintf(format, textclip.Args(args)...)}
 }
 
 func unsupported(format string, args ...any) error {
-	return &Error{Unsupported: true, Message: fmt.Sprintf(format, ClipArgs(args)...)}
-}
-
-// MaxEcho is the most of one argument a router message quotes (route's errors and the
-// bridges' refusals), as the API layer's errors do
-// (internal/apierr's MaxEcho): a message says what was wrong with what the client sent, and a
-// 70 kB chain id should not come back as a 70 kB message.
-const MaxEcho = 128
-
-// ClipArgs clips the text of every string, error or Stringer argument longer than MaxEcho.
-func ClipArgs(args []any) []any {
-	out := args
-	for i, a := range args {
-		var s string
-		switch v := a.(type) {
-		case string:
-			s = v
-		case error:
-			s = v.Error()
-		case fmt.Stringer:
-			s = v.String()
-		default:
-			continue
-		}
-		if len(s) <= MaxEcho {
-			continue
-		}
-		if &out[0] == &args[0] {
-			out = append([]any(nil), args...)
-		}
-		n := MaxEcho
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		out[i] = s[:n] + "…"
-	}
-	return out
+	return &Error{Unsupported: true, Message: fmt.Sprintf(format, textclip.Args(args)...)}
 }
 
 // none is the default of the optional methods.

@@ -134,6 +134,7 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // CW721 (miniwasm). InterwovenKit chooses the same way (tx.ts: is_l1 → Move, else
 // metadata.minitia.type).
 func nftVM(c *registry.Chain) vmkind.Kind {
+	// A switch on the registry's metadata, not on the kind: the kind is what it finds.
 	switch {
 	case c.L1 || c.MinitiaType == "minimove":
 		return vmkind.Move
@@ -145,6 +146,43 @@ func nftVM(c *registry.Chain) vmkind.Kind {
 	return ""
 }
 
+// nftKind is how one VM kind holds NFTs and sends them: one implementation per kind
+// (moveNFTs, evmNFTs, wasmNFTs) in nftKinds, which TestEveryKindSendsNFTs holds complete.
+type nftKind interface {
+	// hexAccounts says a 0x hex account is accepted besides bech32.
+	hexAccounts() bool
+	// plan checks the request fields only this kind reads.
+	plan(p *nftPlan) error
+	// sameChain builds the messages that move the tokens within the chain.
+	sameChain(ctx context.Context, owners NFTOwners, p *nftPlan) ([]proto.Message, error)
+	// crossChain builds the messages that send the tokens over the ICS-721 channel x.ch.
+	crossChain(ctx context.Context, owners NFTOwners, p *nftPlan, x nftCross) ([]proto.Message, error)
+}
+
+// nftCross is what a cross-chain send is built from.
+type nftCross struct {
+	ch               registry.Channel
+	sender, receiver string // bech32 on from and to
+	timeout          uint64 // unix nanoseconds
+	// transfer is the nft-transfer module's MsgTransfer (Move and EVM chains have the module).
+	transfer func() []proto.Message
+}
+
+var nftKinds = map[vmkind.Kind]nftKind{vmkind.Move: moveNFTs{}, vmkind.EVM: evmNFTs{}, vmkind.Wasm: wasmNFTs{}}
+
+type (
+	moveNFTs struct{}
+	evmNFTs  struct{}
+	wasmNFTs struct{}
+)
+
+// nftKindOf is the chain's nftKind; nil when it holds no NFTs the router can send.
+func nftKindOf(c *registry.Chain) nftKind { return nftKinds[nftVM(c)] }
+
+func (moveNFTs) hexAccounts() bool { return false }
+func (evmNFTs) hexAccounts() bool  { return true }
+func (wasmNFTs) hexAccounts() bool { return false }
+
 func nftInvalid(reason, format string, args ...any) *route.Error {
 	return route.Invalidf(reason, format, args...)
 }
@@ -152,7 +190,7 @@ func nftInvalid(reason, format string, args ...any) *route.Error {
 // nftAccount parses an account address for a chain: bech32 with its prefix (what
 // InterwovenKit sends everywhere, InitiaAddress(..).bech32) or, on an EVM rollup, 0x hex.
 func nftAccount(c *registry.Chain, field, s string) ([]byte, error) {
-	if nftVM(c) == vmkind.EVM && strings.HasPrefix(s, "0x") {
+	if k := nftKindOf(c); k != nil && k.hexAccounts() && strings.HasPrefix(s, "0x") {
 		if !common.IsHexAddress(s) || len(s) != 42 {
 			return nil, nftInvalid(ReasonInvalidAddress, "%s: %q is not a 0x-prefixed 20-byte hex address", field, s)
 		}
@@ -206,7 +244,7 @@ func widen(b []byte) []byte {
 type nftPlan struct {
 	req      NFTRequest
 	from, to *registry.Chain
-	vm       vmkind.Kind
+	kind     nftKind
 	sender   []byte // account bytes on from
 	receiver []byte // account bytes on to
 }
@@ -222,10 +260,10 @@ func (b Builder) planNFT(req NFTRequest) (*nftPlan, error) {
 		}
 	}
 	p.from, p.to = b.Reg.Chain(req.FromChainID), b.Reg.Chain(req.ToChainID)
-	if p.vm = nftVM(p.from); p.vm == "" {
+	if p.kind = nftKindOf(p.from); p.kind == nil {
 		return nil, nftInvalid(ReasonNFTUnsupported, "chain %s holds no NFTs the router can send (it is neither the Initia L1 nor a minimove, minievm or miniwasm rollup)", p.from.ID)
 	}
-	if nftVM(p.to) == "" {
+	if nftKindOf(p.to) == nil {
 		return nil, nftInvalid(ReasonNFTUnsupported, "chain %s cannot receive NFTs over ICS-721 from the Initia network", p.to.ID)
 	}
 	var err error
@@ -254,17 +292,8 @@ func (b Builder) planNFT(req NFTRequest) (*nftPlan, error) {
 		}
 		seen[id] = true
 	}
-	// InterwovenKit always sends object_addresses: [nft.object_addr], which the indexer
-	// leaves empty for ERC-721 and CW721 tokens; only Move chains read them.
-	if p.vm == vmkind.Move && len(req.ObjectAddresses) > 0 {
-		if len(req.ObjectAddresses) != len(req.TokenIDs) {
-			return nil, nftInvalid(ReasonObjectAddresses, "object_addresses holds %d addresses for %d token_ids: one per token", len(req.ObjectAddresses), len(req.TokenIDs))
-		}
-		for i, a := range req.ObjectAddresses {
-			if _, ok := moveAddr(a); !ok {
-				return nil, nftInvalid(ReasonObjectAddresses, "object_addresses[%d]: %q is not a 0x-prefixed Move address", i, a)
-			}
-		}
+	if err := p.kind.plan(p); err != nil {
+		return nil, err
 	}
 	if req.Timeout != nil && (*req.Timeout <= 0 || *req.Timeout > maxNFTTimeoutSeconds) {
 		return nil, nftInvalid(ReasonInvalidNFTTimeout, "timeout must be between 1 and %d seconds, got %d", maxNFTTimeoutSeconds, *req.Timeout)
@@ -280,7 +309,7 @@ func (b Builder) NFT(ctx context.Context, owners NFTOwners, req NFTRequest) (*NF
 	}
 	var ms []proto.Message
 	if p.from.ID == p.to.ID {
-		ms, err = b.nftSameChain(ctx, owners, p)
+		ms, err = p.kind.sameChain(ctx, owners, p)
 	} else {
 		ms, err = b.nftCrossChain(ctx, owners, p)
 	}
@@ -393,70 +422,6 @@ func checkCW721(ctx context.Context, owners NFTOwners, p *nftPlan, contract stri
 	return nil
 }
 
-func (b Builder) nftSameChain(ctx context.Context, owners NFTOwners, p *nftPlan) ([]proto.Message, error) {
-	sender := bech(p.from.Bech32Prefix, p.sender)
-	var out []proto.Message
-	switch p.vm {
-	case vmkind.Move:
-		// initia.js v2 types.ts: object_addresses "Required for same-chain Move transfers".
-		if len(p.req.ObjectAddresses) == 0 {
-			return nil, nftInvalid(ReasonObjectAddresses, "object_addresses is required to send Move NFTs within %s (one NFT object address per token id)", p.from.ID)
-		}
-		if err := checkMove(ctx, owners, p); err != nil {
-			return nil, err
-		}
-		to := widen(p.receiver)
-		for _, obj := range p.req.ObjectAddresses {
-			o, _ := moveAddr(obj) // checked in planNFT
-			// 0x1::object::transfer_call(owner: &signer, object: address, to: address)
-			// (initia-labs/movevm@01f0046:precompile/modules/initia_stdlib/sources/object.move): the
-			// signer is implied, the two addresses are BCS (32 raw bytes each).
-			out = append(out, &movev1.MsgExecute{Sender: sender, ModuleAddress: "0x1", ModuleName: "object",
-				FunctionName: "transfer_call", Args: [][]byte{o, to}})
-		}
-	case vmkind.EVM:
-		if len(p.sender) != 20 || len(p.receiver) != 20 {
-			return nil, nftInvalid(ReasonInvalidAddress, "from_address and to_address must be 20-byte accounts on the EVM rollup %s", p.from.ID)
-		}
-		contract, ok := evmContract(p.req.CollectionAddress)
-		if !ok {
-			return nil, nftInvalid(ReasonInvalidCollection, "collection_address: %q is not an ERC-721 contract address (0x + 40 hex digits)", p.req.CollectionAddress)
-		}
-		ids, err := evmTokenIDs(p.req.TokenIDs)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
-			return nil, err
-		}
-		from := common.BytesToAddress(p.sender)
-		to := common.BytesToAddress(p.receiver)
-		for _, id := range ids {
-			// transferFrom, not safeTransferFrom: a wallet's send must also reach contract
-			// accounts that do not implement onERC721Received.
-			in, err := parsedNFTABI.Pack("transferFrom", from, to, id)
-			if err != nil {
-				return nil, fmt.Errorf("transferFrom calldata: %w", err)
-			}
-			out = append(out, &evmv1.MsgCall{Sender: sender, ContractAddr: contract.Hex(), Input: "0x" + hex.EncodeToString(in), Value: "0"})
-		}
-	case vmkind.Wasm:
-		contract := p.req.CollectionAddress
-		if _, err := nftAccount(p.from, "collection_address", contract); err != nil {
-			return nil, nftInvalid(ReasonInvalidCollection, "collection_address: %q is not a CW721 contract address of %s", contract, p.from.ID)
-		}
-		if err := checkCW721(ctx, owners, p, contract); err != nil {
-			return nil, err
-		}
-		recipient := bech(p.to.Bech32Prefix, p.receiver)
-		for _, id := range p.req.TokenIDs {
-			msg, _ := json.Marshal(map[string]any{"transfer_nft": map[string]string{"recipient": recipient, "token_id": id}})
-			out = append(out, &wasmv1.MsgExecuteContract{Sender: sender, Contract: contract, Msg: msg})
-		}
-	}
-	return out, nil
-}
-
 // nftChannel is the ICS-721 channel end on from that leads to the next chain: from the L1
 // straight to the destination, from a rollup to the L1.
 func (b Builder) nftChannel(p *nftPlan) (registry.Channel, error) {
@@ -499,38 +464,135 @@ func (b Builder) nftCrossChain(ctx context.Context, owners NFTOwners, p *nftPlan
 		return []proto.Message{&nfttransferv1.MsgTransfer{SourcePort: ch.Port, SourceChannel: ch.ID, ClassId: p.req.ClassID,
 			TokenIds: p.req.TokenIDs, Sender: sender, Receiver: receiver, TimeoutTimestamp: timeout}}
 	}
-	switch p.vm {
-	case vmkind.Move:
-		// The objects are checked when the wallet names them (InterwovenKit always does); the
-		// class id alone does not say which objects the token ids are.
-		if err := checkMove(ctx, owners, p); err != nil {
+	return p.kind.crossChain(ctx, owners, p, nftCross{ch: ch, sender: sender, receiver: receiver, timeout: timeout, transfer: transfer})
+}
+
+// plan: InterwovenKit always sends object_addresses: [nft.object_addr], which the indexer
+// leaves empty for ERC-721 and CW721 tokens; only Move chains read them.
+func (moveNFTs) plan(p *nftPlan) error {
+	req := p.req
+	if len(req.ObjectAddresses) > 0 {
+		if len(req.ObjectAddresses) != len(req.TokenIDs) {
+			return nftInvalid(ReasonObjectAddresses, "object_addresses holds %d addresses for %d token_ids: one per token", len(req.ObjectAddresses), len(req.TokenIDs))
+		}
+		for i, a := range req.ObjectAddresses {
+			if _, ok := moveAddr(a); !ok {
+				return nftInvalid(ReasonObjectAddresses, "object_addresses[%d]: %q is not a 0x-prefixed Move address", i, a)
+			}
+		}
+	}
+	return nil
+}
+
+func (evmNFTs) plan(*nftPlan) error  { return nil }
+func (wasmNFTs) plan(*nftPlan) error { return nil }
+
+func (moveNFTs) sameChain(ctx context.Context, owners NFTOwners, p *nftPlan) ([]proto.Message, error) {
+	sender := bech(p.from.Bech32Prefix, p.sender)
+	var out []proto.Message
+	// initia.js v2 types.ts: object_addresses "Required for same-chain Move transfers".
+	if len(p.req.ObjectAddresses) == 0 {
+		return nil, nftInvalid(ReasonObjectAddresses, "object_addresses is required to send Move NFTs within %s (one NFT object address per token id)", p.from.ID)
+	}
+	if err := checkMove(ctx, owners, p); err != nil {
+		return nil, err
+	}
+	to := widen(p.receiver)
+	for _, obj := range p.req.ObjectAddresses {
+		o, _ := moveAddr(obj) // checked in planNFT
+		// 0x1::object::transfer_call(owner: &signer, object: address, to: address)
+		// (initia-labs/movevm@01f0046:precompile/modules/initia_stdlib/sources/object.move): the
+		// signer is implied, the two addresses are BCS (32 raw bytes each).
+		out = append(out, &movev1.MsgExecute{Sender: sender, ModuleAddress: "0x1", ModuleName: "object",
+			FunctionName: "transfer_call", Args: [][]byte{o, to}})
+	}
+	return out, nil
+}
+
+func (evmNFTs) sameChain(ctx context.Context, owners NFTOwners, p *nftPlan) ([]proto.Message, error) {
+	sender := bech(p.from.Bech32Prefix, p.sender)
+	var out []proto.Message
+	if len(p.sender) != 20 || len(p.receiver) != 20 {
+		return nil, nftInvalid(ReasonInvalidAddress, "from_address and to_address must be 20-byte accounts on the EVM rollup %s", p.from.ID)
+	}
+	contract, ok := evmContract(p.req.CollectionAddress)
+	if !ok {
+		return nil, nftInvalid(ReasonInvalidCollection, "collection_address: %q is not an ERC-721 contract address (0x + 40 hex digits)", p.req.CollectionAddress)
+	}
+	ids, err := evmTokenIDs(p.req.TokenIDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
+		return nil, err
+	}
+	from := common.BytesToAddress(p.sender)
+	to := common.BytesToAddress(p.receiver)
+	for _, id := range ids {
+		// transferFrom, not safeTransferFrom: a wallet's send must also reach contract
+		// accounts that do not implement onERC721Received.
+		in, err := parsedNFTABI.Pack("transferFrom", from, to, id)
+		if err != nil {
+			return nil, fmt.Errorf("transferFrom calldata: %w", err)
+		}
+		out = append(out, &evmv1.MsgCall{Sender: sender, ContractAddr: contract.Hex(), Input: "0x" + hex.EncodeToString(in), Value: "0"})
+	}
+	return out, nil
+}
+
+func (wasmNFTs) sameChain(ctx context.Context, owners NFTOwners, p *nftPlan) ([]proto.Message, error) {
+	sender := bech(p.from.Bech32Prefix, p.sender)
+	var out []proto.Message
+	contract := p.req.CollectionAddress
+	if _, err := nftAccount(p.from, "collection_address", contract); err != nil {
+		return nil, nftInvalid(ReasonInvalidCollection, "collection_address: %q is not a CW721 contract address of %s", contract, p.from.ID)
+	}
+	if err := checkCW721(ctx, owners, p, contract); err != nil {
+		return nil, err
+	}
+	recipient := bech(p.to.Bech32Prefix, p.receiver)
+	for _, id := range p.req.TokenIDs {
+		msg, _ := json.Marshal(map[string]any{"transfer_nft": map[string]string{"recipient": recipient, "token_id": id}})
+		out = append(out, &wasmv1.MsgExecuteContract{Sender: sender, Contract: contract, Msg: msg})
+	}
+	return out, nil
+}
+
+func (moveNFTs) crossChain(ctx context.Context, owners NFTOwners, p *nftPlan, x nftCross) ([]proto.Message, error) {
+	// The objects are checked when the wallet names them (InterwovenKit always does); the
+	// class id alone does not say which objects the token ids are.
+	if err := checkMove(ctx, owners, p); err != nil {
+		return nil, err
+	}
+	return x.transfer(), nil
+}
+
+func (evmNFTs) crossChain(ctx context.Context, owners NFTOwners, p *nftPlan, x nftCross) ([]proto.Message, error) {
+	// An evm/<contract> class carries the contract's own token ids; an ibc/ class carries
+	// the origin ids (InterwovenKit maps them, tx.evm.ts), which ownerOf does not know.
+	if h, ok := strings.CutPrefix(p.req.ClassID, "evm/"); ok {
+		contract, ok := evmContract("0x" + h)
+		if !ok {
+			return nil, nftInvalid(ReasonInvalidCollection, "class_id: %q is not evm/<contract address>", p.req.ClassID)
+		}
+		ids, err := evmTokenIDs(p.req.TokenIDs)
+		if err != nil {
 			return nil, err
 		}
-		return transfer(), nil
-	case vmkind.EVM:
-		// An evm/<contract> class carries the contract's own token ids; an ibc/ class carries
-		// the origin ids (InterwovenKit maps them, tx.evm.ts), which ownerOf does not know.
-		if h, ok := strings.CutPrefix(p.req.ClassID, "evm/"); ok {
-			contract, ok := evmContract("0x" + h)
-			if !ok {
-				return nil, nftInvalid(ReasonInvalidCollection, "class_id: %q is not evm/<contract address>", p.req.ClassID)
-			}
-			ids, err := evmTokenIDs(p.req.TokenIDs)
-			if err != nil {
-				return nil, err
-			}
-			if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
-				return nil, err
-			}
+		if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
+			return nil, err
 		}
-		return transfer(), nil
 	}
-	// Wasm: miniwasm has no nft-transfer module; the cw721 sends the token to the ICS-721
+	return x.transfer(), nil
+}
+
+func (wasmNFTs) crossChain(ctx context.Context, owners NFTOwners, p *nftPlan, x nftCross) ([]proto.Message, error) {
+	// miniwasm has no nft-transfer module; the cw721 sends the token to the ICS-721
 	// contract (the port wasm.<contract>) or its outgoing proxy with the IBC destination
 	// (InterwovenKit tx.wasm.ts reads both from the channel and the contract).
-	ics721, ok := strings.CutPrefix(ch.Port, "wasm.")
+	ics721, ok := strings.CutPrefix(x.ch.Port, "wasm.")
 	if !ok {
-		return nil, nftInvalid(ReasonNoNFTChannel, "the ICS-721 channel %s of %s is on port %s, not on an ICS-721 contract (wasm.<contract>)", ch.ID, p.from.ID, ch.Port)
+		return nil, nftInvalid(ReasonNoNFTChannel, "the ICS-721 channel %s of %s is on port %s, not on an ICS-721 contract (wasm.<contract>)", x.ch.ID, p.from.ID, x.ch.Port)
 	}
 	target := ics721
 	if p.req.OutgoingProxy != nil && *p.req.OutgoingProxy != "" {
@@ -547,13 +609,13 @@ func (b Builder) nftCrossChain(ctx context.Context, owners NFTOwners, p *nftPlan
 		return nil, err
 	}
 	// ics721's IbcOutgoingMsg: receiver, channel_id, timeout (IbcTimeout), memo.
-	inner, _ := json.Marshal(map[string]any{"receiver": receiver, "channel_id": ch.ID,
-		"timeout": map[string]string{"timestamp": fmt.Sprint(timeout)}})
+	inner, _ := json.Marshal(map[string]any{"receiver": x.receiver, "channel_id": x.ch.ID,
+		"timeout": map[string]string{"timestamp": fmt.Sprint(x.timeout)}})
 	var out []proto.Message
 	for _, id := range p.req.TokenIDs {
 		msg, _ := json.Marshal(map[string]any{"send_nft": map[string]string{"contract": target, "token_id": id,
 			"msg": base64.StdEncoding.EncodeToString(inner)}})
-		out = append(out, &wasmv1.MsgExecuteContract{Sender: sender, Contract: contract, Msg: msg})
+		out = append(out, &wasmv1.MsgExecuteContract{Sender: x.sender, Contract: contract, Msg: msg})
 	}
 	return out, nil
 }

@@ -3,7 +3,7 @@ package route
 import (
 	"fmt"
 
-	"github.com/rollgate/rollgate/internal/router/bridge"
+	"github.com/rollgate/rollgate/internal/textclip"
 )
 
 // Kind says whose fault an Error is, for the API layer to choose a status.
@@ -31,14 +31,14 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Invalidf is an Invalid error with a reason. The message quotes args clipped (bridge.ClipArgs).
+// Invalidf is an Invalid error with a reason. The message quotes args clipped (textclip.Args).
 func Invalidf(reason, format string, args ...any) *Error {
-	return &Error{Kind: Invalid, Reason: reason, Message: fmt.Sprintf(format, bridge.ClipArgs(args)...)}
+	return &Error{Kind: Invalid, Reason: reason, Message: fmt.Sprintf(format, textclip.Args(args)...)}
 }
 
-// Unknownf is an Unknown error with a reason. The message quotes args clipped (bridge.ClipArgs).
+// Unknownf is an Unknown error with a reason. The message quotes args clipped (textclip.Args).
 func Unknownf(reason, format string, args ...any) *Error {
-	return &Error{Kind: Unknown, Reason: reason, Message: fmt.Sprintf(format, bridge.ClipArgs(args)...)}
+	return &Error{Kind: Unknown, Reason: reason, Message: fmt.Sprintf(format, textclip.Args(args)...)}
 }
 
 // WithInfo returns a copy of e carrying a hint.
