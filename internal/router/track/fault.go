@@ -1,7 +1,9 @@
 package track
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"net/url"
 	"time"
@@ -147,6 +149,21 @@ func (f *failures) next(err error, attrs ...any) (wait time.Duration, stop bool)
 		f.t.log.Debug(f.what+": chain RPC did not answer; retrying", append(attrs, "err", err, "attempt", f.up, "backoff", wait)...)
 		return wait, false
 	case faultTransient:
+		if sqldb.SessionLost(err) {
+			// The server ended an established session (a failover, a restart, sessions
+			// terminated again and again): a fresh one is tried at the loop's cadence, not
+			// after a backoff. Backing off here was a stall: each wait let the next
+			// termination end the pool's sessions, the next attempt met a dead one and
+			// doubled the wait, up to 10 s, so no pass completed between two faults. The
+			// first of a run is logged at warn, the rest at debug (summed when it ends).
+			f.n++
+			level := slog.LevelDebug
+			if f.n == 1 {
+				level = slog.LevelWarn
+			}
+			f.t.log.Log(context.Background(), level, f.what+": database session lost; retrying on a fresh one", append(attrs, "err", err, "attempt", f.n)...)
+			return f.t.cfg.Poll, false
+		}
 		wait = f.t.backoff(f.n)
 		f.n++
 		f.t.log.Warn(f.what+": transient database error; retrying", append(attrs, "err", err, "attempt", f.n, "backoff", wait)...)

@@ -287,3 +287,50 @@ func TestScanLoopQuietOnDeadRPC(t *testing.T) {
 		t.Error("Ready with the store closed")
 	}
 }
+
+// TestLostSessionRetriedAtOnce: a lost session (the server ended it: a failover, a restart,
+// pg_terminate_backend) is retried at the loop's cadence however often it repeats, while a
+// server that cannot be reached (a connect error, as during a failover before the standby is
+// promoted) and other transient errors back off. Before, a lost session doubled the wait up
+// to 10 s: under sessions ended again and again every attempt met a dead one, the wait stayed
+// at 10 s and no pass completed (TestTrackerUnderRepeatedFaults, 0 of 40 in 2 min).
+func TestLostSessionRetriedAtOnce(t *testing.T) {
+	tr := New(nil, unreachable(t), Config{Poll: 20 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, refused := pgconn.Connect(ctx, "postgres://postgres@127.0.0.1:1/x?sslmode=disable&connect_timeout=5")
+	if refused == nil {
+		t.Fatal("connected to a closed port")
+	}
+	lost := fmt.Errorf("track cursor: %w", &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"})
+	for _, tc := range []struct {
+		name string
+		err  error
+		grow bool
+	}{
+		{"session ended by the server", lost, false},
+		{"cut-off answer", fmt.Errorf("track since: %w", io.ErrUnexpectedEOF), false},
+		{"server unreachable", fmt.Errorf("track cursor: %w", refused), true},
+		{"serialization failure", fmt.Errorf("track save: %w", &pgconn.PgError{Code: "40001"}), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if classify(tc.err) != faultTransient {
+				t.Fatalf("classified %s", classify(tc.err))
+			}
+			f := &failures{t: tr, what: "track scan", fatal: func(err error) { t.Fatal(err) }, upstream: true}
+			var last time.Duration
+			for range 12 {
+				last, _ = f.next(tc.err, "chain", "initia-devnet-1")
+			}
+			if grew := last > 5*time.Second; grew != tc.grow {
+				t.Fatalf("after 12 failures the wait is %v (grow %v)", last, tc.grow)
+			}
+			if !tc.grow && last != tr.cfg.Poll {
+				t.Fatalf("a lost session waits %v, want the poll interval", last)
+			}
+			if wait, _ := f.next(nil); wait != 0 || f.n != 0 {
+				t.Fatalf("after a success: wait %v, %d failures", wait, f.n)
+			}
+		})
+	}
+}
