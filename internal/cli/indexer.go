@@ -231,6 +231,8 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
 			Chain:         chain,
+			// A replica (no pipeline here) reads the writer's chain verdict from the store.
+			Context:       g.ctx,
 			MaxReplicaLag: cfg.MaxReplicaLag,
 			// With the response cache on, each new height's polled answers are rendered into
 			// it (api's warm.go) until shutdown.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,6 +59,13 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
+	// Context, when set, is the server's lifetime. Under it an API without Chain (an API
+	// replica, `--mode api`) reads the store's chain state every ChainPoll (default 1 s), so
+	// its /readyz (when Ready is nil) and its streams report the writer's CHAIN_MISMATCH and
+	// CHAIN_RESET; and every API drops its response cache and shared stream window when the
+	// store is re-indexed. Nil: neither (tests).
+	Context   context.Context
+	ChainPoll time.Duration
 	// WriteThrough, when set, renders the answers explorers poll into the response cache as
 	// soon as a height is indexed (warm.go), until it is done. Nil (or no cache): off.
 	WriteThrough context.Context
@@ -122,6 +130,12 @@ type server struct {
 	store store.Reader
 	watch *store.HeightWatcher // one poller for every stream of the process
 	feed  blockFeed            // the newest blocks, shared by the block streams
+	cache *httpapi.Cache
+	// cs is the store's chain state (nil for a store without it): its epoch goes into every
+	// stream id (stream.go), and epoch is the one this server's cache and window hold.
+	cs      chainStater
+	epochMu sync.Mutex
+	epoch   int64
 }
 
 // notFound is the error for a path no route serves, in the peer's (fiber's) wording.
@@ -133,10 +147,15 @@ func notFound(r *http.Request) error {
 // means a private registry.
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
 	cfg.defaults()
-	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll), cache: httpapi.NewCache(cfg.CacheBytes)}
+	s.cs, _ = reader.(chainStater)
+	s.watchChain(logger)
 	var interrupt func() (<-chan struct{}, func() error)
-	if cfg.Chain != nil {
-		interrupt = chainInterrupt(cfg.Chain)
+	if s.cfg.Chain != nil {
+		interrupt = chainInterrupt(s.cfg.Chain)
 	}
 	h := httpapi.New(httpapi.Options{
 		Namespace:       "rollgate_indexer_api",
@@ -151,16 +170,13 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 		CORS:            cfg.CORS,
 		Streams:         cfg.Streams,
 		StreamInterrupt: interrupt,
-		Cache:           httpapi.NewCache(cfg.CacheBytes),
+		Cache:           s.cache,
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.
 		Version:    func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },
 		VersionNow: reader.IndexedHeightNow,
 	}, s.retained(s.routes()))
 	if cfg.WriteThrough != nil && cfg.CacheBytes > 0 {
-		if logger == nil {
-			logger = slog.New(slog.DiscardHandler)
-		}
 		go s.writeThrough(cfg.WriteThrough, h, logger)
 	}
 	return h

@@ -174,6 +174,16 @@ func TestChainResetNeverMixes(t *testing.T) {
 			if n := strings.Count(r.logs.String(), "level=ERROR"); n != 1 || !strings.Contains(r.logs.String(), "chain mismatch") {
 				t.Errorf("%d ERROR lines, want one naming the mismatch:\n%s", n, r.logs.String())
 			}
+			// The store says it too, for the API replicas: the same reason and message.
+			waitUntil(t, "the mismatch recorded in the store", 5*time.Second, func() bool {
+				st, err := db.ChainState(context.Background())
+				_, now := readyReason(r.p)
+				return err == nil && st.Fault == store.FaultChainMismatch && st.Message == now
+			})
+			if st, _ := db.ChainState(context.Background()); st.StoredHeight != 40 || !bytes.Equal(st.StoredHash, old.hash(40)) ||
+				!bytes.Equal(st.NodeHash, reset.hash(40)) || st.Epoch != 0 {
+				t.Errorf("recorded chain state %+v", st)
+			}
 			if v := gaugeValue(r.p.m.chainMismatch); v != 1 {
 				t.Errorf("rollgate_ingest_chain_mismatch = %v, want 1", v)
 			}
@@ -277,6 +287,9 @@ func TestChainResetReindexes(t *testing.T) {
 			}
 			if n := strings.Count(r.logs.String(), "level=ERROR"); n != 1 {
 				t.Errorf("%d ERROR lines, want the mismatch's one:\n%s", n, r.logs.String())
+			}
+			if st, err := db.ChainState(context.Background()); err != nil || st.Epoch != 1 || st.Fault != "" || st.Message != "" {
+				t.Errorf("chain state after the re-index: %+v %v, want epoch 1 without a fault", st, err)
 			}
 		})
 	}
