@@ -146,6 +146,14 @@ func (p *Pipeline) verify(ctx context.Context, indexed int64) (time.Time, error)
 				return time.Time{}, err
 			}
 			p.setTarget(head)
+			if !p.behind.judge(head, indexed, time.Now(), p.cfg.BehindBlocks, p.cfg.BehindGrace) {
+				// A few blocks below for a moment (a load-balanced RPC): waited for quietly.
+				if !sleep(ctx, p.cfg.PollInterval) {
+					return time.Time{}, ctx.Err()
+				}
+				attempt = -1
+				continue
+			}
 			if p.faultReason() != NotReadyUpstreamBehind {
 				p.log.Warn("the node is behind the store; waiting for it", "node_height", head, "indexed_height", indexed)
 			}
@@ -184,9 +192,32 @@ func (p *Pipeline) verify(ctx context.Context, indexed int64) (time.Time, error)
 		if p.faultReason() == NotReadyUpstreamBehind {
 			p.log.Info("the node has caught up with the store", "node_height", head, "indexed_height", indexed)
 		}
+		p.behind.clear()
 		return b.Time, nil
 	}
 }
+
+// behindWatch tells a node below the store (UPSTREAM_BEHIND) from a load-balanced RPC
+// whose backends are a block or two apart: since is when the head was first seen below the
+// store in the current stretch (zero: it is not). The stages that read the head use it one at
+// a time (dispatch while the core runs, verify while it is stopped).
+type behindWatch struct{ since time.Time }
+
+// judge is whether a head below the store's indexed height, seen at now, is UPSTREAM_BEHIND:
+// more than blocks below, or below for grace or longer.
+func (b *behindWatch) judge(head, indexed int64, now time.Time, blocks int64, grace time.Duration) bool {
+	if head >= indexed {
+		b.since = time.Time{}
+		return false
+	}
+	if b.since.IsZero() {
+		b.since = now
+	}
+	return indexed-head > blocks || now.Sub(b.since) >= grace
+}
+
+// clear ends a stretch below the store: the head reached it.
+func (b *behindWatch) clear() { b.since = time.Time{} }
 
 // compareBelow checks a node whose head is below the store against a height both hold: the
 // node's head itself, or, when the store no longer has it (pruned), the first block the
@@ -311,6 +342,7 @@ func (p *Pipeline) reindex(ctx context.Context) error {
 	p.indexed.Store(0)
 	p.target.Store(0)
 	p.size = writeSize{}
+	p.behind = behindWatch{}
 	p.proposers = newProposerResolver(p.src, p.log, p.cfg.ValidatorRefresh)
 	for _, e := range p.exts {
 		e.reset()
