@@ -222,7 +222,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 		}
 		// With the response cache on, each new height's polled answers are rendered into it
 		// (api's warm.go) until shutdown.
-		handler = api.NewWriteThrough(g.ctx, api.Config{
+		handler = api.NewServing(g.ctx, api.Config{
 			ChainID:       cfg.Ingest.ChainID,
 			Features:      cfg.profile.API(db, po),
 			AccountPrefix: cfg.Ingest.AccountPrefix,

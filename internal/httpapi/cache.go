@@ -135,6 +135,19 @@ func (c *Cache) put(key string, a *answer) {
 	}
 }
 
+// Clear drops every answer, pinned ones too: the data they were rendered from is gone (the
+// indexer's store was dropped to index another chain).
+func (c *Cache) Clear() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ll.Init()
+	clear(c.items)
+	c.bytes = 0
+}
+
 // Bytes is what the cache holds now, by its own accounting (always at most the bound).
 func (c *Cache) Bytes() int64 {
 	if c == nil {

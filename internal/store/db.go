@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/sqldb"
@@ -132,6 +133,9 @@ type DB struct {
 	ranks rankReads
 	// retain is the retention setting (prune.go): 0 keeps every height.
 	retain retention
+	// epoch is the chain_state epoch this DB last saw (-1: none yet), so a reader learns of a
+	// re-index by another process and forgets what it cached of the dropped chain.
+	epoch atomic.Int64
 }
 
 var _ Store = (*DB)(nil)
@@ -141,6 +145,7 @@ func newDB(be sqldb.Backend, log *slog.Logger) *DB {
 		log = slog.New(slog.DiscardHandler)
 	}
 	d := &DB{be: newBackend(be), log: log}
+	d.epoch.Store(-1)
 	if pg, ok := be.(*sqldb.PG); ok { // a writer's: a read-only backend is wrapped
 		d.stats = newStatsKeeper(pgAnalyzer{pg}, log)
 	}

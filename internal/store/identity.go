@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ErrChainMismatch is what a *ChainMismatchError matches with errors.Is.
@@ -160,9 +161,11 @@ var singleRowDefaults = map[string]string{
 }
 
 // Reset drops everything the store holds of its chain (blocks, txs, the extensions' rows, the
-// chain identity), in one transaction, leaving it as a fresh migration does: the re-index of
-// a chain that was reset (ingest's --on-chain-mismatch reindex), after which ingestion starts
-// over as on an empty store. The readers' caches start over with it.
+// chain identity), in one transaction, leaving it as a fresh migration does but for
+// chain_state, whose epoch it raises by one (and whose fault it clears): the re-index of a
+// chain that was reset (ingest's --on-chain-mismatch reindex), after which ingestion starts
+// over as on an empty store. The readers' caches start over with it; those of other processes
+// on the same store when they next read the epoch (ChainState).
 func (d *DB) Reset(ctx context.Context) error {
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
@@ -183,19 +186,94 @@ func (d *DB) Reset(ctx context.Context) error {
 				return nil, fmt.Errorf("reset %s: %w", t.name, err)
 			}
 		}
+		if err := tx.exec(ctx, "UPDATE chain_state SET epoch = epoch + 1, fault = '', message = '', stored_height = NULL, stored_hash = NULL, "+
+			"node_height = NULL, node_hash = NULL, changed_ns = ? WHERE id = 1", time.Now().UnixNano()); err != nil {
+			return nil, fmt.Errorf("reset chain_state: %w", err)
+		}
+		var epoch int64
+		if err := queryRow(ctx, tx, "SELECT epoch FROM chain_state WHERE id = 1", nil, &epoch); err != nil {
+			return nil, fmt.Errorf("reset chain_state: %w", err)
+		}
 		if err := notifyIndexed(ctx, d.be, tx, 0); err != nil {
 			return nil, err
 		}
 		return func() {
-			d.state.reset()
-			d.lookups.mu.Lock()
-			d.lookups.acc = nil
-			d.lookups.mu.Unlock()
-			d.ranks.mu.Lock()
-			d.ranks.m = nil
-			d.ranks.mu.Unlock()
+			d.forgetChain()
+			d.epoch.Store(epoch)
 			d.extRows = 0
 			d.written.notify()
 		}, nil
+	})
+}
+
+// forgetChain drops what the readers cached of the stored chain (Reset, or another process's).
+func (d *DB) forgetChain() {
+	d.state.reset()
+	d.lookups.mu.Lock()
+	d.lookups.acc = nil
+	d.lookups.mu.Unlock()
+	d.ranks.mu.Lock()
+	d.ranks.m = nil
+	d.ranks.mu.Unlock()
+}
+
+// The faults ChainState.Fault names, as ingestion's readiness reasons.
+const (
+	FaultChainMismatch = "CHAIN_MISMATCH" // the writer halted: its node serves another chain
+	FaultChainReset    = "CHAIN_RESET"    // the writer is dropping the store to index its node's chain
+)
+
+// ChainState is what the writer last found of the chain its node serves and how many times
+// the store was re-indexed (table chain_state): what an API replica, which reads the store
+// only, knows of the chain beyond the data.
+type ChainState struct {
+	// Epoch counts the re-indexes (Reset) of the store: ids a stream gave out under an older
+	// epoch name items of a chain the store no longer holds.
+	Epoch int64
+	// Fault is "" while the writer's node serves the stored chain, else FaultChainMismatch or
+	// FaultChainReset, with the writer's readiness message.
+	Fault, Message string
+	// The heights and hashes the two chains disagree on (Fault set), as ChainMismatchError's.
+	StoredHeight, NodeHeight int64
+	StoredHash, NodeHash     []byte
+	Changed                  time.Time // when Fault or Epoch last changed
+}
+
+// ChainState reads the store's chain state: one small read, never cached (callers poll it on
+// a period). A reader that finds the epoch moved since its last read (a writer elsewhere
+// re-indexed) forgets what it cached of the dropped chain.
+func (d *DB) ChainState(ctx context.Context) (ChainState, error) {
+	return readRetrying(ctx, d, func() (ChainState, error) {
+		var cs ChainState
+		var sh, nh sql.NullInt64
+		var ns int64
+		if err := queryRow(ctx, d.be.reader(), "SELECT epoch, fault, message, stored_height, stored_hash, node_height, node_hash, changed_ns "+
+			"FROM chain_state WHERE id = 1", nil, &cs.Epoch, &cs.Fault, &cs.Message, &sh, &cs.StoredHash, &nh, &cs.NodeHash, &ns); err != nil {
+			return ChainState{}, fmt.Errorf("read chain state: %w", err)
+		}
+		cs.StoredHeight, cs.NodeHeight = sh.Int64, nh.Int64
+		if ns != 0 {
+			cs.Changed = time.Unix(0, ns)
+		}
+		if prev := d.epoch.Swap(cs.Epoch); prev >= 0 && prev != cs.Epoch {
+			d.forgetChain()
+		}
+		return cs, nil
+	})
+}
+
+// SetChainFault records the writer's verdict on its node's chain: fault "" (the node serves
+// the stored chain) or FaultChainMismatch / FaultChainReset with its message and, from mm
+// when set, both heights and hashes. The epoch is Reset's alone.
+func (d *DB) SetChainFault(ctx context.Context, fault, message string, mm *ChainMismatchError) error {
+	var sh, nh any
+	var shash, nhash []byte
+	if mm != nil {
+		sh, nh, shash, nhash = mm.Height, mm.NodeHeight, mm.Stored, mm.Got
+	}
+	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+		return nil, tx.exec(ctx, "UPDATE chain_state SET fault = ?, message = ?, stored_height = ?, stored_hash = ?, node_height = ?, node_hash = ?, "+
+			"changed_ns = CASE WHEN fault = ? THEN changed_ns ELSE ? END WHERE id = 1",
+			fault, message, sh, shash, nh, nhash, fault, time.Now().UnixNano())
 	})
 }

@@ -96,9 +96,16 @@ func (w *HeightWatcher) Wait(ctx context.Context, after int64) (int64, error) {
 	}
 }
 
+// set records the height last read. It follows the store down too: a store dropped to index
+// another chain (DB.Reset) starts over from 0, and a watcher that kept the old top would wake
+// every waiter below it at once, again and again, until the new chain passed it.
 func (w *HeightWatcher) set(h int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if h < w.height {
+		w.height = h // nobody waits for a lower height: no one to wake
+		return
+	}
 	if h > w.height {
 		w.height = h
 		close(w.changed)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,6 +60,9 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
+	// ChainPoll is how often an API replica (no Chain) reads the store's chain state under
+	// NewServing (default 1 s).
+	ChainPoll time.Duration
 }
 
 // Features is what a chain's VM profile (internal/indexer/profile) adds to the API: the
@@ -120,6 +124,12 @@ type server struct {
 	store store.Reader
 	watch *store.HeightWatcher // one poller for every stream of the process
 	feed  blockFeed            // the newest blocks, shared by the block streams
+	cache *httpapi.Cache
+	// cs is the store's chain state (nil for a store without it): its epoch goes into every
+	// stream id (stream.go), and epoch is the one this server's cache and window hold.
+	cs      chainStater
+	epochMu sync.Mutex
+	epoch   int64
 }
 
 // notFound is the error for a path no route serves, in the peer's (fiber's) wording.
@@ -130,15 +140,18 @@ func notFound(r *http.Request) error {
 // New returns the API handler. reg receives the API's metrics and is served at /metrics; nil
 // means a private registry.
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
-	_, h := newServer(cfg, reader, logger, reg)
+	_, h := newServer(nil, cfg, reader, logger, reg)
 	return h
 }
 
-// NewWriteThrough is New with write-through: until ctx ends, the answers explorers poll are
-// rendered into the response cache as soon as a height is indexed (warm.go). Without a
-// response cache (CacheBytes < 0) it is New.
-func NewWriteThrough(ctx context.Context, cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
-	s, h := newServer(cfg, reader, logger, reg)
+// NewServing is New for a server that lives until ctx ends. Under it an API without Chain
+// (an API replica, `--mode api`) reads the store's chain state every ChainPoll, so its
+// /readyz (when Ready is nil) and its streams report the writer's CHAIN_MISMATCH and
+// CHAIN_RESET; every API drops its response cache and shared stream window when the store is
+// re-indexed; and, with a response cache, the answers explorers poll are rendered into it as
+// soon as a height is indexed (write-through, warm.go).
+func NewServing(ctx context.Context, cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
+	s, h := newServer(ctx, cfg, reader, logger, reg)
 	if s.cfg.CacheBytes > 0 {
 		if logger == nil {
 			logger = slog.New(slog.DiscardHandler)
@@ -148,12 +161,18 @@ func NewWriteThrough(ctx context.Context, cfg Config, reader store.Reader, logge
 	return h
 }
 
-func newServer(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) (*server, http.Handler) {
+// newServer builds the API; ctx is its lifetime (nil: no background watch).
+func newServer(ctx context.Context, cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) (*server, http.Handler) {
 	cfg.defaults()
-	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll)}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll), cache: httpapi.NewCache(cfg.CacheBytes)}
+	s.cs, _ = reader.(chainStater)
+	s.watchChain(ctx, logger)
 	var interrupt func() (<-chan struct{}, func() error)
-	if cfg.Chain != nil {
-		interrupt = chainInterrupt(cfg.Chain)
+	if s.cfg.Chain != nil {
+		interrupt = chainInterrupt(s.cfg.Chain)
 	}
 	h := httpapi.New(httpapi.Options{
 		Namespace:       "rollgate_indexer_api",
@@ -168,7 +187,7 @@ func newServer(cfg Config, reader store.Reader, logger *slog.Logger, reg *promet
 		CORS:            cfg.CORS,
 		Streams:         cfg.Streams,
 		StreamInterrupt: interrupt,
-		Cache:           httpapi.NewCache(cfg.CacheBytes),
+		Cache:           s.cache,
 		// Every cacheable answer is a function of the request and the indexed height: a cached
 		// list is good until the next block.
 		Version:    func(ctx context.Context) (int64, error) { return reader.IndexedHeight(ctx) },

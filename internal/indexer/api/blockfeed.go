@@ -20,9 +20,9 @@ type feedBlock struct {
 	frame  *httpapi.Frame
 }
 
-func newFeedBlock(b *store.Block, buf []byte) feedBlock {
+func newFeedBlock(epoch int64, b *store.Block, buf []byte) feedBlock {
 	buf = appendBlockJSON(buf[:0], b)
-	return feedBlock{height: b.Height, frame: httpapi.NewFrame(strconv.FormatInt(b.Height, 10), "block", buf)}
+	return feedBlock{height: b.Height, frame: httpapi.NewFrame(streamID(epoch, strconv.FormatInt(b.Height, 10)), "block", buf)}
 }
 
 // blockFeed shares the newest blocks among the block streams of the process, each encoded and
@@ -38,6 +38,7 @@ func newFeedBlock(b *store.Block, buf []byte) feedBlock {
 // to steal them.
 type blockFeed struct {
 	mu     sync.Mutex
+	epoch  int64       // the store's epoch the frames' ids carry (reset)
 	recent []feedBlock // consecutive heights, ascending
 
 	// The tip: the attached streams (each in one shard, with the height it has been sent up
@@ -70,12 +71,13 @@ func (f *blockFeed) after(ctx context.Context, r store.Reader, after int64) ([]f
 			return bs, nil
 		case after < first-1:
 			// Behind the window: this stream's own query, without holding the others.
+			epoch := f.epoch
 			f.mu.Unlock()
-			return f.query(ctx, r, after)
+			return f.query(ctx, r, epoch, after)
 		}
 	}
 	defer f.mu.Unlock()
-	bs, err := f.query(ctx, r, after)
+	bs, err := f.query(ctx, r, f.epoch, after)
 	if err != nil || len(bs) == 0 {
 		return bs, err
 	}
@@ -91,7 +93,7 @@ func (f *blockFeed) after(ctx context.Context, r store.Reader, after int64) ([]f
 	return bs, nil
 }
 
-func (f *blockFeed) query(ctx context.Context, r store.Reader, after int64) ([]feedBlock, error) {
+func (f *blockFeed) query(ctx context.Context, r store.Reader, epoch, after int64) ([]feedBlock, error) {
 	page, err := r.Blocks(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorHeight, Value: after}})
 	if err != nil {
 		return nil, err
@@ -99,9 +101,23 @@ func (f *blockFeed) query(ctx context.Context, r store.Reader, after int64) ([]f
 	out := make([]feedBlock, len(page.Blocks))
 	buf := make([]byte, 0, blockJSONSize)
 	for i := range page.Blocks {
-		out[i] = newFeedBlock(&page.Blocks[i], buf)
+		out[i] = newFeedBlock(epoch, &page.Blocks[i], buf)
 	}
 	return out, nil
+}
+
+// reset starts the feed over for the store's new epoch (a re-index): the window holds the
+// dropped chain's blocks under its ids, and the tip's height is the dropped chain's. The
+// attached streams are let go: their chain is gone (the server ends them with CHAIN_RESET).
+func (f *blockFeed) reset(epoch int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.epoch, f.recent = epoch, nil
+	if f.stop != nil {
+		f.stop()
+		f.stop = nil
+	}
+	f.subs, f.shards, f.sent = nil, nil, 0
 }
 
 // attach hands st, which has been sent every block up to height after, to the tip. It fails

@@ -50,7 +50,7 @@ func TestBlockFeed(t *testing.T) {
 			t.Fatalf("%s: %d blocks, the store has %d", tc.name, len(got), len(want.Blocks))
 		}
 		for i := range got {
-			if string(got[i].frame.Bytes()) != string(newFeedBlock(&want.Blocks[i], nil).frame.Bytes()) {
+			if string(got[i].frame.Bytes()) != string(newFeedBlock(0, &want.Blocks[i], nil).frame.Bytes()) {
 				t.Fatalf("%s: block %d differs", tc.name, i)
 			}
 		}

@@ -1,9 +1,14 @@
 package api
 
 import (
+	"context"
 	"errors"
+	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/store"
 )
 
 // ChainWatcher is the ingestion's view of the chain it follows (ingest.Pipeline has it).
@@ -46,4 +51,176 @@ func chainInterrupt(c ChainWatcher) func() (<-chan struct{}, func() error) {
 			return nil
 		}
 	}
+}
+
+// chainStater is the store's record of the chain beyond its data (store.DB.ChainState): the
+// writer's verdict on its node's chain and the store's re-index count.
+type chainStater interface {
+	ChainState(ctx context.Context) (store.ChainState, error)
+}
+
+// chainPoll is how often an API without its own pipeline (an API replica, `--mode api`)
+// reads the store's chain state: one small read per period, whatever the number of requests
+// and streams.
+const chainPoll = time.Second
+
+// storeChain is ChainWatcher over the store's chain state, for an API that does not ingest:
+// the writer records a mismatch or a re-index in the store (ingest's SetChainFault, Reset),
+// and this reads it back every period, so the replica's /readyz and streams say what the
+// writer's own API says. ChainResets is the store's epoch.
+type storeChain struct {
+	r     chainStater
+	every time.Duration
+	// onEpoch is called (on the polling goroutine) when the epoch moves: the server drops what
+	// it holds of the dropped chain.
+	onEpoch func(epoch int64)
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	cur     store.ChainState
+	read    bool          // cur was read at least once
+	changed chan struct{} // closed, and replaced, at every change of cur's fault or epoch
+	failing bool          // the last read failed (logged once until one succeeds)
+}
+
+func newStoreChain(r chainStater, every time.Duration, log *slog.Logger, onEpoch func(int64)) *storeChain {
+	if every <= 0 {
+		every = chainPoll
+	}
+	return &storeChain{r: r, every: every, log: log, onEpoch: onEpoch, changed: make(chan struct{})}
+}
+
+// run polls until ctx ends. The first read comes at once, so /readyz is right from the start.
+func (c *storeChain) run(ctx context.Context) {
+	t := time.NewTicker(c.every)
+	defer t.Stop()
+	for {
+		c.poll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (c *storeChain) poll(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, max(c.every, 2*time.Second))
+	st, err := c.r.ChainState(rctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && !c.failing {
+			c.failing = true
+			c.log.Warn("reading the store's chain state failed; keeping the last one read", "err", err)
+		}
+		return
+	}
+	c.failing = false
+	c.mu.Lock()
+	moved := c.read && st.Epoch != c.cur.Epoch
+	same := c.read && !moved && st.Fault == c.cur.Fault && st.Message == c.cur.Message
+	c.cur, c.read = st, true
+	if !same {
+		close(c.changed)
+		c.changed = make(chan struct{})
+	}
+	c.mu.Unlock()
+	if moved && c.onEpoch != nil {
+		c.onEpoch(st.Epoch)
+	}
+}
+
+// storeFault is a fault the writer recorded, as its readiness reported it.
+type storeFault struct{ reason, message string }
+
+func (f *storeFault) Error() string       { return f.message }
+func (f *storeFault) ReadyReason() string { return f.reason }
+
+func (c *storeChain) ChainFault() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur.Fault == "" {
+		return nil
+	}
+	return &storeFault{reason: c.cur.Fault, message: c.cur.Message}
+}
+
+func (c *storeChain) ChainFaultChanged() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+func (c *storeChain) ChainResets() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.Epoch
+}
+
+// watchChain starts, under Config.Context, what keeps the server true to the store's chain:
+// without an in-process Chain, the store's chain state polled (storeChain), which becomes
+// Chain and, when Ready is nil, readiness; with one, a watch of its re-indexes. Either way a
+// re-index drops the server's cache and stream window (chainDropped).
+func (s *server) watchChain(ctx context.Context, log *slog.Logger) {
+	if ctx == nil || s.cs == nil {
+		return
+	}
+	if s.cfg.Chain == nil {
+		sc := newStoreChain(s.cs, s.cfg.ChainPoll, log, s.chainDropped)
+		s.cfg.Chain = sc
+		if s.cfg.Ready == nil {
+			s.cfg.Ready = sc.ChainFault
+		}
+		go sc.run(ctx)
+		return
+	}
+	c := s.cfg.Chain
+	go func() {
+		resets := c.ChainResets()
+		for {
+			changed := c.ChainFaultChanged()
+			if r := c.ChainResets(); r != resets {
+				resets = r
+				if _, err := s.streamEpoch(ctx); err != nil && ctx.Err() == nil {
+					log.Warn("reading the store's epoch after a re-index failed; the next stream reads it again", "err", err)
+				}
+			}
+			if changed == nil {
+				return // a watcher that never changes
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-changed:
+			}
+		}
+	}()
+}
+
+// streamEpoch is the store's epoch for a stream that starts: read from the store (one small
+// read per stream, so no id carries an epoch older than the data it names), dropping what the
+// server holds of a dropped chain when it moved.
+func (s *server) streamEpoch(ctx context.Context) (int64, error) {
+	if s.cs == nil {
+		return 0, nil
+	}
+	st, err := s.cs.ChainState(ctx)
+	if err != nil {
+		return 0, err
+	}
+	s.chainDropped(st.Epoch)
+	return st.Epoch, nil
+}
+
+// chainDropped makes epoch the server's: answers rendered from an older epoch's chain
+// (pinned ones too) and the block window, framed with its ids, are dropped.
+func (s *server) chainDropped(epoch int64) {
+	s.epochMu.Lock()
+	defer s.epochMu.Unlock()
+	if epoch == s.epoch {
+		return
+	}
+	s.epoch = epoch
+	s.cache.Clear()
+	s.feed.reset(epoch)
 }

@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // fakeChain is a ChainWatcher the test moves by hand.
@@ -114,6 +117,124 @@ func TestStreamsEndOnChainChange(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// readyErr is a pipeline's readiness error as ingest.NotReadyError renders it.
+type readyErr struct{ reason, msg string }
+
+func (e readyErr) Error() string       { return e.msg }
+func (e readyErr) ReadyReason() string { return e.reason }
+
+// TestReplicaFollowsChainState: an API on a separate reader of the store (an API replica,
+// `--mode api`) learns from the store what the writer found of its node's chain, on both
+// backends: /readyz turns CHAIN_MISMATCH with the body the writer's own API gives for the
+// same readiness, its open streams end with CHAIN_MISMATCH, it is ready again once the writer
+// clears the fault; a re-index (Reset) ends the streams with CHAIN_RESET and drops the pinned
+// answers of the old chain from the replica's cache.
+func TestReplicaFollowsChainState(t *testing.T) {
+	dsns := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "idx.db") },
+		"postgres": func(t *testing.T) string { return testutil.PostgresDSN(t) },
+	}
+	paths := []string{"/indexer/block/v1/blocks/stream", "/indexer/tx/v1/txs/stream"}
+	for name, dsn := range dsns {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			d := dsn(t)
+			w, err := store.Open(ctx, d, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			fill(t, w, 3)
+			r, err := store.OpenReader(ctx, d, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close() })
+			srv := httptest.NewServer(NewServing(ctx, Config{ChainID: "c-1", ChainPoll: 50 * time.Millisecond, StreamPoll: 20 * time.Millisecond}, r, nil, nil))
+			t.Cleanup(srv.Close) // after the streams' own cleanups: Close waits for their connections
+			readyz := func() (int, string) {
+				rec, err := http.Get(srv.URL + "/readyz")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rec.Body.Close()
+				b, _ := io.ReadAll(rec.Body)
+				return rec.StatusCode, string(b)
+			}
+			waitReady := func(what string, cond func(code int, body string) bool) (int, string) {
+				t.Helper()
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					code, body := readyz()
+					if cond(code, body) {
+						return code, body
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%s: /readyz still %d %s", what, code, body)
+					}
+				}
+			}
+			waitReady("before", func(code int, _ string) bool { return code == 200 })
+			open := func() []*streamClient {
+				var cs []*streamClient
+				for _, p := range paths {
+					cs = append(cs, openStream(t, srv.URL+p, "0"))
+				}
+				for _, c := range cs {
+					c.next(t, 3) // the stored items: the stream is at the tip
+				}
+				return cs
+			}
+			ended := func(cs []*streamClient, detail string) {
+				t.Helper()
+				for i, c := range cs {
+					cut := time.AfterFunc(5*time.Second, func() { c.resp.Body.Close() })
+					evs := c.rest()
+					if !cut.Stop() {
+						t.Fatalf("%s: the replica's stream did not end", paths[i])
+					}
+					if len(evs) == 0 || evs[len(evs)-1].Name != "error" || !strings.Contains(string(evs[len(evs)-1].Data), `"`+detail+`"`) {
+						t.Errorf("%s: events %v, want an error %s last", paths[i], evs, detail)
+					}
+				}
+			}
+
+			cs := open()
+			mm := &store.ChainMismatchError{Height: 3, Stored: []byte{0xaa}, Got: []byte{0xbb}, NodeHeight: 3}
+			msg := mm.Error() + "; ingestion halted"
+			if err := w.SetChainFault(ctx, store.FaultChainMismatch, msg, mm); err != nil {
+				t.Fatal(err)
+			}
+			code, body := waitReady("mismatch", func(code int, _ string) bool { return code == 503 })
+			writer := do(New(Config{ChainID: "c-1", Ready: func() error { return readyErr{"CHAIN_MISMATCH", msg} }}, w, nil, nil), "/readyz")
+			if code != writer.Code || body != writer.Body.String() {
+				t.Errorf("replica /readyz %d %s\nwriter's %d %s", code, body, writer.Code, writer.Body)
+			}
+			ended(cs, "CHAIN_MISMATCH")
+			st, err := r.ChainState(ctx)
+			if err != nil || st.StoredHeight != 3 || store.HashHex(st.StoredHash) != "AA" || st.NodeHeight != 3 || store.HashHex(st.NodeHash) != "BB" {
+				t.Errorf("stored chain state %+v %v", st, err)
+			}
+
+			if err := w.SetChainFault(ctx, "", "", nil); err != nil {
+				t.Fatal(err)
+			}
+			waitReady("cleared", func(code int, _ string) bool { return code == 200 })
+			cs = open()
+			if rec := do(srv.Config.Handler, "/indexer/block/v1/blocks/2"); rec.Code != 200 {
+				t.Fatalf("block 2: %d %s", rec.Code, rec.Body)
+			}
+			if err := w.Reset(ctx); err != nil {
+				t.Fatal(err)
+			}
+			ended(cs, "CHAIN_RESET")
+			if rec := do(srv.Config.Handler, "/indexer/block/v1/blocks/2"); rec.Code != 404 {
+				t.Errorf("block 2 of the dropped chain after the re-index: %d %s", rec.Code, rec.Body)
+			}
+			waitReady("re-indexed", func(code int, _ string) bool { return code == 200 })
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/rollgate/rollgate/internal/apierr"
 	"github.com/rollgate/rollgate/internal/httpapi"
@@ -20,31 +21,84 @@ import (
 // streamPage is the keyset page a stream reads the store in.
 const streamPage = 100
 
-// resumePoint parses Last-Event-ID or ?from=: the id of the last item the client has; ok is
-// false when it gave none (the stream starts at the tip).
-func resumePoint(r *http.Request) (after int64, ok bool, err error) {
+// Stream ids carry the store's epoch (store.ChainState.Epoch: how many times it was dropped to
+// index another chain) once there was a re-index: "<epoch>:<key>", a bare key before any. A
+// re-indexed chain starts its heights and sequences over, so without it an id the dropped chain
+// gave out would name an item of the new one: the epoch tells them apart, and resumeRule turns
+// the old ones away.
+
+// streamID is the id of the item whose key is key, in a store at epoch.
+func streamID(epoch int64, key string) string {
+	if epoch == 0 {
+		return key
+	}
+	return strconv.FormatInt(epoch, 10) + ":" + key
+}
+
+// resumeAt is a resume point: the epoch its id was given out under (0 for a bare id) and the
+// key after which the client wants items (a height, or a sequence).
+type resumeAt struct {
+	epoch, after int64
+}
+
+// lastEventID splits Last-Event-ID or ?from= into the epoch and the key; ok is false when the
+// client gave none.
+func lastEventID(r *http.Request) (epoch int64, key string, ok bool, err error) {
 	v := httpapi.LastEventID(r)
 	if v == "" {
-		return 0, false, nil
+		return 0, "", false, nil
+	}
+	e, k, found := strings.Cut(v, ":")
+	if !found {
+		return 0, v, true, nil
+	}
+	n, err := strconv.ParseInt(e, 10, 64)
+	if err != nil || n < 0 || e != strconv.FormatInt(n, 10) {
+		return 0, "", false, apierr.BadRequest("resume point (Last-Event-ID or from) must be an id the stream sent, got %q", clip(v))
+	}
+	return n, k, true, nil
+}
+
+// resumePoint parses Last-Event-ID or ?from=: the id of the last item the client has; ok is
+// false when it gave none (the stream starts at the tip).
+func resumePoint(r *http.Request) (at resumeAt, ok bool, err error) {
+	epoch, v, ok, err := lastEventID(r)
+	if err != nil || !ok {
+		return resumeAt{}, false, err
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return 0, false, apierr.BadRequest("resume point (Last-Event-ID or from) must be a non-negative integer, got %q", clip(v))
+		return resumeAt{}, false, apierr.BadRequest("resume point (Last-Event-ID or from) must be a non-negative integer, got %q", clip(httpapi.LastEventID(r)))
 	}
-	return n, true, nil
+	return resumeAt{epoch: epoch, after: n}, true, nil
 }
 
 // resumeRule is the one rule of every stream for where a resume point lies against the
-// retained data, first being the id of the oldest item the stream can still send (0 when it
-// holds none). 0 asks for everything: the stream replays from first. A point before first-1
-// would silently skip the items between it and first (pruned, or never indexed), so it is
-// RESUME_POINT_EXPIRED, naming first; anything else resumes after the point.
-func resumeRule(after, first int64, what string) error {
-	if after == 0 || first == 0 || after >= first-1 {
+// retained data of the store at epoch cur, first being the key of the oldest item the stream
+// can still send (0 when it holds none). 0 asks for everything: the stream replays from first.
+// A point given out under another epoch names an item of a chain the store no longer holds
+// (it was re-indexed since): CHAIN_RESET, naming the first id of the chain it holds. A point
+// before first-1 would silently skip the items between it and first (pruned, or never
+// indexed), so it is RESUME_POINT_EXPIRED, naming first; anything else resumes after it.
+func resumeRule(at resumeAt, cur, first int64, what string) error {
+	if at.after == 0 {
 		return nil
 	}
-	return (&apierr.Error{Code: apierr.NotFound, Message: "resume point " + strconv.FormatInt(after, 10) +
-		" is older than the retained data (first retained " + what + " " + strconv.FormatInt(first, 10) +
+	if at.epoch != cur {
+		held := "it holds no item yet"
+		if first > 0 {
+			held = "the first " + what + " it holds is " + streamID(cur, strconv.FormatInt(first, 10))
+		}
+		return (&apierr.Error{Code: apierr.NotFound, Message: "resume point " + streamID(at.epoch, strconv.FormatInt(at.after, 10)) +
+			" is of a chain the store no longer holds: it was re-indexed since (its ids now begin with " + strconv.FormatInt(cur, 10) +
+			":), and " + held + "; reconnect with from=0 to replay the chain it holds, or without Last-Event-ID for the newest"}).
+			WithDetails("CHAIN_RESET")
+	}
+	if first == 0 || at.after >= first-1 {
+		return nil
+	}
+	return (&apierr.Error{Code: apierr.NotFound, Message: "resume point " + strconv.FormatInt(at.after, 10) +
+		" is older than the retained data (first retained " + what + " " + streamID(cur, strconv.FormatInt(first, 10)) +
 		"); reconnect with from=0 to replay from there, or without Last-Event-ID for the newest"}).
 		WithDetails("RESUME_POINT_EXPIRED")
 }
@@ -79,21 +133,27 @@ func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) er
 
 // checkResume applies resumeRule to a resume point that is a height (the block and token
 // streams).
-func (s *server) checkResume(ctx context.Context, after int64) error {
+func (s *server) checkResume(ctx context.Context, at resumeAt, epoch int64) error {
 	first, err := s.firstHeight(ctx)
 	if err != nil {
 		return err
 	}
-	return resumeRule(after, first, "height")
+	return resumeRule(at, epoch, first, "height")
 }
 
 // blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
 // lists them, id the height.
 func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
-	after, resume, err := resumePoint(r)
+	at, resume, err := resumePoint(r)
 	if err != nil {
 		return nil, err
 	}
+	// Read first: the feed's frames carry the epoch read here (chainDropped).
+	epoch, err := s.streamEpoch(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	after := at.after
 	if !resume {
 		// The tip is read before the response starts: a client that has the 200 gets every
 		// block committed after it, however late its producer runs.
@@ -104,7 +164,7 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 	return func(st *httpapi.Stream) error {
 		ctx := st.Context()
 		if resume {
-			if err := s.checkResume(ctx, after); err != nil {
+			if err := s.checkResume(ctx, at, epoch); err != nil {
 				return err
 			}
 		}
@@ -149,7 +209,7 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 		return nil, err
 	}
 	f.MsgTypes = msgs
-	after, resume, err := resumePoint(r)
+	at, resume, err := resumePoint(r)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +219,7 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	}); ok {
 		next = n.NextTxSequence
 	}
-	return s.sequenceStream(r.Context(), after, resume, "tx",
+	return s.sequenceStream(r.Context(), at, resume, "tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return s.store.Txs(ctx, store.TxFilter{}, p)
 		}, next,
@@ -174,8 +234,13 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 // stream's txs a page at a time.
 // The tip is read here, before the response starts (ctx is the request's), so a client that
 // has the 200 gets every tx committed after it.
-func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, event string, every func(context.Context, store.Page) (store.TxPage, error),
+func (s *server) sequenceStream(ctx context.Context, at resumeAt, resume bool, event string, every func(context.Context, store.Page) (store.TxPage, error),
 	next func(context.Context) (int64, error), list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
+	epoch, err := s.streamEpoch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	after := at.after
 	if !resume {
 		last, err := every(ctx, store.Page{Limit: 1, Desc: true})
 		if err != nil {
@@ -204,7 +269,7 @@ func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, e
 			if len(first.Txs) > 0 {
 				firstID = first.Txs[0].Sequence
 			}
-			if err := resumeRule(after, firstID, "id"); err != nil {
+			if err := resumeRule(at, epoch, firstID, "id"); err != nil {
 				return err
 			}
 		}
@@ -215,7 +280,7 @@ func (s *server) sequenceStream(ctx context.Context, after int64, resume bool, e
 					return err
 				}
 				for _, t := range page.Txs {
-					if err := st.Send(strconv.FormatInt(t.Sequence, 10), event, t.JSON); err != nil {
+					if err := st.Send(streamID(epoch, strconv.FormatInt(t.Sequence, 10)), event, t.JSON); err != nil {
 						return err
 					}
 					after = t.Sequence

@@ -42,7 +42,7 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 		}
 		f.Account, f.SignerOnly = acc, q.Get("is_signer") == "true"
 	}
-	after, resume, err := resumePoint(r)
+	at, resume, err := resumePoint(r)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 	}); ok {
 		next = n.NextEVMTxSequence
 	}
-	return s.sequenceStream(r.Context(), after, resume, "evm_tx",
+	return s.sequenceStream(r.Context(), at, resume, "evm_tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return er.EVMTxs(ctx, store.EVMTxFilter{}, p)
 		}, next,
@@ -84,7 +84,11 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 	if f.Owner == nil && f.Collection == nil {
 		return nil, apierr.BadRequest("account or collection_addr is required")
 	}
-	after, resume, err := s.tokenResumePoint(r)
+	epochAt, after, resume, err := s.tokenResumePoint(r)
+	if err != nil {
+		return nil, err
+	}
+	epoch, err := s.streamEpoch(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +103,7 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 	}
 	return func(st *httpapi.Stream) error {
 		if resume {
-			if err := s.checkResume(st.Context(), after.Height); err != nil {
+			if err := s.checkResume(st.Context(), resumeAt{epoch: epochAt, after: after.Height}, epoch); err != nil {
 				return err
 			}
 		}
@@ -117,7 +121,7 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 					if err := enc.Encode(s.toTokenJSON(t)); err != nil {
 						return err
 					}
-					if err := st.Send(encodeTokenKey(t, true), "token", bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
+					if err := st.Send(streamID(epoch, encodeTokenKey(t, true)), "token", bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
 						return err
 					}
 					after = store.TokenCursor{Height: t.Height, TokenID: t.TokenID, Collection: t.Collection}
@@ -138,18 +142,18 @@ func afterHeight(h int64) store.TokenCursor {
 
 // tokenResumePoint reads Last-Event-ID or ?from=: a token key as the stream's ids are (the
 // list routes' pagination.key with collection_addr), or a height.
-func (s *server) tokenResumePoint(r *http.Request) (store.TokenCursor, bool, error) {
-	v := httpapi.LastEventID(r)
-	if v == "" {
-		return store.TokenCursor{}, false, nil
+func (s *server) tokenResumePoint(r *http.Request) (int64, store.TokenCursor, bool, error) {
+	epoch, v, ok, err := lastEventID(r)
+	if err != nil || !ok {
+		return 0, store.TokenCursor{}, false, err
 	}
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-		return afterHeight(n), true, nil
+		return epoch, afterHeight(n), true, nil
 	}
-	bad := apierr.BadRequest("resume point (Last-Event-ID or from) must be a height or a token stream id, got %q", clip(v))
+	bad := apierr.BadRequest("resume point (Last-Event-ID or from) must be a height or a token stream id, got %q", clip(httpapi.LastEventID(r)))
 	raw, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(v, " ", "+"))
 	if err != nil {
-		return store.TokenCursor{}, false, bad
+		return 0, store.TokenCursor{}, false, bad
 	}
 	var k struct {
 		Collection string  `json:"collection_addr"`
@@ -157,14 +161,14 @@ func (s *server) tokenResumePoint(r *http.Request) (store.TokenCursor, bool, err
 		TokenID    *string `json:"token_id"`
 	}
 	if json.Unmarshal(raw, &k) != nil || k.Height == nil || *k.Height < 0 || k.TokenID == nil || k.Collection == "" {
-		return store.TokenCursor{}, false, bad
+		return 0, store.TokenCursor{}, false, bad
 	}
 	if _, err := tokenIDParam(*k.TokenID); err != nil {
-		return store.TokenCursor{}, false, bad
+		return 0, store.TokenCursor{}, false, bad
 	}
 	coll, err := address.Parse(s.cfg.AccountPrefix, strings.ToLower(k.Collection))
 	if err != nil {
-		return store.TokenCursor{}, false, bad
+		return 0, store.TokenCursor{}, false, bad
 	}
-	return store.TokenCursor{Height: *k.Height, TokenID: *k.TokenID, Collection: coll}, true, nil
+	return epoch, store.TokenCursor{Height: *k.Height, TokenID: *k.TokenID, Collection: coll}, true, nil
 }

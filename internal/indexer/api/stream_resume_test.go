@@ -49,7 +49,10 @@ func prunedStreamStore(t *testing.T, dsn string) *store.DB {
 // TestStreamsResumeRule: the one resume rule over the four streams, on a pruned store of both
 // backends. A resume point older than the retained data is RESUME_POINT_EXPIRED naming the
 // first retained id, and the stream ends; from=0 replays from the first retained item; the
-// point just before the first retained item resumes there without an error.
+// point just before the first retained item resumes there without an error. Then the store is
+// re-indexed (Reset) and refilled, its ids starting over: every id given out before, even one
+// the new chain has an item at, is CHAIN_RESET naming the new chain's first id and ends the
+// stream before any item; the new ids carry the epoch ("1:…") and resume as before.
 func TestStreamsResumeRule(t *testing.T) {
 	coll := address.Hex(storetest.NFTCollection(1))
 	cases := []struct {
@@ -57,11 +60,28 @@ func TestStreamsResumeRule(t *testing.T) {
 		old                     string // a resume point before the retained data
 		justBefore              string // the id before the first retained item
 		first                   string // how the error names the first retained id
+		firstNew                string // how CHAIN_RESET names the first id after the re-index
 	}{
-		{"blocks", "/indexer/block/v1/blocks/stream", "/indexer/block/v1/blocks", "blocks", "5", "15", "first retained height 16"},
-		{"txs", "/indexer/tx/v1/txs/stream", "/indexer/tx/v1/txs", "txs", "5", "10", "first retained id 11"},
-		{"evm txs", "/indexer/tx/v1/evm-txs/stream", "/indexer/tx/v1/evm-txs", "txs", "5", "15", "first retained id 16"},
-		{"nft tokens", "/indexer/nft/v1/tokens/stream?collection_addr=" + coll, "/indexer/nft/v1/tokens/by_collection/" + coll + "?order_by=height", "tokens", "5", "15", "first retained height 16"},
+		{"blocks", "/indexer/block/v1/blocks/stream", "/indexer/block/v1/blocks", "blocks", "5", "15", "first retained height 16", "the first height it holds is 1:1;"},
+		{"txs", "/indexer/tx/v1/txs/stream", "/indexer/tx/v1/txs", "txs", "5", "10", "first retained id 11", "the first id it holds is 1:1;"},
+		{"evm txs", "/indexer/tx/v1/evm-txs/stream", "/indexer/tx/v1/evm-txs", "txs", "5", "15", "first retained id 16", "the first id it holds is 1:1;"},
+		{"nft tokens", "/indexer/nft/v1/tokens/stream?collection_addr=" + coll, "/indexer/nft/v1/tokens/by_collection/" + coll + "?order_by=height", "tokens", "5", "15", "first retained height 16", "the first height it holds is 1:1;"},
+	}
+	errorEvent := func(t *testing.T, c *streamClient, detail, says string) {
+		t.Helper()
+		ev := c.next(t, 1)[0]
+		var body struct {
+			Code    apierr.Code
+			Message string
+			Details []string
+		}
+		if err := json.Unmarshal(ev.Data, &body); err != nil || ev.Name != "error" || body.Code != apierr.NotFound ||
+			len(body.Details) != 1 || body.Details[0] != detail || !strings.Contains(body.Message, says) {
+			t.Errorf("event %q %s (%v), want the error %s saying %q", ev.Name, ev.Data, err, detail, says)
+		}
+		if _, err := c.rd.Next(); !errors.Is(err, io.EOF) {
+			t.Errorf("stream not ended after the error: %v", err)
+		}
 	}
 	dsns := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + t.TempDir() + "/idx.db" },
@@ -77,19 +97,7 @@ func TestStreamsResumeRule(t *testing.T) {
 					sep := map[bool]string{true: "&", false: "?"}[strings.Contains(tc.stream, "?")]
 					// Too old, as Last-Event-ID and as ?from=: the error, then the end.
 					for _, c := range []*streamClient{openStream(t, srv.URL+tc.stream, tc.old), openStream(t, srv.URL+tc.stream+sep+"from="+tc.old, "")} {
-						ev := c.next(t, 1)[0]
-						var body struct {
-							Code    apierr.Code
-							Message string
-							Details []string
-						}
-						if err := json.Unmarshal(ev.Data, &body); err != nil || ev.Name != "error" || body.Code != apierr.NotFound ||
-							len(body.Details) != 1 || body.Details[0] != "RESUME_POINT_EXPIRED" || !strings.Contains(body.Message, tc.first) {
-							t.Errorf("resume point %s: event %q %s (%v)", tc.old, ev.Name, ev.Data, err)
-						}
-						if _, err := c.rd.Next(); !errors.Is(err, io.EOF) {
-							t.Errorf("stream not ended after the error: %v", err)
-						}
+						errorEvent(t, c, "RESUME_POINT_EXPIRED", tc.first)
 					}
 					all := listItems(t, srv.URL, tc.list, tc.key)
 					if len(all) == 0 {
@@ -104,6 +112,37 @@ func TestStreamsResumeRule(t *testing.T) {
 						want = heightsAfter(t, all, 15)
 					}
 					sameItems(t, "from "+tc.justBefore, data(openStream(t, srv.URL+tc.stream, tc.justBefore).next(t, len(want))), want)
+				})
+			}
+			// The re-index: the old chain goes, a new one is indexed from height 1.
+			if err := db.Reset(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			nft := &nftFiller{w: db, coll: storetest.NFTCollection(1), accs: [2][]byte{storetest.Account(1), storetest.Account(2)}}
+			nft.fill(t, 10)
+			(&evmFiller{w: db}).fill(t, 10)
+			for _, tc := range cases {
+				t.Run(tc.name+" after a re-index", func(t *testing.T) {
+					sep := map[bool]string{true: "&", false: "?"}[strings.Contains(tc.stream, "?")]
+					// Ids of the old chain, all of which the new one also has an item at, and an
+					// epoch the store never had.
+					for _, id := range []string{tc.old, tc.justBefore, "3", "7:3"} {
+						errorEvent(t, openStream(t, srv.URL+tc.stream, id), "CHAIN_RESET", tc.firstNew)
+						errorEvent(t, openStream(t, srv.URL+tc.stream+sep+"from="+id, ""), "CHAIN_RESET", tc.firstNew)
+					}
+					all := listItems(t, srv.URL, tc.list, tc.key)
+					if len(all) < 4 {
+						t.Fatalf("the list route has %d items", len(all))
+					}
+					evs := openStream(t, srv.URL+tc.stream+sep+"from=0", "").next(t, len(all))
+					sameItems(t, "from=0 after the re-index", data(evs), all)
+					for _, ev := range evs {
+						if !strings.HasPrefix(ev.ID, "1:") {
+							t.Fatalf("id %q of the re-indexed chain does not carry its epoch", ev.ID)
+						}
+					}
+					// An id of the new chain resumes after it.
+					sameItems(t, "from "+evs[2].ID, data(openStream(t, srv.URL+tc.stream, evs[2].ID).next(t, len(all)-3)), all[3:])
 				})
 			}
 		})

@@ -13,7 +13,7 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// Write-through (NewWriteThrough): when a height is indexed, the answers explorers poll
+// Write-through (NewServing): when a height is indexed, the answers explorers poll
 // next are computed into the response cache before anyone asks (httpapi.Warm: the same
 // handlers, render and version rule as a request's miss), so the first request for them is a
 // memory read. The warmer learns new heights from the process's one HeightWatcher: on the

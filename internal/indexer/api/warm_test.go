@@ -133,7 +133,7 @@ func TestWriteThroughNeverStale(t *testing.T) {
 				cfg.ChainID, cfg.StreamPoll = name, 5*time.Millisecond
 				plain := testCfg
 				plain.CacheBytes = -1
-				return side{name, NewWriteThrough(wctx, cfg, r, nil, prometheus.NewRegistry()), New(plain, r, nil, prometheus.NewRegistry())}
+				return side{name, NewServing(wctx, cfg, r, nil, prometheus.NewRegistry()), New(plain, r, nil, prometheus.NewRegistry())}
 			}
 			sides := []side{mk("writer", db), mk("replica", replica)}
 			for _, s := range sides {

@@ -38,6 +38,40 @@ type chainFault struct {
 	cur     *NotReadyError
 	changed chan struct{} // closed, and replaced, at every change of cur
 	logged  bool          // the mismatch was logged at ERROR: a halted pipeline says it once
+	// recorded is the fault last written to the store (store.DB.SetChainFault), nil before
+	// the first write of this process; only the goroutine running settle and reindex uses it.
+	recorded *recordedFault
+}
+
+// recordedFault is a chain fault as written to the store, for API replicas to read.
+type recordedFault struct{ reason, message string }
+
+// faultRecorder is the store's SetChainFault (store.DB). A writer without it (test doubles)
+// keeps the fault in-process only.
+type faultRecorder interface {
+	SetChainFault(ctx context.Context, fault, message string, mm *store.ChainMismatchError) error
+}
+
+// record writes the chain fault to the store, when it differs from the one last written, so
+// that API replicas (which read the store only) report it and end their streams as this
+// process's API does. A failed write is retried at the next call (the next recheck); readiness
+// here does not wait for it.
+func (p *Pipeline) record(ctx context.Context, reason, message string, mm *store.ChainMismatchError) {
+	fr, ok := p.w.(faultRecorder)
+	if !ok {
+		return
+	}
+	want := recordedFault{reason: reason, message: message}
+	if r := p.fault.recorded; r != nil && *r == want {
+		return
+	}
+	if err := fr.SetChainFault(ctx, reason, message, mm); err != nil {
+		if ctx.Err() == nil {
+			p.log.Warn("recording the chain fault in the store failed; API replicas do not see it yet", "reason", reason, "err", err)
+		}
+		return
+	}
+	p.fault.recorded = &want
 }
 
 // ChainFault is nil while the node serves the chain the store holds, else a *NotReadyError
@@ -112,6 +146,14 @@ func (p *Pipeline) verify(ctx context.Context, indexed int64) (time.Time, error)
 				return time.Time{}, err
 			}
 			p.setTarget(head)
+			if !p.behind.judge(head, indexed, time.Now(), p.cfg.BehindBlocks, p.cfg.BehindGrace) {
+				// A few blocks below for a moment (a load-balanced RPC): waited for quietly.
+				if !sleep(ctx, p.cfg.PollInterval) {
+					return time.Time{}, ctx.Err()
+				}
+				attempt = -1
+				continue
+			}
 			if p.faultReason() != NotReadyUpstreamBehind {
 				p.log.Warn("the node is behind the store; waiting for it", "node_height", head, "indexed_height", indexed)
 			}
@@ -150,9 +192,32 @@ func (p *Pipeline) verify(ctx context.Context, indexed int64) (time.Time, error)
 		if p.faultReason() == NotReadyUpstreamBehind {
 			p.log.Info("the node has caught up with the store", "node_height", head, "indexed_height", indexed)
 		}
+		p.behind.clear()
 		return b.Time, nil
 	}
 }
+
+// behindWatch tells a node below the store (UPSTREAM_BEHIND) from a load-balanced RPC
+// whose backends are a block or two apart: since is when the head was first seen below the
+// store in the current stretch (zero: it is not). The stages that read the head use it one at
+// a time (dispatch while the core runs, verify while it is stopped).
+type behindWatch struct{ since time.Time }
+
+// judge is whether a head below the store's indexed height, seen at now, is UPSTREAM_BEHIND:
+// more than blocks below, or below for grace or longer.
+func (b *behindWatch) judge(head, indexed int64, now time.Time, blocks int64, grace time.Duration) bool {
+	if head >= indexed {
+		b.since = time.Time{}
+		return false
+	}
+	if b.since.IsZero() {
+		b.since = now
+	}
+	return indexed-head > blocks || now.Sub(b.since) >= grace
+}
+
+// clear ends a stretch below the store: the head reached it.
+func (b *behindWatch) clear() { b.since = time.Time{} }
 
 // compareBelow checks a node whose head is below the store against a height both hold: the
 // node's head itself, or, when the store no longer has it (pruned), the first block the
@@ -209,11 +274,11 @@ func (p *Pipeline) settle(ctx context.Context, indexed int64, cause error) (time
 		var mm *store.ChainMismatchError
 		if !errors.As(err, &mm) {
 			if err == nil {
-				p.clearFault()
+				p.clearFault(ctx)
 			}
 			return prev, err
 		}
-		p.mismatched(mm)
+		p.mismatched(ctx, mm)
 		if p.cfg.OnChainMismatch == OnMismatchReindex {
 			return time.Time{}, mm
 		}
@@ -225,12 +290,14 @@ func (p *Pipeline) settle(ctx context.Context, indexed int64, cause error) (time
 
 // mismatched reports a mismatch: readiness (kept current as the node moves on), the metric,
 // and one ERROR line, however long the pipeline stays halted.
-func (p *Pipeline) mismatched(mm *store.ChainMismatchError) {
+func (p *Pipeline) mismatched(ctx context.Context, mm *store.ChainMismatchError) {
 	reason, action := NotReadyChainMismatch, "ingestion halted: nothing more is written until the node serves the stored chain again (--on-chain-mismatch halt)"
 	if p.cfg.OnChainMismatch == OnMismatchReindex {
 		reason, action = NotReadyChainReset, "dropping the stored data to index the new chain from its first height (--on-chain-mismatch reindex)"
 	}
-	p.setFault(&NotReadyError{Reason: reason, Message: mm.Error() + "; " + action})
+	msg := mm.Error() + "; " + action
+	p.setFault(&NotReadyError{Reason: reason, Message: msg})
+	p.record(ctx, reason, msg, mm)
 	p.fault.mu.Lock()
 	first := !p.fault.logged
 	p.fault.logged = true
@@ -242,7 +309,7 @@ func (p *Pipeline) mismatched(mm *store.ChainMismatchError) {
 	}
 }
 
-func (p *Pipeline) clearFault() {
+func (p *Pipeline) clearFault(ctx context.Context) {
 	if p.faultReason() == NotReadyChainMismatch && p.cfg.OnChainMismatch == OnMismatchHalt {
 		p.log.Info("the node serves the stored chain again; ingestion resumes")
 	}
@@ -250,6 +317,8 @@ func (p *Pipeline) clearFault() {
 	p.fault.logged = false
 	p.fault.mu.Unlock()
 	p.setFault(nil)
+	// Also at start: a fault a previous run recorded is cleared once the node checks out.
+	p.record(ctx, "", "", nil)
 }
 
 // resetter is the store's Reset (store.DB).
@@ -273,13 +342,15 @@ func (p *Pipeline) reindex(ctx context.Context) error {
 	p.indexed.Store(0)
 	p.target.Store(0)
 	p.size = writeSize{}
+	p.behind = behindWatch{}
 	p.proposers = newProposerResolver(p.src, p.log, p.cfg.ValidatorRefresh)
 	for _, e := range p.exts {
 		e.reset()
 	}
 	p.resets.Add(1)
 	p.log.Warn("stored chain dropped; indexing the node's chain from its first height", "resets", p.resets.Load())
-	p.clearFault()
+	p.fault.recorded = &recordedFault{} // Reset cleared the stored fault
+	p.clearFault(ctx)
 	return nil
 }
 

@@ -174,6 +174,16 @@ func TestChainResetNeverMixes(t *testing.T) {
 			if n := strings.Count(r.logs.String(), "level=ERROR"); n != 1 || !strings.Contains(r.logs.String(), "chain mismatch") {
 				t.Errorf("%d ERROR lines, want one naming the mismatch:\n%s", n, r.logs.String())
 			}
+			// The store says it too, for the API replicas: the same reason and message.
+			waitUntil(t, "the mismatch recorded in the store", 5*time.Second, func() bool {
+				st, err := db.ChainState(context.Background())
+				_, now := readyReason(r.p)
+				return err == nil && st.Fault == store.FaultChainMismatch && st.Message == now
+			})
+			if st, _ := db.ChainState(context.Background()); st.StoredHeight != 40 || !bytes.Equal(st.StoredHash, old.hash(40)) ||
+				!bytes.Equal(st.NodeHash, reset.hash(40)) || st.Epoch != 0 {
+				t.Errorf("recorded chain state %+v", st)
+			}
 			if v := gaugeValue(r.p.m.chainMismatch); v != 1 {
 				t.Errorf("rollgate_ingest_chain_mismatch = %v, want 1", v)
 			}
@@ -278,6 +288,9 @@ func TestChainResetReindexes(t *testing.T) {
 			if n := strings.Count(r.logs.String(), "level=ERROR"); n != 1 {
 				t.Errorf("%d ERROR lines, want the mismatch's one:\n%s", n, r.logs.String())
 			}
+			if st, err := db.ChainState(context.Background()); err != nil || st.Epoch != 1 || st.Fault != "" || st.Message != "" {
+				t.Errorf("chain state after the re-index: %+v %v, want epoch 1 without a fault", st, err)
+			}
 		})
 	}
 }
@@ -318,4 +331,76 @@ func TestInitialBlockTellsChainsApart(t *testing.T) {
 		reason, msg := readyReason(r.p)
 		return reason == NotReadyChainMismatch && strings.Contains(msg, store.HashHex(old.hash(1))) && strings.Contains(msg, store.HashHex(reset.hash(1)))
 	})
+}
+
+// TestBehindJudge: the tolerance of a node below the store, step by step on a made-up clock
+// (5 blocks, 10 s): a head a few blocks below for less than the grace is not UPSTREAM_BEHIND,
+// one that stays below or is far below is; reaching the store starts the count over.
+func TestBehindJudge(t *testing.T) {
+	const indexed, blocks, grace = 100, 5, 10 * time.Second
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	steps := []struct {
+		head   int64
+		at     time.Duration
+		behind bool
+	}{
+		{100, 0, false},                       // at the store
+		{99, time.Second, false},              // one below: a stretch starts
+		{99, 5 * time.Second, false},          // still within the grace
+		{101, 6 * time.Second, false},         // above: the stretch ends
+		{99, 7 * time.Second, false},          // a new stretch from 7 s
+		{98, 16900 * time.Millisecond, false}, // 9.9 s into it
+		{98, 17 * time.Second, true},          // 10 s: stays behind
+		{100, 18 * time.Second, false},        // caught up
+		{94, 19 * time.Second, true},          // 6 below: far behind at once
+		{95, 20 * time.Second, false},         // 5 below, 1 s into the stretch
+		{95, 29 * time.Second, true},          // 10 s into it
+	}
+	var b behindWatch
+	for i, s := range steps {
+		if got := b.judge(s.head, indexed, t0.Add(s.at), blocks, grace); got != s.behind {
+			t.Errorf("step %d: head %d at %v: behind %v, want %v", i, s.head, s.at, got, s.behind)
+		}
+	}
+}
+
+// TestBriefDipIsNotBehind: a node that answers now one block below the store, now at it (a
+// load-balanced RPC), keeps the pipeline ready and logs nothing; one that stays below past
+// the grace is UPSTREAM_BEHIND, once, and ingestion goes on when it catches up.
+func TestBriefDipIsNotBehind(t *testing.T) {
+	cfg := fastConfig()
+	cfg.BehindGrace = 500 * time.Millisecond
+	db := identityStores(t)["sqlite"](t)
+	c := newFakeChain(40, 0)
+	r := startOn(t, cfg, c, db)
+	waitUntil(t, "the chain indexed", 10*time.Second, func() bool {
+		h, _ := db.IndexedHeight(context.Background())
+		return h == 40 && r.p.Ready() == nil
+	})
+	for range 10 {
+		for _, head := range []int64{39, 40} {
+			c.head.Store(head)
+			for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+				if reason, msg := readyReason(r.p); reason != "" {
+					t.Fatalf("a node one block below for 100 ms: %s %s", reason, msg)
+				}
+			}
+		}
+	}
+	if strings.Contains(r.logs.String(), "behind the store") {
+		t.Errorf("a brief dip was logged:\n%s", r.logs.String())
+	}
+	c.head.Store(39)
+	waitUntil(t, "UPSTREAM_BEHIND past the grace", 5*time.Second, func() bool {
+		reason, _ := readyReason(r.p)
+		return reason == NotReadyUpstreamBehind
+	})
+	c.head.Store(45)
+	waitUntil(t, "caught up", 10*time.Second, func() bool {
+		h, _ := db.IndexedHeight(context.Background())
+		return h == 45 && r.p.Ready() == nil
+	})
+	if n := strings.Count(r.logs.String(), "behind the store"); n != 1 {
+		t.Errorf("%d lines about the node behind the store, want 1:\n%s", n, r.logs.String())
+	}
 }

@@ -97,6 +97,13 @@ type Config struct {
 	// ChainRecheck is how often a pipeline halted on a mismatch, or waiting for a node behind
 	// the store, asks the node again. Default 30 s (a node behind: PollInterval).
 	ChainRecheck time.Duration
+	// BehindBlocks and BehindGrace are how far and how long the node's head may be below the
+	// store's before it is UPSTREAM_BEHIND: a load-balanced RPC whose backends are a block or
+	// two apart answers now one, now the other, and a head BehindBlocks or fewer below for
+	// less than BehindGrace is waited for quietly, as a head that has not moved. Defaults 5
+	// blocks and 10 s; a node further below, or below for longer, is UPSTREAM_BEHIND at once.
+	BehindBlocks int64
+	BehindGrace  time.Duration
 	// StopAtHeight, when > 0, makes Run return nil once this height is written and the rich
 	// list (when kept) has reached it too (tests, backfills).
 	StopAtHeight int64
@@ -166,6 +173,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ChainRecheck <= 0 {
 		c.ChainRecheck = 30 * time.Second
+	}
+	if c.BehindBlocks <= 0 {
+		c.BehindBlocks = 5
+	}
+	if c.BehindGrace <= 0 {
+		c.BehindGrace = 10 * time.Second
 	}
 	return c
 }

@@ -38,8 +38,9 @@ type Pipeline struct {
 	target  atomic.Int64 // latest chain height seen
 	indexed atomic.Int64 // last height written
 	health  health
-	fault   chainFault // chaincheck.go
-	size    writeSize  // the committer's: heights per WriteBlocks under repeated faults
+	fault   chainFault  // chaincheck.go
+	behind  behindWatch // chaincheck.go: how long the node has been below the store
+	size    writeSize   // the committer's: heights per WriteBlocks under repeated faults
 	resets  atomic.Int64
 	initial *RawBlock // the chain's initial block, until recorded beside a store started above it
 }
@@ -270,14 +271,18 @@ func (p *Pipeline) dispatch(ctx context.Context, next int64, heights chan<- int6
 					return nil
 				}
 				attempt++
-			case head < p.indexed.Load():
+			case head < p.indexed.Load() && p.behind.judge(head, p.indexed.Load(), time.Now(), p.cfg.BehindBlocks, p.cfg.BehindGrace):
 				return errBehind // the node went back below the store: run checks it again
 			case head < h:
+				if head >= p.indexed.Load() {
+					p.behind.clear()
+				}
 				p.setTarget(head)
 				if !sleep(ctx, p.cfg.PollInterval) {
 					return nil
 				}
 			default:
+				p.behind.clear()
 				p.setTarget(head)
 			}
 		}
