@@ -44,6 +44,14 @@ func (n *Network) RegistryHandler(base string, indexers map[string]string) (http
 		files["/"+c.ChainName+"/"+registryfile.ChainFile] = c
 		files["/"+c.ChainName+"/"+registryfile.AssetListFile] = lists[i]
 		if c.Metadata.IsL1 || c.Metadata.Minitia != nil {
+			// InterwovenKit reads a chain's holdings from the chain itself (REST balances,
+			// priced through its asset host) only when its network_type is "testnet"; any
+			// other value sends the wallet view to Minity and to the DEX and VIP position
+			// APIs, which a devnet does not have, and the view never leaves its skeleton
+			// (@initia/interwovenkit-react 2.12.1 dist/index.js, src/data/minity: the
+			// network_type === "testnet" test; src/data/initia-positions-total.ts). The
+			// written registry keeps "devnet".
+			c.NetworkType = "testnet"
 			kit = append(kit, c)
 			profiles = append(profiles, profile{Name: c.ChainName, PrettyName: c.PrettyName, ChainID: c.ChainID, OpBridgeID: c.Metadata.OpBridgeID})
 		}

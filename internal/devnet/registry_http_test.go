@@ -17,8 +17,9 @@ import (
 // indexer address, json-rpc on minievm, metadata.is_l1, metadata.assetlist; data/fee.ts reads
 // fees.fee_tokens of a rollup).
 type kitChain struct {
-	ChainID string `json:"chain_id"`
-	APIs    map[string][]struct {
+	ChainID     string `json:"chain_id"`
+	NetworkType string `json:"network_type"`
+	APIs        map[string][]struct {
 		Address string `json:"address"`
 	} `json:"apis"`
 	Fees struct {
@@ -119,6 +120,11 @@ func TestRegistryOverHTTP(t *testing.T) {
 		}
 		if c.Metadata.IsL1 {
 			l1s++
+		}
+		// "testnet" is the only value for which the kit reads balances from the chain, not
+		// from Minity and the DEX/VIP APIs a devnet lacks.
+		if c.NetworkType != "testnet" {
+			t.Errorf("%s network_type %q, want testnet", c.ChainID, c.NetworkType)
 		}
 		if len(c.Fees.FeeTokens) == 0 || c.Fees.FeeTokens[0].FixedMinGasPrice == nil {
 			t.Errorf("%s fee tokens %+v", c.ChainID, c.Fees)
