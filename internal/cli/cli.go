@@ -41,15 +41,16 @@ type Env struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"version":  {"print the version", runVersion},
-		"up":       {"run the devnet, one indexer per rollup and the router, and print their URLs", runUp},
-		"devnet":   {"run a local network of simulated chains", runDevnet},
-		"indexer":  {"ingest one chain and/or serve the indexer API", runIndexer},
-		"migrate":  {"apply the store's schema migrations", runMigrate},
-		"bench":    {"measure ingestion, API, route and stream performance (ingest|api|route|stream)", runBench},
-		"router":   {"serve the bridging router API", runRouter},
-		"route":    {"ask a router for a route and print it", runRouteCmd},
-		"transfer": {"route, sign, submit and follow a transfer to its end (exit 1 on failure)", runTransfer},
+		"version":            {"print the version", runVersion},
+		"up":                 {"run the devnet, one indexer per rollup and the router, and print their URLs", runUp},
+		"devnet":             {"run a local network of simulated chains", runDevnet},
+		"indexer":            {"ingest one chain and/or serve the indexer API", runIndexer},
+		"migrate":            {"apply the store's schema migrations", runMigrate},
+		"backfill-transfers": {"fill the transfers index of heights indexed before it, from the stored txs (resumable)", runBackfillTransfers},
+		"bench":              {"measure ingestion, API, route and stream performance (ingest|api|route|stream)", runBench},
+		"router":             {"serve the bridging router API", runRouter},
+		"route":              {"ask a router for a route and print it", runRouteCmd},
+		"transfer":           {"route, sign, submit and follow a transfer to its end (exit 1 on failure)", runTransfer},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,8 +121,7 @@ func (w *transferWriter) write(ctx context.Context, tx wtx) error {
 }
 
 // transferCounts are changes to the per-account and per-denom counts (transfer_account,
-// transfer_denom_count), in first-seen order so the upserts of a batch run in the same order on a
-// replay.
+// transfer_denom_count).
 type transferCounts struct {
 	keys   []string
 	d      map[string]*[3]int64 // by raw address: in, out, self
@@ -165,6 +165,10 @@ const transferCountChunk = 500
 // apply adds the changes in the write transaction; an account or denom whose counts reach
 // zero (every row of it pruned) loses its row.
 func (c *transferCounts) apply(ctx context.Context, tx wtx) error {
+	// In key order: two writers (ingestion and a backfill) lock the rows they share in the
+	// same order, so neither waits on the other in a cycle.
+	slices.Sort(c.keys)
+	slices.Sort(c.denoms)
 	var gone []any
 	args := make([]any, 0, 4*min(len(c.keys), transferCountChunk))
 	for start := 0; start < len(c.keys); start += transferCountChunk {

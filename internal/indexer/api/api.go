@@ -27,8 +27,11 @@ type Config struct {
 	// Features are what the chain's VM profile adds to the core routes.
 	Features      Features
 	AccountPrefix string // bech32 prefix of account addresses; default "init"
-	Version       string // reported by /status; default "dev"
-	CommitHash    string // reported by /status; default "unknown"
+	// Decimals is the registry's decimals of a denom of this chain, for the CSV export's
+	// decimal amounts; nil or !ok: not known (the columns stay empty).
+	Decimals   func(denom string) (decimals int, ok bool)
+	Version    string // reported by /status; default "dev"
+	CommitHash string // reported by /status; default "unknown"
 	// PinnedMaxAge is the Cache-Control max-age of answers that can no longer change (a block
 	// or tx by height/hash that exists); default 60 s.
 	PinnedMaxAge time.Duration

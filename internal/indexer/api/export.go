@@ -4,7 +4,8 @@ package api
 // list over the request's filters and time range, oldest first unless pagination.reverse=true,
 // read a thousand rows at a time along the list's keyset and written as they are read, so an
 // export of any length holds one page in memory. Amounts are the chain's base units as exact
-// decimal strings. The columns are documented in docs/indexer-api.md ("CSV export").
+// decimal strings, and the delta also in whole tokens where the registry gives the denom's
+// decimals (Config.Decimals). The columns are documented in docs/indexer-api.md ("CSV export").
 
 import (
 	"context"
@@ -29,7 +30,7 @@ const exportPage = 1000
 // transferColumns and txColumns are the exports' header rows.
 var (
 	transferColumns = []string{"height", "timestamp", "tx_hash", "msg_index", "kind", "direction", "from", "to", "denom",
-		"contract", "token_id", "amount", "delta", "counterparty", "counterparty_address"}
+		"contract", "token_id", "amount", "delta", "counterparty", "counterparty_address", "decimals", "delta_decimal"}
 	txColumns = []string{"height", "timestamp", "tx_hash", "code", "messages", "fee", "gas_wanted", "gas_used", "memo"}
 )
 
@@ -103,9 +104,13 @@ func (s *server) exportTransfers(q url.Values, acc []byte, f store.TransferFilte
 				if j.MsgIndex != nil {
 					msg = strconv.Itoa(*j.MsgIndex)
 				}
+				decimals, scaled := "", ""
+				if d, ok := s.decimals(t); ok {
+					decimals, scaled = strconv.Itoa(d), scaleDecimal(delta, d)
+				}
 				row = append(row[:0], strconv.FormatInt(j.Height, 10), j.Timestamp, j.TxHash, msg, j.Kind, dir, orEmpty(j.From),
 					orEmpty(j.To), j.Denom, orEmpty(j.Contract), orEmpty(j.TokenID), j.Amount, delta, orEmpty(j.Counterparty),
-					orEmpty(j.CounterpartyAddr))
+					orEmpty(j.CounterpartyAddr), decimals, scaled)
 				if err := w.Write(row); err != nil {
 					return err
 				}
@@ -120,6 +125,35 @@ func (s *server) exportTransfers(q url.Values, acc []byte, f store.TransferFilte
 			p.After = store.Cursor{Kind: store.CursorSequence, Value: page.Transfers[len(page.Transfers)-1].ID}
 		}
 	})
+}
+
+// decimals is the registry's decimals of a transfer's denom; never for an NFT (its amount
+// counts tokens).
+func (s *server) decimals(t store.TransferRecord) (int, bool) {
+	if s.cfg.Decimals == nil || t.TokenID != "" || t.Kind == store.TransferERC721 || t.Kind == store.TransferCW721 || t.Kind == store.TransferMoveNFT {
+		return 0, false
+	}
+	d, ok := s.cfg.Decimals(t.Denom)
+	if !ok || d < 0 || d > 36 {
+		return 0, false
+	}
+	return d, true
+}
+
+// scaleDecimal is the exact decimal of an integer string of base units in tokens of d
+// decimals: every digit kept ("-1500", 6 → "-0.001500"), so a column sums exactly.
+func scaleDecimal(v string, d int) string {
+	sign := ""
+	if strings.HasPrefix(v, "-") {
+		sign, v = "-", v[1:]
+	}
+	if d == 0 {
+		return sign + v
+	}
+	if len(v) <= d {
+		v = strings.Repeat("0", d-len(v)+1) + v
+	}
+	return sign + v[:len(v)-d] + "." + v[len(v)-d:]
 }
 
 // exportTx is what a tx row of the export reads of the stored tx JSON.

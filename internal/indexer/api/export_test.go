@@ -26,10 +26,30 @@ var exportCases = []struct{ name, path string }{
 	{"csv_txs_by_account_range_signer", "/indexer/tx/v1/txs/by_account/" + acc1 + "?is_signer=true&start_time=2026-11-21T09:01:51Z"},
 }
 
+// TestScaleDecimal: base units to exact token decimals.
+func TestScaleDecimal(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		d    int
+		want string
+	}{{"1500", 6, "0.001500"}, {"-1500", 6, "-0.001500"}, {"1000000", 6, "1.000000"}, {"0", 6, "0.000000"}, {"-7", 0, "-7"},
+		{"123456789012345678901234567890", 18, "123456789012.345678901234567890"}} {
+		if got := scaleDecimal(c.v, c.d); got != c.want {
+			t.Errorf("scaleDecimal(%s, %d) = %s, want %s", c.v, c.d, got, c.want)
+		}
+	}
+}
+
 func TestExportGolden(t *testing.T) {
 	for name, open := range backends(t) {
 		t.Run(name, func(t *testing.T) {
-			h := newEVM(testCfg, open(t), nil, prometheus.NewRegistry())
+			// The registry knows two of the chain's denoms: the others' decimal columns stay empty.
+			cfg := testCfg
+			cfg.Decimals = func(d string) (int, bool) {
+				n, ok := map[string]int{"GAS": 18, "uusdc": 6}[d]
+				return n, ok
+			}
+			h := newEVM(cfg, open(t), nil, prometheus.NewRegistry())
 			for _, c := range exportCases {
 				t.Run(c.name, func(t *testing.T) {
 					sep := "?"

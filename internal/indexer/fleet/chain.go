@@ -28,6 +28,7 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/redact"
+	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -133,6 +134,9 @@ func (r *chainRun) run() {
 	cfg.ChainID, cfg.AccountPrefix = r.spec.ID, r.spec.AccountPrefix
 	cfg.Features = prof.API(db, r.apiOptions())
 	cfg.RichList = r.richList()
+	if pf := r.f.cfg.Portfolio; pf != nil && pf.Registry != nil {
+		cfg.Decimals = registryDecimals(pf.Registry, r.spec.ID)
+	}
 	cfg.Ready = func() error {
 		if f := r.ready.Load(); f != nil {
 			return (*f)()
@@ -438,4 +442,25 @@ func (v *chainView) ChainResets() int64 {
 		return p.ChainResets()
 	}
 	return 0
+}
+
+// registryDecimals reads a denom's decimals from the chain's assets in the registry as it is
+// when asked (it reloads), for the CSV export's decimal amounts.
+func registryDecimals(reg func() *registry.Registry, chainID string) func(string) (int, bool) {
+	return func(denom string) (int, bool) {
+		rg := reg()
+		if rg == nil {
+			return 0, false
+		}
+		c := rg.Chain(chainID)
+		if c == nil {
+			return 0, false
+		}
+		for _, a := range c.Assets {
+			if a.Denom == denom {
+				return a.Decimals, true
+			}
+		}
+		return 0, false
+	}
 }
