@@ -580,3 +580,51 @@ func broadcastL1(t *testing.T, n *devnet.Network, k *engine.Key, msg proto.Messa
 		t.Fatalf("L1 tx failed: %d %s", code, body)
 	}
 }
+
+// TestLayerZeroTimerMode: on the block timer (no ManualBlocks) the Ethereum chain, the L1
+// and the bot run on their own goroutines and a send still arrives.
+func TestLayerZeroTimerMode(t *testing.T) {
+	cfg := standalone()
+	cfg.Chains = cfg.Chains[:1]
+	cfg.Seed, cfg.BlockInterval, cfg.LayerZero, cfg.LayerZeroDelay = 7, 50*time.Millisecond, true, 150*time.Millisecond
+	n, err := devnet.Start(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	eth, _ := n.Ethereum()
+	ec, err := ethclient.Dial(eth.JSONRPC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	key, from := anvilKey(t, 0)
+	k0, _ := engine.DeriveKey(7, 0, true)
+	var to32 [32]byte
+	copy(to32[12:], k0.Address())
+	amount := big.NewInt(42)
+	wait := func(h common.Hash) {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if r, err := ec.TransactionReceipt(t.Context(), h); err == nil {
+				if r.Status != 1 {
+					t.Fatalf("tx %s failed", h)
+				}
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("tx %s not mined", h)
+	}
+	wait(ethSend(t, ec, key, devnet.LayerZeroUSDT, nil, pack(t, erc20, "approve", devnet.LayerZeroAdapter, amount), false))
+	sp := sendParam{DstEid: devnet.LayerZeroEIDL1, To: to32, AmountLD: amount, MinAmountLD: amount, ExtraOptions: []byte{}, ComposeMsg: []byte{}, OftCmd: []byte{}}
+	f := fee{NativeFee: big.NewInt(1e14), LzTokenFee: new(big.Int)}
+	wait(ethSend(t, ec, key, devnet.LayerZeroAdapter, f.NativeFee, pack(t, oftABI, "send", sp, f, from), false))
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && l1Balance(t, n, k0.Address(), devnet.LayerZeroL1USDT) != "42" {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := l1Balance(t, n, k0.Address(), devnet.LayerZeroL1USDT); got != "42" {
+		t.Fatalf("L1 USDT %q, stats %+v", got, n.LayerZero().Stats())
+	}
+}
