@@ -462,7 +462,7 @@ func hopLine(i int, t track.TransferEvent) string {
 	if h.Bridge == "" {
 		return fmt.Sprintf("hop %d  (unknown kind)", i+1)
 	}
-	s := fmt.Sprintf("hop %d  %-8s%s → %s  %s%s", i+1, h.Bridge, h.FromChainID, h.ToChainID, h.State, lastTx(h.Txs...))
+	s := fmt.Sprintf("hop %d  %-7s %s → %s  %s%s", i+1, h.Bridge, h.FromChainID, h.ToChainID, h.State, lastTx(h.Txs...))
 	if w := h.Withdrawal; w != nil {
 		s += "  " + w.State
 		if w.ClaimableAt != "" && w.State != track.WithdrawalClaimed {

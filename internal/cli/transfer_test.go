@@ -36,6 +36,11 @@ func TestTransferCommand(t *testing.T) {
 	}
 	from := hex.EncodeToString(k.Bytes())
 	l2Move := denom.L2(2, "uinit")
+	anvil, err := devnet.AnvilAccounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	anvilKey0 := anvil[0].PrivateKey
 	cases := []struct {
 		name string
 		args []string
@@ -59,10 +64,18 @@ func TestTransferCommand(t *testing.T) {
 			"--to-denom", "ibc/" + denom.IBCHash("transfer/channel-0/transfer/channel-1/uusdc"), "--amount", "2500"}, 0,
 			[]string{"hop 1  ibc     minimove-devnet-1 → initia-devnet-1  TRANSFER_SUCCESS", "hop 2  ibc     initia-devnet-1 → miniwasm-devnet-1  TRANSFER_SUCCESS",
 				"STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
-		// A multi-tx route without --multi-tx is refused before any signature, not half done.
-		{"multi_tx_needs_flag", []string{"transfer", "--router", eps.Router, "--from", from, "--op-withdraw",
-			"--from-chain", "minimove-devnet-1", "--from-denom", l2Move, "--to-chain", "cosmoshub-devnet-1", "--to-denom", "uatom", "--amount", "10"}, 1,
-			[]string{"pass --multi-tx"}},
+		// USDT from the Ethereum chain to the L1 over LayerZero, signed with Anvil's first key:
+		// an Ethereum tx (approve, then the OFT send paying the quoted fee), tracked to the L1.
+		{"usdt_from_ethereum", []string{"transfer", "--router", eps.Router, "--from", anvilKey0, "--interval", "100ms", "--timeout", "2m",
+			"--from-chain", "31337", "--from-denom", "0x5FbDB2315678afecb367f032d93F642f64180aa3", "--to-chain", "initia-devnet-1",
+			"--to-denom", "move/13646f5188844c54306f38be5d74e3ad8d02a6b9d538ce540b30e5845b27712d", "--amount", "1000000"}, 0,
+			[]string{"hop 1  layerzero 31337 → initia-devnet-1  LAYER_ZERO_TRANSFER_RECEIVED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
+		// A two-tx route with --multi-tx: the withdrawal (claimed by transfer), then the IBC
+		// transfer from the L1, sent once the first has completed.
+		{"multi_tx_withdraw_then_ibc", []string{"transfer", "--router", eps.Router, "--from", devnet.TestMnemonic, "--interval", "100ms", "--timeout", "2m",
+			"--multi-tx", "--op-withdraw", "--from-chain", "minimove-devnet-1", "--from-denom", l2Move, "--to-chain", "cosmoshub-devnet-1",
+			"--to-denom", "ibc/" + denom.IBCHash("transfer/channel-0/uinit"), "--amount", "10"}, 0,
+			[]string{"tx 1 of 2", "claim submitted", "tx 2 of 2", "hop 1  ibc     initia-devnet-1 → cosmoshub-devnet-1", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
 		{"refused", []string{"transfer", "--router", eps.Router, "--from", from, "--to", "not-an-address",
 			"--from-chain", "initia-devnet-1", "--from-denom", "uinit", "--to-chain", "minimove-devnet-1", "--to-denom", l2Move, "--amount", "1000"}, 1,
 			[]string{"INVALID_ADDRESS"}},

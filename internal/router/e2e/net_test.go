@@ -123,6 +123,10 @@ func (tn *testNet) canonicalFiles(dir string) (map[string][]byte, error) {
 			}
 		}
 	}
+	if eth, ok := tn.ln.Ethereum(); ok {
+		// The Ethereum chain's JSON-RPC, at Anvil's usual port in the copy.
+		canon[eth.JSONRPC()] = "http://127.0.0.1:8545"
+	}
 	out := map[string][]byte{}
 	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
