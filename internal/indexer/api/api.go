@@ -143,7 +143,7 @@ func notFound(r *http.Request) error {
 // New returns the API handler. reg receives the API's metrics and is served at /metrics; nil
 // means a private registry.
 func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
-	_, h := newServer(nil, cfg, reader, logger, reg)
+	_, h := newServer(context.Background(), cfg, reader, logger, reg)
 	return h
 }
 
@@ -164,7 +164,8 @@ func NewServing(ctx context.Context, cfg Config, reader store.Reader, logger *sl
 	return h
 }
 
-// newServer builds the API; ctx is its lifetime (nil: no background watch).
+// newServer builds the API; ctx is its lifetime (one that never ends, as Background: no
+// background watch).
 func newServer(ctx context.Context, cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) (*server, http.Handler) {
 	cfg.defaults()
 	if logger == nil {

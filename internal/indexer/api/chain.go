@@ -157,13 +157,13 @@ func (c *storeChain) ChainResets() int64 {
 	return c.cur.Epoch
 }
 
-// watchChain starts, under Config.Context, what keeps the server true to the store's chain:
+// watchChain starts, for the server's lifetime ctx, what keeps the server true to the store's chain:
 // without an in-process Chain, the store's chain state polled (storeChain), which becomes
 // Chain and, when Ready is nil, readiness; with one, a watch of its re-indexes. Either way a
 // re-index drops the server's cache and stream window (chainDropped).
 func (s *server) watchChain(ctx context.Context, log *slog.Logger) {
-	if ctx == nil || s.cs == nil {
-		return
+	if ctx.Done() == nil || s.cs == nil {
+		return // a lifetime that never ends (New): nothing runs in the background
 	}
 	if s.cfg.Chain == nil {
 		sc := newStoreChain(s.cs, s.cfg.ChainPoll, log, s.chainDropped)

@@ -12,8 +12,8 @@ package msgs
 //   - A Move chain: the OFT's view <OFT>::oft::quote_send(user_sender, dst_eid, to, amount_ld,
 //     min_amount_ld, extra_options, compose_message, oft_cmd, pay_in_zro) → (native_fee,
 //     zro_fee) (LayerZero-Labs/devtools: examples/oft-move/sources/oft.move), through the
-//     chain's REST POST /initia/move/v1/view with BCS arguments (initia-labs/initia:
-//     proto/initia/move/v1/query.proto, Query/View), whose `data` is the result as JSON.
+//     chain's REST POST /initia/move/v1/view with BCS arguments (initia-labs/initia:proto/
+//     initia/move/v1/query.proto, Query/View), whose `data` is the result as JSON.
 
 import (
 	"context"
