@@ -59,6 +59,11 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
+
+	// warmed, when set (tests), is told each height the write-through warmer has finished
+	// with (first the one it started at), by ChainID: the tests compare answers only once the
+	// warm step they check is over.
+	warmed func(chainID string, height int64)
 }
 
 // Features is what a chain's VM profile (internal/indexer/profile) adds to the API: the
