@@ -20,6 +20,7 @@ var All = []Kind{EVM, Move, Wasm}
 
 // Parse returns the kind spelled s, or an error naming the kinds there are.
 func Parse(s string) (Kind, error) {
+	//exhaustive:enforce
 	switch k := Kind(s); k {
 	case EVM, Move, Wasm:
 		return k, nil

@@ -66,6 +66,11 @@ type Config struct {
 	// ChainPoll is how often an API replica (no Chain) reads the store's chain state under
 	// NewServing (default 1 s).
 	ChainPoll time.Duration
+
+	// warmed, when set (tests), is told each height the write-through warmer has finished
+	// with (first the one it started at), by ChainID: the tests compare answers only once the
+	// warm step they check is over.
+	warmed func(chainID string, height int64)
 }
 
 // Features is what a chain's VM profile (internal/indexer/profile) adds to the API: the

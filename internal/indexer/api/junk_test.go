@@ -1,10 +1,7 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -45,25 +42,6 @@ func indexerJunk(st evmStore) httpapitest.Junk {
 	}
 }
 
-// serveOn serves h with httpapi.Serve on a fresh listener until the test ends.
-func serveOn(t *testing.T, h http.Handler) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- httpapi.Serve(ctx, ln, h, nil) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return ln.Addr().String()
-}
-
 // TestJunkRequestsBothTransports: 10,000 junk requests (httpapitest.Junk) to the indexer on
 // each transport — fasthttp (the API with its response cache) over PostgreSQL, net/http
 // (without) over SQLite — get no 5xx, and every error is the JSON error envelope.
@@ -87,7 +65,7 @@ func TestJunkRequestsBothTransports(t *testing.T) {
 			// fasthttp: keep that short, or the streams opened count against the per-IP cap.
 			cfg.Streams = httpapi.StreamOptions{Heartbeat: 100 * time.Millisecond}
 			h := newEVM(cfg, st.(evmStore), nil, nil)
-			addr := serveOn(t, h)
+			addr := httpapitest.Serve(t, h)
 			j := indexerJunk(st.(evmStore))
 			tally := httpapitest.Hammer(t, addr, junkRequests, 4, j.Request)
 			t.Logf("%s: %v", tc.name, tally)
@@ -119,7 +97,7 @@ func TestMsgsLimitOverBothTransports(t *testing.T) {
 	for _, cache := range []int64{64 << 20, -1} {
 		cfg := testCfg
 		cfg.CacheBytes = cache
-		base := "http://" + serveOn(t, newEVM(cfg, st.(evmStore), nil, nil)) + "/indexer/tx/v1/txs?pagination.limit=1&"
+		base := "http://" + httpapitest.Serve(t, newEVM(cfg, st.(evmStore), nil, nil)) + "/indexer/tx/v1/txs?pagination.limit=1&"
 		name := map[bool]string{true: "fasthttp", false: "net/http"}[cache > 0]
 		want := get(t, base+"msgs=minievm.evm.v1.MsgCall")
 		for _, repeated := range []bool{false, true} {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/store"
@@ -52,19 +51,14 @@ var headAnswers = []string{
 	"/indexer/block/v1/avg_blocktime",
 }
 
-// warmedHook, when set (tests), is told each height a warmer has finished with (first the one
-// it started at), by the API's ChainID: the tests compare answers only once the warm step
-// they check is over.
-var warmedHook atomic.Pointer[func(chainID string, height int64)]
-
 // writeThrough warms each new height until ctx ends. h is the API's httpapi handler.
 func (s *server) writeThrough(ctx context.Context, h http.Handler, log *slog.Logger) {
 	// A store that does not answer yet leaves 0: the first wake is then a jump, not warmed,
 	// and the warmer goes on from there.
 	last, _ := s.store.IndexedHeight(ctx)
 	for {
-		if f := warmedHook.Load(); f != nil {
-			(*f)(s.cfg.ChainID, last)
+		if f := s.cfg.warmed; f != nil {
+			f(s.cfg.ChainID, last)
 		}
 		top, err := s.watch.Wait(ctx, last)
 		if err != nil {

@@ -18,25 +18,25 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// warmWaiter collects the heights each write-through API (by ChainID) has finished warming.
+// warmWaiter collects the heights each write-through API (by ChainID) has finished warming,
+// told through Config.warmed (hook).
 type warmWaiter struct {
 	mu   sync.Mutex
 	cond *sync.Cond
 	done map[string]int64
 }
 
-func newWarmWaiter(t *testing.T) *warmWaiter {
+func newWarmWaiter() *warmWaiter {
 	w := &warmWaiter{done: map[string]int64{}}
 	w.cond = sync.NewCond(&w.mu)
-	f := func(chainID string, h int64) {
-		w.mu.Lock()
-		w.done[chainID] = max(w.done[chainID], h)
-		w.mu.Unlock()
-		w.cond.Broadcast()
-	}
-	warmedHook.Store(&f)
-	t.Cleanup(func() { warmedHook.Store(nil) })
 	return w
+}
+
+func (w *warmWaiter) hook(chainID string, h int64) {
+	w.mu.Lock()
+	w.done[chainID] = max(w.done[chainID], h)
+	w.mu.Unlock()
+	w.cond.Broadcast()
 }
 
 // wait blocks until the API named chainID has warmed height h (or fails the test after 10 s).
@@ -121,7 +121,7 @@ func TestWriteThroughNeverStale(t *testing.T) {
 			}
 			defer replica.Close()
 
-			waiter := newWarmWaiter(t)
+			waiter := newWarmWaiter()
 			wctx, stop := context.WithCancel(ctx)
 			defer stop()
 			type side struct {
@@ -130,7 +130,7 @@ func TestWriteThroughNeverStale(t *testing.T) {
 			}
 			mk := func(name string, r store.Reader) side {
 				cfg := testCfg
-				cfg.ChainID, cfg.StreamPoll = name, 5*time.Millisecond
+				cfg.ChainID, cfg.StreamPoll, cfg.warmed = name, 5*time.Millisecond, waiter.hook
 				plain := testCfg
 				plain.CacheBytes = -1
 				return side{name, NewServing(wctx, cfg, r, nil, prometheus.NewRegistry()), New(plain, r, nil, prometheus.NewRegistry())}

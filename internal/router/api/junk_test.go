@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net"
 	"testing"
 	"time"
 
@@ -43,19 +41,7 @@ func TestJunkRequests(t *testing.T) {
 		Streams:      httpapi.StreamOptions{Heartbeat: 100 * time.Millisecond},
 	}
 	h := New(cfg, registry.NewLive(reg), nil, prometheus.NewRegistry())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- httpapi.Serve(ctx, ln, h, nil) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Errorf("serve: %v", err)
-		}
-	})
+	addr := httpapitest.Serve(t, h)
 
 	var bodies []string
 	for _, tc := range routeCases() {
@@ -83,7 +69,7 @@ func TestJunkRequests(t *testing.T) {
 		Bodies: bodies,
 		Seed:   30,
 	}
-	tally := httpapitest.Hammer(t, ln.Addr().String(), 10000, 4, j.Request)
+	tally := httpapitest.Hammer(t, addr, 10000, 4, j.Request)
 	t.Logf("router: %v", tally)
 	if tally.Requests != 10000 {
 		t.Errorf("%v", tally)

@@ -393,6 +393,19 @@ func evmTokenIDs(ids []string) ([]*big.Int, error) {
 	return out, nil
 }
 
+// ownedERC721s parses the request's token ids as ERC-721 ids and checks that the sender owns
+// each of them on contract.
+func ownedERC721s(ctx context.Context, owners NFTOwners, p *nftPlan, contract common.Address) ([]*big.Int, error) {
+	ids, err := evmTokenIDs(p.req.TokenIDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
 func checkERC721(ctx context.Context, owners NFTOwners, p *nftPlan, contract common.Address, ids []*big.Int) error {
 	for i, id := range ids {
 		what := fmt.Sprintf("token %s of ERC-721 %s", p.req.TokenIDs[i], contract.Hex())
@@ -519,11 +532,8 @@ func (evmNFTs) sameChain(ctx context.Context, owners NFTOwners, p *nftPlan) ([]p
 	if !ok {
 		return nil, nftInvalid(ReasonInvalidCollection, "collection_address: %q is not an ERC-721 contract address (0x + 40 hex digits)", p.req.CollectionAddress)
 	}
-	ids, err := evmTokenIDs(p.req.TokenIDs)
+	ids, err := ownedERC721s(ctx, owners, p, contract)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
 		return nil, err
 	}
 	from := common.BytesToAddress(p.sender)
@@ -575,11 +585,7 @@ func (evmNFTs) crossChain(ctx context.Context, owners NFTOwners, p *nftPlan, x n
 		if !ok {
 			return nil, nftInvalid(ReasonInvalidCollection, "class_id: %q is not evm/<contract address>", p.req.ClassID)
 		}
-		ids, err := evmTokenIDs(p.req.TokenIDs)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkERC721(ctx, owners, p, contract, ids); err != nil {
+		if _, err := ownedERC721s(ctx, owners, p, contract); err != nil {
 			return nil, err
 		}
 	}
