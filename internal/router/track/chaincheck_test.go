@@ -27,8 +27,8 @@ type resetNet struct {
 	logs   *testutil.SyncBuffer
 }
 
-func newResetNet(t *testing.T) *resetNet {
-	n := &resetNet{t: t, st: openT(t, "sqlite:"+filepath.Join(t.TempDir(), "track.db")),
+func newResetNet(t *testing.T, st *Store) *resetNet {
+	n := &resetNet{t: t, st: st,
 		l1: newFakeChain(t, resetL1, "l1"), l2: newFakeChain(t, resetL2, "l2-seed-1")}
 	n.l1.grow(3)
 	n.l2.grow(10)
@@ -120,7 +120,12 @@ func TestChainResetNeverCompletes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			n := newResetNet(t)
+			// SQLite, and PostgreSQL for the case that halts past the old height.
+			dsn := "sqlite:" + filepath.Join(t.TempDir(), "track.db")
+			if tc.name == "reset past the old height" {
+				dsn = testutil.PostgresDSN(t)
+			}
+			n := newResetNet(t, openT(t, dsn))
 			n.step()
 			hash := n.l1.tx("deposit", depositInit("7"))
 			if _, err := n.tr.Track(ctx, resetL1, hash); err != nil {
@@ -218,7 +223,7 @@ func TestChainResetNeverCompletes(t *testing.T) {
 // again and the gauge back at 0; the other chain's cursor is untouched.
 func TestRebaseAfterMismatch(t *testing.T) {
 	ctx := context.Background()
-	n := newResetNet(t)
+	n := newResetNet(t, openT(t, testutil.PostgresDSN(t)))
 	n.step()
 	n.l2.replace(resetL2, "l2-seed-2", 15)
 	n.step()
