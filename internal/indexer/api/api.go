@@ -152,6 +152,7 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 	}
 	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll), cache: httpapi.NewCache(cfg.CacheBytes)}
 	s.cs, _ = reader.(chainStater)
+	s.feed.moved = s.epochMoved
 	s.watchChain(logger)
 	var interrupt func() (<-chan struct{}, func() error)
 	if s.cfg.Chain != nil {
