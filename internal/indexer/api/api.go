@@ -178,6 +178,7 @@ func newServer(ctx context.Context, cfg Config, reader store.Reader, logger *slo
 	}
 	s := &server{cfg: cfg, store: reader, watch: store.NewHeightWatcher(reader, cfg.StreamPoll), cache: httpapi.NewCache(cfg.CacheBytes)}
 	s.cs, _ = reader.(chainStater)
+	s.feed.moved = s.epochMoved
 	s.watchChain(ctx, logger)
 	var interrupt func() (<-chan struct{}, func() error)
 	if s.cfg.Chain != nil {

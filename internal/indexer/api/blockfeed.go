@@ -37,8 +37,12 @@ func newFeedBlock(epoch int64, b *store.Block, buf []byte) feedBlock {
 // one offering goroutine would queue all 10,000 writers behind one CPU and leave the others
 // to steal them.
 type blockFeed struct {
-	mu     sync.Mutex
-	epoch  int64       // the store's epoch the frames' ids carry (reset)
+	mu    sync.Mutex
+	epoch int64 // the store's epoch the frames' ids carry (reset)
+	// moved, when set, reads the store's epoch again and reports whether it is no longer e
+	// (the server then resets the feed): the tip asks it before offering blocks, so no block
+	// of a re-indexed chain goes out under an id of the dropped one.
+	moved  func(ctx context.Context, e int64) bool
 	recent []feedBlock // consecutive heights, ascending
 
 	// The tip: the attached streams (each in one shard, with the height it has been sent up
@@ -181,12 +185,15 @@ func (f *blockFeed) detach(st *httpapi.Stream) {
 func (f *blockFeed) tip(ctx context.Context, r store.Reader, watch *store.HeightWatcher) {
 	for {
 		f.mu.Lock()
-		sent := f.sent
+		sent, epoch := f.sent, f.epoch
 		f.mu.Unlock()
 		if _, err := watch.Wait(ctx, sent); err != nil {
 			return
 		}
 		bs, err := f.after(ctx, r, sent)
+		if err == nil && len(bs) > 0 && f.moved != nil && f.moved(ctx, epoch) {
+			return // the feed was reset: these blocks may be of the new chain
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return

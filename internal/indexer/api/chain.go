@@ -43,14 +43,36 @@ func chainInterrupt(c ChainWatcher) func() (<-chan struct{}, func() error) {
 			}
 			switch {
 			case reason == chainReset || c.ChainResets() != resets:
-				msg := "the node serves another chain; the store was dropped to index it from its first height: reconnect without Last-Event-ID"
-				return (&apierr.Error{Code: apierr.Unavailable, Message: msg, Expected: true}).WithDetails(chainReset)
+				return errChainReset()
 			case reason == chainMismatch:
 				return (&apierr.Error{Code: apierr.Unavailable, Message: fault.Error(), Expected: true}).WithDetails(chainMismatch)
 			}
 			return nil
 		}
 	}
+}
+
+// errChainReset ends a stream whose chain the store dropped to index another.
+func errChainReset() error {
+	msg := "the node serves another chain; the store was dropped to index it from its first height: reconnect without Last-Event-ID"
+	return (&apierr.Error{Code: apierr.Unavailable, Message: msg, Expected: true}).WithDetails(chainReset)
+}
+
+// epochMoved reads the store's epoch and reports whether it is no longer epoch (dropping
+// what the server holds of the old chain when so). The streams ask it after reading items
+// and before sending them: an item read after a re-index is of the new chain, and must not
+// go out under an id of the old one. A failed read says no: the next page asks again, and
+// the chain watch ends the stream on a re-index anyway.
+func (s *server) epochMoved(ctx context.Context, epoch int64) bool {
+	if s.cs == nil {
+		return false
+	}
+	st, err := s.cs.ChainState(ctx)
+	if err != nil || st.Epoch == epoch {
+		return false
+	}
+	s.chainDropped(st.Epoch)
+	return true
 }
 
 // chainStater is the store's record of the chain beyond its data (store.DB.ChainState): the

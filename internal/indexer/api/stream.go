@@ -175,6 +175,9 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 			if err != nil {
 				return err
 			}
+			if len(blocks) > 0 && s.epochMoved(ctx, epoch) {
+				return errChainReset()
+			}
 			if len(blocks) == 0 {
 				if s.feed.attach(st, after, s.store, s.watch) {
 					return httpapi.ErrDetached
@@ -278,6 +281,9 @@ func (s *server) sequenceStream(ctx context.Context, at resumeAt, resume bool, e
 				page, err := list(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
 				if err != nil {
 					return err
+				}
+				if len(page.Txs) > 0 && s.epochMoved(ctx, epoch) {
+					return errChainReset()
 				}
 				for _, t := range page.Txs {
 					if err := st.Send(streamID(epoch, strconv.FormatInt(t.Sequence, 10)), event, t.JSON); err != nil {

@@ -116,6 +116,9 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 				if err != nil {
 					return err
 				}
+				if len(page.Tokens) > 0 && s.epochMoved(ctx, epoch) {
+					return errChainReset()
+				}
 				for _, t := range page.Tokens {
 					buf.Reset()
 					if err := enc.Encode(s.toTokenJSON(t)); err != nil {

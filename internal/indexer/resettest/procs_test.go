@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/httpapi/sse"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -230,6 +231,8 @@ type indexer struct {
 	*proc
 	url, dsn string
 	reindex  bool
+	replica  *indexer          // an API replica (--mode api) on the same store
+	tape     *tape             // a block stream read from the replica
 	height   int64             // indexed height once the old chain was gone
 	answers  map[string][]byte // API answers then
 	dump     []byte            // store dump then
@@ -248,6 +251,102 @@ func startIndexer(t *testing.T, name, dsn string, r rollupURLs, extra ...string)
 	args := indexerArgs(dsn, port, append([]string{"--chain-id", "minievm-devnet-1", "--vm-type", "evm",
 		"--rpc-url", r.rpc, "--rest-url", r.rest, "--json-rpc-url", r.jsonRPC}, extra...)...)
 	return &indexer{proc: start(t, name, args...), url: "http://127.0.0.1:" + strconv.Itoa(port), dsn: dsn}
+}
+
+// startReplica runs an API replica of x (`--mode api` on x's store: the same SQLite file,
+// the same PostgreSQL database).
+func startReplica(t *testing.T, x *indexer, r rollupURLs) *indexer {
+	t.Helper()
+	port := freePort(t)
+	args := indexerArgs(x.dsn, port, "--mode", "api", "--chain-id", "minievm-devnet-1", "--vm-type", "evm", "--json-rpc-url", r.jsonRPC)
+	return &indexer{proc: start(t, x.name+" replica", args...), url: "http://127.0.0.1:" + strconv.Itoa(port), dsn: x.dsn}
+}
+
+// tape reads one stream in the background, keeping every event until it ends.
+type tape struct {
+	mu   sync.Mutex
+	evs  []sse.Event
+	done chan struct{}
+	body io.Closer
+}
+
+func record(t *testing.T, url, lastID string) *tape {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		resp.Body.Close()
+		t.Fatalf("%s: %d", url, resp.StatusCode)
+	}
+	tp := &tape{done: make(chan struct{}), body: resp.Body}
+	t.Cleanup(func() { resp.Body.Close() })
+	go func() {
+		defer close(tp.done)
+		rd := sse.NewReader(resp.Body)
+		for {
+			ev, err := rd.Next()
+			if err != nil {
+				return
+			}
+			tp.mu.Lock()
+			tp.evs = append(tp.evs, ev)
+			tp.mu.Unlock()
+		}
+	}()
+	return tp
+}
+
+func (tp *tape) events() []sse.Event {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	return append([]sse.Event(nil), tp.evs...)
+}
+
+// ended waits until the stream ends and requires its last event to be an error with detail.
+func (tp *tape) ended(t *testing.T, what, detail string, procs ...*proc) []sse.Event {
+	t.Helper()
+	waitFor(t, what+" ending", 20*time.Second, func() bool {
+		select {
+		case <-tp.done:
+			return true
+		default:
+			return false
+		}
+	}, procs...)
+	evs := tp.events()
+	if len(evs) == 0 || evs[len(evs)-1].Name != "error" || !strings.Contains(string(evs[len(evs)-1].Data), `"`+detail+`"`) {
+		last := sse.Event{}
+		if len(evs) > 0 {
+			last = evs[len(evs)-1]
+		}
+		t.Fatalf("%s: last event %s %s, want an error %s", what, last.Name, last.Data, detail)
+	}
+	return evs[:len(evs)-1]
+}
+
+// oldBlocks requires every block event to be a block the store held of the old chain:
+// its id a bare height up to top, its hash the one stored then.
+func oldBlocks(t *testing.T, what string, evs []sse.Event, top int64, hashes map[int64]string) {
+	t.Helper()
+	for _, ev := range evs {
+		var b struct {
+			Height string `json:"height"`
+			Hash   string `json:"hash"`
+		}
+		h, err := strconv.ParseInt(ev.ID, 10, 64)
+		if ev.Name != "block" || err != nil || json.Unmarshal(ev.Data, &b) != nil || h > top || b.Height != ev.ID {
+			t.Fatalf("%s: event %s %q %.200s is no block of the old chain (top %d)", what, ev.Name, ev.ID, ev.Data, top)
+		}
+		if want, ok := hashes[h]; ok && !strings.EqualFold(b.Hash, want) {
+			t.Fatalf("%s: block %d is %s, the old chain's is %s", what, h, b.Hash, want)
+		}
+	}
 }
 
 // statusHeight is the indexed height an indexer API reports at prefix, -1 when it does not answer.
@@ -415,7 +514,17 @@ func TestChainResetOverProcesses(t *testing.T) {
 			return statusHeight(x.url) >= oldTop && code == 200
 		}, x.proc, devA)
 	}
+	// An API replica beside each writer, a block stream open on each from its first block.
+	for _, x := range idx {
+		x.replica = startReplica(t, x, r)
+		waitFor(t, x.replica.name+" ready", 60*time.Second, func() bool {
+			code, _, _ := readyz(x.replica.url)
+			return code == 200
+		}, x.replica.proc)
+		x.tape = record(t, x.replica.url+"/indexer/block/v1/blocks/stream", "0")
+	}
 	devA.stop(t)
+	oldHashes := map[*indexer]map[int64]string{}
 	for _, x := range idx {
 		x.height = settled(t, x.url, x.proc)
 		x.answers = answersAt(t, x.url, x.height)
@@ -423,6 +532,14 @@ func TestChainResetOverProcesses(t *testing.T) {
 		if x.height >= stopAt {
 			t.Fatalf("%s indexed %d of the old chain, past the comparison height %d", x.name, x.height, stopAt)
 		}
+		oldHashes[x] = map[int64]string{}
+		for h := int64(1); h <= x.height; h++ {
+			oldHashes[x][h] = storedHash(t, x.dsn, h)
+		}
+		waitFor(t, x.replica.name+" streaming the old top", 20*time.Second, func() bool {
+			evs := x.tape.events()
+			return len(evs) > 0 && evs[len(evs)-1].ID == strconv.FormatInt(x.height, 10)
+		}, x.replica.proc)
 	}
 
 	devB := startDevnet(t, "devnet B", filepath.Join(dir, "b"), base, 2, "25ms", "minievm-devnet-1:evm")
@@ -453,6 +570,13 @@ func TestChainResetOverProcesses(t *testing.T) {
 		if n := strings.Count(x.out.String(), "level=ERROR"); n != 1 || !strings.Contains(x.out.String(), "chain mismatch") {
 			t.Errorf("%s: %d ERROR lines, want the mismatch's one:\n%s", x.name, n, x.tail())
 		}
+		// The replica, which only reads the store, says the same and ends its stream.
+		waitFor(t, x.replica.name+" answering /readyz as its writer", 20*time.Second, func() bool {
+			wc, wb := get(x.url + "/readyz")
+			rc, rb := get(x.replica.url + "/readyz")
+			return wc == 503 && rc == 503 && bytes.Equal(wb, rb)
+		}, x.proc, x.replica.proc)
+		oldBlocks(t, x.replica.name, x.tape.ended(t, x.replica.name+"'s block stream", "CHAIN_MISMATCH", x.replica.proc), x.height, oldHashes[x])
 	}
 
 	clean := startIndexer(t, "clean run on chain B", "sqlite:"+filepath.Join(dir, "clean.db"), r, "--stop-height", strconv.Itoa(stopAt))
@@ -470,6 +594,32 @@ func TestChainResetOverProcesses(t *testing.T) {
 		if !strings.Contains(x.out.String(), "stored chain dropped") {
 			t.Errorf("%s: no re-index logged:\n%s", x.name, x.tail())
 		}
+		// The replica ended its stream without a block of the new chain, turns the old
+		// chain's ids away, and streams the new chain under the new epoch's ids.
+		rp := x.replica
+		oldBlocks(t, rp.name, x.tape.ended(t, rp.name+"'s block stream", "CHAIN_RESET", rp.proc), x.height, oldHashes[x])
+		for _, id := range []string{strconv.FormatInt(x.height, 10), strconv.FormatInt(x.height/2, 10)} {
+			evs := record(t, rp.url+"/indexer/block/v1/blocks/stream", id).ended(t, rp.name+" resumed at old id "+id, "CHAIN_RESET", rp.proc)
+			if len(evs) != 0 {
+				t.Errorf("%s: resumed at the old chain's id %s, got %d events before the error: %s %.200s", rp.name, id, len(evs), evs[0].ID, evs[0].Data)
+			}
+		}
+		waitFor(t, rp.name+" ready on the new chain", 20*time.Second, func() bool {
+			code, _, _ := readyz(rp.url)
+			return code == 200 || statusHeight(rp.url) == stopAt
+		}, rp.proc)
+		tp := record(t, rp.url+"/indexer/block/v1/blocks/stream", "0")
+		waitFor(t, rp.name+" replaying the new chain", 20*time.Second, func() bool { return len(tp.events()) >= 3 }, rp.proc)
+		for i, ev := range tp.events()[:3] {
+			var b struct {
+				Hash string `json:"hash"`
+			}
+			hash, _ := nodeBlock(t, r.rpc, int64(i+1))
+			if ev.ID != "1:"+strconv.Itoa(i+1) || json.Unmarshal(ev.Data, &b) != nil || !strings.EqualFold(b.Hash, hash) {
+				t.Errorf("%s: from=0 event %d is %s %q %.200s, want block %d of the new chain (%s) at id 1:%d", rp.name, i, ev.Name, ev.ID, ev.Data, i+1, hash, i+1)
+			}
+		}
+		tp.body.Close()
 	}
 }
 
