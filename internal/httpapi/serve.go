@@ -137,6 +137,10 @@ func serveFasthttp(ctx context.Context, ln net.Listener, h http.Handler, api fun
 				rj.writeFast(c, rejectMalformed("malformed request URI: "+uriError(err)))
 				return
 			}
+			if wantsExportFast(c) {
+				serveExportFast(c, h) // the adaptor would hold the whole export (exportfast.go)
+				return
+			}
 			slow(c)
 		},
 		ErrorHandler: rj.fasthttpError,
