@@ -2,6 +2,7 @@ package devnet_test
 
 import (
 	"crypto/ecdsa"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -525,9 +526,23 @@ func l1Quote(t *testing.T, l1 *devnet.Chain, to common.Address) uint64 {
 	if err := json.Unmarshal([]byte(res.Data), &fees); err != nil || len(fees) != 2 || fees[1] != "0" {
 		t.Fatalf("quote_send data %q", res.Data)
 	}
-	var f uint64
-	for _, c := range fees[0] {
-		f = f*10 + uint64(c-'0')
+	f, err := strconv.ParseUint(fees[0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The BCS form of the same view (POST /initia/move/v1/view, base64 arguments) answers alike.
+	var sender [32]byte
+	sender[31] = 1
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	bcs := map[string]any{"address": devnet.LayerZeroL1OFT, "module_name": "oft", "function_name": "quote_send", "type_args": []string{},
+		"args": []string{b64(sender[:]), b64(u32(devnet.LayerZeroEIDEthereum)), b64(vec(common.LeftPadBytes(to.Bytes(), 32))), b64(u64(1_000_000)),
+			b64(u64(1_000_000)), b64(vec(nil)), b64(vec(nil)), b64(vec(nil)), b64([]byte{0})}}
+	status, b = post(t, l1.REST()+"/initia/move/v1/view", bcs)
+	var bres struct {
+		Data string `json:"data"`
+	}
+	if status != 200 || json.Unmarshal(b, &bres) != nil || bres.Data != res.Data {
+		t.Fatalf("quote_send over BCS: %d %s, JSON gave %s", status, b, res.Data)
 	}
 	return f
 }
