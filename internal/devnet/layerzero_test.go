@@ -2,6 +2,7 @@ package devnet_test
 
 import (
 	"crypto/ecdsa"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +21,10 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rollgate/rollgate/internal/chain/denom"
+	basev1beta1 "github.com/rollgate/rollgate/internal/chain/protos/cosmos/base/v1beta1"
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
+	ophostv1 "github.com/rollgate/rollgate/internal/chain/protos/opinit/ophost/v1"
 	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
@@ -525,9 +529,23 @@ func l1Quote(t *testing.T, l1 *devnet.Chain, to common.Address) uint64 {
 	if err := json.Unmarshal([]byte(res.Data), &fees); err != nil || len(fees) != 2 || fees[1] != "0" {
 		t.Fatalf("quote_send data %q", res.Data)
 	}
-	var f uint64
-	for _, c := range fees[0] {
-		f = f*10 + uint64(c-'0')
+	f, err := strconv.ParseUint(fees[0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The BCS form of the same view (POST /initia/move/v1/view, base64 arguments) answers alike.
+	var sender [32]byte
+	sender[31] = 1
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	bcs := map[string]any{"address": devnet.LayerZeroL1OFT, "module_name": "oft", "function_name": "quote_send", "type_args": []string{},
+		"args": []string{b64(sender[:]), b64(u32(devnet.LayerZeroEIDEthereum)), b64(vec(common.LeftPadBytes(to.Bytes(), 32))), b64(u64(1_000_000)),
+			b64(u64(1_000_000)), b64(vec(nil)), b64(vec(nil)), b64(vec(nil)), b64([]byte{0})}}
+	status, b = post(t, l1.REST()+"/initia/move/v1/view", bcs)
+	var bres struct {
+		Data string `json:"data"`
+	}
+	if status != 200 || json.Unmarshal(b, &bres) != nil || bres.Data != res.Data {
+		t.Fatalf("quote_send over BCS: %d %s, JSON gave %s", status, b, res.Data)
 	}
 	return f
 }
@@ -626,5 +644,53 @@ func TestLayerZeroTimerMode(t *testing.T) {
 	}
 	if got := l1Balance(t, n, k0.Address(), devnet.LayerZeroL1USDT); got != "42" {
 		t.Fatalf("L1 USDT %q, stats %+v", got, n.LayerZero().Stats())
+	}
+}
+
+// TestLayerZeroThenDeposit: USDT that arrived on the L1 over LayerZero is deposited to the
+// Move rollup over OPinit and lands as the l2/ denom the registry lists there.
+func TestLayerZeroThenDeposit(t *testing.T) {
+	n := lzNet(t, func(c *devnet.Config) {
+		c.Chains = []devnet.ChainSpec{{ChainID: "initia-devnet-1", Kind: devnet.KindL1}, {ChainID: "minimove-devnet-1", Kind: devnet.KindMove}}
+		c.Bridges = true
+	})
+	eth, _ := n.Ethereum()
+	ec, err := ethclient.Dial(eth.JSONRPC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	key, from := anvilKey(t, 0)
+	k0, _ := engine.DeriveKey(7, 0, true)
+	var to32 [32]byte
+	copy(to32[12:], k0.Address())
+	amount := big.NewInt(900)
+	mined(t, n, ec, ethSend(t, ec, key, devnet.LayerZeroUSDT, nil, pack(t, erc20, "approve", devnet.LayerZeroAdapter, amount), false))
+	sp := sendParam{DstEid: devnet.LayerZeroEIDL1, To: to32, AmountLD: amount, MinAmountLD: amount, ExtraOptions: []byte{}, ComposeMsg: []byte{}, OftCmd: []byte{}}
+	f := fee{NativeFee: big.NewInt(1e14), LzTokenFee: new(big.Int)}
+	mined(t, n, ec, ethSend(t, ec, key, devnet.LayerZeroAdapter, f.NativeFee, pack(t, oftABI, "send", sp, f, from), false))
+	for i := 0; i < 12 && l1Balance(t, n, k0.Address(), devnet.LayerZeroL1USDT) != "900"; i++ {
+		if err := n.ProduceBlock(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := engine.Bech32("init", k0.Address())
+	// The only rollup of this network is bridge 1 (the default network's minimove is 2).
+	broadcastL1(t, n, k0, &ophostv1.MsgInitiateTokenDeposit{Sender: addr, BridgeId: 1, To: addr, Amount: &basev1beta1.Coin{Denom: devnet.LayerZeroL1USDT, Amount: "900"}})
+	l2 := denom.L2(1, devnet.LayerZeroL1USDT)
+	mm, _ := n.Chain("minimove-devnet-1")
+	var got string
+	for i := 0; i < 10 && got != "900"; i++ {
+		if err := n.ProduceBlock(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		bals, err := mm.Balances(mm.Height())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = bals[l2][hex.EncodeToString(k0.Address())]
+	}
+	if got != "900" {
+		t.Fatalf("minimove %s balance %q", l2, got)
 	}
 }
