@@ -2,6 +2,7 @@ package devnet_test
 
 import (
 	"crypto/ecdsa"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -525,9 +526,23 @@ func l1Quote(t *testing.T, l1 *devnet.Chain, to common.Address) uint64 {
 	if err := json.Unmarshal([]byte(res.Data), &fees); err != nil || len(fees) != 2 || fees[1] != "0" {
 		t.Fatalf("quote_send data %q", res.Data)
 	}
-	var f uint64
-	for _, c := range fees[0] {
-		f = f*10 + uint64(c-'0')
+	f, err := strconv.ParseUint(fees[0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The BCS form of the same view (POST /initia/move/v1/view, base64 arguments) answers alike.
+	var sender [32]byte
+	sender[31] = 1
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	bcs := map[string]any{"address": devnet.LayerZeroL1OFT, "module_name": "oft", "function_name": "quote_send", "type_args": []string{},
+		"args": []string{b64(sender[:]), b64(u32(devnet.LayerZeroEIDEthereum)), b64(vec(common.LeftPadBytes(to.Bytes(), 32))), b64(u64(1_000_000)),
+			b64(u64(1_000_000)), b64(vec(nil)), b64(vec(nil)), b64(vec(nil)), b64([]byte{0})}}
+	status, b = post(t, l1.REST()+"/initia/move/v1/view", bcs)
+	var bres struct {
+		Data string `json:"data"`
+	}
+	if status != 200 || json.Unmarshal(b, &bres) != nil || bres.Data != res.Data {
+		t.Fatalf("quote_send over BCS: %d %s, JSON gave %s", status, b, res.Data)
 	}
 	return f
 }
@@ -578,5 +593,53 @@ func broadcastL1(t *testing.T, n *devnet.Network, k *engine.Key, msg proto.Messa
 	t.Helper()
 	if code, body := broadcastL1Result(t, n, k, msg); code != 0 {
 		t.Fatalf("L1 tx failed: %d %s", code, body)
+	}
+}
+
+// TestLayerZeroTimerMode: on the block timer (no ManualBlocks) the Ethereum chain, the L1
+// and the bot run on their own goroutines and a send still arrives.
+func TestLayerZeroTimerMode(t *testing.T) {
+	cfg := standalone()
+	cfg.Chains = cfg.Chains[:1]
+	cfg.Seed, cfg.BlockInterval, cfg.LayerZero, cfg.LayerZeroDelay = 7, 50*time.Millisecond, true, 150*time.Millisecond
+	n, err := devnet.Start(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	eth, _ := n.Ethereum()
+	ec, err := ethclient.Dial(eth.JSONRPC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ec.Close()
+	key, from := anvilKey(t, 0)
+	k0, _ := engine.DeriveKey(7, 0, true)
+	var to32 [32]byte
+	copy(to32[12:], k0.Address())
+	amount := big.NewInt(42)
+	wait := func(h common.Hash) {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if r, err := ec.TransactionReceipt(t.Context(), h); err == nil {
+				if r.Status != 1 {
+					t.Fatalf("tx %s failed", h)
+				}
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("tx %s not mined", h)
+	}
+	wait(ethSend(t, ec, key, devnet.LayerZeroUSDT, nil, pack(t, erc20, "approve", devnet.LayerZeroAdapter, amount), false))
+	sp := sendParam{DstEid: devnet.LayerZeroEIDL1, To: to32, AmountLD: amount, MinAmountLD: amount, ExtraOptions: []byte{}, ComposeMsg: []byte{}, OftCmd: []byte{}}
+	f := fee{NativeFee: big.NewInt(1e14), LzTokenFee: new(big.Int)}
+	wait(ethSend(t, ec, key, devnet.LayerZeroAdapter, f.NativeFee, pack(t, oftABI, "send", sp, f, from), false))
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && l1Balance(t, n, k0.Address(), devnet.LayerZeroL1USDT) != "42" {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := l1Balance(t, n, k0.Address(), devnet.LayerZeroL1USDT); got != "42" {
+		t.Fatalf("L1 USDT %q, stats %+v", got, n.LayerZero().Stats())
 	}
 }

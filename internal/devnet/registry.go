@@ -224,6 +224,9 @@ func (n *Network) registryDocs() ([]registryfile.Chain, []registryfile.AssetList
 		if c.Spec.Kind == KindL1 && n.cfg.LayerZero {
 			assets = append(assets, l1LZAsset())
 		}
+		if a, ok := n.lzRollupAsset(c); ok {
+			assets = append(assets, a)
+		}
 		chains = append(chains, n.chainDoc(c))
 		lists = append(lists, registryfile.AssetList{Schema: "../assetlist.schema.json", ChainName: c.Spec.name(), Assets: uniqueAssets(assets)})
 	}

@@ -3,6 +3,7 @@ package devnet
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
@@ -173,4 +174,31 @@ func lzAssetlist(l1Name, l1ID string) registryfile.AssetList {
 	usdt.Traces = lzBridgeTrace(l1Name, l1ID, l1LZUSDTDenom)
 	usdt.LayerZero = &registryfile.LayerZeroAsset{OFTAddress: lzUSDTAdapter, NeedsApproval: true}
 	return registryfile.AssetList{Schema: "../assetlist.schema.json", ChainName: lzChainName, Assets: []asset{eth, usdt}}
+}
+
+// lzRollupAsset is, on a Move or Wasm rollup, the L1's LayerZero USDT as an OPinit deposit
+// mints it there (l2/<sha256 of the bridge id and the L1 denom>, an op trace), so routes
+// from Ethereum through the L1 to the rollup (LayerZero, then the deposit) exist. The EVM
+// rollup is left out: its bridged coins are ERC-20s made at launch (evm.Launch) with their
+// wrapped tokens, and USDT is not one of them.
+func (n *Network) lzRollupAsset(c *Chain) (asset, bool) {
+	if !n.cfg.LayerZero || n.bridges == nil || (c.Spec.Kind != KindMove && c.Spec.Kind != KindWasm) {
+		return asset{}, false
+	}
+	cm, ok := n.bridges.wiring.Chain(c.Spec.ChainID)
+	if !ok || cm.BridgeID == 0 {
+		return asset{}, false
+	}
+	var l1 ChainSpec
+	for _, o := range n.chains {
+		if o.Spec.Kind == KindL1 {
+			l1 = o.Spec
+		}
+	}
+	base := denom.L2(cm.BridgeID, l1LZUSDTDenom)
+	a := newAsset(base, "usdt", "Tether USD (LayerZero)", "USDT", "bridged Tether USD (LayerZero) of "+l1.name(),
+		denomUnit(base, 0), denomUnit("usdt", 6))
+	a.Traces = []registryfile.Trace{{Type: "op", Counterparty: registryfile.TraceCounterparty{ChainName: l1.name(), ChainID: l1.ChainID, BaseDenom: l1LZUSDTDenom},
+		Chain: registryfile.TraceChain{BridgeID: strconv.FormatUint(cm.BridgeID, 10)}}}
+	return a, true
 }

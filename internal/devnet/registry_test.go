@@ -75,6 +75,9 @@ func TestRegistryGivesRoutes(t *testing.T) {
 			denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), 1, []string{"2"}},
 		{"LayerZero EVM peer→L1", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
 			DestAssetChainID: "initia-devnet-1", DestAssetDenom: l1LZUSDTDenom}, []string{"layer_zero_transfer"}, l1LZUSDTDenom, 1, nil},
+		{"LayerZero to the L1, then deposited to a Move rollup", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
+			DestAssetChainID: "minimove-devnet-1", DestAssetDenom: denom.L2(2, l1LZUSDTDenom), AllowMultiTx: &yes},
+			[]string{"layer_zero_transfer", "op_init_transfer"}, denom.L2(2, l1LZUSDTDenom), 2, []string{"2"}},
 	}
 	// The router builds OFT sends as EVM calls only, so it offers no LayerZero send from the
 	// L1 (a Cosmos chain): the registry still lists the L1's OFT asset for the way back.
