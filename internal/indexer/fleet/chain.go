@@ -147,7 +147,7 @@ func (r *chainRun) run() {
 		return &ingest.NotReadyError{Reason: "INGESTION_STARTING", Message: "ingestion starting"}
 	}
 	cfg.Chain = &r.pipe
-	h := api.New(cfg, db, r.log, r.reg)
+	h := api.NewServing(r.ctx, cfg, db, r.log, r.reg) // a lease-less chain reads the writer's chain state; a re-index drops the cache
 	r.check.Store(&cfg.Ready)
 	r.handler.Store(&h)
 	r.feat.Store(&cfg.Features)
