@@ -230,6 +230,7 @@ func startIndexer(g *group, cfg indexerConfig, ln net.Listener, log *slog.Logger
 			CommitHash:    cfg.BuildInfo.Commit,
 			CORS:          cfg.CORS.config(),
 			CacheBytes:    cacheBytes(cfg.CacheMB),
+			WriteThrough:  true,
 			RichList:      cfg.Ingest.RichList,
 			Ready:         ready,
 			Chain:         chain,

@@ -63,6 +63,9 @@ type Config struct {
 	// often they read the indexed height (default 250 ms).
 	Streams    httpapi.StreamOptions
 	StreamPoll time.Duration
+	// WriteThrough renders, under NewServing, the answers explorers poll into the response
+	// cache as soon as a height is indexed (warm.go).
+	WriteThrough bool
 	// ChainPoll is how often an API replica (no Chain) reads the store's chain state under
 	// NewServing (default 1 s).
 	ChainPoll time.Duration
@@ -156,11 +159,11 @@ func New(cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.R
 // (an API replica, `--mode api`) reads the store's chain state every ChainPoll, so its
 // /readyz (when Ready is nil) and its streams report the writer's CHAIN_MISMATCH and
 // CHAIN_RESET; every API drops its response cache and shared stream window when the store is
-// re-indexed; and, with a response cache, the answers explorers poll are rendered into it as
-// soon as a height is indexed (write-through, warm.go).
+// re-indexed; and, with WriteThrough and a response cache, the answers explorers poll are
+// rendered into it as soon as a height is indexed (warm.go).
 func NewServing(ctx context.Context, cfg Config, reader store.Reader, logger *slog.Logger, reg *prometheus.Registry) http.Handler {
 	s, h := newServer(ctx, cfg, reader, logger, reg)
-	if s.cfg.CacheBytes > 0 {
+	if s.cfg.WriteThrough && s.cfg.CacheBytes > 0 {
 		if logger == nil {
 			logger = slog.New(slog.DiscardHandler)
 		}

@@ -130,7 +130,7 @@ func TestWriteThroughNeverStale(t *testing.T) {
 			}
 			mk := func(name string, r store.Reader) side {
 				cfg := testCfg
-				cfg.ChainID, cfg.StreamPoll, cfg.warmed = name, 5*time.Millisecond, waiter.hook
+				cfg.ChainID, cfg.StreamPoll, cfg.warmed, cfg.WriteThrough = name, 5*time.Millisecond, waiter.hook, true
 				plain := testCfg
 				plain.CacheBytes = -1
 				return side{name, NewServing(wctx, cfg, r, nil, prometheus.NewRegistry()), New(plain, r, nil, prometheus.NewRegistry())}
