@@ -40,14 +40,62 @@ async function completed(page, before, ms) {
   }
 }
 
+// btn is the visible button of that name: the kit mounts its drawer and its modal both, and
+// the hidden one's buttons answer to the same names.
+const btn = (page, opts) => page.getByRole("button", opts).filter({ visible: true }).first()
+
 // initValue waits for the wallet view's INIT row on one chain with its dollar value: a lone
 // row reads "INIT <chain> <amount> $<value>"; with INIT on more than one chain the rows fold
 // into one "INIT" group that opens into "<chain> <amount> $<value>" lines.
 async function initValue(page, chain) {
   const re = new RegExp(`${chain}\\s+[\\d,.]+\\s+\\$[\\d,.]+`)
   const t = await waitText(page, /INIT\s+(\S.*\s+)?[\d,.]+\s+\$[\d,.]+/, 60000, "an INIT row with a dollar value")
-  if (!re.test(t)) await page.getByRole("button", { name: /^INIT/ }).first().click()
+  if (!re.test(t)) await btn(page, { name: /^INIT/ }).click()
   return (await waitText(page, re, 30000, `INIT on ${chain} with a dollar value`)).match(re)[0].replace(/\s+/g, " ")
+}
+
+// sendTx is the hash of the rollup tx the router tracks in the latest status answer.
+function lastSendTx(before) {
+  const s = states().slice(before).reverse().find((x) => x.transfer_sequence?.[0]?.op_init_transfer?.txs?.send_tx)
+  return s?.transfer_sequence[0].op_init_transfer.txs.send_tx.tx_hash
+}
+// claimable waits until the router reports the withdrawal of the last tracked tx claimable.
+async function claimable(page, before, ms) {
+  const end = Date.now() + ms
+  for (;;) {
+    const s = states().slice(before).reverse().find((x) => x.transfer_sequence?.[0]?.op_init_transfer?.withdrawal)
+    const w = s?.transfer_sequence[0].op_init_transfer.withdrawal
+    if (w?.state === "OPINIT_WITHDRAWAL_CLAIMABLE") return { tx: lastSendTx(before), w }
+    if (Date.now() > end) throw new Error(`withdrawal not claimable within ${ms} ms (last: ${JSON.stringify(w ?? s?.state ?? null)})`)
+    await page.waitForTimeout(1000)
+  }
+}
+// routerState asks the router itself (from Node, not through the page) how a tx ended: the
+// kit stops polling a withdrawal once it is claimed, so its completion is read here.
+async function routerState(rg, chainId, tx, ms) {
+  const end = Date.now() + ms
+  for (;;) {
+    const r = await fetch(`${rg.routerApiUrl}/v2/tx/status?tx_hash=${tx}&chain_id=${chainId}`)
+    const st = (await r.json()).transfers?.[0]?.state
+    if (st === "STATE_COMPLETED_SUCCESS") return st
+    if (Date.now() > end) throw new Error(`router: ${tx} on ${chainId} is ${st} after ${ms} ms`)
+    await new Promise((ok) => setTimeout(ok, 1000))
+  }
+}
+const withdrawals = []
+// dismissClaimPrompt closes the kit's "Ready to claim" prompt, which it opens over the
+// drawer once a withdrawal is claimable; the claim step claims from the list.
+async function dismissClaimPrompt(page) {
+  await page.waitForTimeout(2000)
+  if (!/Ready to claim/.test(await text(page))) return
+  await page.keyboard.press("Escape")
+  await page.waitForTimeout(1000)
+}
+
+// closeModal closes the kit's modal (Deposit, Withdraw pages) and waits for its overlay to go.
+async function closeModal(page) {
+  await btn(page, { name: "Close" }).click({ timeout: 3000 }).catch(() => page.keyboard.press("Escape"))
+  await page.locator("[class*=_overlay_]").first().waitFor({ state: "detached", timeout: 10000 }).catch(() => page.keyboard.press("Escape"))
 }
 
 const ok = await main([
@@ -65,11 +113,11 @@ const ok = await main([
     const dst = await l2Denom(rg, MOVE)
     const before = states().length
     await page.evaluate((v) => window.kit.openBridge(v), { srcChainId: L1, srcDenom: "uinit", dstChainId: MOVE, dstDenom: dst, quantity: "1" })
-    await page.getByRole("button", { name: "Preview route" }).click({ timeout: 30000 })
-    await page.getByRole("button", { name: "Confirm", exact: true }).click({ timeout: 30000 })
-    await page.getByRole("button", { name: "Approve" }).click({ timeout: 30000 })
+    await btn(page, { name: "Preview route" }).click({ timeout: 30000 })
+    await btn(page, { name: "Confirm", exact: true }).click({ timeout: 30000 })
+    await btn(page, { name: "Approve" }).click({ timeout: 30000 })
     await waitText(page, /Transaction submitted/, 60000, "submission")
-    await page.getByRole("button", { name: "Bridge/Swap history" }).click({ timeout: 30000 }).catch(() => {})
+    await btn(page, { name: "Bridge/Swap history" }).dispatchEvent("click") // under the "submitted" toast
     const done = await completed(page, before, 120000)
     await page.waitForTimeout(1500)
     await shot("deposit-history")
@@ -80,6 +128,91 @@ const ok = await main([
     const v = await initValue(page, "Minimove Devnet")
     await shot("wallet-rollup")
     return v
+  }],
+  ["deposit-page", async (page, { rg, shot }) => {
+    // The Deposit page (openDeposit): INIT into the rollup from the connected wallet.
+    const denom = await l2Denom(rg, MOVE)
+    const before = states().length
+    await page.evaluate((v) => window.kit.openDeposit(v), { denoms: [denom], chainId: MOVE })
+    await btn(page, { name: /Deposit via wallet/ }).click({ timeout: 30000 })
+    await page.locator("input[aria-label=Amount]").fill("2")
+    await btn(page, { name: "Deposit", exact: true }).click({ timeout: 60000 })
+    await waitText(page, /Deposit complete/, 120000, "Deposit complete")
+    const done = await completed(page, before, 30000)
+    await shot("deposit-page")
+    await closeModal(page)
+    return `${done.state}; the kit says "Deposit complete"`
+  }],
+  ["withdraw-page", async (page, { rg, shot }) => {
+    // The Withdraw page (openWithdraw): INIT out of the rollup to the L1. It asks the router
+    // without is_op_withdraw; the router answers the OPinit withdrawal, the only way out.
+    const denom = await l2Denom(rg, MOVE)
+    const before = states().length
+    await page.evaluate((v) => window.kit.openWithdraw(v), { denoms: [denom], chainId: MOVE })
+    await page.locator("input[aria-label=Amount]").fill("1")
+    await btn(page, { name: "Select chain" }).click({ timeout: 30000 })
+    await btn(page, { name: /^INIT on Initia Devnet/ }).click({ timeout: 30000 })
+    await btn(page, { name: "Withdraw", exact: true }).click({ timeout: 60000 })
+    await waitText(page, /Withdrawing 1 INIT/, 60000, "the withdrawal under way")
+    const c = await claimable(page, before, 120000)
+    await shot("withdraw-page")
+    await closeModal(page)
+    withdrawals.push(c.tx)
+    return `${c.tx} ${c.w.state} (bridge ${c.w.bridge_id}, sequence ${c.w.l2_sequence})`
+  }],
+  ["withdraw-bridge", async (page, { rg, shot }) => {
+    // The Bridge page: the same way out, asked with the kit's Bridge form.
+    const src = await l2Denom(rg, MOVE)
+    const before = states().length
+    await page.evaluate((v) => window.kit.openBridge(v), { srcChainId: MOVE, srcDenom: src, dstChainId: L1, dstDenom: "uinit", quantity: "1" })
+    await dismissClaimPrompt(page)
+    await btn(page, { name: "Preview route" }).click({ timeout: 30000 })
+    await btn(page, { name: "Confirm", exact: true }).click({ timeout: 30000 })
+    await btn(page, { name: "Approve" }).click({ timeout: 30000 })
+    await waitText(page, /Transaction submitted/, 60000, "submission")
+    await btn(page, { name: "Bridge/Swap history" }).dispatchEvent("click") // under the "submitted" toast
+    const c = await claimable(page, before, 120000)
+    await shot("withdraw-bridge")
+    withdrawals.push(c.tx)
+    return `${c.tx} ${c.w.state} (bridge ${c.w.bridge_id}, sequence ${c.w.l2_sequence})`
+  }],
+  ["claim", async (page, { rg, shot }) => {
+    // The kit's "Withdrawal status" page lists the OP withdrawals (OPinit outputs with
+    // pagination.reverse, the executor's withdrawals) and claims each on the L1.
+    await dismissClaimPrompt(page)
+    await btn(page, { name: "Go back" }).click({ timeout: 10000 })
+    await btn(page, { name: "Withdrawal status" }).click({ timeout: 30000 })
+    await btn(page, { name: "Minimove Devnet" }).click({ timeout: 30000 }).catch(() => {})
+    await waitText(page, /OP Bridge withdrawals[\s\S]*Claim/, 60000, "the listed withdrawals")
+    await shot("op-withdrawals")
+    const base = ((await text(page)).match(/Claimed/g) ?? []).length
+    let claimed = 0
+    for (let i = 0; i < withdrawals.length; i++) {
+      await btn(page, { name: "Claim", exact: true }).click({ timeout: 30000 })
+      await btn(page, { name: "Approve" }).click({ timeout: 30000 })
+      const end = Date.now() + 60000
+      while (((await text(page)).match(/Claimed/g) ?? []).length <= base + claimed) {
+        if (Date.now() > end) throw new Error(`claim ${i + 1} not shown as Claimed`)
+        await page.waitForTimeout(1000)
+      }
+      claimed++
+    }
+    await shot("op-claimed")
+    const done = []
+    for (const tx of withdrawals) done.push(await routerState(rg, MOVE, tx, 60000))
+    return `${claimed} claimed; router: ${done.join(", ")}`
+  }],
+  ["send", async (page, { shot }) => {
+    // The wallet's Send page: INIT on the L1 to test account #1.
+    await page.evaluate(() => window.kit.openWallet())
+    await btn(page, { name: "Send", exact: true }).click({ timeout: 30000 })
+    await page.locator("input[aria-label=Amount]").fill("1")
+    await page.getByPlaceholder("Address or username").fill("init1wzvhjux9rqfdcwspp37srdgwp5tac7wg9ql75y")
+    await btn(page, { name: "Confirm", exact: true }).click({ timeout: 30000 })
+    await btn(page, { name: "Approve" }).click({ timeout: 30000 })
+    await waitText(page, /Transaction is successful!/, 60000, "the kit's confirmation")
+    await shot("send")
+    return "Transaction is successful!"
   }],
 ])
 process.exit(ok ? 0 : 1)
