@@ -46,18 +46,21 @@ type statusJSON struct {
 }
 
 func (s *server) status(r *http.Request) (any, error) {
+	st := statusJSON{Version: s.cfg.Version, CommitHash: s.cfg.CommitHash, ChainID: s.cfg.ChainID}
+	// The floor before the height: the pruner raises the floor only after the height has
+	// risen, so read in this order an answer never shows fewer heights than are kept.
+	if err := s.lowestStatus(r, &st); err != nil {
+		return nil, err
+	}
 	h, err := s.store.IndexedHeight(r.Context())
 	if err != nil {
 		return nil, err
 	}
-	st := statusJSON{Version: s.cfg.Version, CommitHash: s.cfg.CommitHash, ChainID: s.cfg.ChainID, Height: h}
+	st.Height = h
 	if err := s.evmStatus(r, &st); err != nil {
 		return nil, err
 	}
 	if err := s.richListStatus(r, &st); err != nil {
-		return nil, err
-	}
-	if err := s.lowestStatus(r, &st); err != nil {
 		return nil, err
 	}
 	return st, nil
