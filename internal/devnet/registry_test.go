@@ -78,12 +78,9 @@ func TestRegistryGivesRoutes(t *testing.T) {
 		{"LayerZero to the L1, then deposited to a Move rollup", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
 			DestAssetChainID: "minimove-devnet-1", DestAssetDenom: denom.L2(2, l1LZUSDTDenom), AllowMultiTx: &yes},
 			[]string{"layer_zero_transfer", "op_init_transfer"}, denom.L2(2, l1LZUSDTDenom), 2, []string{"2"}},
-	}
-	// The router builds OFT sends as EVM calls only, so it offers no LayerZero send from the
-	// L1 (a Cosmos chain): the registry still lists the L1's OFT asset for the way back.
-	if r, err := g.Find(route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
-		DestAssetChainID: lzChainID, DestAssetDenom: lzUSDT}); err == nil {
-		t.Errorf("a LayerZero route from the L1 was offered: %+v", r)
+		// The L1's OFT sends over its Move entry function (send_withdraw), so the way back is a route.
+		{"LayerZero L1→EVM peer", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
+			DestAssetChainID: lzChainID, DestAssetDenom: lzUSDT}, []string{"layer_zero_transfer"}, lzUSDT, 1, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
