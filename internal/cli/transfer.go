@@ -161,8 +161,11 @@ func (w *wallet) address(chainID string) (string, error) {
 	return address.Bech32(w.chains[chainID].Bech32Prefix, k.Address())
 }
 
+// skipChainTypeEVM is /v2/info/chains' chain_type of an EVM chain (Skip's wire value).
+const skipChainTypeEVM = "evm"
+
 // evm reports whether chainID is an EVM chain (its txs are Ethereum txs, its addresses 0x).
-func (w *wallet) evm(chainID string) bool { return w.chains[chainID].ChainType == "evm" }
+func (w *wallet) evm(chainID string) bool { return w.chains[chainID].ChainType == skipChainTypeEVM }
 
 // sendEVM sends an evm_tx (its approvals first) from the wallet's Ethereum key (coin type 60,
 // as on Initia chains) over the chain's JSON-RPC (the router's rpc for it) and returns its hash.

@@ -264,7 +264,7 @@ func moveEvents(t *testing.T, n *devnet.Network, from, to int64, suffix string) 
 		}
 		for _, r := range b.Results {
 			for _, ev := range r.Events {
-				if ev.Type != "move" {
+				if ev.Type != moveEventType {
 					continue
 				}
 				var tag, data string
@@ -694,3 +694,6 @@ func TestLayerZeroThenDeposit(t *testing.T) {
 		t.Fatalf("minimove %s balance %q", l2, got)
 	}
 }
+
+// moveEventType is the ABCI event type of a Move module event.
+const moveEventType = "move"

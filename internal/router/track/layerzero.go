@@ -93,7 +93,7 @@ var lzMoveEvents = map[string]string{
 // data's fields (guid normalized) plus "oft", the emitting module's address. Any other event is
 // returned as it is.
 func moveLayerZero(ev comet.Event) comet.Event {
-	if ev.Type != "move" {
+	if ev.Type != moveEventType {
 		return ev
 	}
 	var tag, data string
@@ -269,3 +269,6 @@ func (e *evaluation) recheckAt(t time.Time) {
 		e.recheck = t
 	}
 }
+
+// moveEventType is the ABCI event type under which a Move chain reports its module events.
+const moveEventType = "move"
