@@ -326,35 +326,7 @@ func (t *Tracker) evmScanPass(ctx context.Context, chainID string, cl *evmrpc.Cl
 
 // evmScanLoop scans one EVM chain until ctx ends, as scanLoop does a CometBFT chain.
 func (t *Tracker) evmScanLoop(ctx context.Context, chainID string, cl *evmrpc.Client, f *failures) {
-	for {
-		n, err := t.evmScanPass(ctx, chainID, cl)
-		if ctx.Err() != nil {
-			return
-		}
-		wait, stop := f.next(err, "chain", chainID)
-		if stop {
-			return
-		}
-		if wait > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-			continue
-		}
-		if n > 0 {
-			t.poke()
-			if n == evmLogRange {
-				continue
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(t.cfg.Poll):
-		}
-	}
+	t.passLoop(ctx, chainID, func(ctx context.Context) (int, error) { return t.evmScanPass(ctx, chainID, cl) }, evmLogRange, f)
 }
 
 // evmStep scans an EVM chain up to its tip (Tracker.Step).

@@ -150,8 +150,15 @@ func (t *Tracker) saveBlocks(ctx context.Context, chainID string, cs *chainScan,
 
 // scanLoop scans one chain until ctx ends; it polls the tip every Poll while caught up.
 func (t *Tracker) scanLoop(ctx context.Context, chainID string, rpc *comet.Client, f *failures) {
+	t.passLoop(ctx, chainID, func(ctx context.Context) (int, error) { return t.scanPass(ctx, chainID, rpc) }, t.cfg.Batch, f)
+}
+
+// passLoop runs one chain's scan passes until ctx ends: a failed pass waits as f says, a pass
+// that read full (the chain is behind) is followed at once, otherwise the tip is polled every
+// Poll. CometBFT and EVM chains share it; only their pass differs.
+func (t *Tracker) passLoop(ctx context.Context, chainID string, pass func(context.Context) (int, error), full int, f *failures) {
 	for {
-		n, err := t.scanPass(ctx, chainID, rpc)
+		n, err := pass(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -169,7 +176,7 @@ func (t *Tracker) scanLoop(ctx context.Context, chainID string, rpc *comet.Clien
 		}
 		if n > 0 {
 			t.poke()
-			if n == t.cfg.Batch {
+			if n == full {
 				continue // behind: fetch the next batch at once
 			}
 		}
