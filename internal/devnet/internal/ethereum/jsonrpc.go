@@ -1,20 +1,19 @@
 package ethereum
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/big"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/rollgate/rollgate/internal/devnet/internal/ethrpc"
 )
 
 // JSONRPC serves the chain's Ethereum JSON-RPC (single requests and batches) with the
@@ -85,38 +84,7 @@ func (s *JSONRPC) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"only POST is served"}}` + "\n"))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
-	if err != nil {
-		return
-	}
-	body = bytes.TrimSpace(body)
-	var out any
-	if len(body) > 0 && body[0] == '[' {
-		var reqs []rpcRequest
-		if err := json.Unmarshal(body, &reqs); err != nil {
-			out = rpcResponse{Error: &rpcError{Code: -32700, Message: "parse error"}}
-		} else {
-			res := make([]rpcResponse, 0, len(reqs))
-			for _, q := range reqs {
-				res = append(res, s.handle(q))
-			}
-			out = res
-		}
-	} else {
-		var q rpcRequest
-		if err := json.Unmarshal(body, &q); err != nil {
-			out = rpcResponse{Error: &rpcError{Code: -32700, Message: "parse error"}}
-		} else {
-			out = s.handle(q)
-		}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(b, '\n'))
+	ethrpc.Serve(w, r, 8<<20, s.handle, rpcResponse{Error: &rpcError{Code: -32700, Message: "parse error"}})
 }
 
 func (s *JSONRPC) handle(q rpcRequest) rpcResponse {
@@ -433,26 +401,9 @@ func (s *JSONRPC) getLogs(p []json.RawMessage) (any, error) {
 	if len(p) == 0 || json.Unmarshal(p[0], &f) != nil {
 		return nil, badParams("filter")
 	}
-	var addrs []common.Address
-	if len(f.Address) > 0 && string(f.Address) != "null" {
-		var one common.Address
-		if json.Unmarshal(f.Address, &one) == nil {
-			addrs = []common.Address{one}
-		} else if json.Unmarshal(f.Address, &addrs) != nil {
-			return nil, badParams("address filter")
-		}
-	}
-	topics := make([][]common.Hash, len(f.Topics))
-	for i, raw := range f.Topics {
-		if string(raw) == "null" {
-			continue
-		}
-		var one common.Hash
-		if json.Unmarshal(raw, &one) == nil {
-			topics[i] = []common.Hash{one}
-		} else if json.Unmarshal(raw, &topics[i]) != nil {
-			return nil, badParams("topic filter")
-		}
+	addrs, topics, bad := ethrpc.ParseFilter(f.Address, f.Topics)
+	if bad != "" {
+		return nil, badParams(bad)
 	}
 	var from, to int64
 	if f.BlockHash != nil {
@@ -490,30 +441,13 @@ func (s *JSONRPC) getLogs(p []json.RawMessage) (any, error) {
 		}
 		for _, r := range b.Receipts {
 			for _, l := range r.Logs {
-				if MatchLog(l, addrs, topics) {
+				if ethrpc.MatchLog(l, addrs, topics) {
 					out = append(out, logJSON(l))
 				}
 			}
 		}
 	}
 	return out, nil
-}
-
-// MatchLog is eth_getLogs' filter: any of the addresses, and per topic position any of the
-// alternatives (an empty position matches anything).
-func MatchLog(l *types.Log, addrs []common.Address, topics [][]common.Hash) bool {
-	if len(addrs) > 0 && !slices.Contains(addrs, l.Address) {
-		return false
-	}
-	for i, alts := range topics {
-		if len(alts) == 0 {
-			continue
-		}
-		if i >= len(l.Topics) || !slices.Contains(alts, l.Topics[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 type logOut struct {

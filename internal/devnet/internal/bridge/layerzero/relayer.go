@@ -102,18 +102,7 @@ func (r *Relayer) Stats() Stats {
 
 // Run steps every interval until ctx ends.
 func (r *Relayer) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := r.Step(ctx); err != nil {
-				r.cfg.Logger.Warn("layerzero step failed", "err", err)
-			}
-		}
-	}
+	relayer.Tick(ctx, every, r.Step, r.cfg.Logger, "layerzero step failed")
 }
 
 // Step scans both chains' new blocks and submits what is due.

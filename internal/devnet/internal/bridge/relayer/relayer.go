@@ -579,16 +579,5 @@ func (r *Relayer) submitDeposits(ctx context.Context) error {
 // Run steps the relayer every interval until ctx ends (errors are logged and retried on
 // the next tick). It blocks; start it in the caller's goroutine of choice.
 func (r *Relayer) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := r.Step(ctx); err != nil {
-				r.log.Warn("relayer step failed", "err", err)
-			}
-		}
-	}
+	Tick(ctx, every, r.Step, r.log, "relayer step failed")
 }

@@ -1,22 +1,19 @@
 package evm
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
+	"github.com/rollgate/rollgate/internal/devnet/internal/ethrpc"
 	"github.com/rollgate/rollgate/internal/jsonx"
 )
 
@@ -72,38 +69,7 @@ func (s *JSONRPC) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	if err != nil {
-		return
-	}
-	body = bytes.TrimSpace(body)
-	var out any
-	if len(body) > 0 && body[0] == '[' {
-		var reqs []request
-		if err := json.Unmarshal(body, &reqs); err != nil {
-			out = envelope(json.RawMessage("null"), nil, &rpcErr{-32700, "parse error"})
-		} else {
-			res := make([]any, 0, len(reqs))
-			for _, q := range reqs {
-				res = append(res, s.handle(q))
-			}
-			out = res
-		}
-	} else {
-		var q request
-		if err := json.Unmarshal(body, &q); err != nil {
-			out = envelope(json.RawMessage("null"), nil, &rpcErr{-32700, "parse error"})
-		} else {
-			out = s.handle(q)
-		}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(b, '\n'))
+	ethrpc.Serve(w, r, 16<<20, s.handle, envelope(json.RawMessage("null"), nil, &rpcErr{-32700, "parse error"}))
 }
 
 func envelope(id json.RawMessage, result any, err error) ordered {
@@ -324,26 +290,9 @@ func (s *JSONRPC) getLogs(p []json.RawMessage) (any, error) {
 	if err := json.Unmarshal(p[0], &f); err != nil {
 		return nil, &rpcErr{-32602, "invalid filter"}
 	}
-	var addrs []common.Address
-	if len(f.Address) > 0 && string(f.Address) != "null" {
-		var one common.Address
-		if json.Unmarshal(f.Address, &one) == nil {
-			addrs = []common.Address{one}
-		} else if err := json.Unmarshal(f.Address, &addrs); err != nil {
-			return nil, &rpcErr{-32602, "invalid address filter"}
-		}
-	}
-	topics := make([][]common.Hash, len(f.Topics))
-	for i, raw := range f.Topics {
-		if string(raw) == "null" {
-			continue
-		}
-		var one common.Hash
-		if json.Unmarshal(raw, &one) == nil {
-			topics[i] = []common.Hash{one}
-		} else if err := json.Unmarshal(raw, &topics[i]); err != nil {
-			return nil, &rpcErr{-32602, "invalid topic filter"}
-		}
+	addrs, topics, bad := ethrpc.ParseFilter(f.Address, f.Topics)
+	if bad != "" {
+		return nil, &rpcErr{-32602, "invalid " + bad}
 	}
 	var from, to int64
 	if f.BlockHash != nil {
@@ -373,28 +322,13 @@ func (s *JSONRPC) getLogs(p []json.RawMessage) (any, error) {
 		}
 		for _, t := range b.txs {
 			for _, l := range t.logs {
-				if matchLog(l, addrs, topics) {
+				if ethrpc.MatchLog(l, addrs, topics) {
 					out = append(out, logJSON(l))
 				}
 			}
 		}
 	}
 	return out, nil
-}
-
-func matchLog(l *types.Log, addrs []common.Address, topics [][]common.Hash) bool {
-	if len(addrs) > 0 && !slices.Contains(addrs, l.Address) {
-		return false
-	}
-	for i, alts := range topics {
-		if len(alts) == 0 {
-			continue
-		}
-		if i >= len(l.Topics) || !slices.Contains(alts, l.Topics[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *JSONRPC) ethCall(p []json.RawMessage) (any, error) {
