@@ -1,6 +1,6 @@
-// Package ethrpc is the Ethereum JSON-RPC wire the devnet's two EVM servers share (the
-// Ethereum-style L1 in internal/ethereum and the minievm rollups in vm/evm): one request or a
-// batch per POST, and eth_getLogs' address and topic filter. Each server keeps its own
+// Package ethrpc is the Ethereum JSON-RPC wire the devnet's two EVM servers share, the
+// Ethereum-style L1's (package ethereum) and the minievm rollups' (package evm): one request or
+// a batch per POST, and eth_getLogs' address and topic filter. Each server keeps its own
 // methods, answers and error shapes.
 package ethrpc
 
