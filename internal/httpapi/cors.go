@@ -10,7 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// CORS are the cross-origin settings, with the peer's (rollytics) names and defaults.
+// CORS are the cross-origin settings, with rollytics' names and defaults.
 type CORS struct {
 	// Enabled turns CORS on (CORS_ENABLED, default false).
 	Enabled bool

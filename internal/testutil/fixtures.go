@@ -20,7 +20,7 @@ type fixtureOnce struct {
 	err  error
 }
 
-// Fixture returns the directory of a captured chain or peer answer set, e.g. Fixture(t,
+// Fixture returns the directory of a captured chain or rollytics answer set, e.g. Fixture(t,
 // "minievm"), unpacked from testdata/fixtures/<name>.tar.zst. A missing or unreadable archive
 // fails the test: it is part of the repository, so its absence is a broken checkout, not an
 // optional input.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// ReadJSONL decodes every line of the JSON-lines file at path, such as a peer capture's
+// ReadJSONL decodes every line of the JSON-lines file at path, such as a rollytics capture's
 // index.jsonl, failing t on any error.
 func ReadJSONL[T any](t testing.TB, path string) []T {
 	t.Helper()

@@ -1,29 +1,29 @@
 #!/usr/bin/env bash
-# peerbench.sh ROLLYTICS_GIT_DIR OUT_DIR — rollgate and its peer, initia-labs/rollytics, measured
+# peerbench.sh ROLLYTICS_GIT_DIR OUT_DIR — rollgate and initia-labs/rollytics, measured
 # in one run on this machine: the same captured chain, the same store kinds, the same load
 # generator, servers alternating, and the HTTP ceiling measured between them. Every ratio
 # it prints is computed from this run's figures only (issue 21: figures of other days and hosts
 # are history, never a denominator).
 #
-# Prerequisite (the repository does not download the peer): a git directory of rollytics that
+# Prerequisite (the repository does not download rollytics): a git directory of rollytics that
 # holds the pinned commit, e.g.
 #   git clone https://github.com/initia-labs/rollytics /tmp/rollytics   (or a snapshot of it)
 # The script checks that ROLLYTICS_COMMIT is there and builds exactly that commit.
 #
 # What it does:
 #  1. builds rollgate (./cmd/rollgate), the ceiling (scripts/sidebyside/ceiling), the capture
-#     replay (scripts/peerbench/replay) and, from `git archive` of the pinned commit, the peer,
+#     replay (scripts/peerbench/replay) and, from `git archive` of the pinned commit, rollytics,
 #     patched only to listen on 127.0.0.1 instead of every interface;
 #  2. serves the busy capture (testdata/fixtures/minievm-busy.tar.zst) over loopback, one
 #     replay per indexer, and ingests it INGEST_RUNS times into fresh stores, alternating: the
-#     peer on PostgreSQL (its own migrations applied before the clock starts), rollgate on
+#     rollytics on PostgreSQL (its own migrations applied before the clock starts), rollgate on
 #     PostgreSQL, rollgate on SQLite (`rollgate migrate` first); each run is timed from spawn
-#     until /status reaches every mark (height at the top, rich list at the top — the peer's
-#     at top-5 —, internal txs at the top unless PEER_WAIT_INTERNAL=0 for the peer), with the
+#     until /status reaches every mark (height at the top, rich list at the top — rollytics'
+#     at top-5 —, internal txs at the top unless PEER_WAIT_INTERNAL=0 for rollytics), with the
 #     CPU seconds the indexer used until then, and when its height alone reached the top (every
 #     extension still on: "to the top");
-#  3. serves the last run's stores: the peer's API (DB_IDLE_CONNS=PEER_IDLE_CONNS, 16: the
-#     tuned peer), rollgate's API on each store with its shipped response cache, and the
+#  3. serves the last run's stores: rollytics' API (DB_IDLE_CONNS=PEER_IDLE_CONNS, 16: the
+#     tuned rollytics), rollgate's API on each store with its shipped response cache, and the
 #     ceiling; for ROUNDS rounds, every route both serve is driven by wrk THREADS x CONNS for
 #     DURATION over rotated URLs (scripts/sidebyside/rotate.lua, URLs from urls.sh), the
 #     servers one after the other in an order rotated each round; the ceilings (a fixed answer
@@ -31,16 +31,16 @@
 #     served by net/http, the issue's measure, and "ceiling-fasthttp", served by fasthttp, the
 #     stack rollgate writes its cached answers with;
 #  4. prints the tables (markdown): ingestion seconds and CPU, and per route the median req/s of
-#     the rounds, the worst p99, rollgate over the peer and rollgate over the ceiling.
+#     the rounds, the worst p99, rollgate over rollytics and rollgate over the ceiling.
 #
 # env [default]: ROLLYTICS_COMMIT [3a2b99d39afac6c645393c861b942eaf36b4ecbf, v1.0.55-4-g3a2b99d]
 #   PG [postgres://postgres@127.0.0.1:5432] (trust auth; databases pb_peer, pb_rg are recreated)
 #   STORES ["postgres sqlite"] (rollgate's stores)  INGEST_RUNS [1]  ROUNDS [3]  DURATION [15s]
 #   THREADS [2]  CONNS [16]  ROUTES ["txs byacct byheight tx blocks block blockcur same"]
 #   PEER_IDLE_CONNS [16]  PEER_WAIT_INTERNAL [1]  PEER_TIMEOUT [600] RG_TIMEOUT [300] (s per ingest)
-#   PORT_BASE [23000] (ports PORT_BASE+1..+9 on 127.0.0.1)  PEER_BIN (a peer binary built by an
+#   PORT_BASE [23000] (ports PORT_BASE+1..+9 on 127.0.0.1)  PEER_BIN (a rollytics binary built by an
 #   earlier run: skips the build)  SKIP_PEER [0] (1: rollgate and the ceiling only, to check
-#   the script; no ratio to the peer is printed)  KEEP [0] (1: keep the databases)
+#   the script; no ratio to rollytics is printed)  KEEP [0] (1: keep the databases)
 # Needs go, wrk, curl, jq, and for PostgreSQL psql, createdb, dropdb. Stops every process it
 # started (by PID) on exit.
 set -euo pipefail
@@ -111,13 +111,13 @@ if [ "$SKIP_PEER" != 1 ]; then
   full=$(git --git-dir="$GIT_DIR_PEER" rev-parse --verify --quiet "$COMMIT^{commit}") ||
     { echo "peerbench: $GIT_DIR_PEER does not hold rollytics commit $COMMIT (clone or fetch it first)" >&2; exit 1; }
   SRC=$OUT/peer-src
-  # The source is unpacked even with PEER_BIN: the peer's migrations are applied from it.
+  # The source is unpacked even with PEER_BIN: rollytics' migrations are applied from it.
   rm -rf "$SRC" && mkdir -p "$SRC"
   git --git-dir="$GIT_DIR_PEER" archive "$full" | tar -x -C "$SRC"
   if [ -n "${PEER_BIN:-}" ]; then
     PEER=$(realpath "$PEER_BIN")
   else
-    # The peer's two servers listen on every interface; on a shared machine they must not.
+    # Rollytics' two servers listen on every interface; on a shared machine they must not.
     for f in api/api.go indexer/api/api.go; do
       [ "$(grep -c 'listenAddr := ":" + port' "$SRC/$f" || true)" = 1 ] ||
         { echo "peerbench: $f no longer has the one listen line the loopback edit expects" >&2; exit 1; }
@@ -144,7 +144,7 @@ CHAIN=$(jq -r '.result.node_info.network' <<<"$status")
 echo "capture: busy, chain $CHAIN, top height $TOP"
 
 fresh_db() { dropdb --maintenance-db="$PG/postgres" --if-exists "$1"; createdb --maintenance-db="$PG/postgres" "$1"; DBS+=("$1"); }
-peer_env() { # DB PORT_API PORT_IDX: the peer's configuration, as environment
+peer_env() { # DB PORT_API PORT_IDX: rollytics' configuration, as environment
   echo DB_DSN="$PG/$1?sslmode=disable" CHAIN_ID="$CHAIN" VM_TYPE=evm \
     RPC_URL="http://127.0.0.1:$P_REPLAY_PEER" REST_URL="http://127.0.0.1:$P_REPLAY_PEER" \
     JSON_RPC_URL="http://127.0.0.1:$P_REPLAY_PEER" DB_AUTO_MIGRATE=false PORT="$2" INDEXER_PORT="$3" \

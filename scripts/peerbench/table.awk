@@ -1,8 +1,9 @@
 # table.awk — peerbench.sh's results.txt to markdown: ingestion (seconds to every mark, CPU
-# seconds, the peer over rollgate) and the API per route (median req/s of the rounds, worst p99,
-# rollgate over the peer and over the ceilings measured in the same rounds: "ceiling" is
+# seconds, rollytics over rollgate) and the API per route (median req/s of the rounds, worst
+# p99, rollgate over rollytics and over the ceilings measured in the same rounds: "ceiling" is
 # net/http's, "ceiling-fasthttp" fasthttp's). Every ratio is of
-# two figures of this one run. Usage: awk -f table.awk results.txt
+# two figures of this one run; rollytics is labelled "peer" ("peer-postgres" for its
+# ingestion), as peerbench.sh names it. Usage: awk -f table.awk results.txt
 function ms(s) {
   if (s ~ /us$/) return substr(s, 1, length(s) - 2) / 1000
   if (s ~ /ms$/) return substr(s, 1, length(s) - 2) + 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# totop.sh ROLLGATE STORE [ROUNDS] — rollgate alone on the busy capture, quickly (no peer):
+# totop.sh ROLLGATE STORE [ROUNDS] — rollgate alone on the busy capture, quickly (no rollytics):
 # seconds from spawn until /status height reaches the top, and until every mark (rich list,
 # internal txs) does, with the indexer's CPU seconds at each, polling every 50 ms. STORE is
 # sqlite or postgres (a fresh store each run: /tmp/totop.db, or database totop at $PG). Needs

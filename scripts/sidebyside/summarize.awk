@@ -1,6 +1,6 @@
 # summarize.awk — run.sh / series.sh output to one line per run and route: the rounds' req/s,
-# their median, the median over the tuned peer of issue 12 (the repeated URL against its
-# absolute target, 26,000 req/s) and the worst p99 in ms. With run.sh's mean latency, also the
+# their median, the median over tuned rollytics v1.0.55 (its req/s of an earlier day on another
+# host, docs/benchmarks/archive-2026.md; the repeated URL against its absolute target, 26,000 req/s) and the worst p99 in ms. With run.sh's mean latency, also the
 # largest number of requests in flight by Little's law (req/s × mean): wrk keeps 16 connections
 # busy, so a figure well above 16 means wrk's latency statistics of that round are not
 # consistent with its own request count (wg/wrk issues 114 and 438), marked "!".

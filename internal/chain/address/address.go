@@ -1,6 +1,6 @@
 // Package address converts Cosmos account addresses between their byte, bech32 and
-// hex forms, and implements the input normalisation the rollytics indexer applies to
-// account parameters (so our API accepts exactly what the peer accepts).
+// hex forms, and implements the input normalisation the rollytics applies to
+// account parameters (so our API accepts exactly what rollytics accepts).
 package address
 
 import (

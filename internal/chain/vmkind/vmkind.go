@@ -1,4 +1,4 @@
-// Package vmkind is the one typed name of a rollup's virtual machine (the peer's VM_TYPE):
+// Package vmkind is the one typed name of a rollup's virtual machine (rollytics' VM_TYPE):
 // every part of the tree that behaves per VM compares a Kind, never a string, so the set of
 // kinds and their spelling live here alone.
 package vmkind

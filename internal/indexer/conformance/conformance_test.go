@@ -26,7 +26,7 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// peerRecord is one line of a rollytics*/index.jsonl: a request the peer answered.
+// peerRecord is one line of a rollytics*/index.jsonl: a request rollytics answered.
 type peerRecord struct {
 	Name        string `json:"name"`
 	File        string `json:"file"`
@@ -36,13 +36,13 @@ type peerRecord struct {
 }
 
 // outOfScope lists the route families this test does not replay, each with the reason. Every
-// other request of the peer's sample is compared.
+// other request of rollytics' sample is compared.
 var outOfScope = []struct{ prefix, why string }{
 	{"/indexer/richlist/", "the Move capture has no /genesis to start the rich list from, and the peer's Move holders depend on the height it bootstrapped at"},
 }
 
 // recordingWriter remembers every message type written, so the test knows which `msgs`
-// values the store knows (the peer drops unknown ones; see ruleMsgs). It is the whole store
+// values the store knows (rollytics drops unknown ones; see ruleMsgs). It is the whole store
 // otherwise, so every extension of the profile finds the store side it needs.
 type recordingWriter struct {
 	*store.DB
@@ -66,10 +66,10 @@ func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.Block
 	return nil
 }
 
-// TestConformance replays, for each captured chain, every core request of the peer's sample
+// TestConformance replays, for each captured chain, every core request of rollytics' sample
 // against rollgate (replay server → ingest pipeline → SQLite or PostgreSQL store → indexer
 // API) and compares status and body field for field. Deviations are allowed only by the rules
-// below, each one a decision of docs/contract/indexer.md or a peer fault named in
+// below, each one a decision of docs/contract/indexer.md or a rollytics fault named in
 // testdata/fixtures/README.md.
 func TestConformance(t *testing.T) {
 	chains := []struct {
@@ -96,7 +96,7 @@ func TestConformance(t *testing.T) {
 }
 
 // conformChain ingests one captured chain into the store at dsn, serves it and replays the
-// peer's sample against it.
+// rollytics' sample against it.
 func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string) {
 	peerDir := testutil.Fixture(t, peer)
 	var st struct {
@@ -105,7 +105,7 @@ func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string
 	}
 	readJSON(t, filepath.Join(peerDir, "responses", "status.body"), &st)
 
-	// The peer's answers were taken with the chain (and the peer) at st.Height, so
+	// Rollytics' answers were taken with the chain (and rollytics) at st.Height, so
 	// the replayed chain stops there and ingestion catches up to exactly that height.
 	// The captures hold the NFT lookups whose answers never change (ERC-721 name/tokenURI, a
 	// CW721 contract's name and instantiator) at other heights than an indexer asks them: the
@@ -149,7 +149,7 @@ func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string
 		t.Fatalf("ingested up to %d, want %d", h, st.Height)
 	}
 	if vm == vmkind.EVM {
-		// The internal-tx follower, as in production, behind the block writer; the peer's
+		// The internal-tx follower, as in production, behind the block writer; rollytics'
 		// answers were taken with its internal_tx_height at the top.
 		f := ingest.NewInternalFollower(ingest.InternalConfig{PollInterval: 10 * time.Millisecond,
 			RetryMin: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, StopAtHeight: st.Height}, src.EVM(), db, nil)
@@ -201,7 +201,7 @@ func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string
 
 func skipReason(path string, vm vmkind.Kind, status int) string {
 	if strings.HasPrefix(path, "/indexer/richlist/") && (vm != vmkind.Move || status != http.StatusOK) {
-		// Move: the requests the peer refused (an unescaped slash, a bad limit) do not
+		// Move: the requests rollytics refused (an unescaped slash, a bad limit) do not
 		// depend on the holders, so they are compared too.
 		return ""
 	}
@@ -222,7 +222,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	}
 	q := u.Query()
 
-	// Rule "peer 500 on by_account + msgs" (testdata/fixtures/README.md: the peer's SQL is
+	// Rule "peer 500 on by_account + msgs" (testdata/fixtures/README.md: rollytics' SQL is
 	// ambiguous there; spec: "works like the other filtered lists"): expect 200 and a list
 	// whose every tx carries one of the requested message types.
 	if rec.Status == http.StatusInternalServerError && strings.Contains(u.Path, "/txs/by_account/") && q.Has("msgs") {
@@ -234,7 +234,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	}
 
 	// Rule "unknown rich-list denom" (spec: a well-formed denom nobody holds answers 200 with
-	// an empty list at once; the peer's EVM mode answers 400 with its node's error after ~46 s).
+	// an empty list at once; rollytics' EVM mode answers 400 with its node's error after ~46 s).
 	if rec.Status == http.StatusBadRequest && strings.HasPrefix(u.Path, "/indexer/richlist/v1/") && strings.Contains(string(wantBody), "contracts/by_denom") {
 		if status != http.StatusOK {
 			t.Fatalf("status %d, want 200 with an empty list: %s", status, gotBody)
@@ -252,7 +252,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	}
 
 	// Rule "JSON error bodies" (spec, first row): same status; the body is
-	// {"code","message","details"} with the gRPC code of that status and the peer's wording.
+	// {"code","message","details"} with the gRPC code of that status and rollytics' wording.
 	if rec.Status >= 400 {
 		if status != rec.Status {
 			t.Fatalf("status %d, want %d (peer body %q); body %s", status, rec.Status, wantBody, gotBody)
@@ -298,9 +298,9 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 
 // ruleStatus: `version` and `commit_hash` describe the build, not the data (docs/contract/indexer.md: "/status
 // fields as the notes", values are ours). internal_tx_height is compared as is. The EVM
-// return cleanup and tx-account cleanup heights come from peer maintenance jobs rollgate has
+// return cleanup and tx-account cleanup heights come from rollytics maintenance jobs rollgate has
 // no need for (it extracts accounts right the first time); the fields are omitempty at the
-// peer too, so they are dropped from the peer's answer.
+// rollytics too, so they are dropped from rollytics' answer.
 func ruleStatus(want, got any, vm vmkind.Kind) {
 	for _, m := range []any{want, got} {
 		if o, ok := m.(map[string]any); ok {
@@ -332,9 +332,9 @@ func ruleStatus(want, got any, vm vmkind.Kind) {
 	}
 }
 
-// ruleBlocksCountTotal: the peer ignores count_total=false on the block list and still sends
-// the total; testdata/fixtures/README.md lists that among the peer's faults, and rollgate
-// honours the parameter as on every other list ("0", the peer's own value for an uncounted
+// ruleBlocksCountTotal: rollytics ignores count_total=false on the block list and still sends
+// the total; testdata/fixtures/README.md lists that among rollytics' faults, and rollgate
+// honours the parameter as on every other list ("0", rollytics' own value for an uncounted
 // list). Only that one field may differ, and only to "0".
 func ruleBlocksCountTotal(t *testing.T, want, got any) {
 	t.Helper()
@@ -352,10 +352,10 @@ func ruleBlocksCountTotal(t *testing.T, want, got any) {
 }
 
 // ruleMsgs covers the spec's `msgs` decision: rollgate splits comma-separated values, and a
-// filter whose every type is unknown yields an empty list, where the peer took "a,b" as one
+// filter whose every type is unknown yields an empty list, where rollytics took "a,b" as one
 // unknown type and dropped unknown filters altogether (answering as if unfiltered). When the
-// peer's request hit either case, its answer is not the reference: rollgate's must be empty
-// (all unknown) or exactly the peer's unfiltered txs that carry one of the types (the peer's
+// rollytics' request hit either case, its answer is not the reference: rollgate's must be empty
+// (all unknown) or exactly rollytics' unfiltered txs that carry one of the types (rollytics'
 // page then held every tx, which the check requires). It returns true when it decided.
 func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) bool {
 	t.Helper()
@@ -371,7 +371,7 @@ func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) 
 		anyKnown = anyKnown || known[strings.TrimPrefix(m, "/")] // rollgate takes a type URL with or without its '/'
 	}
 	if !peerAllUnknown {
-		return false // the peer applied the filter: compare as usual
+		return false // rollytics applied the filter: compare as usual
 	}
 	gotObj, _ := got.(map[string]any)
 	gotTxs, _ := gotObj["txs"].([]any)
@@ -495,7 +495,7 @@ func readIndex(t *testing.T, dir string) []peerRecord {
 }
 
 // evmFeatures are the API features of the EVM rollup under test: its profile, internal txs on
-// (the peer's default).
+// (rollytics' default).
 func evmFeatures(r profile.Reader) api.Features {
 	return profile.For(vmkind.EVM).API(r, profile.Options{InternalTxs: true})
 }

@@ -22,11 +22,11 @@ func isNFTLookup(path string) bool {
 		strings.HasPrefix(path, "/cosmwasm/wasm/v1/contract/")
 }
 
-// ruleCollectionTotal: the peer's collection list and single-collection totals come from
+// ruleCollectionTotal: rollytics' collection list and single-collection totals come from
 // pg_class.reltuples, an estimate that reads "-1" on a table PostgreSQL has not analysed yet
-// (testdata/fixtures/README.md lists it among the peer's faults); the contract wants exact
+// (testdata/fixtures/README.md lists it among rollytics' faults); the contract wants exact
 // totals (docs/contract/indexer.md).
-// So where the peer says "-1", rollgate's total must be the exact number of collections,
+// So where rollytics says "-1", rollgate's total must be the exact number of collections,
 // which a whole-list page shows (every captured chain has fewer than 100).
 func ruleCollectionTotal(t *testing.T, want, got any) {
 	t.Helper()
@@ -50,10 +50,10 @@ func ruleCollectionTotal(t *testing.T, want, got any) {
 	wp["total"] = gp["total"]
 }
 
-// ruleByNameDecoded: the peer matches collections/by_name on the raw path, so "Cosmos%20Side%20NFT"
+// ruleByNameDecoded: rollytics matches collections/by_name on the raw path, so "Cosmos%20Side%20NFT"
 // normalises to "cosmos20side20nft" and finds nothing; the spec decodes the name first. For
-// such a request the peer's by_name answer is not the reference. The reference is built from
-// the peer's own whole collection list (a captured list request without pagination limit):
+// such a request rollytics' by_name answer is not the reference. The reference is built from
+// rollytics' own whole collection list (a captured list request without pagination limit):
 // the collections whose normalised name or origin name contains the normalised decoded name,
 // in the request's order, with the exact total. It returns false when the rule does not apply.
 func ruleByNameDecoded(t *testing.T, peerDir string, rec peerRecord, status int, gotBody []byte) bool {

@@ -251,7 +251,7 @@ func lastWord(s string) string {
 // checkEVMNFTsFrom is the NFT ground truth of an EVM store started at height start: a live
 // token is served, with the chain's owner and URI at tip, exactly when an ERC-721 Transfer log
 // named it at start or later (a token minted before start is learnt from its first later
-// transfer; one untouched since is unknown, as at the peer). It returns how many served
+// transfer; one untouched since is unknown, as at rollytics). It returns how many served
 // tokens were minted before start, so a caller can require that case to occur.
 func checkEVMNFTsFrom(t testing.TB, h http.Handler, c *devnet.Chain, start, tip int64) (backfilled int) {
 	t.Helper()

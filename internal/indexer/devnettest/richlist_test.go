@@ -18,7 +18,7 @@ import (
 
 // checkRichList is the rich list's ground truth on every rollup: for every denom of the
 // chain's own balance table (its bank store at the tip), the rich list of that denom (EVM: of
-// its ERC-20; Move: the peer's name of the fungible asset), paged to the end, holds exactly the chain's holders with exactly their
+// its ERC-20; Move: rollytics' name of the fungible asset), paged to the end, holds exactly the chain's holders with exactly their
 // amounts; holders listed at 0 hold nothing on the chain.
 func checkRichList(t testing.TB, rd store.RichListReader, c *devnet.Chain, ep devnet.ChainEndpoints, tip int64) {
 	t.Helper()
@@ -46,7 +46,7 @@ func checkRichList(t testing.TB, rd store.RichListReader, c *devnet.Chain, ep de
 			}
 		}
 		if hexAddr, ok := strings.CutPrefix(denom, "move/"); ok && vmkind.Kind(c.Kind()) == vmkind.Move {
-			// A fungible asset: the peer's name for it is its lowercase symbol when it has
+			// A fungible asset: rollytics' name for it is its lowercase symbol when it has
 			// no decimals, else move/<metadata address>.
 			r, err := rest.Resource(ctx, "0x"+hexAddr, "0x1::fungible_asset::Metadata", tip)
 			if err != nil {

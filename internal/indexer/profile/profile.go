@@ -17,7 +17,7 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// Options are the deployment's switches over a profile (the peer's RICH_LIST and INTERNAL_TX).
+// Options are the deployment's switches over a profile (rollytics' RICH_LIST and INTERNAL_TX).
 type Options struct {
 	// RichList keeps the rich list current with every block.
 	RichList bool
@@ -56,7 +56,7 @@ type extension struct {
 	ingest func(vmkind.Kind, Options) ingest.Extension
 	// api adds its routes, /status fields and OpenAPI paths (nil: none). It is applied whether
 	// or not the deployment runs the extension when served is false: what an earlier run
-	// stored stays served, as at the peer.
+	// stored stays served, as at rollytics.
 	api func(f *api.Features, k vmkind.Kind, r Reader, o Options)
 	// servedOnlyWhenOn limits api to deployments that run it.
 	servedOnlyWhenOn bool

@@ -69,7 +69,7 @@ func TestProfiles(t *testing.T) {
 
 // TestAPIFeatures: the API of each kind gets the readers of its extensions, internal txs only
 // when they are traced, and 0x holders on EVM only; the rich list is served whatever the
-// switch (a list kept by an earlier run stays served, as at the peer).
+// switch (a list kept by an earlier run stays served, as at rollytics).
 func TestAPIFeatures(t *testing.T) {
 	r := readerStub{id: 1}
 	evm := For(vmkind.EVM).API(r, Options{InternalTxs: true})

@@ -44,9 +44,9 @@ func main() {
 	}
 }
 
-// peerFacts is replay.NFTFacts plus the account and balance lists the peer's rich list
+// peerFacts is replay.NFTFacts plus the account and balance lists rollytics' rich list
 // bootstraps from: it asks them at the height it starts at, and the capture holds them at the
-// heights rollgate's capture script asked. Without a stand-in the peer's indexer panics on the
+// heights rollgate's capture script asked. Without a stand-in rollytics' indexer panics on the
 // missing answer (seen 2026-11-26), so no same-run table could be taken. Both indexers read
 // the same server, so the stand-in is the same for both.
 func peerFacts(method, path string) bool {
