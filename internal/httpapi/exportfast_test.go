@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // exportAPI has a Streamed route writing rows rows (failing after half of them when fail is
@@ -82,41 +81,19 @@ func TestExportUnderFasthttp(t *testing.T) {
 		}
 	}
 	// The heap while the export streams, sampled every millisecond, against before.
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	before := m.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var m runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > peak.Load() {
-				peak.Store(m.HeapInuse)
-			}
-		}
-	}()
+	stop := testutil.HeapPeak()
 	res, err := http.Get(fast + "/export?format=csv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, err := io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	close(stop)
-	<-done
+	before, peak := stop()
 	if err != nil || n < rows*100 {
 		t.Fatalf("read %d bytes: %v", n, err)
 	}
-	grown := int64(peak.Load()) - int64(before)
-	t.Logf("fasthttp: %d MB exported, heap in use %d MB before, %d MB at most while streaming", n>>20, before>>20, peak.Load()>>20)
+	grown := int64(peak) - int64(before)
+	t.Logf("fasthttp: %d MB exported, heap in use %d MB before, %d MB at most while streaming", n>>20, before>>20, peak>>20)
 	if grown > 8<<20 {
 		t.Errorf("the heap grew by %s while streaming %d MB", fmt.Sprintf("%.1f MB", float64(grown)/(1<<20)), n>>20)
 	}

@@ -9,13 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rollgate/rollgate/internal/store"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 var exportRows = flag.Int("export-rows", 1_000_000, "transfers of the account BenchmarkExportTransfers exports")
@@ -70,27 +69,7 @@ func BenchmarkExportTransfers(b *testing.B) {
 	db, acc := transferStore(b, *exportRows)
 	h := New(Config{ChainID: "bench-1", Features: Features{Transfers: db}}, db, nil, nil)
 	path := "/indexer/transfer/v1/transfers/by_account/0x" + fmt.Sprintf("%x", acc) + "?format=csv"
-	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var m runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > peak.Load() {
-				peak.Store(m.HeapInuse)
-			}
-		}
-	}()
+	stop := testutil.HeapPeak()
 	b.ResetTimer()
 	var written int64
 	for i := 0; i < b.N; i++ {
@@ -103,11 +82,10 @@ func BenchmarkExportTransfers(b *testing.B) {
 		written = w.n
 	}
 	b.StopTimer()
-	close(stop)
-	<-done
+	before, peak := stop()
 	b.ReportMetric(float64(written)/1e6, "MB-body")
-	b.ReportMetric(float64(peak.Load())/1e6, "MB-peak-heap")
-	b.ReportMetric(float64(base.HeapInuse)/1e6, "MB-heap-before")
+	b.ReportMetric(float64(peak)/1e6, "MB-peak-heap")
+	b.ReportMetric(float64(before)/1e6, "MB-heap-before")
 }
 
 // countingWriter is a ResponseWriter that keeps nothing of the body.
