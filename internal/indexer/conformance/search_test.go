@@ -29,6 +29,22 @@ type capturedChain struct {
 	srv *replay.Server // its misses
 }
 
+// capturedFixtures are the captured real chains, one per VM.
+var capturedFixtures = []struct {
+	fixture string
+	vm      vmkind.Kind
+}{{"minievm", vmkind.EVM}, {"minimove", vmkind.Move}, {"miniwasm", vmkind.Wasm}}
+
+// storeBackends are the two stores a captured chain is ingested into: a fresh SQLite file and
+// a fresh PostgreSQL database.
+var storeBackends = []struct {
+	name string
+	dsn  func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
+	{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
+}
+
 // ingestCaptured replays a captured chain up to its last height into the store at dsn (the
 // rich list on where the capture has a genesis to start it from).
 func ingestCaptured(t *testing.T, fixture string, vm vmkind.Kind, dsn string) capturedChain {
@@ -94,22 +110,11 @@ func getJSONURL(t *testing.T, u string, v any) {
 // kind gives the right hit first (type, id and a route that answers 200), and a string that
 // matches nothing answers 200 with an empty list.
 func TestSearchCaptured(t *testing.T) {
-	chains := []struct {
-		fixture string
-		vm      vmkind.Kind
-	}{{"minievm", vmkind.EVM}, {"minimove", vmkind.Move}, {"miniwasm", vmkind.Wasm}}
-	backends := []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
-		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-	}
-	for _, be := range backends {
+	for _, be := range storeBackends {
 		t.Run(be.name, func(t *testing.T) {
 			var fleet []api.FleetChain
 			var firstTx = map[string]string{}
-			for _, ch := range chains {
+			for _, ch := range capturedFixtures {
 				c := ingestCaptured(t, ch.fixture, ch.vm, be.dsn(t))
 				feat := profile.For(ch.vm).API(c.db, profile.Options{})
 				srv := httptest.NewServer(api.New(api.Config{ChainID: c.id, Features: feat, AccountPrefix: "init"}, c.db, nil, nil))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
-	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // allTransfers walks the whole transfers index in id order.
@@ -69,19 +67,8 @@ func forgetTransfers(t *testing.T, dsn string, upTo int64) {
 // counts; the backfill stopped after two batches resumes where it left off, and a second run
 // finds nothing to do.
 func TestTransferBackfillCaptured(t *testing.T) {
-	chains := []struct {
-		fixture string
-		vm      vmkind.Kind
-	}{{"minievm", vmkind.EVM}, {"minimove", vmkind.Move}, {"miniwasm", vmkind.Wasm}}
-	backends := []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
-		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-	}
-	for _, be := range backends {
-		for _, c := range chains {
+	for _, be := range storeBackends {
+		for _, c := range capturedFixtures {
 			if be.name == "postgres" && c.vm == vmkind.Wasm {
 				continue // its ingestion takes 90 s here; SQLite reads the same rows
 			}
