@@ -3,33 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
-	"github.com/rollgate/rollgate/internal/store/storetest"
 )
-
-// fillNFTs tops the store up to cfg.NFTTokens live tokens (storetest.FillNFTs).
-func fillNFTs(ctx context.Context, db *store.DB, cfg APIConfig, out io.Writer) error {
-	have, err := db.Tokens(ctx, store.TokenFilter{}, store.Page{Limit: 1, CountTotal: true}, nil)
-	if err != nil {
-		return err
-	}
-	if have.Total >= int64(cfg.NFTTokens) {
-		return nil
-	}
-	fmt.Fprintf(out, "filling: the store holds %d NFTs, adding %d in %d collections (storetest.FillNFTs)\n", have.Total, cfg.NFTTokens, cfg.NFTCollections)
-	t0 := time.Now()
-	if err := storetest.FillNFTs(ctx, db, storetest.NFTOptions{Tokens: cfg.NFTTokens, Collections: cfg.NFTCollections}); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "NFTs filled in %v\n", time.Since(t0).Truncate(time.Millisecond))
-	return nil
-}
 
 // nftTargets are the seven NFT routes on the biggest collection and its busiest owner, with
 // by_name, both orders and a page 90,000 tokens deep (when the collection is that big).

@@ -3,35 +3,13 @@ package bench
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
-	"io"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/store/storetest"
 )
-
-// fillTransfers tops storetest.TransferAccount up to cfg.Transfers transfers
-// (storetest.FillTransfers).
-func fillTransfers(ctx context.Context, db *store.DB, cfg APIConfig, out io.Writer) error {
-	have, err := db.Transfers(ctx, store.TransferFilter{Account: storetest.TransferAccount()}, store.Page{Limit: 1, CountTotal: true})
-	if err != nil {
-		return err
-	}
-	if have.Total >= int64(cfg.Transfers) {
-		return nil
-	}
-	fmt.Fprintf(out, "filling: the transfer account has %d transfers, adding %d (storetest.FillTransfers)\n", have.Total, int64(cfg.Transfers)-have.Total)
-	t0 := time.Now()
-	if err := storetest.FillTransfers(ctx, db, int(have.Total), cfg.Transfers); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "transfers filled in %v\n", time.Since(t0).Truncate(time.Millisecond))
-	return nil
-}
 
 // transferTargets are the transfer lists of the synthetic account: its first page (total from
 // the per-account counts), one direction, a page 900,000 deep by cursor (when it has that
