@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -128,7 +129,7 @@ func TestIndexerModeOnlyFlags(t *testing.T) {
 			v := sampleValue(t, fl)
 			takers := indexerModes.takers(&r)
 			t.Run(r.flag+" in "+indexerModes.modes[m], func(t *testing.T) {
-				_, _, err := parseIndexer(nil, append(append([]string{}, base[m]...), "--"+r.flag, v))
+				_, _, err := parseIndexer(nil, append(append([]string{}, base[m]...), "--"+r.flag+"="+v))
 				if err == nil || !strings.Contains(err.Error(), "--"+r.flag) || !strings.Contains(err.Error(), "is for "+takers+" only") ||
 					!errorsAsUsage(err) {
 					t.Errorf("flag: err = %v", err)
@@ -147,10 +148,7 @@ func TestIndexerModeOnlyFlags(t *testing.T) {
 	}
 }
 
-func errorsAsUsage(err error) bool {
-	_, ok := err.(usageError)
-	return ok
-}
+func errorsAsUsage(err error) bool { return errors.As(err, new(usageError)) }
 
 // helpFlag is one flag as a command's -h lists it.
 type helpFlag struct {
