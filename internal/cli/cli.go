@@ -130,12 +130,15 @@ type flags struct {
 	env  *Env
 	errs []error
 
-	envOf   map[string]string // flag → its variable
-	fromEnv map[string]string // flag → the variable its value was read from
-	renamed []renamedEnv      // replaced names found set, reported by parse
-	lg      *logging          // the command's logging flags, for the WARN lines
+	envOf   map[string]string   // flag → its variable
+	namesOf map[string][]string // flag → its variable and the names it replaces
+	fromEnv map[string]string   // flag → the variable its value was read from
+	renamed []renamedEnv        // replaced names found set, reported by parse
+	lg      *logging            // the command's logging flags, for the WARN lines
 	modes   *modeTable
 	mode    func() int // which of modes applies, once the flags are parsed
+
+	configPath string // --config, on the commands that take it
 }
 
 // renamedEnv is a replaced variable found in the environment.
@@ -147,7 +150,7 @@ type renamedEnv struct {
 func newFlags(env *Env, name string) *flags {
 	fs := flag.NewFlagSet("rollgate "+name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	return &flags{FlagSet: fs, env: env, envOf: map[string]string{}, fromEnv: map[string]string{}}
+	return &flags{FlagSet: fs, env: env, envOf: map[string]string{}, namesOf: map[string][]string{}, fromEnv: map[string]string{}}
 }
 
 // fromEnvironment returns def, or the value of the first of names set in the environment,
@@ -162,6 +165,7 @@ func fromEnvironment[T any](f *flags, flagName string, def T, names []string, pa
 		return def
 	}
 	f.envOf[flagName] = names[0]
+	f.namesOf[flagName] = names
 	used := ""
 	for i, n := range names {
 		v := f.env.Getenv(n)
@@ -253,11 +257,80 @@ func (f *flags) parse(args []string) error {
 	if f.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(f.Args(), " "))
 	}
+	if err := f.applyConfig(); err != nil {
+		return err
+	}
 	f.warnRenamed()
 	if f.modes != nil {
 		return f.applyMode(f.mode())
 	}
 	return nil
+}
+
+// config adds --config: a file of the same variables as the environment, one source more
+// of the same settings (and of a mode's table), below the environment and the flags.
+func (f *flags) config() {
+	f.String(&f.configPath, "config", "", "file of settings as environment variables, NAME=value a line (# comments, the names -h lists); the environment wins over it, flags over both", "ROLLGATE_CONFIG")
+}
+
+// applyConfig sets, from the --config file, each flag given neither on the command line nor
+// in the environment. A name no flag reads, or one given twice, is a usage error; a replaced
+// name is read as in the environment, with its WARN line. Errors name the line, never echo it.
+func (f *flags) applyConfig() error {
+	if f.configPath == "" {
+		return nil
+	}
+	b, err := os.ReadFile(f.configPath)
+	if err != nil {
+		return usagef("--config: %v", err)
+	}
+	flagOf := map[string]string{}
+	for fl, names := range f.namesOf {
+		for _, n := range names {
+			flagOf[n] = fl
+		}
+	}
+	given := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		at := fmt.Sprintf("--config %s:%d", f.configPath, i+1)
+		name, val, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		name = strings.TrimSpace(name)
+		fl, known := flagOf[name]
+		switch {
+		case !ok:
+			return usagef("%s: want NAME=value", at)
+		case !known || fl == "config":
+			return usagef("%s: %s is no setting of %s (its -h lists them)", at, name, f.Name())
+		case seen[fl]:
+			return usagef("%s: %s sets --%s a second time", at, name, fl)
+		}
+		seen[fl] = true
+		if names := f.namesOf[fl]; name != names[0] {
+			f.renamed = append(f.renamed, renamedEnv{old: name, new: names[0]})
+		}
+		if given[fl] || f.fromEnv[fl] != "" {
+			continue
+		}
+		if err := f.Set(fl, unquote(strings.TrimSpace(val))); err != nil {
+			return usagef("%s: %s: %v", at, name, err)
+		}
+		f.fromEnv[fl] = name
+	}
+	return nil
+}
+
+// unquote strips one pair of matching quotes, as env files write values with spaces.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // warnRenamed logs the replaced variables found set, in the command's log format when it

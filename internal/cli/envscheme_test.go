@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -195,6 +196,7 @@ func TestIndexerHelpListsEveryFlag(t *testing.T) {
 	var lg logging
 	c.register(f)
 	lg.register(f)
+	f.config()
 	count := 0
 	f.VisitAll(func(fl *flag.Flag) {
 		count++
@@ -378,5 +380,71 @@ func TestDeprecatedEnvNames(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "deprecated=ROUTER_REGISTRY use=ROLLGATE_REGISTRY") || !strings.Contains(errb.String(), "registry") {
 		t.Errorf("router stderr:\n%s", errb)
+	}
+}
+
+// parseIndexerConfig is parseIndexer as parseServer registers the flags, --config included.
+func parseIndexerConfig(vars map[string]string, args []string) (indexerConfig, string, error) {
+	env, _, errb := testEnv(vars)
+	var c indexerConfig
+	var lg logging
+	f := newFlags(env, "indexer")
+	c.register(f)
+	lg.register(f)
+	f.config()
+	err := f.parse(args)
+	if err == nil {
+		err = c.validate(env)
+	}
+	return c, errb.String(), err
+}
+
+// TestConfigFile: --config is one more source of the same variables, below the environment
+// and the flags; it can choose the mode (and so the mode's defaults); a name no flag reads, or
+// one given twice, is a usage error that does not echo the line.
+func TestConfigFile(t *testing.T) {
+	dir, files := t.TempDir(), 0
+	write := func(body string) string {
+		files++
+		p := filepath.Join(dir, fmt.Sprintf("c%d.env", files))
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one := write("# one chain\nCHAIN_ID=c-9\nexport VM_TYPE=move\nROLLGATE_CONCURRENCY=3\nROLLGATE_RESPONSE_CACHE_MB=5\nMAX_CONCURRENT_REQUESTS='7'\n\nREADY_MAX_LAG=9\n")
+	c, stderr, err := parseIndexerConfig(map[string]string{"ROLLGATE_RESPONSE_CACHE_MB": "6"}, []string{"--config", one, "--mode", "api", "--max-requests", "8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Ingest.ChainID != "c-9" || c.Ingest.VMType != "move" || c.Ingest.Concurrency != 3 || c.CacheMB != 6 || c.MaxConns != 8 || c.Ingest.ReadyMaxLag != 9 {
+		t.Errorf("file < environment < flags: %+v", c)
+	}
+	if !strings.Contains(stderr, "deprecated=READY_MAX_LAG use=ROLLGATE_READY_MAX_LAG") {
+		t.Errorf("replaced name in the file: no WARN line:\n%s", stderr)
+	}
+
+	many := write("ROLLGATE_CHAINS=" + chainsFile(t) + "\nROLLGATE_POOL_CONNS=2\n")
+	c, _, err = parseIndexerConfig(map[string]string{"ROLLGATE_CONFIG": many}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.many() || c.PoolConns != 2 || c.Ingest.Concurrency != 4 || c.CacheMB != 8 {
+		t.Errorf("--chains from the file: many %v pool %d concurrency %d cache %d", c.many(), c.PoolConns, c.Ingest.Concurrency, c.CacheMB)
+	}
+
+	for name, tc := range map[string]struct{ body, want string }{
+		"unknown name":    {"CHAIN_ID=c\nROLLGATE_NO_SUCH=s3cret\n", ":2: ROLLGATE_NO_SUCH is no setting of rollgate indexer"},
+		"twice":           {"CHAIN_ID=c\nCHAIN_ID=d\n", ":2: CHAIN_ID sets --chain-id a second time"},
+		"no equals sign":  {"s3cret\n", ":1: want NAME=value"},
+		"mode-only flag":  {"CHAIN_ID=c\nVM_TYPE=move\nROLLGATE_POOL_CONNS=2\n", "--pool-conns (ROLLGATE_POOL_CONNS) is for --chains only"},
+		"malformed value": {"ROLLGATE_CONCURRENCY=many\n", ":1: ROLLGATE_CONCURRENCY"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := parseIndexerConfig(nil, []string{"--config", write(tc.body), "--mode", "api"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cret") || !errorsAsUsage(err) {
+				t.Errorf("err = %v, want a usage error with %q", err, tc.want)
+			}
+		})
 	}
 }
