@@ -59,18 +59,18 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	var lg logging
 	var profile string
 	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
-	f.String(&cfg.Source, "source", "synthetic", "busy (the capture replayed over loopback HTTP) or synthetic (its blocks repeated in process up to --txs)", "BENCH_SOURCE")
-	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain: a directory, or the .tar.zst the repository ships (unpacked once under the temporary directory)", "BENCH_FIXTURE")
-	f.Int(&cfg.Txs, "txs", 1_000_000, "txs to ingest with the synthetic source", "BENCH_TXS")
-	f.Int(&cfg.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
+	f.String(&cfg.Source, "source", "synthetic", "busy (the capture replayed over loopback HTTP) or synthetic (its blocks repeated in process up to --txs)", "ROLLGATE_BENCH_INGEST_SOURCE", "BENCH_SOURCE")
+	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain: a directory, or the .tar.zst the repository ships (unpacked once under the temporary directory)", "ROLLGATE_BENCH_INGEST_FIXTURE", "BENCH_FIXTURE")
+	f.Int(&cfg.Txs, "txs", 1_000_000, "txs to ingest with the synthetic source", "ROLLGATE_BENCH_INGEST_TXS", "BENCH_TXS")
+	f.Int(&cfg.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "ROLLGATE_BENCH_INGEST_CONCURRENCY", "INGEST_CONCURRENCY")
 	f.Int(&cfg.Ingest.MaxBatchBlocks, "batch-blocks", 0, "blocks per write transaction (0: the pipeline's default)")
 	f.Int(&cfg.Ingest.MaxBatchTxs, "batch-txs", 0, "txs per write transaction (0: the pipeline's default)")
-	f.Bool(&cfg.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of REST", "LOCAL_TX_JSON")
+	f.Bool(&cfg.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of REST", "ROLLGATE_BENCH_INGEST_LOCAL_TX_JSON", "LOCAL_TX_JSON")
 	f.Int(&cfg.ReportEvery, "report-every", 100_000, "print a progress line every this many txs")
 	f.Bool(&cfg.EVM, "evm", false, "busy source: read each block's EVM receipts over JSON-RPC, as an EVM chain's indexer does (EVM txs, ERC-721)")
 	f.Bool(&cfg.InternalTxs, "internal-txs", false, "busy source with --evm: run the internal-tx follower beside the pipeline and report when it reached the top")
 	f.Bool(&cfg.Ingest.RichList, "rich-list", false, "keep the rich list current with every block (from the capture's genesis)")
-	f.Float64(&cfg.Faults, "faults", 0, "busy source: share of upstream calls that fail (500, 20 s hang, reset, truncated JSON)", "BENCH_FAULTS")
+	f.Float64(&cfg.Faults, "faults", 0, "busy source: share of upstream calls that fail (500, 20 s hang, reset, truncated JSON)", "ROLLGATE_BENCH_INGEST_FAULTS", "BENCH_FAULTS")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
 	if err := f.parse(args); err != nil {
@@ -111,9 +111,9 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	var lg logging
 	var profile string
 	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
-	f.Int(&cfg.Txs, "txs", 1_000_000, "store size to measure on: fewer stored txs are topped up with synthetic ones", "BENCH_TXS")
-	f.Int(&cfg.Concurrency, "concurrency", 16, "concurrent clients", "BENCH_CONCURRENCY")
-	f.Duration(&cfg.Duration, "duration", 5*time.Second, "load time per endpoint", "BENCH_DURATION")
+	f.Int(&cfg.Txs, "txs", 1_000_000, "store size to measure on: fewer stored txs are topped up with synthetic ones", "ROLLGATE_BENCH_API_TXS", "BENCH_TXS")
+	f.Int(&cfg.Concurrency, "concurrency", 16, "concurrent clients", "ROLLGATE_BENCH_API_CONCURRENCY", "BENCH_CONCURRENCY")
+	f.Duration(&cfg.Duration, "duration", 5*time.Second, "load time per endpoint", "ROLLGATE_BENCH_API_DURATION", "BENCH_DURATION")
 	f.String(&cfg.Account, "account", "", "account of the by_account targets (default: the sender of the newest tx)")
 	f.Bool(&cfg.Analyze, "analyze", true, "run ANALYZE on a PostgreSQL store first (a bulk-loaded database has no planner statistics until autovacuum runs)")
 	f.String(&cfg.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
@@ -175,10 +175,10 @@ func benchStream(ctx context.Context, env *Env, args []string) error {
 	var profile, clientsOf, source string
 	var interval time.Duration
 	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (default: a new SQLite file in a temporary directory)", "DB_DSN")
-	f.String(&source, "source", "capture", "capture (the busy capture at its block times) or devnet (an in-process devnet's EVM rollup, followed at its --interval)", "BENCH_SOURCE")
+	f.String(&source, "source", "capture", "capture (the busy capture at its block times) or devnet (an in-process devnet's EVM rollup, followed at its --interval)", "ROLLGATE_BENCH_STREAM_SOURCE", "BENCH_SOURCE")
 	f.Duration(&interval, "interval", 500*time.Millisecond, "devnet block interval (--source devnet)")
-	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain whose blocks are ingested (repeated, unique hashes)", "BENCH_FIXTURE")
-	f.Int(&cfg.Subs, "subs", 1000, "subscribers", "BENCH_SUBS")
+	f.String(&cfg.Fixture, "fixture", "testdata/fixtures/minievm-busy.tar.zst", "captured chain whose blocks are ingested (repeated, unique hashes)", "ROLLGATE_BENCH_STREAM_FIXTURE", "BENCH_FIXTURE")
+	f.Int(&cfg.Subs, "subs", 1000, "subscribers", "ROLLGATE_BENCH_STREAM_SUBS", "BENCH_SUBS")
 	f.Int(&cfg.Blocks, "blocks", 30, "blocks measured after every subscriber is connected")
 	f.Float64(&cfg.Speed, "speed", 1, "pace of the replay: 1 is the captured chain's block times, 2 twice as fast")
 	f.String(&cfg.Path, "path", "/indexer/block/v1/blocks/stream", "stream route (with its query) the subscribers open")

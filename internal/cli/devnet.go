@@ -30,16 +30,16 @@ type devnetFlags struct {
 }
 
 func (d *devnetFlags) register(f *flags) {
-	f.Int64(&d.seed, "seed", 1, "seed of the traffic generators and keys (same seed, same chain)", "DEVNET_SEED")
-	f.Duration(&d.interval, "interval", 500*time.Millisecond, "block interval", "DEVNET_BLOCK_INTERVAL")
-	f.String(&d.host, "host", "127.0.0.1", "address the chains listen on", "DEVNET_HOST")
-	f.Int(&d.portBase, "port-base", 26600, "first port: chain i listens on base+10i (rpc), +1 (rest), +2 (json-rpc), +3 (executor); 0 for random ports", "DEVNET_PORT_BASE")
-	f.String(&d.faultsRaw, "faults", "0", "share of RPC/REST calls that fail (500, hang, close, truncated JSON), 0 to 1", "DEVNET_FAULTS")
-	f.String(&d.chains, "chains", "", "chains as id:kind,... (kinds l1, evm, move, wasm, cosmos); default: L1, evm, move and wasm rollups, an external cosmos chain", "DEVNET_CHAINS")
-	f.String(&d.bridgeRaw, "bridge-traffic", "0.15", "per-block chance of seeded IBC transfers, deposits and withdrawals (0 to 1)", "DEVNET_BRIDGE_TRAFFIC")
-	f.Int(&d.txsPerBlock, "txs-per-block", 0, "bound of the built-in traffic per block (0: the engine's default)", "DEVNET_TXS_PER_BLOCK")
-	f.Int(&d.retainBlocks, "retain-blocks", 600, "blocks (and their state) each chain keeps (600: 5 minutes at the default interval; a block holds ~35 kB); older heights answer as on a pruned node, and settled IBC receipts and acknowledgements go with them; 0 keeps all (memory grows without bound)", "DEVNET_RETAIN_BLOCKS")
-	f.Duration(&d.keepWithdraw, "keep-withdrawals", 30*time.Minute, "how long an OPinit withdrawal stays claimable after its finalization period when --retain-blocks > 0; 0 keeps them all", "DEVNET_KEEP_WITHDRAWALS")
+	f.Int64(&d.seed, "seed", 1, "seed of the traffic generators and keys (same seed, same chain)", "ROLLGATE_DEVNET_SEED", "DEVNET_SEED")
+	f.Duration(&d.interval, "interval", 500*time.Millisecond, "block interval", "ROLLGATE_DEVNET_INTERVAL", "DEVNET_BLOCK_INTERVAL")
+	f.String(&d.host, "host", "127.0.0.1", "address the chains listen on", "ROLLGATE_DEVNET_HOST", "DEVNET_HOST")
+	f.Int(&d.portBase, "port-base", 26600, "first port: chain i listens on base+10i (rpc), +1 (rest), +2 (json-rpc), +3 (executor); 0 for random ports", "ROLLGATE_DEVNET_PORT_BASE", "DEVNET_PORT_BASE")
+	f.String(&d.faultsRaw, "faults", "0", "share of RPC/REST calls that fail (500, hang, close, truncated JSON), 0 to 1", "ROLLGATE_DEVNET_FAULTS", "DEVNET_FAULTS")
+	f.String(&d.chains, "chains", "", "chains as id:kind,... (kinds l1, evm, move, wasm, cosmos); default: L1, evm, move and wasm rollups, an external cosmos chain", "ROLLGATE_DEVNET_CHAINS", "DEVNET_CHAINS")
+	f.String(&d.bridgeRaw, "bridge-traffic", "0.15", "per-block chance of seeded IBC transfers, deposits and withdrawals (0 to 1)", "ROLLGATE_DEVNET_BRIDGE_TRAFFIC", "DEVNET_BRIDGE_TRAFFIC")
+	f.Int(&d.txsPerBlock, "txs-per-block", 0, "bound of the built-in traffic per block (0: the engine's default)", "ROLLGATE_DEVNET_TXS_PER_BLOCK", "DEVNET_TXS_PER_BLOCK")
+	f.Int(&d.retainBlocks, "retain-blocks", 600, "blocks (and their state) each chain keeps (600: 5 minutes at the default interval; a block holds ~35 kB); older heights answer as on a pruned node, and settled IBC receipts and acknowledgements go with them; 0 keeps all (memory grows without bound)", "ROLLGATE_DEVNET_RETAIN_BLOCKS", "DEVNET_RETAIN_BLOCKS")
+	f.Duration(&d.keepWithdraw, "keep-withdrawals", 30*time.Minute, "how long an OPinit withdrawal stays claimable after its finalization period when --retain-blocks > 0; 0 keeps them all", "ROLLGATE_DEVNET_KEEP_WITHDRAWALS", "DEVNET_KEEP_WITHDRAWALS")
 }
 
 func parseShare(name, s string) (float64, error) {
@@ -100,7 +100,7 @@ func runDevnet(ctx context.Context, env *Env, args []string) error {
 	d.register(f)
 	lg.register(f)
 	cors.register(f)
-	f.String(&dataDir, "data-dir", ".rollgate/devnet", "where endpoints.json and the registry directory are written", "DEVNET_DATA_DIR")
+	f.String(&dataDir, "data-dir", ".rollgate/devnet", "where endpoints.json and the registry directory are written", "ROLLGATE_DEVNET_DATA_DIR", "DEVNET_DATA_DIR")
 	if err := f.parse(args); err != nil {
 		return err
 	}

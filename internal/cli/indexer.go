@@ -21,26 +21,30 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
+	"github.com/rollgate/rollgate/internal/price"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// indexerConfig is everything `rollgate indexer` needs; `up` fills one per rollup.
+// indexerConfig is everything `rollgate indexer` needs, in either of its modes: one chain, or
+// with --chains many chains in one process (internal/indexer/fleet, indexer_multi.go). Both
+// read one flag set; the defaults that differ between them are indexerModes'. `up` fills
+// one per rollup.
 type indexerConfig struct {
-	Mode       string          // ingest, api or all
+	Mode       string          // ingest, api or all (many chains: api or all)
 	Listen     string          // host:port of the API (or, in ingest mode, of /healthz and /metrics)
-	DB         string          // sqlite:<path> or postgres://...
+	DB         string          // sqlite:<path> or postgres://... (many chains: sqlite:<dir>)
 	RPC        string          // comma-separated CometBFT RPC URLs
 	REST       string          // comma-separated Cosmos REST URLs
 	JSONRPC    string          // comma-separated Ethereum JSON-RPC URLs (EVM chains)
-	InternalTx string          // "true"/"false"/"" (auto: on for EVM chains), the peer's INTERNAL_TX
+	InternalTx string          // "true"/"false"/"" (auto: on for EVM chains), rollytics' INTERNAL_TX
 	internalTx bool            // InternalTx resolved by validate
 	profile    profile.Profile // the VM_TYPE's, set by validate
 	Ingest     ingest.Config
-	MaxConns   int // upstream requests in flight per client
+	MaxConns   int // upstream requests in flight per client (many chains: per chain)
 	CORS       corsFlags
 	Streams    streamFlags
 	Etherscan  etherscanFlags
-	CacheMB    int // response cache bound in MiB; 0 disables
+	CacheMB    int // response cache bound in MiB (many chains: per chain); 0 disables
 	BuildInfo  Build
 	LogContext []any  // attributes added to every log line (e.g. the chain id under `up`)
 	AccessLog  bool   // one info line per request
@@ -52,55 +56,144 @@ type indexerConfig struct {
 	// MaxReplicaLag bounds how far a PostgreSQL hot standby under an API may replay behind
 	// its primary and stay ready.
 	MaxReplicaLag time.Duration
+
+	// Many chains (--chains): the chain set and how the process shares it.
+	Chains    string        // registry directory or JSON chains file; set: many chains
+	Reload    time.Duration // how often Chains is read again
+	PoolConns int           // PostgreSQL connections per chain
+	Budget    int           // upstream requests in flight over every chain
+	Hosts     string        // host=chain_id,…
+	Leases    bool
+	Lease     time.Duration
+	Owner     string
+	// Registry is the registry directory of the portfolio routes (Minity's shapes under
+	// /minity); default --chains when it is a directory, none with a JSON chains file.
+	Registry string
+	// registryImplied: Registry is --chains, not asked for; a directory the router's registry
+	// loader cannot read then disables the portfolio (a warning) instead of the start.
+	registryImplied bool
+	Prices          priceFlags
 }
 
+// The modes of `rollgate indexer`, in indexerModes' columns.
+const (
+	oneChain = iota
+	manyChains
+)
+
+// indexerModes is the one table of the defaults that differ between `rollgate indexer`'s modes
+// and of the flags only one mode takes; every other flag has one default, in register. Many
+// chains share one machine, so each gets a smaller share of the fetches, upstream requests and
+// cache than a process for one chain.
+var indexerModes = modeTable{
+	modes: []string{"one chain", "--chains"},
+	rows: []modeRow{
+		{"concurrency", []string{"8", "4"}},
+		{"max-requests", []string{"32", "16"}},
+		{"response-cache-mb", []string{"64", "8"}},
+		{"db", []string{"", "sqlite:.rollgate/chains"}},
+		// One chain's identity and nodes; with --chains they are each chain's in the chains file.
+		{"chain-id", []string{"", notTaken}},
+		{"vm-type", []string{"", notTaken}},
+		{"account-prefix", []string{"init", notTaken}},
+		{"rpc-url", []string{"", notTaken}},
+		{"rest-url", []string{"", notTaken}},
+		{"json-rpc-url", []string{"", notTaken}},
+		{"internal-tx", []string{"", notTaken}},
+		{"start-height", []string{"", notTaken}},
+		{"stop-height", []string{"", notTaken}},
+		{"retain-heights", []string{"", notTaken}},
+		{"pprof", []string{"", notTaken}},
+		{"etherscan-abi-dir", []string{"", notTaken}},
+		{"etherscan-native-denom", []string{"", notTaken}},
+		// The fleet's: the chain set, its sharing, and Minity's portfolio over it.
+		{"chains-reload", []string{notTaken, "30s"}},
+		{"pool-conns", []string{notTaken, "4"}},
+		{"upstream-budget", []string{notTaken, "64"}},
+		{"chain-hosts", []string{notTaken, ""}},
+		{"leases", []string{notTaken, "false"}},
+		{"lease", []string{notTaken, "15s"}},
+		{"lease-owner", []string{notTaken, ""}},
+		{"registry", []string{notTaken, ""}},
+		{"prices", []string{notTaken, "true"}},
+		{"price-refresh", []string{notTaken, price.DefaultRefresh.String()}},
+		{"price-max-age", []string{notTaken, price.DefaultMaxAge.String()}},
+		{"price-mapping", []string{notTaken, ""}},
+		{"price-oracle-rest", []string{notTaken, ""}},
+		{"price-coingecko-url", []string{notTaken, ""}},
+		{"price-coingecko-key", []string{notTaken, ""}},
+		{"price-coingecko-key-header", []string{notTaken, price.DefaultKeyHeader}},
+		{"price-chain-clock", []string{notTaken, "false"}},
+		{"price-coingecko-refresh", []string{notTaken, price.DefaultGeckoRefresh.String()}},
+	},
+}
+
+// many says whether the config is of many chains (--chains).
+func (c *indexerConfig) many() bool { return c.Chains != "" }
+
 func (c *indexerConfig) register(f *flags) {
-	f.String(&c.Mode, "mode", "all", "ingest (write only), api (read only, scale out) or all", "INDEXER_MODE")
-	f.String(&c.Listen, "listen", "", "API listen address (default :$PORT, :8080)", "LISTEN_ADDR")
-	f.String(&c.DB, "db", "", "store DSN: sqlite:<path> or postgres://... (default sqlite:./.rollgate/<chain-id>.db)", "DB_DSN")
+	f.modes = &indexerModes
+	f.mode = func() int {
+		if c.many() {
+			return manyChains
+		}
+		return oneChain
+	}
+	f.String(&c.Chains, "chains", "", "many chains in one process: a registry directory (initia-registry layout; its rollups) or a JSON chains file; each chain is served under /{chain_id}/", "ROLLGATE_CHAINS", "INDEXER_CHAINS")
+	f.String(&c.Mode, "mode", "all", "ingest (write only; one chain), api (read only, scale out) or all", "ROLLGATE_MODE", "INDEXER_MODE")
+	f.String(&c.Listen, "listen", "", "API listen address (default :$PORT, :8080)", "ROLLGATE_LISTEN", "LISTEN_ADDR")
+	f.String(&c.DB, "db", "", "store DSN: sqlite:<path> or postgres://... (one chain, empty: sqlite:./.rollgate/<chain-id>.db); with --chains sqlite:<dir> (a file per chain) or postgres://... (a schema per chain)", "DB_DSN")
 	f.String(&c.RPC, "rpc-url", "", "CometBFT RPC URLs, comma-separated", "RPC_URL")
 	f.String(&c.REST, "rest-url", "", "Cosmos REST URLs, comma-separated", "REST_URL")
 	f.String(&c.JSONRPC, "json-rpc-url", "", "Ethereum JSON-RPC URLs, comma-separated (EVM chains)", "JSON_RPC_URL")
-	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep the rich list current with every block (from genesis, or the chain state at --start-height)", "RICH_LIST")
+	f.Bool(&c.Ingest.RichList, "rich-list", true, "keep the rich list current with every block (from genesis, or the chain state at --start-height; a chain of a JSON chains file may say otherwise)", "RICH_LIST")
 	f.String(&c.InternalTx, "internal-tx", "", "index EVM internal txs from call traces (default true on evm chains, not allowed elsewhere)", "INTERNAL_TX")
 	f.String(&c.Ingest.ChainID, "chain-id", "", "chain id (required)", "CHAIN_ID")
 	f.String(&c.Ingest.VMType, "vm-type", "", "evm, move or wasm (required)", "VM_TYPE")
-	f.String(&c.Ingest.AccountPrefix, "account-prefix", "init", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
+	f.String(&c.Ingest.AccountPrefix, "account-prefix", "", "bech32 account prefix", "ACCOUNT_ADDRESS_PREFIX")
 	f.Int64(&c.Ingest.StartHeight, "start-height", 0, "first height of an empty store (0: from height 1)", "START_HEIGHT")
-	f.String(&c.Ingest.OnChainMismatch, "on-chain-mismatch", ingest.OnMismatchHalt, "when the node serves another chain than the store holds (a reset under the same chain id, a repointed node, a fork): halt (write nothing more, /readyz 503 CHAIN_MISMATCH) or reindex (drop the stored data and index the new chain from its first height)", "ROLLGATE_ON_CHAIN_MISMATCH")
-	f.Int64(&c.Ingest.StopAtHeight, "stop-height", 0, "stop ingesting once this height is written and serve on what is stored (backfills, comparisons; 0: follow the chain)", "STOP_HEIGHT")
-	f.Int(&c.Ingest.Concurrency, "concurrency", 8, "heights fetched at once", "INGEST_CONCURRENCY")
-	f.Int(&c.MaxConns, "max-requests", 32, "upstream requests in flight per endpoint kind", "MAX_CONCURRENT_REQUESTS")
-	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "READY_MAX_LAG")
-	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered, or ingestion this long without a write while behind", "READY_STALE_AFTER")
-	f.Duration(&c.MaxReplicaLag, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the store's PostgreSQL hot standby replays more than this behind its primary (0: off)", "READY_MAX_REPLICA_LAG")
-	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ACCESS_LOG")
+	f.String(&c.Ingest.OnChainMismatch, "on-chain-mismatch", ingest.OnMismatchHalt, "when the node serves another chain than the store holds (a reset under the same chain id, a repointed node, a fork): halt (write nothing more, /readyz 503 CHAIN_MISMATCH; with --chains that chain only) or reindex (drop the stored data and index the new chain from its first height)", "ROLLGATE_ON_CHAIN_MISMATCH")
+	f.Int64(&c.Ingest.StopAtHeight, "stop-height", 0, "stop ingesting once this height is written and serve on what is stored (backfills, comparisons; 0: follow the chain)", "ROLLGATE_STOP_HEIGHT", "STOP_HEIGHT")
+	f.Int(&c.Ingest.Concurrency, "concurrency", 0, "heights fetched at once (per chain)", "ROLLGATE_CONCURRENCY", "INGEST_CONCURRENCY")
+	f.Int(&c.MaxConns, "max-requests", 0, "upstream requests in flight per endpoint kind (per chain)", "MAX_CONCURRENT_REQUESTS")
+	f.Int64(&c.Ingest.ReadyMaxLag, "ready-max-lag", 20, "/readyz: most blocks behind the chain tip still ready", "ROLLGATE_READY_MAX_LAG", "READY_MAX_LAG")
+	f.Duration(&c.Ingest.ReadyStaleAfter, "ready-stale-after", 30*time.Second, "/readyz: unready after the chain goes this long unanswered, or ingestion this long without a write while behind", "ROLLGATE_READY_STALE_AFTER", "READY_STALE_AFTER")
+	f.Duration(&c.MaxReplicaLag, "ready-max-replica-lag", 30*time.Second, "/readyz: unready while the store's PostgreSQL hot standby replays more than this behind its primary (0: off)", "ROLLGATE_READY_MAX_REPLICA_LAG", "READY_MAX_REPLICA_LAG")
+	f.Bool(&c.AccessLog, "access-log", false, "log one line per API request (method, path, status, bytes, duration)", "ROLLGATE_ACCESS_LOG", "ACCESS_LOG")
 	f.String(&c.Pprof, "pprof", "", "host:port serving /debug/pprof/ (CPU and heap profiles); empty: off", "ROLLGATE_PPROF")
-	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "LOCAL_TX_JSON")
+	f.Bool(&c.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of asking REST for it", "ROLLGATE_LOCAL_TX_JSON", "LOCAL_TX_JSON")
 	c.CORS.register(f)
 	c.Etherscan.register(f)
 	c.Streams.register(f)
-	f.Int64(&c.RetainHeights, "retain-heights", 0, "keep the newest N heights, pruning older ones in the background; older heights answer as on a pruned node (0: keep all; on an api replica, answer as the pruning writer does)", "RETAIN_HEIGHTS")
-	f.Int(&c.CacheMB, "response-cache-mb", 64, "MiB of answers kept in memory: blocks and txs until evicted, lists until the next block (0: off)", "RESPONSE_CACHE_MB")
+	f.Int64(&c.RetainHeights, "retain-heights", 0, "keep the newest N heights, pruning older ones in the background; older heights answer as on a pruned node (0: keep all; on an api replica, answer as the pruning writer does)", "ROLLGATE_RETAIN_HEIGHTS", "RETAIN_HEIGHTS")
+	f.Int(&c.CacheMB, "response-cache-mb", 0, "MiB of answers kept in memory (per chain): blocks and txs until evicted, lists until the next block (0: off)", "ROLLGATE_RESPONSE_CACHE_MB", "RESPONSE_CACHE_MB")
+	f.Duration(&c.Reload, "chains-reload", 0, "how often --chains is read again: chains added start, removed ones stop (0: never)", "ROLLGATE_CHAINS_RELOAD", "INDEXER_CHAINS_RELOAD")
+	f.Int(&c.PoolConns, "pool-conns", 0, "PostgreSQL connections per chain", "ROLLGATE_POOL_CONNS", "INDEXER_POOL_CONNS")
+	f.Int(&c.Budget, "upstream-budget", 0, "upstream requests in flight over every chain, shared in turn (0: no shared bound)", "ROLLGATE_UPSTREAM_BUDGET", "INDEXER_UPSTREAM_BUDGET")
+	f.String(&c.Hosts, "chain-hosts", "", "Host headers served as one chain's API at the root: host=chain_id, comma-separated", "ROLLGATE_CHAIN_HOSTS", "INDEXER_CHAIN_HOSTS")
+	f.Bool(&c.Leases, "leases", false, "share the chains with other writer processes on the same PostgreSQL by leases (each chain one writer)", "ROLLGATE_LEASES", "INDEXER_LEASES")
+	f.Duration(&c.Lease, "lease", 0, "with --leases: how long a lease lasts unrenewed (a dead writer's chains resume elsewhere within lease + lease/3)", "ROLLGATE_LEASE", "INDEXER_LEASE")
+	f.String(&c.Owner, "lease-owner", "", "with --leases: this process's name in the lease table (default host-pid-random)", "ROLLGATE_LEASE_OWNER", "INDEXER_LEASE_OWNER")
+	f.String(&c.Registry, "registry", "", "registry directory (initia-registry layout) of the portfolio routes under /minity: symbols, decimals, the L1 (default: --chains when it is a directory)", "ROLLGATE_REGISTRY", "INDEXER_REGISTRY")
+	c.Prices.register(f)
+}
+
+// usage heads the one flag list with the two forms of the command and how to read it.
+func (c *indexerConfig) usage(_ *Env, f *flags) {
+	f.Usage = func() {
+		fmt.Fprint(f.Output(), `Usage: rollgate indexer [flags]                                  (one chain)
+       rollgate indexer --chains <registry dir | chains.json> [flags]  (many chains in one process)
+
+One flag set for both. A default in [default one chain: X; --chains: Y] differs by mode;
+a flag marked [one chain only] or [--chains only] is a usage error in the other mode.
+Every flag also reads the environment variable named in its help (docs/operations.md).
+
+`)
+		f.PrintDefaults()
+	}
 }
 
 func (c *indexerConfig) validate(env *Env) error {
-	switch c.Mode {
-	case "ingest", "api", "all":
-	default:
-		return usagef("--mode must be ingest, api or all, not %q", c.Mode)
-	}
-	if c.Ingest.ChainID == "" {
-		return usagef("--chain-id (CHAIN_ID) is required")
-	}
-	prof, err := profile.Parse(c.Ingest.VMType)
-	if err != nil {
-		return usagef("--vm-type (VM_TYPE) must be evm, move or wasm, not %q", c.Ingest.VMType)
-	}
-	c.profile = prof
-	if c.Mode != "api" && (c.RPC == "" || c.REST == "") {
-		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
-	}
 	if err := c.CORS.validate(); err != nil {
 		return err
 	}
@@ -112,16 +205,40 @@ func (c *indexerConfig) validate(env *Env) error {
 	default:
 		return usagef("--on-chain-mismatch (ROLLGATE_ON_CHAIN_MISMATCH) must be halt or reindex, not %q", c.Ingest.OnChainMismatch)
 	}
+	c.Listen = listenAddr(env, c.Listen, "8080")
+	if c.many() {
+		return c.validateMany(env)
+	}
+	return c.validateOne()
+}
+
+// validateOne checks the settings of one chain.
+func (c *indexerConfig) validateOne() error {
+	switch c.Mode {
+	case "ingest", "api", "all":
+	default:
+		return usagef("--mode must be ingest, api or all, not %q", c.Mode)
+	}
+	if c.Ingest.ChainID == "" {
+		return usagef("--chain-id (CHAIN_ID) is required (or --chains for many chains)")
+	}
+	prof, err := profile.Parse(c.Ingest.VMType)
+	if err != nil {
+		return usagef("--vm-type (VM_TYPE) must be evm, move or wasm, not %q", c.Ingest.VMType)
+	}
+	c.profile = prof
+	if c.Mode != "api" && (c.RPC == "" || c.REST == "") {
+		return usagef("--rpc-url (RPC_URL) and --rest-url (REST_URL) are required to ingest")
+	}
 	if c.Ingest.StopAtHeight < 0 {
-		return usagef("--stop-height (STOP_HEIGHT) must be 0 (follow the chain) or a height, not %d", c.Ingest.StopAtHeight)
+		return usagef("--stop-height (ROLLGATE_STOP_HEIGHT) must be 0 (follow the chain) or a height, not %d", c.Ingest.StopAtHeight)
 	}
 	if c.RetainHeights < 0 {
-		return usagef("--retain-heights (RETAIN_HEIGHTS) must be 0 (keep all) or more, not %d", c.RetainHeights)
+		return usagef("--retain-heights (ROLLGATE_RETAIN_HEIGHTS) must be 0 (keep all) or more, not %d", c.RetainHeights)
 	}
 	if err := c.validateEVM(); err != nil {
 		return err
 	}
-	c.Listen = listenAddr(env, c.Listen, "8080")
 	if c.DB == "" {
 		c.DB = "sqlite:" + filepath.Join(".rollgate", c.Ingest.ChainID+".db")
 	}
@@ -129,15 +246,15 @@ func (c *indexerConfig) validate(env *Env) error {
 }
 
 func runIndexer(ctx context.Context, env *Env, args []string) error {
-	if multiChain(env, args) {
-		return runIndexerMulti(ctx, env, args) // many chains: indexer_multi.go
-	}
 	var cfg indexerConfig
 	log, err := parseServer(env, "indexer", args, &cfg)
 	if err != nil {
 		return err
 	}
 	cfg.BuildInfo = env.Build
+	if cfg.many() {
+		return runIndexerMulti(ctx, cfg, log) // many chains: indexer_multi.go
+	}
 	return runServer(ctx, cfg.Listen,
 		func(g *group, ln net.Listener) error { return startIndexer(g, cfg, ln, log) },
 		func(url string) {

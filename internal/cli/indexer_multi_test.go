@@ -132,7 +132,7 @@ func TestIndexerChainsUsage(t *testing.T) {
 		"bad chain-hosts":   {"--chains", file, "--chain-hosts", "nohost"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			env, _, errb := testEnv(map[string]string{"INDEXER_CHAINS": file})
+			env, _, errb := testEnv(map[string]string{"ROLLGATE_CHAINS": file})
 			if code := run(context.Background(), env, append([]string{"indexer", "--listen", "127.0.0.1:0"}, args...)); code != 2 {
 				t.Fatalf("exit code %d, want 2; stderr %s", code, errb)
 			}

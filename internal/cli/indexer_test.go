@@ -190,7 +190,7 @@ func TestIndexerCommandRejectsBadConfig(t *testing.T) {
 		{"internal txs on move", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "move", "INTERNAL_TX": "true"}, []string{"--mode", "api"}, "--internal-tx (INTERNAL_TX) is for EVM chains only"},
 		{"bad internal tx", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "evm", "INTERNAL_TX": "maybe"}, []string{"--mode", "api"}, `must be true or false, not "maybe"`},
 		{"bad env number", map[string]string{"START_HEIGHT": "ten"}, nil, `START_HEIGHT="ten"`},
-		{"negative retention", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "wasm", "RETAIN_HEIGHTS": "-5"}, []string{"--mode", "api"}, "--retain-heights (RETAIN_HEIGHTS) must be 0 (keep all) or more, not -5"},
+		{"negative retention", map[string]string{"CHAIN_ID": "c", "VM_TYPE": "wasm", "ROLLGATE_RETAIN_HEIGHTS": "-5"}, []string{"--mode", "api"}, "--retain-heights (ROLLGATE_RETAIN_HEIGHTS) must be 0 (keep all) or more, not -5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

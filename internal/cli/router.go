@@ -45,23 +45,23 @@ type routerConfig struct {
 }
 
 func (c *routerConfig) register(f *flags) {
-	f.String(&c.Registry, "registry", "", "registry directory in the initia-registry layout (required)", "ROUTER_REGISTRY")
-	f.String(&c.Listen, "listen", "", "listen address (default :$PORT, :8090)", "LISTEN_ADDR")
-	f.Duration(&c.Refresh, "refresh", 30*time.Second, "how often bridges, token pairs and channels are re-read from the chains (0: never)", "ROUTER_REFRESH")
-	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROUTER_ROUTE_CONFIG")
-	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROUTER_ALLOW_MULTI_TX")
-	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROUTER_TRACK_DB")
-	f.String(&c.TrackRebase, "track-rebase", "", "comma-separated chain ids whose tracking is started afresh on the chain their node serves now (the recovery from CHAIN_MISMATCH: their stored scan and events are dropped)", "ROUTER_TRACK_REBASE")
-	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROUTER_TRACK_KEEP_EVENTS")
+	f.String(&c.Registry, "registry", "", "registry directory in the initia-registry layout (required)", "ROLLGATE_REGISTRY", "ROUTER_REGISTRY")
+	f.String(&c.Listen, "listen", "", "listen address (default :$PORT, :8090)", "ROLLGATE_LISTEN", "LISTEN_ADDR")
+	f.Duration(&c.Refresh, "refresh", 30*time.Second, "how often bridges, token pairs and channels are re-read from the chains (0: never)", "ROLLGATE_REFRESH", "ROUTER_REFRESH")
+	f.String(&c.RouteConfig, "route-config", "", "JSON file of route estimates: durations, LayerZero fees (optional)", "ROLLGATE_ROUTE_CONFIG", "ROUTER_ROUTE_CONFIG")
+	f.Bool(&c.MultiTx, "allow-multi-tx-default", false, "allow_multi_tx when a request omits it (Skip's default is false)", "ROLLGATE_ALLOW_MULTI_TX_DEFAULT", "ROUTER_ALLOW_MULTI_TX")
+	f.String(&c.TrackDB, "track-db", "sqlite:.rollgate/router-track.db", "transfer tracker store: sqlite:<path> or postgres://… (replicas may share one PostgreSQL); off disables tracking", "ROLLGATE_TRACK_DB", "ROUTER_TRACK_DB")
+	f.String(&c.TrackRebase, "track-rebase", "", "comma-separated chain ids whose tracking is started afresh on the chain their node serves now (the recovery from CHAIN_MISMATCH: their stored scan and events are dropped)", "ROLLGATE_TRACK_REBASE", "ROUTER_TRACK_REBASE")
+	f.Duration(&c.TrackKeep, "track-keep-events", 0, "prune the tracker's bridge events older than this (never those a transfer in flight may need); 0 keeps all", "ROLLGATE_TRACK_KEEP_EVENTS", "ROUTER_TRACK_KEEP_EVENTS")
 	c.CORS.register(f)
 	c.Streams.register(f)
 	c.Prices.register(f)
-	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROUTER_ACCESS_LOG")
+	f.Bool(&c.AccessLog, "access-log", false, "log one line per request (method, path, status, bytes, duration)", "ROLLGATE_ACCESS_LOG", "ROUTER_ACCESS_LOG")
 }
 
 func (c *routerConfig) validate(env *Env) error {
 	if c.Registry == "" {
-		return usagef("--registry (ROUTER_REGISTRY) is required")
+		return usagef("--registry (ROLLGATE_REGISTRY) is required")
 	}
 	if err := c.CORS.validate(); err != nil {
 		return err

@@ -19,6 +19,7 @@ func parseServer(env *Env, name string, args []string, cfg serverConfig) (*slog.
 	var lg logging
 	cfg.register(f)
 	lg.register(f)
+	f.config()
 	if u, ok := cfg.(interface{ usage(env *Env, f *flags) }); ok {
 		u.usage(env, f)
 	}

@@ -19,13 +19,13 @@ func TestStreamFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", want: httpapi.StreamOptions{MaxSubscribers: 10000, MaxPerIP: 100, Heartbeat: 15 * time.Second, Buffer: 64}},
-		{name: "environment", vars: map[string]string{"STREAM_MAX_SUBSCRIBERS": "20000", "STREAM_MAX_PER_IP": "5", "STREAM_HEARTBEAT": "30s", "STREAM_BUFFER": "16"},
+		{name: "environment", vars: map[string]string{"ROLLGATE_STREAM_MAX_SUBSCRIBERS": "20000", "ROLLGATE_STREAM_MAX_PER_IP": "5", "ROLLGATE_STREAM_HEARTBEAT": "30s", "ROLLGATE_STREAM_BUFFER": "16"},
 			want: httpapi.StreamOptions{MaxSubscribers: 20000, MaxPerIP: 5, Heartbeat: 30 * time.Second, Buffer: 16}},
-		{name: "flags win", vars: map[string]string{"STREAM_MAX_PER_IP": "5"}, args: []string{"--stream-max-per-ip", "7", "--stream-heartbeat", "2s"},
+		{name: "flags win", vars: map[string]string{"ROLLGATE_STREAM_MAX_PER_IP": "5"}, args: []string{"--stream-max-per-ip", "7", "--stream-heartbeat", "2s"},
 			want: httpapi.StreamOptions{MaxSubscribers: 10000, MaxPerIP: 7, Heartbeat: 2 * time.Second, Buffer: 64}},
-		{name: "zero subscribers", args: []string{"--stream-max-subscribers", "0"}, wantErr: "STREAM_MAX_SUBSCRIBERS"},
-		{name: "heartbeat too short", vars: map[string]string{"STREAM_HEARTBEAT": "10ms"}, wantErr: "at least 1s"},
-		{name: "negative buffer", args: []string{"--stream-buffer", "-1"}, wantErr: "STREAM_BUFFER"},
+		{name: "zero subscribers", args: []string{"--stream-max-subscribers", "0"}, wantErr: "ROLLGATE_STREAM_MAX_SUBSCRIBERS"},
+		{name: "heartbeat too short", vars: map[string]string{"ROLLGATE_STREAM_HEARTBEAT": "10ms"}, wantErr: "at least 1s"},
+		{name: "negative buffer", args: []string{"--stream-buffer", "-1"}, wantErr: "ROLLGATE_STREAM_BUFFER"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

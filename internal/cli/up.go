@@ -319,7 +319,11 @@ func printEthereum(w io.Writer, e *upEthereum) {
 func upIndexerConfig(env *Env, id string, e devnet.ChainEndpoints, db, listen string) (indexerConfig, error) {
 	var ic indexerConfig
 	quiet := &Env{Build: env.Build, Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-	ic.register(newFlags(quiet, "indexer"))
+	f := newFlags(quiet, "indexer")
+	ic.register(f)
+	if err := f.parse(nil); err != nil { // the one-chain defaults of indexerModes
+		return ic, err
+	}
 	ic.Mode, ic.Listen, ic.DB = "all", listen, db
 	ic.RPC, ic.REST, ic.JSONRPC = e.RPC, e.REST, e.JSONRPC
 	ic.MaxConns, ic.CacheMB = 16, 16
