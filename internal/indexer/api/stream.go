@@ -175,12 +175,23 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 			if err != nil {
 				return err
 			}
-			if len(blocks) > 0 && s.epochMoved(ctx, epoch) {
-				return errChainReset()
+			if len(blocks) > 0 {
+				if err := s.checkEpoch(ctx, epoch); err != nil {
+					return err
+				}
 			}
 			if len(blocks) == 0 {
-				if s.feed.attach(st, after, s.store, s.watch) {
+				attached, stale := s.feed.attach(st, epoch, after, s.store, s.watch)
+				if attached {
 					return httpapi.ErrDetached
+				}
+				if stale {
+					// The feed is at another epoch: CHAIN_RESET when the store's is too, else
+					// the feed read a stale one and is set right before the next try.
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
+					s.chainDropped(epoch)
 				}
 				continue
 			}
@@ -282,8 +293,10 @@ func (s *server) sequenceStream(ctx context.Context, at resumeAt, resume bool, e
 				if err != nil {
 					return err
 				}
-				if len(page.Txs) > 0 && s.epochMoved(ctx, epoch) {
-					return errChainReset()
+				if len(page.Txs) > 0 {
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
 				}
 				for _, t := range page.Txs {
 					if err := st.Send(streamID(epoch, strconv.FormatInt(t.Sequence, 10)), event, t.JSON); err != nil {

@@ -116,8 +116,10 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 				if err != nil {
 					return err
 				}
-				if len(page.Tokens) > 0 && s.epochMoved(ctx, epoch) {
-					return errChainReset()
+				if len(page.Tokens) > 0 {
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
 				}
 				for _, t := range page.Tokens {
 					buf.Reset()
