@@ -141,6 +141,8 @@ type server struct {
 	cs      chainStater
 	epochMu sync.Mutex
 	epoch   int64
+	// dropped, once a stream asked for it (epochInterrupt), is closed when epoch moves.
+	dropped chan struct{}
 }
 
 // notFound is the error for a path no route serves, in the peer's (fiber's) wording.
@@ -183,7 +185,7 @@ func newServer(ctx context.Context, cfg Config, reader store.Reader, logger *slo
 	s.cs, _ = reader.(chainStater)
 	s.feed.moved = s.epochMoved
 	s.watchChain(ctx, logger)
-	var interrupt func() (<-chan struct{}, func() error)
+	interrupt := s.epochInterrupt
 	if s.cfg.Chain != nil {
 		interrupt = chainInterrupt(s.cfg.Chain)
 	}

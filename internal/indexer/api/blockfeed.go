@@ -40,9 +40,10 @@ type blockFeed struct {
 	mu    sync.Mutex
 	epoch int64 // the store's epoch the frames' ids carry (reset)
 	// moved, when set, reads the store's epoch again and reports whether it is no longer e
-	// (the server then resets the feed): the tip asks it before offering blocks, so no block
-	// of a re-indexed chain goes out under an id of the dropped one.
-	moved  func(ctx context.Context, e int64) bool
+	// (the server then resets the feed and ends the attached streams with CHAIN_RESET): the
+	// tip asks it before offering blocks, so no block of a re-indexed chain goes out under an
+	// id of the dropped one; a failed read offers nothing (the tip reads the blocks again).
+	moved  func(ctx context.Context, e int64) (bool, error)
 	recent []feedBlock // consecutive heights, ascending
 
 	// The tip: the attached streams (each in one shard, with the height it has been sent up
@@ -124,12 +125,17 @@ func (f *blockFeed) reset(epoch int64) {
 	f.subs, f.shards, f.sent = nil, nil, 0
 }
 
-// attach hands st, which has been sent every block up to height after, to the tip. It fails
-// (false) when the tip has moved on by more than the window holds since: the stream then
-// reads on from the store and tries again.
-func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watch *store.HeightWatcher) bool {
+// attach hands st, which has been sent every block up to height after under ids of epoch,
+// to the tip. It fails (attached false) when the tip has moved on by more than the window
+// holds since: the stream then reads on from the store and tries again; and with stale
+// true, attaching nothing, when the feed is at another epoch than the stream (the store was
+// re-indexed since the stream read its last page: the tip would send it the new chain).
+func (f *blockFeed) attach(st *httpapi.Stream, epoch, after int64, r store.Reader, watch *store.HeightWatcher) (attached, stale bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.epoch != epoch {
+		return false, true
+	}
 	if f.stop == nil {
 		// No tip running: this stream's position is where it starts.
 		ctx, cancel := context.WithCancel(context.Background())
@@ -144,14 +150,14 @@ func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watc
 		// The tip is ahead: the blocks between come from the window.
 		n := len(f.recent)
 		if n == 0 || after+1 < f.recent[0].height || f.recent[n-1].height < f.sent {
-			return false
+			return false, false
 		}
 		for _, b := range f.recent[after+1-f.recent[0].height:] {
 			if b.height > f.sent {
 				break
 			}
 			if !st.Offer(b.frame) {
-				return true // dropped as too slow (or gone): its stream ends with a resume point
+				return true, false // dropped as too slow (or gone): its stream ends with a resume point
 			}
 			after = b.height
 		}
@@ -162,7 +168,7 @@ func (f *blockFeed) attach(st *httpapi.Stream, after int64, r store.Reader, watc
 	f.shards[sub.shard][st] = sub
 	// A stream whose client goes leaves at once, not at the next block.
 	context.AfterFunc(st.Context(), func() { f.detach(st) })
-	return true
+	return true, false
 }
 
 func (f *blockFeed) detach(st *httpapi.Stream) {
@@ -191,8 +197,12 @@ func (f *blockFeed) tip(ctx context.Context, r store.Reader, watch *store.Height
 			return
 		}
 		bs, err := f.after(ctx, r, sent)
-		if err == nil && len(bs) > 0 && f.moved != nil && f.moved(ctx, epoch) {
-			return // the feed was reset: these blocks may be of the new chain
+		if err == nil && len(bs) > 0 && f.moved != nil {
+			moved, merr := f.moved(ctx, epoch)
+			if moved && merr == nil {
+				return // the feed was reset: these blocks may be of the new chain
+			}
+			err = merr
 		}
 		if err != nil {
 			if ctx.Err() != nil {

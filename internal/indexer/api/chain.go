@@ -61,18 +61,52 @@ func errChainReset() error {
 // epochMoved reads the store's epoch and reports whether it is no longer epoch (dropping
 // what the server holds of the old chain when so). The streams ask it after reading items
 // and before sending them: an item read after a re-index is of the new chain, and must not
-// go out under an id of the old one. A failed read says no: the next page asks again, and
-// the chain watch ends the stream on a re-index anyway.
-func (s *server) epochMoved(ctx context.Context, epoch int64) bool {
+// go out under an id of the old one. A failed read says yes (the stream ends with the
+// read's error, and the client resumes with the last id it has), never sends what it read.
+// A re-index found here is what the server's chain watch finds too (storeChain.observe):
+// every stream of the server then ends at once with CHAIN_RESET, those attached to the
+// shared block feed as well, without waiting for the watch's next poll.
+func (s *server) epochMoved(ctx context.Context, epoch int64) (bool, error) {
 	if s.cs == nil {
-		return false
+		return false, nil
 	}
 	st, err := s.cs.ChainState(ctx)
-	if err != nil || st.Epoch == epoch {
-		return false
+	if err != nil {
+		return true, err
+	}
+	if st.Epoch == epoch {
+		return false, nil
+	}
+	if sc, ok := s.cfg.Chain.(*storeChain); ok {
+		sc.observe(st)
 	}
 	s.chainDropped(st.Epoch)
-	return true
+	return true, nil
+}
+
+// checkEpoch is epochMoved as a stream's error: nil while the store is at epoch, else
+// CHAIN_RESET (or the failed read's error).
+func (s *server) checkEpoch(ctx context.Context, epoch int64) error {
+	moved, err := s.epochMoved(ctx, epoch)
+	switch {
+	case err != nil:
+		return err
+	case moved:
+		return errChainReset()
+	}
+	return nil
+}
+
+// epochInterrupt is the streams' interrupt of a server without a ChainWatcher (New, with no
+// background watch): the server's own finding of a re-index (chainDropped, which the streams
+// reach through epochMoved) ends every open stream with CHAIN_RESET, the attached ones too.
+func (s *server) epochInterrupt() (<-chan struct{}, func() error) {
+	s.epochMu.Lock()
+	defer s.epochMu.Unlock()
+	if s.dropped == nil {
+		s.dropped = make(chan struct{})
+	}
+	return s.dropped, errChainReset
 }
 
 // chainStater is the store's record of the chain beyond its data (store.DB.ChainState): the
@@ -138,6 +172,24 @@ func (c *storeChain) poll(ctx context.Context) {
 		return
 	}
 	c.failing = false
+	c.set(st)
+}
+
+// observe is a chain state a stream read (epochMoved) that shows a re-index: taken as a poll
+// would take it, so every stream's interrupt fires now. Only a new epoch is taken, the fault
+// is left to the poll (a state read before the poll's last one must not undo it).
+func (c *storeChain) observe(st store.ChainState) {
+	c.mu.Lock()
+	if !c.read || st.Epoch == c.cur.Epoch {
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.set(st)
+}
+
+// set makes st the current chain state, signalling a change of its fault or epoch.
+func (c *storeChain) set(st store.ChainState) {
 	c.mu.Lock()
 	moved := c.read && st.Epoch != c.cur.Epoch
 	same := c.read && !moved && st.Fault == c.cur.Fault && st.Message == c.cur.Message
@@ -245,4 +297,8 @@ func (s *server) chainDropped(epoch int64) {
 	s.epoch = epoch
 	s.cache.Clear()
 	s.feed.reset(epoch)
+	if s.dropped != nil {
+		close(s.dropped)
+		s.dropped = nil
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -63,6 +64,10 @@ type FleetConfig struct {
 	// Portfolio, when set, serves the portfolio across the chains in Minity's shapes under
 	// MinityPrefix (minity.go).
 	Portfolio *PortfolioConfig
+	// StreamPoll is how often the cross-rollup streams read each chain's indexed height
+	// (default 250 ms); Streams tune them as a chain's API's (caps, heartbeat, buffer).
+	StreamPoll time.Duration
+	Streams    httpapi.StreamOptions
 }
 
 // fleetDoc is the OpenAPI description of the fleet's routes marked InSpec (the cross-rollup
@@ -76,6 +81,9 @@ type fleetServer struct {
 
 	evmMu    sync.Mutex
 	evmCache map[string]evmDenomMap // chain id → rich-list contract → registry denom
+
+	watchMu  sync.Mutex
+	watchers map[store.Reader]*store.HeightWatcher // by chain store, for the /all/ streams
 }
 
 // NewFleet returns the handler of what a multi-chain indexer serves beside its chains' own
@@ -92,6 +100,7 @@ func NewFleet(cfg FleetConfig, logger *slog.Logger, reg *prometheus.Registry) ht
 		NotFound:  notFound,
 		CORS:      cfg.CORS,
 		OpenAPI:   fleetDoc,
+		Streams:   cfg.Streams,
 	}, s.routes())
 }
 
@@ -104,6 +113,8 @@ func (s *fleetServer) routes() []httpapi.Route {
 		{Pattern: "GET /all/indexer/nft/v1/tokens/by_account/{account}", Handler: s.nftTokensByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/richlist/v1/by_account/{account}", Handler: s.balancesByAccountAll, InSpec: true},
 		{Pattern: "GET /all/indexer/search/v1", Handler: s.searchAll, InSpec: true},
+		{Pattern: "GET /all/indexer/tx/v1/txs/stream", Stream: s.txsStreamAll, InSpec: true},
+		{Pattern: "GET /all/indexer/transfer/v1/transfers/stream", Stream: s.transfersStreamAll, InSpec: true},
 		{Pattern: "GET /{chain_id}/{rest...}", Handler: s.starting, NoStore: true},
 	}...)
 }

@@ -175,12 +175,23 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 			if err != nil {
 				return err
 			}
-			if len(blocks) > 0 && s.epochMoved(ctx, epoch) {
-				return errChainReset()
+			if len(blocks) > 0 {
+				if err := s.checkEpoch(ctx, epoch); err != nil {
+					return err
+				}
 			}
 			if len(blocks) == 0 {
-				if s.feed.attach(st, after, s.store, s.watch) {
+				attached, stale := s.feed.attach(st, epoch, after, s.store, s.watch)
+				if attached {
 					return httpapi.ErrDetached
+				}
+				if stale {
+					// The feed is at another epoch: CHAIN_RESET when the store's is too, else
+					// the feed read a stale one and is set right before the next try.
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
+					s.chainDropped(epoch)
 				}
 				continue
 			}
@@ -196,17 +207,16 @@ func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
 
 // txStream: GET /indexer/tx/v1/txs/stream, the txs as the tx list routes list them (the
 // same filters: account with is_signer as by_account, msgs as every tx list), id the tx's
-// sequence.
+// sequence. account may be repeated, up to MaxStreamAccounts (stream_many.go): the txs of
+// any of them, each once.
 func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	q := query(r.URL.RawQuery)
-	var f store.TxFilter
-	if a := q.Get("account"); a != "" {
-		acc, err := accountParam(s.cfg.AccountPrefix, a)
-		if err != nil {
-			return nil, err
-		}
-		f.Account, f.SignerOnly = acc, q.Get("is_signer") == "true"
+	accs, err := streamAccounts(q, s.cfg.AccountPrefix)
+	if err != nil {
+		return nil, err
 	}
+	var f store.TxFilter
+	f.SignerOnly = len(accs) > 0 && q.Get("is_signer") == "true"
 	msgs, err := msgsParam(q)
 	if err != nil {
 		return nil, err
@@ -225,8 +235,7 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	return s.sequenceStream(r.Context(), at, resume, "tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return s.store.Txs(ctx, store.TxFilter{}, p)
-		}, next,
-		func(ctx context.Context, p store.Page) (store.TxPage, error) { return s.store.Txs(ctx, f, p) })
+		}, next, txWalks(s.store.Txs, txFilters(f, accs)))
 }
 
 // sequenceStream sends txs as events named event in sequence order: those after after, or
@@ -234,11 +243,11 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 // is the tip and the oldest the first retained (sequences are dense over all txs, so both
 // bound every filtered stream too). next, when the store tells it, is the sequence the next tx
 // of the kind will get: the first retained id when every stored one was pruned. list gives the
-// stream's txs a page at a time.
+// stream's txs after a sequence a page at a time, more when the page was cut (read on).
 // The tip is read here, before the response starts (ctx is the request's), so a client that
 // has the 200 gets every tx committed after it.
 func (s *server) sequenceStream(ctx context.Context, at resumeAt, resume bool, event string, every func(context.Context, store.Page) (store.TxPage, error),
-	next func(context.Context) (int64, error), list func(context.Context, store.Page) (store.TxPage, error)) (httpapi.Producer, error) {
+	next func(context.Context) (int64, error), list func(ctx context.Context, after int64) ([]store.TxRecord, bool, error)) (httpapi.Producer, error) {
 	epoch, err := s.streamEpoch(ctx)
 	if err != nil {
 		return nil, err
@@ -278,20 +287,22 @@ func (s *server) sequenceStream(ctx context.Context, at resumeAt, resume bool, e
 		}
 		return s.follow(st, func(ctx context.Context) error {
 			for {
-				page, err := list(ctx, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
+				txs, more, err := list(ctx, after)
 				if err != nil {
 					return err
 				}
-				if len(page.Txs) > 0 && s.epochMoved(ctx, epoch) {
-					return errChainReset()
+				if len(txs) > 0 {
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
 				}
-				for _, t := range page.Txs {
+				for _, t := range txs {
 					if err := st.Send(streamID(epoch, strconv.FormatInt(t.Sequence, 10)), event, t.JSON); err != nil {
 						return err
 					}
 					after = t.Sequence
 				}
-				if len(page.Txs) < streamPage {
+				if !more {
 					return nil
 				}
 			}

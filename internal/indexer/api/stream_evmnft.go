@@ -57,7 +57,10 @@ func (s *server) evmTxStream(r *http.Request) (httpapi.Producer, error) {
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return er.EVMTxs(ctx, store.EVMTxFilter{}, p)
 		}, next,
-		func(ctx context.Context, p store.Page) (store.TxPage, error) { return er.EVMTxs(ctx, f, p) })
+		func(ctx context.Context, after int64) ([]store.TxRecord, bool, error) {
+			page, err := er.EVMTxs(ctx, f, store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
+			return page.Txs, len(page.Txs) >= streamPage, err
+		})
 }
 
 // tokenStream: GET /indexer/nft/v1/tokens/stream, the NFT tokens of an account and/or a
@@ -116,8 +119,10 @@ func (s *server) tokenStream(r *http.Request) (httpapi.Producer, error) {
 				if err != nil {
 					return err
 				}
-				if len(page.Tokens) > 0 && s.epochMoved(ctx, epoch) {
-					return errChainReset()
+				if len(page.Tokens) > 0 {
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
 				}
 				for _, t := range page.Tokens {
 					buf.Reset()

@@ -32,6 +32,7 @@ func (s *server) transferRoutes() []httpapi.Route {
 		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/by_account/{account}", Handler: s.transfersByAccount, InSpec: true, Cache: true},
 		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/by_denom/{denom}", Handler: s.transfersByDenom, InSpec: true, Cache: true},
 		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/by_tx/{tx_hash}", Handler: s.transfersByTx, InSpec: true, Cache: true},
+		httpapi.Route{Pattern: "GET /indexer/transfer/v1/transfers/stream", Stream: s.transferStream, InSpec: true},
 	)
 }
 

@@ -147,7 +147,8 @@ func New(cfg Config) (*Fleet, error) {
 	f := &Fleet{cfg: cfg, log: cfg.Log, budget: httpx.NewLimiter(cfg.Budget),
 		chains: map[string]*chainRun{}, hosts: map[string]*chainRun{}, schemas: map[string]string{}}
 	metrics := prometheus.Gatherers{cfg.Registry, prometheus.GathererFunc(f.gatherChains)}
-	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Readiness: f.Readiness, Metrics: metrics, Portfolio: cfg.Portfolio}, cfg.Log, cfg.Registry)
+	f.own = api.NewFleet(api.FleetConfig{CORS: cfg.API.CORS, Chains: f.list, Readiness: f.Readiness, Metrics: metrics, Portfolio: cfg.Portfolio,
+		StreamPoll: cfg.API.StreamPoll, Streams: cfg.API.Streams}, cfg.Log, cfg.Registry)
 	return f, nil
 }
 

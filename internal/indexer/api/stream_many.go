@@ -1,0 +1,246 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/rollgate/rollgate/internal/apierr"
+	"github.com/rollgate/rollgate/internal/httpapi"
+	"github.com/rollgate/rollgate/internal/store"
+)
+
+// The many-address streams: the tx stream and the transfer stream take up to
+// MaxStreamAccounts accounts, each a repeated account= parameter (the request a browser's
+// EventSource can make: a GET whose URL URLSearchParams.append builds; one account is the
+// single-account request unchanged). An item naming several of them is sent once. Each
+// account is read through its own keyset walk (the by_account index), and the walks are
+// merged by the stream's key, so a page costs one indexed read per account and the ids, the
+// resume rule and the epochs are those of the one-account streams.
+
+// MaxStreamAccounts is the most accounts one stream takes; more is a 400 naming it.
+const MaxStreamAccounts = 100
+
+// streamAccounts reads the account= parameters: each bech32 (any prefix) or 0x hex, resolved
+// to the raw address as the by_account routes resolve it, duplicates (the same account in
+// both forms too) collapsed, in the order given. Empty values are ignored.
+func streamAccounts(q url.Values, prefix string) ([][]byte, error) {
+	var out [][]byte
+	for _, a := range q["account"] {
+		if a == "" {
+			continue
+		}
+		b, err := accountParam(prefix, a)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, b) }) {
+			out = append(out, b)
+		}
+		if len(out) > MaxStreamAccounts {
+			return nil, apierr.BadRequest("[INVALID_VALUE] too many accounts: a stream takes at most %d (repeated account=)", MaxStreamAccounts)
+		}
+	}
+	return out, nil
+}
+
+// mergeWalks reads one page of each of n keyset walks after the key after (walk i's items
+// in ascending key order, up to streamPage) and merges them: every item up to the lowest last
+// key among the walks that filled their page (beyond it a full walk may hold items the merge
+// has not seen), each key once. more reports that a walk was cut there: read on from the last
+// item's key.
+func mergeWalks[T any](ctx context.Context, n int, after int64, walk func(ctx context.Context, i int, after int64) ([]T, error), key func(T) int64) (out []T, more bool, err error) {
+	if n == 1 {
+		items, err := walk(ctx, 0, after)
+		return items, len(items) >= streamPage, err
+	}
+	bound := int64(-1)
+	var all []T
+	for i := range n {
+		items, err := walk(ctx, i, after)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(items) >= streamPage {
+			if last := key(items[len(items)-1]); bound < 0 || last < bound {
+				bound = last
+			}
+		}
+		all = append(all, items...)
+	}
+	slices.SortStableFunc(all, func(a, b T) int {
+		ka, kb := key(a), key(b)
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+	out = all[:0]
+	for _, it := range all {
+		k := key(it)
+		if bound >= 0 && k > bound {
+			break
+		}
+		if len(out) > 0 && key(out[len(out)-1]) == k {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out, bound >= 0, nil
+}
+
+// txWalks is the tx stream's merged walk over filters (one per account; one without).
+func txWalks(list func(ctx context.Context, f store.TxFilter, p store.Page) (store.TxPage, error), fs []store.TxFilter) func(ctx context.Context, after int64) ([]store.TxRecord, bool, error) {
+	return func(ctx context.Context, after int64) ([]store.TxRecord, bool, error) {
+		return mergeWalks(ctx, len(fs), after, func(ctx context.Context, i int, after int64) ([]store.TxRecord, error) {
+			page, err := list(ctx, fs[i], store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
+			return page.Txs, err
+		}, func(t store.TxRecord) int64 { return t.Sequence })
+	}
+}
+
+// txFilters is one filter per account of the stream (base with its Account set), or base
+// alone when it names none.
+func txFilters(base store.TxFilter, accs [][]byte) []store.TxFilter {
+	if len(accs) == 0 {
+		return []store.TxFilter{base}
+	}
+	out := make([]store.TxFilter, len(accs))
+	for i, a := range accs {
+		out[i] = base
+		out[i].Account = a
+	}
+	return out
+}
+
+// transferFilters is txFilters for the transfer stream.
+func transferFilters(base store.TransferFilter, accs [][]byte) []store.TransferFilter {
+	if len(accs) == 0 {
+		return []store.TransferFilter{base}
+	}
+	out := make([]store.TransferFilter, len(accs))
+	for i, a := range accs {
+		out[i] = base
+		out[i].Account = a
+	}
+	return out
+}
+
+// transferWalks is the transfer stream's merged walk over filters.
+func transferWalks(r store.TransferReader, fs []store.TransferFilter) func(ctx context.Context, after int64) ([]store.TransferRecord, bool, error) {
+	return func(ctx context.Context, after int64) ([]store.TransferRecord, bool, error) {
+		return mergeWalks(ctx, len(fs), after, func(ctx context.Context, i int, after int64) ([]store.TransferRecord, error) {
+			page, err := r.Transfers(ctx, fs[i], store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
+			return page.Transfers, err
+		}, func(t store.TransferRecord) int64 { return t.ID })
+	}
+}
+
+// transferStreamFilter reads the transfer stream's filters beside the accounts: direction,
+// as by_account takes it (with accounts only).
+func transferStreamFilter(q url.Values) (store.TransferFilter, error) {
+	var f store.TransferFilter
+	switch q.Get("direction") {
+	case "", "both":
+	case "in":
+		f.Direction = store.DirectionIn
+	case "out":
+		f.Direction = store.DirectionOut
+	default:
+		return f, apierr.BadRequest("[INVALID_VALUE] invalid value for direction: %s (must be in, out or both)", clip(q.Get("direction")))
+	}
+	return f, nil
+}
+
+// transferTip is the transfer id past every transfer of the heights up to h: transfer ids are
+// height<<store.TransferIDBits + the position in the block.
+func transferTip(h int64) int64 { return store.TransferID(h+1, 0) - 1 }
+
+// transferStream: GET /indexer/transfer/v1/transfers/stream, the transfers of up to
+// MaxStreamAccounts accounts (direction as by_account), or of the whole chain without one,
+// as the transfer lists render them, id the transfer's id (its pagination key).
+func (s *server) transferStream(r *http.Request) (httpapi.Producer, error) {
+	q := query(r.URL.RawQuery)
+	accs, err := streamAccounts(q, s.cfg.AccountPrefix)
+	if err != nil {
+		return nil, err
+	}
+	base, err := transferStreamFilter(q)
+	if err != nil {
+		return nil, err
+	}
+	at, resume, err := resumePoint(r)
+	if err != nil {
+		return nil, err
+	}
+	epoch, err := s.streamEpoch(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	after := at.after
+	if !resume {
+		h, err := s.store.IndexedHeight(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		after = transferTip(h)
+	}
+	walk := transferWalks(s.cfg.Features.Transfers, transferFilters(base, accs))
+	return func(st *httpapi.Stream) error {
+		if resume {
+			// The first retained transfer id is that of the first retained height's first
+			// transfer (ids are height-based), whether or not that height moved a token.
+			first, err := s.firstHeight(st.Context())
+			if err != nil {
+				return err
+			}
+			var firstID int64
+			if first > 0 {
+				firstID = store.TransferID(first, 0)
+			}
+			if err := resumeRule(at, epoch, firstID, "id"); err != nil {
+				return err
+			}
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		return s.follow(st, func(ctx context.Context) error {
+			for {
+				items, more, err := walk(ctx, after)
+				if err != nil {
+					return err
+				}
+				if len(items) > 0 {
+					if err := s.checkEpoch(ctx, epoch); err != nil {
+						return err
+					}
+				}
+				for _, t := range items {
+					j, err := s.transferItem(t)
+					if err != nil {
+						return err
+					}
+					buf.Reset()
+					if err := enc.Encode(j); err != nil {
+						return err
+					}
+					if err := st.Send(streamID(epoch, strconv.FormatInt(t.ID, 10)), "transfer", bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
+						return err
+					}
+					after = t.ID
+				}
+				if !more {
+					return nil
+				}
+			}
+		})
+	}, nil
+}
