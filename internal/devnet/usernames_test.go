@@ -111,6 +111,14 @@ func TestUsernamesViews(t *testing.T) {
 	if code, _ := exec("register_domain", name, year); code == 0 {
 		t.Error("a taken name registered again")
 	}
+	// Another module name at the package's address is one the chain does not have.
+	if st, body := post(t, l1.REST()+"/initia/move/v1/accounts/"+mod+"/modules/nope/view_functions/get_name_from_address",
+		map[string]any{"type_args": []string{}, "args": []string{base64.StdEncoding.EncodeToString(owner[:])}}); st != 500 || !strings.Contains(string(body), "LINKER_ERROR") {
+		t.Errorf("unknown module at the username address: %d %s", st, body)
+	}
+	if st, d := view(l1, "get_nothing", base64.StdEncoding.EncodeToString(owner[:])); st != 500 || !strings.Contains(d, "FUNCTION_RESOLUTION_FAILURE") {
+		t.Errorf("unknown function of the username module: %d %s", st, d)
+	}
 	rollup, _ := net.Chain("move-names-1")
 	if st, d := view(rollup, "get_name_from_address", base64.StdEncoding.EncodeToString(owner[:])); st != 500 || !strings.Contains(d, "LINKER_ERROR") {
 		t.Errorf("rollup: %d %s", st, d)

@@ -59,6 +59,9 @@ const (
 func (u Usernames) keyName(name string) string { return "usernames/" + u.At.Hex() + "/name/" + name }
 func (u Usernames) keyAddr(a Addr) string      { return "usernames/" + u.At.Hex() + "/addr/" + a.Hex() }
 
+// HasModule says which module names the package has (any other is the VM's LINKER_ERROR).
+func (Usernames) HasModule(module string) bool { return module == "usernames" }
+
 // Entry implements Package.
 func (u Usernames) Entry(module, fn string) (func(*Call) error, uint64, bool) {
 	if module != "usernames" {
