@@ -18,9 +18,9 @@ import (
 // arguments (@initia/utils createMoveClient.viewFunction, which InterwovenKit calls, and
 // initia.js src/client/rest/api/MoveAPI.ts viewFunction), /view, /view/json (InterwovenKit
 // pages/wallet/txs/send-nft/tx.move.ts) and their batches. The standard library's balance
-// views read the bank's balance; a module the chain lacks — the username module InterwovenKit
-// asks the L1 for (packages/interwovenkit-react/src/data/username.ts, module address from
-// src/public/data/constants.ts) — fails with the Move VM's LINKER_ERROR, an unknown function
+// views read the bank's balance; a module the chain lacks — the lock-staking module InterwovenKit
+// asks the L1 for (lockStakeModuleAddress of src/public/data/constants.ts; the username
+// module is the L1's, TestUsernamesViews) — fails with the Move VM's LINKER_ERROR, an unknown function
 // of a known module with FUNCTION_RESOLUTION_FAILURE, both the gateway's 500 with code 2.
 func TestMoveViewsOverHTTP(t *testing.T) {
 	net := startNet(t, 31, 2, devnet.ChainSpec{ChainID: "l1-view-1", Kind: devnet.KindL1}, devnet.ChainSpec{ChainID: "move-view-1", Kind: devnet.KindMove})
@@ -71,11 +71,11 @@ func TestMoveViewsOverHTTP(t *testing.T) {
 			t.Errorf("%s empty balance: %d %s", c.ID(), status, body)
 		}
 
-		usernames := "0x42cd8467b1c86e59bf319e5664a09b6b5840bb3fac64f5ce690b5041c530565a"
+		lockStaking := "0x81c3ea419d2fd3a27971021d9dd3cc708def05e5d6a09d39b2f1f9ba18312264"
 		addr, _ := hex.DecodeString(strings.Repeat("00", 12) + hex.EncodeToString(acc.Addr))
 		for path, wantMsg := range map[string]string{
-			"/initia/move/v1/accounts/" + usernames + "/modules/usernames/view_functions/get_name_from_address": "VM error: status LINKER_ERROR of type Verification with message Linker Error: Module " + usernames + "::usernames doesn't exist",
-			"/initia/move/v1/accounts/0x1/modules/coin/view_functions/nope":                                     "VM error: status FUNCTION_RESOLUTION_FAILURE of type Verification with message Function 0x1::coin::nope does not exist",
+			"/initia/move/v1/accounts/" + lockStaking + "/modules/lock_staking/view_functions/get_locked_delegations": "VM error: status LINKER_ERROR of type Verification with message Linker Error: Module " + lockStaking + "::lock_staking doesn't exist",
+			"/initia/move/v1/accounts/0x1/modules/coin/view_functions/nope":                                           "VM error: status FUNCTION_RESOLUTION_FAILURE of type Verification with message Function 0x1::coin::nope does not exist",
 		} {
 			status, body := post(t, c.REST()+path, map[string]any{"type_args": []string{}, "args": []string{base64.StdEncoding.EncodeToString(addr)}})
 			if w, _ := json.Marshal(wantMsg); status != 500 || string(body) != `{"code":2, "message":`+string(w)+`, "details":[]}` {

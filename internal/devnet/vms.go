@@ -45,6 +45,11 @@ func plugVM(s ChainSpec, cfg Config, log *slog.Logger) vm {
 		opts := []move.Option{move.WithGenesisCoins("uusdc"), move.WithLogger(log)}
 		if s.Kind == KindL1 {
 			opts = append([]move.Option{move.WithBaseDenom(s.FeeDenom)}, opts...)
+			// The username module InterwovenKit asks Initia's L1 for (its views answer
+			// "no name" for every address until a name is registered).
+			for _, at := range []move.Addr{move.UsernamesMainnet, move.UsernamesTestnet} {
+				opts = append(opts, move.WithPackage(at, move.Usernames{At: at}))
+			}
 		}
 		opts = append(opts, cfg.lzMoveOptions(s)...)
 		m := move.New(opts...)

@@ -83,6 +83,26 @@ async function routerState(rg, chainId, tx, ms) {
   }
 }
 const withdrawals = []
+// bridgeHistory lists the kit's bridge history as "<chainId>:<txHash>" (its localStorage list
+// `${NAMESPACE}:bridge:history` of {chainId, txHash}, src/data/constants.ts, history.ts).
+const bridgeHistory = (page) => page.evaluate(() => {
+  const k = Object.keys(localStorage).find((x) => x.endsWith(":bridge:history"))
+  return k ? JSON.parse(localStorage.getItem(k)).map((h) => `${h.chainId}:${h.txHash}`) : []
+})
+// routerClaimable asks the router (from Node) to track a tx and waits for its withdrawal to
+// be claimable.
+async function routerClaimable(rg, chainId, tx, ms) {
+  const tr = await fetch(`${rg.routerApiUrl}/v2/tx/track`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tx_hash: tx, chain_id: chainId }) })
+  if (!tr.ok) throw new Error(`router /v2/tx/track: ${tr.status} ${await tr.text()}`)
+  const end = Date.now() + ms
+  for (;;) {
+    const r = await fetch(`${rg.routerApiUrl}/v2/tx/status?tx_hash=${tx}&chain_id=${chainId}`)
+    const w = (await r.json()).transfers?.[0]?.transfer_sequence?.[0]?.op_init_transfer?.withdrawal
+    if (w?.state === "OPINIT_WITHDRAWAL_CLAIMABLE") return w
+    if (Date.now() > end) throw new Error(`router: ${tx} withdrawal is ${JSON.stringify(w ?? null)} after ${ms} ms`)
+    await new Promise((ok) => setTimeout(ok, 1000))
+  }
+}
 // dismissClaimPrompt closes the kit's "Ready to claim" prompt, which it opens over the
 // drawer once a withdrawal is claimable; the claim step claims from the list.
 async function dismissClaimPrompt(page) {
@@ -161,27 +181,41 @@ const ok = await main([
     return `${c.tx} ${c.w.state} (bridge ${c.w.bridge_id}, sequence ${c.w.l2_sequence})`
   }],
   ["withdraw-bridge", async (page, { rg, shot }) => {
-    // The Bridge page: the same way out, asked with the kit's Bridge form.
+    // The Bridge page: the same way out, asked with the kit's Bridge form (is_op_withdraw).
+    // The kit does not track an OP withdrawal it sends from there (pages/bridge/data/tx.ts:
+    // "skip for OP withdrawals as they don't need tracking"): it keeps the tx in its bridge
+    // history (localStorage "…:bridge:history") and reminds of the claim. The script reads
+    // that tx from the history and asks the router to track it, as a dApp or explorer would.
     const src = await l2Denom(rg, MOVE)
-    const before = states().length
+    const seen = new Set(await bridgeHistory(page))
     await page.evaluate((v) => window.kit.openBridge(v), { srcChainId: MOVE, srcDenom: src, dstChainId: L1, dstDenom: "uinit", quantity: "1" })
     await dismissClaimPrompt(page)
     await btn(page, { name: "Preview route" }).click({ timeout: 30000 })
     await btn(page, { name: "Confirm", exact: true }).click({ timeout: 30000 })
     await btn(page, { name: "Approve" }).click({ timeout: 30000 })
     await waitText(page, /Transaction submitted/, 60000, "submission")
+    let tx
+    for (const end = Date.now() + 60000; !tx; await page.waitForTimeout(1000)) {
+      tx = (await bridgeHistory(page)).find((h) => !seen.has(h) && h.startsWith(MOVE + ":"))?.slice(MOVE.length + 1)
+      if (!tx && Date.now() > end) throw new Error("the withdrawal is not in the kit's bridge history")
+    }
     await btn(page, { name: "Bridge/Swap history" }).dispatchEvent("click") // under the "submitted" toast
-    const c = await claimable(page, before, 120000)
+    const w = await routerClaimable(rg, MOVE, tx, 120000)
     await shot("withdraw-bridge")
-    withdrawals.push(c.tx)
-    return `${c.tx} ${c.w.state} (bridge ${c.w.bridge_id}, sequence ${c.w.l2_sequence})`
+    withdrawals.push(tx)
+    return `${tx} ${w.state} (bridge ${w.bridge_id}, sequence ${w.l2_sequence}; tracked at the script's request)`
   }],
   ["claim", async (page, { rg, shot }) => {
     // The kit's "Withdrawal status" page lists the OP withdrawals (OPinit outputs with
     // pagination.reverse, the executor's withdrawals) and claims each on the L1.
-    await dismissClaimPrompt(page)
-    await btn(page, { name: "Go back" }).click({ timeout: 10000 })
-    await btn(page, { name: "Withdrawal status" }).click({ timeout: 30000 })
+    // The kit's "Ready to claim" prompt leads there ("View withdrawal status"); without
+    // it, the Bridge page's "Withdrawal status" button does.
+    await page.waitForTimeout(2000)
+    if (/Ready to claim/.test(await text(page))) await btn(page, { name: "View withdrawal status" }).click({ timeout: 10000 })
+    else {
+      await page.evaluate(() => window.kit.openBridge({}))
+      await btn(page, { name: "Withdrawal status" }).click({ timeout: 30000 })
+    }
     await btn(page, { name: "Minimove Devnet" }).click({ timeout: 30000 }).catch(() => {})
     await waitText(page, /OP Bridge withdrawals[\s\S]*Claim/, 60000, "the listed withdrawals")
     await shot("op-withdrawals")
@@ -202,17 +236,31 @@ const ok = await main([
     for (const tx of withdrawals) done.push(await routerState(rg, MOVE, tx, 60000))
     return `${claimed} claimed; router: ${done.join(", ")}`
   }],
-  ["send", async (page, { shot }) => {
-    // The wallet's Send page: INIT on the L1 to test account #1.
+  ["send", async (page, { up, shot }) => {
+    // The wallet's Send page: 1 INIT on the L1 to test account #1. The claim's toast also
+    // says "Transaction is successful!", so it is closed first, the send's "pending" toast
+    // is awaited before its success, and the recipient's balance is read from the L1.
+    const to = "init1wzvhjux9rqfdcwspp37srdgwp5tac7wg9ql75y"
+    const rest = up.endpoints.chains[L1].rest
+    const bal = async () => BigInt((await (await fetch(`${rest}/cosmos/bank/v1beta1/balances/${to}/by_denom?denom=uinit`)).json()).balance.amount)
+    const before = await bal()
+    await page.keyboard.press("Escape")
+    for (const end = Date.now() + 15000; /Transaction is successful!/.test(await text(page)) && Date.now() < end;) {
+      await btn(page, { name: "Close" }).click({ timeout: 2000 }).catch(() => page.keyboard.press("Escape"))
+      await page.waitForTimeout(500)
+    }
     await page.evaluate(() => window.kit.openWallet())
     await btn(page, { name: "Send", exact: true }).click({ timeout: 30000 })
     await page.locator("input[aria-label=Amount]").fill("1")
-    await page.getByPlaceholder("Address or username").fill("init1wzvhjux9rqfdcwspp37srdgwp5tac7wg9ql75y")
+    await page.getByPlaceholder("Address or username").fill(to)
     await btn(page, { name: "Confirm", exact: true }).click({ timeout: 30000 })
     await btn(page, { name: "Approve" }).click({ timeout: 30000 })
+    await waitText(page, /Transaction is pending|Transaction is successful!/, 30000, "the send's toast")
     await waitText(page, /Transaction is successful!/, 60000, "the kit's confirmation")
+    const after = await bal()
+    if (after - before !== 1000000n) throw new Error(`recipient's uinit moved by ${after - before}, want 1000000`)
     await shot("send")
-    return "Transaction is successful!"
+    return `"Transaction is successful!"; ${to} +${after - before} uinit on ${L1}`
   }],
 ])
 process.exit(ok ? 0 : 1)

@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out="$here/out"
-retain=${RETAIN_BLOCKS:-40} # 20 s at the default 500 ms interval
+retain=${RETAIN_BLOCKS:-60} # 30 s at the default 500 ms interval
 mkdir -p "$out"
 [ -x /usr/bin/chromium ] || { echo "no /usr/bin/chromium: apt-get install -y chromium" >&2; exit 2; }
 
@@ -43,6 +43,7 @@ done
 echo "up is pruned: the L1's earliest block is $earliest"
 
 cd "$here"
-npm ci --no-audit --no-fund --loglevel=error
+# npm ci again only when the lockfile changed since the last install.
+[ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error
 npx vite build --logLevel warn
 node flows.mjs "$out/up.out" "$out" "$root/docs/browser"

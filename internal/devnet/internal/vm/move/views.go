@@ -148,6 +148,9 @@ func (m *Module) view(q sim.Query, req viewRequest, jsonArgs bool) (viewResponse
 		return viewResponse{}, &viewError{http.StatusBadRequest, 3, "empty function name: invalid request"}
 	}
 	if p, ok := m.packages[mod]; ok {
+		if h, ok := p.(interface{ HasModule(string) bool }); ok && !h.HasModule(req.ModuleName) {
+			return viewResponse{}, viewVMError("LINKER_ERROR", "Linker Error: Module %s::%s doesn't exist", mod.String(), req.ModuleName)
+		}
 		a, ok := viewArgsOf(viewArgs{raw: req.Args, json: jsonArgs})
 		if !ok {
 			return viewResponse{}, deserializeErr(0)
