@@ -192,6 +192,9 @@ type Leg struct {
 	// Fee is a LayerZero messaging fee, MinAmount the least amount the OFT may deliver.
 	Fee       string
 	MinAmount *uint256.Int
+	// Compose, when set, is what a LayerZero send carries for a composer on its destination
+	// (the deposit after the hop, router/msgs compose.go).
+	Compose *Compose
 }
 
 // Message is what Build returns: a Cosmos message (Cosmos, of TypeURL) or an EVM call.

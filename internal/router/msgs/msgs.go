@@ -517,6 +517,10 @@ func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end i
 	if p.slip != nil {
 		leg.MinAmount = applySlippage(p.amounts[start], p.slip)
 	}
+	ms, err := b.compose(req, p, start, end, &leg)
+	if err != nil {
+		return nil, err
+	}
 	if first.Bridge == bridge.LayerZero && b.LZQuotes != nil {
 		f, err := b.quoteLZ(ctx, p.ops[start], &leg)
 		if err != nil {
@@ -528,15 +532,11 @@ func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end i
 		}
 		p.lzFee[chain.ID] = f
 	}
-	ms, err := b.compose(req, p, start, end, &leg)
-	if err != nil {
-		return nil, err
-	}
 	if ms != nil {
 		tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
 		return tx, nil
 	}
-	if chain.Type == registry.ChainTypeEVM && end-start != 1 {
+	if chain.Type == registry.ChainTypeEVM && end-start != 1 && leg.Compose == nil {
 		return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
 	}
 	m, err := first.Bridge.Build(leg)
@@ -566,12 +566,12 @@ func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end i
 func (b Builder) quoteLZ(ctx context.Context, op route.Operation, leg *bridge.Leg) (string, error) {
 	z := op.LayerZeroTransfer
 	src, dst := b.Reg.Chain(z.FromChainID), b.Reg.Chain(z.ToChainID)
-	to, err := bridge.Recipient32(dst, leg.Receivers[0])
+	to, opts, compose, err := bridge.LayerZeroSend(dst, *leg)
 	if err != nil {
 		return "", nil // the bridge's Build reports the address
 	}
 	f, err := b.LZQuotes.QuoteLayerZero(ctx, LZQuote{Chain: src, OFT: z.SourceOFTContractAddress, DstEID: z.DestinationEndpointID,
-		To: to, Sender: leg.Sender, Amount: leg.Amount, MinAmount: leg.MinAmount})
+		To: to, Sender: leg.Sender, Amount: leg.Amount, MinAmount: leg.MinAmount, Options: opts, ComposeMsg: compose})
 	if err != nil {
 		return "", &SourceError{Err: fmt.Errorf("LayerZero fee quote on %s: %w", src.ID, err)}
 	}
