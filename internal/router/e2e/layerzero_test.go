@@ -317,10 +317,13 @@ func lzHop(t *testing.T, s track.StatusResponse) *track.LayerZeroTransferInfo {
 // TestLayerZeroEndToEnd moves USDT over LayerZero on the devnet through the router over HTTP,
 // signed as wallets sign: Ethereum → L1 (an evm_tx with an Anvil key: approve, then the OFT
 // adapter's send paying the quoted fee), L1 → Ethereum (the Move OFT's send_withdraw signed
-// with the printed test mnemonic's account), Ethereum → minimove (LayerZero, then the OPinit
-// deposit in a second tx), each tracked from its PacketSent's GUID to STATE_COMPLETED_SUCCESS
-// with the amount arriving (read from the chains); and a packet the DVN never verifies ends
-// STATE_ABANDONED once the window has passed in chain time.
+// with the printed test mnemonic's account), Ethereum → minimove in one tx without
+// allow_multi_tx (the OFT send pays the L1's OPinit composer, whose lz_compose makes the
+// deposit: tracked through the LayerZero hop and its compose_tx to the deposit hop), the same
+// with the deposit sent by the user as a second tx, each tracked from its PacketSent's GUID to
+// STATE_COMPLETED_SUCCESS with the amount arriving (read from the chains); and a packet the DVN
+// never verifies ends STATE_ABANDONED once the window has passed in chain time. Every route,
+// msgs and status answer is validated against Skip's OpenAPI document.
 func TestLayerZeroEndToEnd(t *testing.T) {
 	n := startLZNet(t)
 	anvil, err := devnet.AnvilAccounts()
