@@ -11,10 +11,11 @@ package layerzero
 // composeMsg. The executor then calls the composer's lz_compose(from, guid, index, message,
 // extra_data); the composer clears the message at the endpoint (endpoint::clear_compose:
 // the hash must match, then ComposeDelivered {from, to, guid, index}) and acts on it
-// (LayerZero-Labs/LayerZero-v2: packages/layerzero-v2/initia/contracts/endpoint_v2/sources/
-// endpoint.move, internal/messaging_composer.move, oapps/oft_common/sources/
-// oft_compose_msg_codec.move; evm/oapp/contracts/oft/OFTCore.sol, libs/OFTComposeMsgCodec.sol,
-// evm/protocol/contracts/MessagingComposer.sol).
+// (LayerZero-Labs/LayerZero-v2:packages/layerzero-v2/initia/contracts/endpoint_v2/sources/endpoint.move,
+// LayerZero-Labs/LayerZero-v2:packages/layerzero-v2/initia/contracts/endpoint_v2/sources/internal/messaging_composer.move,
+// LayerZero-Labs/LayerZero-v2:packages/layerzero-v2/initia/contracts/oapps/oft_common/sources/oft_compose_msg_codec.move,
+// LayerZero-Labs/LayerZero-v2:packages/layerzero-v2/evm/oapp/contracts/oft/OFTCore.sol,
+// LayerZero-Labs/LayerZero-v2:packages/layerzero-v2/evm/protocol/contracts/MessagingComposer.sol).
 //
 // The devnet's one composer makes an OPinit deposit of what arrived: its composeMsg (the
 // sender's, rollgate's format) is bridge_id u64 ‖ to bytes32 (the recipient's account on the
