@@ -297,7 +297,7 @@ func (b Builder) compose(req Request, p *plan, start, end int, leg *bridge.Leg) 
 			}
 			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
 			switch {
-			case bridge.Withdrawal(b.Reg, p.ops[i]) && end-start == 1:
+			case bridge.WithdrawalHop(b.Reg, p.ops[i], p.hops[i]) && end-start == 1:
 				return unwrapWithdrawMsgs(leg.Sender, leg.Receivers[0], w, local)
 			case p.hops[i].Bridge == bridge.IBC:
 				b.arrive(p, end, leg)
@@ -319,7 +319,7 @@ func (b Builder) compose(req Request, p *plan, start, end int, leg *bridge.Leg) 
 	if p.hops[start].Bridge == bridge.LayerZero && end-start > 1 {
 		return nil, b.composeDeposit(p, start, end, leg)
 	}
-	if p.hops[start].Bridge == bridge.OPInit && !bridge.Withdrawal(b.Reg, p.ops[start]) {
+	if p.hops[start].Bridge == bridge.OPInit && !bridge.WithdrawalHop(b.Reg, p.ops[start], p.hops[start]) {
 		if w, ok := p.toLocal[start]; ok {
 			// Rule 2: the deposit is minted to the hook's signer, whose approve and toLocal
 			// convert it for the recipient (toLocal's receiver, in the hook).
@@ -387,7 +387,7 @@ func checkHook(h *SignedOPHook, to string) ([]byte, error) {
 // the OPinit deposit start+1 and nothing else.
 func (b Builder) composeDeposit(p *plan, start, end int, leg *bridge.Leg) error {
 	dep := start + 1
-	if end-start != 2 || p.hops[dep].Bridge != bridge.OPInit || bridge.Withdrawal(b.Reg, p.ops[dep]) {
+	if end-start != 2 || p.hops[dep].Bridge != bridge.OPInit || bridge.WithdrawalHop(b.Reg, p.ops[dep], p.hops[dep]) {
 		return route.Invalidf(ReasonUnsupportedOp, "operation %d: only an OPinit deposit can follow a LayerZero hop in its transaction (composed on arrival)", dep)
 	}
 	if _, ok := p.toLocal[dep]; ok {

@@ -211,7 +211,7 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 		p.hops = append(p.hops, op.Hop())
 	}
 	p.chains = []string{p.hops[0].FromChainID}
-	for _, w := range route.Wraps(b.Reg, ops) {
+	for _, w := range route.WrapsOf(b.Reg, p.hops) {
 		if w.ToLocal {
 			p.toLocal[w.OperationIndex] = w
 		} else {
