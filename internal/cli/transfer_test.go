@@ -3,9 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cosmos/btcutil/bech32"
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet"
@@ -41,6 +47,19 @@ func TestTransferCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	anvilKey0 := anvil[0].PrivateKey
+	// USDT composed into a deposit to minimove on arrival at the L1: the Anvil key's account
+	// there, read before and after from the rollup's REST.
+	usdtMove := denom.L2(2, "move/13646f5188844c54306f38be5d74e3ad8d02a6b9d538ce540b30e5845b27712d")
+	anvilMove, err := bech32.EncodeFromBase256("init", anvil[0].Address.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	moveREST := eps.Chains["minimove-devnet-1"].REST
+	type gain struct {
+		rest, addr, denom string
+		amount            int64
+	}
+	gains := map[string]gain{"usdt_from_ethereum_to_rollup": {moveREST, anvilMove, usdtMove, 1_000_000}}
 	cases := []struct {
 		name string
 		args []string
@@ -70,6 +89,13 @@ func TestTransferCommand(t *testing.T) {
 			"--from-chain", "31337", "--from-denom", "0x5FbDB2315678afecb367f032d93F642f64180aa3", "--to-chain", "initia-devnet-1",
 			"--to-denom", "move/13646f5188844c54306f38be5d74e3ad8d02a6b9d538ce540b30e5845b27712d", "--amount", "1000000"}, 0,
 			[]string{"hop 1  layerzero 31337 → initia-devnet-1  LAYER_ZERO_TRANSFER_RECEIVED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
+		// USDT from Ethereum to the minimove rollup in one Ethereum tx, without --multi-tx: the
+		// OFT send pays the L1's OPinit composer, whose lz_compose makes the deposit.
+		{"usdt_from_ethereum_to_rollup", []string{"transfer", "--router", eps.Router, "--from", anvilKey0, "--interval", "100ms", "--timeout", "2m",
+			"--from-chain", "31337", "--from-denom", "0x5FbDB2315678afecb367f032d93F642f64180aa3", "--to-chain", "minimove-devnet-1",
+			"--to-denom", usdtMove, "--amount", "1000000"}, 0,
+			[]string{"2 operation(s), 1 tx(s)", "hop 1  layerzero 31337 → initia-devnet-1  LAYER_ZERO_TRANSFER_RECEIVED",
+				"hop 2  opinit  initia-devnet-1 → minimove-devnet-1  OPINIT_TRANSFER_RECEIVED", "STATE_COMPLETED (STATE_COMPLETED_SUCCESS)"}},
 		// A two-tx route with --multi-tx: the withdrawal (claimed by transfer), then the IBC
 		// transfer from the L1, sent once the first has completed.
 		{"multi_tx_withdraw_then_ibc", []string{"transfer", "--router", eps.Router, "--from", devnet.TestMnemonic, "--interval", "100ms", "--timeout", "2m",
@@ -82,6 +108,11 @@ func TestTransferCommand(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			var before int64
+			g, checkGain := gains[tc.name]
+			if checkGain {
+				before = restBalance(t, g.rest, g.addr, g.denom)
+			}
 			cenv, cout, cerr := testEnv(nil)
 			code := run(context.Background(), cenv, tc.args)
 			all := cout.String() + cerr.String()
@@ -93,9 +124,39 @@ func TestTransferCommand(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", w, all)
 				}
 			}
+			if checkGain {
+				if got := restBalance(t, g.rest, g.addr, g.denom) - before; got != g.amount {
+					t.Errorf("%s received %d %s on the rollup, want %d", g.addr, got, g.denom, g.amount)
+				} else {
+					t.Logf("%s: +%d %s (REST)", g.addr, got, g.denom)
+				}
+			}
 			t.Logf("\n%s", all)
 		})
 	}
+}
+
+// restBalance reads an account's balance of one denom from a chain's Cosmos REST.
+func restBalance(t *testing.T, rest, addr, denom string) int64 {
+	t.Helper()
+	resp, err := http.Get(rest + "/cosmos/bank/v1beta1/balances/" + addr + "/by_denom?denom=" + url.QueryEscape(denom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b struct {
+		Balance struct {
+			Amount string `json:"amount"`
+		} `json:"balance"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&b); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("balance of %s on %s: %d %v", addr, rest, resp.StatusCode, err)
+	}
+	v, err := strconv.ParseInt(b.Balance.Amount, 10, 64)
+	if err != nil {
+		t.Fatalf("balance %q: %v", b.Balance.Amount, err)
+	}
+	return v
 }
 
 // TestWalletDefaultPath: `transfer --from <mnemonic>` signs for the address a wallet importing

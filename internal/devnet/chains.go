@@ -42,7 +42,7 @@ type Endpoints map[string]ChainEndpoints
 // buildChain builds the engine of one chain: its VM, then the bridge modules and the
 // extra genesis accounts (bots, users) the network adds.
 func buildChain(cfg Config, s ChainSpec, extraModules []sim.Module, extraAccounts []engine.GenesisAccount, log *slog.Logger) (*Chain, error) {
-	v := plugVM(s, cfg, log)
+	v := plugVM(s, cfg, extraModules, log)
 	cc := engine.Config{
 		ChainID: s.ChainID, Kind: s.Kind, Bech32Prefix: s.Prefix, CosmosKeys: s.CosmosKeys,
 		BlockInterval: cfg.BlockInterval, Seed: cfg.Seed, GenesisTime: cfg.GenesisTime,

@@ -8,10 +8,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/layerzero"
+	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/opinit"
 	"github.com/rollgate/rollgate/internal/devnet/internal/bridge/relayer"
 	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 	"github.com/rollgate/rollgate/internal/devnet/internal/ethereum"
@@ -111,6 +113,9 @@ var (
 	LayerZeroL1OFT      = layerzero.L1OFT.String()
 	LayerZeroL1USDT     = layerzero.L1USDTDenom
 	LayerZeroL1Endpoint = layerzero.L1Endpoint.String()
+	// LayerZeroL1Composer is the L1's OPinit composer (lz_compose makes an OPinit deposit of
+	// what arrives for it).
+	LayerZeroL1Composer = layerzero.L1Composer.String()
 )
 
 // LayerZero endpoint ids.
@@ -170,8 +175,9 @@ func (cfg Config) lzTestCoins(s ChainSpec) []engine.Coin {
 // lzBot is the LayerZero bot's key of a seed.
 func lzBot(seed uint64) (*engine.Key, error) { return engine.DeriveKey(seed, lzBotKeyIndex, true) }
 
-// lzMoveOptions are the L1's LayerZero packages (on the L1 with Config.LayerZero).
-func (cfg Config) lzMoveOptions(s ChainSpec) []move.Option {
+// lzMoveOptions are the L1's LayerZero packages (on the L1 with Config.LayerZero); the
+// OPinit composer sends its deposits through the ophost handler among the chain's modules.
+func (cfg Config) lzMoveOptions(s ChainSpec, modules []sim.Module) []move.Option {
 	if !cfg.LayerZero || s.Kind != KindL1 {
 		return nil
 	}
@@ -183,7 +189,19 @@ func (cfg Config) lzMoveOptions(s ChainSpec) []move.Option {
 		move.WithPackage(layerzero.L1OFT, &layerzero.OFTPackage{FeeDenom: s.FeeDenom,
 			Peers: map[uint32][32]byte{layerzero.EIDEthereum: layerzero.Bytes32(layerzero.EVMAdapter)}}),
 		move.WithPackage(layerzero.L1Endpoint, &layerzero.EndpointPackage{DVN: move.AccAddr(bot.Address())}),
+		move.WithPackage(layerzero.L1Composer, &layerzero.ComposerPackage{OFT: layerzero.L1OFT, Meta: layerzero.L1USDTMeta,
+			Deposit: handlerOf(modules, opinit.URLInitiateTokenDeposit)}),
 	}
+}
+
+// handlerOf is the handler of a message type among modules (one that fails when none has it).
+func handlerOf(modules []sim.Module, typeURL string) sim.Handler {
+	for _, m := range modules {
+		if h, ok := m.Handlers()[typeURL]; ok {
+			return h
+		}
+	}
+	return func(sim.Env, proto.Message) error { return fmt.Errorf("no handler of %s on this chain", typeURL) }
 }
 
 // lzChainParts are the L1's LayerZero genesis module and bot account.

@@ -89,7 +89,7 @@ func (n *Network) chainDoc(c *Chain) registryfile.Chain {
 	if c.Spec.Kind == KindL1 {
 		doc.Metadata.IsL1 = true
 		if n.cfg.LayerZero {
-			doc.Metadata.LayerZero = &registryfile.LayerZeroEndpoint{EndpointID: l1LZEndpoint}
+			doc.Metadata.LayerZero = &registryfile.LayerZeroEndpoint{EndpointID: l1LZEndpoint, OPinitComposer: l1LZComposer}
 		}
 	} else if t := minitiaType(c.Spec.Kind); t != "" {
 		doc.Metadata.Minitia = &registryfile.Minitia{Type: t, Version: cfg.AppVersion}

@@ -29,6 +29,8 @@ const (
 var (
 	lzUSDT        = layerzero.EVMUSDT.Hex()
 	lzUSDTAdapter = layerzero.EVMAdapter.Hex()
+	// l1LZComposer is the L1's OPinit composer, in its full 64-digit form like the OFT's.
+	l1LZComposer = "0x" + layerzero.L1Composer.Hex()
 )
 
 // forwardedVouchers lists, per rollup, the ICS-20 vouchers that arrive on it through the L1

@@ -33,7 +33,7 @@ type vm struct {
 // plugVM is the VM of a chain kind: minievm on evm, Move on the L1 (Initia's L1 runs
 // Move) and on minimove, CosmWasm on miniwasm, and the engine's plain bank with its
 // built-in bank traffic on an external Cosmos chain.
-func plugVM(s ChainSpec, cfg Config, log *slog.Logger) vm {
+func plugVM(s ChainSpec, cfg Config, extraModules []sim.Module, log *slog.Logger) vm {
 	switch s.Kind {
 	case KindEVM:
 		m := evm.New(evm.Config{FeeDenom: s.FeeDenom, GenesisDenoms: []string{"uusdc"}, MaxTxsPerBlock: cfg.TxsPerBlock})
@@ -51,7 +51,7 @@ func plugVM(s ChainSpec, cfg Config, log *slog.Logger) vm {
 				opts = append(opts, move.WithPackage(at, move.Usernames{At: at}))
 			}
 		}
-		opts = append(opts, cfg.lzMoveOptions(s)...)
+		opts = append(opts, cfg.lzMoveOptions(s, extraModules)...)
 		m := move.New(opts...)
 		flavor := m.BankFlavor()
 		return vm{modules: []sim.Module{m}, bank: flavor, fundedAtGenesis: func(accs []engine.GenesisAccount) {

@@ -1,6 +1,8 @@
 // check.mjs DATA_DIR [AMOUNT] — a wallet built on the official Initia SDK (@initia/initia.js,
 // pinned in package.json) moves INIT from the L1 to every rollup of `rollgate up` through the
-// router, as an initia.js user does: route, (op hook), msgs, sign, broadcast, track, status.
+// router, as an initia.js user does: route, (op hook), msgs, sign, broadcast, track, status;
+// then, when `up` runs the Ethereum chain, USDT from the L1 to Ethereum over LayerZero (the
+// Move OFT's MsgExecute send_withdraw, tracked to the OFT's receive on Ethereum).
 //
 // The key is the SDK's default for the mnemonic `rollgate up` prints: new MnemonicKey({mnemonic})
 // (coin type 60, eth_secp256k1), txs signed by the SDK's Wallet (SIGN_MODE_DIRECT unless told).
@@ -14,6 +16,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  AccAddress,
   AuthInfo,
   Coins,
   Fee,
@@ -339,6 +342,105 @@ async function transfer(chains, dest, at) {
   if (got !== want) bad(`received ${got}, want ${want} (the route said ${route.amount_out})`);
 }
 
+// --- a LayerZero transfer: the L1's USDT to the Ethereum chain ---
+
+// The key's account on the Ethereum chain: the same eth_secp256k1 key's 20 bytes, 0x hex.
+function evmAddress() {
+  return "0x" + AccAddress.toHex(key.accAddress).replace(/^0x/, "").padStart(40, "0");
+}
+
+async function ethTokenBalance(rpc, token, holder) {
+  const data = "0x70a08231" + holder.replace(/^0x/, "").toLowerCase().padStart(64, "0"); // balanceOf(address)
+  const res = await fetch(rpc, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: token, data }, "latest"] }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const out = await res.json();
+  if (out.error) throw new Error(`eth_call balanceOf on ${rpc}: ${out.error.message}`);
+  return BigInt(out.result);
+}
+
+async function lzTransfer(chains, eth, usdtL1, at) {
+  const to = evmAddress();
+  console.log(`\n${l1} ${usdtL1} → ${eth.chain_id} ${eth.usdt} (USDT over LayerZero), ${amount}, to ${to}`);
+  const before = await ethTokenBalance(eth.json_rpc, eth.usdt, to);
+  const sentBefore = await balance(l1, usdtL1);
+
+  at.step = "route";
+  const route = await router("POST", "/v2/fungible/route", {
+    amount_in: amount,
+    source_asset_chain_id: l1,
+    source_asset_denom: usdtL1,
+    dest_asset_chain_id: eth.chain_id,
+    dest_asset_denom: eth.usdt,
+  });
+  const ops = route.operations.map((o) => Object.keys(o).find((k) => typeof o[k] === "object"));
+  step(`route    ${route.amount_in} ${route.source_asset_symbol} → ${route.amount_out} ${route.dest_asset_symbol}, operations [${ops.join(", ")}], ` +
+    `txs_required ${route.txs_required}, fees ${(route.estimated_fees ?? []).map((f) => `${f.bridge_id} ${f.amount} ${f.origin_asset?.denom}`).join(", ")}`);
+  if (ops.join() !== "layer_zero_transfer") bad(`want one layer_zero_transfer, got [${ops.join(", ")}]`);
+
+  at.step = "msgs";
+  const addressList = route.required_chain_addresses.map((id) => (chains.get(id)?.chain_type === "evm" ? to : key.accAddress));
+  const { txs, estimated_fees: fees } = await router("POST", "/v2/fungible/msgs", {
+    amount_in: route.amount_in,
+    amount_out: route.amount_out,
+    source_asset_chain_id: route.source_asset_chain_id,
+    source_asset_denom: route.source_asset_denom,
+    dest_asset_chain_id: route.dest_asset_chain_id,
+    dest_asset_denom: route.dest_asset_denom,
+    address_list: addressList,
+    operations: route.operations,
+    slippage_tolerance_percent: "1",
+  });
+  if (txs?.length !== 1 || !txs[0].cosmos_tx) bad(`want one cosmos_tx on ${l1}, got ${JSON.stringify(txs)}`);
+  const t = txs[0].cosmos_tx;
+  const m0 = JSON.parse(t.msgs[0].msg);
+  step(`msgs     ${t.chain_id} [${t.msgs.map((m) => m.msg_type_url).join(", ")}] ${m0.module_address}::${m0.module_name}::${m0.function_name}, ` +
+    `quoted fee ${(fees ?? []).map((f) => `${f.amount} ${f.origin_asset?.denom}`).join(", ")}`);
+
+  at.step = "sign";
+  const msgs = t.msgs.map(decodeMsg);
+  const signed = await rest[l1].wallet(key).createAndSignTx({ msgs, fee: feeFor(chains.get(l1)), memo: "" });
+  step(`sign     ${l1} as ${key.accAddress}, ${signModeOf(signed)}`);
+  at.step = "broadcast";
+  const res = await rest[l1].tx.broadcast(signed);
+  if (res.code) bad(`broadcast on ${l1}: code ${res.code} ${res.raw_log}`);
+  step(`broadcast ${res.txhash} in block ${res.height}`);
+
+  at.step = "track";
+  await router("POST", "/v2/tx/track", { tx_hash: res.txhash, chain_id: l1 });
+  step(`track    ${res.txhash} on ${l1}`);
+  at.step = "status";
+  const started = Date.now();
+  let last = "";
+  for (;;) {
+    const params = new URLSearchParams({ tx_hash: res.txhash, chain_id: l1 });
+    const raw = await router("GET", `/v2/tx/status?${params}`);
+    const hops = (raw.transfer_sequence ?? []).map((h) => {
+      const [kind, x] = Object.entries(h).find(([, v]) => typeof v === "object") ?? ["?", {}];
+      return `${x.from_chain_id} → ${x.to_chain_id} ${x.state} (${kind}${x.guid ? ` guid ${x.guid.slice(0, 10)}…` : ""})`;
+    });
+    const line = `status   state ${raw.state}; ${hops.join("; ")}`;
+    if (line !== last) step(line);
+    last = line;
+    if (TERMINAL.has(raw.state)) {
+      if (raw.state !== "STATE_COMPLETED_SUCCESS") bad(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
+      break;
+    }
+    if (Date.now() - started > STATUS_TIMEOUT_MS) bad(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+
+  at.step = "balance";
+  const after = await ethTokenBalance(eth.json_rpc, eth.usdt, to);
+  const sent = sentBefore - (await balance(l1, usdtL1));
+  step(`balance  USDT on ${eth.chain_id}: ${before} → ${after} (+${after - before}); ${usdtL1} on ${l1}: -${sent}`);
+  if (after - before !== BigInt(route.amount_out)) bad(`received ${after - before}, want ${route.amount_out}`);
+  if (sent !== BigInt(route.amount_in)) bad(`the L1 sent ${sent}, want ${route.amount_in}`);
+}
+
 // --- main ---
 
 console.log(`initia.js ${sdkVersion}, router ${routerUrl}`);
@@ -383,6 +485,23 @@ for (const id of rollups) {
       console.error(`  FAIL     ${at.step}: ${err.message}`);
       failed.push(`${name} (${at.step})`);
     }
+  }
+}
+// LayerZero: the L1's USDT (which rollgate up gives the test accounts) to the Ethereum chain.
+const eth = endpoints.ethereum;
+if (eth?.usdt && eth?.json_rpc) {
+  const { chains: lzChains } = await router("GET", `/v2/info/chains?chain_ids=${l1},${eth.chain_id}`);
+  for (const c of lzChains) chains.set(c.chain_id, c);
+  const usdtL1 = assets[l1]?.assets.find((a) => a.symbol === "USDT")?.denom;
+  const at = { step: "" };
+  const name = `${eth.chain_id} ${eth.usdt} (LayerZero)`;
+  try {
+    if (!usdtL1) bad(`the router lists no USDT on ${l1}`);
+    await lzTransfer(chains, eth, usdtL1, at);
+    done.push(name);
+  } catch (err) {
+    console.error(`  FAIL     ${at.step}: ${err.message}`);
+    failed.push(`${name} (${at.step})`);
   }
 }
 console.log(`\n${done.length} transfer(s) from ${l1} completed through the router with @initia/initia.js, ${failed.length} failed`);

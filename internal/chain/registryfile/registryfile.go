@@ -153,6 +153,9 @@ func (c IBCChannel) AppVersion() string {
 // LayerZeroEndpoint is metadata.layerzero.
 type LayerZeroEndpoint struct {
 	EndpointID uint32 `json:"endpoint_id"`
+	// OPinitComposer is the LayerZero composer on this chain (an L1) whose lz_compose turns
+	// an OFT that arrives for it into an OPinit deposit to a rollup (rollgate extension).
+	OPinitComposer string `json:"opinit_composer,omitempty"`
 }
 
 // Minitia is metadata.minitia of a rollup: the VM (minievm, minimove, miniwasm) and the

@@ -174,7 +174,9 @@ type Rendered struct {
 // transaction's end, and where the coin goes.
 type Leg struct {
 	Reg *registry.Registry
-	Ops []Operation
+	// From is the chain the leg starts on (nil: Ops[0]'s, looked up in Reg).
+	From *registry.Chain
+	Ops  []Operation
 	// First is the index of Ops[0] in the route; RouteLen the route's number of operations.
 	First, RouteLen int
 	Sender          string
@@ -192,6 +194,9 @@ type Leg struct {
 	// Fee is a LayerZero messaging fee, MinAmount the least amount the OFT may deliver.
 	Fee       string
 	MinAmount *uint256.Int
+	// Compose, when set, is what a LayerZero send carries for a composer on its destination
+	// (the deposit after the hop, router/msgs compose.go).
+	Compose *Compose
 }
 
 // Message is what Build returns: a Cosmos message (Cosmos, of TypeURL) or an EVM call.
@@ -277,7 +282,10 @@ func assets(reg *registry.Registry, i int, op Operation) (from, to *registry.Cha
 
 // onEVM reports whether the leg starts on an EVM chain.
 func onEVM(l Leg) (*registry.Chain, bool) {
-	c := l.Reg.Chain(l.Ops[0].Hop().FromChainID)
+	c := l.From
+	if c == nil {
+		c = l.Reg.Chain(l.Ops[0].Hop().FromChainID)
+	}
 	return c, c != nil && c.Type == registry.ChainTypeEVM
 }
 

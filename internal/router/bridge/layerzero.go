@@ -53,8 +53,11 @@ func (z *LayerZeroTransfer) hop() Hop {
 //     after a MsgCall of approve when the OFT is an adapter.
 //
 // The native fee is what the source endpoint quotes (router/msgs quotes it at /msgs time over
-// the chain's own API and passes it in Leg.Fee). No compose message is sent: a route that
-// continues after the hop (Ethereum → L1 → a rollup) does so in a tx of its own.
+// the chain's own API and passes it in Leg.Fee). A send with Leg.Compose pays the destination's
+// composer instead of the recipient and carries its compose message, with an executor
+// lzCompose option asking for the compose (LayerZero v2: SendParam.composeMsg; OptionsBuilder
+// addExecutorLzComposeOption); the composer acts on arrival in the executor's lz_compose (an
+// OPinit deposit, so Ethereum → L1 → a rollup is one tx).
 type layerZero struct{}
 
 func (layerZero) Name() string  { return NameLayerZero }
@@ -164,6 +167,63 @@ func (layerZero) Check(reg *registry.Registry, i int, op Operation, _ string) (s
 	return out.Path, nil
 }
 
+// Compose is a compose message a LayerZero send carries for a composer on its destination.
+type Compose struct {
+	// Composer is the composer's address there (hex): the send pays it.
+	Composer string
+	// Msg is the SendParam.composeMsg; Gas the executor's lzCompose gas (its option).
+	Msg []byte
+	Gas uint64
+}
+
+// ComposeGas is the lzCompose gas asked of the executor for the OPinit composer's deposit.
+const ComposeGas = 200_000
+
+// OPinitComposeMsg is the OPinit composer's composeMsg (rollgate's format, the devnet L1's
+// opinit_composer reads it): bridge_id u64 ‖ to bytes32 (the recipient's account on the
+// rollup, right-aligned) ‖ data (the deposit's hook), big-endian as LayerZero's codecs.
+func OPinitComposeMsg(bridgeID uint64, to [32]byte, data []byte) []byte {
+	b := binary.BigEndian.AppendUint64(nil, bridgeID)
+	b = append(b, to[:]...)
+	return append(b, data...)
+}
+
+// composeOptions are type-3 options with one executor lzCompose option: uint16 3, then
+// workerId 1 ‖ size u16 ‖ optionType 3 ‖ index u16 ‖ gas u128 (LayerZero v2 OptionsBuilder,
+// ExecutorOptions).
+func composeOptions(index uint16, gas uint64) []byte {
+	b := binary.BigEndian.AppendUint16(nil, 3)
+	b = append(b, 1)
+	b = binary.BigEndian.AppendUint16(b, 1+2+16)
+	b = append(b, 3)
+	b = binary.BigEndian.AppendUint16(b, index)
+	b = append(b, make([]byte, 8)...)
+	return binary.BigEndian.AppendUint64(b, gas)
+}
+
+// LayerZeroSend is what a leg's OFT send names on dst: the 32-byte recipient (the composer
+// when the leg composes), the executor options and the compose message (both empty
+// without a compose).
+func LayerZeroSend(dst *registry.Chain, l Leg) (to [32]byte, options, composeMsg []byte, err error) {
+	if l.Compose == nil {
+		to, err = recipient32(dst, l.Receivers[0])
+		if err != nil {
+			return to, nil, nil, &AddressError{ChainID: dst.ID, Err: err}
+		}
+		return to, []byte{}, []byte{}, nil
+	}
+	raw := strings.TrimPrefix(l.Compose.Composer, "0x")
+	if len(raw)%2 == 1 {
+		raw = "0" + raw
+	}
+	b, err := hex.DecodeString(raw)
+	if err != nil || len(b) > 32 {
+		return to, nil, nil, fmt.Errorf("msgs: composer %q on %s is not an address", l.Compose.Composer, dst.ID)
+	}
+	copy(to[32-len(b):], b)
+	return to, composeOptions(0, l.Compose.Gas), l.Compose.Msg, nil
+}
+
 // sendABI is the LayerZero v2 OFT send (SendParam, MessagingFee, refund address).
 var sendABI = mustABI(`[{"type":"function","name":"send","stateMutability":"payable","inputs":[
  {"name":"_sendParam","type":"tuple","components":[{"name":"dstEid","type":"uint32"},{"name":"to","type":"bytes32"},{"name":"amountLD","type":"uint256"},{"name":"minAmountLD","type":"uint256"},{"name":"extraOptions","type":"bytes"},{"name":"composeMsg","type":"bytes"},{"name":"oftCmd","type":"bytes"}]},
@@ -223,9 +283,9 @@ func (layerZero) Build(l Leg) (Message, error) {
 	}
 	z := l.Ops[0].LayerZeroTransfer
 	dst := l.Reg.Chain(z.ToChainID)
-	to, err := recipient32(dst, l.Receivers[0])
+	to, options, composeMsg, err := LayerZeroSend(dst, l)
 	if err != nil {
-		return Message{}, &AddressError{ChainID: dst.ID, Err: err}
+		return Message{}, err
 	}
 	f := l.Fee
 	if f == "" {
@@ -236,11 +296,11 @@ func (layerZero) Build(l Leg) (Message, error) {
 		return Message{}, fmt.Errorf("msgs: layer zero fee %q for %s is not an integer", f, chain.ID)
 	}
 	if vm == lzMove {
-		return moveSend(l, z, to, nativeFee)
+		return moveSend(l, z, to, options, composeMsg, nativeFee)
 	}
 	data, err := sendABI.Pack("send",
 		sendParam{DstEid: z.DestinationEndpointID, To: to, AmountLD: l.Amount.ToBig(), MinAmountLD: l.MinAmount.ToBig(),
-			ExtraOptions: []byte{}, ComposeMsg: []byte{}, OftCmd: []byte{}},
+			ExtraOptions: options, ComposeMsg: composeMsg, OftCmd: []byte{}},
 		messagingFee{NativeFee: nativeFee, LzTokenFee: new(big.Int)},
 		common.HexToAddress(l.Sender))
 	if err != nil {
@@ -265,7 +325,7 @@ const (
 
 // moveSend is the Move OFT's send_withdraw, its arguments BCS-encoded (u32 and u64 little
 // endian, vector<u8> as ULEB128 length + bytes).
-func moveSend(l Leg, z *LayerZeroTransfer, to [32]byte, nativeFee *big.Int) (Message, error) {
+func moveSend(l Leg, z *LayerZeroTransfer, to [32]byte, options, composeMsg []byte, nativeFee *big.Int) (Message, error) {
 	amt, min := l.Amount, l.MinAmount
 	if min == nil {
 		min = amt
@@ -278,7 +338,7 @@ func moveSend(l Leg, z *LayerZeroTransfer, to [32]byte, nativeFee *big.Int) (Mes
 		bcsBytes(to[:]),
 		binary.LittleEndian.AppendUint64(nil, amt.Uint64()),
 		binary.LittleEndian.AppendUint64(nil, min.Uint64()),
-		bcsBytes(nil), bcsBytes(nil), bcsBytes(nil),
+		bcsBytes(options), bcsBytes(composeMsg), bcsBytes(nil),
 		binary.LittleEndian.AppendUint64(nil, nativeFee.Uint64()),
 		binary.LittleEndian.AppendUint64(nil, 0),
 	}
@@ -339,12 +399,24 @@ const (
 
 	EventLZOFTSent     = "layerzero_oft_sent"
 	EventLZOFTReceived = "layerzero_oft_received"
+
+	// A compose on arrival: the destination endpoint's ComposeSent (in the OFT's receive)
+	// and ComposeDelivered (in the executor's lz_compose, with what the composer did after
+	// it), both keyed by the packet's GUID.
+	EventLZComposeSent = "lzcsent"
+	EventLZComposed    = "lzcdone"
+
+	EventLZComposeSentEvent      = "layerzero_compose_sent"
+	EventLZComposeDeliveredEvent = "layerzero_compose_delivered"
 )
 
-// Watch: the OFT's send and its receive, both keyed by the GUID.
+// Watch: the OFT's send and its receive, and a compose's sending and delivery, all keyed by
+// the GUID.
 func (layerZero) Watch() []Watch {
 	return []Watch{
 		{Event: EventLZOFTSent, Kind: EventLZSent, Key: []string{"guid"}, Starts: true},
 		{Event: EventLZOFTReceived, Kind: EventLZRecv, Key: []string{"guid"}},
+		{Event: EventLZComposeSentEvent, Kind: EventLZComposeSent, Key: []string{"guid"}},
+		{Event: EventLZComposeDeliveredEvent, Kind: EventLZComposed, Key: []string{"guid"}},
 	}
 }

@@ -53,8 +53,11 @@ func IsWithdrawal(reg *registry.Registry, op *OPInitTransfer) bool {
 }
 
 // Withdrawal reports whether op is an OPinit withdrawal in reg.
-func Withdrawal(reg *registry.Registry, op Operation) bool {
-	return op.Hop().Bridge == OPInit && IsWithdrawal(reg, op.OPInitTransfer)
+func Withdrawal(reg *registry.Registry, op Operation) bool { return WithdrawalHop(reg, op, op.Hop()) }
+
+// WithdrawalHop is Withdrawal of op whose hop h the caller has already (op.Hop()).
+func WithdrawalHop(reg *registry.Registry, op Operation, h Hop) bool {
+	return h.Bridge == OPInit && IsWithdrawal(reg, op.OPInitTransfer)
 }
 
 // opinit is the OPinit bridge between the L1 and a rollup: a deposit (minted on the rollup

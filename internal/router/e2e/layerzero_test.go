@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,10 +197,17 @@ func (n *lzNet) routeAndMsgs(src, srcDenom, dst, dstDenom, amount string, multi 
 	if st != http.StatusOK {
 		n.t.Fatalf("route %s → %s: %d %s", src, dst, st, body)
 	}
+	checkSkipAnswer(n.t, "/v2/fungible/route", body)
 	var rt route.Route
 	if err := json.Unmarshal(body, &rt); err != nil {
 		n.t.Fatal(err)
 	}
+	return rt, n.msgsOf(rt, src, srcDenom, dst, dstDenom, addrs)
+}
+
+// msgsOf asks /msgs for the route's operations as a wallet does.
+func (n *lzNet) msgsOf(rt route.Route, src, srcDenom, dst, dstDenom string, addrs map[string]string) msgs.Response {
+	n.t.Helper()
 	var list []string
 	for _, c := range rt.RequiredChainAddresses {
 		a, ok := addrs[c]
@@ -209,17 +217,18 @@ func (n *lzNet) routeAndMsgs(src, srcDenom, dst, dstDenom, amount string, multi 
 		list = append(list, a)
 	}
 	ops, _ := json.Marshal(rt.Operations)
-	st, body = n.post("/v2/fungible/msgs", map[string]any{"source_asset_chain_id": src, "source_asset_denom": srcDenom,
+	st, body := n.post("/v2/fungible/msgs", map[string]any{"source_asset_chain_id": src, "source_asset_denom": srcDenom,
 		"dest_asset_chain_id": dst, "dest_asset_denom": dstDenom, "amount_in": rt.AmountIn, "amount_out": rt.AmountOut,
 		"address_list": list, "operations": json.RawMessage(ops), "slippage_tolerance_percent": "1"})
 	if st != http.StatusOK {
 		n.t.Fatalf("msgs %s → %s: %d %s", src, dst, st, body)
 	}
+	checkSkipAnswer(n.t, "/v2/fungible/msgs", body)
 	var mr msgs.Response
 	if err := json.Unmarshal(body, &mr); err != nil {
 		n.t.Fatal(err)
 	}
-	return rt, mr
+	return mr
 }
 
 // sendEVM signs the evm_tx as a browser wallet does with an Anvil key (its approvals first),
@@ -308,10 +317,13 @@ func lzHop(t *testing.T, s track.StatusResponse) *track.LayerZeroTransferInfo {
 // TestLayerZeroEndToEnd moves USDT over LayerZero on the devnet through the router over HTTP,
 // signed as wallets sign: Ethereum → L1 (an evm_tx with an Anvil key: approve, then the OFT
 // adapter's send paying the quoted fee), L1 → Ethereum (the Move OFT's send_withdraw signed
-// with the printed test mnemonic's account), Ethereum → minimove (LayerZero, then the OPinit
-// deposit in a second tx), each tracked from its PacketSent's GUID to STATE_COMPLETED_SUCCESS
-// with the amount arriving (read from the chains); and a packet the DVN never verifies ends
-// STATE_ABANDONED once the window has passed in chain time.
+// with the printed test mnemonic's account), Ethereum → minimove in one tx without
+// allow_multi_tx (the OFT send pays the L1's OPinit composer, whose lz_compose makes the
+// deposit: tracked through the LayerZero hop and its compose_tx to the deposit hop), the same
+// with the deposit sent by the user as a second tx, each tracked from its PacketSent's GUID to
+// STATE_COMPLETED_SUCCESS with the amount arriving (read from the chains); and a packet the DVN
+// never verifies ends STATE_ABANDONED once the window has passed in chain time. Every route,
+// msgs and status answer is validated against Skip's OpenAPI document.
 func TestLayerZeroEndToEnd(t *testing.T) {
 	n := startLZNet(t)
 	anvil, err := devnet.AnvilAccounts()
@@ -381,24 +393,74 @@ func TestLayerZeroEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("ethereum_to_minimove", func(t *testing.T) {
+	const mmov = lzRollup
+	var l2USDT string
+	for _, a := range n.reg.Chain(mmov).Assets {
+		if a.OP != nil && a.OP.L1Denom == n.l1USDT {
+			l2USDT = a.Denom
+		}
+	}
+	if l2USDT == "" {
+		t.Fatalf("no OPinit USDT listed on %s", mmov)
+	}
+	userL2 := n.tn.addr(t, mmov, sdkUser)
+
+	t.Run("ethereum_to_minimove_one_tx", func(t *testing.T) {
 		n.t = t
-		const mmov = lzRollup
-		var l2USDT string
-		for _, a := range n.reg.Chain(mmov).Assets {
-			if a.OP != nil && a.OP.L1Denom == n.l1USDT {
-				l2USDT = a.Denom
-			}
-		}
-		if l2USDT == "" {
-			t.Fatalf("no OPinit USDT listed on %s", mmov)
-		}
 		from := anvil[0]
-		userL2 := n.tn.addr(t, mmov, sdkUser)
-		rt, mr := n.routeAndMsgs(ethID, usdt, mmov, l2USDT, fmt.Sprint(amount), true,
-			map[string]string{ethID: from.Address.Hex(), n.l1: userL1, mmov: userL2})
-		if rt.TxsRequired != 2 || len(mr.Txs) != 2 || mr.Txs[0].EVMTx == nil || mr.Txs[1].CosmosTx == nil {
-			t.Fatalf("route txs %d, msgs %+v", rt.TxsRequired, mr.Txs)
+		addrs := map[string]string{ethID: from.Address.Hex(), n.l1: userL1, mmov: userL2}
+		rt, mr := n.routeAndMsgs(ethID, usdt, mmov, l2USDT, fmt.Sprint(amount), false, addrs)
+		if rt.TxsRequired != 1 || len(rt.Operations) != 2 || rt.Operations[1].TxIndex != 0 || len(mr.Txs) != 1 || mr.Txs[0].EVMTx == nil ||
+			!slices.Equal(mr.Txs[0].OperationsIndices, []int{0, 1}) {
+			t.Fatalf("route txs %d ops %+v, msgs %+v", rt.TxsRequired, rt.Operations, mr.Txs)
+		}
+		tx := *mr.Txs[0].EVMTx
+		// The send pays the L1's composer, with an lzCompose option and the compose message.
+		if !strings.Contains(tx.Data, strings.TrimPrefix(devnet.LayerZeroL1Composer, "0x")) || tx.Value != "100000000000000" {
+			t.Fatalf("evm_tx to %s value %s data %s: not a send to the composer %s", tx.To, tx.Value, tx.Data, devnet.LayerZeroL1Composer)
+		}
+		l1Before, l2Before := n.balance(n.l1, userL1, n.l1USDT), n.balance(mmov, userL2, l2USDT)
+		composed := n.tn.ln.LayerZero().Stats().Composed
+		hash := n.sendEVM(from.PrivateKey, tx)
+		s := n.waitState(ethID, hash, 30)
+		if s.State != track.StateCompletedSuccess || len(s.TransferSequence) != 2 {
+			t.Fatalf("status %+v", s)
+		}
+		hop, dep := s.TransferSequence[0].LayerZeroTransfer, s.TransferSequence[1].OPInitTransfer
+		if hop == nil || hop.State != track.LZReceived || hop.Txs.ReceiveTx == nil || hop.Txs.ComposeTx == nil || hop.ToChainID != n.l1 ||
+			hop.Txs.SendTx.TxHash != strings.ToLower(hash) {
+			t.Fatalf("LayerZero hop %+v", hop)
+		}
+		if dep == nil || dep.FromChainID != n.l1 || dep.ToChainID != mmov || dep.State != track.OPInitReceived ||
+			dep.Txs.SendTx == nil || dep.Txs.SendTx.TxHash != hop.Txs.ComposeTx.TxHash || dep.Txs.ReceiveTx == nil {
+			t.Fatalf("deposit hop %+v (compose tx %+v)", dep, hop.Txs.ComposeTx)
+		}
+		if r := s.TransferAssetRelease; r == nil || !r.Released || r.ChainID != mmov || r.Denom != l2USDT || *r.Amount != fmt.Sprint(amount) {
+			t.Fatalf("release %+v", r)
+		}
+		// Ground truth: the rollup account received the amount; nothing stayed on the L1.
+		if got := new(big.Int).Sub(n.balance(mmov, userL2, l2USDT), l2Before); got.Int64() != amount {
+			t.Fatalf("%s received %s, want %d", mmov, got, amount)
+		}
+		if got := n.balance(n.l1, userL1, n.l1USDT); got.Cmp(l1Before) != 0 {
+			t.Fatalf("the L1 account's USDT moved: %s → %s", l1Before, got)
+		}
+		if st := n.tn.ln.LayerZero().Stats(); st.Composed != composed+1 {
+			t.Fatalf("LayerZero stats %+v: want one more compose", st)
+		}
+	})
+
+	t.Run("ethereum_to_minimove_two_txs", func(t *testing.T) {
+		n.t = t
+		from := anvil[0]
+		addrs := map[string]string{ethID: from.Address.Hex(), n.l1: userL1, mmov: userL2}
+		rt, _ := n.routeAndMsgs(ethID, usdt, mmov, l2USDT, fmt.Sprint(amount), true, addrs)
+		// A wallet may send the deposit itself, after the LayerZero hop (the operations with
+		// the deposit in a tx of its own are as valid for /msgs).
+		rt.Operations[1].TxIndex = 1
+		mr := n.msgsOf(rt, ethID, usdt, mmov, l2USDT, addrs)
+		if len(mr.Txs) != 2 || mr.Txs[0].EVMTx == nil || mr.Txs[1].CosmosTx == nil {
+			t.Fatalf("msgs %+v", mr.Txs)
 		}
 		l2Before := n.balance(mmov, userL2, l2USDT)
 		hash := n.sendEVM(from.PrivateKey, *mr.Txs[0].EVMTx)

@@ -549,6 +549,7 @@ func (n *trackNet) claim(executor, sequence string) {
 
 var (
 	skipOnce   sync.Once
+	skipDoc    *openapi3.T
 	skipStatus *openapi3.Schema
 	skipErr    error
 )
@@ -573,6 +574,7 @@ func checkSkipStatus(t *testing.T, body []byte) {
 			skipErr = err
 			return
 		}
+		skipDoc = doc
 		op := doc.Paths.Find("/v2/tx/status").GetOperation(http.MethodGet)
 		skipStatus = op.Responses.Status(200).Value.Content.Get("application/json").Schema.Value
 	})
@@ -617,5 +619,32 @@ func TestSkipStatusSchemaHasTeeth(t *testing.T) {
 	_ = json.Unmarshal([]byte(`{"state":"STATE_BOGUS","transfer_sequence":[{"ibc_transfer":{"state":"TRANSFER_NOPE","from_chain_id":"a","to_chain_id":"b","packet_txs":{}}}]}`), &v)
 	if len(schemaErrors(skipStatus.VisitJSON(v, openapi3.MultiErrors()))) < 2 {
 		t.Fatal("a status with unknown states validates against Skip's schema")
+	}
+	for _, path := range []string{"/v2/fungible/route", "/v2/fungible/msgs"} {
+		schema := skipDoc.Paths.Find(path).GetOperation(http.MethodPost).Responses.Status(200).Value.Content.Get("application/json").Schema.Value
+		var bad any
+		_ = json.Unmarshal([]byte(`{"operations":"nope","amount_in":1,"txs":"x","msgs":3}`), &bad)
+		if len(schemaErrors(schema.VisitJSON(bad, openapi3.MultiErrors()))) == 0 {
+			t.Fatalf("a mistyped %s answer validates against Skip's schema", path)
+		}
+	}
+}
+
+// checkSkipAnswer validates a 200 answer of POST path against its schema in Skip's OpenAPI
+// document, as checkSkipStatus does for the status.
+func checkSkipAnswer(t *testing.T, path string, body []byte) {
+	t.Helper()
+	checkSkipStatus(t, []byte(`{"state":"STATE_PENDING","status":"STATE_PENDING","transfer_sequence":[]}`)) // loads the document
+	op := skipDoc.Paths.Find(path).GetOperation(http.MethodPost)
+	if op == nil {
+		t.Fatalf("Skip's OpenAPI document has no POST %s", path)
+	}
+	schema := op.Responses.Status(200).Value.Content.Get("application/json").Schema.Value
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if errs := schemaErrors(schema.VisitJSON(v, openapi3.MultiErrors())); len(errs) > 0 {
+		t.Fatalf("POST %s answer does not validate against Skip's schema: %v\n%s", path, errs, body)
 	}
 }

@@ -17,6 +17,10 @@ package msgs
 //  4. An OPinit deposit that continues the route (an amount hook): the operations after the
 //     deposit in its transaction run on the rollup in the hook the recipient signed
 //     beforehand (checkHook; Builder.OPHook builds that hook's IBC transfer).
+//  5. An OPinit deposit after a LayerZero hop into an L1 with an OPinit composer (a compose
+//     on arrival): the OFT send pays the composer and carries its compose message (the
+//     rollup's bridge id and the recipient there); the executor's lz_compose makes the
+//     deposit, so the hop and the deposit are one transaction (composeDeposit).
 //
 // Packet-forward memos are not a rule between bridges: a run of IBC hops is one bridge's
 // message (bridge.Transfers).
@@ -293,7 +297,7 @@ func (b Builder) compose(req Request, p *plan, start, end int, leg *bridge.Leg) 
 			}
 			local := new(uint256.Int).Mul(p.amounts[i], pow10(w.LocalDecimals-w.RemoteDecimals))
 			switch {
-			case bridge.Withdrawal(b.Reg, p.ops[i]) && end-start == 1:
+			case bridge.WithdrawalHop(b.Reg, p.ops[i], p.hops[i]) && end-start == 1:
 				return unwrapWithdrawMsgs(leg.Sender, leg.Receivers[0], w, local)
 			case p.hops[i].Bridge == bridge.IBC:
 				b.arrive(p, end, leg)
@@ -312,7 +316,10 @@ func (b Builder) compose(req Request, p *plan, start, end int, leg *bridge.Leg) 
 		}
 	}
 	b.arrive(p, end, leg)
-	if p.hops[start].Bridge == bridge.OPInit && !bridge.Withdrawal(b.Reg, p.ops[start]) {
+	if p.hops[start].Bridge == bridge.LayerZero && end-start > 1 {
+		return nil, b.composeDeposit(p, start, end, leg)
+	}
+	if p.hops[start].Bridge == bridge.OPInit && !bridge.WithdrawalHop(b.Reg, p.ops[start], p.hops[start]) {
 		if w, ok := p.toLocal[start]; ok {
 			// Rule 2: the deposit is minted to the hook's signer, whose approve and toLocal
 			// convert it for the recipient (toLocal's receiver, in the hook).
@@ -374,4 +381,26 @@ func checkHook(h *SignedOPHook, to string) ([]byte, error) {
 		}
 	}
 	return raw, nil
+}
+
+// composeDeposit is rule 5 on leg, the LayerZero hop start followed in its transaction by
+// the OPinit deposit start+1 and nothing else.
+func (b Builder) composeDeposit(p *plan, start, end int, leg *bridge.Leg) error {
+	dep := start + 1
+	if end-start != 2 || p.hops[dep].Bridge != bridge.OPInit || bridge.WithdrawalHop(b.Reg, p.ops[dep], p.hops[dep]) {
+		return route.Invalidf(ReasonUnsupportedOp, "operation %d: only an OPinit deposit can follow a LayerZero hop in its transaction (composed on arrival)", dep)
+	}
+	if _, ok := p.toLocal[dep]; ok {
+		return route.Invalidf(ReasonUnsupportedOp, "operation %d: a deposit composed on a LayerZero arrival carries no op hook to convert the coin", dep)
+	}
+	l1, l2 := b.Reg.Chain(p.hops[dep].FromChainID), b.Reg.Chain(p.hops[dep].ToChainID)
+	if l1.LZOPinitComposer == "" {
+		return route.Invalidf(ReasonUnsupportedOp, "operation %d: %s has no LayerZero composer to make the deposit on arrival; send it in a tx of its own", dep, l1.ID)
+	}
+	to, err := bridge.Recipient32(l2, leg.Receivers[1])
+	if err != nil {
+		return addrErr(p.toPos[dep], l2.ID, err)
+	}
+	leg.Compose = &bridge.Compose{Composer: l1.LZOPinitComposer, Msg: bridge.OPinitComposeMsg(l2.BridgeID, to, nil), Gas: bridge.ComposeGas}
+	return nil
 }

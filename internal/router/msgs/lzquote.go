@@ -47,6 +47,9 @@ type LZQuote struct {
 	Sender    string // the signer on Chain
 	Amount    *uint256.Int
 	MinAmount *uint256.Int
+	// Options and ComposeMsg are the send's executor options and compose message (empty
+	// without a compose).
+	Options, ComposeMsg []byte
 }
 
 // LZQuoter quotes LayerZero messaging fees (the native fee, in the source's fee coin).
@@ -119,7 +122,7 @@ func (q *ChainLZQuoter) quoteEVM(ctx context.Context, s LZQuote, min *uint256.In
 	}
 	q.mu.Unlock()
 	data, err := quoteABI.Pack("quoteSend", quoteParam{DstEid: s.DstEID, To: s.To, AmountLD: s.Amount.ToBig(), MinAmountLD: min.ToBig(),
-		ExtraOptions: []byte{}, ComposeMsg: []byte{}, OftCmd: []byte{}}, false)
+		ExtraOptions: nonNil(s.Options), ComposeMsg: nonNil(s.ComposeMsg), OftCmd: []byte{}}, false)
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +188,7 @@ func moveQuoteArgs(s LZQuote, min *uint256.Int) ([][]byte, error) {
 		vec(s.To[:]),
 		binary.LittleEndian.AppendUint64(nil, s.Amount.Uint64()),
 		binary.LittleEndian.AppendUint64(nil, min.Uint64()),
-		vec(nil), vec(nil), vec(nil),
+		vec(s.Options), vec(s.ComposeMsg), vec(nil),
 		{0}, // pay_in_zro: false
 	}, nil
 }
@@ -203,4 +206,11 @@ func parseMoveFee(data string) (string, error) {
 		return "", fmt.Errorf("quote_send answered %q", data)
 	}
 	return v, nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }

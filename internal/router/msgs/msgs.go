@@ -206,11 +206,12 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 	if len(ops) == 0 {
 		return nil, opsErr("at least one operation is required")
 	}
-	p := &plan{ops: ops, chains: []string{ops[0].FromChainID()}, toLocal: map[int]route.WrapStep{}, fromLocal: map[int]route.WrapStep{}}
+	p := &plan{ops: ops, toLocal: map[int]route.WrapStep{}, fromLocal: map[int]route.WrapStep{}}
 	for _, op := range ops {
 		p.hops = append(p.hops, op.Hop())
 	}
-	for _, w := range route.Wraps(b.Reg, ops) {
+	p.chains = []string{p.hops[0].FromChainID}
+	for _, w := range route.WrapsOf(b.Reg, p.hops) {
 		if w.ToLocal {
 			p.toLocal[w.OperationIndex] = w
 		} else {
@@ -259,7 +260,7 @@ func (b Builder) plan(srcChain, srcDenom, dstChain, dstDenom string, amountIn *u
 				}
 			}
 		}
-		next, err := b.checkOp(i, bare, curPath)
+		next, err := b.checkOp(i, h.Bridge, bare, curPath)
 		if err != nil {
 			return nil, err
 		}
@@ -324,15 +325,12 @@ func sameDenom(a, b string) bool {
 	return a == b
 }
 
-// checkOp verifies one operation is an edge of its bridge in the registry. inPath is the
-// full ICS-20 path of the operation's input (intermediate vouchers of a forward chain need not
-// be listed); it returns the output's path.
-func (b Builder) checkOp(i int, op route.Operation, inPath string) (string, error) {
-	h := op.Hop()
-	if b.Reg.Chain(h.FromChainID) == nil || b.Reg.Chain(h.ToChainID) == nil {
-		return "", opsErr("operation %d names an unknown chain", i)
-	}
-	out, err := h.Bridge.Check(b.Reg, i, op, inPath)
+// checkOp verifies one operation is an edge of its bridge br in the registry (every bridge's
+// Check refuses an unknown chain first). inPath is the full ICS-20 path of the operation's
+// input (intermediate vouchers of a forward chain need not be listed); it returns the
+// output's path.
+func (b Builder) checkOp(i int, br bridge.Bridge, op route.Operation, inPath string) (string, error) {
+	out, err := br.Check(b.Reg, i, op, inPath)
 	return out, refusal(err)
 }
 
@@ -509,13 +507,17 @@ func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end i
 		}
 	}
 	tx := &Tx{OperationsIndices: indices}
-	leg := bridge.Leg{Reg: b.Reg, Ops: p.ops[start:end], First: start, RouteLen: len(p.ops), Sender: signer,
+	leg := bridge.Leg{Reg: b.Reg, From: chain, Ops: p.ops[start:end], First: start, RouteLen: len(p.ops), Sender: signer,
 		Amount: p.amounts[start], Deadline: deadline, Fee: b.LayerZeroFee[chain.ID]}
 	for i := start; i < end; i++ {
 		leg.Receivers = append(leg.Receivers, req.AddressList[p.toPos[i]])
 	}
 	if p.slip != nil {
 		leg.MinAmount = applySlippage(p.amounts[start], p.slip)
+	}
+	ms, err := b.compose(req, p, start, end, &leg)
+	if err != nil {
+		return nil, err
 	}
 	if first.Bridge == bridge.LayerZero && b.LZQuotes != nil {
 		f, err := b.quoteLZ(ctx, p.ops[start], &leg)
@@ -528,15 +530,11 @@ func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end i
 		}
 		p.lzFee[chain.ID] = f
 	}
-	ms, err := b.compose(req, p, start, end, &leg)
-	if err != nil {
-		return nil, err
-	}
 	if ms != nil {
 		tx.CosmosTx = &CosmosTx{ChainID: chain.ID, Path: path, SignerAddress: signer, Msgs: ms}
 		return tx, nil
 	}
-	if chain.Type == registry.ChainTypeEVM && end-start != 1 {
+	if chain.Type == registry.ChainTypeEVM && end-start != 1 && leg.Compose == nil {
 		return nil, opsErr("an EVM transaction carries one operation, tx %d has %d", first.TxIndex, end-start)
 	}
 	m, err := first.Bridge.Build(leg)
@@ -566,12 +564,12 @@ func (b Builder) buildTx(ctx context.Context, req Request, p *plan, start, end i
 func (b Builder) quoteLZ(ctx context.Context, op route.Operation, leg *bridge.Leg) (string, error) {
 	z := op.LayerZeroTransfer
 	src, dst := b.Reg.Chain(z.FromChainID), b.Reg.Chain(z.ToChainID)
-	to, err := bridge.Recipient32(dst, leg.Receivers[0])
+	to, opts, compose, err := bridge.LayerZeroSend(dst, *leg)
 	if err != nil {
 		return "", nil // the bridge's Build reports the address
 	}
 	f, err := b.LZQuotes.QuoteLayerZero(ctx, LZQuote{Chain: src, OFT: z.SourceOFTContractAddress, DstEID: z.DestinationEndpointID,
-		To: to, Sender: leg.Sender, Amount: leg.Amount, MinAmount: leg.MinAmount})
+		To: to, Sender: leg.Sender, Amount: leg.Amount, MinAmount: leg.MinAmount, Options: opts, ComposeMsg: compose})
 	if err != nil {
 		return "", &SourceError{Err: fmt.Errorf("LayerZero fee quote on %s: %w", src.ID, err)}
 	}

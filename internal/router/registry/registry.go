@@ -75,6 +75,10 @@ type Chain struct {
 	Memo  bool // ICS-20 memo supported
 
 	LZEndpointID uint32 // LayerZero endpoint id, 0 when the chain has none
+	// LZOPinitComposer is the LayerZero composer whose lz_compose makes an OPinit deposit of
+	// what arrives for it ("" when the chain has none): a LayerZero hop into this chain and
+	// the deposit after it are then one transaction.
+	LZOPinitComposer string
 
 	// Authz and Feegrant say whether the chain runs the x/authz and x/feegrant modules, as the
 	// registry states it (metadata.cosmos_module_support); false when it does not say.
@@ -359,6 +363,7 @@ func parseChain(raw []byte) (*Chain, error) {
 	}
 	if f.Metadata.LayerZero != nil {
 		c.LZEndpointID = f.Metadata.LayerZero.EndpointID
+		c.LZOPinitComposer = f.Metadata.LayerZero.OPinitComposer
 	}
 	if f.LogoURIs != nil {
 		c.LogoURI = f.LogoURIs.URI()

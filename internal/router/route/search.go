@@ -57,6 +57,9 @@ const (
 	// contUnwrapped: the source tx has converted the wrapper token back (approve + toRemote);
 	// the coin must leave the chain in that same tx.
 	contUnwrapped
+	// contCompose: after a LayerZero hop into a chain with an OPinit composer, whose
+	// lz_compose makes the deposit that follows (the OFT send's compose message).
+	contCompose
 )
 
 type label struct {
@@ -348,6 +351,15 @@ func (g *Graph) extend(l *label, ed *edge, amountHooks bool) *label {
 		if l.hook {
 			// Only one signed hook per route: a second deposit cannot continue in the same tx.
 			nl.cont = contNone
+		}
+		if l.cont == contCompose {
+			// The composer deposits what the LayerZero hop brought, in the sender's tx; its
+			// deposit carries no signed hook, so the route goes on in a new tx.
+			sameTx, nl.cont = true, contNone
+		}
+	case kindLZ:
+		if g.nodes[ed.to].chain.LZOPinitComposer != "" {
+			nl.cont = contCompose
 		}
 	case kindWithdraw:
 		sameTx = (l.cont == contHook && amountHooks) || l.cont == contUnwrapped

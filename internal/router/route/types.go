@@ -122,9 +122,17 @@ type WrapStep struct {
 // denom_in is a wrapper token of its source chain starts with toRemote. Operations of other
 // kinds (and assets without a wrap in reg) imply none.
 func Wraps(reg *registry.Registry, ops []Operation) []WrapStep {
-	var out []WrapStep
+	hops := make([]bridge.Hop, len(ops))
 	for i, op := range ops {
-		h := op.Hop()
+		hops[i] = op.Hop()
+	}
+	return WrapsOf(reg, hops)
+}
+
+// WrapsOf is Wraps of operations already normalized (Operation.Hop).
+func WrapsOf(reg *registry.Registry, hops []bridge.Hop) []WrapStep {
+	var out []WrapStep
+	for i, h := range hops {
 		if h.Bridge != bridge.IBC && h.Bridge != bridge.OPInit {
 			continue
 		}

@@ -25,7 +25,15 @@ package track
 // {send_tx, receive_tx, compose_tx, error_tx}} and its states LayerZeroTransferState
 // (skip-mev/skip-go@fa6095e:packages/client/src/types/swaggerTypesJson.ts
 // LayerZeroTransferInfoJson, LayerZeroTransferTransactionsJson, LayerZeroTransferStateJson),
-// plus rollgate's guid. No compose message is ever sent by the router, so compose_tx stays null.
+// plus rollgate's guid.
+//
+// A send with a compose message (Ethereum → L1 → a rollup in one tx: the OFT pays the L1's
+// OPinit composer) is LAYER_ZERO_TRANSFER_WAITING_FOR_COMPOSE once the receive is stored with
+// a ComposeSent in the same message (the endpoint's, messaging_composer.move), and RECEIVED
+// once its ComposeDelivered is (the executor's lz_compose tx: compose_tx); the deposit that
+// tx started (initiate_token_deposit after ComposeDelivered in the same message) is the next
+// hop, followed as any deposit. A compose that never comes is abandoned as a packet is, the
+// window counted from the receive.
 
 import (
 	"encoding/hex"
@@ -44,6 +52,9 @@ import (
 const (
 	KindLZSent = bridge.EventLZSent // OFTSent / OftSent on the source, key guid
 	KindLZRecv = bridge.EventLZRecv // OFTReceived / OftReceived on the destination, key guid
+	// ComposeSent / ComposeDelivered of the destination endpoint, key guid
+	KindLZComposeSent = bridge.EventLZComposeSent
+	KindLZComposed    = bridge.EventLZComposed
 )
 
 // Skip's LayerZeroTransferState.
@@ -85,6 +96,9 @@ var lzMoveEvents = map[string]string{
 	"OFTSent":     bridge.EventLZOFTSent,
 	"OftReceived": bridge.EventLZOFTReceived,
 	"OFTReceived": bridge.EventLZOFTReceived,
+	// The endpoint's messaging_composer events.
+	"ComposeSent":      bridge.EventLZComposeSentEvent,
+	"ComposeDelivered": bridge.EventLZComposeDeliveredEvent,
 }
 
 // moveLayerZero rewrites a Move event (type "move", attributes type_tag and data, the event's
@@ -229,38 +243,69 @@ func (e *evaluation) layerZero(ev *Event, seq *[]TransferEvent) legResult {
 		if v := recv.Attrs["amount_received_ld"]; v != "" {
 			at.Amount = strp(v)
 		}
+		if cs := e.sameMsg(recv, KindLZComposeSent, true); len(cs) > 0 {
+			return e.lzCompose(hop, recv, at, seq)
+		}
 		at.Released = true
 		return legResult{out: delivered, release: at}
 	}
-	if e.err != nil || e.missing {
-		return legResult{out: pending, release: at}
-	}
-	if w := e.abandonAfter; w > 0 {
-		// The stall is measured in chain time, the last block the tracker scanned on either
-		// side: a tracker that was down, or a chain that halted, does not abandon a packet the
-		// chains had no time to deliver.
-		var clock time.Time
-		for _, c := range []string{dst.ID, ev.ChainID} {
-			t, err := e.st.ChainTime(e.ctx, c)
-			if err != nil {
-				e.failed(err)
-				return legResult{out: pending, release: at}
-			}
-			if t.After(clock) {
-				clock = t
-			}
-		}
-		if clock.IsZero() {
-			return legResult{out: pending, release: at}
-		}
-		if waited := clock.Sub(ev.Time); waited > w {
-			return legResult{out: pending, abandoned: true, release: at, err: &StatusError{Type: StatusErrorIndexing,
-				Message: fmt.Sprintf("LayerZero packet %s from %s not delivered on %s within %s", guid, ev.ChainID, dst.ID, w)}}
-		} else {
-			e.recheckAt(e.now.Add(w - waited + time.Second))
-		}
+	if e.stalled(ev.Time, dst.ID, ev.ChainID) {
+		return legResult{out: pending, abandoned: true, release: at, err: &StatusError{Type: StatusErrorIndexing,
+			Message: fmt.Sprintf("LayerZero packet %s from %s not delivered on %s within %s", guid, ev.ChainID, dst.ID, e.abandonAfter)}}
 	}
 	return legResult{out: pending, release: at}
+}
+
+// lzCompose follows a received send that carries a compose message: waiting for the
+// composer's lz_compose, then what it started (an OPinit deposit).
+func (e *evaluation) lzCompose(hop *LayerZeroTransferInfo, recv *Event, at *AssetRelease, seq *[]TransferEvent) legResult {
+	hop.State = LZCompose
+	done := e.find(recv.ChainID, KindLZComposed, hop.GUID)
+	if done == nil {
+		if e.stalled(recv.Time, recv.ChainID) {
+			return legResult{out: pending, abandoned: true, release: at, err: &StatusError{Type: StatusErrorIndexing,
+				Message: fmt.Sprintf("LayerZero compose of %s not delivered on %s within %s", hop.GUID, recv.ChainID, e.abandonAfter)}}
+		}
+		return legResult{out: pending, release: at}
+	}
+	hop.State = LZReceived
+	hop.Txs.ComposeTx = e.chainTx(done)
+	if deps := e.sameMsg(done, KindDInit, false); len(deps) > 0 {
+		return e.deposit(&deps[0], seq)
+	}
+	at.Released = true
+	return legResult{out: delivered, release: at}
+}
+
+// stalled reports whether nothing came within the window since t, in chain time: the last
+// block the tracker scanned on any of chains. A tracker that was down, or a chain that halted,
+// does not abandon what the chains had no time to deliver. When not stalled yet it asks for
+// the evaluation again once the window would pass.
+func (e *evaluation) stalled(t time.Time, chains ...string) bool {
+	w := e.abandonAfter
+	if e.err != nil || e.missing || w <= 0 {
+		return false
+	}
+	var clock time.Time
+	for _, c := range chains {
+		ct, err := e.st.ChainTime(e.ctx, c)
+		if err != nil {
+			e.failed(err)
+			return false
+		}
+		if ct.After(clock) {
+			clock = ct
+		}
+	}
+	if clock.IsZero() {
+		return false
+	}
+	waited := clock.Sub(t)
+	if waited > w {
+		return true
+	}
+	e.recheckAt(e.now.Add(w - waited + time.Second))
+	return false
 }
 
 // recheckAt asks for an evaluation at t at the latest.

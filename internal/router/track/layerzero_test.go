@@ -196,3 +196,76 @@ func TestEVMLogEvents(t *testing.T) {
 		t.Fatalf("receipt: %+v %v", evs, err)
 	}
 }
+
+// TestEvalLayerZeroCompose: a send whose receive on the L1 carries the endpoint's ComposeSent
+// (in the same message, before OftReceived) is WAITING_FOR_COMPOSE, the funds not released, until
+// the executor's lz_compose stores ComposeDelivered; then RECEIVED with its compose_tx, and the
+// OPinit deposit that tx made (after ComposeDelivered in its message) is the next hop, followed
+// to the rollup. A compose that never comes is abandoned once the window after the receive has
+// passed in the L1's time.
+func TestEvalLayerZeroCompose(t *testing.T) {
+	s := newScenario(t)
+	l1 := s.reg.Chain(lzL1ID)
+	eth := s.reg.Chain(lzEthID)
+	eid := func(c uint32) string { return strings.TrimSpace(jsonNum(c)) }
+	window := 10 * time.Minute
+	now := time.Now()
+	s.tx(lzEthID, "E1", ok(), lzSent(eid(l1.LZEndpointID), "1000000"))
+	s.tx(lzL1ID, "L1RECV", ok(), Event{Kind: KindLZComposeSent, MsgIndex: 0, Attrs: map[string]string{"guid": lzGUID, "index": "0"}},
+		lzRecv(eid(eth.LZEndpointID), "1000000"))
+	recvAt := time.Unix(1_767_225_600+s.h, 0).UTC()
+	s.chainTime(lzL1ID, 1, recvAt.Add(time.Minute))
+
+	r, e := s.evalAt(lzEthID, "E1", now, window)
+	hop := r.TransferSequence[0].LayerZeroTransfer
+	if r.State != StatePending || len(r.TransferSequence) != 1 || hop.State != LZCompose || hop.Txs.ReceiveTx == nil || hop.Txs.ComposeTx != nil ||
+		r.TransferAssetRelease == nil || r.TransferAssetRelease.Released {
+		t.Fatalf("waiting for compose: %+v", r)
+	}
+	if len(e.waits) != 1 || e.waits[0] != (EventKey{lzL1ID, KindLZComposed, lzGUID}) {
+		t.Fatalf("waits %v", e.waits)
+	}
+
+	// Past the window in the L1's time with no compose: abandoned, the hop still waiting.
+	s.chainTime(lzL1ID, 2, recvAt.Add(window+time.Minute))
+	if r, _ = s.evalAt(lzEthID, "E1", now, window); r.State != StateAbandoned || r.TransferSequence[0].LayerZeroTransfer.State != LZCompose || r.Error == nil {
+		t.Fatalf("compose abandoned: %+v", r)
+	}
+
+	s.tx(lzL1ID, "COMPOSE", ok(), Event{Kind: KindLZComposed, MsgIndex: 0, Attrs: map[string]string{"guid": lzGUID, "index": "0"}},
+		Event{Kind: KindDInit, MsgIndex: 0, Attrs: map[string]string{"bridge_id": "2", "l1_sequence": "9", "from": "init1composer", "to": "0xabc",
+			"l1_denom": "move/x", "l2_denom": "l2/usdt", "amount": "1000000"}})
+	r, _ = s.evalAt(lzEthID, "E1", now, window)
+	if r.State != StatePending || len(r.TransferSequence) != 2 {
+		t.Fatalf("composed: %+v", r)
+	}
+	hop, dep := r.TransferSequence[0].LayerZeroTransfer, r.TransferSequence[1].OPInitTransfer
+	if hop.State != LZReceived || hop.Txs.ComposeTx == nil || hop.Txs.ComposeTx.TxHash != "COMPOSE" ||
+		dep == nil || dep.State != OPInitSent || dep.Txs.SendTx == nil || dep.Txs.SendTx.TxHash != "COMPOSE" || dep.ToChainID != "minimove-devnet-1" {
+		t.Fatalf("composed hops: %+v %+v", hop, dep)
+	}
+	s.tx("minimove-devnet-1", "FIN", Event{Kind: KindDFin, Attrs: map[string]string{"l1_sequence": "9", "success": "true"}})
+	r, _ = s.evalAt(lzEthID, "E1", now, window)
+	if r.State != StateCompletedSuccess || r.TransferSequence[1].OPInitTransfer.State != OPInitReceived ||
+		r.TransferAssetRelease == nil || !r.TransferAssetRelease.Released || r.TransferAssetRelease.ChainID != "minimove-devnet-1" ||
+		r.TransferAssetRelease.Denom != "l2/usdt" {
+		t.Fatalf("deposited: %+v", r)
+	}
+}
+
+// TestMoveComposeEvents: the endpoint's ComposeSent and ComposeDelivered Move events are
+// stored keyed by their GUID (the Move vector<u8> printed as hex), in their message.
+func TestMoveComposeEvents(t *testing.T) {
+	move := func(tag, data string) comet.Event {
+		return comet.Event{Type: "move", Attributes: []comet.EventAttribute{{Key: "type_tag", Value: tag}, {Key: "data", Value: data}, {Key: "msg_index", Value: "1"}}}
+	}
+	res := &comet.ExecTxResult{Events: []comet.Event{
+		move("0xE9::messaging_composer::ComposeSent", `{"from":"0x1e8c","to":"0x8cec","guid":"0xAB12000000000000000000000000000000000000000000000000000000000CD3","index":0,"message":"0x00"}`),
+		move("0xE9::messaging_composer::ComposeDelivered", `{"from":"0x1e8c","to":"0x8cec","guid":"0xab12000000000000000000000000000000000000000000000000000000000cd3","index":0}`),
+	}}
+	evs := extract(lzL1ID, 5, 0, "H", time.Unix(0, 0), res, false)
+	if len(evs) != 2 || evs[0].Kind != KindLZComposeSent || evs[1].Kind != KindLZComposed || evs[0].Key != lzGUID || evs[1].Key != lzGUID ||
+		evs[0].MsgIndex != 1 || evs[1].MsgIndex != 1 {
+		t.Fatalf("events %+v", evs)
+	}
+}

@@ -122,7 +122,7 @@ func OFTMessage(to [32]byte, amountSD uint64) []byte {
 }
 
 // DecodeOFTMessage reads an OFT message's recipient and amount (a compose part, if any,
-// follows and is ignored: the devnet's OFTs compose nothing).
+// follows: the L1's OFT hands it to the endpoint, compose.go).
 func DecodeOFTMessage(m []byte) (to [32]byte, amountSD uint64, err error) {
 	if len(m) < 40 {
 		return to, 0, errors.New("layerzero: short OFT message")
@@ -133,3 +133,45 @@ func DecodeOFTMessage(m []byte) (to [32]byte, amountSD uint64, err error) {
 
 // Bytes32 is an EVM address left-padded to 32 bytes (AddressCast.toBytes32).
 func Bytes32(a common.Address) [32]byte { return common.BytesToHash(a.Bytes()) }
+
+// Executor options (type 3): uint16 type 3, then per option workerId u8 ‖ size u16 ‖
+// optionType u8 ‖ the option (size−1 bytes); the executor is worker 1 and its lzCompose
+// option (type 3) is index u16 ‖ gas u128 [‖ value u128] (OptionsBuilder.sol,
+// ExecutorOptions.sol).
+const (
+	optionsType3       = 3
+	executorWorkerID   = 1
+	optionTypeCompose  = 3
+	composeOptionBytes = 2 + 16
+)
+
+// ComposeOptions are type-3 options holding one executor lzCompose option.
+func ComposeOptions(index uint16, gas uint64) []byte {
+	b := binary.BigEndian.AppendUint16(nil, optionsType3)
+	b = append(b, executorWorkerID)
+	b = binary.BigEndian.AppendUint16(b, composeOptionBytes+1)
+	b = append(b, optionTypeCompose)
+	b = binary.BigEndian.AppendUint16(b, index)
+	b = append(b, make([]byte, 8)...)
+	return binary.BigEndian.AppendUint64(b, gas)
+}
+
+// HasComposeOption reports whether type-3 options carry an executor lzCompose option for
+// index.
+func HasComposeOption(opts []byte, index uint16) bool {
+	if len(opts) < 2 || binary.BigEndian.Uint16(opts) != optionsType3 {
+		return false
+	}
+	for b := opts[2:]; len(b) >= 3; {
+		worker, size := b[0], int(binary.BigEndian.Uint16(b[1:3]))
+		if size < 1 || len(b) < 3+size {
+			return false
+		}
+		opt := b[3 : 3+size]
+		if worker == executorWorkerID && opt[0] == optionTypeCompose && len(opt) >= 3 && binary.BigEndian.Uint16(opt[1:3]) == index {
+			return true
+		}
+		b = b[3+size:]
+	}
+	return false
+}

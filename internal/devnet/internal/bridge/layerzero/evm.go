@@ -287,7 +287,7 @@ func (a *Adapter) send(x *ethereum.Exec, m *abi.Method, from common.Address, val
 		!x.TransferETH(EVMAdapter, refund, new(big.Int).Sub(value, EVMNativeFee)) {
 		return nil, ethereum.ErrReverted
 	}
-	p, err := a.Endpoint.send(x, EVMAdapter, sp.DstEid, peer, OFTMessage(sp.To, sp.AmountLD.Uint64()), sp.ExtraOptions)
+	p, err := a.Endpoint.send(x, EVMAdapter, sp.DstEid, peer, OFTComposeMessage(sp.To, sp.AmountLD.Uint64(), Bytes32(from), sp.ComposeMsg), sp.ExtraOptions)
 	if err != nil {
 		return nil, err
 	}

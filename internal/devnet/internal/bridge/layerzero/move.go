@@ -148,7 +148,7 @@ func (p *OFTPackage) sendWithdraw(c *move.Call) error {
 	amount, e3 := a.U64(2)
 	minAmount, e4 := a.U64(3)
 	options, e5 := a.Bytes(4)
-	_, e6 := a.Bytes(5) // compose_message: the devnet's OFT composes nothing
+	compose, e6 := a.Bytes(5)
 	_, e7 := a.Bytes(6) // oft_cmd: unused by the default OFT
 	fee, e8 := a.U64(7)
 	zro, e9 := a.U64(8)
@@ -191,7 +191,7 @@ func (p *OFTPackage) sendWithdraw(c *move.Call) error {
 	kv.Set(nk, []byte(strconv.FormatUint(n, 10)))
 	var to32 [32]byte
 	copy(to32[:], to)
-	pk := Packet{Nonce: n, SrcEID: EIDL1, Sender: [32]byte(L1OFT), DstEID: dst, Receiver: peer, Message: OFTMessage(to32, amount)}
+	pk := Packet{Nonce: n, SrcEID: EIDL1, Sender: [32]byte(L1OFT), DstEID: dst, Receiver: peer, Message: OFTComposeMessage(to32, amount, [32]byte(c.Sender()), compose)}
 	pk.GUID = GUID(n, EIDL1, pk.Sender, dst, peer)
 	c.Emit(TagPacketSent,
 		move.Field{Name: "encoded_packet", Value: hex0x(pk.Encode())},
@@ -213,7 +213,8 @@ func inKey(srcEID uint32, sender []byte, nonce uint64) string {
 
 // lzReceive is oapp_receive::lz_receive(src_eid, sender, nonce, guid, message, extra_data):
 // the endpoint clears the verified payload (PacketDelivered), then the OFT credits the
-// recipient (mint, OftReceived).
+// recipient (mint), hands a compose message to the endpoint when the send carried one
+// (ComposeSent), and emits OftReceived.
 func (p *OFTPackage) lzReceive(c *move.Call) error {
 	a := c.Args
 	src, e1 := a.U32(0)
@@ -248,6 +249,13 @@ func (p *OFTPackage) lzReceive(c *move.Call) error {
 	}
 	if err := c.MintTo(move.Addr(to), L1USDTMeta, amount); err != nil {
 		return err
+	}
+	if len(msg) > composeOffset {
+		// A send with a compose: the recipient (a composer) gets the compose message through
+		// the endpoint, index 0 (compose.go).
+		if err := sendCompose(c, L1OFT, move.Addr(to), guid, 0, ComposeMessage(nonce, src, amount, msg[composeOffset:])); err != nil {
+			return err
+		}
 	}
 	c.Emit(TagOftReceived,
 		move.Field{Name: "guid", Value: hex0x(guid)},

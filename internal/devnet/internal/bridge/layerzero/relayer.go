@@ -46,9 +46,9 @@ type Config struct {
 	Logger  *slog.Logger
 }
 
-// Stats counts packets by how far they went.
+// Stats counts packets by how far they went, and the compose messages delivered.
 type Stats struct {
-	Sent, Verified, Delivered int
+	Sent, Verified, Delivered, Composed int
 }
 
 // Relayer is the DVN and executor of both directions: it reads PacketSent from each
@@ -66,10 +66,23 @@ type Relayer struct {
 	order        [][32]byte
 	stats        Stats
 	verifiedSeen map[[32]byte]bool
+	// composes are the L1's ComposeSent not delivered yet, in order.
+	composes []*compose
+}
+
+// compose is one compose message the executor delivers with the composer's lz_compose.
+type compose struct {
+	from, to  move.Addr
+	guid      []byte
+	index     uint16
+	message   []byte
+	submitted bool
+	done      bool
 }
 
 type packet struct {
 	p         Packet
+	options   []byte // the sender's executor options (an lzCompose option asks for the compose)
 	sentAt    time.Time
 	verifyTx  bool // verification submitted
 	verified  bool // verification in a block
@@ -115,6 +128,17 @@ func (r *Relayer) Step(ctx context.Context) error {
 	}
 	now := r.cfg.Now()
 	var errs []error
+	for _, cm := range r.composes {
+		if cm.submitted || cm.done || !r.deliver.Load() || !r.composeAsked(cm) {
+			continue
+		}
+		if err := r.l1Tx(ctx, cm.to, ComposerModule, ComposeFunction, bcsAddr(cm.from), bcsBytes(cm.guid),
+			binary.LittleEndian.AppendUint16(nil, cm.index), bcsBytes(cm.message), bcsBytes(nil)); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cm.submitted = true
+	}
 	for _, g := range r.order {
 		pk := r.packets[g]
 		switch {
@@ -136,11 +160,11 @@ func (r *Relayer) Step(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (r *Relayer) seen(p Packet, at time.Time) {
+func (r *Relayer) seen(p Packet, options []byte, at time.Time) {
 	if _, ok := r.packets[p.GUID]; ok {
 		return
 	}
-	r.packets[p.GUID] = &packet{p: p, sentAt: at}
+	r.packets[p.GUID] = &packet{p: p, options: options, sentAt: at}
 	r.order = append(r.order, p.GUID)
 	r.stats.Sent++
 }
@@ -178,7 +202,7 @@ func (r *Relayer) scanEth() {
 						continue
 					}
 					if p, err := DecodePacket(vals[0].([]byte)); err == nil {
-						r.seen(p, at)
+						r.seen(p, vals[1].([]byte), at)
 					}
 				case TopicPacketVerified, TopicPacketDelivered:
 					args := packetDeliveredData
@@ -251,26 +275,36 @@ func (r *Relayer) l1Event(ev sim.Event, at time.Time) {
 	}
 	var f struct {
 		EncodedPacket string `json:"encoded_packet"`
+		Options       string `json:"options"`
+		From, To      string
+		GUID          string `json:"guid"`
+		Index         uint16 `json:"index"`
+		Message       string `json:"message"`
 		SrcEID        uint32 `json:"src_eid"`
 		Sender        string `json:"sender"`
 		Nonce         string `json:"nonce"` // u64: a JSON string
 	}
 	switch tag {
-	case TagPacketSent, TagPacketVerified, TagPacketDelivered:
+	case TagPacketSent, TagPacketVerified, TagPacketDelivered, TagComposeSent, TagComposeDelivered:
 	default:
 		return
 	}
 	if json.Unmarshal([]byte(data), &f) != nil {
 		return
 	}
-	if tag == TagPacketSent {
+	switch tag {
+	case TagPacketSent:
 		b, err := hex.DecodeString(strings.TrimPrefix(f.EncodedPacket, "0x"))
 		if err != nil {
 			return
 		}
+		opts, _ := hex.DecodeString(strings.TrimPrefix(f.Options, "0x"))
 		if p, err := DecodePacket(b); err == nil {
-			r.seen(p, at)
+			r.seen(p, opts, at)
 		}
+		return
+	case TagComposeSent, TagComposeDelivered:
+		r.l1Compose(tag, f.From, f.To, f.GUID, f.Index, f.Message)
 		return
 	}
 	sender, err := hex.DecodeString(strings.TrimPrefix(f.Sender, "0x"))
@@ -360,3 +394,45 @@ func uleb(b []byte, v uint64) []byte {
 	}
 	return append(b, byte(v))
 }
+
+// l1Compose records a ComposeSent the executor will deliver, or a ComposeDelivered that
+// settles one.
+func (r *Relayer) l1Compose(tag, from, to, guidHex string, index uint16, message string) {
+	f, err1 := move.ParseAddr(from)
+	t, err2 := move.ParseAddr(to)
+	guid, err3 := hex.DecodeString(strings.TrimPrefix(guidHex, "0x"))
+	if err1 != nil || err2 != nil || err3 != nil {
+		return
+	}
+	if tag == TagComposeDelivered {
+		for _, cm := range r.composes {
+			if !cm.done && cm.from == f && cm.to == t && cm.index == index && string(cm.guid) == string(guid) {
+				cm.done = true
+				r.stats.Composed++
+			}
+		}
+		return
+	}
+	msg, err := hex.DecodeString(strings.TrimPrefix(message, "0x"))
+	if err != nil {
+		return
+	}
+	r.composes = append(r.composes, &compose{from: f, to: t, guid: guid, index: index, message: msg})
+}
+
+// composeAsked reports whether the packet's sender paid for the compose: its options carry an
+// executor lzCompose option for the message's index (the executor composes nothing else).
+// Options of a packet the bot did not see (sent before it started) are not checked.
+func (r *Relayer) composeAsked(cm *compose) bool {
+	if len(cm.guid) != 32 {
+		return false
+	}
+	pk, ok := r.packets[[32]byte(cm.guid)]
+	if !ok {
+		return true
+	}
+	return HasComposeOption(pk.options, cm.index)
+}
+
+// bcsAddr is a Move address argument (32 bytes).
+func bcsAddr(a move.Addr) []byte { return append([]byte(nil), a[:]...) }

@@ -19,6 +19,7 @@ type args interface {
 	addr(i int) (Addr, error)
 	u64(i int) (uint64, error)
 	u8(i int) (uint8, error)
+	u16(i int) (uint16, error)
 	u32(i int) (uint32, error)
 	bytes(i int) ([]byte, error) // vector<u8>
 	boolean(i int) (bool, error)
@@ -136,6 +137,18 @@ func (a bcsArgs) u8(i int) (uint8, error) {
 		return 0, err
 	}
 	return b[0], nil
+}
+
+func (a bcsArgs) u16(i int) (uint16, error) {
+	r, err := a.reader(i)
+	if err != nil {
+		return 0, err
+	}
+	b := r.take(2)
+	if err := r.done(); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint16(b), nil
 }
 
 func (a bcsArgs) u32(i int) (uint32, error) {
@@ -353,6 +366,15 @@ func parseUint(raw json.RawMessage, bits int) (uint64, error) {
 		return 0, errArg
 	}
 	return v, nil
+}
+
+func (a jsonArgs) u16(i int) (uint16, error) {
+	var raw json.RawMessage
+	if err := a.val(i, &raw); err != nil {
+		return 0, err
+	}
+	v, err := parseUint(raw, 16)
+	return uint16(v), err
 }
 
 func (a jsonArgs) u32(i int) (uint32, error) {

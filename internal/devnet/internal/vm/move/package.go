@@ -36,6 +36,7 @@ type Args struct{ a args }
 
 // U8 .. Bytes read argument i as that Move type (vector<u8> for Bytes).
 func (a *Args) U8(i int) (uint8, error)     { return a.a.u8(i) }
+func (a *Args) U16(i int) (uint16, error)   { return a.a.u16(i) }
 func (a *Args) U32(i int) (uint32, error)   { return a.a.u32(i) }
 func (a *Args) U64(i int) (uint64, error)   { return a.a.u64(i) }
 func (a *Args) Bool(i int) (bool, error)    { return a.a.boolean(i) }
