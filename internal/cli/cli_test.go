@@ -88,7 +88,7 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	}{
 		{name: "defaults", want: "def", wantN: 7, wantDur: time.Second},
 		{name: "first env name wins", vars: map[string]string{"A": "a", "B": "b", "N": "9", "D": "2s"}, want: "a", wantN: 9, wantDur: 2 * time.Second},
-		{name: "peer's name is accepted", vars: map[string]string{"B": "b"}, want: "b", wantN: 7, wantDur: time.Second},
+		{name: "replaced name is accepted", vars: map[string]string{"B": "b"}, want: "b", wantN: 7, wantDur: time.Second},
 		{name: "flag beats env", vars: map[string]string{"A": "a", "N": "9"}, args: []string{"-s", "flag", "-n", "3"}, want: "flag", wantN: 3, wantDur: time.Second},
 		{name: "bad env integer", vars: map[string]string{"N": "nine"}, wantErr: `environment N="nine"`},
 		{name: "bad flag", args: []string{"-n", "x"}, wantErr: "invalid value"},

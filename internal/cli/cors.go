@@ -7,8 +7,8 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
-// corsFlags are the CORS settings of both APIs, under the peer's (rollytics) environment names
-// so a deployment switching over keeps its configuration.
+// corsFlags are the CORS settings of both APIs, under rollytics' environment names
+// so a rollytics deployment switching over keeps its configuration.
 type corsFlags struct {
 	Enabled     bool
 	Origins     string // comma-separated

@@ -10,7 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi"
 )
 
-// TestCORSFlags: the peer's environment names and defaults, flags winning over them.
+// TestCORSFlags: rollytics' environment names and defaults, flags winning over them.
 func TestCORSFlags(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -20,7 +20,7 @@ func TestCORSFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "off by default, any origin once on", want: httpapi.CORS{AllowOrigins: []string{"*"}}},
-		{name: "peer environment", vars: map[string]string{"CORS_ENABLED": "true", "CORS_ALLOW_ORIGINS": "https://app.example.com, *.example.org",
+		{name: "rollytics environment", vars: map[string]string{"CORS_ENABLED": "true", "CORS_ALLOW_ORIGINS": "https://app.example.com, *.example.org",
 			"CORS_ALLOW_METHODS": "GET,POST", "CORS_ALLOW_HEADERS": "Content-Type,Authorization", "CORS_ALLOW_CREDENTIALS": "true",
 			"CORS_EXPOSE_HEADERS": "ETag", "CORS_MAX_AGE": "600"},
 			want: httpapi.CORS{Enabled: true, AllowOrigins: []string{"https://app.example.com", "*.example.org"}, AllowMethods: []string{"GET", "POST"},

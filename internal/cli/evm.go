@@ -10,7 +10,7 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/profile"
 )
 
-// validateEVM checks the EVM settings as the peer does: JSON-RPC is required to ingest a chain
+// validateEVM checks the EVM settings as rollytics does: JSON-RPC is required to ingest a chain
 // whose profile reads it, and INTERNAL_TX defaults to true where the profile has internal txs
 // and may not be true elsewhere.
 func (c *indexerConfig) validateEVM() error {

@@ -27,7 +27,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// capturedIndexer runs `rollgate indexer` with args as an operator would (the peer's
+// capturedIndexer runs `rollgate indexer` with args as an operator would (rollytics'
 // environment variable names, the captured minievm chain replayed upstream) and returns its
 // address, the captured chain's top, the upstream's URL, its stderr and stop, which cancels
 // the command as Ctrl-C would and checks it exits cleanly.

@@ -102,7 +102,7 @@ type Config struct {
 
 // DefaultConfig is the full default devnet: the L1, one rollup of each VM and an external
 // Cosmos chain, bridged, with bridge traffic (ICS-721 from the L1 included) on at a low rate, four funded users per chain
-// and the LayerZero peer in the registry.
+// and LayerZero between the L1 and an Ethereum chain (ethereum-devnet).
 func DefaultConfig() Config {
 	return Config{
 		Chains: []ChainSpec{

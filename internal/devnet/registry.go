@@ -199,7 +199,7 @@ func wrappedAsset(c *Chain, a bridge.RegistryAsset) (asset, bool) {
 // executor_uri) and an assetlist.json (genesis tokens, then the bridge's one-hop traced
 // assets, then on an EVM rollup the wrapped 18-decimal tokens of its OPinit coins, then the
 // vouchers that reach a rollup through the L1 by packet forwarding, see forwardedVouchers);
-// and with LayerZero on, the registry-only EVM peer and the L1's OFT asset.
+// and with LayerZero on, the Ethereum chain (ethereum-devnet) and the L1's OFT asset.
 func (n *Network) registryDocs() ([]registryfile.Chain, []registryfile.AssetList) {
 	var forwarded map[string][]asset
 	if n.bridges != nil {

@@ -73,7 +73,7 @@ func TestRegistryGivesRoutes(t *testing.T) {
 		{"L1 INIT deposited to a rollup, then forwarded to another (hook)", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: "uinit",
 			DestAssetChainID: "minievm-devnet-1", DestAssetDenom: denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), AllowAmountHooks: true}, []string{"op_init_transfer", "transfer", "transfer"},
 			denom.IBC("transfer/channel-0/transfer/channel-1", l2(2)), 1, []string{"2"}},
-		{"LayerZero EVM peer→L1", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
+		{"LayerZero Ethereum→L1", route.Request{AmountIn: "1000", SourceAssetChainID: lzChainID, SourceAssetDenom: lzUSDT,
 			DestAssetChainID: "initia-devnet-1", DestAssetDenom: l1LZUSDTDenom}, []string{"layer_zero_transfer"}, l1LZUSDTDenom, 1, nil},
 		// The L1's OPinit composer makes the deposit on arrival (a LayerZero compose): one tx,
 		// without allow_multi_tx.
@@ -81,7 +81,7 @@ func TestRegistryGivesRoutes(t *testing.T) {
 			DestAssetChainID: "minimove-devnet-1", DestAssetDenom: denom.L2(2, l1LZUSDTDenom)},
 			[]string{"layer_zero_transfer", "op_init_transfer"}, denom.L2(2, l1LZUSDTDenom), 1, []string{"2"}},
 		// The L1's OFT sends over its Move entry function (send_withdraw), so the way back is a route.
-		{"LayerZero L1→EVM peer", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
+		{"LayerZero L1→Ethereum", route.Request{AmountIn: "1000", SourceAssetChainID: "initia-devnet-1", SourceAssetDenom: l1LZUSDTDenom,
 			DestAssetChainID: lzChainID, DestAssetDenom: lzUSDT}, []string{"layer_zero_transfer"}, lzUSDT, 1, nil},
 	}
 	for _, c := range cases {

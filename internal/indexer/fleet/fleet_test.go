@@ -40,13 +40,13 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// captured is one captured real chain with the peer's sample of requests against it.
+// captured is one captured real chain with rollytics' sample of requests against it.
 type captured struct {
-	fixture, peer, vm string
-	id                string // its chain id
-	top               int64  // the height the peer's answers were taken at
-	url               string // the replay server, stopping at top
-	richList          bool
+	fixture, rollytics, vm string // the chain's fixture, the fixture of rollytics' answers on it, its VM
+	id                     string // its chain id
+	top                    int64  // the height rollytics' answers were taken at
+	url                    string // the replay server, stopping at top
+	richList               bool
 }
 
 // moving is a copy of a captured chain served again up to a tip that the test moves.
@@ -94,20 +94,20 @@ func advance(stop <-chan struct{}, period time.Duration, chains ...*moving) {
 }
 
 // capturedChains serves the three captured chains (one per VM kind), each stopping at the
-// height of the peer's sample, as internal/indexer/conformance does.
+// height of rollytics' sample, as internal/indexer/conformance does.
 func capturedChains(t testing.TB) []*captured {
 	cs := []*captured{
-		{fixture: "minievm", peer: "rollytics", vm: "evm", richList: true},
+		{fixture: "minievm", rollytics: "rollytics", vm: "evm", richList: true},
 		// The Move capture has no /genesis, where the rich list starts from.
-		{fixture: "minimove", peer: "rollytics-move", vm: "move"},
-		{fixture: "miniwasm", peer: "rollytics-wasm", vm: "wasm", richList: true},
+		{fixture: "minimove", rollytics: "rollytics-move", vm: "move"},
+		{fixture: "miniwasm", rollytics: "rollytics-wasm", vm: "wasm", richList: true},
 	}
 	for _, c := range cs {
 		var st struct {
 			ChainID string `json:"chain_id"`
 			Height  int64  `json:"height"`
 		}
-		b, err := os.ReadFile(filepath.Join(testutil.Fixture(t, c.peer), "responses", "status.body"))
+		b, err := os.ReadFile(filepath.Join(testutil.Fixture(t, c.rollytics), "responses", "status.body"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,20 +311,21 @@ func singleServer(t *testing.T, s singleSpec, dsn string) *httptest.Server {
 	return srv
 }
 
-type peerRecord struct {
+// rollyticsRecord is one line of a rollytics*/index.jsonl: a request rollytics answered.
+type rollyticsRecord struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	Status int    `json:"status"`
 }
 
-func peerRequests(t *testing.T, peer string) []peerRecord {
+func rollyticsRequests(t *testing.T, fixture string) []rollyticsRecord {
 	t.Helper()
-	return testutil.ReadJSONL[peerRecord](t, filepath.Join(testutil.Fixture(t, peer), "index.jsonl"))
+	return testutil.ReadJSONL[rollyticsRecord](t, filepath.Join(testutil.Fixture(t, fixture), "index.jsonl"))
 }
 
 // TestFleetByteIdentical: the three captured chains (EVM, Move, Wasm) in one fleet, on SQLite
-// (a file per chain) and PostgreSQL (a schema per chain of one database); every request of the
-// peer's sample, sent to each chain's prefixed base URL and by its Host header, answers the
+// (a file per chain) and PostgreSQL (a schema per chain of one database); every request of
+// rollytics' sample, sent to each chain's prefixed base URL and by its Host header, answers the
 // same status, Content-Type and bytes as the single-chain deployment of that chain.
 func TestFleetByteIdentical(t *testing.T) {
 	backends := []struct {
@@ -354,7 +355,7 @@ func TestFleetByteIdentical(t *testing.T) {
 				base := srv.URL + "/" + c.id
 				waitHeight(t, base, c.top, 3*time.Minute)
 				compared := 0
-				for _, rec := range peerRequests(t, c.peer) {
+				for _, rec := range rollyticsRequests(t, c.rollytics) {
 					ws, wct, want := get(t, ref.URL+rec.Path, "")
 					// Twice each: the second answer of a cacheable route is written from the
 					// chain's cache by the transport itself.

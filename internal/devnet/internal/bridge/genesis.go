@@ -298,12 +298,12 @@ func Wire(specs []ChainSpec, opts Options) (*Network, error) {
 	for i := range l1m.NFTChannels {
 		id := "channel-" + strconv.Itoa(len(l1m.Channels)+i)
 		l1m.NFTChannels[i].ChannelID = id
-		peer := others[l1m.NFTChannels[i].CounterpartyChainID]
-		peer.NFTChannels[0].CounterpartyChannelID = id
+		counterparty := others[l1m.NFTChannels[i].CounterpartyChainID]
+		counterparty.NFTChannels[0].CounterpartyChannelID = id
 		// The registry lists ICS-721 channels beside the ICS-20 ones, told apart by their
 		// version, as initia-registry's chain.json does (the router's /nft finds them there).
-		l1m.Registry.IBCChannels = append(l1m.Registry.IBCChannels, RegistryChannel{peer.Spec.ChainID, ibc.NFTPort, id, ibc.NFTVersion})
-		peer.Registry.IBCChannels = append(peer.Registry.IBCChannels, RegistryChannel{l1.ChainID, ibc.NFTPort, peer.NFTChannels[0].ChannelID, ibc.NFTVersion})
+		l1m.Registry.IBCChannels = append(l1m.Registry.IBCChannels, RegistryChannel{counterparty.Spec.ChainID, ibc.NFTPort, id, ibc.NFTVersion})
+		counterparty.Registry.IBCChannels = append(counterparty.Registry.IBCChannels, RegistryChannel{l1.ChainID, ibc.NFTPort, counterparty.NFTChannels[0].ChannelID, ibc.NFTVersion})
 	}
 	hc := opinit.HostConfig{Bridges: bridges, Withdrawals: opts.Withdrawals}
 	if opts.TrafficRate > 0 {
