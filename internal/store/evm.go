@@ -14,7 +14,18 @@ type EVMTx struct {
 	Index    int             // transactionIndex
 	Signer   []byte          // the receipt's from (20 bytes); nil when absent
 	Accounts []TxAccount     // from, to, created contract, log addresses, address topics; deduplicated
-	JSON     json.RawMessage // the API's EvmTx object, stored once and served verbatim
+	JSON     json.RawMessage // the API's EvmTx object (the peer's receipt fields), stored once and served verbatim
+	// Explorer is a JSON object of the additive keys the API appends to JSON (timestamp,
+	// tx_hash, value, input, ...; see ingest's explorerFields); nil when none are known.
+	Explorer json.RawMessage
+}
+
+// evmTxData is the select expression of an EVM tx item: the peer's receipt object with the
+// explorer keys appended inside its braces, so the peer's keys keep their bytes and order.
+// Both stores' substr and length count characters; data ends in '}' and explorer, a non-empty
+// object, starts with '{'.
+func evmTxData(t string) string {
+	return "CASE WHEN " + t + "explorer IS NULL THEN " + t + "data ELSE substr(" + t + "data, 1, length(" + t + "data) - 1) || ',' || substr(" + t + "explorer, 2) END"
 }
 
 // EVMTxFilter narrows an EVM tx list; the zero value lists every EVM tx. Account and Height
@@ -85,11 +96,15 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 			if t.Signer != nil {
 				signerID = accs[string(t.Signer)].id
 			}
-			txRows = append(txRows, []any{seq, nonNil(t.Hash), b.Block.Height, t.Index, signerID, string(t.JSON)})
+			var explorer any
+			if len(t.Explorer) > 2 {
+				explorer = string(t.Explorer)
+			}
+			txRows = append(txRows, []any{seq, nonNil(t.Hash), b.Block.Height, t.Index, signerID, string(t.JSON), explorer})
 			accRows = appendAccountEdges(accRows, accs, seq, t.Signer, t.Accounts)
 		}
 	}
-	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
+	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data", "explorer"}, txRows); err != nil {
 		return fmt.Errorf("insert evm_tx: %w", err)
 	}
 	if err := tx.insertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
@@ -106,14 +121,14 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 
 // EVMTx implements EVMReader.
 func (d *DB) EVMTx(ctx context.Context, hash []byte) (TxRecord, error) {
-	return d.txByHash(ctx, "SELECT sequence, height, data FROM evm_tx WHERE hash = ?", "evm tx by hash", hash)
+	return d.txByHash(ctx, "SELECT sequence, height, "+evmTxData("")+" FROM evm_tx WHERE hash = ?", "evm tx by hash", hash)
 }
 
 // EVMTxs implements EVMReader: all txs and one height are dense sequence ranges, one account
 // is a rank range on its edge rows (see seqList).
 func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) {
 	c := d.be.reader()
-	l := seqList{table: "evm_tx"}
+	l := seqList{table: "evm_tx", data: evmTxData}
 	switch {
 	case f.Account != nil:
 		var id, n, signers int64
@@ -151,7 +166,7 @@ func init() {
 	dumpTables = append(dumpTables,
 		dumpTable{"account_dict", "id", []string{"id", "evm_tx_count", "evm_signer_count"}, "iii"},
 		dumpTable{"evm_state", "id", []string{"id", "last_sequence", "internal_height", "internal_last_sequence"}, "iiii"},
-		dumpTable{"evm_tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, "ibiiIs"},
+		dumpTable{"evm_tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data", "explorer"}, "ibiiIsS"},
 		dumpTable{"evm_tx_accounts", "account_id, sequence", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, "iiBiI"},
 		dumpTable{"evm_internal_tx", "sequence", []string{"sequence", "height", "hash", "data"}, "iibs"},
 		dumpTable{"evm_internal_account", "account", []string{"account", "tx_count"}, "bi"},
