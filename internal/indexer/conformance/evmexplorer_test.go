@@ -1,14 +1,19 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/indexer/api"
+	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
@@ -50,13 +55,17 @@ func ruleEVMExplorer(t *testing.T, got any) {
 // value, input, nonce, gas, gasPrice and the EIP-1559 fees with eth_getTransactionByHash, the
 // Cosmos tx_hash with cosmos_cosmosTxHashByTxHash, timestamp with the block's time.
 func TestEVMExplorerFields(t *testing.T) {
-	for name, dsn := range map[string]func(*testing.T) string{
-		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") },
-		"postgres": func(t *testing.T) string { return testutil.PostgresDSN(t) },
+	var first []byte
+	for _, be := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
+		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(be.name, func(t *testing.T) {
 			dir := testutil.Fixture(t, "minievm")
-			c := ingestCaptured(t, "minievm", vmkind.EVM, dsn(t))
+			c := ingestCaptured(t, "minievm", vmkind.EVM, be.dsn(t))
 			page, err := c.db.EVMTxs(context.Background(), store.EVMTxFilter{}, store.Page{Limit: 1000})
 			if err != nil {
 				t.Fatal(err)
@@ -107,8 +116,45 @@ func TestEVMExplorerFields(t *testing.T) {
 			if byTx == 0 || byCosmos == 0 {
 				t.Fatalf("the capture answered none of the per-tx calls (%d, %d)", byTx, byCosmos)
 			}
+			all := evmGoldens(t, c)
+			if first == nil {
+				first = all
+			} else if !bytes.Equal(first, all) {
+				t.Error("PostgreSQL answers differ from SQLite's")
+			}
 		})
 	}
+}
+
+// evmGoldens answers the EVM tx routes on the captured chain and compares each answer with
+// its golden (testdata/evm): a list page, a block with several EVM txs, a native value
+// transfer, a tx of a Cosmos-signed MsgCall (minievm's stand-in, from the zero address), an
+// account's sent txs. It returns every answer, for the backends to be compared.
+func evmGoldens(t *testing.T, c capturedChain) []byte {
+	t.Helper()
+	h := api.New(api.Config{ChainID: c.id, Features: profile.For(vmkind.EVM).API(c.db, profile.Options{}), AccountPrefix: "init"}, c.db, nil, nil)
+	var all bytes.Buffer
+	for _, gc := range []struct{ name, path string }{
+		{"evm_txs_limit2", "/indexer/tx/v1/evm-txs?pagination.limit=2"},
+		{"evm_txs_by_height_23", "/indexer/tx/v1/evm-txs/by_height/23"},
+		{"evm_tx_value_transfer", "/indexer/tx/v1/evm-txs/0x21e5f0407a8a84cf3cb4b76d16034eb2cc35b431c565325be751c9d5bc902db3"},
+		{"evm_tx_cosmos_signed", "/indexer/tx/v1/evm-txs/0x8f8f200176e306cdee3c7b0cd332ca0cc499eb537706940580b0ab67875cb1ab"},
+		{"evm_txs_by_account_signer", "/indexer/tx/v1/evm-txs/by_account/0x8c8d35429f74ec245f8ef2f4fd1e551cff97d650?is_signer=true&pagination.limit=2&pagination.reverse=false"},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gc.path, nil))
+		if rec.Code != http.StatusOK || !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("%s: %d %s", gc.path, rec.Code, rec.Body)
+		}
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, rec.Body.Bytes(), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		got := []byte("GET " + gc.path + "\n" + pretty.String())
+		testutil.Golden(t, filepath.Join("evm", gc.name+".txt"), got)
+		all.Write(got)
+	}
+	return all.Bytes()
 }
 
 func readIfCaptured(t *testing.T, path string, v any) bool {
