@@ -55,14 +55,43 @@ var _ EVMReader = (*DB)(nil)
 // evmAccountDict is account_dict seen through its EVM counters (migration 0003).
 var evmAccountDict = dict{"account_dict", "account", "evm_tx_count, evm_signer_count", "evm_tx_count = v.column2, evm_signer_count = v.column3"}
 
-// writeEVMTxs stores the bundles' EVM txs inside the block write transaction, continuing the
-// EVM sequence and the accounts' ranks. Called by WriteBlocks after the Cosmos rows.
-func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+// EVMRows are a block's EVM txs in transactionIndex order (EVM chains), the EVM tx
+// extension's rows in BlockBundle.Extensions: evmWriter stores them in the WriteBlocks
+// transaction, continuing the EVM sequence and the accounts' ranks.
+type EVMRows []EVMTx
+
+func (EVMRows) writerName() string         { return "evm-txs" }
+func (EVMRows) newWriter() extensionWriter { return &evmWriter{} }
+func (r EVMRows) count() int               { return len(r) }
+
+// EVMTxsOf is the bundle's EVM txs, in order (nil: none).
+func EVMTxsOf(b *BlockBundle) []EVMTx {
+	var out []EVMTx
+	for _, r := range b.Extensions {
+		if e, ok := r.(EVMRows); ok {
+			out = append(out, e...)
+		}
+	}
+	return out
+}
+
+// evmWriter is the writer of one batch's EVMRows.
+type evmWriter struct {
+	heights []int64
+	rows    []EVMRows
+}
+
+func (w *evmWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+	w.heights = append(w.heights, b.Block.Height)
+	w.rows = append(w.rows, rows.(EVMRows))
+}
+
+func (w *evmWriter) write(ctx context.Context, tx wtx) error {
 	var keys [][]byte
 	seen := map[string]bool{}
 	n := 0
-	for _, b := range bundles {
-		for _, t := range b.EVMTxs {
+	for _, rows := range w.rows {
+		for _, t := range rows {
 			n++
 			if t.Signer != nil && !seen[string(t.Signer)] {
 				seen[string(t.Signer)] = true
@@ -89,8 +118,8 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	}
 	txRows := make([][]any, 0, n)
 	var accRows [][]any
-	for _, b := range bundles {
-		for _, t := range b.EVMTxs {
+	for i, rows := range w.rows {
+		for _, t := range rows {
 			seq++
 			var signerID any
 			if t.Signer != nil {
@@ -100,7 +129,7 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 			if len(t.Explorer) > 2 {
 				explorer = string(t.Explorer)
 			}
-			txRows = append(txRows, []any{seq, nonNil(t.Hash), b.Block.Height, t.Index, signerID, string(t.JSON), explorer})
+			txRows = append(txRows, []any{seq, nonNil(t.Hash), w.heights[i], t.Index, signerID, string(t.JSON), explorer})
 			accRows = appendAccountEdges(accRows, accs, seq, t.Signer, t.Accounts)
 		}
 	}

@@ -19,6 +19,7 @@ func evmModel() (bundles []BlockBundle, seqs map[string][]int64, signed map[stri
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for h := int64(1); h <= 6; h++ {
 		b := BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: t0.Add(time.Duration(h) * time.Second), TotalFee: []byte("[]")}}
+		var txs EVMRows
 		for i := 0; i < int(h%3); i++ {
 			k++
 			from := acc(int(k % 3))
@@ -30,7 +31,10 @@ func evmModel() (bundles []BlockBundle, seqs map[string][]int64, signed map[stri
 				seqs[string(acc(9))] = append(seqs[string(acc(9))], k)
 			}
 			heights[h] = append(heights[h], k)
-			b.EVMTxs = append(b.EVMTxs, t)
+			txs = append(txs, t)
+		}
+		if txs != nil {
+			b.Extensions = append(b.Extensions, txs)
 		}
 		bundles = append(bundles, b)
 	}
@@ -277,11 +281,11 @@ func TestEVMExplorerSplice(t *testing.T) {
 		from := make([]byte, 20)
 		from[19] = 7
 		b := BlockBundle{Block: Block{ChainID: "c", Height: 1, Hash: []byte{1}, Time: time.Unix(1, 0).UTC(), TotalFee: []byte("[]")},
-			EVMTxs: []EVMTx{
+			Extensions: []ExtensionRows{EVMRows{
 				{Hash: []byte("hash-old"), Index: 0, Signer: from, JSON: json.RawMessage(`{"a":"é","b":[1]}`)},
 				{Hash: []byte("hash-new"), Index: 1, Signer: from, JSON: json.RawMessage(`{"a":"ü","b":[2]}`),
 					Explorer: json.RawMessage(`{"timestamp":"1970-01-01T00:00:01Z","input":"0xß"}`)},
-			}}
+			}}}
 		if err := db.WriteBlocks(ctx, []BlockBundle{b}); err != nil {
 			t.Fatal(err)
 		}

@@ -189,10 +189,17 @@ func (e *evmTxs) extract(ctx context.Context, blk *RawBlock, results []TxResult,
 		return err
 	}
 	x := e.p.builder.extractor
-	if b.EVMTxs, err = x.BuildEVMTxs(blk.Height, receipts); err != nil {
+	txs, err := x.BuildEVMTxs(blk.Height, receipts)
+	if err != nil {
 		return err
 	}
-	return x.explorerFields(blk, results, b.Txs, ethBlock, b.EVMTxs)
+	if err := x.explorerFields(blk, results, b.Txs, ethBlock, txs); err != nil {
+		return err
+	}
+	if len(txs) > 0 {
+		b.Extensions = append(b.Extensions, store.EVMRows(txs))
+	}
+	return nil
 }
 
 // InternalTxs is the internal-tx extension: its follower traces the blocks holding EVM txs
