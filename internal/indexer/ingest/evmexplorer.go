@@ -113,17 +113,13 @@ func (x *AccountExtractor) explorerFields(blk *RawBlock, results []TxResult, cos
 	byHash := map[string]*ethBlockTx{}
 	if len(ethBlock) > 0 {
 		var b struct {
-			Transactions []json.RawMessage `json:"transactions"`
+			Transactions []ethBlockTx `json:"transactions"`
 		}
 		if err := jsonx.Unmarshal(ethBlock, &b); err != nil {
-			return fmt.Errorf("height %d: %w: eth block: %w", blk.Height, ErrInvalidData, err)
+			return fmt.Errorf("height %d: %w: eth block txs: %w", blk.Height, ErrInvalidData, err)
 		}
-		for i, raw := range b.Transactions {
-			t := new(ethBlockTx)
-			if err := jsonx.Unmarshal(raw, t); err != nil {
-				return fmt.Errorf("height %d: %w: eth block tx %d: %w", blk.Height, ErrInvalidData, i, err)
-			}
-			byHash[strings.ToLower(t.Hash)] = t
+		for i := range b.Transactions {
+			byHash[strings.ToLower(b.Transactions[i].Hash)] = &b.Transactions[i]
 		}
 	}
 	cosmosByHash := make(map[string]int, len(cosmos))
