@@ -14,7 +14,18 @@ type EVMTx struct {
 	Index    int             // transactionIndex
 	Signer   []byte          // the receipt's from (20 bytes); nil when absent
 	Accounts []TxAccount     // from, to, created contract, log addresses, address topics; deduplicated
-	JSON     json.RawMessage // the API's EvmTx object, stored once and served verbatim
+	JSON     json.RawMessage // the API's EvmTx object (the peer's receipt fields), stored once and served verbatim
+	// Explorer is a JSON object of the additive keys the API appends to JSON (timestamp,
+	// tx_hash, value, input, ...; see ingest's explorerFields); nil when none are known.
+	Explorer json.RawMessage
+}
+
+// evmTxData is the select expression of an EVM tx item: the peer's receipt object with the
+// explorer keys appended inside its braces, so the peer's keys keep their bytes and order.
+// Both stores' substr and length count characters; data ends in '}' and explorer, a non-empty
+// object, starts with '{'.
+func evmTxData(t string) string {
+	return "CASE WHEN " + t + "explorer IS NULL THEN " + t + "data ELSE substr(" + t + "data, 1, length(" + t + "data) - 1) || ',' || substr(" + t + "explorer, 2) END"
 }
 
 // EVMTxFilter narrows an EVM tx list; the zero value lists every EVM tx. Account and Height
@@ -44,14 +55,43 @@ var _ EVMReader = (*DB)(nil)
 // evmAccountDict is account_dict seen through its EVM counters (migration 0003).
 var evmAccountDict = dict{"account_dict", "account", "evm_tx_count, evm_signer_count", "evm_tx_count = v.column2, evm_signer_count = v.column3"}
 
-// writeEVMTxs stores the bundles' EVM txs inside the block write transaction, continuing the
-// EVM sequence and the accounts' ranks. Called by WriteBlocks after the Cosmos rows.
-func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+// EVMRows are a block's EVM txs in transactionIndex order (EVM chains), the EVM tx
+// extension's rows in BlockBundle.Extensions: evmWriter stores them in the WriteBlocks
+// transaction, continuing the EVM sequence and the accounts' ranks.
+type EVMRows []EVMTx
+
+func (EVMRows) writerName() string         { return "evm-txs" }
+func (EVMRows) newWriter() extensionWriter { return &evmWriter{} }
+func (r EVMRows) count() int               { return len(r) }
+
+// EVMTxsOf is the bundle's EVM txs, in order (nil: none).
+func EVMTxsOf(b *BlockBundle) []EVMTx {
+	var out []EVMTx
+	for _, r := range b.Extensions {
+		if e, ok := r.(EVMRows); ok {
+			out = append(out, e...)
+		}
+	}
+	return out
+}
+
+// evmWriter is the writer of one batch's EVMRows.
+type evmWriter struct {
+	heights []int64
+	rows    []EVMRows
+}
+
+func (w *evmWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+	w.heights = append(w.heights, b.Block.Height)
+	w.rows = append(w.rows, rows.(EVMRows))
+}
+
+func (w *evmWriter) write(ctx context.Context, tx wtx) error {
 	var keys [][]byte
 	seen := map[string]bool{}
 	n := 0
-	for _, b := range bundles {
-		for _, t := range b.EVMTxs {
+	for _, rows := range w.rows {
+		for _, t := range rows {
 			n++
 			if t.Signer != nil && !seen[string(t.Signer)] {
 				seen[string(t.Signer)] = true
@@ -78,18 +118,22 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	}
 	txRows := make([][]any, 0, n)
 	var accRows [][]any
-	for _, b := range bundles {
-		for _, t := range b.EVMTxs {
+	for i, rows := range w.rows {
+		for _, t := range rows {
 			seq++
 			var signerID any
 			if t.Signer != nil {
 				signerID = accs[string(t.Signer)].id
 			}
-			txRows = append(txRows, []any{seq, nonNil(t.Hash), b.Block.Height, t.Index, signerID, string(t.JSON)})
+			var explorer any
+			if len(t.Explorer) > 2 {
+				explorer = string(t.Explorer)
+			}
+			txRows = append(txRows, []any{seq, nonNil(t.Hash), w.heights[i], t.Index, signerID, string(t.JSON), explorer})
 			accRows = appendAccountEdges(accRows, accs, seq, t.Signer, t.Accounts)
 		}
 	}
-	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
+	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data", "explorer"}, txRows); err != nil {
 		return fmt.Errorf("insert evm_tx: %w", err)
 	}
 	if err := tx.insertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
@@ -106,14 +150,14 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 
 // EVMTx implements EVMReader.
 func (d *DB) EVMTx(ctx context.Context, hash []byte) (TxRecord, error) {
-	return d.txByHash(ctx, "SELECT sequence, height, data FROM evm_tx WHERE hash = ?", "evm tx by hash", hash)
+	return d.txByHash(ctx, "SELECT sequence, height, "+evmTxData("")+" FROM evm_tx WHERE hash = ?", "evm tx by hash", hash)
 }
 
 // EVMTxs implements EVMReader: all txs and one height are dense sequence ranges, one account
 // is a rank range on its edge rows (see seqList).
 func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) {
 	c := d.be.reader()
-	l := seqList{table: "evm_tx"}
+	l := seqList{table: "evm_tx", data: evmTxData}
 	switch {
 	case f.Account != nil:
 		var id, n, signers int64
@@ -151,7 +195,7 @@ func init() {
 	dumpTables = append(dumpTables,
 		dumpTable{"account_dict", "id", []string{"id", "evm_tx_count", "evm_signer_count"}, "iii"},
 		dumpTable{"evm_state", "id", []string{"id", "last_sequence", "internal_height", "internal_last_sequence"}, "iiii"},
-		dumpTable{"evm_tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, "ibiiIs"},
+		dumpTable{"evm_tx", "sequence", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data", "explorer"}, "ibiiIsS"},
 		dumpTable{"evm_tx_accounts", "account_id, sequence", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, "iiBiI"},
 		dumpTable{"evm_internal_tx", "sequence", []string{"sequence", "height", "hash", "data"}, "iibs"},
 		dumpTable{"evm_internal_account", "account", []string{"account", "tx_count"}, "bi"},

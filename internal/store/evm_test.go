@@ -19,6 +19,7 @@ func evmModel() (bundles []BlockBundle, seqs map[string][]int64, signed map[stri
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for h := int64(1); h <= 6; h++ {
 		b := BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: t0.Add(time.Duration(h) * time.Second), TotalFee: []byte("[]")}}
+		var txs EVMRows
 		for i := 0; i < int(h%3); i++ {
 			k++
 			from := acc(int(k % 3))
@@ -30,7 +31,10 @@ func evmModel() (bundles []BlockBundle, seqs map[string][]int64, signed map[stri
 				seqs[string(acc(9))] = append(seqs[string(acc(9))], k)
 			}
 			heights[h] = append(heights[h], k)
-			b.EVMTxs = append(b.EVMTxs, t)
+			txs = append(txs, t)
+		}
+		if txs != nil {
+			b.Extensions = append(b.Extensions, txs)
 		}
 		bundles = append(bundles, b)
 	}
@@ -265,4 +269,47 @@ func inHeights(seqs []int64, heights map[int64][]int64, lo, hi int64) []int64 {
 		}
 	}
 	return out
+}
+
+// TestEVMExplorerSplice: an EVM tx with explorer keys is served as the receipt object with the
+// keys appended inside its braces, by hash and in every list shape; one without them (a row
+// written before migration 0014) is served as the receipt alone. Both backends, with a
+// non-ASCII value so that the splice counts characters on both.
+func TestEVMExplorerSplice(t *testing.T) {
+	forEach(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		from := make([]byte, 20)
+		from[19] = 7
+		b := BlockBundle{Block: Block{ChainID: "c", Height: 1, Hash: []byte{1}, Time: time.Unix(1, 0).UTC(), TotalFee: []byte("[]")},
+			Extensions: []ExtensionRows{EVMRows{
+				{Hash: []byte("hash-old"), Index: 0, Signer: from, JSON: json.RawMessage(`{"a":"é","b":[1]}`)},
+				{Hash: []byte("hash-new"), Index: 1, Signer: from, JSON: json.RawMessage(`{"a":"ü","b":[2]}`),
+					Explorer: json.RawMessage(`{"timestamp":"1970-01-01T00:00:01Z","input":"0xß"}`)},
+			}}}
+		if err := db.WriteBlocks(ctx, []BlockBundle{b}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{
+			"hash-old": `{"a":"é","b":[1]}`,
+			"hash-new": `{"a":"ü","b":[2],"timestamp":"1970-01-01T00:00:01Z","input":"0xß"}`,
+		}
+		for h, w := range want {
+			r, err := db.EVMTx(ctx, []byte(h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(r.JSON) != w {
+				t.Errorf("%s by hash: %s, want %s", h, r.JSON, w)
+			}
+		}
+		for _, f := range []EVMTxFilter{{}, {Height: 1}, {Account: from}, {Account: from, SignerOnly: true}, {MinHeight: 1, MaxHeight: 1}} {
+			pg, err := db.EVMTxs(ctx, f, Page{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pg.Txs) != 2 || string(pg.Txs[0].JSON) != want["hash-old"] || string(pg.Txs[1].JSON) != want["hash-new"] {
+				t.Errorf("%+v: %v", f, pg.Txs)
+			}
+		}
+	})
 }

@@ -21,13 +21,17 @@ func pruneModel(n int) ([]BlockBundle, []InternalBlock) {
 	for i := range m.bundles {
 		b := &m.bundles[i]
 		h := b.Block.Height
+		var txs EVMRows
 		for j := 0; j < int(h%3); j++ {
 			k++
 			t := EVMTx{Hash: fmt.Appendf(nil, "evm-%03d", k), Index: j, Signer: a(k % 3), JSON: json.RawMessage(fmt.Sprintf(`{"k":%d}`, k))}
 			if k%2 == 0 {
 				t.Accounts = []TxAccount{{Addr: a(9)}, {Addr: a(k % 3)}}
 			}
-			b.EVMTxs = append(b.EVMTxs, t)
+			txs = append(txs, t)
+		}
+		if txs != nil {
+			b.Extensions = append(b.Extensions, txs)
 		}
 		if h%2 == 0 {
 			internal = append(internal, InternalBlock{Height: h, Txs: []InternalTx{
@@ -207,7 +211,7 @@ func TestPruneKeepsRetainedAnswers(t *testing.T) {
 			var lastSeq, evmSeq, intSeq int64
 			for _, b := range bundles[:25] {
 				lastSeq += int64(len(b.Txs))
-				evmSeq += int64(len(b.EVMTxs))
+				evmSeq += int64(len(EVMTxsOf(&b)))
 			}
 			for _, ib := range internal {
 				if ib.Height < 26 {
@@ -318,7 +322,7 @@ func TestPruneWhileWriting(t *testing.T) {
 			var lastSeq, evmSeq, intSeq int64
 			for _, b := range bundles[:floor-1] {
 				lastSeq += int64(len(b.Txs))
-				evmSeq += int64(len(b.EVMTxs))
+				evmSeq += int64(len(EVMTxsOf(&b)))
 			}
 			for _, ib := range internal {
 				if ib.Height < floor {

@@ -15,7 +15,10 @@ import (
 //   - ranked (edge != ""): the rows of one key in an edge table whose rows carry a dense
 //     per-key rank (ord), so an offset is a rank range and the total is the key's counter.
 type seqList struct {
-	table  string
+	table string
+	// data, when set, is the select expression of the item given the table's alias prefix
+	// ("" or "t."); nil selects the data column.
+	data   func(alias string) string
 	lo, hi int64
 
 	edge, key, ord string // edge table, its key column, its rank column
@@ -27,6 +30,14 @@ type seqList struct {
 	// offsets are skipped on the edge index and its total is a COUNT there.
 	bounded      bool
 	seqLo, seqHi int64
+}
+
+// dataExpr is the item's select expression, the table aliased by alias ("" or "t.").
+func (l *seqList) dataExpr(alias string) string {
+	if l.data == nil {
+		return alias + "data"
+	}
+	return l.data(alias)
 }
 
 // heights narrows l to the rows of heights minH..maxH (0: open), found on the table's
@@ -130,7 +141,7 @@ func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
 		if hi < lo {
 			return out, nil
 		}
-		q = "SELECT sequence, height, data FROM " + l.table + " WHERE sequence BETWEEN ? AND ? ORDER BY sequence " + dir(p.Desc) + " LIMIT ?"
+		q = "SELECT sequence, height, " + l.dataExpr("") + " FROM " + l.table + " WHERE sequence BETWEEN ? AND ? ORDER BY sequence " + dir(p.Desc) + " LIMIT ?"
 		args = []any{lo, hi, limit}
 	} else {
 		if p.CountTotal {
@@ -177,7 +188,7 @@ func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
 				" BETWEEN ? AND ? ORDER BY e." + l.ord + " " + dir(p.Desc) + " LIMIT ?"
 			args = []any{l.keyVal, a, b, limit}
 		}
-		q = "SELECT t.sequence, t.height, t.data FROM " + l.table + " t JOIN (" + sub + ") s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
+		q = "SELECT t.sequence, t.height, " + l.dataExpr("t.") + " FROM " + l.table + " t JOIN (" + sub + ") s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
 	}
 	r, err := c.query(ctx, q, args...)
 	if err != nil {

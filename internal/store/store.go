@@ -68,12 +68,10 @@ type BlockBundle struct {
 	NFTs []NFTChange
 	// NotNFT are contracts found at this height not to be NFT collections.
 	NotNFT [][]byte
-	// EVMTxs are the block's EVM receipts in transactionIndex order (EVM chains; evm.go).
-	EVMTxs []EVMTx
 	// RichList are the block's balance changes (richlist.go); nil when the rich list is off.
 	RichList *RichListChanges
 	// Extensions are the rows of the extensions that write their own tables (extension.go):
-	// the transfers index (TransferRows).
+	// the EVM txs (EVMRows, evm.go), the transfers index (TransferRows).
 	Extensions []ExtensionRows
 }
 

@@ -647,7 +647,7 @@ func TestExtensionRows(t *testing.T) {
 	}{
 		{"none", []BlockBundle{{Txs: make([]Tx, 3)}}, 0},
 		{"every kind", []BlockBundle{
-			{NFTs: make([]NFTChange, 2), EVMTxs: make([]EVMTx, 3)},
+			{NFTs: make([]NFTChange, 2), Extensions: []ExtensionRows{make(EVMRows, 3)}},
 			{RichList: &RichListChanges{Changes: make([]BalanceChange, 4), Sets: make([]BalanceSet, 1)}},
 		}, 10},
 	} {

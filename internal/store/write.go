@@ -70,9 +70,6 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	if err := writeNFTs(ctx, tx, bundles, st.lastSequence); err != nil {
 		return nil, err
 	}
-	if err := writeEVMTxs(ctx, tx, bundles); err != nil {
-		return nil, err
-	}
 	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
 		return nil, err
 	}
@@ -103,7 +100,7 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 func extensionRows(bundles []BlockBundle) int64 {
 	var n int
 	for _, b := range bundles {
-		n += len(b.NFTs) + len(b.EVMTxs)
+		n += len(b.NFTs)
 		for _, e := range b.Extensions {
 			n += e.count()
 		}

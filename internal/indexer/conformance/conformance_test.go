@@ -291,6 +291,9 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	case strings.HasPrefix(u.Path, "/indexer/nft/v1/collections") && !strings.HasPrefix(u.Path, "/indexer/nft/v1/collections/by_"):
 		ruleCollectionTotal(t, want, got)
 	}
+	if strings.HasPrefix(u.Path, "/indexer/tx/v1/evm-txs") {
+		ruleEVMExplorer(t, got)
+	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("%s differs from the peer (-peer +rollgate):\n%s", rec.Path, d)
 	}

@@ -126,7 +126,7 @@ func evmDump(t *testing.T, dsn string) []byte {
 	defer db.Close()
 	var buf bytes.Buffer
 	for _, q := range []struct{ table, query string }{
-		{"evm_tx", `SELECT e.sequence, hex(e.hash), e.height, e.tx_index, hex(a.account), e.data
+		{"evm_tx", `SELECT e.sequence, hex(e.hash), e.height, e.tx_index, hex(a.account), e.data, e.explorer
 			FROM evm_tx e LEFT JOIN account_dict a ON a.id = e.signer_id ORDER BY e.sequence`},
 		{"evm_tx_accounts", `SELECT hex(a.account), e.sequence, e.signer, e.ord, e.signer_ord
 			FROM evm_tx_accounts e JOIN account_dict a ON a.id = e.account_id ORDER BY a.account, e.sequence`},

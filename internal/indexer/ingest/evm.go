@@ -151,7 +151,8 @@ func evmOf(src Source) EVMSource {
 }
 
 // EVMTxs is the EVM tx extension: each block's receipts (eth_getBlockReceipts) become its EVM
-// txs and their account links, written with the block.
+// txs and their account links, written with the block; the block's tx objects
+// (eth_getBlockByNumber, in the same batch) and its Cosmos txs give each the explorer fields.
 func EVMTxs() Extension { return &evmTxs{} }
 
 type evmTxs struct {
@@ -171,17 +172,34 @@ func (e *evmTxs) bind(p *Pipeline) error {
 	return nil
 }
 
-func (e *evmTxs) extract(ctx context.Context, blk *RawBlock, _ []TxResult, b *store.BlockBundle) error {
+func (e *evmTxs) extract(ctx context.Context, blk *RawBlock, results []TxResult, b *store.BlockBundle) error {
 	if len(blk.Txs) == 0 {
 		// EVM txs are Cosmos txs, so a block without txs has no receipts to ask for.
 		return nil
 	}
-	receipts, err := e.evm.BlockReceipts(ctx, blk.Height)
+	var ethBlock json.RawMessage
+	var receipts []json.RawMessage
+	var err error
+	if bs, ok := e.evm.(evmBlockSource); ok {
+		ethBlock, receipts, err = bs.BlockAndReceipts(ctx, blk.Height)
+	} else {
+		receipts, err = e.evm.BlockReceipts(ctx, blk.Height)
+	}
 	if err != nil {
 		return err
 	}
-	b.EVMTxs, err = e.p.builder.extractor.BuildEVMTxs(blk.Height, receipts)
-	return err
+	x := e.p.builder.extractor
+	txs, err := x.BuildEVMTxs(blk.Height, receipts)
+	if err != nil {
+		return err
+	}
+	if err := x.explorerFields(blk, results, b.Txs, ethBlock, txs); err != nil {
+		return err
+	}
+	if len(txs) > 0 {
+		b.Extensions = append(b.Extensions, store.EVMRows(txs))
+	}
+	return nil
 }
 
 // InternalTxs is the internal-tx extension: its follower traces the blocks holding EVM txs

@@ -56,13 +56,14 @@ func FillEVM(ctx context.Context, w EVMWriter, first int64, n int, o EVMOptions)
 		bt := t0.Add(time.Duration(h) * 500 * time.Millisecond)
 		b := store.BlockBundle{Block: store.Block{ChainID: chain, Height: h, Hash: sha(fmt.Sprintf("evm-block-%d", h)), Time: bt, TotalFee: json.RawMessage(`[]`)}}
 		ib := store.InternalBlock{Height: h}
+		var txs store.EVMRows
 		for i := 0; i < o.TxsPerBlock && written < n; i++ {
 			seq++
 			written++
 			from, to := Account(int(seq%int64(o.Accounts))), Account(int((seq*7+1)%int64(o.Accounts)))
 			contract := EVMContract(int(seq))
 			hash := EVMTxHash(seq)
-			b.EVMTxs = append(b.EVMTxs, store.EVMTx{Hash: hash, Index: i, Signer: from,
+			txs = append(txs, store.EVMTx{Hash: hash, Index: i, Signer: from,
 				Accounts: []store.TxAccount{{Addr: from, Signer: true}, {Addr: contract}, {Addr: to}},
 				JSON:     evmReceiptJSON(hash, b.Block.Hash, h, i, from, to, contract)})
 			if o.Internal {
@@ -71,6 +72,7 @@ func FillEVM(ctx context.Context, w EVMWriter, first int64, n int, o EVMOptions)
 						h, hash, from, contract, 60000+seq%1000, 30000+seq%700))})
 			}
 		}
+		b.Extensions = append(b.Extensions, txs)
 		batch = append(batch, b)
 		internal = append(internal, ib)
 		if len(batch) == 200 || written == n {
