@@ -21,11 +21,11 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/evmrpc"
 	"github.com/rollgate/rollgate/internal/chain/txcodec"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/router/api"
 	"github.com/rollgate/rollgate/internal/router/client"
 	"github.com/rollgate/rollgate/internal/router/msgs"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // routeFlags are the asset pair and amount `route` and `transfer` share.
@@ -115,7 +115,7 @@ func runRouteCmd(ctx context.Context, env *Env, args []string) error {
 // wallet signs for one key on every chain of a route.
 type wallet struct {
 	secret, hdPath string
-	chains         map[string]api.Chain
+	chains         map[string]wire.Chain
 }
 
 // key is the signer on chainID: Initia chains ("init" addresses) and EVM chains use
@@ -282,7 +282,7 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cl := client.New(r.Router)
-	w := &wallet{secret: strings.TrimSpace(from), hdPath: hdPath, chains: map[string]api.Chain{}}
+	w := &wallet{secret: strings.TrimSpace(from), hdPath: hdPath, chains: map[string]wire.Chain{}}
 	chains, err := cl.Chains(ctx)
 	if err != nil {
 		return err
@@ -326,7 +326,7 @@ func runTransfer(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		hook, err := cl.OPHook(ctx, api.OPHookRequest{SourceAddress: src, SourceAssetChainID: rt.SourceAssetChainID, SourceAssetDenom: rt.SourceAssetDenom,
+		hook, err := cl.OPHook(ctx, wire.OPHookRequest{SourceAddress: src, SourceAssetChainID: rt.SourceAssetChainID, SourceAssetDenom: rt.SourceAssetDenom,
 			DestAddress: to, DestAssetChainID: rt.DestAssetChainID, DestAssetDenom: rt.DestAssetDenom, AmountIn: rt.AmountIn,
 			AllowAmountHooks: true})
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/denom"
 	"github.com/rollgate/rollgate/internal/devnet"
-	"github.com/rollgate/rollgate/internal/router/api"
+	"github.com/rollgate/rollgate/internal/router/wire"
 )
 
 // TestTransferCommand runs `rollgate up`, then `rollgate route` and `rollgate transfer` against
@@ -163,7 +163,7 @@ func restBalance(t *testing.T, rest, addr, denom string) int64 {
 // the mnemonic shows, the one `rollgate up` funds: coin type 60 (eth_secp256k1) on Initia
 // chains, 118 (secp256k1) on Cosmos chains; --hd-path, when given, applies on every chain.
 func TestWalletDefaultPath(t *testing.T) {
-	chains := map[string]api.Chain{"initia-devnet-1": {ChainID: "initia-devnet-1", Bech32Prefix: "init"},
+	chains := map[string]wire.Chain{"initia-devnet-1": {ChainID: "initia-devnet-1", Bech32Prefix: "init"},
 		"cosmoshub-devnet-1": {ChainID: "cosmoshub-devnet-1", Bech32Prefix: "cosmos"}}
 	cases := []struct {
 		name, hdPath, chain, want string

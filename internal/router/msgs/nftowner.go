@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/httpx"
+	"github.com/rollgate/rollgate/internal/redact"
 	"github.com/rollgate/rollgate/internal/router/registry"
 )
 
@@ -64,7 +65,7 @@ func (o *RESTNFTOwners) client(c *registry.Chain) (*cosmosrest.Client, error) {
 	}
 	cl, err := cosmosrest.New(key, append(append([]httpx.Option(nil), o.Options...), httpx.WithConcurrency(4))...)
 	if err != nil {
-		return nil, fmt.Errorf("rest client for %s: %s", c.ID, httpx.RedactText(err.Error()))
+		return nil, fmt.Errorf("rest client for %s: %s", c.ID, redact.Text(err.Error()))
 	}
 	if o.clients == nil {
 		o.clients = map[string]*cosmosrest.Client{}
