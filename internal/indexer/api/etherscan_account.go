@@ -208,10 +208,12 @@ type esTxContext struct {
 //
 // A tx body (nonce, value, gas, input) and the block time are read from the receipt's own
 // explorer keys (migration 0014), so a page whose rows all carry them costs no read beyond
-// its rows and the indexed height, and no JSON-RPC call. Only rows stored before 0014
-// (explorer NULL: no backfill, the store does not keep the node's tx objects) ask the node,
-// one eth_getBlockByNumber batch for their blocks alone; their times come from the block
-// table in one read. Both give the same bytes: the explorer keys are the node's strings.
+// its rows and the indexed height, and no JSON-RPC call. Only rows without a body among
+// their keys ask the node, one eth_getBlockByNumber batch for their blocks alone: those
+// stored before 0014 (explorer NULL; there is no backfill, the store does not keep the node's
+// tx objects) and those whose tx the ingestion's block fetch did not hold. Heights without a
+// stored time (explorer NULL) read the block table, in one read. Either way the bytes are the
+// same: the explorer keys are the node's strings, its time the block's.
 func (s *server) txContext(ctx context.Context, heights []int64, rs []receipt) (esTxContext, error) {
 	c := esTxContext{times: map[int64]int64{}}
 	var nodeHeights []int64
