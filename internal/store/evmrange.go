@@ -21,6 +21,10 @@ type EVMRange struct {
 	Limit      int    // rows to return, > 0
 	// Hash, for internal txs, keeps those of one traced tx (Account and heights ignored).
 	Hash []byte
+	// Explorer, for EVM txs, appends each row's explorer keys (migration 0014: value, input,
+	// nonce, gas, ...) inside its JSON's braces, as the EVM tx items read them; a row written
+	// before 0014 (explorer NULL) keeps the receipt alone. Off, the JSON is the receipt.
+	Explorer bool
 }
 
 // EVMRangeReader reads EVM txs and internal txs by block range (Etherscan's txlist,
@@ -101,6 +105,10 @@ func (d *DB) EVMTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, error) 
 	if !ok || lo > hi {
 		return []TxRecord{}, nil
 	}
+	data := "t.data"
+	if q.Explorer {
+		data = evmTxData("t.")
+	}
 	var r rows
 	if q.Account != nil {
 		var id int64
@@ -111,13 +119,13 @@ func (d *DB) EVMTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, error) 
 		if err != nil {
 			return nil, fmt.Errorf("evm txs in range: account: %w", err)
 		}
-		r, err = c.query(ctx, "SELECT t.sequence, t.height, t.data FROM evm_tx_accounts e JOIN evm_tx t ON t.sequence = e.sequence"+
+		r, err = c.query(ctx, "SELECT t.sequence, t.height, "+data+" FROM evm_tx_accounts e JOIN evm_tx t ON t.sequence = e.sequence"+
 			" WHERE e.account_id = ? AND e.sequence >= ? AND e.sequence <= ?"+rangeOrder(q.Desc, "e.sequence", q.Limit), id, lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("evm txs in range: %w", err)
 		}
 	} else {
-		r, err = c.query(ctx, "SELECT sequence, height, data FROM evm_tx WHERE sequence >= ? AND sequence <= ?"+
+		r, err = c.query(ctx, "SELECT sequence, height, "+data+" FROM evm_tx t WHERE sequence >= ? AND sequence <= ?"+
 			rangeOrder(q.Desc, "sequence", q.Limit), lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("evm txs in range: %w", err)

@@ -23,9 +23,10 @@ import (
 type Etherscan struct {
 	// Range reads the EVM tables by block range and block heights by time.
 	Range store.EVMRangeReader
-	// RPC is the chain's Ethereum JSON-RPC: tx bodies (nonce, value, gas, input), token
-	// metadata (name, symbol, decimals) and balances when the rich list does not keep the
-	// native coin. Nil: the actions that need it answer an error envelope saying so.
+	// RPC is the chain's Ethereum JSON-RPC: the tx bodies (nonce, value, gas, input) of rows
+	// stored before migration 0014 (the later ones keep them; see txContext), token metadata
+	// (name, symbol, decimals) and balances when the rich list does not keep the native coin.
+	// Nil: the actions that need it answer an error envelope saying so.
 	RPC *evmrpc.Client
 	// ABIs are the contract ABIs the operator supplied, by lowercase 0x address (getabi,
 	// getsourcecode, functionName); see LoadABIs.

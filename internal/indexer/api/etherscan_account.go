@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rollgate/rollgate/internal/chain/address"
 	"github.com/rollgate/rollgate/internal/jsonx"
@@ -126,7 +127,16 @@ type receipt struct {
 	To                string   `json:"to"`
 	TransactionHash   string   `json:"transactionHash"`
 	TransactionIndex  string   `json:"transactionIndex"`
-	height            int64
+	// The explorer keys (migration 0014) that the reads asking for them append
+	// (store.EVMRange.Explorer): the tx body as the node's eth_getBlockByNumber gave it at
+	// ingestion, verbatim, and the block time (RFC 3339). Empty on a row stored before 0014
+	// (explorer NULL) and on one whose tx the block fetch did not hold.
+	Nonce     string `json:"nonce"`
+	Value     string `json:"value"`
+	Gas       string `json:"gas"`
+	Input     string `json:"input"`
+	Timestamp string `json:"timestamp"`
+	height    int64
 }
 
 type ethLog struct {
@@ -158,6 +168,10 @@ func (r receipt) contract() string {
 
 func (r receipt) failed() bool { return hexInt(r.Status) == 0 }
 
+// hasBody: the row carries its tx body among its explorer keys. The node gives every tx
+// object a nonce, so an explorer without one held no tx object (or there is no explorer).
+func (r receipt) hasBody() bool { return r.Nonce != "" }
+
 // esTx is one txlist record, fields in Etherscan's order.
 type esTx struct {
 	BlockNumber       string `json:"blockNumber"`
@@ -184,33 +198,69 @@ type esTx struct {
 
 // esTxContext is what records of one answer share: block times, tx bodies, the indexed height.
 type esTxContext struct {
-	times   map[int64]int64 // height → unix seconds
-	bodies  map[string]txBody
+	times   map[int64]int64   // height → unix seconds
+	bodies  map[string]txBody // the node's, by lowercase hash: only for rows without a stored body
 	indexed int64
 }
 
-// txContext reads, for the heights and hashes of recs, the block times (one store read) and,
-// when bodies is set, the txs' bodies (one JSON-RPC batch).
-func (s *server) txContext(ctx context.Context, heights []int64, bodies bool) (esTxContext, error) {
-	var c esTxContext
-	hs := uniqueHeights(heights)
-	ts, err := s.es().Range.BlockTimes(ctx, hs)
-	if err != nil {
-		return c, err
+// txContext reads, for the heights of the records, the block times and the indexed height;
+// rs are the receipts of an answer that shows tx bodies (nil for one that does not).
+//
+// A tx body (nonce, value, gas, input) and the block time are read from the receipt's own
+// explorer keys (migration 0014), so a page whose rows all carry them costs no read beyond
+// its rows and the indexed height, and no JSON-RPC call. Only rows without a body among
+// their keys ask the node, one eth_getBlockByNumber batch for their blocks alone: those
+// stored before 0014 (explorer NULL; there is no backfill, the store does not keep the node's
+// tx objects) and those whose tx the ingestion's block fetch did not hold. Heights without a
+// stored time (explorer NULL) read the block table, in one read. Either way the bytes are the
+// same: the explorer keys are the node's strings, its time the block's.
+func (s *server) txContext(ctx context.Context, heights []int64, rs []receipt) (esTxContext, error) {
+	c := esTxContext{times: map[int64]int64{}}
+	var nodeHeights []int64
+	for _, r := range rs {
+		if !r.hasBody() {
+			nodeHeights = append(nodeHeights, r.height)
+		}
+		if _, ok := c.times[r.height]; ok || r.Timestamp == "" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, r.Timestamp); err == nil {
+			c.times[r.height] = t.Unix()
+		}
 	}
-	c.times = make(map[int64]int64, len(ts))
-	for h, t := range ts {
-		c.times[h] = t.Unix()
+	var timeless []int64
+	for _, h := range heights {
+		if _, ok := c.times[h]; !ok {
+			timeless = append(timeless, h)
+		}
 	}
+	if len(timeless) > 0 {
+		ts, err := s.es().Range.BlockTimes(ctx, uniqueHeights(timeless))
+		if err != nil {
+			return c, err
+		}
+		for h, t := range ts {
+			c.times[h] = t.Unix()
+		}
+	}
+	var err error
 	if c.indexed, err = s.indexed(ctx); err != nil {
 		return c, err
 	}
-	if bodies && len(hs) > 0 {
-		if c.bodies, err = s.es().txBodies(ctx, hs); err != nil {
+	if len(nodeHeights) > 0 {
+		if c.bodies, err = s.es().txBodies(ctx, uniqueHeights(nodeHeights)); err != nil {
 			return c, err
 		}
 	}
 	return c, nil
+}
+
+// body is r's tx body: its stored one, else the node's.
+func (c esTxContext) body(r receipt) txBody {
+	if r.hasBody() {
+		return txBody{Hash: r.TransactionHash, Nonce: r.Nonce, Value: r.Value, Gas: r.Gas, Input: r.Input}
+	}
+	return c.bodies[strings.ToLower(r.TransactionHash)]
 }
 
 func uniqueHeights(hs []int64) []int64 {
@@ -258,7 +308,7 @@ func (s *server) esTxList(ctx context.Context, q url.Values) (esEnvelope, error)
 	if err != nil {
 		return esEnvelope{}, err
 	}
-	rng.Account = a
+	rng.Account, rng.Explorer = a, true
 	// The account's edges also hold the txs whose logs name it (transfers to it): txlist
 	// keeps those it sent, received or created, as Etherscan's "normal" transactions.
 	recs, err := collect(ctx, s.es().Range.EVMTxsInRange, rng, p, func(t store.TxRecord) ([]receipt, error) {
@@ -278,13 +328,13 @@ func (s *server) esTxList(ctx context.Context, q url.Values) (esEnvelope, error)
 	for i, r := range recs {
 		hs[i] = r.height
 	}
-	c, err := s.txContext(ctx, hs, true)
+	c, err := s.txContext(ctx, hs, recs)
 	if err != nil {
 		return esEnvelope{}, err
 	}
 	out := make([]esTx, len(recs))
 	for i, r := range recs {
-		b := c.bodies[strings.ToLower(r.TransactionHash)]
+		b := c.body(r)
 		mid, fn := s.method(r.To, b.Input)
 		isErr, st := "0", "1"
 		if r.failed() {
@@ -380,7 +430,7 @@ func (s *server) esTxListInternal(ctx context.Context, q url.Values) (esEnvelope
 	for i, f := range frames {
 		hs[i] = f.Height
 	}
-	c, err := s.txContext(ctx, hs, false)
+	c, err := s.txContext(ctx, hs, nil)
 	if err != nil {
 		return esEnvelope{}, err
 	}
@@ -495,7 +545,7 @@ func (s *server) esTokenTx(ctx context.Context, q url.Values, nft bool) (esEnvel
 	if err != nil {
 		return esEnvelope{}, err
 	}
-	rng.Account = acct
+	rng.Account, rng.Explorer = acct, true
 	if acct == nil {
 		rng.Account = contract
 	}
@@ -520,16 +570,17 @@ func (s *server) esTokenTx(ctx context.Context, q url.Values, nft bool) (esEnvel
 		return esEnvelope{}, err
 	}
 	hs := make([]int64, len(ts))
+	rs := make([]receipt, len(ts))
 	var contracts []string
 	seen := map[string]bool{}
 	for i, t := range ts {
-		hs[i] = t.r.height
+		hs[i], rs[i] = t.r.height, t.r
 		if c := strings.ToLower(t.l.Address); !seen[c] {
 			seen[c] = true
 			contracts = append(contracts, c)
 		}
 	}
-	c, err := s.txContext(ctx, hs, true)
+	c, err := s.txContext(ctx, hs, rs)
 	if err != nil {
 		return esEnvelope{}, err
 	}
@@ -539,7 +590,7 @@ func (s *server) esTokenTx(ctx context.Context, q url.Values, nft bool) (esEnvel
 	}
 	out := make([]esTokenTransfer, len(ts))
 	for i, t := range ts {
-		b := c.bodies[strings.ToLower(t.r.TransactionHash)]
+		b := c.body(t.r)
 		m := metas[strings.ToLower(t.l.Address)]
 		mid, fn := s.method(t.r.To, b.Input)
 		x := esTokenTransfer{BlockNumber: strconv.FormatInt(t.r.height, 10), TimeStamp: c.ts(t.r.height), Hash: t.r.TransactionHash,

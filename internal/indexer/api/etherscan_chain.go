@@ -15,7 +15,8 @@ import (
 )
 
 // What the Etherscan answers read from the chain's JSON-RPC: the fields a receipt does not
-// carry (a tx's nonce, value, gas limit and input), token metadata, and native balances when
+// carry (a tx's nonce, value, gas limit and input) for rows stored before migration 0014 alone
+// (later rows keep them among their explorer keys), token metadata, and native balances when
 // the rich list does not keep them. Each is one batch per answer, never a call per row.
 
 // txBody is the part of eth_getBlockByNumber's full tx object the account lists need.
@@ -39,7 +40,8 @@ func (e *Etherscan) rpc() (*evmrpc.Client, error) {
 }
 
 // txBodies returns the txs of the blocks at heights, by lowercase hash: one
-// eth_getBlockByNumber(h, true) batch per esRPCBatch heights.
+// eth_getBlockByNumber(h, true) batch per esRPCBatch heights. Only the blocks of rows without
+// a stored body are asked (see txContext).
 func (e *Etherscan) txBodies(ctx context.Context, heights []int64) (map[string]txBody, error) {
 	c, err := e.rpc()
 	if err != nil {

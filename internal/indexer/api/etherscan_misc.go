@@ -292,7 +292,7 @@ func (s *server) esGetLogs(ctx context.Context, q url.Values) (esEnvelope, error
 	for i, h := range hits {
 		hs[i] = h.r.height
 	}
-	c, err := s.txContext(ctx, hs, false)
+	c, err := s.txContext(ctx, hs, nil)
 	if err != nil {
 		return esEnvelope{}, err
 	}
