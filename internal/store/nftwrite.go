@@ -8,10 +8,31 @@ import (
 	"strings"
 )
 
+// NFTRows are a block's rows of the NFT index, in BlockBundle.Extensions: its NFT changes in
+// event order, applied after its txs, and the contracts found at this height not to be NFT
+// collections (nft_not_collection).
+type NFTRows struct {
+	NFTs   []NFTChange
+	NotNFT [][]byte
+}
+
+func (*NFTRows) writerName() string         { return "nft" }
+func (*NFTRows) newWriter() extensionWriter { return &nftWriter{} }
+func (r *NFTRows) count() int               { return len(r.NFTs) }
+
+// nftBlock is one bundle's NFT rows as the writer took them; first is the sequence of the
+// bundle's first tx.
+type nftBlock struct {
+	b     *BlockBundle
+	rows  *NFTRows
+	first int64
+}
+
 // nftWriter applies the NFT changes of one WriteBlocks call inside its transaction. NFT
 // events are few next to txs, so each change is a statement or two; what it reads (dictionary
 // entries, collections) is cached for the transaction.
 type nftWriter struct {
+	blocks  []nftBlock // what add took, in bundle order
 	tx      *queuedTx
 	dict    map[string]*dictEntry // collection\x00token_id → nft_dict entry
 	nextID  int64                 // last nft_dict id handed out; 0 = not read yet
@@ -33,6 +54,10 @@ type nftWriter struct {
 	added []addedEntry
 }
 
+func (w *nftWriter) add(b *BlockBundle, rows ExtensionRows, firstSeq int64) {
+	w.blocks = append(w.blocks, nftBlock{b: b, rows: rows.(*NFTRows), first: firstSeq})
+}
+
 type addedEntry struct {
 	e       *dictEntry
 	coll    []byte
@@ -51,38 +76,35 @@ type collInfo struct {
 
 func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" + tokenID }
 
-// writeNFTs applies every bundle's NFT changes in order; seq0 is the last tx sequence before
-// the first bundle (the writer numbers txs densely from there).
-func writeNFTs(ctx context.Context, wt wtx, bundles []BlockBundle, seq0 int64) error {
+// write applies every bundle's NFT changes in order.
+func (w *nftWriter) write(ctx context.Context, wt wtx, _ string) error {
 	tx := newQueuedTx(wt)
-	w := &nftWriter{tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
-		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{},
-		toks: map[string]tokState{}, noDict: map[string]bool{}}
-	if err := w.prefetch(ctx, bundles); err != nil {
+	w.tx, w.dict, w.colls, w.touched, w.edges = tx, map[string]*dictEntry{}, map[string]*collInfo{}, map[string]bool{}, map[[2]int64]bool{}
+	w.ranks, w.owned, w.toks, w.noDict = newRankCache(tx), map[[2]string]int64{}, map[string]tokState{}, map[string]bool{}
+	if err := w.prefetch(ctx); err != nil {
 		return err
 	}
-	first := seq0 + 1
 	changed := false
-	for _, b := range bundles {
-		for _, addr := range b.NotNFT {
+	for _, nb := range w.blocks {
+		b := nb.b
+		for _, addr := range nb.rows.NotNFT {
 			changed = true
 			if err := tx.exec(ctx, "INSERT INTO nft_not_collection (addr, height) VALUES (?, ?) ON CONFLICT (addr) DO NOTHING",
 				nonNil(addr), b.Block.Height); err != nil {
 				return fmt.Errorf("record not-an-NFT contract: %w", err)
 			}
 		}
-		for i := range b.NFTs {
+		for i := range nb.rows.NFTs {
 			changed = true
-			c := &b.NFTs[i]
+			c := &nb.rows.NFTs[i]
 			var seq int64
 			if c.TxIndex >= 0 && c.TxIndex < len(b.Txs) {
-				seq = first + int64(c.TxIndex)
+				seq = nb.first + int64(c.TxIndex)
 			}
-			if err := w.apply(ctx, b, c, seq); err != nil {
+			if err := w.apply(ctx, &b.Block, c, seq); err != nil {
 				return fmt.Errorf("height %d: nft change %d: %w", b.Block.Height, i, err)
 			}
 		}
-		first += int64(len(b.Txs))
 	}
 	if !changed {
 		return nil
@@ -93,20 +115,20 @@ func writeNFTs(ctx context.Context, wt wtx, bundles []BlockBundle, seq0 int64) e
 	return tx.flush(ctx)
 }
 
-func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq int64) error {
-	h, tns := b.Block.Height, b.Block.Time.UnixNano()
+func (w *nftWriter) apply(ctx context.Context, blk *Block, c *NFTChange, seq int64) error {
+	h, tns := blk.Height, blk.Time.UnixNano()
 	if c.Kind == NFTTransfer && c.MintIfMissing && c.Collection != nil {
 		if _, had, err := w.token(ctx, c.Collection, c.TokenID); err != nil {
 			return err
 		} else if !had {
 			m := *c
 			m.Kind = NFTMint
-			return w.apply(ctx, b, &m, seq)
+			return w.apply(ctx, blk, &m, seq)
 		}
 	}
 	switch c.Kind {
 	case NFTCreateCollection:
-		return w.createCollection(ctx, b, c)
+		return w.createCollection(ctx, blk, c)
 	case NFTOriginName:
 		return w.tx.exec(ctx, "UPDATE nft_collection SET origin_name = ?, origin_norm = ? WHERE name = ?",
 			clean(c.OriginName), NormalizeCollectionName(clean(c.OriginName)), clean(c.Name))
@@ -227,12 +249,12 @@ const prefetchChunk = 400
 // prefetch reads, in a few queries, the nft rows and dictionary entries of the tokens the
 // changes name (a Move change names only an object and is read when applied). A token absent
 // from nft is remembered as absent; one absent from nft_dict is left for entry to add.
-func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
+func (w *nftWriter) prefetch(ctx context.Context) error {
 	var pairs []any
 	seen := map[string]bool{}
-	for _, b := range bundles {
-		for i := range b.NFTs {
-			c := &b.NFTs[i]
+	for _, nb := range w.blocks {
+		for i := range nb.rows.NFTs {
+			c := &nb.rows.NFTs[i]
 			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
 				continue
 			}
@@ -286,9 +308,9 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 	// The rank lists the changes will touch: their collections', their tokens' owners' and
 	// the new owners'.
 	var keys []rankKey
-	for _, b := range bundles {
-		for i := range b.NFTs {
-			c := &b.NFTs[i]
+	for _, nb := range w.blocks {
+		for i := range nb.rows.NFTs {
+			c := &nb.rows.NFTs[i]
 			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
 				continue
 			}
@@ -322,12 +344,12 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 	return nil
 }
 
-func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTChange) error {
+func (w *nftWriter) createCollection(ctx context.Context, blk *Block, c *NFTChange) error {
 	ci, err := w.collection(ctx, c.Collection)
 	if err != nil || ci.exists {
 		return err
 	}
-	h, tns, creator := b.Block.Height, b.Block.Time.UnixNano(), c.Creator
+	h, tns, creator := blk.Height, blk.Time.UnixNano(), c.Creator
 	if c.CreatorFromFirstTx {
 		if fh, ft, fc, ok, err := firstTxOf(ctx, w.tx, c.Collection); err != nil {
 			return err

@@ -238,7 +238,7 @@ func TestOwnerCollectionGone(t *testing.T) {
 	coll := bytes.Repeat([]byte{0xc5}, 20)
 	a, b := acct(1), acct(2)
 	blk := func(h int64, ch ...NFTChange) BlockBundle {
-		return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, NFTs: ch}
+		return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, Extensions: []ExtensionRows{&NFTRows{NFTs: ch}}}
 	}
 	mint := func(id string, o []byte) NFTChange {
 		return NFTChange{Kind: NFTMint, Collection: coll, TokenID: id, Owner: o, URI: "u"}

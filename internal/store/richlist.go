@@ -24,8 +24,8 @@ type BalanceSet struct {
 	Amount  *big.Int
 }
 
-// RichListChanges are one block's rich-list updates; a bundle without them (nil) leaves the
-// rich list untouched.
+// RichListChanges are one block's rich-list updates, its rows of the rich list in
+// BlockBundle.Extensions; a bundle without them leaves the rich list untouched.
 type RichListChanges struct {
 	Changes []BalanceChange // in event order
 	Sets    []BalanceSet    // applied after Changes
@@ -40,6 +40,27 @@ type RichListChanges struct {
 	Ordered bool
 	// Start marks the starting balances (Sets read from genesis or from the chain's state).
 	Start bool
+}
+
+func (*RichListChanges) writerName() string         { return "rich_list" }
+func (*RichListChanges) newWriter() extensionWriter { return &richListWriter{} }
+func (r *RichListChanges) count() int               { return len(r.Changes) + len(r.Sets) }
+
+// richBlock is one height's rich-list changes as the writer took them.
+type richBlock struct {
+	height int64
+	rl     *RichListChanges
+}
+
+// richListWriter applies the rich-list changes of one WriteBlocks call (writeRichList).
+type richListWriter struct{ blocks []richBlock }
+
+func (w *richListWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+	w.blocks = append(w.blocks, richBlock{height: b.Block.Height, rl: rows.(*RichListChanges)})
+}
+
+func (w *richListWriter) write(ctx context.Context, tx wtx, forUpdate string) error {
+	return writeRichList(ctx, tx, forUpdate, w.blocks)
 }
 
 // RichListBlock is one height's rich-list changes, written apart from its block by
@@ -118,52 +139,48 @@ func amountDesc(enc []byte) []byte {
 	return out
 }
 
-// writeRichList applies the bundles' rich-list changes inside the block write transaction. The
+// writeRichList applies the blocks' rich-list changes inside a write transaction. The
 // balances are read once for the whole batch; rows and rank buckets are written block by block,
 // so the buckets split where they would with one block per transaction (rankCache.add).
-func writeRichList(ctx context.Context, wt wtx, forUpdate string, bundles []BlockBundle) error {
-	bundles, err := orderedRichList(ctx, wt, forUpdate, bundles)
-	if err != nil || len(bundles) == 0 {
+func writeRichList(ctx context.Context, wt wtx, forUpdate string, blocks []richBlock) error {
+	blocks, err := orderedRichList(ctx, wt, forUpdate, blocks)
+	if err != nil || len(blocks) == 0 {
 		return err
 	}
 	// Each block's holders and bucket changes are a few statements: queued, they reach
 	// PostgreSQL with the next read (a bucket split's) or at the end, not one round trip each.
 	tx := newQueuedTx(wt)
-	if err := applyRichList(ctx, tx, bundles); err != nil {
+	if err := applyRichList(ctx, tx, blocks); err != nil {
 		return err
 	}
 	return tx.flush(ctx)
 }
 
-// orderedRichList returns the bundles whose rich-list changes apply: every unordered one, and
+// orderedRichList returns the blocks whose rich-list changes apply: every unordered one, and
 // the ordered ones that continue the list from the height it stands at (read under the row's
 // lock, so a follower writing beside the block writer never applies a height twice).
-func orderedRichList(ctx context.Context, tx wtx, forUpdate string, bundles []BlockBundle) ([]BlockBundle, error) {
+func orderedRichList(ctx context.Context, tx wtx, forUpdate string, blocks []richBlock) ([]richBlock, error) {
 	ordered := false
-	for _, b := range bundles {
-		if b.RichList != nil && b.RichList.Ordered {
+	for _, b := range blocks {
+		if b.rl.Ordered {
 			ordered = true
 			break
 		}
 	}
 	if !ordered {
-		return bundles, nil
+		return blocks, nil
 	}
 	var h int64
 	if err := queryRow(ctx, tx, "SELECT height FROM rich_list_state WHERE id = 1"+forUpdate, nil, &h); err != nil {
 		return nil, fmt.Errorf("read rich_list_state: %w", err)
 	}
-	out := make([]BlockBundle, 0, len(bundles))
-	for _, b := range bundles {
-		rl := b.RichList
-		if rl == nil {
-			continue
-		}
-		if rl.Ordered {
-			if h == 0 && !rl.Start || h > 0 && b.Block.Height != h+1 {
+	out := make([]richBlock, 0, len(blocks))
+	for _, b := range blocks {
+		if rl := b.rl; rl.Ordered {
+			if h == 0 && !rl.Start || h > 0 && b.height != h+1 {
 				continue
 			}
-			h = b.Block.Height
+			h = b.height
 		}
 		out = append(out, b)
 	}
@@ -181,20 +198,20 @@ func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) error {
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	bundles := make([]BlockBundle, len(blocks))
+	rbs := make([]richBlock, len(blocks))
 	for i := range blocks {
 		rl := blocks[i].Changes
 		rl.Ordered = true
-		bundles[i] = BlockBundle{Block: Block{Height: blocks[i].Height}, RichList: &rl}
+		rbs[i] = richBlock{height: blocks[i].Height, rl: &rl}
 	}
 	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
 		// The readers' rank buckets are kept per indexed height, which this write does not move.
-		return d.ranks.clear, writeRichList(ctx, tx, d.be.forUpdate(), bundles)
+		return d.ranks.clear, writeRichList(ctx, tx, d.be.forUpdate(), rbs)
 	})
 }
 
-// applyRichList applies the bundles' changes and moves rich_list_state to the last of them.
-func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+// applyRichList applies the blocks' changes and moves rich_list_state to the last of them.
+func applyRichList(ctx context.Context, tx wtx, blocks []richBlock) error {
 	var keys []holderKey
 	seen := map[holderKey]bool{}
 	last := int64(0)
@@ -205,15 +222,12 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 			keys = append(keys, k)
 		}
 	}
-	for _, b := range bundles {
-		if b.RichList == nil {
-			continue
-		}
-		last = b.Block.Height
-		for _, c := range b.RichList.Changes {
+	for _, b := range blocks {
+		last = b.height
+		for _, c := range b.rl.Changes {
 			touch(c.Denom, c.Account)
 		}
-		for _, s := range b.RichList.Sets {
+		for _, s := range b.rl.Sets {
 			touch(s.Denom, s.Account)
 		}
 	}
@@ -235,11 +249,8 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	aliases := map[string]string{}
 	newHolders := map[string]int64{}
 	var denoms []string
-	for _, b := range bundles {
-		rl := b.RichList
-		if rl == nil {
-			continue
-		}
+	for _, b := range blocks {
+		rl := b.rl
 		var order []holderKey
 		touched := map[holderKey]bool{}
 		mark := func(k holderKey) *big.Int {
@@ -261,7 +272,7 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 		}
 		for _, k := range order {
 			if cur[k].Sign() < 0 {
-				return &NegativeBalanceError{Height: b.Block.Height, Denom: k.denom, Account: []byte(k.account), Amount: new(big.Int).Set(cur[k])}
+				return &NegativeBalanceError{Height: b.height, Denom: k.denom, Account: []byte(k.account), Amount: new(big.Int).Set(cur[k])}
 			}
 		}
 		for a, d := range rl.Aliases {

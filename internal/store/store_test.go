@@ -647,9 +647,9 @@ func TestExtensionRows(t *testing.T) {
 	}{
 		{"none", []BlockBundle{{Txs: make([]Tx, 3)}}, 0},
 		{"every kind", []BlockBundle{
-			{NFTs: make([]NFTChange, 2), EVMTxs: make([]EVMTx, 3)},
-			{RichList: &RichListChanges{Changes: make([]BalanceChange, 4), Sets: make([]BalanceSet, 1)}},
-		}, 10},
+			{EVMTxs: make([]EVMTx, 3), Extensions: []ExtensionRows{&NFTRows{NFTs: make([]NFTChange, 2), NotNFT: make([][]byte, 5)}}},
+			{Extensions: []ExtensionRows{&RichListChanges{Changes: make([]BalanceChange, 4), Sets: make([]BalanceSet, 1)}, TransferRows(make([]Transfer, 6))}},
+		}, 16},
 	} {
 		if got := extensionRows(c.bundles); got != c.want {
 			t.Errorf("%s: %d rows, want %d", c.name, got, c.want)

@@ -101,7 +101,7 @@ func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	}
 }
 
-func (w *transferWriter) write(ctx context.Context, tx wtx) error {
+func (w *transferWriter) write(ctx context.Context, tx wtx, _ string) error {
 	if w.err != nil {
 		return w.err
 	}

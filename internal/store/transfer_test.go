@@ -189,8 +189,8 @@ func (faultRows) count() int                 { return 0 }
 
 type faultWriter struct{}
 
-func (faultWriter) add(*BlockBundle, ExtensionRows, int64) {}
-func (faultWriter) write(context.Context, wtx) error       { return errors.New("injected fault") }
+func (faultWriter) add(*BlockBundle, ExtensionRows, int64)   {}
+func (faultWriter) write(context.Context, wtx, string) error { return errors.New("injected fault") }
 
 // TestTransferCountsExact: the per-account counts equal COUNT(*) of the rows, on both
 // backends, through what the writer does besides plain writes: a batch that fails after its

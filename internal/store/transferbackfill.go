@@ -59,7 +59,7 @@ func (d *DB) BackfillTransfers(ctx context.Context, batch int64, read BackfillRe
 		for i := range rows {
 			w.add(&rows[i], rows[i].Extensions[0], 0)
 		}
-		if err := w.write(ctx, tx); err != nil {
+		if err := w.write(ctx, tx, d.be.forUpdate()); err != nil {
 			return nil, err
 		}
 		st.Next, st.Rows = hi+1, st.Rows+int64(len(w.rows))

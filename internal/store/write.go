@@ -67,16 +67,10 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	if err := updateCounts(ctx, tx, msgTypeDict, msgs); err != nil {
 		return nil, err
 	}
-	if err := writeNFTs(ctx, tx, bundles, st.lastSequence); err != nil {
+	if err := writeExtensions(ctx, tx, d.be.forUpdate(), bundles, st.lastSequence); err != nil {
 		return nil, err
 	}
 	if err := writeEVMTxs(ctx, tx, bundles); err != nil {
-		return nil, err
-	}
-	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
-		return nil, err
-	}
-	if err := writeExtensions(ctx, tx, bundles, st.lastSequence); err != nil {
 		return nil, err
 	}
 	last := bundles[len(bundles)-1].Block.Height
@@ -98,17 +92,14 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	}, nil
 }
 
-// extensionRows counts the NFT, EVM, rich-list and extension rows of bundles, for the statistics keeper:
-// a chain whose blocks carry few txs but many balance changes grows those tables alone.
+// extensionRows counts the EVM and extension rows of bundles, for the statistics keeper: a
+// chain whose blocks carry few txs but many balance changes grows those tables alone.
 func extensionRows(bundles []BlockBundle) int64 {
 	var n int
 	for _, b := range bundles {
-		n += len(b.NFTs) + len(b.EVMTxs)
+		n += len(b.EVMTxs)
 		for _, e := range b.Extensions {
 			n += e.count()
-		}
-		if b.RichList != nil {
-			n += len(b.RichList.Changes) + len(b.RichList.Sets)
 		}
 	}
 	return int64(n)
