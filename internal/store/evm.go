@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // EVMTx is one EVM transaction receipt of a block (eth_getBlockReceipts), written with the
@@ -46,7 +48,7 @@ var evmAccountDict = dict{"account_dict", "account", "evm_tx_count, evm_signer_c
 
 // writeEVMTxs stores the bundles' EVM txs inside the block write transaction, continuing the
 // EVM sequence and the accounts' ranks. Called by WriteBlocks after the Cosmos rows.
-func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+func writeEVMTxs(ctx context.Context, tx sqldb.Tx, bundles []BlockBundle) error {
 	var keys [][]byte
 	seen := map[string]bool{}
 	n := 0
@@ -89,16 +91,16 @@ func writeEVMTxs(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 			accRows = appendAccountEdges(accRows, accs, seq, t.Signer, t.Accounts)
 		}
 	}
-	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
+	if err := tx.InsertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, txRows); err != nil {
 		return fmt.Errorf("insert evm_tx: %w", err)
 	}
-	if err := tx.insertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
+	if err := tx.InsertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
 		return fmt.Errorf("insert evm_tx_accounts: %w", err)
 	}
 	if err := updateCounts(ctx, tx, evmAccountDict, accs); err != nil {
 		return err
 	}
-	if err := tx.exec(ctx, "UPDATE evm_state SET last_sequence = ? WHERE id = 1", seq); err != nil {
+	if err := tx.Exec(ctx, "UPDATE evm_state SET last_sequence = ? WHERE id = 1", seq); err != nil {
 		return fmt.Errorf("update evm_state: %w", err)
 	}
 	return nil
@@ -112,7 +114,7 @@ func (d *DB) EVMTx(ctx context.Context, hash []byte) (TxRecord, error) {
 // EVMTxs implements EVMReader: all txs and one height are dense sequence ranges, one account
 // is a rank range on its edge rows (see seqList).
 func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	l := seqList{table: "evm_tx"}
 	switch {
 	case f.Account != nil:

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
+)
 
 // ExtensionRows are one ingest extension's rows for one height, carried in
 // BlockBundle.Extensions and written by the extension's own writer inside the WriteBlocks
@@ -25,7 +29,7 @@ type extensionWriter interface {
 	add(b *BlockBundle, rows ExtensionRows, firstSeq int64)
 	// write stores what add took, in the transaction; forUpdate is the suffix that row-locks
 	// a read (sqldb.Backend.ForUpdate), for a writer that continues a state row of its own.
-	write(ctx context.Context, tx wtx, forUpdate string) error
+	write(ctx context.Context, tx sqldb.Tx, forUpdate string) error
 }
 
 // RowsOf returns the first rows of type T among b's extension rows (for an extension that
@@ -54,7 +58,7 @@ func DropRows[T ExtensionRows](b *BlockBundle) {
 
 // writeExtensions hands every bundle's extension rows to their writers, in bundle order, then
 // lets each writer store its batch; seq0 is the last tx sequence before the first bundle.
-func writeExtensions(ctx context.Context, tx wtx, forUpdate string, bundles []BlockBundle, seq0 int64) error {
+func writeExtensions(ctx context.Context, tx sqldb.Tx, forUpdate string, bundles []BlockBundle, seq0 int64) error {
 	var order []extensionWriter
 	writers := map[string]extensionWriter{}
 	first := seq0 + 1

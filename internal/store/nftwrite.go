@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // NFTRows are a block's rows of the NFT index, in BlockBundle.Extensions: its NFT changes in
@@ -77,7 +79,7 @@ type collInfo struct {
 func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" + tokenID }
 
 // write applies every bundle's NFT changes in order.
-func (w *nftWriter) write(ctx context.Context, wt wtx, _ string) error {
+func (w *nftWriter) write(ctx context.Context, wt sqldb.Tx, _ string) error {
 	tx := newQueuedTx(wt)
 	w.tx, w.dict, w.colls, w.touched, w.edges = tx, map[string]*dictEntry{}, map[string]*collInfo{}, map[string]bool{}, map[[2]int64]bool{}
 	w.ranks, w.owned, w.toks, w.noDict = newRankCache(tx), map[[2]string]int64{}, map[string]tokState{}, map[string]bool{}
@@ -89,7 +91,7 @@ func (w *nftWriter) write(ctx context.Context, wt wtx, _ string) error {
 		b := nb.b
 		for _, addr := range nb.rows.NotNFT {
 			changed = true
-			if err := tx.exec(ctx, "INSERT INTO nft_not_collection (addr, height) VALUES (?, ?) ON CONFLICT (addr) DO NOTHING",
+			if err := tx.Exec(ctx, "INSERT INTO nft_not_collection (addr, height) VALUES (?, ?) ON CONFLICT (addr) DO NOTHING",
 				nonNil(addr), b.Block.Height); err != nil {
 				return fmt.Errorf("record not-an-NFT contract: %w", err)
 			}
@@ -130,7 +132,7 @@ func (w *nftWriter) apply(ctx context.Context, blk *Block, c *NFTChange, seq int
 	case NFTCreateCollection:
 		return w.createCollection(ctx, blk, c)
 	case NFTOriginName:
-		return w.tx.exec(ctx, "UPDATE nft_collection SET origin_name = ?, origin_norm = ? WHERE name = ?",
+		return w.tx.Exec(ctx, "UPDATE nft_collection SET origin_name = ?, origin_norm = ? WHERE name = ?",
 			clean(c.OriginName), NormalizeCollectionName(clean(c.OriginName)), clean(c.Name))
 	case NFTMint:
 		ci, err := w.collection(ctx, c.Collection)
@@ -149,7 +151,7 @@ func (w *nftWriter) apply(ctx context.Context, blk *Block, c *NFTChange, seq int
 		if err != nil {
 			return err
 		}
-		if err := w.tx.exec(ctx, "INSERT INTO nft (collection_addr, token_id, nft_id, object_addr, owner, uri, height, time_ns) "+
+		if err := w.tx.Exec(ctx, "INSERT INTO nft (collection_addr, token_id, nft_id, object_addr, owner, uri, height, time_ns) "+
 			"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (collection_addr, token_id) DO UPDATE SET nft_id = excluded.nft_id, "+
 			"object_addr = excluded.object_addr, owner = excluded.owner, uri = excluded.uri, height = excluded.height, time_ns = excluded.time_ns",
 			c.Collection, clean(c.TokenID), e.id, nonNil(c.ObjectAddr), nonNil(owner), clean(c.URI), h, tns); err != nil {
@@ -203,7 +205,7 @@ func (w *nftWriter) apply(ctx context.Context, blk *Block, c *NFTChange, seq int
 	default:
 		return fmt.Errorf("unknown change kind %d", c.Kind)
 	}
-	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
+	if err := w.tx.Exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
 	}
 	w.toks[nftKey(coll, clean(tokenID))] = tokState{k: next, ok: c.Kind != NFTBurn}
@@ -269,7 +271,7 @@ func (w *nftWriter) prefetch(ctx context.Context) error {
 	for start := 0; start < len(pairs); start += 2 * prefetchChunk {
 		part := padTuples(pairs[start:min(len(pairs), start+2*prefetchChunk)], 2)
 		in := " WHERE (collection_addr, token_id) IN (" + strings.TrimSuffix(strings.Repeat("(?, ?),", len(part)/2), ",") + ")"
-		r, err := w.tx.query(ctx, "SELECT collection_addr, token_id, owner, height FROM nft"+in, part...)
+		r, err := w.tx.Query(ctx, "SELECT collection_addr, token_id, owner, height FROM nft"+in, part...)
 		if err != nil {
 			return fmt.Errorf("read tokens: %w", err)
 		}
@@ -286,7 +288,7 @@ func (w *nftWriter) prefetch(ctx context.Context) error {
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("read tokens: %w", err)
 		}
-		r, err = w.tx.query(ctx, "SELECT collection_addr, token_id, id, tx_count FROM nft_dict"+in, part...)
+		r, err = w.tx.Query(ctx, "SELECT collection_addr, token_id, id, tx_count FROM nft_dict"+in, part...)
 		if err != nil {
 			return fmt.Errorf("read nft dictionary: %w", err)
 		}
@@ -358,7 +360,7 @@ func (w *nftWriter) createCollection(ctx context.Context, blk *Block, c *NFTChan
 		}
 	}
 	name := clean(c.Name)
-	if err := w.tx.exec(ctx, "INSERT INTO nft_collection (addr, height, time_ns, name, origin_name, name_norm, origin_norm, creator, nft_count) "+
+	if err := w.tx.Exec(ctx, "INSERT INTO nft_collection (addr, height, time_ns, name, origin_name, name_norm, origin_norm, creator, nft_count) "+
 		"VALUES (?, ?, ?, ?, '', ?, '', ?, 0)", c.Collection, h, tns, name, NormalizeCollectionName(name), nonNil(creator)); err != nil {
 		return fmt.Errorf("create collection: %w", err)
 	}
@@ -368,7 +370,7 @@ func (w *nftWriter) createCollection(ctx context.Context, blk *Block, c *NFTChan
 
 // firstTxOf finds the first tx touching addr (its ord-1 tx_accounts row): its height, block
 // time and signer. The txs of the batch being written are already in the tables.
-func firstTxOf(ctx context.Context, tx wtx, addr []byte) (height, timeNs int64, signer []byte, ok bool, err error) {
+func firstTxOf(ctx context.Context, tx sqldb.Tx, addr []byte) (height, timeNs int64, signer []byte, ok bool, err error) {
 	var signerID *int64
 	err = queryRow(ctx, tx, "SELECT t.height, b.time_ns, t.signer_id FROM account_dict a "+
 		"JOIN tx_accounts e ON e.account_id = a.id AND e.ord = 1 JOIN tx t ON t.sequence = e.sequence "+
@@ -486,12 +488,12 @@ func (w *nftWriter) flushOwned(ctx context.Context) error {
 		m := min(n-start, rankUpsertChunk)
 		q := "INSERT INTO nft_owner_collection (owner, collection_addr, n) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?),", m), ",") +
 			" ON CONFLICT (owner, collection_addr) DO UPDATE SET n = nft_owner_collection.n + excluded.n"
-		if err := w.tx.exec(ctx, q, rows[3*start:3*(start+m)]...); err != nil {
+		if err := w.tx.Exec(ctx, q, rows[3*start:3*(start+m)]...); err != nil {
 			return fmt.Errorf("nft_owner_collection: %w", err)
 		}
 	}
 	for _, k := range gone {
-		if err := w.tx.exec(ctx, "DELETE FROM nft_owner_collection WHERE owner = ? AND collection_addr = ? AND n <= 0", []byte(k[0]), []byte(k[1])); err != nil {
+		if err := w.tx.Exec(ctx, "DELETE FROM nft_owner_collection WHERE owner = ? AND collection_addr = ? AND n <= 0", []byte(k[0]), []byte(k[1])); err != nil {
 			return fmt.Errorf("nft_owner_collection: %w", err)
 		}
 	}
@@ -506,7 +508,7 @@ func (w *nftWriter) finish(ctx context.Context) error {
 	if err := w.flushOwned(ctx); err != nil {
 		return err
 	}
-	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
+	if err := w.tx.InsertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
 		return fmt.Errorf("insert nft_txs: %w", err)
 	}
 	added := make(map[*dictEntry]bool, len(w.added))
@@ -515,7 +517,7 @@ func (w *nftWriter) finish(ctx context.Context) error {
 		added[a.e] = true
 		rows[i] = []any{a.e.id, a.coll, a.tokenID, a.e.txCount}
 	}
-	if err := w.tx.insertRows(ctx, "nft_dict", []string{"id", "collection_addr", "token_id", "tx_count"}, rows); err != nil {
+	if err := w.tx.InsertRows(ctx, "nft_dict", []string{"id", "collection_addr", "token_id", "tx_count"}, rows); err != nil {
 		return fmt.Errorf("insert nft_dict: %w", err)
 	}
 	var ids, counts []int64
@@ -533,7 +535,7 @@ func (w *nftWriter) finish(ctx context.Context) error {
 	}
 	slices.Sort(colls)
 	for _, k := range colls {
-		if err := w.tx.exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
+		if err := w.tx.Exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
 			[]byte(k), []byte(k)); err != nil {
 			return fmt.Errorf("count collection tokens: %w", err)
 		}
@@ -548,10 +550,10 @@ func (w *nftWriter) setTxCounts(ctx context.Context, ids, counts []int64) error 
 		return nil
 	}
 	if w.tx.b != nil {
-		return w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = v.c FROM unnest(?::bigint[], ?::bigint[]) AS v(id, c) WHERE nft_dict.id = v.id", ids, counts)
+		return w.tx.Exec(ctx, "UPDATE nft_dict SET tx_count = v.c FROM unnest(?::bigint[], ?::bigint[]) AS v(id, c) WHERE nft_dict.id = v.id", ids, counts)
 	}
 	for i, id := range ids {
-		if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", counts[i], id); err != nil {
+		if err := w.tx.Exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", counts[i], id); err != nil {
 			return err
 		}
 	}

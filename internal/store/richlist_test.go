@@ -245,7 +245,7 @@ func TestRichListRankBuckets(t *testing.T) {
 // checkRichRanks compares a denom's bucket rows with the model's holders.
 func checkRichRanks(t *testing.T, db *DB, denom string, holders [][2]int64) {
 	t.Helper()
-	r, err := db.be.reader().query(context.Background(), "SELECT amount_desc, account, n FROM rich_list_rank WHERE denom = ? ORDER BY amount_desc, account", denom)
+	r, err := db.be.Reader().Query(context.Background(), "SELECT amount_desc, account, n FROM rich_list_rank WHERE denom = ? ORDER BY amount_desc, account", denom)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,13 +298,13 @@ func migrateRichRanks(t *testing.T, db *DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.be.begin(ctx)
+	tx, err := db.be.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
+	defer tx.Rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
 	for _, q := range []string{"DELETE FROM rich_list_rank", "UPDATE rich_list SET amount_desc = amount"} {
-		if err := tx.exec(ctx, q); err != nil {
+		if err := tx.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -315,7 +315,7 @@ func migrateRichRanks(t *testing.T, db *DB) {
 		}
 		for _, line := range strings.Split(m.SQL, "\n") {
 			if strings.HasPrefix(line, "INSERT INTO rich_list_rank") || strings.HasPrefix(line, "UPDATE rich_list SET amount_desc") {
-				if err := tx.exec(ctx, line); err != nil {
+				if err := tx.Exec(ctx, line); err != nil {
 					t.Fatal(err)
 				}
 				n++
@@ -325,7 +325,7 @@ func migrateRichRanks(t *testing.T, db *DB) {
 	if n != 2 {
 		t.Fatalf("migration 0006 has %d fill statements, want 2", n)
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
