@@ -81,8 +81,9 @@ func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" +
 // write applies every bundle's NFT changes in order.
 func (w *nftWriter) write(ctx context.Context, wt sqldb.Tx, _ string) error {
 	tx := newQueuedTx(wt)
-	w.tx, w.dict, w.colls, w.touched, w.edges = tx, map[string]*dictEntry{}, map[string]*collInfo{}, map[string]bool{}, map[[2]int64]bool{}
-	w.ranks, w.owned, w.toks, w.noDict = newRankCache(tx), map[[2]string]int64{}, map[string]tokState{}, map[string]bool{}
+	*w = nftWriter{blocks: w.blocks, tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
+		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{},
+		toks: map[string]tokState{}, noDict: map[string]bool{}}
 	if err := w.prefetch(ctx); err != nil {
 		return err
 	}

@@ -54,15 +54,11 @@ type richBlock struct {
 	rl     *RichListChanges
 }
 
-// richListWriter applies the rich-list changes of one WriteBlocks call (writeRichList).
+// richListWriter applies the rich-list changes of one WriteBlocks or WriteRichList call.
 type richListWriter struct{ blocks []richBlock }
 
 func (w *richListWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	w.blocks = append(w.blocks, richBlock{height: b.Block.Height, rl: rows.(*RichListChanges)})
-}
-
-func (w *richListWriter) write(ctx context.Context, tx sqldb.Tx, forUpdate string) error {
-	return writeRichList(ctx, tx, forUpdate, w.blocks)
 }
 
 // RichListBlock is one height's rich-list changes, written apart from its block by
@@ -141,11 +137,11 @@ func amountDesc(enc []byte) []byte {
 	return out
 }
 
-// writeRichList applies the blocks' rich-list changes inside a write transaction. The
-// balances are read once for the whole batch; rows and rank buckets are written block by block,
-// so the buckets split where they would with one block per transaction (rankCache.add).
-func writeRichList(ctx context.Context, wt sqldb.Tx, forUpdate string, blocks []richBlock) error {
-	blocks, err := orderedRichList(ctx, wt, forUpdate, blocks)
+// write applies the blocks' rich-list changes inside the write transaction. The balances are
+// read once for the whole batch; rows and rank buckets are written block by block, so the
+// buckets split where they would with one block per transaction (rankCache.add).
+func (w *richListWriter) write(ctx context.Context, wt sqldb.Tx, forUpdate string) error {
+	blocks, err := orderedRichList(ctx, wt, forUpdate, w.blocks)
 	if err != nil || len(blocks) == 0 {
 		return err
 	}
@@ -208,7 +204,7 @@ func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) error {
 	}
 	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) {
 		// The readers' rank buckets are kept per indexed height, which this write does not move.
-		return d.ranks.clear, writeRichList(ctx, tx, d.be.ForUpdate(), rbs)
+		return d.ranks.clear, (&richListWriter{blocks: rbs}).write(ctx, tx, d.be.ForUpdate())
 	})
 }
 
