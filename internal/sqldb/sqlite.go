@@ -12,13 +12,18 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
+// uriPath escapes what ends or changes the path of a SQLite URI filename ('?', '#', '%'), so
+// a path holding them opens that file: a test's temporary directory named after the subtest
+// "sqlite#01" opened "/tmp/TestTxCountsqlite", one file for every run on the machine.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace
+
 // sqlitePools opens the two pools every SQLite user of this package keeps on one file: a
 // single writer connection (BEGIN IMMEDIATE, so a write transaction takes the lock up front
 // instead of failing on upgrade) and a read pool that WAL lets run beside the writer. With
 // o.ReadOnly there is no writer (w is nil): a reader has no business holding the writer
 // connection, whose pragmas would write to the file.
 func sqlitePools(ctx context.Context, path string, o Options) (w, r *sql.DB, err error) {
-	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	base := "file:" + uriPath(path) + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	if !o.ReadOnly {
 		// temp_store(MEMORY): a multi-row INSERT keeps a statement journal (to undo itself
 		// alone on a constraint failure), which otherwise goes to a temporary file.

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,5 +128,28 @@ func TestSQLiteReadSlots(t *testing.T) {
 	<-order
 	for _, r := range held[1:] {
 		r.Close()
+	}
+}
+
+// TestSQLitePathWithURIChars: a path holding '#', '?' or '%' opens that very file, not the
+// file its URI would name up to the '#' or '?'.
+func TestSQLitePathWithURIChars(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a#01?b%20c.db")
+	b, err := Open(context.Background(), "sqlite:"+path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := InTx(context.Background(), b, func(tx Tx) error { return tx.Exec(context.Background(), "CREATE TABLE x (y INTEGER)") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the file at the path: %v", err)
+	}
+	for _, wrong := range []string{"a", "a#01", "a#01?b c.db"} {
+		if _, err := os.Stat(filepath.Join(dir, wrong)); err == nil {
+			t.Errorf("opened %q instead", wrong)
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas_used, gas_wanted, tx_count, total_fee"
@@ -21,11 +23,11 @@ const blockCols = "height, chain_id, hash, time_ns, block_time_ms, proposer, gas
 // process (proposerCache), and the hashes and fees are copied into one buffer per page. A
 // 20-block page on PostgreSQL went from 277 allocations to 63 this way (docs/performance.md),
 // and the garbage collector's share of a block list's CPU went with them.
-func scanBlocks(r rows, hint int) ([]Block, error) {
+func scanBlocks(r sqldb.Rows, hint int) ([]Block, error) {
 	defer r.Close()
 	n := min(max(hint, 1), 100)
 	out := make([]Block, 0, n)
-	cols := newRawCols(r, 4)
+	cols := sqldb.NewRawCols(r, 4)
 	var chainID string
 	var buf []byte
 	ends := make([]int, 0, 2*n) // per block: end of its hash, end of its fee in buf
@@ -116,7 +118,7 @@ func (d *DB) Block(ctx context.Context, height int64) (Block, error) {
 }
 
 func (d *DB) block(ctx context.Context, height int64) (Block, error) {
-	r, err := d.be.reader().query(ctx, "SELECT "+blockCols+" FROM block WHERE height = ?", height)
+	r, err := d.be.Reader().Query(ctx, "SELECT "+blockCols+" FROM block WHERE height = ?", height)
 	if err != nil {
 		return Block{}, fmt.Errorf("block %d: %w", height, err)
 	}
@@ -137,7 +139,7 @@ func (d *DB) Blocks(ctx context.Context, p Page) (BlockPage, error) {
 }
 
 func (d *DB) blocks(ctx context.Context, p Page) (BlockPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	st, err := d.readerState(ctx, c)
 	if err != nil {
 		return BlockPage{}, err
@@ -166,7 +168,7 @@ func (d *DB) blocks(ctx context.Context, p Page) (BlockPage, error) {
 			bound, cond = st.firstHeight+p.Offset, "height >= ?"
 		}
 	}
-	r, err := c.query(ctx, "SELECT "+blockCols+" FROM block WHERE "+cond+" ORDER BY height "+dir(p.Desc)+" LIMIT ?", bound, limitOf(p))
+	r, err := c.Query(ctx, "SELECT "+blockCols+" FROM block WHERE "+cond+" ORDER BY height "+dir(p.Desc)+" LIMIT ?", bound, limitOf(p))
 	if err != nil {
 		return BlockPage{}, fmt.Errorf("blocks: %w", err)
 	}
@@ -187,7 +189,7 @@ func (d *DB) AvgBlockTime(ctx context.Context, n int) (float64, error) {
 }
 
 func (d *DB) avgBlockTime(ctx context.Context, n int) (float64, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	st, err := d.readerState(ctx, c)
 	if err != nil {
 		return 0, err

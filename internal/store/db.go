@@ -1,7 +1,7 @@
 package store
 
-// The seam to the SQL layer (internal/sqldb) as this package's queries call it, and what every
-// query shares. The rest of DB lives beside it: write.go
+// DB and what every query shares; the queries run on the SQL layer's types (internal/sqldb:
+// Backend, Conn, Tx, Rows) as they are. The rest of DB lives beside it: write.go
 // (WriteBlocks), dict.go (the dictionaries), blocks.go (block reads), txs.go and txplans.go
 // (tx reads and their query plans).
 
@@ -17,65 +17,13 @@ import (
 	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
-// rows is what both drivers' result sets have in common.
-type rows = sqldb.Rows
-
-// rawCols receives columns as the driver's bytes, without a copy, for the scans that copy
-// what they keep themselves (scanTxs, scanBlocks); see sqldb.RawCols.
-type rawCols = sqldb.RawCols
-
-func newRawCols(r rows, n int) *rawCols { return sqldb.NewRawCols(r, n) }
-
-// conn runs queries written with '?' placeholders; the PostgreSQL side rewrites them.
-type conn interface {
-	query(ctx context.Context, q string, args ...any) (rows, error)
-}
-
-// wtx is one write transaction of a backend.
-type wtx interface {
-	conn
-	exec(ctx context.Context, q string, args ...any) error
-	// insertRows bulk-inserts: COPY on PostgreSQL, a prepared INSERT on SQLite.
-	insertRows(ctx context.Context, table string, cols []string, rows [][]any) error
-	commit(ctx context.Context) error
-	rollback(ctx context.Context) error
-}
-
-// backend is the SQL layer's database (sqldb.Backend) as the queries of this package call it.
-type backend struct {
-	sqldb.Backend
-	rd conn // the reader, wrapped once: reads are the hot path
-}
-
-func newBackend(b sqldb.Backend) *backend { return &backend{Backend: b, rd: sqlConn{b.Reader()}} }
-
-func (b *backend) reader() conn { return b.rd }
-
-func (b *backend) begin(ctx context.Context) (wtx, error) {
-	tx, err := b.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return sqlTx{tx}, nil
-}
-
-// forUpdate is appended to the state read that starts every write transaction.
-func (b *backend) forUpdate() string { return b.ForUpdate() }
-
-// contains is a condition that text column col contains the next argument.
-func (b *backend) contains(col string) string { return b.Contains(col) }
-
-// reset drops the pooled connections (after the server ended the sessions; see sqldb.ConnLost).
-func (b *backend) reset()       { b.Reset() }
-func (b *backend) close() error { return b.Close() }
-
-// inTx runs f in a write transaction (sqldb.InTx: begin, rollback unless committed, reset of a
-// lost connection); the after func f returns, when not nil, runs once the transaction
-// committed (the caches and waiters a write moves on).
-func (b *backend) inTx(ctx context.Context, f func(tx wtx) (after func(), err error)) error {
+// inTx runs f in a write transaction of be (sqldb.InTx: begin, rollback unless committed,
+// reset of a lost connection); the after func f returns, when not nil, runs once the
+// transaction committed (the caches and waiters a write moves on).
+func inTx(ctx context.Context, be sqldb.Backend, f func(tx sqldb.Tx) (after func(), err error)) error {
 	var after func()
-	err := sqldb.InTx(ctx, b.Backend, func(tx sqldb.Tx) (err error) {
-		after, err = f(sqlTx{tx})
+	err := sqldb.InTx(ctx, be, func(tx sqldb.Tx) (err error) {
+		after, err = f(tx)
 		return err
 	})
 	if err == nil && after != nil {
@@ -84,34 +32,11 @@ func (b *backend) inTx(ctx context.Context, f func(tx wtx) (after func(), err er
 	return err
 }
 
-type sqlConn struct{ c sqldb.Conn }
-
-func (c sqlConn) query(ctx context.Context, q string, args ...any) (rows, error) {
-	return c.c.Query(ctx, q, args...)
-}
-
-type sqlTx struct{ t sqldb.Tx }
-
-func (t sqlTx) query(ctx context.Context, q string, args ...any) (rows, error) {
-	return t.t.Query(ctx, q, args...)
-}
-
-func (t sqlTx) exec(ctx context.Context, q string, args ...any) error {
-	return t.t.Exec(ctx, q, args...)
-}
-
-func (t sqlTx) insertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
-	return t.t.InsertRows(ctx, table, cols, rs)
-}
-
-func (t sqlTx) commit(ctx context.Context) error   { return t.t.Commit(ctx) }
-func (t sqlTx) rollback(ctx context.Context) error { return t.t.Rollback(ctx) }
-
 // DB implements Store over a backend. Writes are serialised in-process (and by the database:
 // SQLite's single writer connection with BEGIN IMMEDIATE, PostgreSQL's row lock on
 // indexed_height), reads run on a pool.
 type DB struct {
-	be  *backend
+	be  sqldb.Backend
 	log *slog.Logger
 
 	writeMu sync.Mutex
@@ -144,7 +69,7 @@ func newDB(be sqldb.Backend, log *slog.Logger) *DB {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &DB{be: newBackend(be), log: log}
+	d := &DB{be: be, log: log}
 	d.epoch.Store(-1)
 	if pg, ok := be.(*sqldb.PG); ok { // a writer's: a read-only backend is wrapped
 		d.stats = newStatsKeeper(pgAnalyzer{pg}, log)
@@ -157,11 +82,11 @@ func (d *DB) Close() error {
 	if d.stats != nil {
 		d.stats.stop()
 	}
-	return d.be.close()
+	return d.be.Close()
 }
 
-func queryRow(ctx context.Context, c conn, q string, args []any, dest ...any) error {
-	r, err := c.query(ctx, q, args...)
+func queryRow(ctx context.Context, c sqldb.Conn, q string, args []any, dest ...any) error {
+	r, err := c.Query(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -182,7 +107,7 @@ type state struct {
 	height, firstHeight, lastSequence int64
 }
 
-func readState(ctx context.Context, c conn, suffix string) (state, error) {
+func readState(ctx context.Context, c sqldb.Conn, suffix string) (state, error) {
 	var s state
 	err := queryRow(ctx, c, "SELECT height, first_height, last_sequence FROM indexed_height WHERE id = 1"+suffix, nil,
 		&s.height, &s.firstHeight, &s.lastSequence)
@@ -204,7 +129,7 @@ func (d *DB) IndexedHeightNow() (int64, bool) {
 }
 
 func (d *DB) indexedHeight(ctx context.Context) (int64, error) {
-	s, err := d.readerState(ctx, d.be.reader())
+	s, err := d.readerState(ctx, d.be.Reader())
 	return s.height, err
 }
 
@@ -250,6 +175,6 @@ func readRetrying[T any](ctx context.Context, d *DB, read func() (T, error)) (T,
 		if err == nil || attempt >= sqldb.ReadAttempts || ctx.Err() != nil || !sqldb.ConnLost(err) {
 			return v, err
 		}
-		d.be.reset()
+		d.be.Reset()
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 const dictChunk = 200
@@ -36,7 +38,7 @@ type dictEntry struct {
 
 // resolveDict fills out with an entry per key, inserting the absent keys in the given order
 // with the next free ids, so equal input gives equal ids on both backends, crash or not.
-func resolveDict[K string | []byte](ctx context.Context, tx wtx, d dict, keys []K, str func(K) string, out map[string]*dictEntry) error {
+func resolveDict[K string | []byte](ctx context.Context, tx sqldb.Tx, d dict, keys []K, str func(K) string, out map[string]*dictEntry) error {
 	var next int64
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
@@ -79,8 +81,8 @@ func resolveDict[K string | []byte](ctx context.Context, tx wtx, d dict, keys []
 	return nil
 }
 
-func scanDict[K string | []byte](ctx context.Context, c conn, q string, args []any, str func(K) string, out map[string]*dictEntry) error {
-	r, err := c.query(ctx, q, args...)
+func scanDict[K string | []byte](ctx context.Context, c sqldb.Conn, q string, args []any, str func(K) string, out map[string]*dictEntry) error {
+	r, err := c.Query(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -99,7 +101,7 @@ func scanDict[K string | []byte](ctx context.Context, c conn, q string, args []a
 // updateCounts stores the counters of the touched entries, a chunk of rows per statement
 // (UPDATE … FROM VALUES works in SQLite ≥ 3.33 and PostgreSQL alike; the casts give
 // PostgreSQL the parameter types).
-func updateCounts(ctx context.Context, tx wtx, d dict, entries map[string]*dictEntry) error {
+func updateCounts(ctx context.Context, tx sqldb.Tx, d dict, entries map[string]*dictEntry) error {
 	var touched []*dictEntry
 	for _, e := range entries {
 		if e.touched {
@@ -116,14 +118,14 @@ func updateCounts(ctx context.Context, tx wtx, d dict, entries map[string]*dictE
 		q := "UPDATE " + d.table + " SET " + d.update + " FROM (VALUES " +
 			strings.TrimSuffix(strings.Repeat("(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT)),", len(chunk)), ",") +
 			") AS v WHERE " + d.table + ".id = v.column1"
-		if err := tx.exec(ctx, q, args...); err != nil {
+		if err := tx.Exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("update %s counts: %w", d.table, err)
 		}
 	}
 	return nil
 }
 
-func lookupAccount(ctx context.Context, c conn, addr []byte) (*dictEntry, error) {
+func lookupAccount(ctx context.Context, c sqldb.Conn, addr []byte) (*dictEntry, error) {
 	var e dictEntry
 	err := queryRow(ctx, c, "SELECT id, tx_count, signer_count FROM account_dict WHERE account = ?", []any{nonNil(addr)},
 		&e.id, &e.txCount, &e.signerCount)
@@ -139,7 +141,7 @@ func lookupAccount(ctx context.Context, c conn, addr []byte) (*dictEntry, error)
 // lookupMsgTypes returns the entries of the known types among types, in id order. A type URL
 // may carry its leading '/', as in a tx's "@type" (users copy it from there); the dictionary
 // holds it without, as WriteBlocks stores it.
-func lookupMsgTypes(ctx context.Context, c conn, types []string) ([]dictEntry, error) {
+func lookupMsgTypes(ctx context.Context, c sqldb.Conn, types []string) ([]dictEntry, error) {
 	var keys []any
 	seen := map[string]bool{}
 	for _, m := range types {
@@ -155,7 +157,7 @@ func lookupMsgTypes(ctx context.Context, c conn, types []string) ([]dictEntry, e
 	var out []dictEntry
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
-		r, err := c.query(ctx, "SELECT id, tx_count FROM msg_type_dict WHERE msg_type IN ("+placeholders(len(chunk))+")", chunk...)
+		r, err := c.Query(ctx, "SELECT id, tx_count FROM msg_type_dict WHERE msg_type IN ("+placeholders(len(chunk))+")", chunk...)
 		if err != nil {
 			return nil, fmt.Errorf("msg type ids: %w", err)
 		}

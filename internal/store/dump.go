@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // column kinds of the dump: each is scanned into a Go type both drivers fill the same way,
@@ -52,10 +54,10 @@ var dumpTables = []dumpTable{
 // row in primary-key order (bytes as hex, text quoted Go-style, NULL as \N).
 func (d *DB) Dump(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	c := d.be.reader()
+	c := d.be.Reader()
 	for _, t := range dumpTables {
 		fmt.Fprintf(bw, "## %s (%s)\n", t.name, strings.Join(t.cols, ", "))
-		r, err := c.query(ctx, "SELECT "+strings.Join(t.cols, ", ")+" FROM "+t.name+" ORDER BY "+t.order)
+		r, err := c.Query(ctx, "SELECT "+strings.Join(t.cols, ", ")+" FROM "+t.name+" ORDER BY "+t.order)
 		if err != nil {
 			return fmt.Errorf("dump %s: %w", t.name, err)
 		}
@@ -66,7 +68,7 @@ func (d *DB) Dump(ctx context.Context, w io.Writer) error {
 	return bw.Flush()
 }
 
-func dumpRows(w *bufio.Writer, r rows, kinds string) error {
+func dumpRows(w *bufio.Writer, r sqldb.Rows, kinds string) error {
 	defer r.Close()
 	dest := make([]any, len(kinds))
 	for i, k := range kinds {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // EVMTx is one EVM transaction receipt of a block (eth_getBlockReceipts), written with the
@@ -86,7 +87,7 @@ func (w *evmWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	w.rows = append(w.rows, rows.(EVMRows))
 }
 
-func (w *evmWriter) write(ctx context.Context, tx wtx) error {
+func (w *evmWriter) write(ctx context.Context, tx sqldb.Tx, _ string) error {
 	var keys [][]byte
 	seen := map[string]bool{}
 	n := 0
@@ -133,16 +134,16 @@ func (w *evmWriter) write(ctx context.Context, tx wtx) error {
 			accRows = appendAccountEdges(accRows, accs, seq, t.Signer, t.Accounts)
 		}
 	}
-	if err := tx.insertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data", "explorer"}, txRows); err != nil {
+	if err := tx.InsertRows(ctx, "evm_tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data", "explorer"}, txRows); err != nil {
 		return fmt.Errorf("insert evm_tx: %w", err)
 	}
-	if err := tx.insertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
+	if err := tx.InsertRows(ctx, "evm_tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, accRows); err != nil {
 		return fmt.Errorf("insert evm_tx_accounts: %w", err)
 	}
 	if err := updateCounts(ctx, tx, evmAccountDict, accs); err != nil {
 		return err
 	}
-	if err := tx.exec(ctx, "UPDATE evm_state SET last_sequence = ? WHERE id = 1", seq); err != nil {
+	if err := tx.Exec(ctx, "UPDATE evm_state SET last_sequence = ? WHERE id = 1", seq); err != nil {
 		return fmt.Errorf("update evm_state: %w", err)
 	}
 	return nil
@@ -156,7 +157,7 @@ func (d *DB) EVMTx(ctx context.Context, hash []byte) (TxRecord, error) {
 // EVMTxs implements EVMReader: all txs and one height are dense sequence ranges, one account
 // is a rank range on its edge rows (see seqList).
 func (d *DB) EVMTxs(ctx context.Context, f EVMTxFilter, p Page) (TxPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	l := seqList{table: "evm_tx", data: evmTxData}
 	switch {
 	case f.Account != nil:

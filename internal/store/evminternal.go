@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // InternalTx is one call frame of a traced EVM tx (debug_traceBlockByNumber, callTracer).
@@ -45,14 +47,14 @@ func (d *DB) WriteInternalTxs(ctx context.Context, blocks []InternalBlock) error
 	}
 	d.internalMu.Lock()
 	defer d.internalMu.Unlock()
-	return d.be.inTx(ctx, func(tx wtx) (func(), error) { return d.writeInternalTxs(ctx, tx, blocks) })
+	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) { return d.writeInternalTxs(ctx, tx, blocks) })
 }
 
 // writeInternalTxs is WriteInternalTxs' transaction; after, when set, runs once it committed
 // (the statistics keeper).
-func (d *DB) writeInternalTxs(ctx context.Context, tx wtx, blocks []InternalBlock) (after func(), err error) {
+func (d *DB) writeInternalTxs(ctx context.Context, tx sqldb.Tx, blocks []InternalBlock) (after func(), err error) {
 	var height, seq int64
-	if err := queryRow(ctx, tx, "SELECT internal_height, internal_last_sequence FROM evm_state WHERE id = 1"+d.be.forUpdate(), nil, &height, &seq); err != nil {
+	if err := queryRow(ctx, tx, "SELECT internal_height, internal_last_sequence FROM evm_state WHERE id = 1"+d.be.ForUpdate(), nil, &height, &seq); err != nil {
 		return nil, fmt.Errorf("read evm_state: %w", err)
 	}
 	for len(blocks) > 0 && blocks[0].Height <= height {
@@ -82,7 +84,7 @@ func (d *DB) writeInternalTxs(ctx context.Context, tx wtx, blocks []InternalBloc
 	counts := make(map[string]int64, len(keys))
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
-		r, err := tx.query(ctx, "SELECT account, tx_count FROM evm_internal_account WHERE account IN ("+placeholders(len(chunk))+")", chunk...)
+		r, err := tx.Query(ctx, "SELECT account, tx_count FROM evm_internal_account WHERE account IN ("+placeholders(len(chunk))+")", chunk...)
 		if err != nil {
 			return nil, fmt.Errorf("internal tx accounts: %w", err)
 		}
@@ -116,10 +118,10 @@ func (d *DB) writeInternalTxs(ctx context.Context, tx wtx, blocks []InternalBloc
 			}
 		}
 	}
-	if err := tx.insertRows(ctx, "evm_internal_tx", []string{"sequence", "height", "hash", "data"}, txRows); err != nil {
+	if err := tx.InsertRows(ctx, "evm_internal_tx", []string{"sequence", "height", "hash", "data"}, txRows); err != nil {
 		return nil, fmt.Errorf("insert evm_internal_tx: %w", err)
 	}
-	if err := tx.insertRows(ctx, "evm_internal_tx_accounts", []string{"account", "sequence", "ord"}, accRows); err != nil {
+	if err := tx.InsertRows(ctx, "evm_internal_tx_accounts", []string{"account", "sequence", "ord"}, accRows); err != nil {
 		return nil, fmt.Errorf("insert evm_internal_tx_accounts: %w", err)
 	}
 	for start := 0; start < len(keys); start += dictChunk {
@@ -131,12 +133,12 @@ func (d *DB) writeInternalTxs(ctx context.Context, tx wtx, blocks []InternalBloc
 		q := "INSERT INTO evm_internal_account (account, tx_count) VALUES " +
 			strings.TrimSuffix(strings.Repeat("(?, ?),", len(chunk)), ",") +
 			" ON CONFLICT (account) DO UPDATE SET tx_count = excluded.tx_count"
-		if err := tx.exec(ctx, q, args...); err != nil {
+		if err := tx.Exec(ctx, q, args...); err != nil {
 			return nil, fmt.Errorf("update evm_internal_account: %w", err)
 		}
 	}
 	last := blocks[len(blocks)-1].Height
-	if err := tx.exec(ctx, "UPDATE evm_state SET internal_height = ?, internal_last_sequence = ? WHERE id = 1", last, seq); err != nil {
+	if err := tx.Exec(ctx, "UPDATE evm_state SET internal_height = ?, internal_last_sequence = ? WHERE id = 1", last, seq); err != nil {
 		return nil, fmt.Errorf("update evm_state: %w", err)
 	}
 	return func() {
@@ -152,7 +154,7 @@ func (d *DB) InternalTxHeight(ctx context.Context) (int64, error) {
 	// reader's own retry (seen as a 503 on /status under pg_terminate_backend).
 	return readRetrying(ctx, d, func() (int64, error) {
 		var h int64
-		if err := queryRow(ctx, d.be.reader(), "SELECT internal_height FROM evm_state WHERE id = 1", nil, &h); err != nil {
+		if err := queryRow(ctx, d.be.Reader(), "SELECT internal_height FROM evm_state WHERE id = 1", nil, &h); err != nil {
 			return 0, fmt.Errorf("internal tx height: %w", err)
 		}
 		return h, nil
@@ -162,7 +164,7 @@ func (d *DB) InternalTxHeight(ctx context.Context) (int64, error) {
 // InternalTxs implements EVMReader: all, one height and one tx are dense sequence ranges, one
 // account a rank range on its edge rows.
 func (d *DB) InternalTxs(ctx context.Context, f InternalTxFilter, p Page) (TxPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	l := seqList{table: "evm_internal_tx"}
 	switch {
 	case f.Account != nil:
@@ -194,7 +196,7 @@ func (d *DB) InternalTxs(ctx context.Context, f InternalTxFilter, p Page) (TxPag
 // EVMTxHeights lists the heights in [from, to] holding EVM txs, ascending: the blocks the
 // internal-tx follower has to trace.
 func (d *DB) EVMTxHeights(ctx context.Context, from, to int64) ([]int64, error) {
-	r, err := d.be.reader().query(ctx, "SELECT DISTINCT height FROM evm_tx WHERE height BETWEEN ? AND ? ORDER BY height", from, to)
+	r, err := d.be.Reader().Query(ctx, "SELECT DISTINCT height FROM evm_tx WHERE height BETWEEN ? AND ? ORDER BY height", from, to)
 	if err != nil {
 		return nil, fmt.Errorf("evm tx heights: %w", err)
 	}

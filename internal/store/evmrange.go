@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rollgate/rollgate/internal/sqldb"
 	"strings"
 	"time"
 )
@@ -46,7 +47,7 @@ var _ EVMRangeReader = (*DB)(nil)
 
 // seqBounds turns inclusive heights into the inclusive sequence range of table's rows in
 // them; ok is false when no row falls in the range.
-func seqBounds(ctx context.Context, c conn, table string, from, to int64) (lo, hi int64, ok bool, err error) {
+func seqBounds(ctx context.Context, c sqldb.Conn, table string, from, to int64) (lo, hi int64, ok bool, err error) {
 	if from < 1 {
 		from = 1
 	}
@@ -96,7 +97,7 @@ func (d *DB) EVMTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, error) 
 	if q.Limit <= 0 {
 		return []TxRecord{}, nil
 	}
-	c := d.be.reader()
+	c := d.be.Reader()
 	lo, hi, ok, err := seqBounds(ctx, c, "evm_tx", q.FromHeight, q.ToHeight)
 	if err != nil {
 		return nil, fmt.Errorf("evm txs in range: %w", err)
@@ -109,7 +110,7 @@ func (d *DB) EVMTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, error) 
 	if q.Explorer {
 		data = evmTxData("t.")
 	}
-	var r rows
+	var r sqldb.Rows
 	if q.Account != nil {
 		var id int64
 		err := queryRow(ctx, c, "SELECT id FROM account_dict WHERE account = ?", []any{nonNil(q.Account)}, &id)
@@ -119,13 +120,13 @@ func (d *DB) EVMTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, error) 
 		if err != nil {
 			return nil, fmt.Errorf("evm txs in range: account: %w", err)
 		}
-		r, err = c.query(ctx, "SELECT t.sequence, t.height, "+data+" FROM evm_tx_accounts e JOIN evm_tx t ON t.sequence = e.sequence"+
+		r, err = c.Query(ctx, "SELECT t.sequence, t.height, "+data+" FROM evm_tx_accounts e JOIN evm_tx t ON t.sequence = e.sequence"+
 			" WHERE e.account_id = ? AND e.sequence >= ? AND e.sequence <= ?"+rangeOrder(q.Desc, "e.sequence", q.Limit), id, lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("evm txs in range: %w", err)
 		}
 	} else {
-		r, err = c.query(ctx, "SELECT sequence, height, "+data+" FROM evm_tx t WHERE sequence >= ? AND sequence <= ?"+
+		r, err = c.Query(ctx, "SELECT sequence, height, "+data+" FROM evm_tx t WHERE sequence >= ? AND sequence <= ?"+
 			rangeOrder(q.Desc, "sequence", q.Limit), lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("evm txs in range: %w", err)
@@ -143,13 +144,13 @@ func (d *DB) InternalTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, er
 	if q.Limit <= 0 {
 		return []TxRecord{}, nil
 	}
-	c := d.be.reader()
-	var r rows
+	c := d.be.Reader()
+	var r sqldb.Rows
 	var err error
 	switch {
 	case q.Hash != nil:
 		lo, hi := q.after(1, 1<<62)
-		r, err = c.query(ctx, "SELECT sequence, height, data FROM evm_internal_tx WHERE hash = ? AND sequence >= ? AND sequence <= ?"+
+		r, err = c.Query(ctx, "SELECT sequence, height, data FROM evm_internal_tx WHERE hash = ? AND sequence >= ? AND sequence <= ?"+
 			rangeOrder(q.Desc, "sequence", q.Limit), nonNil(q.Hash), lo, hi)
 	default:
 		lo, hi, ok, berr := seqBounds(ctx, c, "evm_internal_tx", q.FromHeight, q.ToHeight)
@@ -161,10 +162,10 @@ func (d *DB) InternalTxsInRange(ctx context.Context, q EVMRange) ([]TxRecord, er
 			return []TxRecord{}, nil
 		}
 		if q.Account != nil {
-			r, err = c.query(ctx, "SELECT t.sequence, t.height, t.data FROM evm_internal_tx_accounts e JOIN evm_internal_tx t ON t.sequence = e.sequence"+
+			r, err = c.Query(ctx, "SELECT t.sequence, t.height, t.data FROM evm_internal_tx_accounts e JOIN evm_internal_tx t ON t.sequence = e.sequence"+
 				" WHERE e.account = ? AND e.sequence >= ? AND e.sequence <= ?"+rangeOrder(q.Desc, "e.sequence", q.Limit), nonNil(q.Account), lo, hi)
 		} else {
-			r, err = c.query(ctx, "SELECT sequence, height, data FROM evm_internal_tx WHERE sequence >= ? AND sequence <= ?"+
+			r, err = c.Query(ctx, "SELECT sequence, height, data FROM evm_internal_tx WHERE sequence >= ? AND sequence <= ?"+
 				rangeOrder(q.Desc, "sequence", q.Limit), lo, hi)
 		}
 	}
@@ -189,7 +190,7 @@ func (d *DB) BlockTimes(ctx context.Context, heights []int64) (map[int64]time.Ti
 	for i, h := range heights {
 		ph[i], args[i] = "?", h
 	}
-	r, err := d.be.reader().query(ctx, "SELECT height, time_ns FROM block WHERE height IN ("+strings.Join(ph, ",")+")", args...)
+	r, err := d.be.Reader().Query(ctx, "SELECT height, time_ns FROM block WHERE height IN ("+strings.Join(ph, ",")+")", args...)
 	if err != nil {
 		return nil, fmt.Errorf("block times: %w", err)
 	}
@@ -211,7 +212,7 @@ func (d *DB) BlockTimes(ctx context.Context, heights []int64) (map[int64]time.Ti
 // header times never decrease with the height, so about log2(blocks) point reads answer it
 // without an index on the time. ErrNotFound when no stored block qualifies.
 func (d *DB) BlockAtTime(ctx context.Context, t time.Time, before bool) (int64, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	// The oldest kept block (pruning drops the first ones) and the newest: two seeks on the
 	// primary key; an empty store has neither.
 	var lo, hi int64

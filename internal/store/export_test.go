@@ -27,7 +27,7 @@ func SecondWriter(d *DB) *DB { return &DB{be: d.be, log: d.log} }
 // PostgresPool is the pool of a PostgreSQL DB.
 func PostgresPool(t *testing.T, d *DB) *pgxpool.Pool {
 	t.Helper()
-	pg, ok := sqldb.Unwrap(d.be.Backend).(*sqldb.PG)
+	pg, ok := sqldb.Unwrap(d.be).(*sqldb.PG)
 	if !ok {
 		t.Fatal("not a PostgreSQL store")
 	}

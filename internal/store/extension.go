@@ -1,11 +1,16 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
+)
 
 // ExtensionRows are one ingest extension's rows for one height, carried in
 // BlockBundle.Extensions and written by the extension's own writer inside the WriteBlocks
 // transaction: the bundle and WriteBlocks know an extension only through this interface, its
-// tables and statements live in its own file (transferwrite.go for the transfers index).
+// tables and statements live in its own file (nftwrite.go for NFTRows, richlist.go for
+// RichListChanges, transfer.go for TransferRows).
 //
 // The methods are unexported: a writer runs statements on the store's transaction, so every
 // kind of rows is declared in this package.
@@ -22,13 +27,38 @@ type ExtensionRows interface {
 type extensionWriter interface {
 	// add takes the rows of one bundle; firstSeq is the sequence of the bundle's first tx.
 	add(b *BlockBundle, rows ExtensionRows, firstSeq int64)
-	// write stores what add took, in the transaction.
-	write(ctx context.Context, tx wtx) error
+	// write stores what add took, in the transaction; forUpdate is the suffix that row-locks
+	// a read (sqldb.Backend.ForUpdate), for a writer that continues a state row of its own.
+	write(ctx context.Context, tx sqldb.Tx, forUpdate string) error
+}
+
+// RowsOf returns the first rows of type T among b's extension rows (for an extension that
+// amends its rows before the write, as the rich list's corrections do); ok is false when b
+// carries none.
+func RowsOf[T ExtensionRows](b *BlockBundle) (rows T, ok bool) {
+	for _, r := range b.Extensions {
+		if t, is := r.(T); is {
+			return t, true
+		}
+	}
+	return rows, false
+}
+
+// DropRows removes b's extension rows of type T: the bundle goes in without them. The list
+// is copied, not edited in place, so a copy of the bundle keeps its rows.
+func DropRows[T ExtensionRows](b *BlockBundle) {
+	var kept []ExtensionRows
+	for _, r := range b.Extensions {
+		if _, is := r.(T); !is {
+			kept = append(kept, r)
+		}
+	}
+	b.Extensions = kept
 }
 
 // writeExtensions hands every bundle's extension rows to their writers, in bundle order, then
 // lets each writer store its batch; seq0 is the last tx sequence before the first bundle.
-func writeExtensions(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 int64) error {
+func writeExtensions(ctx context.Context, tx sqldb.Tx, forUpdate string, bundles []BlockBundle, seq0 int64) error {
 	var order []extensionWriter
 	writers := map[string]extensionWriter{}
 	first := seq0 + 1
@@ -46,7 +76,7 @@ func writeExtensions(ctx context.Context, tx wtx, bundles []BlockBundle, seq0 in
 		first += int64(len(b.Txs))
 	}
 	for _, w := range order {
-		if err := w.write(ctx, tx); err != nil {
+		if err := w.write(ctx, tx, forUpdate); err != nil {
 			return err
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // ErrChainMismatch is what a *ChainMismatchError matches with errors.Is.
@@ -66,7 +68,7 @@ type ChainIdentity struct {
 
 // ChainIdentity returns the identity of the stored chain; ok is false for an empty store.
 func (d *DB) ChainIdentity(ctx context.Context) (id ChainIdentity, ok bool, err error) {
-	id, err = readIdentity(ctx, d.be.reader())
+	id, err = readIdentity(ctx, d.be.Reader())
 	if errors.Is(err, ErrNotFound) {
 		return ChainIdentity{}, false, nil
 	}
@@ -76,7 +78,7 @@ func (d *DB) ChainIdentity(ctx context.Context) (id ChainIdentity, ok bool, err 
 // BlockHash returns the stored hash of one height, or ErrNotFound (not stored, or pruned).
 func (d *DB) BlockHash(ctx context.Context, height int64) ([]byte, error) {
 	var h []byte
-	if err := queryRow(ctx, d.be.reader(), "SELECT hash FROM block WHERE height = ?", []any{height}, &h); err != nil {
+	if err := queryRow(ctx, d.be.Reader(), "SELECT hash FROM block WHERE height = ?", []any{height}, &h); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -87,12 +89,12 @@ func (d *DB) BlockHash(ctx context.Context, height int64) ([]byte, error) {
 func (d *DB) SetInitialBlock(ctx context.Context, height int64, hash []byte) error {
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
-		return nil, tx.exec(ctx, "UPDATE chain_identity SET initial_height = ?, initial_hash = ? WHERE id = 1", height, nonNil(hash))
+	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) {
+		return nil, tx.Exec(ctx, "UPDATE chain_identity SET initial_height = ?, initial_hash = ? WHERE id = 1", height, nonNil(hash))
 	})
 }
 
-func readIdentity(ctx context.Context, c conn) (ChainIdentity, error) {
+func readIdentity(ctx context.Context, c sqldb.Conn) (ChainIdentity, error) {
 	var id ChainIdentity
 	var ih sql.NullInt64
 	err := queryRow(ctx, c, "SELECT chain_id, first_height, first_hash, initial_height, initial_hash FROM chain_identity WHERE id = 1", nil,
@@ -107,7 +109,7 @@ func readIdentity(ctx context.Context, c conn) (ChainIdentity, error) {
 // checkChain is the write transaction's continuity check of the pending bundles against the
 // stored chain (st, read under the indexed_height lock), and records the identity with the
 // first block. A bundle without a parent hash (a source that has none) is not checked.
-func checkChain(ctx context.Context, tx wtx, st state, bundles []BlockBundle) error {
+func checkChain(ctx context.Context, tx sqldb.Tx, st state, bundles []BlockBundle) error {
 	first := bundles[0].Block
 	id, err := readIdentity(ctx, tx)
 	switch {
@@ -121,7 +123,7 @@ func checkChain(ctx context.Context, tx wtx, st state, bundles []BlockBundle) er
 				return fmt.Errorf("read first block: %w", err)
 			}
 		}
-		if err := tx.exec(ctx, "INSERT INTO chain_identity (id, chain_id, first_height, first_hash) VALUES (1, ?, ?, ?)",
+		if err := tx.Exec(ctx, "INSERT INTO chain_identity (id, chain_id, first_height, first_hash) VALUES (1, ?, ?, ?)",
 			id.ChainID, id.FirstHeight, id.FirstHash); err != nil {
 			return fmt.Errorf("record chain identity: %w", err)
 		}
@@ -171,7 +173,7 @@ func (d *DB) Reset(ctx context.Context) error {
 	defer d.writeMu.Unlock()
 	d.internalMu.Lock()
 	defer d.internalMu.Unlock()
-	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) {
 		seen := map[string]bool{"schema_version": true}
 		for _, t := range dumpTables {
 			if seen[t.name] {
@@ -182,11 +184,11 @@ func (d *DB) Reset(ctx context.Context) error {
 			if u, ok := singleRowDefaults[t.name]; ok {
 				q = u
 			}
-			if err := tx.exec(ctx, q); err != nil {
+			if err := tx.Exec(ctx, q); err != nil {
 				return nil, fmt.Errorf("reset %s: %w", t.name, err)
 			}
 		}
-		if err := tx.exec(ctx, "UPDATE chain_state SET epoch = epoch + 1, fault = '', message = '', stored_height = NULL, stored_hash = NULL, "+
+		if err := tx.Exec(ctx, "UPDATE chain_state SET epoch = epoch + 1, fault = '', message = '', stored_height = NULL, stored_hash = NULL, "+
 			"node_height = NULL, node_hash = NULL, changed_ns = ? WHERE id = 1", time.Now().UnixNano()); err != nil {
 			return nil, fmt.Errorf("reset chain_state: %w", err)
 		}
@@ -247,7 +249,7 @@ func (d *DB) ChainState(ctx context.Context) (ChainState, error) {
 		var cs ChainState
 		var sh, nh sql.NullInt64
 		var ns int64
-		if err := queryRow(ctx, d.be.reader(), "SELECT epoch, fault, message, stored_height, stored_hash, node_height, node_hash, changed_ns "+
+		if err := queryRow(ctx, d.be.Reader(), "SELECT epoch, fault, message, stored_height, stored_hash, node_height, node_hash, changed_ns "+
 			"FROM chain_state WHERE id = 1", nil, &cs.Epoch, &cs.Fault, &cs.Message, &sh, &cs.StoredHash, &nh, &cs.NodeHash, &ns); err != nil {
 			return ChainState{}, fmt.Errorf("read chain state: %w", err)
 		}
@@ -271,8 +273,8 @@ func (d *DB) SetChainFault(ctx context.Context, fault, message string, mm *Chain
 	if mm != nil {
 		sh, nh, shash, nhash = mm.Height, mm.NodeHeight, mm.Stored, mm.Got
 	}
-	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
-		return nil, tx.exec(ctx, "UPDATE chain_state SET fault = ?, message = ?, stored_height = ?, stored_hash = ?, node_height = ?, node_hash = ?, "+
+	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) {
+		return nil, tx.Exec(ctx, "UPDATE chain_state SET fault = ?, message = ?, stored_height = ?, stored_hash = ?, node_height = ?, node_hash = ?, "+
 			"changed_ns = CASE WHEN fault = ? THEN changed_ns ELSE ? END WHERE id = 1",
 			fault, message, sh, shash, nh, nhash, fault, time.Now().UnixNano())
 	})

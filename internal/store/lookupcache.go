@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // lookupCacheSize bounds the entries of a lookupCache; when full it starts over. Lookups are
@@ -41,7 +43,7 @@ func (c *lookupCache) use(st state) bool {
 	return true
 }
 
-func (d *DB) cachedAccount(ctx context.Context, c conn, st state, addr []byte) (*dictEntry, error) {
+func (d *DB) cachedAccount(ctx context.Context, c sqldb.Conn, st state, addr []byte) (*dictEntry, error) {
 	d.lookups.mu.Lock()
 	if d.lookups.use(st) {
 		if e, ok := d.lookups.acc[string(addr)]; ok {
@@ -71,7 +73,7 @@ func (e *dictEntry) clone() *dictEntry {
 	return &c
 }
 
-func (d *DB) cachedMsgTypes(ctx context.Context, c conn, st state, types []string) ([]dictEntry, error) {
+func (d *DB) cachedMsgTypes(ctx context.Context, c sqldb.Conn, st state, types []string) ([]dictEntry, error) {
 	key := strings.Join(types, "\x00")
 	d.lookups.mu.Lock()
 	if d.lookups.use(st) {
@@ -95,7 +97,7 @@ func (d *DB) cachedMsgTypes(ctx context.Context, c conn, st state, types []strin
 }
 
 // cachedHeightRange returns the sequence range of the block at height; ErrNotFound without one.
-func (d *DB) cachedHeightRange(ctx context.Context, c conn, st state, height int64) (lo, hi int64, err error) {
+func (d *DB) cachedHeightRange(ctx context.Context, c sqldb.Conn, st state, height int64) (lo, hi int64, err error) {
 	d.lookups.mu.Lock()
 	if d.lookups.use(st) {
 		if r, ok := d.lookups.blk[height]; ok {

@@ -7,7 +7,7 @@ import "context"
 // refuses an older resume point by it rather than skip the pruned ones in silence.
 func (d *DB) NextTxSequence(ctx context.Context) (int64, error) {
 	return readRetrying(ctx, d, func() (int64, error) {
-		st, err := d.readerState(ctx, d.be.reader())
+		st, err := d.readerState(ctx, d.be.Reader())
 		return st.lastSequence + 1, err
 	})
 }
@@ -16,7 +16,7 @@ func (d *DB) NextTxSequence(ctx context.Context) (int64, error) {
 func (d *DB) NextEVMTxSequence(ctx context.Context) (int64, error) {
 	return readRetrying(ctx, d, func() (int64, error) {
 		var seq int64
-		err := queryRow(ctx, d.be.reader(), "SELECT last_sequence FROM evm_state WHERE id = 1", nil, &seq)
+		err := queryRow(ctx, d.be.Reader(), "SELECT last_sequence FROM evm_state WHERE id = 1", nil, &seq)
 		return seq + 1, err
 	})
 }

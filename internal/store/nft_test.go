@@ -33,11 +33,13 @@ func buildNFTModel(n int) (model, nftModel) {
 	for bi := range m.bundles {
 		b := &m.bundles[bi]
 		h := b.Block.Height
+		nr := &NFTRows{}
+		b.Extensions = append(b.Extensions, nr)
 		if h <= 3 {
 			i := int(h) - 1
 			c := NFTChange{Kind: NFTCreateCollection, TxIndex: -1, Collection: coll(i), Name: names[i], Creator: acct(i)}
 			nm.colls[string(coll(i))] = &Collection{Addr: coll(i), Name: names[i], Creator: acct(i), Height: h, Time: b.Block.Time}
-			b.NFTs = append(b.NFTs, c)
+			nr.NFTs = append(nr.NFTs, c)
 		}
 		for ti := range b.Txs {
 			seq++
@@ -56,13 +58,13 @@ func buildNFTModel(n int) (model, nftModel) {
 				obj = bytes.Repeat([]byte{byte(seq)}, 32)
 				ownerArg = nil
 			}
-			b.NFTs = append(b.NFTs, NFTChange{Kind: NFTMint, TxIndex: ti, Edge: ci != 2, Collection: coll(ci), TokenID: id,
+			nr.NFTs = append(nr.NFTs, NFTChange{Kind: NFTMint, TxIndex: ti, Edge: ci != 2, Collection: coll(ci), TokenID: id,
 				ObjectAddr: obj, Owner: ownerArg, URI: "ipfs://" + id + "\x00"})
 			t := &Token{Collection: coll(ci), CollectionName: names[ci], TokenID: id, ObjectAddr: obj, Owner: owner, URI: "ipfs://" + id,
 				Height: h, Time: b.Block.Time}
 			if ci == 2 {
 				t.Owner = acct(2)
-				b.NFTs = append(b.NFTs, NFTChange{Kind: NFTTransfer, TxIndex: ti, ObjectAddr: obj, Owner: owner})
+				nr.NFTs = append(nr.NFTs, NFTChange{Kind: NFTTransfer, TxIndex: ti, ObjectAddr: obj, Owner: owner})
 				t.Owner = owner
 			} else {
 				nm.txs[k] = append(nm.txs[k], seq)
@@ -92,13 +94,13 @@ func buildNFTModel(n int) (model, nftModel) {
 				if c.Edge && !slices.Contains(nm.txs[old], seq) {
 					nm.txs[old] = append(nm.txs[old], seq)
 				}
-				b.NFTs = append(b.NFTs, c)
+				nr.NFTs = append(nr.NFTs, c)
 			}
 		}
 		if h == 5 {
-			b.NFTs = append(b.NFTs, NFTChange{Kind: NFTOriginName, TxIndex: -1, Name: names[2], OriginName: "L1 Origin Ärt"})
+			nr.NFTs = append(nr.NFTs, NFTChange{Kind: NFTOriginName, TxIndex: -1, Name: names[2], OriginName: "L1 Origin Ärt"})
 			nm.colls[string(coll(2))].OriginName = "L1 Origin Ärt"
-			b.NotNFT = append(b.NotNFT, acct(9))
+			nr.NotNFT = append(nr.NotNFT, acct(9))
 		}
 	}
 	for _, t := range nm.tokens {
@@ -330,7 +332,7 @@ func TestNFTCreatorFromFirstTx(t *testing.T) {
 		t.Fatal("model has no tx touching the contract")
 	}
 	last := &m.bundles[len(m.bundles)-1]
-	last.NFTs = []NFTChange{{Kind: NFTCreateCollection, TxIndex: -1, Collection: contract, Name: "Test NFT", CreatorFromFirstTx: true}}
+	last.Extensions = append(last.Extensions, &NFTRows{NFTs: []NFTChange{{Kind: NFTCreateCollection, TxIndex: -1, Collection: contract, Name: "Test NFT", CreatorFromFirstTx: true}}})
 	forEach(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
 		if err := db.WriteBlocks(ctx, m.bundles); err != nil {
@@ -371,13 +373,13 @@ func TestNFTMintIfMissing(t *testing.T) {
 	coll := acct(20)
 	last := &m.bundles[len(m.bundles)-1]
 	h := last.Block.Height
-	last.NFTs = []NFTChange{
+	last.Extensions = append(last.Extensions, &NFTRows{NFTs: []NFTChange{
 		{Kind: NFTCreateCollection, TxIndex: 0, Collection: coll, Name: "Early", Creator: acct(1)},
 		{Kind: NFTTransfer, TxIndex: 0, Edge: true, Collection: coll, TokenID: "1", Owner: acct(2), URI: "u1", MintIfMissing: true},
 		{Kind: NFTTransfer, TxIndex: 0, Edge: true, Collection: coll, TokenID: "2", Owner: acct(2), URI: "u2"},
 		{Kind: NFTMint, TxIndex: 0, Edge: true, Collection: coll, TokenID: "3", Owner: acct(3), URI: "minted"},
 		{Kind: NFTTransfer, TxIndex: 0, Edge: true, Collection: coll, TokenID: "3", Owner: acct(4), URI: "ignored", MintIfMissing: true},
-	}
+	}})
 	forEach(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
 		if err := db.WriteBlocks(ctx, m.bundles); err != nil {

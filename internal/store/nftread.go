@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 const collectionCols = "c.addr, c.name, c.origin_name, c.creator, c.nft_count, c.height, c.time_ns"
 
-func scanCollections(r rows) ([]Collection, error) {
+func scanCollections(r sqldb.Rows) ([]Collection, error) {
 	defer r.Close()
 	out := []Collection{}
 	for r.Next() {
@@ -27,7 +29,7 @@ func scanCollections(r rows) ([]Collection, error) {
 
 // Collection implements NFTReader.
 func (d *DB) Collection(ctx context.Context, addr []byte) (Collection, error) {
-	r, err := d.be.reader().query(ctx, "SELECT "+collectionCols+" FROM nft_collection c WHERE c.addr = ?", nonNil(addr))
+	r, err := d.be.Reader().Query(ctx, "SELECT "+collectionCols+" FROM nft_collection c WHERE c.addr = ?", nonNil(addr))
 	if err != nil {
 		return Collection{}, fmt.Errorf("collection: %w", err)
 	}
@@ -44,7 +46,7 @@ func (d *DB) Collection(ctx context.Context, addr []byte) (Collection, error) {
 // Collections implements NFTReader. Collections are few next to tokens (a chain has
 // thousands, not millions), so an offset is skipped on the (height, addr) index.
 func (d *DB) Collections(ctx context.Context, f CollectionFilter, p Page) (CollectionPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	var where []string
 	var args []any
 	if f.Owner != nil {
@@ -64,7 +66,7 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter, p Page) (Colle
 		// Both sides are normalised (lowercase letters, marks and digits), so a plain
 		// substring test is the match: SQLite's LIKE compared case-insensitively and cost
 		// several times more per row.
-		where = append(where, "("+d.be.contains("c.name_norm")+" OR "+d.be.contains("c.origin_norm")+")")
+		where = append(where, "("+d.be.Contains("c.name_norm")+" OR "+d.be.Contains("c.origin_norm")+")")
 		args = append(args, n, n)
 		heightOrder = "+c.height"
 	}
@@ -89,7 +91,7 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter, p Page) (Colle
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY " + heightOrder + " " + dir(p.Desc) + ", c.addr " + dir(p.Desc) + " LIMIT ? OFFSET ?"
-	r, err := c.query(ctx, q, append(args, limitOf(p), offset)...)
+	r, err := c.Query(ctx, q, append(args, limitOf(p), offset)...)
 	if err != nil {
 		return CollectionPage{}, fmt.Errorf("collections: %w", err)
 	}
@@ -103,7 +105,7 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter, p Page) (Colle
 // in the page's order (owner or collection first), and only the page's rows are joined to
 // their collection.
 func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCursor) (TokenPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	var where []string
 	var args []any
 	if f.Owner != nil {
@@ -190,7 +192,7 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 	q := "SELECT n.collection_addr, n.token_id, n.object_addr, n.owner, n.uri, n.height, n.time_ns, c.name, c.origin_name " +
 		"FROM (" + sub + ") k JOIN nft n ON n.collection_addr = k.collection_addr AND n.token_id = k.token_id " +
 		"JOIN nft_collection c ON c.addr = n.collection_addr ORDER BY " + orderSQL
-	r, err := c.query(ctx, q, append(args, limitOf(p), offset)...)
+	r, err := c.Query(ctx, q, append(args, limitOf(p), offset)...)
 	if err != nil {
 		return TokenPage{}, fmt.Errorf("tokens: %w", err)
 	}
@@ -212,7 +214,7 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 
 // countTokens is exact: a whole collection's count is its stored nft_count, anything else a
 // COUNT on the filter's index.
-func (d *DB) countTokens(ctx context.Context, c conn, f TokenFilter, where []string, args []any, total *int64) error {
+func (d *DB) countTokens(ctx context.Context, c sqldb.Conn, f TokenFilter, where []string, args []any, total *int64) error {
 	if f.Collection != nil && f.Owner == nil && !f.TokenIDSet {
 		err := queryRow(ctx, c, "SELECT nft_count FROM nft_collection WHERE addr = ?", []any{nonNil(f.Collection)}, total)
 		if errors.Is(err, ErrNotFound) {
@@ -238,7 +240,7 @@ func (d *DB) countTokens(ctx context.Context, c conn, f TokenFilter, where []str
 // (tx_accounts), as at the peer; an EVM or Wasm token's is its nft_txs edges, whose dense rank
 // makes an offset a key and the total the dictionary's counter.
 func (d *DB) NFTTxs(ctx context.Context, collection []byte, tokenID string, p Page) (TxPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	empty := TxPage{Txs: []TxRecord{}}
 	var nftID int64
 	var obj []byte
@@ -293,7 +295,7 @@ func (d *DB) NFTTxs(ctx context.Context, collection []byte, tokenID string, p Pa
 		sub = "SELECT e.sequence FROM nft_txs e WHERE e.nft_id = ? AND e.ord BETWEEN ? AND ? ORDER BY e.ord " + dir(p.Desc) + " LIMIT ?"
 		args = []any{nftID, a, b, limitOf(p)}
 	}
-	r, err := c.query(ctx, "SELECT t.sequence, t.height, t.data FROM tx t JOIN ("+sub+") s ON t.sequence = s.sequence ORDER BY t.sequence "+dir(p.Desc), args...)
+	r, err := c.Query(ctx, "SELECT t.sequence, t.height, t.data FROM tx t JOIN ("+sub+") s ON t.sequence = s.sequence ORDER BY t.sequence "+dir(p.Desc), args...)
 	if err != nil {
 		return TxPage{}, fmt.Errorf("nft txs: %w", err)
 	}
@@ -305,7 +307,7 @@ func (d *DB) NFTTxs(ctx context.Context, collection []byte, tokenID string, p Pa
 
 // NotNFTContracts implements NFTReader.
 func (d *DB) NotNFTContracts(ctx context.Context) ([][]byte, error) {
-	r, err := d.be.reader().query(ctx, "SELECT addr FROM nft_not_collection ORDER BY addr")
+	r, err := d.be.Reader().Query(ctx, "SELECT addr FROM nft_not_collection ORDER BY addr")
 	if err != nil {
 		return nil, fmt.Errorf("not-an-NFT contracts: %w", err)
 	}

@@ -6,12 +6,35 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
+
+// NFTRows are a block's rows of the NFT index, in BlockBundle.Extensions: its NFT changes in
+// event order, applied after its txs, and the contracts found at this height not to be NFT
+// collections (nft_not_collection).
+type NFTRows struct {
+	NFTs   []NFTChange
+	NotNFT [][]byte
+}
+
+func (*NFTRows) writerName() string         { return "nft" }
+func (*NFTRows) newWriter() extensionWriter { return &nftWriter{} }
+func (r *NFTRows) count() int               { return len(r.NFTs) }
+
+// nftBlock is one bundle's NFT rows as the writer took them; first is the sequence of the
+// bundle's first tx.
+type nftBlock struct {
+	b     *BlockBundle
+	rows  *NFTRows
+	first int64
+}
 
 // nftWriter applies the NFT changes of one WriteBlocks call inside its transaction. NFT
 // events are few next to txs, so each change is a statement or two; what it reads (dictionary
 // entries, collections) is cached for the transaction.
 type nftWriter struct {
+	blocks  []nftBlock // what add took, in bundle order
 	tx      *queuedTx
 	dict    map[string]*dictEntry // collection\x00token_id → nft_dict entry
 	nextID  int64                 // last nft_dict id handed out; 0 = not read yet
@@ -33,6 +56,10 @@ type nftWriter struct {
 	added []addedEntry
 }
 
+func (w *nftWriter) add(b *BlockBundle, rows ExtensionRows, firstSeq int64) {
+	w.blocks = append(w.blocks, nftBlock{b: b, rows: rows.(*NFTRows), first: firstSeq})
+}
+
 type addedEntry struct {
 	e       *dictEntry
 	coll    []byte
@@ -51,38 +78,36 @@ type collInfo struct {
 
 func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" + tokenID }
 
-// writeNFTs applies every bundle's NFT changes in order; seq0 is the last tx sequence before
-// the first bundle (the writer numbers txs densely from there).
-func writeNFTs(ctx context.Context, wt wtx, bundles []BlockBundle, seq0 int64) error {
+// write applies every bundle's NFT changes in order.
+func (w *nftWriter) write(ctx context.Context, wt sqldb.Tx, _ string) error {
 	tx := newQueuedTx(wt)
-	w := &nftWriter{tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
+	*w = nftWriter{blocks: w.blocks, tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
 		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{},
 		toks: map[string]tokState{}, noDict: map[string]bool{}}
-	if err := w.prefetch(ctx, bundles); err != nil {
+	if err := w.prefetch(ctx); err != nil {
 		return err
 	}
-	first := seq0 + 1
 	changed := false
-	for _, b := range bundles {
-		for _, addr := range b.NotNFT {
+	for _, nb := range w.blocks {
+		b := nb.b
+		for _, addr := range nb.rows.NotNFT {
 			changed = true
-			if err := tx.exec(ctx, "INSERT INTO nft_not_collection (addr, height) VALUES (?, ?) ON CONFLICT (addr) DO NOTHING",
+			if err := tx.Exec(ctx, "INSERT INTO nft_not_collection (addr, height) VALUES (?, ?) ON CONFLICT (addr) DO NOTHING",
 				nonNil(addr), b.Block.Height); err != nil {
 				return fmt.Errorf("record not-an-NFT contract: %w", err)
 			}
 		}
-		for i := range b.NFTs {
+		for i := range nb.rows.NFTs {
 			changed = true
-			c := &b.NFTs[i]
+			c := &nb.rows.NFTs[i]
 			var seq int64
 			if c.TxIndex >= 0 && c.TxIndex < len(b.Txs) {
-				seq = first + int64(c.TxIndex)
+				seq = nb.first + int64(c.TxIndex)
 			}
-			if err := w.apply(ctx, b, c, seq); err != nil {
+			if err := w.apply(ctx, &b.Block, c, seq); err != nil {
 				return fmt.Errorf("height %d: nft change %d: %w", b.Block.Height, i, err)
 			}
 		}
-		first += int64(len(b.Txs))
 	}
 	if !changed {
 		return nil
@@ -93,22 +118,22 @@ func writeNFTs(ctx context.Context, wt wtx, bundles []BlockBundle, seq0 int64) e
 	return tx.flush(ctx)
 }
 
-func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq int64) error {
-	h, tns := b.Block.Height, b.Block.Time.UnixNano()
+func (w *nftWriter) apply(ctx context.Context, blk *Block, c *NFTChange, seq int64) error {
+	h, tns := blk.Height, blk.Time.UnixNano()
 	if c.Kind == NFTTransfer && c.MintIfMissing && c.Collection != nil {
 		if _, had, err := w.token(ctx, c.Collection, c.TokenID); err != nil {
 			return err
 		} else if !had {
 			m := *c
 			m.Kind = NFTMint
-			return w.apply(ctx, b, &m, seq)
+			return w.apply(ctx, blk, &m, seq)
 		}
 	}
 	switch c.Kind {
 	case NFTCreateCollection:
-		return w.createCollection(ctx, b, c)
+		return w.createCollection(ctx, blk, c)
 	case NFTOriginName:
-		return w.tx.exec(ctx, "UPDATE nft_collection SET origin_name = ?, origin_norm = ? WHERE name = ?",
+		return w.tx.Exec(ctx, "UPDATE nft_collection SET origin_name = ?, origin_norm = ? WHERE name = ?",
 			clean(c.OriginName), NormalizeCollectionName(clean(c.OriginName)), clean(c.Name))
 	case NFTMint:
 		ci, err := w.collection(ctx, c.Collection)
@@ -127,7 +152,7 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 		if err != nil {
 			return err
 		}
-		if err := w.tx.exec(ctx, "INSERT INTO nft (collection_addr, token_id, nft_id, object_addr, owner, uri, height, time_ns) "+
+		if err := w.tx.Exec(ctx, "INSERT INTO nft (collection_addr, token_id, nft_id, object_addr, owner, uri, height, time_ns) "+
 			"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (collection_addr, token_id) DO UPDATE SET nft_id = excluded.nft_id, "+
 			"object_addr = excluded.object_addr, owner = excluded.owner, uri = excluded.uri, height = excluded.height, time_ns = excluded.time_ns",
 			c.Collection, clean(c.TokenID), e.id, nonNil(c.ObjectAddr), nonNil(owner), clean(c.URI), h, tns); err != nil {
@@ -181,7 +206,7 @@ func (w *nftWriter) apply(ctx context.Context, b BlockBundle, c *NFTChange, seq 
 	default:
 		return fmt.Errorf("unknown change kind %d", c.Kind)
 	}
-	if err := w.tx.exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
+	if err := w.tx.Exec(ctx, q, append(args, coll, clean(tokenID))...); err != nil {
 		return err
 	}
 	w.toks[nftKey(coll, clean(tokenID))] = tokState{k: next, ok: c.Kind != NFTBurn}
@@ -227,12 +252,12 @@ const prefetchChunk = 400
 // prefetch reads, in a few queries, the nft rows and dictionary entries of the tokens the
 // changes name (a Move change names only an object and is read when applied). A token absent
 // from nft is remembered as absent; one absent from nft_dict is left for entry to add.
-func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
+func (w *nftWriter) prefetch(ctx context.Context) error {
 	var pairs []any
 	seen := map[string]bool{}
-	for _, b := range bundles {
-		for i := range b.NFTs {
-			c := &b.NFTs[i]
+	for _, nb := range w.blocks {
+		for i := range nb.rows.NFTs {
+			c := &nb.rows.NFTs[i]
 			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
 				continue
 			}
@@ -247,7 +272,7 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 	for start := 0; start < len(pairs); start += 2 * prefetchChunk {
 		part := padTuples(pairs[start:min(len(pairs), start+2*prefetchChunk)], 2)
 		in := " WHERE (collection_addr, token_id) IN (" + strings.TrimSuffix(strings.Repeat("(?, ?),", len(part)/2), ",") + ")"
-		r, err := w.tx.query(ctx, "SELECT collection_addr, token_id, owner, height FROM nft"+in, part...)
+		r, err := w.tx.Query(ctx, "SELECT collection_addr, token_id, owner, height FROM nft"+in, part...)
 		if err != nil {
 			return fmt.Errorf("read tokens: %w", err)
 		}
@@ -264,7 +289,7 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("read tokens: %w", err)
 		}
-		r, err = w.tx.query(ctx, "SELECT collection_addr, token_id, id, tx_count FROM nft_dict"+in, part...)
+		r, err = w.tx.Query(ctx, "SELECT collection_addr, token_id, id, tx_count FROM nft_dict"+in, part...)
 		if err != nil {
 			return fmt.Errorf("read nft dictionary: %w", err)
 		}
@@ -286,9 +311,9 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 	// The rank lists the changes will touch: their collections', their tokens' owners' and
 	// the new owners'.
 	var keys []rankKey
-	for _, b := range bundles {
-		for i := range b.NFTs {
-			c := &b.NFTs[i]
+	for _, nb := range w.blocks {
+		for i := range nb.rows.NFTs {
+			c := &nb.rows.NFTs[i]
 			if c.Collection == nil || c.Kind == NFTCreateCollection || c.Kind == NFTOriginName {
 				continue
 			}
@@ -322,12 +347,12 @@ func (w *nftWriter) prefetch(ctx context.Context, bundles []BlockBundle) error {
 	return nil
 }
 
-func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTChange) error {
+func (w *nftWriter) createCollection(ctx context.Context, blk *Block, c *NFTChange) error {
 	ci, err := w.collection(ctx, c.Collection)
 	if err != nil || ci.exists {
 		return err
 	}
-	h, tns, creator := b.Block.Height, b.Block.Time.UnixNano(), c.Creator
+	h, tns, creator := blk.Height, blk.Time.UnixNano(), c.Creator
 	if c.CreatorFromFirstTx {
 		if fh, ft, fc, ok, err := firstTxOf(ctx, w.tx, c.Collection); err != nil {
 			return err
@@ -336,7 +361,7 @@ func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTC
 		}
 	}
 	name := clean(c.Name)
-	if err := w.tx.exec(ctx, "INSERT INTO nft_collection (addr, height, time_ns, name, origin_name, name_norm, origin_norm, creator, nft_count) "+
+	if err := w.tx.Exec(ctx, "INSERT INTO nft_collection (addr, height, time_ns, name, origin_name, name_norm, origin_norm, creator, nft_count) "+
 		"VALUES (?, ?, ?, ?, '', ?, '', ?, 0)", c.Collection, h, tns, name, NormalizeCollectionName(name), nonNil(creator)); err != nil {
 		return fmt.Errorf("create collection: %w", err)
 	}
@@ -346,7 +371,7 @@ func (w *nftWriter) createCollection(ctx context.Context, b BlockBundle, c *NFTC
 
 // firstTxOf finds the first tx touching addr (its ord-1 tx_accounts row): its height, block
 // time and signer. The txs of the batch being written are already in the tables.
-func firstTxOf(ctx context.Context, tx wtx, addr []byte) (height, timeNs int64, signer []byte, ok bool, err error) {
+func firstTxOf(ctx context.Context, tx sqldb.Tx, addr []byte) (height, timeNs int64, signer []byte, ok bool, err error) {
 	var signerID *int64
 	err = queryRow(ctx, tx, "SELECT t.height, b.time_ns, t.signer_id FROM account_dict a "+
 		"JOIN tx_accounts e ON e.account_id = a.id AND e.ord = 1 JOIN tx t ON t.sequence = e.sequence "+
@@ -464,12 +489,12 @@ func (w *nftWriter) flushOwned(ctx context.Context) error {
 		m := min(n-start, rankUpsertChunk)
 		q := "INSERT INTO nft_owner_collection (owner, collection_addr, n) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?),", m), ",") +
 			" ON CONFLICT (owner, collection_addr) DO UPDATE SET n = nft_owner_collection.n + excluded.n"
-		if err := w.tx.exec(ctx, q, rows[3*start:3*(start+m)]...); err != nil {
+		if err := w.tx.Exec(ctx, q, rows[3*start:3*(start+m)]...); err != nil {
 			return fmt.Errorf("nft_owner_collection: %w", err)
 		}
 	}
 	for _, k := range gone {
-		if err := w.tx.exec(ctx, "DELETE FROM nft_owner_collection WHERE owner = ? AND collection_addr = ? AND n <= 0", []byte(k[0]), []byte(k[1])); err != nil {
+		if err := w.tx.Exec(ctx, "DELETE FROM nft_owner_collection WHERE owner = ? AND collection_addr = ? AND n <= 0", []byte(k[0]), []byte(k[1])); err != nil {
 			return fmt.Errorf("nft_owner_collection: %w", err)
 		}
 	}
@@ -484,7 +509,7 @@ func (w *nftWriter) finish(ctx context.Context) error {
 	if err := w.flushOwned(ctx); err != nil {
 		return err
 	}
-	if err := w.tx.insertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
+	if err := w.tx.InsertRows(ctx, "nft_txs", []string{"nft_id", "sequence", "ord"}, w.edgeRow); err != nil {
 		return fmt.Errorf("insert nft_txs: %w", err)
 	}
 	added := make(map[*dictEntry]bool, len(w.added))
@@ -493,7 +518,7 @@ func (w *nftWriter) finish(ctx context.Context) error {
 		added[a.e] = true
 		rows[i] = []any{a.e.id, a.coll, a.tokenID, a.e.txCount}
 	}
-	if err := w.tx.insertRows(ctx, "nft_dict", []string{"id", "collection_addr", "token_id", "tx_count"}, rows); err != nil {
+	if err := w.tx.InsertRows(ctx, "nft_dict", []string{"id", "collection_addr", "token_id", "tx_count"}, rows); err != nil {
 		return fmt.Errorf("insert nft_dict: %w", err)
 	}
 	var ids, counts []int64
@@ -511,7 +536,7 @@ func (w *nftWriter) finish(ctx context.Context) error {
 	}
 	slices.Sort(colls)
 	for _, k := range colls {
-		if err := w.tx.exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
+		if err := w.tx.Exec(ctx, "UPDATE nft_collection SET nft_count = (SELECT COUNT(*) FROM nft WHERE collection_addr = ?) WHERE addr = ?",
 			[]byte(k), []byte(k)); err != nil {
 			return fmt.Errorf("count collection tokens: %w", err)
 		}
@@ -526,10 +551,10 @@ func (w *nftWriter) setTxCounts(ctx context.Context, ids, counts []int64) error 
 		return nil
 	}
 	if w.tx.b != nil {
-		return w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = v.c FROM unnest(?::bigint[], ?::bigint[]) AS v(id, c) WHERE nft_dict.id = v.id", ids, counts)
+		return w.tx.Exec(ctx, "UPDATE nft_dict SET tx_count = v.c FROM unnest(?::bigint[], ?::bigint[]) AS v(id, c) WHERE nft_dict.id = v.id", ids, counts)
 	}
 	for i, id := range ids {
-		if err := w.tx.exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", counts[i], id); err != nil {
+		if err := w.tx.Exec(ctx, "UPDATE nft_dict SET tx_count = ? WHERE id = ?", counts[i], id); err != nil {
 			return err
 		}
 	}

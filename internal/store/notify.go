@@ -29,11 +29,11 @@ var ErrNoListen = errors.New("store sends no height notifications")
 // notifyIndexed queues the notification of height in the write transaction tx, on
 // PostgreSQL; a no-op elsewhere. One call in the commit path, kept apart so the write path
 // can move without it.
-func notifyIndexed(ctx context.Context, be *backend, tx wtx, height int64) error {
+func notifyIndexed(ctx context.Context, be sqldb.Backend, tx sqldb.Tx, height int64) error {
 	if pgConnConfig(be) == nil {
 		return nil
 	}
-	if err := tx.exec(ctx, "SELECT pg_notify(?, ?)", IndexedChannel, strconv.FormatInt(height, 10)); err != nil {
+	if err := tx.Exec(ctx, "SELECT pg_notify(?, ?)", IndexedChannel, strconv.FormatInt(height, 10)); err != nil {
 		return fmt.Errorf("notify indexed height: %w", err)
 	}
 	return nil
@@ -41,8 +41,8 @@ func notifyIndexed(ctx context.Context, be *backend, tx wtx, height int64) error
 
 // pgConnConfig is the connection configuration of the PostgreSQL pool under be, or nil for
 // another database: the one place that knows how backends are built.
-func pgConnConfig(be *backend) *pgx.ConnConfig {
-	if pg, ok := sqldb.Unwrap(be.Backend).(*sqldb.PG); ok {
+func pgConnConfig(be sqldb.Backend) *pgx.ConnConfig {
+	if pg, ok := sqldb.Unwrap(be).(*sqldb.PG); ok {
 		return pg.Pool().Config().ConnConfig
 	}
 	return nil

@@ -95,7 +95,7 @@ func TestAnalyzedTablesCoverSchema(t *testing.T) {
 	for table := range listed {
 		t.Errorf("analyzedTables names %s, which the schema does not have", table)
 	}
-	if err := (pgAnalyzer{sqldb.Unwrap(db.be.Backend).(*sqldb.PG)}).analyze(ctx); err != nil {
+	if err := (pgAnalyzer{sqldb.Unwrap(db.be).(*sqldb.PG)}).analyze(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // PrunedError is the answer for a height below the lowest one a pruning store keeps.
@@ -50,13 +52,13 @@ func (d *DB) Retention() int64 { return d.retain.keep.Load() }
 // LowestHeight returns the lowest height the store holds (0 when empty).
 func (d *DB) LowestHeight(ctx context.Context) (int64, error) {
 	return readRetrying(ctx, d, func() (int64, error) {
-		st, err := d.readerState(ctx, d.be.reader())
+		st, err := d.readerState(ctx, d.be.Reader())
 		return st.firstHeight, err
 	})
 }
 
 // prunedBelow returns a PrunedError when the DB prunes and height is below its floor.
-func (d *DB) prunedBelow(ctx context.Context, c conn, height int64) error {
+func (d *DB) prunedBelow(ctx context.Context, c sqldb.Conn, height int64) error {
 	if d.Retention() == 0 || height <= 0 {
 		return nil
 	}
@@ -74,7 +76,7 @@ func (d *DB) prunedBelow(ctx context.Context, c conn, height int64) error {
 // it keeps; the API calls it before a height's cached or stored answer.
 func (d *DB) CheckHeight(ctx context.Context, height int64) error {
 	_, err := readRetrying(ctx, d, func() (struct{}, error) {
-		return struct{}{}, d.prunedBelow(ctx, d.be.reader(), height)
+		return struct{}{}, d.prunedBelow(ctx, d.be.Reader(), height)
 	})
 	return err
 }
@@ -117,7 +119,7 @@ func (d *DB) Prune(ctx context.Context, keep, batch int64) (PruneResult, error) 
 func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, err error) {
 	// Nothing to do is the common case (a tick with fewer new heights than a batch is still
 	// one batch): decided from the readers' cached state, without the write lock.
-	if st, err := d.readerState(ctx, d.be.reader()); err == nil && (st.height == 0 || st.height-keep+1 <= st.firstHeight) {
+	if st, err := d.readerState(ctx, d.be.Reader()); err == nil && (st.height == 0 || st.height-keep+1 <= st.firstHeight) {
 		return st.firstHeight, st.firstHeight, nil
 	}
 	d.writeMu.Lock()
@@ -125,22 +127,22 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 	defer func() {
 		// A lost connection leaves the pool reset, so the next tick starts on a fresh one.
 		if err != nil && IsTransient(err) {
-			d.be.reset()
+			d.be.Reset()
 		}
 	}()
-	tx, err := d.be.begin(ctx)
+	tx, err := d.be.Begin(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("prune: begin: %w", err)
 	}
 	committed := false
 	defer func() {
 		if !committed {
-			if rerr := tx.rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
+			if rerr := tx.Rollback(context.WithoutCancel(ctx)); rerr != nil && err == nil {
 				err = fmt.Errorf("prune: rollback: %w", rerr)
 			}
 		}
 	}()
-	st, err := readState(ctx, tx, d.be.forUpdate())
+	st, err := readState(ctx, tx, d.be.ForUpdate())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -171,17 +173,17 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 		{"evm_tx", "DELETE FROM evm_tx WHERE height < ?", hi},
 	}
 	for _, s := range stmts {
-		if err := tx.exec(ctx, s.q, s.arg); err != nil {
+		if err := tx.Exec(ctx, s.q, s.arg); err != nil {
 			return 0, 0, fmt.Errorf("prune %s: %w", s.what, err)
 		}
 	}
 	if err := pruneTransfers(ctx, tx, hi); err != nil {
 		return 0, 0, err
 	}
-	if err := tx.exec(ctx, "UPDATE indexed_height SET first_height = ? WHERE id = 1", hi); err != nil {
+	if err := tx.Exec(ctx, "UPDATE indexed_height SET first_height = ? WHERE id = 1", hi); err != nil {
 		return 0, 0, fmt.Errorf("prune: update indexed_height: %w", err)
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return 0, 0, fmt.Errorf("prune: commit: %w", err)
 	}
 	committed = true
@@ -198,22 +200,22 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 func (d *DB) pruneInternal(ctx context.Context, below int64) (err error) {
 	d.internalMu.Lock()
 	defer d.internalMu.Unlock()
-	tx, err := d.be.begin(ctx)
+	tx, err := d.be.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("prune internal txs: begin: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			_ = tx.rollback(context.WithoutCancel(ctx))
+			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := tx.exec(ctx, "DELETE FROM evm_internal_tx_accounts WHERE sequence <= (SELECT COALESCE(MAX(sequence), 0) FROM evm_internal_tx WHERE height < ?)", below); err != nil {
+	if err := tx.Exec(ctx, "DELETE FROM evm_internal_tx_accounts WHERE sequence <= (SELECT COALESCE(MAX(sequence), 0) FROM evm_internal_tx WHERE height < ?)", below); err != nil {
 		return fmt.Errorf("prune evm_internal_tx_accounts: %w", err)
 	}
-	if err := tx.exec(ctx, "DELETE FROM evm_internal_tx WHERE height < ?", below); err != nil {
+	if err := tx.Exec(ctx, "DELETE FROM evm_internal_tx WHERE height < ?", below); err != nil {
 		return fmt.Errorf("prune evm_internal_tx: %w", err)
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("prune internal txs: commit: %w", err)
 	}
 	return nil

@@ -16,22 +16,20 @@ const queueMax = 2000
 // later read, so what the writer reads is what it read before. Without a Batcher (SQLite,
 // where a statement costs no round trip) it runs each statement at once.
 type queuedTx struct {
-	wtx
+	sqldb.Tx
 	b sqldb.Batcher
 	q []sqldb.Stmt
 }
 
-func newQueuedTx(tx wtx) *queuedTx {
-	qt := &queuedTx{wtx: tx}
-	if st, ok := tx.(sqlTx); ok {
-		qt.b, _ = st.t.(sqldb.Batcher)
-	}
+func newQueuedTx(tx sqldb.Tx) *queuedTx {
+	qt := &queuedTx{Tx: tx}
+	qt.b, _ = tx.(sqldb.Batcher)
 	return qt
 }
 
-func (t *queuedTx) exec(ctx context.Context, q string, args ...any) error {
+func (t *queuedTx) Exec(ctx context.Context, q string, args ...any) error {
 	if t.b == nil {
-		return t.wtx.exec(ctx, q, args...)
+		return t.Tx.Exec(ctx, q, args...)
 	}
 	t.q = append(t.q, sqldb.Stmt{Q: q, Args: args})
 	if len(t.q) >= queueMax {
@@ -40,20 +38,20 @@ func (t *queuedTx) exec(ctx context.Context, q string, args ...any) error {
 	return nil
 }
 
-func (t *queuedTx) query(ctx context.Context, q string, args ...any) (rows, error) {
+func (t *queuedTx) Query(ctx context.Context, q string, args ...any) (sqldb.Rows, error) {
 	if len(t.q) == 0 {
-		return t.wtx.query(ctx, q, args...)
+		return t.Tx.Query(ctx, q, args...)
 	}
 	stmts := t.q
 	t.q = nil
 	return t.b.QueryAfter(ctx, stmts, q, args...)
 }
 
-func (t *queuedTx) insertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
+func (t *queuedTx) InsertRows(ctx context.Context, table string, cols []string, rs [][]any) error {
 	if err := t.flush(ctx); err != nil {
 		return err
 	}
-	return t.wtx.insertRows(ctx, table, cols, rs)
+	return t.Tx.InsertRows(ctx, table, cols, rs)
 }
 
 // flush sends the queued statements.
@@ -66,9 +64,9 @@ func (t *queuedTx) flush(ctx context.Context) error {
 	return t.b.ExecBatch(ctx, stmts)
 }
 
-func (t *queuedTx) commit(ctx context.Context) error {
+func (t *queuedTx) Commit(ctx context.Context) error {
 	if err := t.flush(ctx); err != nil {
 		return err
 	}
-	return t.wtx.commit(ctx)
+	return t.Tx.Commit(ctx)
 }

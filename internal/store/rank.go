@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // rankBucketSize is the size a bucket is split to; a variable so the tests split small lists.
@@ -131,7 +133,7 @@ type rankSnap struct {
 
 // load reads the buckets of the list l of scope, and in the same statement (so of the same
 // snapshot) the indexed height.
-func (l rankList) load(ctx context.Context, c conn, scope []any) (*rankSnap, error) {
+func (l rankList) load(ctx context.Context, c sqldb.Conn, scope []any) (*rankSnap, error) {
 	cols := make([]string, len(l.cols))
 	for i, col := range l.cols {
 		cols[i] = "COALESCE(b." + col + ", ?)"
@@ -145,7 +147,7 @@ func (l rankList) load(ctx context.Context, c conn, scope []any) (*rankSnap, err
 		b[i] = "b." + col
 	}
 	args := append(l.first(), scope...)
-	r, err := c.query(ctx, "SELECT s.height, "+strings.Join(cols, ", ")+", COALESCE(b.n, -1) FROM indexed_height s LEFT JOIN "+l.table+
+	r, err := c.Query(ctx, "SELECT s.height, "+strings.Join(cols, ", ")+", COALESCE(b.n, -1) FROM indexed_height s LEFT JOIN "+l.table+
 		" b ON "+strings.Join(on, " AND ")+" WHERE s.id = 1 ORDER BY "+l.orderBy(b, false), args...)
 	if err != nil {
 		return nil, err
@@ -165,7 +167,7 @@ func (l rankList) load(ctx context.Context, c conn, scope []any) (*rankSnap, err
 }
 
 // rankSeek is seekSnap on the buckets as stored now.
-func (l rankList) rankSeek(ctx context.Context, c conn, scope []any, offset int64, limit int, desc bool) (where []string, args []any, rest int64, ok bool, err error) {
+func (l rankList) rankSeek(ctx context.Context, c sqldb.Conn, scope []any, offset int64, limit int, desc bool) (where []string, args []any, rest int64, ok bool, err error) {
 	snap, err := l.load(ctx, c, scope)
 	if err != nil {
 		return nil, nil, 0, false, err

@@ -104,7 +104,7 @@ func checkRankList(t *testing.T, db *DB, nm nftModel, l nftRankList) {
 		}
 		lists[s] = append(lists[s], keyOf(tk))
 	}
-	r, err := db.be.reader().query(ctx, "SELECT scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n FROM "+l.table+
+	r, err := db.be.Reader().Query(ctx, "SELECT scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2]+", n FROM "+l.table+
 		" WHERE kind = ? ORDER BY scope, "+l.cols[0]+", "+l.cols[1]+", "+l.cols[2], l.kind)
 	if err != nil {
 		t.Fatal(err)
@@ -156,13 +156,13 @@ func resetRanks(t *testing.T, db *DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.be.begin(ctx)
+	tx, err := db.be.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
+	defer tx.Rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
 	for _, q := range []string{"DELETE FROM nft_rank_token", "DELETE FROM nft_rank_height", "DELETE FROM nft_owner_collection"} {
-		if err := tx.exec(ctx, q); err != nil {
+		if err := tx.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -173,7 +173,7 @@ func resetRanks(t *testing.T, db *DB) {
 		}
 		for _, line := range strings.Split(m.SQL, "\n") {
 			if strings.HasPrefix(line, "INSERT INTO nft_rank_") || strings.HasPrefix(line, "INSERT INTO nft_owner_collection") {
-				if err := tx.exec(ctx, line); err != nil {
+				if err := tx.Exec(ctx, line); err != nil {
 					t.Fatal(err)
 				}
 				n++
@@ -183,7 +183,7 @@ func resetRanks(t *testing.T, db *DB) {
 	if n != 5 {
 		t.Fatalf("migrations 0005 and 0007 have %d fill statements, want 4 + 1", n)
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -199,7 +199,7 @@ func checkOwnerCollections(t *testing.T, db *DB, nm nftModel) {
 		want[string(tk.Owner)+"/"+string(tk.Collection)]++
 		owners[string(tk.Owner)] = tk.Owner
 	}
-	r, err := db.be.reader().query(ctx, "SELECT owner, collection_addr, n FROM nft_owner_collection")
+	r, err := db.be.Reader().Query(ctx, "SELECT owner, collection_addr, n FROM nft_owner_collection")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestOwnerCollectionGone(t *testing.T) {
 	coll := bytes.Repeat([]byte{0xc5}, 20)
 	a, b := acct(1), acct(2)
 	blk := func(h int64, ch ...NFTChange) BlockBundle {
-		return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, NFTs: ch}
+		return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, Extensions: []ExtensionRows{&NFTRows{NFTs: ch}}}
 	}
 	mint := func(id string, o []byte) NFTChange {
 		return NFTChange{Kind: NFTMint, Collection: coll, TokenID: id, Owner: o, URI: "u"}
@@ -272,7 +272,7 @@ func TestOwnerCollectionGone(t *testing.T) {
 				}
 			}
 			var rows, zero int64
-			if err := queryRow(ctx, db.be.reader(), "SELECT COUNT(*), COUNT(CASE WHEN n <= 0 THEN 1 END) FROM nft_owner_collection", nil, &rows, &zero); err != nil {
+			if err := queryRow(ctx, db.be.Reader(), "SELECT COUNT(*), COUNT(CASE WHEN n <= 0 THEN 1 END) FROM nft_owner_collection", nil, &rows, &zero); err != nil {
 				t.Fatal(err)
 			}
 			if rows != 1 || zero != 0 {

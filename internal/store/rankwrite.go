@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // rankCache holds the rank buckets of the lists one write transaction touches, loaded once per
 // list and written back by flush: a busy block changes the same few lists many times, and a
 // statement per change and list made NFT ingest several times slower.
 type rankCache struct {
-	tx    wtx
+	tx    sqldb.Tx
 	lists map[string]*rankState // table \x00 scope values
 	order []string              // keys in first-touch order, so flush writes deterministically
 	// loaded holds the states preload read, which state takes over at their first touch (so
@@ -32,7 +34,7 @@ type rankState struct {
 	dropped [][]any      // stored buckets removed by this transaction
 }
 
-func newRankCache(tx wtx) *rankCache { return &rankCache{tx: tx, lists: map[string]*rankState{}} }
+func newRankCache(tx sqldb.Tx) *rankCache { return &rankCache{tx: tx, lists: map[string]*rankState{}} }
 
 func (rc *rankCache) state(ctx context.Context, l rankList, scope []any) (*rankState, error) {
 	key := l.table + "\x00" + fmt.Sprint(scope...)
@@ -46,7 +48,7 @@ func (rc *rankCache) state(ctx context.Context, l rankList, scope []any) (*rankS
 		return st, nil
 	}
 	st := &rankState{l: l, scope: scope}
-	r, err := rc.tx.query(ctx, "SELECT "+strings.Join(l.cols, ", ")+", n FROM "+l.table+
+	r, err := rc.tx.Query(ctx, "SELECT "+strings.Join(l.cols, ", ")+", n FROM "+l.table+
 		" WHERE "+l.scopeWhere()+" ORDER BY "+l.orderBy(l.cols, false), scope...)
 	if err != nil {
 		return nil, fmt.Errorf("rank buckets: %w", err)
@@ -108,7 +110,7 @@ func (rc *rankCache) preload(ctx context.Context, l rankList, scopes [][]any) er
 		}
 		args = padTuples(args, ns)
 		sts := map[string]*rankState{}
-		r, err := rc.tx.query(ctx, "SELECT "+strings.Join(l.scope, ", ")+", "+strings.Join(l.cols, ", ")+", n FROM "+l.table+
+		r, err := rc.tx.Query(ctx, "SELECT "+strings.Join(l.scope, ", ")+", "+strings.Join(l.cols, ", ")+", n FROM "+l.table+
 			" WHERE ("+strings.Join(l.scope, ", ")+") IN ("+strings.TrimSuffix(strings.Repeat(tuple+", ", len(args)/ns), ", ")+")"+
 			" ORDER BY "+strings.Join(l.scope, ", ")+", "+l.orderBy(l.cols, false), args...)
 		if err != nil {
@@ -287,7 +289,7 @@ func (rc *rankCache) nthKey(ctx context.Context, st *rankState, lo []any, n int6
 			where, args = append(where, c+" = ?"), append(args, st.scope[i])
 		}
 	}
-	r, err := rc.tx.query(ctx, "SELECT "+list+" FROM "+l.src+" WHERE "+strings.Join(where, " AND ")+" AND ("+list+") >= ("+
+	r, err := rc.tx.Query(ctx, "SELECT "+list+" FROM "+l.src+" WHERE "+strings.Join(where, " AND ")+" AND ("+list+") >= ("+
 		placeholders(len(lo))+") ORDER BY "+list+" LIMIT 1 OFFSET ?",
 		append(append(args, lo...), n)...)
 	if err != nil {
@@ -327,7 +329,7 @@ func (rc *rankCache) flush(ctx context.Context) error {
 		keyCols := append(slices.Clone(l.scope), l.cols...)
 		where := strings.Join(keyCols, " = ? AND ") + " = ?"
 		for _, lo := range st.dropped {
-			if err := rc.tx.exec(ctx, "DELETE FROM "+l.table+" WHERE "+where, append(slices.Clone(st.scope), lo...)...); err != nil {
+			if err := rc.tx.Exec(ctx, "DELETE FROM "+l.table+" WHERE "+where, append(slices.Clone(st.scope), lo...)...); err != nil {
 				return fmt.Errorf("rank buckets: %w", err)
 			}
 		}
@@ -362,7 +364,7 @@ func (rc *rankCache) flush(ctx context.Context) error {
 			q := "INSERT INTO " + p.l.table + " (" + strings.Join(keyCols, ", ") + ", n) VALUES " +
 				strings.TrimSuffix(strings.Repeat(row+",", len(chunk)), ",") +
 				" ON CONFLICT (" + strings.Join(keyCols, ", ") + ") DO UPDATE SET n = excluded.n"
-			if err := rc.tx.exec(ctx, q, args...); err != nil {
+			if err := rc.tx.Exec(ctx, q, args...); err != nil {
 				return fmt.Errorf("rank buckets: %w", err)
 			}
 		}

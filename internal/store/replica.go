@@ -42,7 +42,7 @@ func (d *DB) ReplicaState(ctx context.Context) (ReplicaState, error) {
 	}
 	return readRetrying(ctx, d, func() (ReplicaState, error) {
 		var s ReplicaState
-		r, err := d.be.reader().query(ctx, replicaStateSQL)
+		r, err := d.be.Reader().Query(ctx, replicaStateSQL)
 		if err != nil {
 			return s, fmt.Errorf("read replica state: %w", err)
 		}

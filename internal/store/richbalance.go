@@ -38,7 +38,7 @@ var zeroAmount = make([]byte, 32)
 func (d *DB) Balances(ctx context.Context, account []byte) (AccountBalances, error) {
 	return readRetrying(ctx, d, func() (AccountBalances, error) {
 		// The LEFT JOIN yields the height even for an account without a balance.
-		r, err := d.be.reader().query(ctx, "SELECT s.height, b.denom, b.amount FROM rich_list_state s LEFT JOIN (SELECT r.denom, r.amount FROM rich_list r"+
+		r, err := d.be.Reader().Query(ctx, "SELECT s.height, b.denom, b.amount FROM rich_list_state s LEFT JOIN (SELECT r.denom, r.amount FROM rich_list r"+
 			" WHERE r.account = ? AND r.amount <> ? ORDER BY r.denom LIMIT ?) b ON 1 = 1 WHERE s.id = 1 ORDER BY b.denom",
 			nonNil(account), zeroAmount, MaxAccountBalances+1)
 		if err != nil {

@@ -26,7 +26,7 @@ func TestRichListBalances(t *testing.T) {
 				rl.Sets = append(rl.Sets, BalanceSet{d, a, big.NewInt(h*100 + j)})
 			}
 		}
-		bundles = append(bundles, BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, RichList: rl})
+		bundles = append(bundles, BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, Extensions: []ExtensionRows{rl}})
 	}
 	forEach(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
@@ -76,7 +76,7 @@ func TestRichListBalances(t *testing.T) {
 			all = append(all, d)
 			rl.Sets = append(rl.Sets, BalanceSet{d, acc(9), big.NewInt(int64(k + 1))})
 		}
-		if err := db.WriteBlocks(ctx, []BlockBundle{{Block: Block{ChainID: "c", Height: 31, Hash: []byte{31}, Time: time.Unix(31, 0).UTC(), TotalFee: []byte("[]")}, RichList: rl}}); err != nil {
+		if err := db.WriteBlocks(ctx, []BlockBundle{{Block: Block{ChainID: "c", Height: 31, Hash: []byte{31}, Time: time.Unix(31, 0).UTC(), TotalFee: []byte("[]")}, Extensions: []ExtensionRows{rl}}}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := db.Balances(ctx, acc(9))

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // BalanceChange moves one holder's balance of one denom by Delta (negative: spent).
@@ -24,8 +26,8 @@ type BalanceSet struct {
 	Amount  *big.Int
 }
 
-// RichListChanges are one block's rich-list updates; a bundle without them (nil) leaves the
-// rich list untouched.
+// RichListChanges are one block's rich-list updates, its rows of the rich list in
+// BlockBundle.Extensions; a bundle without them leaves the rich list untouched.
 type RichListChanges struct {
 	Changes []BalanceChange // in event order
 	Sets    []BalanceSet    // applied after Changes
@@ -40,6 +42,23 @@ type RichListChanges struct {
 	Ordered bool
 	// Start marks the starting balances (Sets read from genesis or from the chain's state).
 	Start bool
+}
+
+func (*RichListChanges) writerName() string         { return "rich_list" }
+func (*RichListChanges) newWriter() extensionWriter { return &richListWriter{} }
+func (r *RichListChanges) count() int               { return len(r.Changes) + len(r.Sets) }
+
+// richBlock is one height's rich-list changes as the writer took them.
+type richBlock struct {
+	height int64
+	rl     *RichListChanges
+}
+
+// richListWriter applies the rich-list changes of one WriteBlocks or WriteRichList call.
+type richListWriter struct{ blocks []richBlock }
+
+func (w *richListWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+	w.blocks = append(w.blocks, richBlock{height: b.Block.Height, rl: rows.(*RichListChanges)})
 }
 
 // RichListBlock is one height's rich-list changes, written apart from its block by
@@ -118,52 +137,48 @@ func amountDesc(enc []byte) []byte {
 	return out
 }
 
-// writeRichList applies the bundles' rich-list changes inside the block write transaction. The
-// balances are read once for the whole batch; rows and rank buckets are written block by block,
-// so the buckets split where they would with one block per transaction (rankCache.add).
-func writeRichList(ctx context.Context, wt wtx, forUpdate string, bundles []BlockBundle) error {
-	bundles, err := orderedRichList(ctx, wt, forUpdate, bundles)
-	if err != nil || len(bundles) == 0 {
+// write applies the blocks' rich-list changes inside the write transaction. The balances are
+// read once for the whole batch; rows and rank buckets are written block by block, so the
+// buckets split where they would with one block per transaction (rankCache.add).
+func (w *richListWriter) write(ctx context.Context, wt sqldb.Tx, forUpdate string) error {
+	blocks, err := orderedRichList(ctx, wt, forUpdate, w.blocks)
+	if err != nil || len(blocks) == 0 {
 		return err
 	}
 	// Each block's holders and bucket changes are a few statements: queued, they reach
 	// PostgreSQL with the next read (a bucket split's) or at the end, not one round trip each.
 	tx := newQueuedTx(wt)
-	if err := applyRichList(ctx, tx, bundles); err != nil {
+	if err := applyRichList(ctx, tx, blocks); err != nil {
 		return err
 	}
 	return tx.flush(ctx)
 }
 
-// orderedRichList returns the bundles whose rich-list changes apply: every unordered one, and
+// orderedRichList returns the blocks whose rich-list changes apply: every unordered one, and
 // the ordered ones that continue the list from the height it stands at (read under the row's
 // lock, so a follower writing beside the block writer never applies a height twice).
-func orderedRichList(ctx context.Context, tx wtx, forUpdate string, bundles []BlockBundle) ([]BlockBundle, error) {
+func orderedRichList(ctx context.Context, tx sqldb.Tx, forUpdate string, blocks []richBlock) ([]richBlock, error) {
 	ordered := false
-	for _, b := range bundles {
-		if b.RichList != nil && b.RichList.Ordered {
+	for _, b := range blocks {
+		if b.rl.Ordered {
 			ordered = true
 			break
 		}
 	}
 	if !ordered {
-		return bundles, nil
+		return blocks, nil
 	}
 	var h int64
 	if err := queryRow(ctx, tx, "SELECT height FROM rich_list_state WHERE id = 1"+forUpdate, nil, &h); err != nil {
 		return nil, fmt.Errorf("read rich_list_state: %w", err)
 	}
-	out := make([]BlockBundle, 0, len(bundles))
-	for _, b := range bundles {
-		rl := b.RichList
-		if rl == nil {
-			continue
-		}
-		if rl.Ordered {
-			if h == 0 && !rl.Start || h > 0 && b.Block.Height != h+1 {
+	out := make([]richBlock, 0, len(blocks))
+	for _, b := range blocks {
+		if rl := b.rl; rl.Ordered {
+			if h == 0 && !rl.Start || h > 0 && b.height != h+1 {
 				continue
 			}
-			h = b.Block.Height
+			h = b.height
 		}
 		out = append(out, b)
 	}
@@ -181,20 +196,20 @@ func (d *DB) WriteRichList(ctx context.Context, blocks []RichListBlock) error {
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	bundles := make([]BlockBundle, len(blocks))
+	rbs := make([]richBlock, len(blocks))
 	for i := range blocks {
 		rl := blocks[i].Changes
 		rl.Ordered = true
-		bundles[i] = BlockBundle{Block: Block{Height: blocks[i].Height}, RichList: &rl}
+		rbs[i] = richBlock{height: blocks[i].Height, rl: &rl}
 	}
-	return d.be.inTx(ctx, func(tx wtx) (func(), error) {
+	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) {
 		// The readers' rank buckets are kept per indexed height, which this write does not move.
-		return d.ranks.clear, writeRichList(ctx, tx, d.be.forUpdate(), bundles)
+		return d.ranks.clear, (&richListWriter{blocks: rbs}).write(ctx, tx, d.be.ForUpdate())
 	})
 }
 
-// applyRichList applies the bundles' changes and moves rich_list_state to the last of them.
-func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
+// applyRichList applies the blocks' changes and moves rich_list_state to the last of them.
+func applyRichList(ctx context.Context, tx sqldb.Tx, blocks []richBlock) error {
 	var keys []holderKey
 	seen := map[holderKey]bool{}
 	last := int64(0)
@@ -205,15 +220,12 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 			keys = append(keys, k)
 		}
 	}
-	for _, b := range bundles {
-		if b.RichList == nil {
-			continue
-		}
-		last = b.Block.Height
-		for _, c := range b.RichList.Changes {
+	for _, b := range blocks {
+		last = b.height
+		for _, c := range b.rl.Changes {
 			touch(c.Denom, c.Account)
 		}
-		for _, s := range b.RichList.Sets {
+		for _, s := range b.rl.Sets {
 			touch(s.Denom, s.Account)
 		}
 	}
@@ -235,11 +247,8 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 	aliases := map[string]string{}
 	newHolders := map[string]int64{}
 	var denoms []string
-	for _, b := range bundles {
-		rl := b.RichList
-		if rl == nil {
-			continue
-		}
+	for _, b := range blocks {
+		rl := b.rl
 		var order []holderKey
 		touched := map[holderKey]bool{}
 		mark := func(k holderKey) *big.Int {
@@ -261,7 +270,7 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 		}
 		for _, k := range order {
 			if cur[k].Sign() < 0 {
-				return &NegativeBalanceError{Height: b.Block.Height, Denom: k.denom, Account: []byte(k.account), Amount: new(big.Int).Set(cur[k])}
+				return &NegativeBalanceError{Height: b.height, Denom: k.denom, Account: []byte(k.account), Amount: new(big.Int).Set(cur[k])}
 			}
 		}
 		for a, d := range rl.Aliases {
@@ -277,17 +286,17 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 		}
 	}
 	for _, d := range denoms {
-		if err := tx.exec(ctx, "INSERT INTO rich_list_denom (denom, holders) VALUES (?, ?) ON CONFLICT (denom) DO UPDATE SET holders = rich_list_denom.holders + excluded.holders",
+		if err := tx.Exec(ctx, "INSERT INTO rich_list_denom (denom, holders) VALUES (?, ?) ON CONFLICT (denom) DO UPDATE SET holders = rich_list_denom.holders + excluded.holders",
 			d, newHolders[d]); err != nil {
 			return fmt.Errorf("update rich_list_denom: %w", err)
 		}
 	}
 	for a, d := range aliases {
-		if err := tx.exec(ctx, "INSERT INTO rich_list_alias (alias, denom) VALUES (?, ?) ON CONFLICT (alias) DO UPDATE SET denom = excluded.denom", a, d); err != nil {
+		if err := tx.Exec(ctx, "INSERT INTO rich_list_alias (alias, denom) VALUES (?, ?) ON CONFLICT (alias) DO UPDATE SET denom = excluded.denom", a, d); err != nil {
 			return fmt.Errorf("update rich_list_alias: %w", err)
 		}
 	}
-	if err := tx.exec(ctx, "UPDATE rich_list_state SET height = ? WHERE id = 1", last); err != nil {
+	if err := tx.Exec(ctx, "UPDATE rich_list_state SET height = ? WHERE id = 1", last); err != nil {
 		return fmt.Errorf("update rich_list_state: %w", err)
 	}
 	return nil
@@ -296,7 +305,7 @@ func applyRichList(ctx context.Context, tx wtx, bundles []BlockBundle) error {
 // writeHolders writes one block's touched holders (keys, balances in cur) and moves each whose
 // amount changed to its new place in the rank buckets; stored tracks what the table holds and
 // created is called for each new holder.
-func writeHolders(ctx context.Context, tx wtx, ranks *rankCache, keys []holderKey, cur map[holderKey]*big.Int, stored map[holderKey][]byte, created func(denom string)) error {
+func writeHolders(ctx context.Context, tx sqldb.Tx, ranks *rankCache, keys []holderKey, cur map[holderKey]*big.Int, stored map[holderKey][]byte, created func(denom string)) error {
 	for start := 0; start < len(keys); start += dictChunk {
 		chunk := keys[start:min(start+dictChunk, len(keys))]
 		args := make([]any, 0, 4*len(chunk))
@@ -309,7 +318,7 @@ func writeHolders(ctx context.Context, tx wtx, ranks *rankCache, keys []holderKe
 		}
 		q := "INSERT INTO rich_list (denom, account, amount, amount_desc) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(chunk)), ",") +
 			" ON CONFLICT (denom, account) DO UPDATE SET amount = excluded.amount, amount_desc = excluded.amount_desc"
-		if err := tx.exec(ctx, q, args...); err != nil {
+		if err := tx.Exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("update rich_list: %w", err)
 		}
 	}
@@ -336,7 +345,7 @@ func writeHolders(ctx context.Context, tx wtx, ranks *rankCache, keys []holderKe
 }
 
 // loadBalances reads the stored balances of keys (absent holders are absent from the map).
-func loadBalances(ctx context.Context, c conn, keys []holderKey) (map[holderKey]*big.Int, error) {
+func loadBalances(ctx context.Context, c sqldb.Conn, keys []holderKey) (map[holderKey]*big.Int, error) {
 	byDenom := map[string][]any{}
 	var denoms []string
 	for _, k := range keys {
@@ -350,7 +359,7 @@ func loadBalances(ctx context.Context, c conn, keys []holderKey) (map[holderKey]
 		accs := byDenom[d]
 		for start := 0; start < len(accs); start += dictChunk {
 			chunk := accs[start:min(start+dictChunk, len(accs))]
-			r, err := c.query(ctx, "SELECT account, amount FROM rich_list WHERE denom = ? AND account IN ("+placeholders(len(chunk))+")", append([]any{d}, chunk...)...)
+			r, err := c.Query(ctx, "SELECT account, amount FROM rich_list WHERE denom = ? AND account IN ("+placeholders(len(chunk))+")", append([]any{d}, chunk...)...)
 			if err != nil {
 				return nil, fmt.Errorf("read rich_list: %w", err)
 			}
@@ -376,7 +385,7 @@ func loadBalances(ctx context.Context, c conn, keys []holderKey) (map[holderKey]
 func (d *DB) RichListHeight(ctx context.Context) (int64, error) {
 	return readRetrying(ctx, d, func() (int64, error) { // as InternalTxHeight
 		var h int64
-		if err := queryRow(ctx, d.be.reader(), "SELECT height FROM rich_list_state WHERE id = 1", nil, &h); err != nil {
+		if err := queryRow(ctx, d.be.Reader(), "SELECT height FROM rich_list_state WHERE id = 1", nil, &h); err != nil {
 			return 0, fmt.Errorf("rich list height: %w", err)
 		}
 		return h, nil
@@ -386,7 +395,7 @@ func (d *DB) RichListHeight(ctx context.Context) (int64, error) {
 // RichListAlias implements RichListReader.
 func (d *DB) RichListAlias(ctx context.Context, alias string) (string, error) {
 	var denom string
-	err := queryRow(ctx, d.be.reader(), "SELECT denom FROM rich_list_alias WHERE alias = ?", []any{alias}, &denom)
+	err := queryRow(ctx, d.be.Reader(), "SELECT denom FROM rich_list_alias WHERE alias = ?", []any{alias}, &denom)
 	if errors.Is(err, ErrNotFound) {
 		return "", nil
 	}
@@ -401,7 +410,7 @@ func (d *DB) RichListAlias(ctx context.Context, alias string) (string, error) {
 // its rank bucket first and skips only inside it. amount_desc is the amount complemented, so the
 // index alone answers the page.
 func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	out := HolderPage{Holders: []Holder{}}
 	if p.CountTotal {
 		err := queryRow(ctx, c, "SELECT holders FROM rich_list_denom WHERE denom = ?", []any{denom}, &out.Total)
@@ -425,7 +434,7 @@ func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, err
 			return out, nil
 		}
 	}
-	r, err := c.query(ctx, "SELECT r.account, r.amount_desc FROM rich_list r WHERE r.denom = ? ORDER BY "+order+" LIMIT ? OFFSET ?", denom, limitOf(p), p.Offset)
+	r, err := c.Query(ctx, "SELECT r.account, r.amount_desc FROM rich_list r WHERE r.denom = ? ORDER BY "+order+" LIMIT ? OFFSET ?", denom, limitOf(p), p.Offset)
 	if err != nil {
 		return HolderPage{}, fmt.Errorf("rich list: %w", err)
 	}
@@ -444,7 +453,7 @@ func (d *DB) Holders(ctx context.Context, denom string, p Page) (HolderPage, err
 // page query reads the indexed height in the same statement and, when the buckets it used are
 // of another height, they are reread and the page asked again. ok is false when the denom has
 // no buckets or the heights kept moving (the caller then skips on the index).
-func (d *DB) deepHolders(ctx context.Context, c conn, denom string, p Page, back bool) (hs []Holder, ok bool, err error) {
+func (d *DB) deepHolders(ctx context.Context, c sqldb.Conn, denom string, p Page, back bool) (hs []Holder, ok bool, err error) {
 	key := richRank.table + "\x00" + denom
 	scope := []any{denom}
 	for attempt := 0; attempt < 3; attempt++ {
@@ -463,7 +472,7 @@ func (d *DB) deepHolders(ctx context.Context, c conn, denom string, p Page, back
 		q := "SELECT s.height, p.account, p.amount_desc FROM indexed_height s LEFT JOIN (SELECT r.account, r.amount_desc FROM rich_list r WHERE r.denom = ? AND " +
 			strings.Join(append(where, "1 = 1"), " AND ") + " ORDER BY " + richRank.orderBy(richRank.srcCols, back) + " LIMIT ? OFFSET ?) p ON 1 = 1 WHERE s.id = 1 ORDER BY " +
 			richRank.orderBy([]string{"p.amount_desc", "p.account"}, back)
-		r, err := c.query(ctx, q, append(append(append([]any{}, denom), args...), limitOf(p), rest)...)
+		r, err := c.Query(ctx, q, append(append(append([]any{}, denom), args...), limitOf(p), rest)...)
 		if err != nil {
 			return nil, false, err
 		}

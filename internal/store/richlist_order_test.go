@@ -18,7 +18,11 @@ func TestRichListOrdered(t *testing.T) {
 		acc := func(i byte) []byte { b := make([]byte, 20); b[19] = i; return b }
 		change := func(i byte, d int64) BalanceChange { return BalanceChange{"u", acc(i), big.NewInt(d)} }
 		blk := func(h int64, rl *RichListChanges) BlockBundle {
-			return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, RichList: rl}
+			b := BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}}
+			if rl != nil { // a block without rich-list rows
+				b.Extensions = []ExtensionRows{rl}
+			}
+			return b
 		}
 		ordered := func(cs ...BalanceChange) *RichListChanges { return &RichListChanges{Changes: cs, Ordered: true} }
 		height := func(want int64) {

@@ -25,7 +25,7 @@ func TestRichList(t *testing.T) {
 		}
 		big1 := "115792089237316195423570985008687907853269984665640564039457584007913129639935" // 2^256-1
 		blk := func(h int64, rl *RichListChanges) BlockBundle {
-			return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, RichList: rl}
+			return BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, Extensions: []ExtensionRows{rl}}
 		}
 		if h, _ := db.RichListHeight(ctx); h != 0 {
 			t.Fatalf("height %d before any write", h)
@@ -91,7 +91,8 @@ func TestRichList(t *testing.T) {
 			t.Fatalf("indexed %d after a refused batch", h)
 		}
 		// The chain says acc 2 holds 7 after block 4: the set wins over the changes.
-		bad.RichList.Sets = []BalanceSet{{"0xaa", acc(2), n("7")}}
+		rl, _ := RowsOf[*RichListChanges](&bad)
+		rl.Sets = []BalanceSet{{"0xaa", acc(2), n("7")}}
 		if err := db.WriteBlocks(ctx, []BlockBundle{bad}); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestRichListRankBuckets(t *testing.T) {
 				bal[k] += d
 			}
 		}
-		bundles = append(bundles, BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, RichList: rl})
+		bundles = append(bundles, BlockBundle{Block: Block{ChainID: "c", Height: h, Hash: []byte{byte(h)}, Time: time.Unix(h, 0).UTC(), TotalFee: []byte("[]")}, Extensions: []ExtensionRows{rl}})
 	}
 	// The model's list of a denom, amount descending then account ascending.
 	model := func(denom string) [][2]int64 {
@@ -163,11 +164,12 @@ func TestRichListRankBuckets(t *testing.T) {
 	// modelAfter replays the first k bundles (changes, then sets, as the writer applies them).
 	modelAfter := func(k int, denom string) [][2]int64 {
 		b := map[hkey]int64{}
-		for _, bb := range bundles[:k] {
-			for _, c := range bb.RichList.Changes {
+		for i := range bundles[:k] {
+			rl, _ := RowsOf[*RichListChanges](&bundles[i])
+			for _, c := range rl.Changes {
 				b[hkey{c.Denom, c.Account[0]}] += c.Delta.Int64()
 			}
-			for _, s := range bb.RichList.Sets {
+			for _, s := range rl.Sets {
 				b[hkey{s.Denom, s.Account[0]}] = s.Amount.Int64()
 			}
 		}
@@ -243,7 +245,7 @@ func TestRichListRankBuckets(t *testing.T) {
 // checkRichRanks compares a denom's bucket rows with the model's holders.
 func checkRichRanks(t *testing.T, db *DB, denom string, holders [][2]int64) {
 	t.Helper()
-	r, err := db.be.reader().query(context.Background(), "SELECT amount_desc, account, n FROM rich_list_rank WHERE denom = ? ORDER BY amount_desc, account", denom)
+	r, err := db.be.Reader().Query(context.Background(), "SELECT amount_desc, account, n FROM rich_list_rank WHERE denom = ? ORDER BY amount_desc, account", denom)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,13 +298,13 @@ func migrateRichRanks(t *testing.T, db *DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.be.begin(ctx)
+	tx, err := db.be.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
+	defer tx.Rollback(ctx) //nolint:errcheck // after commit it has nothing to undo
 	for _, q := range []string{"DELETE FROM rich_list_rank", "UPDATE rich_list SET amount_desc = amount"} {
-		if err := tx.exec(ctx, q); err != nil {
+		if err := tx.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -313,7 +315,7 @@ func migrateRichRanks(t *testing.T, db *DB) {
 		}
 		for _, line := range strings.Split(m.SQL, "\n") {
 			if strings.HasPrefix(line, "INSERT INTO rich_list_rank") || strings.HasPrefix(line, "UPDATE rich_list SET amount_desc") {
-				if err := tx.exec(ctx, line); err != nil {
+				if err := tx.Exec(ctx, line); err != nil {
 					t.Fatal(err)
 				}
 				n++
@@ -323,7 +325,7 @@ func migrateRichRanks(t *testing.T, db *DB) {
 	if n != 2 {
 		t.Fatalf("migration 0006 has %d fill statements, want 2", n)
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -215,7 +215,7 @@ func TestOpenReader(t *testing.T) {
 				t.Errorf("WriteBlocks through a reader: %v, want ErrReadOnly", err)
 			}
 			// The connections themselves refuse to write.
-			if err := drain(db.be.reader().query(ctx, "DELETE FROM indexed_height")); err == nil {
+			if err := drain(db.be.Reader().Query(ctx, "DELETE FROM indexed_height")); err == nil {
 				t.Error("a DELETE through the reader's connections succeeded")
 			}
 			db.Close()
@@ -227,7 +227,7 @@ func TestOpenReader(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // drain runs a query to its end and returns its first error.
-func drain(r rows, err error) error {
+func drain(r sqldb.Rows, err error) error {
 	if err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func TestOpenOldLayout(t *testing.T) {
 			}
 			defer w.Close()
 			var n int
-			if err := queryRow(ctx, w.be.reader(), "SELECT COUNT(*) FROM schema_version", nil, &n); err != nil || n != applied || n < 7 {
+			if err := queryRow(ctx, w.be.Reader(), "SELECT COUNT(*) FROM schema_version", nil, &n); err != nil || n != applied || n < 7 {
 				t.Fatalf("%d versions recorded (%v), want the %d the old code wrote", n, err, applied)
 			}
 			if h, err := w.IndexedHeight(ctx); err != nil || h != 0 {

@@ -37,7 +37,7 @@ func (d *DB) CollectionsByNamePrefix(ctx context.Context, prefix string, limit i
 		return []Collection{}, nil
 	}
 	hi, bounded := prefixUpper(p)
-	c := d.be.reader()
+	c := d.be.Reader()
 	var out []Collection
 	seen := map[string]bool{}
 	for _, col := range []string{"c.name_norm", "c.origin_norm"} {
@@ -48,7 +48,7 @@ func (d *DB) CollectionsByNamePrefix(ctx context.Context, prefix string, limit i
 			args = append(args, hi)
 		}
 		q += fmt.Sprintf(" ORDER BY %s, c.height, c.addr LIMIT %d", col, limit)
-		r, err := c.query(ctx, q, args...)
+		r, err := c.Query(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("collections by name prefix: %w", err)
 		}
@@ -109,7 +109,7 @@ func prefixUpper(p string) (string, bool) {
 // AccountActivity implements SearchReader: one account_dict row.
 func (d *DB) AccountActivity(ctx context.Context, addr []byte) (int64, int64, error) {
 	var n, evm int64
-	err := queryRow(ctx, d.be.reader(), "SELECT tx_count, evm_tx_count FROM account_dict WHERE account = ?", []any{nonNil(addr)}, &n, &evm)
+	err := queryRow(ctx, d.be.Reader(), "SELECT tx_count, evm_tx_count FROM account_dict WHERE account = ?", []any{nonNil(addr)}, &n, &evm)
 	if errors.Is(err, ErrNotFound) {
 		return 0, 0, nil
 	}
@@ -121,7 +121,7 @@ func (d *DB) AccountActivity(ctx context.Context, addr []byte) (int64, int64, er
 
 // RichListDenom implements SearchReader: the denom's counter row, else its alias.
 func (d *DB) RichListDenom(ctx context.Context, denom string) (string, int64, bool, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	for _, name := range []string{denom, ""} {
 		stored := name
 		if name == "" {
@@ -152,7 +152,7 @@ func (d *DB) TokenByObject(ctx context.Context, object []byte) ([]byte, string, 
 	}
 	var coll []byte
 	var id string
-	err := queryRow(ctx, d.be.reader(), "SELECT collection_addr, token_id FROM nft WHERE object_addr = ? LIMIT 1", []any{object}, &coll, &id)
+	err := queryRow(ctx, d.be.Reader(), "SELECT collection_addr, token_id FROM nft WHERE object_addr = ? LIMIT 1", []any{object}, &coll, &id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, "", false, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // seqList is one list of a table whose rows carry a dense global 1-based sequence (columns
@@ -42,7 +44,7 @@ func (l *seqList) dataExpr(alias string) string {
 
 // heights narrows l to the rows of heights minH..maxH (0: open), found on the table's
 // (height, sequence) index.
-func (l *seqList) heights(ctx context.Context, c conn, minH, maxH int64) error {
+func (l *seqList) heights(ctx context.Context, c sqldb.Conn, minH, maxH int64) error {
 	if maxH <= 0 {
 		maxH = math.MaxInt64
 	}
@@ -73,7 +75,7 @@ func (l *seqList) heights(ctx context.Context, c conn, minH, maxH int64) error {
 }
 
 // rangeOf makes l the dense range of the rows whose col equals v (empty when none).
-func (l *seqList) rangeOf(ctx context.Context, c conn, col string, v any) error {
+func (l *seqList) rangeOf(ctx context.Context, c sqldb.Conn, col string, v any) error {
 	var lo, hi sql.NullInt64
 	if err := queryRow(ctx, c, "SELECT MIN(sequence), MAX(sequence) FROM "+l.table+" WHERE "+col+" = ?", []any{v}, &lo, &hi); err != nil {
 		return fmt.Errorf("%s range: %w", l.table, err)
@@ -87,7 +89,7 @@ func (l *seqList) rangeOf(ctx context.Context, c conn, col string, v any) error 
 
 // after turns the page's cursor into an exclusive sequence bound in page order. A height
 // cursor means "after that block's rows", as on the Cosmos tx lists.
-func (l *seqList) after(ctx context.Context, c conn, p Page) (int64, bool, error) {
+func (l *seqList) after(ctx context.Context, c sqldb.Conn, p Page) (int64, bool, error) {
 	switch p.After.Kind {
 	case CursorSequence:
 		return p.After.Value, true, nil
@@ -112,7 +114,7 @@ func (l *seqList) after(ctx context.Context, c conn, p Page) (int64, bool, error
 	return 0, false, nil
 }
 
-func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
+func (l *seqList) page(ctx context.Context, c sqldb.Conn, p Page) (TxPage, error) {
 	out := TxPage{Txs: []TxRecord{}}
 	after, hasCursor, err := l.after(ctx, c, p)
 	if err != nil {
@@ -190,7 +192,7 @@ func (l *seqList) page(ctx context.Context, c conn, p Page) (TxPage, error) {
 		}
 		q = "SELECT t.sequence, t.height, " + l.dataExpr("t.") + " FROM " + l.table + " t JOIN (" + sub + ") s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(p.Desc)
 	}
-	r, err := c.query(ctx, q, args...)
+	r, err := c.Query(ctx, q, args...)
 	if err != nil {
 		return TxPage{}, fmt.Errorf("%s list: %w", l.table, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // stateTTL is how long the API side reuses the indexed_height row it last read. Every list
@@ -47,7 +49,7 @@ func (c *stateCache) put(s state, at time.Time) {
 }
 
 // readerState is readState for the API side, through the cache.
-func (d *DB) readerState(ctx context.Context, c conn) (state, error) {
+func (d *DB) readerState(ctx context.Context, c sqldb.Conn) (state, error) {
 	start := time.Now()
 	if s, ok := d.state.get(start); ok {
 		return s, nil

@@ -64,14 +64,10 @@ type Tx struct {
 type BlockBundle struct {
 	Block Block
 	Txs   []Tx // in block order
-	// NFTs are the block's NFT changes in event order, applied after its txs (nft.go).
-	NFTs []NFTChange
-	// NotNFT are contracts found at this height not to be NFT collections.
-	NotNFT [][]byte
-	// RichList are the block's balance changes (richlist.go); nil when the rich list is off.
-	RichList *RichListChanges
-	// Extensions are the rows of the extensions that write their own tables (extension.go):
-	// the EVM txs (EVMRows, evm.go), the transfers index (TransferRows).
+	// Extensions are the rows of the extensions that write their own tables (extension.go),
+	// at most one of each kind: the EVM txs (EVMRows, evm.go), the NFT index (NFTRows), the
+	// rich list (RichListChanges) and the transfers index (TransferRows). An extension that is
+	// off adds none.
 	Extensions []ExtensionRows
 }
 

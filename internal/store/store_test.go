@@ -388,14 +388,14 @@ func TestWriteIdempotentAndAtomic(t *testing.T) {
 		// A batch the database rejects half-way (blocks inserted, then a tx sequence clash
 		// planted here) rolls back completely.
 		exec := func(q string) {
-			tx, err := db.be.begin(ctx)
+			tx, err := db.be.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.exec(ctx, q); err != nil {
+			if err := tx.Exec(ctx, q); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.commit(ctx); err != nil {
+			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -458,24 +458,24 @@ func TestRolledBackBatchLeavesNoTrace(t *testing.T) {
 			for _, b := range m.bundles[:8] {
 				lastSeq += int64(len(b.Txs))
 			}
-			tx, err := db.be.begin(ctx)
+			tx, err := db.be.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.exec(ctx, "INSERT INTO tx (sequence, hash, height, tx_index, data) VALUES (?, ?, 0, 0, '{}')", lastSeq, []byte("x")); err != nil {
+			if err := tx.Exec(ctx, "INSERT INTO tx (sequence, hash, height, tx_index, data) VALUES (?, ?, 0, 0, '{}')", lastSeq, []byte("x")); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.commit(ctx); err != nil {
+			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if err := db.WriteBlocks(ctx, m.bundles[6:]); err == nil {
 				t.Fatal("clashing batch accepted")
 			}
-			tx, _ = db.be.begin(ctx)
-			if err := tx.exec(ctx, "DELETE FROM tx WHERE sequence = ?", lastSeq); err != nil {
+			tx, _ = db.be.Begin(ctx)
+			if err := tx.Exec(ctx, "DELETE FROM tx WHERE sequence = ?", lastSeq); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.commit(ctx); err != nil {
+			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
 			if err := db.WriteBlocks(ctx, m.bundles[6:]); err != nil {
@@ -647,9 +647,9 @@ func TestExtensionRows(t *testing.T) {
 	}{
 		{"none", []BlockBundle{{Txs: make([]Tx, 3)}}, 0},
 		{"every kind", []BlockBundle{
-			{NFTs: make([]NFTChange, 2), Extensions: []ExtensionRows{make(EVMRows, 3)}},
-			{RichList: &RichListChanges{Changes: make([]BalanceChange, 4), Sets: make([]BalanceSet, 1)}},
-		}, 10},
+			{Extensions: []ExtensionRows{make(EVMRows, 3), &NFTRows{NFTs: make([]NFTChange, 2), NotNFT: make([][]byte, 5)}}},
+			{Extensions: []ExtensionRows{&RichListChanges{Changes: make([]BalanceChange, 4), Sets: make([]BalanceSet, 1)}, TransferRows(make([]Transfer, 6))}},
+		}, 16},
 	} {
 		if got := extensionRows(c.bundles); got != c.want {
 			t.Errorf("%s: %d rows, want %d", c.name, got, c.want)

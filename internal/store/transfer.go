@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // Transfer kinds: what moved the token. A movement the chain reports twice (a bank send and
@@ -101,14 +103,14 @@ func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	}
 }
 
-func (w *transferWriter) write(ctx context.Context, tx wtx) error {
+func (w *transferWriter) write(ctx context.Context, tx sqldb.Tx, _ string) error {
 	if w.err != nil {
 		return w.err
 	}
 	if len(w.rows) == 0 {
 		return nil
 	}
-	if err := tx.insertRows(ctx, "transfer", transferCols, w.rows); err != nil {
+	if err := tx.InsertRows(ctx, "transfer", transferCols, w.rows); err != nil {
 		return fmt.Errorf("insert transfers: %w", err)
 	}
 	var c transferCounts
@@ -164,7 +166,7 @@ const transferCountChunk = 500
 
 // apply adds the changes in the write transaction; an account or denom whose counts reach
 // zero (every row of it pruned) loses its row.
-func (c *transferCounts) apply(ctx context.Context, tx wtx) error {
+func (c *transferCounts) apply(ctx context.Context, tx sqldb.Tx) error {
 	// In key order: two writers (ingestion and a backfill) lock the rows they share in the
 	// same order, so neither waits on the other in a cycle.
 	slices.Sort(c.keys)
@@ -185,22 +187,22 @@ func (c *transferCounts) apply(ctx context.Context, tx wtx) error {
 			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(chunk)), ",") +
 			" ON CONFLICT (account) DO UPDATE SET n_in = transfer_account.n_in + excluded.n_in," +
 			" n_out = transfer_account.n_out + excluded.n_out, n_self = transfer_account.n_self + excluded.n_self"
-		if err := tx.exec(ctx, q, args...); err != nil {
+		if err := tx.Exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("transfer counts: %w", err)
 		}
 	}
 	for _, a := range gone {
-		if err := tx.exec(ctx, "DELETE FROM transfer_account WHERE account = ? AND n_in <= 0 AND n_out <= 0", a); err != nil {
+		if err := tx.Exec(ctx, "DELETE FROM transfer_account WHERE account = ? AND n_in <= 0 AND n_out <= 0", a); err != nil {
 			return fmt.Errorf("transfer counts: %w", err)
 		}
 	}
 	for _, d := range c.denoms {
-		if err := tx.exec(ctx, "INSERT INTO transfer_denom_count (denom, n) VALUES (?, ?) ON CONFLICT (denom) DO UPDATE SET n = transfer_denom_count.n + excluded.n",
+		if err := tx.Exec(ctx, "INSERT INTO transfer_denom_count (denom, n) VALUES (?, ?) ON CONFLICT (denom) DO UPDATE SET n = transfer_denom_count.n + excluded.n",
 			d, c.n[d]); err != nil {
 			return fmt.Errorf("transfer denom counts: %w", err)
 		}
 		if c.n[d] < 0 {
-			if err := tx.exec(ctx, "DELETE FROM transfer_denom_count WHERE denom = ? AND n <= 0", d); err != nil {
+			if err := tx.Exec(ctx, "DELETE FROM transfer_denom_count WHERE denom = ? AND n <= 0", d); err != nil {
 				return fmt.Errorf("transfer denom counts: %w", err)
 			}
 		}
@@ -218,7 +220,7 @@ const transferRecount = "SELECT account, SUM(n_in) AS n_in, SUM(n_out) AS n_out,
 // stored rows: an error names how many accounts differ. It reads every transfer (a check for
 // tests and the backfill's end, not for a request).
 func (d *DB) CheckTransferCounts(ctx context.Context) error {
-	c := d.be.reader()
+	c := d.be.Reader()
 	var missing, extra int64
 	if err := queryRow(ctx, c, "SELECT COUNT(*) FROM ("+transferRecount+" EXCEPT SELECT account, n_in, n_out, n_self FROM transfer_account) d", nil, &missing); err != nil {
 		return fmt.Errorf("check transfer counts: %w", err)
@@ -245,8 +247,8 @@ func (d *DB) CheckTransferCounts(ctx context.Context) error {
 // pruneTransfers removes the transfers below height hi and their share of the per-account
 // counts, in the prune's transaction. A prune batch is bounded by heights, so the counts of
 // the rows it removes are one grouped read of its rows.
-func pruneTransfers(ctx context.Context, tx wtx, hi int64) error {
-	r, err := tx.query(ctx, "SELECT from_addr, to_addr, denom, COUNT(*) FROM transfer WHERE height < ? GROUP BY from_addr, to_addr, denom", hi)
+func pruneTransfers(ctx context.Context, tx sqldb.Tx, hi int64) error {
+	r, err := tx.Query(ctx, "SELECT from_addr, to_addr, denom, COUNT(*) FROM transfer WHERE height < ? GROUP BY from_addr, to_addr, denom", hi)
 	if err != nil {
 		return fmt.Errorf("prune transfer counts: %w", err)
 	}
@@ -268,7 +270,7 @@ func pruneTransfers(ctx context.Context, tx wtx, hi int64) error {
 	if err := c.apply(ctx, tx); err != nil {
 		return err
 	}
-	if err := tx.exec(ctx, "DELETE FROM transfer WHERE height < ?", hi); err != nil {
+	if err := tx.Exec(ctx, "DELETE FROM transfer WHERE height < ?", hi); err != nil {
 		return fmt.Errorf("prune transfer: %w", err)
 	}
 	return nil
@@ -337,7 +339,7 @@ var _ TransferReader = (*DB)(nil)
 // from or to index (both directions merge the two walks, each cut at the page's end), the
 // denom, contract or tx index, or the primary key.
 func (d *DB) Transfers(ctx context.Context, f TransferFilter, p Page) (TransferPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	limit := p.Limit
 	if limit <= 0 {
 		limit = 100
@@ -433,7 +435,7 @@ func (d *DB) Transfers(ctx context.Context, f TransferFilter, p Page) (TransferP
 	return page, nil
 }
 
-func (d *DB) countTransfers(ctx context.Context, c conn, f TransferFilter, conds []string, args []any, where func(string, []string) string) (int64, error) {
+func (d *DB) countTransfers(ctx context.Context, c sqldb.Conn, f TransferFilter, conds []string, args []any, where func(string, []string) string) (int64, error) {
 	var q string
 	var qargs []any
 	switch {
@@ -480,7 +482,7 @@ func (d *DB) countTransfers(ctx context.Context, c conn, f TransferFilter, conds
 }
 
 // countRow reads one kept count; no row is zero.
-func countRow(ctx context.Context, c conn, q string, key any) (int64, error) {
+func countRow(ctx context.Context, c sqldb.Conn, q string, key any) (int64, error) {
 	var n int64
 	if err := queryRow(ctx, c, q, []any{key}, &n); err != nil && !errors.Is(err, ErrNotFound) {
 		return 0, fmt.Errorf("count transfers: %w", err)
@@ -488,8 +490,8 @@ func countRow(ctx context.Context, c conn, q string, key any) (int64, error) {
 	return n, nil
 }
 
-func (d *DB) scanTransfers(ctx context.Context, c conn, q string, args []any, hint int) ([]TransferRecord, error) {
-	r, err := c.query(ctx, q, args...)
+func (d *DB) scanTransfers(ctx context.Context, c sqldb.Conn, q string, args []any, hint int) ([]TransferRecord, error) {
+	r, err := c.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("transfers: %w", err)
 	}
@@ -526,7 +528,7 @@ func (d *DB) scanTransfers(ctx context.Context, c conn, q string, args []any, hi
 
 // HeightRange implements Reader over the block time index (migration 0011): one seek per side.
 func (d *DB) HeightRange(ctx context.Context, start, end time.Time) (lo, hi int64, empty bool, err error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	lo, hi = 1, 0
 	if !start.IsZero() {
 		err = queryRow(ctx, c, "SELECT height FROM block WHERE time_ns >= ? ORDER BY time_ns, height LIMIT 1", []any{start.UnixNano()}, &lo)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // transferModel: heights 1..n, each with two txs; tx i of height h moves (h*10+i) units of
@@ -190,7 +192,9 @@ func (faultRows) count() int                 { return 0 }
 type faultWriter struct{}
 
 func (faultWriter) add(*BlockBundle, ExtensionRows, int64) {}
-func (faultWriter) write(context.Context, wtx) error       { return errors.New("injected fault") }
+func (faultWriter) write(context.Context, sqldb.Tx, string) error {
+	return errors.New("injected fault")
+}
 
 // TestTransferCountsExact: the per-account counts equal COUNT(*) of the rows, on both
 // backends, through what the writer does besides plain writes: a batch that fails after its
@@ -250,7 +254,7 @@ func TestTransferCountsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int64
-		if err := queryRow(ctx, db.be.reader(), "SELECT COUNT(*) FROM transfer_account", nil, &n); err != nil || n != 0 {
+		if err := queryRow(ctx, db.be.Reader(), "SELECT COUNT(*) FROM transfer_account", nil, &n); err != nil || n != 0 {
 			t.Fatalf("after reset: %d counts, err %v", n, err)
 		}
 		if err := db.WriteBlocks(ctx, bundles); err != nil {

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // TransferBackfill is the backfill's progress: heights Next..End are still to read.
@@ -44,7 +46,7 @@ func (d *DB) BackfillTransfers(ctx context.Context, batch int64, read BackfillRe
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
 	var out TransferBackfill
-	err := d.be.inTx(ctx, func(tx wtx) (func(), error) {
+	err := inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) {
 		st, err := d.backfillState(ctx, tx)
 		if err != nil || st.Done() {
 			out = st
@@ -59,11 +61,11 @@ func (d *DB) BackfillTransfers(ctx context.Context, batch int64, read BackfillRe
 		for i := range rows {
 			w.add(&rows[i], rows[i].Extensions[0], 0)
 		}
-		if err := w.write(ctx, tx); err != nil {
+		if err := w.write(ctx, tx, d.be.ForUpdate()); err != nil {
 			return nil, err
 		}
 		st.Next, st.Rows = hi+1, st.Rows+int64(len(w.rows))
-		if err := tx.exec(ctx, "UPDATE transfer_backfill SET next_height = ?, end_height = ?, rows = ? WHERE id = 1", st.Next, st.End, st.Rows); err != nil {
+		if err := tx.Exec(ctx, "UPDATE transfer_backfill SET next_height = ?, end_height = ?, rows = ? WHERE id = 1", st.Next, st.End, st.Rows); err != nil {
 			return nil, fmt.Errorf("transfer backfill: state: %w", err)
 		}
 		out = st
@@ -73,9 +75,9 @@ func (d *DB) BackfillTransfers(ctx context.Context, batch int64, read BackfillRe
 }
 
 // backfillState reads the progress, fixing the range on the first call.
-func (d *DB) backfillState(ctx context.Context, tx wtx) (TransferBackfill, error) {
+func (d *DB) backfillState(ctx context.Context, tx sqldb.Tx) (TransferBackfill, error) {
 	var st TransferBackfill
-	if err := queryRow(ctx, tx, "SELECT next_height, end_height, rows FROM transfer_backfill WHERE id = 1"+d.be.forUpdate(), nil,
+	if err := queryRow(ctx, tx, "SELECT next_height, end_height, rows FROM transfer_backfill WHERE id = 1"+d.be.ForUpdate(), nil,
 		&st.Next, &st.End, &st.Rows); err != nil {
 		return st, fmt.Errorf("transfer backfill: state: %w", err)
 	}
@@ -101,7 +103,7 @@ func (d *DB) backfillState(ctx context.Context, tx wtx) (TransferBackfill, error
 	if ist.height == 0 {
 		st.Next, st.End = 1, 0 // an empty store: nothing to read
 	}
-	if err := tx.exec(ctx, "UPDATE transfer_backfill SET next_height = ?, end_height = ?, rows = 0 WHERE id = 1", st.Next, st.End); err != nil {
+	if err := tx.Exec(ctx, "UPDATE transfer_backfill SET next_height = ?, end_height = ?, rows = 0 WHERE id = 1", st.Next, st.End); err != nil {
 		return st, fmt.Errorf("transfer backfill: state: %w", err)
 	}
 	return st, nil
@@ -111,7 +113,7 @@ func (d *DB) backfillState(ctx context.Context, tx wtx) (TransferBackfill, error
 // started).
 func (d *DB) TransferBackfillState(ctx context.Context) (TransferBackfill, error) {
 	var st TransferBackfill
-	err := queryRow(ctx, d.be.reader(), "SELECT next_height, end_height, rows FROM transfer_backfill WHERE id = 1", nil, &st.Next, &st.End, &st.Rows)
+	err := queryRow(ctx, d.be.Reader(), "SELECT next_height, end_height, rows FROM transfer_backfill WHERE id = 1", nil, &st.Next, &st.End, &st.Rows)
 	if err != nil {
 		return st, fmt.Errorf("transfer backfill: state: %w", err)
 	}
@@ -121,9 +123,9 @@ func (d *DB) TransferBackfillState(ctx context.Context) (TransferBackfill, error
 // backfillRows reads heights lo..hi (their blocks and txs) and their transfers as bundles of
 // one ExtensionRows each; heights without a stored block (pruned) or already holding
 // transfers are left out.
-func backfillRows(ctx context.Context, tx wtx, lo, hi int64, read BackfillRead) ([]BlockBundle, error) {
+func backfillRows(ctx context.Context, tx sqldb.Tx, lo, hi int64, read BackfillRead) ([]BlockBundle, error) {
 	done := map[int64]bool{}
-	r, err := tx.query(ctx, "SELECT DISTINCT height FROM transfer WHERE height >= ? AND height <= ?", lo, hi)
+	r, err := tx.Query(ctx, "SELECT DISTINCT height FROM transfer WHERE height >= ? AND height <= ?", lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("transfer backfill: %w", err)
 	}
@@ -141,7 +143,7 @@ func backfillRows(ctx context.Context, tx wtx, lo, hi int64, read BackfillRead) 
 	}
 	var out []BlockBundle
 	at := map[int64]int{}
-	r, err = tx.query(ctx, "SELECT height, time_ns FROM block WHERE height >= ? AND height <= ? ORDER BY height", lo, hi)
+	r, err = tx.Query(ctx, "SELECT height, time_ns FROM block WHERE height >= ? AND height <= ? ORDER BY height", lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("transfer backfill: blocks: %w", err)
 	}
@@ -161,7 +163,7 @@ func backfillRows(ctx context.Context, tx wtx, lo, hi int64, read BackfillRead) 
 		return nil, fmt.Errorf("transfer backfill: blocks: %w", err)
 	}
 	txs := map[int64][]BackfillTx{}
-	r, err = tx.query(ctx, "SELECT height, tx_index, hash, data FROM tx WHERE height >= ? AND height <= ? ORDER BY sequence", lo, hi)
+	r, err = tx.Query(ctx, "SELECT height, tx_index, hash, data FROM tx WHERE height >= ? AND height <= ? ORDER BY sequence", lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("transfer backfill: txs: %w", err)
 	}

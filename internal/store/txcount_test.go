@@ -20,7 +20,7 @@ func TestTxCount(t *testing.T) {
 				t.Fatal(err)
 			}
 			var scanned int64
-			if err := queryRow(ctx, db.be.reader(), "SELECT COUNT(*) FROM tx", nil, &scanned); err != nil {
+			if err := queryRow(ctx, db.be.Reader(), "SELECT COUNT(*) FROM tx", nil, &scanned); err != nil {
 				t.Fatal(err)
 			}
 			if got != want || got != scanned {

@@ -25,14 +25,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // txPlan is one way of answering a tx list. total runs only when the page asks for it and
 // ignores the cursor; page returns the rows, nil or empty when there are none.
 type txPlan struct {
 	name  string
-	total func(ctx context.Context, c conn, q *txQuery) (int64, error)
-	page  func(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error)
+	total func(ctx context.Context, c sqldb.Conn, q *txQuery) (int64, error)
+	page  func(ctx context.Context, c sqldb.Conn, q *txQuery) ([]TxRecord, error)
 }
 
 var (
@@ -58,7 +60,7 @@ func txPlanFor(q *txQuery) txPlan {
 	return edgeSeek
 }
 
-func (pl txPlan) run(ctx context.Context, c conn, q *txQuery) (TxPage, error) {
+func (pl txPlan) run(ctx context.Context, c sqldb.Conn, q *txQuery) (TxPage, error) {
 	out := TxPage{Txs: []TxRecord{}}
 	if q.p.CountTotal {
 		n, err := pl.total(ctx, c, q)
@@ -77,11 +79,11 @@ func (pl txPlan) run(ctx context.Context, c conn, q *txQuery) (TxPage, error) {
 	return out, nil
 }
 
-func denseTotal(_ context.Context, _ conn, q *txQuery) (int64, error) {
+func denseTotal(_ context.Context, _ sqldb.Conn, q *txQuery) (int64, error) {
 	return q.fullHi - q.fullLo + 1, nil
 }
 
-func densePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
+func densePage(ctx context.Context, c sqldb.Conn, q *txQuery) ([]TxRecord, error) {
 	a, b := q.lo, q.hi
 	if !q.hasCursor {
 		if q.p.Offset > q.hi-q.lo {
@@ -96,7 +98,7 @@ func densePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
 	if b < a {
 		return nil, nil
 	}
-	r, err := c.query(ctx, "SELECT sequence, height, data FROM tx WHERE sequence BETWEEN ? AND ? ORDER BY sequence "+dir(q.p.Desc)+" LIMIT ?", a, b, q.limit)
+	r, err := c.Query(ctx, "SELECT sequence, height, data FROM tx WHERE sequence BETWEEN ? AND ? ORDER BY sequence "+dir(q.p.Desc)+" LIMIT ?", a, b, q.limit)
 	if err != nil {
 		return nil, err
 	}
@@ -130,11 +132,11 @@ func (q *txQuery) rank() *ranked {
 	return nil
 }
 
-func rankTotal(_ context.Context, _ conn, q *txQuery) (int64, error) {
+func rankTotal(_ context.Context, _ sqldb.Conn, q *txQuery) (int64, error) {
 	return q.rank().n, nil
 }
 
-func rankPage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
+func rankPage(ctx context.Context, c sqldb.Conn, q *txQuery) ([]TxRecord, error) {
 	rk := q.rank()
 	if q.hi < q.lo || q.p.Offset >= rk.n {
 		return nil, nil
@@ -174,7 +176,7 @@ func (q *txQuery) edgeFilter() (from string, where []string, args []any) {
 	return "tx_accounts e", where, args
 }
 
-func edgeCount(ctx context.Context, c conn, q *txQuery) (int64, error) {
+func edgeCount(ctx context.Context, c sqldb.Conn, q *txQuery) (int64, error) {
 	from, where, args := q.edgeFilter()
 	if q.ranged() {
 		where = append(where, "e.sequence BETWEEN ? AND ?")
@@ -189,7 +191,7 @@ func edgeCount(ctx context.Context, c conn, q *txQuery) (int64, error) {
 	return n, err
 }
 
-func edgePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
+func edgePage(ctx context.Context, c sqldb.Conn, q *txQuery) ([]TxRecord, error) {
 	if q.hi < q.lo {
 		return nil, nil
 	}
@@ -206,7 +208,7 @@ func edgePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
 // mergePage seeks each type on (msg_type_id, sequence) for at most limit+offset rows and
 // merges them: an IN list over that index cannot come out in sequence order, so the database
 // would otherwise read every row of every named type and sort them.
-func mergePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
+func mergePage(ctx context.Context, c sqldb.Conn, q *txQuery) ([]TxRecord, error) {
 	if q.hi < q.lo {
 		return nil, nil
 	}
@@ -230,9 +232,9 @@ func mergePage(ctx context.Context, c conn, q *txQuery) ([]TxRecord, error) {
 
 // joinTxs reads the tx rows of the sequences sub selects; sub ends in "LIMIT ? OFFSET ?",
 // bound here to the page's limit and offset.
-func joinTxs(ctx context.Context, c conn, q *txQuery, sub string, args []any, offset int64) ([]TxRecord, error) {
+func joinTxs(ctx context.Context, c sqldb.Conn, q *txQuery, sub string, args []any, offset int64) ([]TxRecord, error) {
 	sql := "SELECT t.sequence, t.height, t.data FROM tx t JOIN (" + sub + ") s ON t.sequence = s.sequence ORDER BY t.sequence " + dir(q.p.Desc)
-	r, err := c.query(ctx, sql, append(args, q.limit, offset)...)
+	r, err := c.Query(ctx, sql, append(args, q.limit, offset)...)
 	if err != nil {
 		return nil, err
 	}

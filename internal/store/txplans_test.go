@@ -48,7 +48,7 @@ func TestTxPlans(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range cases {
-			q, ok, err := db.resolveTxQuery(ctx, db.be.reader(), c.f, c.p)
+			q, ok, err := db.resolveTxQuery(ctx, db.be.Reader(), c.f, c.p)
 			if err != nil || !ok {
 				t.Fatalf("%s %+v: resolve: ok %v, %v", c.plan, c.f, ok, err)
 			}
@@ -57,7 +57,7 @@ func TestTxPlans(t *testing.T) {
 				t.Errorf("%+v %+v: plan %s, want %s", c.f, c.p, pl.name, c.plan)
 			}
 			covered[pl.name] = true
-			got, err := pl.run(ctx, db.be.reader(), q)
+			got, err := pl.run(ctx, db.be.Reader(), q)
 			if err != nil {
 				t.Fatalf("%s %+v: %v", c.plan, c.f, err)
 			}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // Tx implements Reader. The rows of the hash are read whole and the first is picked here:
@@ -25,7 +27,7 @@ func (d *DB) tx(ctx context.Context, hash []byte) (TxRecord, error) {
 // txByHash runs a by-hash query of a tx table (Cosmos or EVM) and keeps the first of the txs
 // holding that hash (a hash can recur); what names the query in errors.
 func (d *DB) txByHash(ctx context.Context, query, what string, hash []byte) (TxRecord, error) {
-	r, err := d.be.reader().query(ctx, query, nonNil(hash))
+	r, err := d.be.Reader().Query(ctx, query, nonNil(hash))
 	if err != nil {
 		return TxRecord{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -52,7 +54,7 @@ func (d *DB) Txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
 }
 
 func (d *DB) txs(ctx context.Context, f TxFilter, p Page) (TxPage, error) {
-	c := d.be.reader()
+	c := d.be.Reader()
 	q, ok, err := d.resolveTxQuery(ctx, c, f, p)
 	if err != nil {
 		return TxPage{}, err
@@ -96,7 +98,7 @@ func (q *txQuery) offset() int64 {
 
 // resolveTxQuery looks up what the filter names; ok is false when it names something the
 // store does not hold (an unknown account, height or set of types), so the page is empty.
-func (d *DB) resolveTxQuery(ctx context.Context, c conn, f TxFilter, p Page) (q *txQuery, ok bool, err error) {
+func (d *DB) resolveTxQuery(ctx context.Context, c sqldb.Conn, f TxFilter, p Page) (q *txQuery, ok bool, err error) {
 	st, err := d.readerState(ctx, c)
 	if err != nil {
 		return nil, false, err
@@ -159,7 +161,7 @@ func (d *DB) resolveTxQuery(ctx context.Context, c conn, f TxFilter, p Page) (q 
 
 // seqRangeOfHeights is the tx sequences of heights min..max (0: open), from the blocks' first
 // and last sequences: two seeks on block's primary key. ok is false when no block lies there.
-func seqRangeOfHeights(ctx context.Context, c conn, minH, maxH int64) (lo, hi int64, ok bool, err error) {
+func seqRangeOfHeights(ctx context.Context, c sqldb.Conn, minH, maxH int64) (lo, hi int64, ok bool, err error) {
 	lo, hi = 1, math.MaxInt64
 	if minH > 0 {
 		err = queryRow(ctx, c, "SELECT first_sequence FROM block WHERE height >= ? ORDER BY height LIMIT 1", []any{minH}, &lo)
@@ -184,7 +186,7 @@ func seqRangeOfHeights(ctx context.Context, c conn, minH, maxH int64) (lo, hi in
 
 // cursorSequence turns the page's cursor into an exclusive sequence bound in page order: a
 // height cursor means "past that block's txs".
-func cursorSequence(ctx context.Context, c conn, st state, p Page) (int64, error) {
+func cursorSequence(ctx context.Context, c sqldb.Conn, st state, p Page) (int64, error) {
 	var after int64
 	switch {
 	case p.After.Kind == CursorSequence:
@@ -214,9 +216,9 @@ func cursorSequence(ctx context.Context, c conn, st state, p Page) (int64, error
 // no copy by database/sql or pgx) and appended to one buffer shared by the page, sized after
 // the first row, instead of a copy per row: a list page was copied three times on SQLite
 // (driver, database/sql, the API's body) and twice on PostgreSQL, in 20 allocations each.
-func scanTxs(r rows, hint int) ([]TxRecord, error) {
+func scanTxs(r sqldb.Rows, hint int) ([]TxRecord, error) {
 	defer r.Close()
-	cols := newRawCols(r, 1)
+	cols := sqldb.NewRawCols(r, 1)
 	out := []TxRecord{}
 	var buf []byte
 	var ends []int
@@ -255,7 +257,7 @@ func scanTxs(r rows, hint int) ([]TxRecord, error) {
 // txs, so the count is that counter: one primary-key row (or the cached state), never a scan.
 func (d *DB) TxCount(ctx context.Context) (int64, error) {
 	return readRetrying(ctx, d, func() (int64, error) {
-		st, err := d.readerState(ctx, d.be.reader())
+		st, err := d.readerState(ctx, d.be.Reader())
 		return st.lastSequence, err
 	})
 }

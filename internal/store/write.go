@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // WriteBlocks implements Writer. Bundles at or below the indexed height are skipped, so
@@ -22,13 +24,13 @@ func (d *DB) WriteBlocks(ctx context.Context, bundles []BlockBundle) error {
 	}
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
-	return d.be.inTx(ctx, func(tx wtx) (func(), error) { return d.writeBlocks(ctx, tx, bundles) })
+	return inTx(ctx, d.be, func(tx sqldb.Tx) (func(), error) { return d.writeBlocks(ctx, tx, bundles) })
 }
 
 // writeBlocks is WriteBlocks' transaction; after, when set, runs once it committed (the
 // readers' state cache, Written's waiters, the statistics keeper).
-func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (after func(), err error) {
-	st, err := readState(ctx, tx, d.be.forUpdate())
+func (d *DB) writeBlocks(ctx context.Context, tx sqldb.Tx, bundles []BlockBundle) (after func(), err error) {
+	st, err := readState(ctx, tx, d.be.ForUpdate())
 	if err != nil {
 		return nil, err
 	}
@@ -67,17 +69,11 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	if err := updateCounts(ctx, tx, msgTypeDict, msgs); err != nil {
 		return nil, err
 	}
-	if err := writeNFTs(ctx, tx, bundles, st.lastSequence); err != nil {
-		return nil, err
-	}
-	if err := writeRichList(ctx, tx, d.be.forUpdate(), bundles); err != nil {
-		return nil, err
-	}
-	if err := writeExtensions(ctx, tx, bundles, st.lastSequence); err != nil {
+	if err := writeExtensions(ctx, tx, d.be.ForUpdate(), bundles, st.lastSequence); err != nil {
 		return nil, err
 	}
 	last := bundles[len(bundles)-1].Block.Height
-	if err := tx.exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
+	if err := tx.Exec(ctx, "UPDATE indexed_height SET height = ?, first_height = ?, last_sequence = ? WHERE id = 1",
 		last, st.firstHeight, rs.seq); err != nil {
 		return nil, fmt.Errorf("update indexed_height: %w", err)
 	}
@@ -95,17 +91,13 @@ func (d *DB) writeBlocks(ctx context.Context, tx wtx, bundles []BlockBundle) (af
 	}, nil
 }
 
-// extensionRows counts the NFT, EVM, rich-list and extension rows of bundles, for the statistics keeper:
-// a chain whose blocks carry few txs but many balance changes grows those tables alone.
+// extensionRows counts the EVM and extension rows of bundles, for the statistics keeper: a
+// chain whose blocks carry few txs but many balance changes grows those tables alone.
 func extensionRows(bundles []BlockBundle) int64 {
 	var n int
 	for _, b := range bundles {
-		n += len(b.NFTs)
 		for _, e := range b.Extensions {
 			n += e.count()
-		}
-		if b.RichList != nil {
-			n += len(b.RichList.Changes) + len(b.RichList.Sets)
 		}
 	}
 	return int64(n)
@@ -220,18 +212,18 @@ func (rs *rowSet) addTx(t Tx, idx int, height int64) {
 	}
 }
 
-func (rs *rowSet) insert(ctx context.Context, tx wtx) error {
-	if err := tx.insertRows(ctx, "block", []string{"height", "chain_id", "hash", "time_ns", "block_time_ms", "proposer",
+func (rs *rowSet) insert(ctx context.Context, tx sqldb.Tx) error {
+	if err := tx.InsertRows(ctx, "block", []string{"height", "chain_id", "hash", "time_ns", "block_time_ms", "proposer",
 		"gas_used", "gas_wanted", "tx_count", "total_fee", "first_sequence", "last_sequence"}, rs.blocks); err != nil {
 		return fmt.Errorf("insert blocks: %w", err)
 	}
-	if err := tx.insertRows(ctx, "tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, rs.txs); err != nil {
+	if err := tx.InsertRows(ctx, "tx", []string{"sequence", "hash", "height", "tx_index", "signer_id", "data"}, rs.txs); err != nil {
 		return fmt.Errorf("insert txs: %w", err)
 	}
-	if err := tx.insertRows(ctx, "tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, rs.accounts); err != nil {
+	if err := tx.InsertRows(ctx, "tx_accounts", []string{"account_id", "sequence", "signer", "ord", "signer_ord"}, rs.accounts); err != nil {
 		return fmt.Errorf("insert tx_accounts: %w", err)
 	}
-	if err := tx.insertRows(ctx, "tx_msg_types", []string{"msg_type_id", "sequence", "ord"}, rs.msgTypes); err != nil {
+	if err := tx.InsertRows(ctx, "tx_msg_types", []string{"msg_type_id", "sequence", "ord"}, rs.msgTypes); err != nil {
 		return fmt.Errorf("insert tx_msg_types: %w", err)
 	}
 	return nil

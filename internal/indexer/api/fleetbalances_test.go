@@ -108,7 +108,7 @@ func testFleetBalances(t *testing.T, dsn func(id string) string) {
 						}
 						rl.Sets = append(rl.Sets, store.BalanceSet{Denom: d, Account: a, Amount: amt})
 					}
-					blk.RichList = rl
+					blk.Extensions = append(blk.Extensions, rl)
 				}
 				bundles = append(bundles, blk)
 			}

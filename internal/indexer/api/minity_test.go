@@ -94,7 +94,7 @@ func minityFleet(t *testing.T, dsn func(id string) string) (http.Handler, []byte
 		}
 		t.Cleanup(func() { db.Close() })
 		blk := store.BlockBundle{Block: store.Block{ChainID: c.id, Height: 5, Hash: []byte{5}, Time: minityNow, TotalFee: json.RawMessage(`[]`)},
-			RichList: &store.RichListChanges{Sets: c.sets, Aliases: c.as}}
+			Extensions: []store.ExtensionRows{&store.RichListChanges{Sets: c.sets, Aliases: c.as}}}
 		if err := db.WriteBlocks(ctx, []store.BlockBundle{blk}); err != nil {
 			t.Fatal(err)
 		}

@@ -46,24 +46,24 @@ func nftBundles() []store.BlockBundle {
 		return store.NFTChange{Kind: store.NFTMint, TxIndex: ti, Edge: o == nil, Collection: coll, TokenID: id, Owner: owner,
 			ObjectAddr: o, URI: "ipfs://" + id}
 	}
-	bs[0].NFTs = []store.NFTChange{
+	bs[0].Extensions = []store.ExtensionRows{&store.NFTRows{NFTs: []store.NFTChange{
 		{Kind: store.NFTCreateCollection, TxIndex: 0, Collection: nftCollA, Name: "Ünïcode Ärt Spaces", Creator: nftOwner},
 		{Kind: store.NFTCreateCollection, TxIndex: 1, Collection: nftCollB, Name: "Plain NFT", Creator: nftOther},
 		mint(nftCollA, "1", nftOwner, obj(1), 0), mint(nftCollA, "10", nftOwner, obj(2), 0), mint(nftCollA, "9", nftOther, obj(3), 0),
 		mint(nftCollB, "7", nftOwner, nil, 1), mint(nftCollB, "b-2", nftOwner, nil, 1),
-	}
-	bs[1].NFTs = []store.NFTChange{
+	}}}
+	bs[1].Extensions = []store.ExtensionRows{&store.NFTRows{NFTs: []store.NFTChange{
 		{Kind: store.NFTTransfer, TxIndex: 0, Edge: true, Collection: nftCollB, TokenID: "b-2", Owner: nftOther},
 		mint(nftCollB, "8", nftOther, nil, 1),
-	}
-	bs[2].NFTs = []store.NFTChange{
+	}}}
+	bs[2].Extensions = []store.ExtensionRows{&store.NFTRows{NFTs: []store.NFTChange{
 		{Kind: store.NFTSetURI, TxIndex: 0, Edge: true, Collection: nftCollB, TokenID: "7", URI: "ipfs://7-v2"},
 		{Kind: store.NFTTransfer, TxIndex: 1, ObjectAddr: obj(1), Owner: nftOther},
-	}
-	bs[3].NFTs = []store.NFTChange{
+	}}}
+	bs[3].Extensions = []store.ExtensionRows{&store.NFTRows{NFTs: []store.NFTChange{
 		{Kind: store.NFTBurn, TxIndex: 0, Edge: true, Collection: nftCollB, TokenID: "b-2"},
 		{Kind: store.NFTTransfer, TxIndex: 1, Edge: true, Collection: nftCollB, TokenID: "7", Owner: nftOther},
-	}
+	}}}
 	return bs
 }
 

@@ -113,15 +113,17 @@ func (f *nftFiller) fill(t *testing.T, blocks int) {
 			Time: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC).Add(time.Duration(h) * time.Second), TxCount: 1, TotalFee: json.RawMessage(`[]`)}}
 		b.Txs = []store.Tx{{Hash: []byte(fmt.Sprintf("nft-%d", h)), Height: h, Signer: f.accs[0],
 			Accounts: []store.TxAccount{{Addr: f.accs[0], Signer: true}}, JSON: json.RawMessage(fmt.Sprintf(`{"txhash":"nft-%d"}`, h))}}
+		nr := &store.NFTRows{}
+		b.Extensions = []store.ExtensionRows{nr}
 		if h == 1 {
-			b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTCreateCollection, Collection: f.coll, Name: "Stream <&> Art", Creator: f.accs[0]})
+			nr.NFTs = append(nr.NFTs, store.NFTChange{Kind: store.NFTCreateCollection, Collection: f.coll, Name: "Stream <&> Art", Creator: f.accs[0]})
 		}
 		for i := range 2 {
 			id := fmt.Sprintf("t%d-%d", h, i)
-			b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTMint, Edge: true, Collection: f.coll, TokenID: id, Owner: f.accs[i], URI: "ipfs://" + id})
+			nr.NFTs = append(nr.NFTs, store.NFTChange{Kind: store.NFTMint, Edge: true, Collection: f.coll, TokenID: id, Owner: f.accs[i], URI: "ipfs://" + id})
 		}
 		if h > 2 {
-			b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTTransfer, Edge: true, Collection: f.coll, TokenID: fmt.Sprintf("t%d-0", h-2), Owner: f.accs[1]})
+			nr.NFTs = append(nr.NFTs, store.NFTChange{Kind: store.NFTTransfer, Edge: true, Collection: f.coll, TokenID: fmt.Sprintf("t%d-0", h-2), Owner: f.accs[1]})
 		}
 		bs = append(bs, b)
 	}

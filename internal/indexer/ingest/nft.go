@@ -43,7 +43,7 @@ type NFTQuerier interface {
 type NFTVM interface {
 	// tx appends the NFT changes of one successful tx's events to b; EVM mints whose token URI
 	// is asked once the block's events are read go to uris.
-	tx(ctx context.Context, x *nftExtractor, h int64, txIndex int, events []Event, b *store.BlockBundle, uris *[]uriJob) error
+	tx(ctx context.Context, x *nftExtractor, h int64, txIndex int, events []Event, b *store.NFTRows, uris *[]uriJob) error
 	// originName is the collection an ICS-721 class received over prefixed (port/channel/
 	// classId as seen on this chain) lands in.
 	originName(prefixed string) string
@@ -65,15 +65,15 @@ type (
 	wasmNFTs struct{}
 )
 
-func (moveNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.BlockBundle, _ *[]uriJob) error {
+func (moveNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.NFTRows, _ *[]uriJob) error {
 	return x.moveTx(ctx, h, i, events, b)
 }
 
-func (evmNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.BlockBundle, uris *[]uriJob) error {
+func (evmNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.NFTRows, uris *[]uriJob) error {
 	return x.evmTx(ctx, h, i, events, b, uris)
 }
 
-func (wasmNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.BlockBundle, _ *[]uriJob) error {
+func (wasmNFTs) tx(ctx context.Context, x *nftExtractor, h int64, i int, events []Event, b *store.NFTRows, _ *[]uriJob) error {
 	return x.wasmTx(ctx, h, i, events, b)
 }
 
@@ -99,7 +99,7 @@ type nftExtractor struct {
 
 	mu sync.Mutex
 	// notNFT holds contracts found not to be NFT collections (persisted through
-	// BlockBundle.NotNFT and reloaded on start), so they are asked about once.
+	// store.NFTRows.NotNFT and reloaded on start), so they are asked about once.
 	notNFT map[string]bool
 	// known holds what was learnt of collections (EVM names, Wasm name and creator), so a
 	// collection is asked about once per process rather than once per block.
@@ -186,26 +186,33 @@ func (x *nftExtractor) isNotNFT(addr []byte) bool {
 	return x.notNFT[string(addr)]
 }
 
-// extract appends the block's NFT changes (and not-an-NFT marks) to b. Only successful txs
+// extract adds the block's NFT changes (and not-an-NFT marks) to b, as its store.NFTRows. Only successful txs
 // count: a failed tx keeps its ante events only, and its VM events were reverted.
 func (x *nftExtractor) extract(ctx context.Context, results []TxResult, b *store.BlockBundle) error {
 	if x == nil {
 		return nil
 	}
 	h := b.Block.Height
+	rows := &store.NFTRows{}
 	var uris []uriJob // EVM mints whose URI is asked once the block's events are read
 	for i, res := range results {
 		if res.Code != 0 {
 			continue
 		}
-		if err := x.vm.tx(ctx, x, h, i, res.Events, b, &uris); err != nil {
+		if err := x.vm.tx(ctx, x, h, i, res.Events, rows, &uris); err != nil {
 			return err
 		}
-		if err := x.originNames(i, res.Events, b); err != nil {
+		if err := x.originNames(i, res.Events, rows); err != nil {
 			return err
 		}
 	}
-	return x.evmTokenURIs(ctx, h, uris, b)
+	if err := x.evmTokenURIs(ctx, h, uris, rows); err != nil {
+		return err
+	}
+	if len(rows.NFTs)+len(rows.NotNFT) > 0 {
+		b.Extensions = append(b.Extensions, rows)
+	}
+	return nil
 }
 
 // eventAttrs maps an event's attribute keys to their first value.
@@ -222,7 +229,7 @@ func eventAttrs(ev Event) map[string]string {
 // originNames reads ICS-721 `recv_packet` events (source port nft-transfer): the packet's
 // classData carries the L1 collection name, and the collection it lands in is named after the
 // class as seen on this chain (NFTVM.originName).
-func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.BlockBundle) error {
+func (x *nftExtractor) originNames(txIndex int, events []Event, b *store.NFTRows) error {
 	for _, ev := range events {
 		if ev.Type != "recv_packet" {
 			continue

@@ -41,7 +41,7 @@ func TestOriginNames(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			x := newNFTExtractor(c.vm, "init", nil, nil)
-			var b store.BlockBundle
+			var b store.NFTRows
 			if err := x.originNames(2, []Event{c.ev}, &b); err != nil {
 				t.Fatal(err)
 			}
@@ -93,26 +93,39 @@ func TestEVMNotNFTOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if q.calls != 1 || len(b1.NotNFT) != 1 || len(b2.NotNFT) != 0 || len(b1.NFTs)+len(b2.NFTs) != 0 {
-		t.Fatalf("calls %d, marks %d/%d, changes %d", q.calls, len(b1.NotNFT), len(b2.NotNFT), len(b1.NFTs)+len(b2.NFTs))
+	r1, r2 := nftRowsOf(&b1), nftRowsOf(&b2)
+	if q.calls != 1 || len(r1.NotNFT) != 1 || len(r2.NotNFT) != 0 || len(r1.NFTs)+len(r2.NFTs) != 0 {
+		t.Fatalf("calls %d, marks %d/%d, changes %d", q.calls, len(r1.NotNFT), len(r2.NotNFT), len(r1.NFTs)+len(r2.NFTs))
+	}
+	if len(b2.Extensions) != 0 {
+		t.Fatalf("a block without NFT rows carries %d extension rows", len(b2.Extensions))
 	}
 	// Restarted with the stored mark: not asked at all.
 	q2 := &fakeQuerier{}
-	x2 := newNFTExtractor(EVMNFTs(), "init", q2, b1.NotNFT)
+	x2 := newNFTExtractor(EVMNFTs(), "init", q2, r1.NotNFT)
 	var b3 store.BlockBundle
 	if err := x2.extract(context.Background(), []TxResult{{Events: log(bad)}}, &b3); err != nil {
 		t.Fatal(err)
 	}
-	if q2.calls != 0 || len(b3.NFTs) != 0 {
-		t.Fatalf("after restart: calls %d, changes %+v", q2.calls, b3.NFTs)
+	if r3 := nftRowsOf(&b3); q2.calls != 0 || len(r3.NFTs) != 0 {
+		t.Fatalf("after restart: calls %d, changes %+v", q2.calls, r3.NFTs)
 	}
 	// A real collection: created before its first mint, tokenURI asked for the mint.
-	var b4 store.BlockBundle
-	if err := x2.extract(context.Background(), []TxResult{{Events: log("0x2222222222222222222222222222222222222222")}}, &b4); err != nil {
+	var bb4 store.BlockBundle
+	if err := x2.extract(context.Background(), []TxResult{{Events: log("0x2222222222222222222222222222222222222222")}}, &bb4); err != nil {
 		t.Fatal(err)
 	}
+	b4 := nftRowsOf(&bb4)
 	if len(b4.NFTs) != 2 || b4.NFTs[0].Kind != store.NFTCreateCollection || b4.NFTs[0].Name != "N" ||
 		b4.NFTs[1].Kind != store.NFTMint || b4.NFTs[1].TokenID != "7" || b4.NFTs[1].URI != "N" {
 		t.Fatalf("changes %+v", b4.NFTs)
 	}
+}
+
+// nftRowsOf is the NFT rows extraction added to b (none: empty).
+func nftRowsOf(b *store.BlockBundle) store.NFTRows {
+	if r, ok := store.RowsOf[*store.NFTRows](b); ok {
+		return *r
+	}
+	return store.NFTRows{}
 }

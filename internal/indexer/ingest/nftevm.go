@@ -34,7 +34,7 @@ var (
 //
 // A mint's tokenURI() is not asked here but queued in uris, so a block minting dozens of tokens
 // asks for their URIs together (evmTokenURIs) rather than one after the other.
-func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.BlockBundle, uris *[]uriJob) error {
+func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.NFTRows, uris *[]uriJob) error {
 	for _, ev := range events {
 		if ev.Type != eventEVM {
 			continue
@@ -92,7 +92,7 @@ func (x *nftExtractor) evmTx(ctx context.Context, h int64, txIndex int, events [
 
 // evmCollection makes sure the bundle creates the contract's collection before its first
 // change (the writer ignores creations of known collections); false means not an NFT.
-func (x *nftExtractor) evmCollection(ctx context.Context, h int64, txIndex int, raw string, coll []byte, b *store.BlockBundle) (bool, error) {
+func (x *nftExtractor) evmCollection(ctx context.Context, h int64, txIndex int, raw string, coll []byte, b *store.NFTRows) (bool, error) {
 	ci, notNFT, mine, err := x.lookup(ctx, coll, func() (collectionInfo, error) {
 		out, err := x.q.EVMCall(ctx, h, raw, selName)
 		if err != nil {
@@ -132,7 +132,7 @@ type uriJob struct {
 const uriConcurrency = 8
 
 // evmTokenURIs asks the queued mints' URIs, uriConcurrency at a time, into b.NFTs.
-func (x *nftExtractor) evmTokenURIs(ctx context.Context, h int64, uris []uriJob, b *store.BlockBundle) error {
+func (x *nftExtractor) evmTokenURIs(ctx context.Context, h int64, uris []uriJob, b *store.NFTRows) error {
 	if len(uris) == 0 {
 		return nil
 	}

@@ -15,7 +15,7 @@ import (
 // `owner`), whatever the height: its name comes from the contract_info smart query and its
 // creator is the instantiator. A contract that does not answer contract_info is marked
 // not-an-NFT. URI updates (update_nft_info), which carry no URI, are read back with nft_info.
-func (x *nftExtractor) wasmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.BlockBundle) error {
+func (x *nftExtractor) wasmTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.NFTRows) error {
 	for _, ev := range events {
 		if ev.Type != eventWasm {
 			continue
@@ -73,7 +73,7 @@ func (x *nftExtractor) wasmTx(ctx context.Context, h int64, txIndex int, events 
 	return nil
 }
 
-func (x *nftExtractor) wasmCollection(ctx context.Context, h int64, txIndex int, contract string, coll []byte, b *store.BlockBundle) error {
+func (x *nftExtractor) wasmCollection(ctx context.Context, h int64, txIndex int, contract string, coll []byte, b *store.NFTRows) error {
 	ci, notNFT, mine, err := x.lookup(ctx, coll, func() (collectionInfo, error) {
 		raw, err := x.q.WasmSmart(ctx, h, contract, []byte(`{"contract_info":{}}`))
 		if err != nil {

@@ -359,13 +359,15 @@ func (r *richList) start(ctx context.Context, indexed, next int64) error {
 // them: the store then leaves the rich list behind and its follower retries that height.
 func (r *richList) extract(ctx context.Context, _ *RawBlock, results []TxResult, b *store.BlockBundle) error {
 	h := b.Block.Height
-	var err error
-	if b.RichList, err = r.richListChanges(ctx, h, results); err != nil {
+	rl, err := r.richListChanges(ctx, h, results)
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		r.richBehind(fmt.Errorf("height %d: %w", h, err), h)
+		return nil
 	}
+	b.Extensions = append(b.Extensions, rl)
 	return nil
 }
 
@@ -386,7 +388,7 @@ func (r *richList) repair(ctx context.Context, batch []store.BlockBundle, err er
 	}
 	r.richBehind(ferr, batch[0].Block.Height)
 	for i := range batch {
-		batch[i].RichList = nil
+		store.DropRows[*store.RichListChanges](&batch[i])
 	}
 	return true
 }
@@ -430,8 +432,8 @@ func (r *richList) attachBoot(ctx context.Context, bundles []store.BlockBundle) 
 			return
 		}
 		r.bootHeight = 0
-		if r.boot != nil && b.RichList != nil {
-			withStart(b.RichList, r.boot, b.Block.Height)
+		if rl, ok := store.RowsOf[*store.RichListChanges](b); ok && r.boot != nil {
+			withStart(rl, r.boot, b.Block.Height)
 		}
 		return
 	}
@@ -467,14 +469,15 @@ func (r *richList) fixNegativeBalance(ctx context.Context, batch []store.BlockBu
 	}
 	for i := range batch {
 		b := &batch[i]
-		if b.Block.Height != neg.Height || b.RichList == nil {
+		rl, ok := store.RowsOf[*store.RichListChanges](b)
+		if b.Block.Height != neg.Height || !ok {
 			continue
 		}
 		set, err := r.correctBalance(ctx, neg)
 		if err != nil {
 			return false, fmt.Errorf("rich list correction: %w", err)
 		}
-		b.RichList.Sets = append(b.RichList.Sets, set)
+		rl.Sets = append(rl.Sets, set)
 		return true, nil
 	}
 	return false, nil

@@ -90,17 +90,19 @@ func FillNFTs(ctx context.Context, w store.Writer, o NFTOptions) error {
 			b.Txs = []store.Tx{{Hash: txHash, Height: h, Signer: signer,
 				Accounts: []store.TxAccount{{Addr: signer, Signer: true}},
 				JSON:     json.RawMessage(fmt.Sprintf(`{"txhash":"%X","height":"%d"}`, txHash, h))}}
+			nr := &store.NFTRows{}
+			b.Extensions = []store.ExtensionRows{nr}
 			if done == 0 {
-				b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTCreateCollection, TxIndex: 0, Collection: NFTCollection(m.coll),
+				nr.NFTs = append(nr.NFTs, store.NFTChange{Kind: store.NFTCreateCollection, TxIndex: 0, Collection: NFTCollection(m.coll),
 					Name: NFTCollectionName(m.coll), Creator: signer})
 			}
-			for ; done < m.n && len(b.NFTs) < perBlock; done++ {
+			for ; done < m.n && len(nr.NFTs) < perBlock; done++ {
 				id := strconv.Itoa(done)
 				owner := Account(token % o.Accounts)
-				b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTMint, TxIndex: 0, Edge: true, Collection: NFTCollection(m.coll),
+				nr.NFTs = append(nr.NFTs, store.NFTChange{Kind: store.NFTMint, TxIndex: 0, Edge: true, Collection: NFTCollection(m.coll),
 					TokenID: id, Owner: owner, URI: "ipfs://bench/" + strconv.Itoa(m.coll) + "/" + id})
 				if token%10 == 0 {
-					b.NFTs = append(b.NFTs, store.NFTChange{Kind: store.NFTTransfer, TxIndex: 0, Edge: true, Collection: NFTCollection(m.coll),
+					nr.NFTs = append(nr.NFTs, store.NFTChange{Kind: store.NFTTransfer, TxIndex: 0, Edge: true, Collection: NFTCollection(m.coll),
 						TokenID: id, Owner: Account((token + 1) % o.Accounts)})
 				}
 				token++

@@ -47,7 +47,7 @@ func FillRichList(ctx context.Context, w store.Writer, from, to int) error {
 			rl.Sets = append(rl.Sets, store.BalanceSet{Denom: denom, Account: Holder(i), Amount: HolderAmount(i)})
 		}
 		batch = append(batch, store.BlockBundle{Block: store.Block{ChainID: chain, Height: h, Hash: sha(fmt.Sprintf("richlist-block-%d", h)),
-			Time: t0.Add(time.Duration(h) * 500 * time.Millisecond), TotalFee: json.RawMessage(`[]`)}, RichList: rl})
+			Time: t0.Add(time.Duration(h) * 500 * time.Millisecond), TotalFee: json.RawMessage(`[]`)}, Extensions: []store.ExtensionRows{rl}})
 		if len(batch) == 20 || i == to {
 			if err := w.WriteBlocks(ctx, batch); err != nil {
 				return fmt.Errorf("fill rich list at height %d: %w", h, err)
