@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/rollgate/rollgate/internal/sqldb"
 )
 

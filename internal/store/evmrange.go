@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rollgate/rollgate/internal/sqldb"
 	"strings"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/sqldb"
 )
 
 // EVMRange selects EVM txs (or internal txs) by block range, the way Etherscan-style
