@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/chain/vmkind"
+
 	"github.com/rollgate/rollgate/internal/price"
 )
 
@@ -417,7 +419,7 @@ func TestConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Ingest.ChainID != "c-9" || c.Ingest.VMType != "move" || c.Ingest.Concurrency != 3 || c.CacheMB != 6 || c.MaxConns != 8 || c.Ingest.ReadyMaxLag != 9 {
+	if c.Ingest.ChainID != "c-9" || c.Ingest.VMType != vmkind.Move.String() || c.Ingest.Concurrency != 3 || c.CacheMB != 6 || c.MaxConns != 8 || c.Ingest.ReadyMaxLag != 9 {
 		t.Errorf("file < environment < flags: %+v", c)
 	}
 	if !strings.Contains(stderr, "deprecated=READY_MAX_LAG use=ROLLGATE_READY_MAX_LAG") {

@@ -170,7 +170,7 @@ func readTruth(t *testing.T, dir string, top int64, vm vmkind.Kind) rawCounts {
 						}
 						bank = append(bank, mv)
 					}
-				case "evm":
+				case evmLogEvent:
 					v, ok := e.attr("log")
 					if !ok {
 						continue
@@ -333,3 +333,7 @@ func TestTransfersEqualCapturedEvents(t *testing.T) {
 		})
 	}
 }
+
+// evmLogEvent is the Cosmos event type under which minievm reports each EVM log (attribute
+// "log": the log as JSON), named so that it is not read as the VM kind.
+const evmLogEvent = "evm"
