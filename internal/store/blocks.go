@@ -209,7 +209,7 @@ func (d *DB) avgBlockTime(ctx context.Context, n int) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("avg block time: %w", err)
 	}
-	// The peer reads the times back from PostgreSQL, which keeps microseconds (truncated on
+	// Rollytics reads the times back from PostgreSQL, which keeps microseconds (truncated on
 	// the way in), so the average is taken over whole microseconds.
 	return float64(tHi.Int64/1000-tLo.Int64/1000) / 1e6 / float64(st.height-lo), nil
 }

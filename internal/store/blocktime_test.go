@@ -7,7 +7,7 @@ import (
 )
 
 // TestAvgBlockTimeMicroseconds: the average is taken over times truncated to microseconds,
-// as the peer reads them back from PostgreSQL. The times are heights 1 and 72 of the
+// as rollytics reads them back from PostgreSQL. The times are heights 1 and 72 of the
 // captured minievm chain; their exact difference is 106.135129731 s, the truncated one
 // 106.135129 s.
 func TestAvgBlockTimeMicroseconds(t *testing.T) {

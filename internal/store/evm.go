@@ -16,14 +16,14 @@ type EVMTx struct {
 	Index    int             // transactionIndex
 	Signer   []byte          // the receipt's from (20 bytes); nil when absent
 	Accounts []TxAccount     // from, to, created contract, log addresses, address topics; deduplicated
-	JSON     json.RawMessage // the API's EvmTx object (the peer's receipt fields), stored once and served verbatim
+	JSON     json.RawMessage // the API's EvmTx object (rollytics' receipt fields), stored once and served verbatim
 	// Explorer is a JSON object of the additive keys the API appends to JSON (timestamp,
 	// tx_hash, value, input, ...; see ingest's explorerFields); nil when none are known.
 	Explorer json.RawMessage
 }
 
-// evmTxData is the select expression of an EVM tx item: the peer's receipt object with the
-// explorer keys appended inside its braces, so the peer's keys keep their bytes and order.
+// evmTxData is the select expression of an EVM tx item: rollytics' receipt object with the
+// explorer keys appended inside its braces, so rollytics' keys keep their bytes and order.
 // Both stores' substr and length count characters; data ends in '}' and explorer, a non-empty
 // object, starts with '{'.
 func evmTxData(t string) string {

@@ -42,7 +42,7 @@ type NFTChange struct {
 	TokenID    string
 	ObjectAddr []byte // Move NFT object
 	// Owner is the new owner (mint, transfer). A Move mint leaves it nil: the token starts with
-	// the collection's creator, as at the peer, until the following transfer event.
+	// the collection's creator, as in rollytics, until the following transfer event.
 	Owner []byte
 	URI   string
 	// MintIfMissing (EVM, a store started past genesis): a transfer of a token the store does
@@ -100,13 +100,13 @@ type TokenFilter struct {
 	TokenID    string // exact; "" with TokenIDSet false: any
 	TokenIDSet bool
 	// OrderByHeight orders by (height, token_id, collection); otherwise (token_id, height,
-	// collection), token ids compared as text ("10" < "9"), as at the peer.
+	// collection), token ids compared as text ("10" < "9"), as in rollytics.
 	OrderByHeight bool
 }
 
-// TokenCursor is a keyset position in a token list: the page starts strictly after it. The
-// peer's composite key carries height and token_id; Collection (ours) makes it unique when one
-// account holds equal token ids of several collections, and is empty in the peer's keys.
+// TokenCursor is a keyset position in a token list: the page starts strictly after it.
+// Rollytics' composite key carries height and token_id; Collection (ours) makes it unique when one
+// account holds equal token ids of several collections, and is empty in rollytics' keys.
 type TokenCursor struct {
 	Height     int64
 	TokenID    string
@@ -142,7 +142,7 @@ type NFTReader interface {
 	NotNFTContracts(ctx context.Context) ([][]byte, error)
 }
 
-// NormalizeCollectionName is the peer's by_name normalisation: every character that is not
+// NormalizeCollectionName is rollytics' by_name normalisation: every character that is not
 // a letter, a mark or a digit is removed and the rest lowercased.
 func NormalizeCollectionName(s string) string {
 	var b strings.Builder

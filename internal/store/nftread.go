@@ -144,7 +144,7 @@ func (d *DB) Tokens(ctx context.Context, f TokenFilter, p Page, after *TokenCurs
 		vals := map[string]any{"n.token_id": clean(after.TokenID), "n.height": after.Height, "n.collection_addr": nonNil(after.Collection)}
 		cols := order
 		if after.Collection == nil && len(cols) == 3 {
-			// The peer's key has no collection: continue after every row of that
+			// Rollytics' key has no collection: continue after every row of that
 			// (height, token_id), which is exact within one collection.
 			cols = order[:2]
 		}
@@ -237,7 +237,7 @@ func (d *DB) countTokens(ctx context.Context, c sqldb.Conn, f TokenFilter, where
 }
 
 // NFTTxs implements NFTReader. A Move token's history is the txs touching its object address
-// (tx_accounts), as at the peer; an EVM or Wasm token's is its nft_txs edges, whose dense rank
+// (tx_accounts), as in rollytics; an EVM or Wasm token's is its nft_txs edges, whose dense rank
 // makes an offset a key and the total the dictionary's counter.
 func (d *DB) NFTTxs(ctx context.Context, collection []byte, tokenID string, p Page) (TxPage, error) {
 	c := d.be.Reader()

@@ -184,7 +184,7 @@ func (w *nftWriter) apply(ctx context.Context, blk *Block, c *NFTChange, seq int
 			return err
 		}
 	}
-	// Only a token the store holds changes or gets an edge, as at the peer (tx_nfts is written
+	// Only a token the store holds changes or gets an edge, as in rollytics (tx_nfts is written
 	// for the rows the change touched).
 	prev, ok, err := w.token(ctx, coll, tokenID)
 	if err != nil || !ok {
@@ -561,7 +561,7 @@ func (w *nftWriter) setTxCounts(ctx context.Context, ids, counts []int64) error 
 	return nil
 }
 
-// clean removes NUL characters, which PostgreSQL text cannot hold (the peer strips them too).
+// clean removes NUL characters, which PostgreSQL text cannot hold (rollytics strips them too).
 func clean(s string) string {
 	if strings.IndexByte(s, 0) < 0 {
 		return s

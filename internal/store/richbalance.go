@@ -29,7 +29,7 @@ type AccountBalances struct {
 }
 
 // zeroAmount is a zero balance as stored: the rich list keeps a holder whose balance fell to
-// zero (as the peer lists it), which is no balance to the account's own view.
+// zero (as rollytics lists it), which is no balance to the account's own view.
 var zeroAmount = make([]byte, 32)
 
 // Balances implements RichListReader. The rows come from the rich_list_account index

@@ -405,7 +405,7 @@ func (d *DB) RichListAlias(ctx context.Context, alias string) (string, error) {
 	return denom, nil
 }
 
-// Holders implements RichListReader. Pages are offsets, as the peer's keys ask: a shallow one
+// Holders implements RichListReader. Pages are offsets, as rollytics' keys ask: a shallow one
 // is skipped on the (denom, amount_desc, account) index, a deep one (past one bucket) seeks to
 // its rank bucket first and skips only inside it. amount_desc is the amount complemented, so the
 // index alone answers the page.

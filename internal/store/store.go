@@ -40,7 +40,7 @@ type Block struct {
 	GasUsed     int64     // sum over the block's txs
 	GasWanted   int64
 	TxCount     int
-	TotalFee    json.RawMessage // JSON array of coins summed over auth_info.fee.amount; `[]` without fees (the peer answers `[]` even for empty blocks: see the captured rollytics answers)
+	TotalFee    json.RawMessage // JSON array of coins summed over auth_info.fee.amount; `[]` without fees (rollytics answers `[]` even for empty blocks: see the captured rollytics answers)
 }
 
 // TxAccount links an account (raw address bytes, 20 or 32) to a tx.
@@ -100,7 +100,7 @@ type Cursor struct {
 	Value int64
 }
 
-// The page sizes of every list, as the peer's: DefaultPageLimit rows when none is asked for,
+// The page sizes of every list, as rollytics': DefaultPageLimit rows when none is asked for,
 // at most MaxPageLimit (the API validates).
 const (
 	DefaultPageLimit = 100

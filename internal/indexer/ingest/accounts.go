@@ -25,7 +25,7 @@ type EventAttribute struct {
 	Index bool   `json:"index"`
 }
 
-// The peer's patterns. The hex ones are shared verbatim in meaning: anchored for ordinary
+// Rollytics' patterns. The hex ones are shared verbatim in meaning: anchored for ordinary
 // attribute values, unanchored inside Move event data (so `0x1::coin` yields 0x1).
 var (
 	anchoredHex = regexp.MustCompile(`^0x[a-fA-F0-9]{1,64}$`)
@@ -44,7 +44,7 @@ const (
 // zeroTopicPrefix marks a 32-byte EVM log topic that carries a 20-byte address.
 const zeroTopicPrefix = "0x000000000000000000000000"
 
-// AccountExtractor finds the accounts a tx touched in its events, following the peer's rules
+// AccountExtractor finds the accounts a tx touched in its events, following rollytics' rules
 // (docs/contract/indexer-peer.md §5), except that bech32 values are recognised with the configured prefix rather than
 // a hard-coded `init`.
 type AccountExtractor struct {
@@ -63,7 +63,7 @@ func NewAccountExtractor(prefix string) *AccountExtractor {
 }
 
 // Extract returns the distinct raw addresses (20 or 32 bytes) found in events, in order of
-// first appearance. Values that look like addresses but do not parse are ignored, as the peer
+// first appearance. Values that look like addresses but do not parse are ignored, as rollytics
 // does; a malformed EVM log JSON is skipped rather than failing the block.
 func (x *AccountExtractor) Extract(events []Event) [][]byte {
 	var out [][]byte
@@ -98,7 +98,7 @@ func (x *AccountExtractor) Extract(events []Event) [][]byte {
 					}
 				}
 			case attr.Key == "ret":
-				// Return data of EVM calls is arbitrary bytes; the peer never indexes it.
+				// Return data of EVM calls is arbitrary bytes; rollytics never indexes it.
 			default:
 				// strings.Split(value, ",") without the slice, and the two anchored patterns
 				// matched by hand: this loop runs over every attribute of every event.
@@ -144,7 +144,7 @@ func isHexCandidate(s string) bool {
 	return true
 }
 
-// ParseAddress normalises an account the way the peer's AccAddressFromString does: bech32 with
+// ParseAddress normalises an account the way rollytics' AccAddressFromString does: bech32 with
 // the configured prefix (20 or 32 bytes), else hex with or without 0x, left-trimmed of zeros
 // and re-padded to 20 bytes (≤ 40 digits) or 32 bytes (≤ 64).
 func (x *AccountExtractor) ParseAddress(s string) ([]byte, bool) {

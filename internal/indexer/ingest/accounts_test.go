@@ -172,7 +172,7 @@ func TestPubKeyAddress(t *testing.T) {
 
 func b64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
 
-// The hand-written matchers accept exactly what the peer's patterns accept.
+// The hand-written matchers accept exactly what rollytics' patterns accept.
 func TestCandidateMatchersEqualPatterns(t *testing.T) {
 	x := NewAccountExtractor("init")
 	cands := []string{

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestBlockTimeMs: block_time subtracts microsecond-truncated times, as the peer does.
+// TestBlockTimeMs: block_time subtracts microsecond-truncated times, as rollytics does.
 func TestBlockTimeMs(t *testing.T) {
 	at := func(s string) time.Time {
 		tm, err := time.Parse(time.RFC3339Nano, s)
@@ -18,9 +18,9 @@ func TestBlockTimeMs(t *testing.T) {
 		prev, cur string
 		want      int64
 	}{
-		// minievm-busy heights 227 → 228: 10.049999907 s exact, 10.050000 s truncated (peer 10050).
+		// minievm-busy heights 227 → 228: 10.049999907 s exact, 10.050000 s truncated (rollytics 10050).
 		{"2026-11-21T09:30:09.123474418Z", "2026-11-21T09:30:19.173474325Z", 10050},
-		// minievm heights 71 → 72: the same either way (peer 10049).
+		// minievm heights 71 → 72: the same either way (rollytics 10049).
 		{"2026-11-21T09:03:03.320941204Z", "2026-11-21T09:03:13.370892825Z", 10049},
 		{"2026-11-21T09:00:00Z", "2026-11-21T09:00:00.5Z", 500},
 		{"2026-11-21T09:00:00.000000999Z", "2026-11-21T09:00:00.001000001Z", 1},

@@ -22,7 +22,7 @@ import (
 )
 
 // Builder turns one height's upstream answers into the store's BlockBundle: the block row,
-// and for each tx the API JSON object exactly as the peer serves it, its message types, its
+// and for each tx the API JSON object exactly as rollytics serves it, its message types, its
 // signer and the accounts it touched.
 type Builder struct {
 	chainID   string
@@ -40,8 +40,8 @@ const signerCacheSize = 16384
 // signerAddr is a cached derivation: the address, or nil for a key type without one.
 type signerAddr struct{ addr []byte }
 
-// NewBuilder returns a builder. chainID overrides the header's chain_id when non-empty (the
-// peer stores its CHAIN_ID setting); prefix is the bech32 account prefix.
+// NewBuilder returns a builder. chainID overrides the header's chain_id when non-empty
+// (rollytics stores its CHAIN_ID setting); prefix is the bech32 account prefix.
 func NewBuilder(chainID, prefix string) *Builder {
 	signers, err := lru.New[string, signerAddr](signerCacheSize)
 	if err != nil {
@@ -92,7 +92,7 @@ type restTx struct {
 	Signatures []string `json:"signatures"`
 }
 
-// apiTx is the peer's Tx object; field order is the peer's.
+// apiTx is rollytics' Tx object; field order is rollytics'.
 type apiTx struct {
 	TxHash    string          `json:"txhash"`
 	Height    string          `json:"height"`
@@ -152,7 +152,7 @@ func (b *Builder) Build(blk *RawBlock, results []TxResult, rest []json.RawMessag
 		for j, s := range raw.Signatures {
 			sigs[j] = base64.StdEncoding.EncodeToString(s)
 		}
-		// The REST list is in block order on every node seen, but the peer matches by the
+		// The REST list is in block order on every node seen, but rollytics matches by the
 		// signatures, which survive any reordering; position is only the fallback for a
 		// tx without signatures.
 		ri, ok := bySigs[strings.Join(sigs, ",")]
@@ -230,7 +230,7 @@ func (b *Builder) Build(blk *RawBlock, results []TxResult, rest []json.RawMessag
 	return bundle, nil
 }
 
-// abciLogs is the peer's sdk.ParseABCILogs(raw_log) or []: SDK 0.50 chains leave raw_log empty
+// abciLogs is rollytics' sdk.ParseABCILogs(raw_log) or []: SDK 0.50 chains leave raw_log empty
 // or an error string, so this is practically always [].
 func abciLogs(rawLog string) json.RawMessage {
 	var logs []json.RawMessage
@@ -240,7 +240,7 @@ func abciLogs(rawLog string) json.RawMessage {
 	return json.RawMessage("[]")
 }
 
-// sanitizeEvents replaces NUL characters, which the peer's PostgreSQL jsonb cannot hold and
+// sanitizeEvents replaces NUL characters, which rollytics' PostgreSQL jsonb cannot hold and
 // which it therefore serves as U+FFFD, and drops nothing else.
 func sanitizeEvents(events []Event) []Event {
 	if events == nil {
@@ -304,7 +304,7 @@ func (c coinSum) add(denom, amount string) error {
 	return nil
 }
 
-// json renders the sum as the peer serves block.total_fee. The peer's answers show `[]` for
+// json renders the sum as rollytics serves block.total_fee. Rollytics' answers show `[]` for
 // every block without fees, including blocks without txs (the captured rollytics answers,
 // which are the ground truth, never contain `null`), so `[]` it is.
 func (c coinSum) json() json.RawMessage {

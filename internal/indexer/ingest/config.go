@@ -9,7 +9,7 @@ import (
 )
 
 // Config tunes the pipeline. The zero value of every field means its documented default
-// (WithDefaults fills them in), so callers set only what they map from flags or the peer's
+// (WithDefaults fills them in), so callers set only what they map from flags or rollytics'
 // environment variables.
 type Config struct {
 	// ChainID is written as each block's chain_id (env CHAIN_ID). Empty: the header's chain_id.
@@ -43,7 +43,7 @@ type Config struct {
 	// LocalTxJSON renders each tx's `tx` JSON from the block's raw bytes (chain/txcodec, the
 	// REST API's own rendering) instead of asking REST `/cosmos/tx/v1beta1/txs/block/{h}`,
 	// saving one upstream call per block. A block holding a message type outside the
-	// project's proto subset still goes to REST. Default false: REST, as the peer does.
+	// project's proto subset still goes to REST. Default false: REST, as rollytics does.
 	LocalTxJSON bool
 
 	// PollInterval is how often the chain head is polled at the tip. Default 500 ms.

@@ -46,9 +46,9 @@ func (e evmClient) TraceBlock(ctx context.Context, h int64) (json.RawMessage, er
 	return raw, err
 }
 
-// evmReceipt is the EvmTx object of the API: the receipt fields the peer keeps, in its order
-// (docs/contract/indexer-peer.md §2.4). `to` is a plain string, so a contract creation's null `to` becomes "", as at
-// the peer.
+// evmReceipt is the EvmTx object of the API: the receipt fields rollytics keeps, in its order
+// (docs/contract/indexer-peer.md §2.4). `to` is a plain string, so a contract creation's null `to` becomes "", as in
+// rollytics.
 type evmReceipt struct {
 	BlockHash         string   `json:"blockHash"`
 	BlockNumber       string   `json:"blockNumber"`
@@ -79,7 +79,7 @@ type evmLog struct {
 }
 
 // BuildEVMTxs turns a block's receipts into the store's EVM txs: the API object, the signer
-// (the receipt's from) and the accounts the peer links (from, to, created contract, every log
+// (the receipt's from) and the accounts rollytics links (from, to, created contract, every log
 // address and every address-shaped topic after the first).
 func (x *AccountExtractor) BuildEVMTxs(height int64, receipts []json.RawMessage) ([]store.EVMTx, error) {
 	out := make([]store.EVMTx, 0, len(receipts))

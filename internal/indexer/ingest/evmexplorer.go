@@ -73,7 +73,7 @@ type ethBlockTx struct {
 	Value                string  `json:"value"`
 }
 
-// evmExplorer is the object of additive keys an EVM tx item carries after the peer's receipt
+// evmExplorer is the object of additive keys an EVM tx item carries after rollytics' receipt
 // fields (store.EVMTx.Explorer). Celatone reads them today from three more JSON-RPC calls per
 // row and shapes them as follows (alleslabs/celatone-frontend):
 //

@@ -31,7 +31,7 @@ type callFrame struct {
 	Calls   []callFrame `json:"calls"`
 }
 
-// internalTxJSON is the API's internal tx object, in the peer's field order (docs/contract/indexer-peer.md §2.5).
+// internalTxJSON is the API's internal tx object, in rollytics' field order (docs/contract/indexer-peer.md §2.5).
 type internalTxJSON struct {
 	Height      int64  `json:"height"`
 	Hash        string `json:"hash"`
@@ -49,10 +49,10 @@ type internalTxJSON struct {
 
 // FlattenTraces turns a debug_traceBlockByNumber (callTracer) result into internal txs: per
 // traced tx, every frame in pre-order, the top frame index 0 with parent -1 and each child
-// pointing at its parent's index. Values are re-encoded as the peer stores them (bytes, then
+// pointing at its parent's index. Values are re-encoded as rollytics stores them (bytes, then
 // "0x" + even-length hex: "0x186a0" → "0x0186a0", "0x0" → "0x00", absent → "0x"); the top
-// frame's output is always "0x" (the peer does not keep it). A tx whose trace failed (an
-// element with "error" instead of "result") is skipped, as at the peer; frames that reverted
+// frame's output is always "0x" (rollytics does not keep it). A tx whose trace failed (an
+// element with "error" instead of "result") is skipped, as in rollytics; frames that reverted
 // are kept.
 func (x *AccountExtractor) FlattenTraces(height int64, raw json.RawMessage) ([]store.InternalTx, error) {
 	var traces []struct {
@@ -112,7 +112,7 @@ func (x *AccountExtractor) FlattenTraces(height int64, raw json.RawMessage) ([]s
 	return out, nil
 }
 
-// frameAddr renders a frame's address as the peer does (lowercase 20-byte 0x hex, "" when
+// frameAddr renders a frame's address as rollytics does (lowercase 20-byte 0x hex, "" when
 // absent) and returns its bytes for the account edges.
 func (x *AccountExtractor) frameAddr(s string) (string, []byte) {
 	if s == "" {
@@ -125,7 +125,7 @@ func (x *AccountExtractor) frameAddr(s string) (string, []byte) {
 	return "0x" + hex.EncodeToString(a), a
 }
 
-// evenHex is the peer's bytes round trip of a hex value: "0x" + lowercase, even-length hex.
+// evenHex is rollytics' bytes round trip of a hex value: "0x" + lowercase, even-length hex.
 func evenHex(s string) string {
 	h := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
 	if len(h)%2 == 1 {
@@ -145,7 +145,7 @@ type InternalStore interface {
 
 // InternalConfig tunes the internal-tx follower; zero fields take their defaults.
 type InternalConfig struct {
-	AccountPrefix string        // bech32 prefix (addresses are parsed as the peer does); default "init"
+	AccountPrefix string        // bech32 prefix (addresses are parsed as rollytics does); default "init"
 	Concurrency   int           // traces in flight; default 4
 	MaxHeights    int           // heights per write; default 20 (small steps keep it close behind the block writer), ×10 while more than ten runs behind
 	PollInterval  time.Duration // wait when caught up with the block writer; default 500 ms

@@ -16,7 +16,7 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// Example shows the wiring `rollgate indexer` does: the peer's environment variables mapped
+// Example shows the wiring `rollgate indexer` does: rollytics' environment variables mapped
 // onto Config, the chain clients, the extensions the VM's profile runs, a store, and Run
 // until interrupted.
 func Example() {

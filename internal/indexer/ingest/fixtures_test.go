@@ -241,7 +241,7 @@ func checkFixtureTx(t *testing.T, dir string, x *AccountExtractor, tx store.Tx) 
 		t.Errorf("tx %s events differ from /tx (-want +got):\n%s", hash, d)
 	}
 
-	// The REST tx by hash: its `tx` minus the Any wrapper's @type is what the peer serves.
+	// The REST tx by hash: its `tx` minus the Any wrapper's @type is what rollytics serves.
 	raw, err = os.ReadFile(filepath.Join(dir, "rest", "tx", hash+".json"))
 	if err != nil {
 		t.Errorf("tx %s: no REST tx capture: %v", hash, err)

@@ -28,7 +28,7 @@ var ErrQueryFailed = errors.New("chain query failed")
 // chain decided wrap ErrQueryFailed.
 type NFTQuerier interface {
 	// EVMCall runs a read-only call of contract (as written in the log, 0x hex) with input
-	// and returns the output (REST /minievm/evm/v1/call, as the peer).
+	// and returns the output (REST /minievm/evm/v1/call, as rollytics).
 	EVMCall(ctx context.Context, height int64, contract string, input []byte) ([]byte, error)
 	// MoveResource returns the move_resource JSON of struct tag at addr (0x hex).
 	MoveResource(ctx context.Context, height int64, addr, structTag string) (json.RawMessage, error)

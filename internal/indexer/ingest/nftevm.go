@@ -148,7 +148,7 @@ func (x *nftExtractor) evmTokenURIs(ctx context.Context, h int64, uris []uriJob,
 	return g.Wait()
 }
 
-// evmTokenURI asks tokenURI(id); a revert gives "" as at the peer.
+// evmTokenURI asks tokenURI(id); a revert gives "" as in rollytics.
 func (x *nftExtractor) evmTokenURI(ctx context.Context, h int64, contract string, id *big.Int) (string, error) {
 	in := make([]byte, 4+32)
 	copy(in, selTokenURI)

@@ -43,7 +43,7 @@ func objectAddr(s string) ([]byte, error) {
 // moveTx reads the 0x1::collection, 0x1::nft and 0x1::object events of one tx. A mint takes
 // its token id and URI from the tx's 0x1::nft::CreateEvent; when that is missing (older
 // framework events carry an index instead of a token id) the 0x1::nft::Nft resource is read
-// at the block's height, as the peer always does.
+// at the block's height, as rollytics always does.
 func (x *nftExtractor) moveTx(ctx context.Context, h int64, txIndex int, events []Event, b *store.NFTRows) error {
 	type parsed struct {
 		tag string

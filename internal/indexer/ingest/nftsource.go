@@ -13,7 +13,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 )
 
-// evmCallSender is the sender of the peer's read-only calls (the 20-byte address 0x…01).
+// evmCallSender is the sender of rollytics' read-only calls (the 20-byte address 0x…01).
 const evmCallSender = "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d"
 
 // definiteCodes are the gRPC codes of a gateway error that is the chain's verdict on the
@@ -38,7 +38,7 @@ func queryErr(err error) error {
 	return err
 }
 
-// EVMCall implements NFTQuerier through REST /minievm/evm/v1/call, as the peer.
+// EVMCall implements NFTQuerier through REST /minievm/evm/v1/call, as rollytics.
 func (s *ClientSource) EVMCall(ctx context.Context, height int64, contract string, input []byte) ([]byte, error) {
 	var r struct {
 		Response string `json:"response"`
@@ -74,7 +74,7 @@ func (s *ClientSource) MoveResource(ctx context.Context, height int64, addr, str
 	return json.RawMessage(r.Resource.MoveResource), nil
 }
 
-// WasmSmart implements NFTQuerier; the query goes base64url-encoded in the path, as the peer.
+// WasmSmart implements NFTQuerier; the query goes base64url-encoded in the path, as rollytics.
 func (s *ClientSource) WasmSmart(ctx context.Context, height int64, contract string, query []byte) (json.RawMessage, error) {
 	var r struct {
 		Data json.RawMessage `json:"data"`

@@ -139,7 +139,7 @@ func (p *Pipeline) run(ctx context.Context) error {
 	// block_time of the first block written needs the previous block's time. After a restart
 	// that block is in the store but not in memory, so ask the chain, which verify does anyway:
 	// the node's block at the stored top must hash as stored. A fresh start (height 1 or
-	// START_HEIGHT) has no previous block and gets 0, as at the peer.
+	// START_HEIGHT) has no previous block and gets 0, as in rollytics.
 	prev, err := p.settle(ctx, indexed, nil)
 	if err != nil {
 		return err
@@ -443,7 +443,7 @@ func (p *Pipeline) assemble(ctx context.Context, next int64, prev time.Time, res
 	}
 }
 
-// blockTimeMs is the peer's block_time: it subtracts the times as PostgreSQL stores them,
+// blockTimeMs is rollytics' block_time: it subtracts the times as PostgreSQL stores them,
 // truncated to microseconds, so a nanosecond-exact difference can be 1 ms off its answer
 // (busy capture, height 228: 10.049999907 s exact, 10.050000 s truncated).
 func blockTimeMs(cur, prev time.Time) int64 {

@@ -73,7 +73,7 @@ func (r *proposerResolver) Resolve(ctx context.Context, consAddr []byte) (*store
 			r.log.Warn("validator with unusable consensus key", "operator_address", v.OperatorAddress, "err", err)
 			continue
 		}
-		// identity is always "" at the peer: opchild validators carry no description.
+		// identity is always "" in rollytics: opchild validators carry no description.
 		r.byCons[string(addr)] = &store.Proposer{Moniker: v.Moniker, Identity: "", OperatorAddress: v.OperatorAddress}
 	}
 	p, ok := r.byCons[string(consAddr)]

@@ -32,8 +32,8 @@ type RichListSource interface {
 type BankCoin struct{ Denom, Amount string }
 
 // evmTransfers turns the ERC-20 Transfer logs of a block's tx events (evm events, attribute
-// log, three topics) into balance changes keyed by the lowercase contract address, as the
-// peer's EVM rich list does; the zero address (mint, burn) is no holder.
+// log, three topics) into balance changes keyed by the lowercase contract address, as
+// rollytics' EVM rich list does; the zero address (mint, burn) is no holder.
 func evmTransfers(height int64, results []TxResult) ([]store.BalanceChange, error) {
 	var out []store.BalanceChange
 	for _, r := range results {

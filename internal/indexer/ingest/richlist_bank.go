@@ -9,10 +9,10 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// bankChanges turns the bank events of a block's txs into balance changes, as the peer's Wasm
+// bankChanges turns the bank events of a block's txs into balance changes, as rollytics' Wasm
 // rich list does: coinbase (minter +), burn (burner −), transfer (sender −, recipient +), each
 // amount a coins string, denoms lowercased. Module accounts stay in: on the captured Wasm
-// chain the peer lists the fee collector and the tokenfactory module like any holder.
+// chain rollytics lists the fee collector and the tokenfactory module like any holder.
 func (x *AccountExtractor) bankChanges(height int64, results []TxResult) ([]store.BalanceChange, error) {
 	var out []store.BalanceChange
 	add := func(who, amount string, sign int) error {
@@ -72,7 +72,7 @@ type coin struct {
 }
 
 // parseCoins reads an SDK coins string ("10umin,5factory/init1…/wtt"), lowercasing denoms as
-// the peer's ParseCoinsNormalized does.
+// rollytics does (the SDK's ParseCoinsNormalized).
 func parseCoins(s string) ([]coin, error) {
 	cs, err := parseCoinsCase(s)
 	for i := range cs {

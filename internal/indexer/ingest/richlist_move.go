@@ -18,7 +18,7 @@ type MoveMetadataSource interface {
 	FAMetadata(ctx context.Context, addr string) (symbol string, decimals int, err error)
 }
 
-// moveDenoms caches the denom of each metadata address: the peer's rule is the lowercase
+// moveDenoms caches the denom of each metadata address: rollytics' rule is the lowercase
 // symbol when decimals are 0 and the symbol is set (bank coins: the coin's denom), else
 // move/<address hex without 0x>.
 type moveDenoms struct {
@@ -55,8 +55,8 @@ func (d *moveDenoms) denom(ctx context.Context, metadata string) (string, error)
 	return v, nil
 }
 
-// moveChanges turns the fungible-asset events of a block's txs into balance changes, as the
-// peer's Move rich list does: a DepositEvent {metadata_addr, amount} immediately followed by
+// moveChanges turns the fungible-asset events of a block's txs into balance changes, as
+// rollytics' Move rich list does: a DepositEvent {metadata_addr, amount} immediately followed by
 // its DepositOwnerEvent {owner} credits the owner, a WithdrawEvent / WithdrawOwnerEvent pair
 // debits it.
 func (r *richList) moveChanges(ctx context.Context, denoms *moveDenoms, height int64, results []TxResult) ([]store.BalanceChange, error) {

@@ -19,8 +19,8 @@ type StateSource interface {
 
 // stateRichList reads every account's bank balances at height: the rich list as of the end
 // of that block, whose own events are then not applied again. With erc20s (EVM chains) the
-// bank denoms become their ERC-20s (and aliases), and 32-byte accounts are skipped as at the
-// peer.
+// bank denoms become their ERC-20s (and aliases), and 32-byte accounts are skipped as in
+// rollytics.
 func stateRichList(ctx context.Context, src RichListSource, st StateSource, erc20s bool, prefix string, height int64) (*store.RichListChanges, error) {
 	addrs, err := st.AccountAddresses(ctx, height)
 	if err != nil {

@@ -241,7 +241,7 @@ func bankMovements(x *AccountExtractor, events []Event) ([]vmMovement, error) {
 type exactCoin struct{ denom, amount string }
 
 // parseCoinsExact reads an SDK coins string keeping each denom as written (the transfers name
-// the denom as the chain does; the rich list lowercases them as the peer's does).
+// the denom as the chain does; the rich list lowercases them as rollytics does).
 func parseCoinsExact(s string) ([]exactCoin, error) {
 	cs, err := parseCoinsCase(s)
 	if err != nil {
