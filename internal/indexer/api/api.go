@@ -80,11 +80,11 @@ type Config struct {
 // routes, /status fields and OpenAPI paths of its ingest extensions, with the readers that
 // serve them. The zero value is the core API.
 type Features struct {
-	// EVMTxs serves the EVM tx routes. nil: every path under them answers the peer's 404 and
+	// EVMTxs serves the EVM tx routes. nil: every path under them answers rollytics' 404 and
 	// the OpenAPI document leaves them out.
 	EVMTxs store.EVMReader
 	// InternalTxs, with EVMTxs, serves the internal-tx routes and /status internal_tx_height
-	// (the peer's INTERNAL_TX).
+	// (rollytics' INTERNAL_TX).
 	InternalTxs bool
 	// RichList serves the rich list and /status rich_list_height. nil: every denom is an
 	// empty list.
@@ -145,7 +145,7 @@ type server struct {
 	dropped chan struct{}
 }
 
-// notFound is the error for a path no route serves, in the peer's (fiber's) wording.
+// notFound is the error for a path no route serves, in rollytics' (fiber's) wording.
 func notFound(r *http.Request) error {
 	return apierr.NotFoundf("Cannot %s %s", r.Method, clip(r.URL.Path))
 }

@@ -28,7 +28,7 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// The dataset: the minievm chain as the peer served it (testdata/chain.json, real blocks and
+// The dataset: the minievm chain as rollytics served it (testdata/chain.json, real blocks and
 // real tx JSON), re-ingested through store.Writer with a small account extractor below.
 
 type fixtureBlock struct {

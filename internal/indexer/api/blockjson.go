@@ -10,7 +10,7 @@ import (
 )
 
 // appendBlockJSON appends a block as the API serves it: the bytes encoding/json gives for
-// the peer's block object (without HTML escaping, as httpapi encodes), written directly.
+// rollytics' block object (without HTML escaping, as httpapi encodes), written directly.
 // Through reflection, with the hash, numbers and time formatted into strings first, a block
 // list cost about 14 us of CPU per block (see docs/performance.md); the blocks are the
 // one list whose rows are not stored as JSON. TestBlockJSON holds it to encoding/json.

@@ -22,7 +22,7 @@ import (
 )
 
 // esBodyChain is a small EVM chain for the tx-body tests: blocks 1..blocks with perBlock txs
-// each, all sent by esSender, every third an ERC-20 transfer to esSender's peer. body is the
+// each, all sent by esSender to esRecipient, every third as an ERC-20 transfer of esToken. body is the
 // node's full tx object of each tx; the store's explorer keys are copied from it, as ingestion
 // copies them from eth_getBlockByNumber.
 type esBodyChain struct {
@@ -34,9 +34,9 @@ type esBodyChain struct {
 }
 
 var (
-	esSender = bytes.Repeat([]byte{0x11}, 20)
-	esPeer   = bytes.Repeat([]byte{0x22}, 20)
-	esToken  = bytes.Repeat([]byte{0x33}, 20)
+	esSender    = bytes.Repeat([]byte{0x11}, 20)
+	esRecipient = bytes.Repeat([]byte{0x22}, 20)
+	esToken     = bytes.Repeat([]byte{0x33}, 20)
 )
 
 func esHex(b []byte) string { return "0x" + hex.EncodeToString(b) }
@@ -60,12 +60,12 @@ func (c *esBodyChain) write(t testing.TB, db store.Store, explorer func(h int64)
 			hash := make([]byte, 32)
 			hash[0], hash[31] = byte(h), byte(i)
 			hash[30] = byte(n >> 8)
-			to, input, logs := esPeer, "0x", "[]"
+			to, input, logs := esRecipient, "0x", "[]"
 			if n%3 == 0 {
 				to = esToken
-				input = "0xa9059cbb" + strings.TrimPrefix(esWord(esPeer), "0x") + fmt.Sprintf("%064x", n*1000)
+				input = "0xa9059cbb" + strings.TrimPrefix(esWord(esRecipient), "0x") + fmt.Sprintf("%064x", n*1000)
 				logs = fmt.Sprintf(`[{"address":%q,"topics":[%q,%q,%q],"data":"0x%064x","blockNumber":"0x%x","transactionHash":%q,"transactionIndex":"0x%x","blockHash":%q,"logIndex":"0x0"}]`,
-					esHex(esToken), transferTopic, esWord(esSender), esWord(esPeer), n*1000, h, esHex(hash), i, blockHash)
+					esHex(esToken), transferTopic, esWord(esSender), esWord(esRecipient), n*1000, h, esHex(hash), i, blockHash)
 			}
 			status := "0x1"
 			if n%7 == 0 {
@@ -79,7 +79,7 @@ func (c *esBodyChain) write(t testing.TB, db store.Store, explorer func(h int64)
 			row := store.EVMTx{Hash: hash, Index: i, Signer: esSender, JSON: json.RawMessage(receipt),
 				Accounts: []store.TxAccount{{Addr: esSender, Signer: true}, {Addr: to}}}
 			if bytes.Equal(to, esToken) {
-				row.Accounts = append(row.Accounts, store.TxAccount{Addr: esPeer})
+				row.Accounts = append(row.Accounts, store.TxAccount{Addr: esRecipient})
 			}
 			switch {
 			case explorer(h) && c.timeOnly[h]:
@@ -195,8 +195,8 @@ func esBodyServer(t testing.TB, c *esBodyChain, explorer func(h int64) bool) (ht
 var esBodyQueries = []string{
 	"module=account&action=txlist&address=" + esHex(esSender),
 	"module=account&action=txlist&address=" + esHex(esSender) + "&page=2&offset=5&sort=desc",
-	"module=account&action=txlist&address=" + esHex(esPeer) + "&startblock=2&endblock=4",
-	"module=account&action=tokentx&address=" + esHex(esPeer),
+	"module=account&action=txlist&address=" + esHex(esRecipient) + "&startblock=2&endblock=4",
+	"module=account&action=tokentx&address=" + esHex(esRecipient),
 	"module=account&action=tokentx&contractaddress=" + esHex(esToken) + "&page=1&offset=3&sort=desc",
 }
 

@@ -9,14 +9,14 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// errNoEVM is the peer's answer on every EVM path of a chain that does not serve it (not an
+// errNoEVM is rollytics' answer on every EVM path of a chain that does not serve it (not an
 // EVM chain, or internal txs turned off).
 func errNoEVM(*http.Request) (any, error) {
 	return nil, apierr.NotFoundf("evm routes are not available on this chain")
 }
 
 // evmRoutes are the EVM tx and internal tx routes: served when the profile hands the API an
-// EVM reader, otherwise every path under them answers the peer's 404.
+// EVM reader, otherwise every path under them answers rollytics' 404.
 func (s *server) evmRoutes() []httpapi.Route {
 	evm := s.cfg.Features.EVMTxs != nil
 	var out []httpapi.Route
@@ -98,7 +98,7 @@ func (s *server) evmTxsByAccount(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Only the literal "true" enables it, as at the peer.
+	// Only the literal "true" enables it, as in rollytics.
 	return s.evmTxList(r, store.EVMTxFilter{Account: acc, SignerOnly: query(r.URL.RawQuery).Get("is_signer") == "true"})
 }
 
@@ -186,8 +186,8 @@ func (s *server) internalTxsByHeight(r *http.Request) (any, error) {
 	return v, nil
 }
 
-// internalTxsByHash lists the internal txs of one EVM tx; a hash that names no EVM tx is the
-// peer's 404, a known tx without internal txs (or not traced yet) an empty list.
+// internalTxsByHash lists the internal txs of one EVM tx; a hash that names no EVM tx is
+// rollytics' 404, a known tx without internal txs (or not traced yet) an empty list.
 func (s *server) internalTxsByHash(r *http.Request) (any, error) {
 	hash, err := hashParam(r.PathValue("tx_hash"))
 	if err != nil {

@@ -18,8 +18,8 @@ type evmStub struct {
 }
 
 // TestSwaggerListsServedRoutes: on every kind of chain the document at /swagger/doc.json
-// describes exactly the routes served, and the EVM paths a chain does not serve answer the
-// peer's 404 as JSON.
+// describes exactly the routes served, and the EVM paths a chain does not serve answer
+// rollytics' 404 as JSON.
 func TestSwaggerListsServedRoutes(t *testing.T) {
 	cases := []struct {
 		name        string

@@ -18,7 +18,7 @@ type paginationJSON struct {
 	Total       string  `json:"total"`
 }
 
-// cursorPagination is the peer's cursor-mode answer: next_key is the last row's key whenever
+// cursorPagination is rollytics' cursor-mode answer: next_key is the last row's key whenever
 // the page is non-empty (so a client looping on next_key ends on an empty page), and
 // previous_key is always null.
 func cursorPagination(kind store.CursorKind, last int64, n int, total int64) paginationJSON {
@@ -130,7 +130,7 @@ func (s *server) block(r *http.Request) (any, error) {
 	return httpapi.Pinned{Body: httpapi.PooledRaw(b)}, nil
 }
 
-// avgBlocks is the window of /avg_blocktime, as the peer (kvindexer used 1000).
+// avgBlocks is the window of /avg_blocktime, as rollytics (kvindexer used 1000).
 const avgBlocks = 100
 
 func (s *server) avgBlockTime(r *http.Request) (any, error) {
@@ -225,7 +225,7 @@ func (s *server) txsByAccount(r *http.Request) (any, error) {
 		}
 		return emptyTxPage()
 	}
-	// Only the literal "true" enables it, as at the peer.
+	// Only the literal "true" enables it, as in rollytics.
 	return s.txList(r, store.TxFilter{Account: acc, SignerOnly: q.Get("is_signer") == "true", MinHeight: lo, MaxHeight: hi}, q)
 }
 

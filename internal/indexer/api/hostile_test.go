@@ -76,7 +76,7 @@ func TestHostileInputs(t *testing.T) {
 		{"/indexer/block/v1/blocks/", "1 OR 1=1", "", 400},
 		{"/indexer/tx/v1/txs", "", "msgs=" + url.QueryEscape("' OR 1=1 --"), 200},
 		{"/indexer/tx/v1/txs", "", "msgs=%27)%20OR%20(1=1", 200},
-		// An integer out of range is a 400 however large (the peer answered 200 with the default).
+		// An integer out of range is a 400 however large (rollytics answered 200 with the default).
 		{"/indexer/tx/v1/txs", "", "pagination.limit=99999999999999999999", 400},
 		{"/indexer/tx/v1/txs", "", "pagination.limit=99999999999999999999999", 400},
 		{"/indexer/block/v1/blocks", "", "pagination.limit=99999999999999999999999", 400},

@@ -33,7 +33,7 @@ func (s *server) nftRoutes() []httpapi.Route {
 	}
 }
 
-// The NFT routes: collections and tokens as the peer serves them (notes 2.6–2.8), with the
+// The NFT routes: collections and tokens as rollytics serves them (notes 2.6–2.8), with the
 // spec's decisions: path parameters percent-decoded (net/http's PathValue), by_name on the
 // decoded name, unique tie-breaks, exact totals.
 
@@ -44,7 +44,7 @@ type collectionJSON struct {
 		Name       string `json:"name"`
 		OriginName string `json:"origin_name"`
 		NFTs       struct {
-			Handle string `json:"handle"` // always "", as at the peer
+			Handle string `json:"handle"` // always "", as in rollytics
 			Length int64  `json:"length"`
 		} `json:"nfts"`
 	} `json:"collection"`
@@ -66,14 +66,14 @@ type tokenJSON struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// nftTime renders a collection or token timestamp as the peer does: its timestamptz column
+// nftTime renders a collection or token timestamp as rollytics does: its timestamptz column
 // keeps microseconds, so the block time comes out cut to them (RFC 3339, trailing zeros
 // trimmed, UTC).
 func nftTime(t time.Time) string {
 	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
 }
 
-// hexOrEmpty renders an address as 0x hex, or "" for none (the peer never sends a bare "0x").
+// hexOrEmpty renders an address as 0x hex, or "" for none (rollytics never sends a bare "0x").
 func hexOrEmpty(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -118,8 +118,8 @@ func (s *server) toTokenJSON(t store.Token) tokenJSON {
 	return j
 }
 
-// collectionParam parses a collection address like the peer's AccAddressFromString, and
-// fails with the peer's wording: Go's hex error for a malformed value (e.g. "encoding/hex:
+// collectionParam parses a collection address like rollytics' AccAddressFromString, and
+// fails with rollytics' wording: Go's hex error for a malformed value (e.g. "encoding/hex:
 // invalid byte: U+0078 'x'"), the [INVALID_VALUE] text for one longer than 32 bytes.
 func collectionParam(prefix, s string) ([]byte, error) {
 	if b, err := parseAccount(prefix, s); err == nil {
@@ -141,7 +141,7 @@ func collectionParam(prefix, s string) ([]byte, error) {
 	return nil, apierr.BadRequest("[INVALID_VALUE] invalid value for address: %s (invalid address format)", clip(s))
 }
 
-// offsetPagination is the peer's offset-mode answer: next_key only after a full page,
+// offsetPagination is rollytics' offset-mode answer: next_key only after a full page,
 // previous_key once the offset reaches a page.
 func offsetPagination(offset int64, limit, n int, total int64) paginationJSON {
 	p := paginationJSON{Total: strconv.FormatInt(total, 10)}
@@ -286,7 +286,7 @@ func (s *server) nftCollection(r *http.Request) (any, error) {
 	}{s.toCollectionJSON(c)}, nil
 }
 
-// orderByParam is the peer's order_by: trimmed, case-insensitive, token_id by default.
+// orderByParam is rollytics' order_by: trimmed, case-insensitive, token_id by default.
 func orderByParam(q url.Values) (bool, error) {
 	raw := q.Get("order_by")
 	switch strings.ToLower(strings.TrimSpace(raw)) {
@@ -334,7 +334,7 @@ func (s *server) tokenList(r *http.Request, f store.TokenFilter) (any, error) {
 	}
 	if !isToken && p.After.Kind == store.CursorHeight {
 		// A height-only key: continue after every token of that height (height order), or
-		// treat it as the peer does, a cursor without a usable column, from the start.
+		// treat it as rollytics does, a cursor without a usable column, from the start.
 		if f.OrderByHeight {
 			after = &store.TokenCursor{Height: p.After.Value, TokenID: map[bool]string{true: "", false: "\U0010FFFF"}[p.Desc]}
 		}

@@ -14,10 +14,10 @@ import (
 	"github.com/rollgate/rollgate/internal/store"
 )
 
-// query parses the raw query string the way the peer's HTTP stack does: pairs split on '&',
+// query parses the raw query string the way rollytics' HTTP stack does: pairs split on '&',
 // '+' is a space, and a malformed percent escape is kept literally instead of dropping the
 // pair (url.ParseQuery would drop it, so `pagination.key=%%%` would silently mean "no key"
-// instead of the peer's 400 on the key).
+// instead of rollytics' 400 on the key).
 func query(rawQuery string) url.Values {
 	v := url.Values{}
 	for _, pair := range strings.Split(rawQuery, "&") {
@@ -37,7 +37,7 @@ func unescape(s string) string {
 	return strings.ReplaceAll(s, "+", " ")
 }
 
-// boolParam reads a boolean as the peer does: strconv.ParseBool, and anything absent or
+// boolParam reads a boolean as rollytics does: strconv.ParseBool, and anything absent or
 // unparsable is the default.
 func boolParam(q url.Values, name string, def bool) bool {
 	b, err := strconv.ParseBool(q.Get(name))
@@ -51,8 +51,8 @@ func boolParam(q url.Values, name string, def bool) bool {
 // endpoint only when the key carried a JSON cursor.
 func pagination(q url.Values) (store.Page, error) {
 	p := store.Page{Limit: store.DefaultPageLimit}
-	// As the peer, a value that is not an integer means the default. An integer out of range
-	// is a 400, including one too large for int64 (the peer silently used the default).
+	// As rollytics, a value that is not an integer means the default. An integer out of range
+	// is a 400, including one too large for int64 (rollytics silently used the default).
 	if s := q.Get("pagination.limit"); isInteger(s) {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > store.MaxPageLimit {
@@ -110,7 +110,7 @@ func parseKey(s string) (store.Cursor, int64, error) {
 }
 
 // parseCursor accepts an object with exactly one of "sequence" or "height", a non-negative
-// integer. (The peer's composite {"height","token_id"} belongs to NFT lists, not served here.)
+// integer. (Rollytics' composite {"height","token_id"} belongs to NFT lists, not served here.)
 func parseCursor(b []byte) (store.Cursor, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var m map[string]json.RawMessage
@@ -142,7 +142,7 @@ func encodeCursor(kind store.CursorKind, v int64) string {
 	return base64.StdEncoding.EncodeToString([]byte(`{"` + name + `":` + strconv.FormatInt(v, 10) + `}`))
 }
 
-// heightParam parses a path height with the peer's wording.
+// heightParam parses a path height with rollytics' wording.
 func heightParam(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -174,7 +174,7 @@ func isInteger(s string) bool {
 	return true
 }
 
-// accountParam parses an account like the peer: bech32 with the configured prefix (20 or 32
+// accountParam parses an account like rollytics: bech32 with the configured prefix (20 or 32
 // bytes), else hex with or without 0x, leading zeros trimmed, padded to 20 or 32 bytes.
 func accountParam(prefix, s string) ([]byte, error) {
 	b, err := parseAccount(prefix, s)
@@ -194,7 +194,7 @@ func parseAccount(prefix, s string) ([]byte, error) {
 }
 
 // hashParam parses a tx hash: hex in any case, with or without 0x; an odd length gets a
-// leading zero, as the peer does.
+// leading zero, as rollytics does.
 func hashParam(s string) ([]byte, error) {
 	h := s
 	if len(h) >= 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X') {

@@ -72,7 +72,7 @@ func prunedError(err error) (*apierr.Error, bool) {
 }
 
 // lowestStatus fills /status's lowest_height on a pruning store (omitted otherwise, so an
-// unpruned store's /status is the peer's).
+// unpruned store's /status is rollytics').
 func (s *server) lowestStatus(r *http.Request, st *statusJSON) error {
 	rt := s.retention()
 	if rt == nil {

@@ -30,11 +30,11 @@ type holderJSON struct {
 	Amount  string `json:"amount"`
 }
 
-// richList is /indexer/richlist/v1/{denom}: holders by amount with offset pages, as the
-// peer. The denom is lowercased (the path value is already percent-decoded, so the peer's
+// richList is /indexer/richlist/v1/{denom}: holders by amount with offset pages, as in
+// rollytics. The denom is lowercased (the path value is already percent-decoded, so rollytics'
 // %2F works); on EVM chains "0x…" is the ERC-20, "evm/…" names it too and any other denom is
 // looked up among the bank denoms resolved at ingestion. A well-formed denom nobody holds is
-// an empty list at once (the peer: 400 after retrying its node for ~46 s).
+// an empty list at once (rollytics: 400 after retrying its node for ~46 s).
 func (s *server) richList(r *http.Request) (any, error) {
 	raw := r.PathValue("denom")
 	denom := strings.ToLower(raw)
@@ -85,7 +85,7 @@ func (s *server) richList(r *http.Request) (any, error) {
 	return holdersJSON(out, p, page.Total), nil
 }
 
-// holdersJSON is the peer's offset-mode answer: next_key only after a full page, previous_key
+// holdersJSON is rollytics' offset-mode answer: next_key only after a full page, previous_key
 // once the offset reaches back a whole page.
 func holdersJSON(hs []holderJSON, p store.Page, total int64) any {
 	if hs == nil {

@@ -242,7 +242,7 @@ func TestEVMNFTStreamBadInputAndExpired(t *testing.T) {
 				t.Errorf("%s %s: %d %v", vm, path, resp.StatusCode, err)
 			}
 		}
-		// The EVM stream exists on EVM chains only: elsewhere the peer's EVM 404.
+		// The EVM stream exists on EVM chains only: elsewhere rollytics' EVM 404.
 		resp, err := http.Get(srv.URL + "/indexer/tx/v1/evm-txs/stream")
 		if err != nil {
 			t.Fatal(err)

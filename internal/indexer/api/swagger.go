@@ -18,7 +18,7 @@ import (
 var openapiDoc []byte
 
 // openAPI is the document served at /swagger/doc.json: openapi.json less the EVM and transfer
-// paths this chain does not serve (as the peer drops "/evm-" paths on other chains), so the document
+// paths this chain does not serve (as rollytics drops "/evm-" paths on other chains), so the document
 // lists exactly the routes served.
 func (s *server) openAPI() []byte {
 	evm, internal := s.cfg.Features.EVMTxs != nil, s.servesInternalTxs()

@@ -30,7 +30,7 @@ const (
 
 // headPages are the list queries warmed at every new height, for both the block list and the
 // tx list: the cache key is the query as sent, so these are the exact spellings. No query
-// (the peer's default page of 100), the pages of 10 and 20 explorers show, Celatone's blocks
+// (rollytics' default page of 100), the pages of 10 and 20 explorers show, Celatone's blocks
 // call (pagination.offset=0, pagination.reverse=true; docs/contract/indexer-peer.md, appendix
 // A) and the one-row page monitors read the head from (scripts/sidebyside/urls.sh).
 var headPages = []string{
