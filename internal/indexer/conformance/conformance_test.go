@@ -38,7 +38,7 @@ type peerRecord struct {
 // outOfScope lists the route families this test does not replay, each with the reason. Every
 // other request of rollytics' sample is compared.
 var outOfScope = []struct{ prefix, why string }{
-	{"/indexer/richlist/", "the Move capture has no /genesis to start the rich list from, and the peer's Move holders depend on the height it bootstrapped at"},
+	{"/indexer/richlist/", "the Move capture has no /genesis to start the rich list from, and rollytics' Move holders depend on the height it bootstrapped at"},
 }
 
 // recordingWriter remembers every message type written, so the test knows which `msgs`
@@ -73,8 +73,8 @@ func (w *recordingWriter) WriteBlocks(ctx context.Context, bundles []store.Block
 // testdata/fixtures/README.md.
 func TestConformance(t *testing.T) {
 	chains := []struct {
-		fixture, peer string
-		vm            vmkind.Kind
+		fixture, sample string
+		vm              vmkind.Kind
 	}{
 		{"minievm", "rollytics", vmkind.EVM},
 		{"minimove", "rollytics-move", vmkind.Move},
@@ -90,20 +90,20 @@ func TestConformance(t *testing.T) {
 	}
 	for _, c := range chains {
 		for _, be := range backends {
-			t.Run(c.fixture+"/"+be.name, func(t *testing.T) { conformChain(t, c.fixture, c.peer, c.vm, be.dsn(t)) })
+			t.Run(c.fixture+"/"+be.name, func(t *testing.T) { conformChain(t, c.fixture, c.sample, c.vm, be.dsn(t)) })
 		}
 	}
 }
 
 // conformChain ingests one captured chain into the store at dsn, serves it and replays the
 // rollytics' sample against it.
-func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string) {
-	peerDir := testutil.Fixture(t, peer)
+func conformChain(t *testing.T, fixture, sample string, vm vmkind.Kind, dsn string) {
+	sampleDir := testutil.Fixture(t, sample)
 	var st struct {
 		ChainID string `json:"chain_id"`
 		Height  int64  `json:"height"`
 	}
-	readJSON(t, filepath.Join(peerDir, "responses", "status.body"), &st)
+	readJSON(t, filepath.Join(sampleDir, "responses", "status.body"), &st)
 
 	// Rollytics' answers were taken with the chain (and rollytics) at st.Height, so
 	// the replayed chain stops there and ingestion catches up to exactly that height.
@@ -172,14 +172,14 @@ func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string
 	defer apiSrv.Close()
 
 	compared := 0
-	for _, rec := range readIndex(t, peerDir) {
+	for _, rec := range readIndex(t, sampleDir) {
 		if why := skipReason(rec.Path, vm, rec.Status); why != "" {
 			t.Logf("not replayed (%s): %s", why, rec.Path)
 			continue
 		}
 		compared++
 		t.Run(rec.Name, func(t *testing.T) {
-			want, err := os.ReadFile(filepath.Join(peerDir, rec.File))
+			want, err := os.ReadFile(filepath.Join(sampleDir, rec.File))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func conformChain(t *testing.T, fixture, peer string, vm vmkind.Kind, dsn string
 			if !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q, want application/json", ct)
 			}
-			if ruleByNameDecoded(t, peerDir, rec, status, got) {
+			if ruleByNameDecoded(t, sampleDir, rec, status, got) {
 				return
 			}
 			compare(t, rec, want, status, got, w.types, vm)
@@ -222,12 +222,12 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	}
 	q := u.Query()
 
-	// Rule "peer 500 on by_account + msgs" (testdata/fixtures/README.md: rollytics' SQL is
+	// Rule "rollytics 500 on by_account + msgs" (testdata/fixtures/README.md: rollytics' SQL is
 	// ambiguous there; spec: "works like the other filtered lists"): expect 200 and a list
 	// whose every tx carries one of the requested message types.
 	if rec.Status == http.StatusInternalServerError && strings.Contains(u.Path, "/txs/by_account/") && q.Has("msgs") {
 		if status != http.StatusOK {
-			t.Fatalf("status %d, want 200 where the peer failed with 500: %s", status, gotBody)
+			t.Fatalf("status %d, want 200 where rollytics failed with 500: %s", status, gotBody)
 		}
 		checkMsgFilter(t, gotBody, msgValues(q))
 		return
@@ -255,7 +255,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 	// {"code","message","details"} with the gRPC code of that status and rollytics' wording.
 	if rec.Status >= 400 {
 		if status != rec.Status {
-			t.Fatalf("status %d, want %d (peer body %q); body %s", status, rec.Status, wantBody, gotBody)
+			t.Fatalf("status %d, want %d (rollytics body %q); body %s", status, rec.Status, wantBody, gotBody)
 		}
 		var e struct {
 			Code    *int            `json:"code"`
@@ -270,7 +270,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 			t.Errorf("error code %d, want %d for HTTP %d", *e.Code, grpc, status)
 		}
 		if peerMsg := strings.TrimSpace(string(wantBody)); *e.Message != peerMsg {
-			t.Errorf("error message %q, want the peer's %q", *e.Message, peerMsg)
+			t.Errorf("error message %q, want rollytics' %q", *e.Message, peerMsg)
 		}
 		return
 	}
@@ -278,7 +278,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 		t.Fatalf("status %d, want %d; body %s", status, rec.Status, gotBody)
 	}
 
-	want, got := decode(t, "peer", wantBody), decode(t, "rollgate", gotBody)
+	want, got := decode(t, "rollytics", wantBody), decode(t, "rollgate", gotBody)
 	switch {
 	case u.Path == "/status":
 		ruleStatus(want, got, vm)
@@ -295,7 +295,7 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 		ruleEVMExplorer(t, got)
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("%s differs from the peer (-peer +rollgate):\n%s", rec.Path, d)
+		t.Errorf("%s differs from rollytics (-rollytics +rollgate):\n%s", rec.Path, d)
 	}
 }
 
@@ -349,7 +349,7 @@ func ruleBlocksCountTotal(t *testing.T, want, got any) {
 		return
 	}
 	if gp["total"] != "0" && gp["total"] != wp["total"] {
-		t.Errorf("count_total=false: total %v, want \"0\" (or the peer's %v)", gp["total"], wp["total"])
+		t.Errorf("count_total=false: total %v, want \"0\" (or rollytics' %v)", gp["total"], wp["total"])
 	}
 	gp["total"] = wp["total"]
 }
@@ -387,7 +387,7 @@ func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) 
 	wantObj, _ := want.(map[string]any)
 	peerTxs, _ := wantObj["txs"].([]any)
 	if pagTotal(wantObj) != fmt.Sprint(len(peerTxs)) {
-		t.Fatalf("the peer's unfiltered page (%d of %s txs) cannot serve as reference", len(peerTxs), pagTotal(wantObj))
+		t.Fatalf("rollytics' unfiltered page (%d of %s txs) cannot serve as reference", len(peerTxs), pagTotal(wantObj))
 	}
 	set := map[string]bool{}
 	for _, m := range split {
@@ -409,7 +409,7 @@ func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) 
 		expect = expect[:limit]
 	}
 	if d := cmp.Diff(expect, gotTxs, cmp.Comparer(func(a, b []any) bool { return cmp.Equal(a, b) })); d != "" {
-		t.Errorf("msgs=%v (split %v) differs from the peer's unfiltered list filtered by type (-want +got):\n%s", raw, split, d)
+		t.Errorf("msgs=%v (split %v) differs from rollytics' unfiltered list filtered by type (-want +got):\n%s", raw, split, d)
 	}
 	return true
 }

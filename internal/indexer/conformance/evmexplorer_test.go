@@ -18,13 +18,13 @@ import (
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
-// explorerKeys are the keys an EVM tx item carries beyond the peer's receipt
+// explorerKeys are the keys an EVM tx item carries beyond rollytics' receipt
 // (docs/indexer-api.md, "EVM tx items"); timestamp is always there on rows ingested with them.
 var explorerKeys = []string{"timestamp", "tx_hash", "value", "input", "nonce", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas"}
 
-// ruleEVMExplorer: rollgate's EVM tx items add the explorer keys to the peer's receipt (a
+// ruleEVMExplorer: rollgate's EVM tx items add the explorer keys to rollytics' receipt (a
 // documented, additive difference; TestEVMExplorerFields checks their values against the
-// chain). Each item must carry timestamp; the keys are then dropped, so the peer's own
+// chain). Each item must carry timestamp; the keys are then dropped, so rollytics' own
 // fields are still compared one for one.
 func ruleEVMExplorer(t *testing.T, got any) {
 	t.Helper()
@@ -107,7 +107,7 @@ func TestEVMExplorerFields(t *testing.T) {
 						t.Errorf("%s: tx_hash %v, the node's cosmos_cosmosTxHashByTxHash %s", hash, item["tx_hash"], ch.Result)
 					}
 				}
-				// The peer's keys come first, byte for byte as the receipt alone is served.
+				// Rollytics' keys come first, byte for byte as the receipt alone is served.
 				if !strings.HasPrefix(string(rec.JSON), `{"blockHash":`) {
 					t.Errorf("%s: item starts %.20q", hash, rec.JSON)
 				}

@@ -56,7 +56,7 @@ func ruleCollectionTotal(t *testing.T, want, got any) {
 // rollytics' own whole collection list (a captured list request without pagination limit):
 // the collections whose normalised name or origin name contains the normalised decoded name,
 // in the request's order, with the exact total. It returns false when the rule does not apply.
-func ruleByNameDecoded(t *testing.T, peerDir string, rec peerRecord, status int, gotBody []byte) bool {
+func ruleByNameDecoded(t *testing.T, sampleDir string, rec peerRecord, status int, gotBody []byte) bool {
 	t.Helper()
 	u, err := url.Parse(rec.Path)
 	const prefix = "/indexer/nft/v1/collections/by_name/"
@@ -66,20 +66,20 @@ func ruleByNameDecoded(t *testing.T, peerDir string, rec peerRecord, status int,
 	}
 	name := strings.TrimPrefix(u.Path, prefix)
 	var all []any
-	for _, r := range readIndex(t, peerDir) {
+	for _, r := range readIndex(t, sampleDir) {
 		if r.Status != http.StatusOK || (r.Path != "/indexer/nft/v1/collections" && r.Path != "/indexer/nft/v1/collections?pagination.reverse=false") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(peerDir, r.File))
+		b, err := os.ReadFile(filepath.Join(sampleDir, r.File))
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, _ := decode(t, "peer", b).(map[string]any)
+		o, _ := decode(t, "rollytics", b).(map[string]any)
 		all, _ = o["collections"].([]any)
 		break
 	}
 	if all == nil {
-		t.Fatalf("no whole collection list in %s to build the by_name reference from", peerDir)
+		t.Fatalf("no whole collection list in %s to build the by_name reference from", sampleDir)
 	}
 	key := store.NormalizeCollectionName(name)
 	var match []any
@@ -103,7 +103,7 @@ func ruleByNameDecoded(t *testing.T, peerDir string, rec peerRecord, status int,
 		return cmp.Compare(height(a), height(b))
 	})
 	if len(match) == 0 {
-		t.Fatalf("the decoded name %q matches no collection of the peer's list: the request shows nothing", name)
+		t.Fatalf("the decoded name %q matches no collection of rollytics' list: the request shows nothing", name)
 	}
 	want := map[string]any{"collections": match, "pagination": map[string]any{"previous_key": nil, "next_key": nil,
 		"total": strconv.Itoa(len(match))}}
@@ -111,7 +111,7 @@ func ruleByNameDecoded(t *testing.T, peerDir string, rec peerRecord, status int,
 		t.Fatalf("status %d, want 200", status)
 	}
 	if d := gocmp.Diff(decode(t, "reference", mustJSON(t, want)), decode(t, "rollgate", gotBody)); d != "" {
-		t.Errorf("by_name %q (decoded) differs from the peer's collections matching it (-want +got):\n%s", name, d)
+		t.Errorf("by_name %q (decoded) differs from rollytics' collections matching it (-want +got):\n%s", name, d)
 	}
 	return true
 }
