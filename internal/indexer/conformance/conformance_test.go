@@ -269,8 +269,8 @@ func compare(t *testing.T, rec peerRecord, wantBody []byte, status int, gotBody 
 		if *e.Code != grpc {
 			t.Errorf("error code %d, want %d for HTTP %d", *e.Code, grpc, status)
 		}
-		if peerMsg := strings.TrimSpace(string(wantBody)); *e.Message != peerMsg {
-			t.Errorf("error message %q, want rollytics' %q", *e.Message, peerMsg)
+		if wantMsg := strings.TrimSpace(string(wantBody)); *e.Message != wantMsg {
+			t.Errorf("error message %q, want rollytics' %q", *e.Message, wantMsg)
 		}
 		return
 	}
@@ -364,16 +364,16 @@ func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) 
 	t.Helper()
 	raw := q["msgs"]
 	split := msgValues(q)
-	anyKnown, peerAllUnknown := false, true
+	anyKnown, rollyticsAllUnknown := false, true
 	for _, m := range raw {
 		if known[m] {
-			peerAllUnknown = false
+			rollyticsAllUnknown = false
 		}
 	}
 	for _, m := range split {
 		anyKnown = anyKnown || known[strings.TrimPrefix(m, "/")] // rollgate takes a type URL with or without its '/'
 	}
-	if !peerAllUnknown {
+	if !rollyticsAllUnknown {
 		return false // rollytics applied the filter: compare as usual
 	}
 	gotObj, _ := got.(map[string]any)
@@ -385,16 +385,16 @@ func ruleMsgs(t *testing.T, q url.Values, known map[string]bool, want, got any) 
 		return true
 	}
 	wantObj, _ := want.(map[string]any)
-	peerTxs, _ := wantObj["txs"].([]any)
-	if pagTotal(wantObj) != fmt.Sprint(len(peerTxs)) {
-		t.Fatalf("rollytics' unfiltered page (%d of %s txs) cannot serve as reference", len(peerTxs), pagTotal(wantObj))
+	wantTxs, _ := wantObj["txs"].([]any)
+	if pagTotal(wantObj) != fmt.Sprint(len(wantTxs)) {
+		t.Fatalf("rollytics' unfiltered page (%d of %s txs) cannot serve as reference", len(wantTxs), pagTotal(wantObj))
 	}
 	set := map[string]bool{}
 	for _, m := range split {
 		set[strings.TrimPrefix(m, "/")] = true
 	}
 	var expect []any
-	for _, tx := range peerTxs {
+	for _, tx := range wantTxs {
 		if txHasMsg(tx, set) {
 			expect = append(expect, tx)
 		}
