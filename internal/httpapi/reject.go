@@ -28,7 +28,7 @@ import (
 // fasthttp's default of 4 KiB so that the documented limits are reachable: the indexer's msgs
 // filter takes 100 type URLs, which with the longest ones (an ICA controller message, 81 bytes,
 // its '/' escaped) is about 9 KiB of query, leaving room for a browser's usual headers. It is
-// rollytics' own buffer too (RECV_BUFFER_SIZE, docs/contract/indexer-peer.md), so what it takes
+// rollytics' own buffer too (RECV_BUFFER_SIZE, docs/contract/indexer-rollytics.md), so what it takes
 // rollgate takes. Each connection holds a read buffer of this size under fasthttp, idle ones
 // too: 1,000 idle connections took 18.9 MiB of heap, against 7.2 MiB with 4 KiB (measured in
 // process, fasthttp v1.78.0).

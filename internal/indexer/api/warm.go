@@ -31,7 +31,7 @@ const (
 // headPages are the list queries warmed at every new height, for both the block list and the
 // tx list: the cache key is the query as sent, so these are the exact spellings. No query
 // (rollytics' default page of 100), the pages of 10 and 20 explorers show, Celatone's blocks
-// call (pagination.offset=0, pagination.reverse=true; docs/contract/indexer-peer.md, appendix
+// call (pagination.offset=0, pagination.reverse=true; docs/contract/indexer-rollytics.md, appendix
 // A) and the one-row page monitors read the head from (scripts/sidebyside/urls.sh).
 var headPages = []string{
 	"",

@@ -45,7 +45,7 @@ const (
 const zeroTopicPrefix = "0x000000000000000000000000"
 
 // AccountExtractor finds the accounts a tx touched in its events, following rollytics' rules
-// (docs/contract/indexer-peer.md §5), except that bech32 values are recognised with the configured prefix rather than
+// (docs/contract/indexer-rollytics.md §5), except that bech32 values are recognised with the configured prefix rather than
 // a hard-coded `init`.
 type AccountExtractor struct {
 	prefix  string

@@ -47,7 +47,7 @@ func (e evmClient) TraceBlock(ctx context.Context, h int64) (json.RawMessage, er
 }
 
 // evmReceipt is the EvmTx object of the API: the receipt fields rollytics keeps, in its order
-// (docs/contract/indexer-peer.md §2.4). `to` is a plain string, so a contract creation's null `to` becomes "", as in
+// (docs/contract/indexer-rollytics.md §2.4). `to` is a plain string, so a contract creation's null `to` becomes "", as in
 // rollytics.
 type evmReceipt struct {
 	BlockHash         string   `json:"blockHash"`

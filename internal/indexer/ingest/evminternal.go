@@ -31,7 +31,7 @@ type callFrame struct {
 	Calls   []callFrame `json:"calls"`
 }
 
-// internalTxJSON is the API's internal tx object, in rollytics' field order (docs/contract/indexer-peer.md §2.5).
+// internalTxJSON is the API's internal tx object, in rollytics' field order (docs/contract/indexer-rollytics.md §2.5).
 type internalTxJSON struct {
 	Height      int64  `json:"height"`
 	Hash        string `json:"hash"`
