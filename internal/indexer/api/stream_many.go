@@ -106,29 +106,16 @@ func txWalks(list func(ctx context.Context, f store.TxFilter, p store.Page) (sto
 	}
 }
 
-// txFilters is one filter per account of the stream (base with its Account set), or base
-// alone when it names none.
-func txFilters(base store.TxFilter, accs [][]byte) []store.TxFilter {
+// perAccount is one filter per account of the stream (base with its account set by set), or
+// base alone when it names none: the tx and transfer streams' filters alike.
+func perAccount[F any](base F, accs [][]byte, set func(*F, []byte)) []F {
 	if len(accs) == 0 {
-		return []store.TxFilter{base}
+		return []F{base}
 	}
-	out := make([]store.TxFilter, len(accs))
+	out := make([]F, len(accs))
 	for i, a := range accs {
 		out[i] = base
-		out[i].Account = a
-	}
-	return out
-}
-
-// transferFilters is txFilters for the transfer stream.
-func transferFilters(base store.TransferFilter, accs [][]byte) []store.TransferFilter {
-	if len(accs) == 0 {
-		return []store.TransferFilter{base}
-	}
-	out := make([]store.TransferFilter, len(accs))
-	for i, a := range accs {
-		out[i] = base
-		out[i].Account = a
+		set(&out[i], a)
 	}
 	return out
 }
@@ -146,17 +133,21 @@ func transferWalks(r store.TransferReader, fs []store.TransferFilter) func(ctx c
 // transferStreamFilter reads the transfer stream's filters beside the accounts: direction,
 // as by_account takes it (with accounts only).
 func transferStreamFilter(q url.Values) (store.TransferFilter, error) {
-	var f store.TransferFilter
-	switch q.Get("direction") {
+	d, err := transferDirection(q.Get("direction"))
+	return store.TransferFilter{Direction: d}, err
+}
+
+// transferDirection reads a transfer list's direction parameter: in, out or both (the default).
+func transferDirection(v string) (store.Direction, error) {
+	switch v {
 	case "", "both":
+		return store.DirectionBoth, nil
 	case "in":
-		f.Direction = store.DirectionIn
+		return store.DirectionIn, nil
 	case "out":
-		f.Direction = store.DirectionOut
-	default:
-		return f, apierr.BadRequest("[INVALID_VALUE] invalid value for direction: %s (must be in, out or both)", clip(q.Get("direction")))
+		return store.DirectionOut, nil
 	}
-	return f, nil
+	return store.DirectionBoth, apierr.BadRequest("[INVALID_VALUE] invalid value for direction: %s (must be in, out or both)", clip(v))
 }
 
 // transferTip is the transfer id past every transfer of the heights up to h: transfer ids are
@@ -243,4 +234,13 @@ func (s *server) transferStream(r *http.Request) (httpapi.Producer, error) {
 			}
 		})
 	}, nil
+}
+
+// txFilters and transferFilters are perAccount for the two streams' filters.
+func txFilters(base store.TxFilter, accs [][]byte) []store.TxFilter {
+	return perAccount(base, accs, func(f *store.TxFilter, a []byte) { f.Account = a })
+}
+
+func transferFilters(base store.TransferFilter, accs [][]byte) []store.TransferFilter {
+	return perAccount(base, accs, func(f *store.TransferFilter, a []byte) { f.Account = a })
 }

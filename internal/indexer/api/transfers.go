@@ -66,14 +66,8 @@ func (s *server) transfersByAccount(r *http.Request) (any, error) {
 	}
 	q := query(r.URL.RawQuery)
 	f := store.TransferFilter{Account: acc}
-	switch q.Get("direction") {
-	case "", "both":
-	case "in":
-		f.Direction = store.DirectionIn
-	case "out":
-		f.Direction = store.DirectionOut
-	default:
-		return nil, apierr.BadRequest("[INVALID_VALUE] invalid value for direction: %s (must be in, out or both)", clip(q.Get("direction")))
+	if f.Direction, err = transferDirection(q.Get("direction")); err != nil {
+		return nil, err
 	}
 	if d := q.Get("denom"); d != "" {
 		if f.Denom, f.Contract, err = s.denomOrContract(d); err != nil {
