@@ -104,19 +104,7 @@ type streamClient struct {
 
 func openStream(t *testing.T, url, lastID string) *streamClient {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
-	}
+	resp := testutil.OpenStream(t, url, lastID) //nolint:bodyclose // OpenStream closes it at cleanup
 	return &streamClient{resp: resp, rd: sse.NewReader(resp.Body)}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/httpapi/sse"
 	"github.com/rollgate/rollgate/internal/indexer/fleet"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // allStream is an open cross-rollup stream.
@@ -23,19 +24,7 @@ type allStream struct {
 
 func openAll(t *testing.T, u, lastID string) *allStream {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != 200 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %d %s", u, resp.StatusCode, b)
-	}
+	resp := testutil.OpenStream(t, u, lastID) //nolint:bodyclose // OpenStream closes it at cleanup
 	return &allStream{resp: resp, rd: sse.NewReader(resp.Body)}
 }
 
