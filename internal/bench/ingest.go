@@ -41,6 +41,9 @@ type IngestConfig struct {
 	// EVM chain does (EVM txs, ERC-721 and, with Ingest.RichList, ERC-20 balances); InternalTxs
 	// also runs the internal-tx follower beside the pipeline. Busy source only.
 	EVM, InternalTxs bool
+	// Transfers adds the transfers index (ERC-20/721 logs merged with the bank events), as the
+	// indexer's EVM profile runs it. Busy source only.
+	Transfers bool
 }
 
 // IngestResult is what one run achieved.
@@ -184,6 +187,9 @@ func Ingest(ctx context.Context, cfg IngestConfig, out io.Writer, log *slog.Logg
 			icfg.Extensions = append(icfg.Extensions, ingest.RichList(ingest.EVMRichList()))
 		}
 		icfg.Extensions = append(icfg.Extensions, ingest.NFTs(ingest.EVMNFTs()))
+		if cfg.Transfers {
+			icfg.Extensions = append(icfg.Extensions, ingest.Transfers(ingest.EVMTransfers()))
+		}
 		if cfg.EVM {
 			icfg.Extensions = append(icfg.Extensions, ingest.EVMTxs())
 		}

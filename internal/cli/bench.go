@@ -68,6 +68,7 @@ func benchIngest(ctx context.Context, env *Env, args []string) error {
 	f.Bool(&cfg.Ingest.LocalTxJSON, "local-tx-json", false, "render tx JSON from block bytes instead of REST", "ROLLGATE_BENCH_INGEST_LOCAL_TX_JSON", "LOCAL_TX_JSON")
 	f.Int(&cfg.ReportEvery, "report-every", 100_000, "print a progress line every this many txs")
 	f.Bool(&cfg.EVM, "evm", false, "busy source: read each block's EVM receipts over JSON-RPC, as an EVM chain's indexer does (EVM txs, ERC-721)")
+	f.Bool(&cfg.Transfers, "transfers", false, "busy source: keep the transfers index with every block, as the indexer's EVM profile does")
 	f.Bool(&cfg.InternalTxs, "internal-txs", false, "busy source with --evm: run the internal-tx follower beside the pipeline and report when it reached the top")
 	f.Bool(&cfg.Ingest.RichList, "rich-list", false, "keep the rich list current with every block (from the capture's genesis)")
 	f.Float64(&cfg.Faults, "faults", 0, "busy source: share of upstream calls that fail (500, 20 s hang, reset, truncated JSON)", "ROLLGATE_BENCH_INGEST_FAULTS", "BENCH_FAULTS")

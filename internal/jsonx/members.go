@@ -189,18 +189,28 @@ func valueEnd(b []byte, i int) int {
 // {jsonrpc string; id, result json.RawMessage; error *T} might read differently (a key in
 // another case, a jsonrpc that is not a string): the caller then decodes it as before.
 func RPCResult(body []byte) (res []byte, ok bool) {
+	_, res, ok = RPCAnswer(body)
+	return res, ok
+}
+
+// RPCAnswer is RPCResult with the answer's id: the bytes a decode would copy into a
+// json.RawMessage id field (nil when absent). It declines (ok false) where RPCResult does, and
+// for an id key in another case. A batch's answers are cut with it, one element at a time.
+func RPCAnswer(body []byte) (id, res []byte, ok bool) {
 	other := false
 	ok = Members(body, func(k, v []byte) {
 		switch {
 		case string(k) == "result":
 			res = v
+		case string(k) == "id":
+			id = v
 		case string(k) == "error":
 			other = other || string(v) != "null"
-		case bytes.EqualFold(k, []byte("result")), bytes.EqualFold(k, []byte("error")):
+		case bytes.EqualFold(k, []byte("result")), bytes.EqualFold(k, []byte("error")), bytes.EqualFold(k, []byte("id")):
 			other = true
 		case bytes.EqualFold(k, []byte("jsonrpc")):
 			other = other || (v[0] != '"' && string(v) != "null")
 		}
 	})
-	return res, ok && !other
+	return id, res, ok && !other
 }

@@ -220,3 +220,41 @@ func TestAppendMember(t *testing.T) {
 		}
 	}
 }
+
+// TestRPCAnswer checks RPCAnswer's id against the envelope decode it replaces, as
+// TestRPCResult checks the result: same bytes wherever it answers, declining an id in another
+// case (which the decode would match).
+func TestRPCAnswer(t *testing.T) {
+	type envelope struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"a":1}}`, true},
+		{`{"jsonrpc":"2.0","id":"x","result":null}`, true},
+		{`{"jsonrpc":"2.0","result":1}`, true},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"result":1}`, true},
+		{`{"jsonrpc":"2.0","id":null,"result":1}`, true},
+		{`{"jsonrpc":"2.0","ID":1,"result":1}`, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32000}}`, false},
+	} {
+		id, res, ok := RPCAnswer([]byte(c.in))
+		if ok != c.ok {
+			t.Errorf("RPCAnswer(%s) ok = %v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var env envelope
+		if err := json.Unmarshal([]byte(c.in), &env); err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if !bytes.Equal(id, env.ID) || (id == nil) != (env.ID == nil) || !bytes.Equal(res, env.Result) {
+			t.Errorf("RPCAnswer(%s) = %q, %q, want %q, %q", c.in, id, res, env.ID, env.Result)
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package evmrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/testutil"
 )
 
@@ -43,4 +45,43 @@ func BenchmarkDecodeRawElements(b *testing.B) {
 			var rs []json.RawMessage
 			return json.Unmarshal(r, &rs)
 		}})
+}
+
+// TestCutBatchAsDecode checks cutBatch against the decode of the whole batch it stands for:
+// the same ids, results and errors wherever it answers.
+func TestCutBatchAsDecode(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{`[{"jsonrpc":"2.0","id":1,"result":{"transactions":[{"hash":"0x1"}]}},{"jsonrpc":"2.0","id":2,"result":[{"a":1},{"b":2}]}]`, true},
+		{`[{"jsonrpc":"2.0","id":1,"result":null},{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"x"}}]`, true},
+		{` [ {"jsonrpc":"2.0","ID":3,"result":"0x1"} ] `, true},
+		{`[]`, true},
+		{`[1]`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":1}`, false},
+	} {
+		got, ok := cutBatch([]byte(c.in))
+		if ok != c.ok {
+			t.Errorf("cutBatch(%s) ok = %v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var want []wireResp
+		if err := jsonx.Unmarshal([]byte(c.in), &want); err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d answers, want %d", c.in, len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if !bytes.Equal(bytes.TrimSpace(g.ID), bytes.TrimSpace(w.ID)) || !bytes.Equal(g.Result, w.Result) || (g.Error == nil) != (w.Error == nil) ||
+				(g.Error != nil && (g.Error.Code != w.Error.Code || g.Error.Message != w.Error.Message)) {
+				t.Errorf("%s: answer %d = %+v, want %+v", c.in, i, g, w)
+			}
+		}
+	}
 }

@@ -205,9 +205,12 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 			return fmt.Errorf("evmrpc batch: %w", r.Error)
 		}
 	}
-	var resps []wireResp
-	if err := jsonx.Unmarshal(raw, &resps); err != nil {
-		return fmt.Errorf("evmrpc batch: decoding: %w", err)
+	resps, ok := cutBatch(raw)
+	if !ok {
+		resps = nil
+		if err := jsonx.Unmarshal(raw, &resps); err != nil {
+			return fmt.Errorf("evmrpc batch: decoding: %w", err)
+		}
 	}
 	byID := make(map[uint64]*wireResp, len(resps))
 	for i := range resps {
@@ -224,6 +227,25 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 		reqs[i].Error = decodeResult(reqs[i].Method, r, reqs[i].Result)
 	}
 	return nil
+}
+
+// cutBatch cuts a batch's answers out of the validated body (post's ExpectJSON) as call does a
+// single answer's, so a block with its txs and receipts is not scanned once more only to copy
+// each result; an error answer, or one jsonx.RPCAnswer declines, is decoded on its own. ok is
+// false when the body is not an array: the caller then decodes it whole, as before.
+func cutBatch(raw []byte) ([]wireResp, bool) {
+	var resps []wireResp
+	var err error
+	ok := jsonx.Elements(raw, func(e []byte) {
+		var r wireResp
+		if id, res, ok := jsonx.RPCAnswer(e); ok {
+			r.ID, r.Result = id, res
+		} else if uerr := jsonx.Unmarshal(e, &r); uerr != nil && err == nil {
+			err = uerr
+		}
+		resps = append(resps, r)
+	})
+	return resps, ok && err == nil
 }
 
 // BlockTag renders a height as a JSON-RPC block parameter; h < 0 is "latest".
