@@ -160,16 +160,6 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("leases: %v", own)
-	// The chains advance, a block every 120 ms, while the writers follow them.
-	stop := make(chan struct{})
-	go advance(stop, 120*time.Millisecond, chains...)
-	defer func() {
-		select {
-		case <-stop:
-		default:
-			close(stop)
-		}
-	}()
 	heightAt := func(base, id string) int64 {
 		st, _, body := get(t, base+"/"+id+"/status", "")
 		var s struct{ Height int64 }
@@ -187,7 +177,19 @@ func TestLeasesTwoWritersSIGKILL(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Only now the chains advance, a block every 120 ms, while the writers follow them: had
+	// they advanced from the start, a slow start-up on a loaded machine would let a chain reach
+	// its top before the kill, and the test would not see it resume.
+	stop := make(chan struct{})
+	go advance(stop, 120*time.Millisecond, chains...)
+	defer func() {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+	}()
+	time.Sleep(600 * time.Millisecond)
 	var killed []string
 	for id, o := range owners(t, dsn) {
 		if o == a.owner {
