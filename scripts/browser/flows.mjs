@@ -256,8 +256,12 @@ const ok = await main([
     await btn(page, { name: "Confirm", exact: true }).click({ timeout: 30000 })
     await btn(page, { name: "Approve" }).click({ timeout: 30000 })
     await waitText(page, /Transaction is pending|Transaction is successful!/, 30000, "the send's toast")
+    // The pending toast can sit over the claim's faded success toast, whose text still matches:
+    // wait for the pending one to go, then read the chain until the block with the send is in.
+    for (const end = Date.now() + 60000; /Transaction is pending/.test(await text(page)) && Date.now() < end;) await page.waitForTimeout(500)
     await waitText(page, /Transaction is successful!/, 60000, "the kit's confirmation")
-    const after = await bal()
+    let after = await bal()
+    for (const end = Date.now() + 15000; after === before && Date.now() < end; after = await bal()) await page.waitForTimeout(500)
     if (after - before !== 1000000n) throw new Error(`recipient's uinit moved by ${after - before}, want 1000000`)
     await shot("send")
     return `"Transaction is successful!"; ${to} +${after - before} uinit on ${L1}`
