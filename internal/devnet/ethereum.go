@@ -19,6 +19,7 @@ import (
 	"github.com/rollgate/rollgate/internal/devnet/internal/ethereum"
 	"github.com/rollgate/rollgate/internal/devnet/internal/sim"
 	"github.com/rollgate/rollgate/internal/devnet/internal/vm/move"
+	"github.com/rollgate/rollgate/internal/tick"
 )
 
 // KindEthereum is the kind endpoints.json gives the Ethereum chain (not a Cosmos chain, so
@@ -281,19 +282,12 @@ func (n *Network) produceEthereum() {
 // runLayerZero produces Ethereum blocks and steps the bot on the block timer.
 func (n *Network) runLayerZero(ctx context.Context) {
 	defer n.wg.Done()
-	t := time.NewTicker(n.cfg.BlockInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			n.produceEthereum()
-			if err := n.lz.relayer.Step(ctx); err != nil {
-				n.log.Warn("layerzero step failed", "err", err)
-			}
+	tick.Every(ctx, n.cfg.BlockInterval, func(time.Time) {
+		n.produceEthereum()
+		if err := n.lz.relayer.Step(ctx); err != nil {
+			n.log.Warn("layerzero step failed", "err", err)
 		}
-	}
+	})
 }
 
 // serveEthereum starts the Ethereum JSON-RPC (port PortBase+10·len(Chains)+2).

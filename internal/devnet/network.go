@@ -13,6 +13,7 @@ import (
 	"github.com/rollgate/rollgate/internal/chain/registryfile"
 	"github.com/rollgate/rollgate/internal/devnet/internal/oracle"
 	"github.com/rollgate/rollgate/internal/testutil/faults"
+	"github.com/rollgate/rollgate/internal/tick"
 )
 
 // Network is a running devnet.
@@ -151,18 +152,11 @@ func (n *Network) listen() error {
 
 func (n *Network) produce(ctx context.Context, c *Chain) {
 	defer n.wg.Done()
-	t := time.NewTicker(n.cfg.BlockInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := c.eng.ProduceBlock(); err != nil {
-				n.log.Error("block production failed", "chain", c.Spec.ChainID, "err", err)
-			}
+	tick.Every(ctx, n.cfg.BlockInterval, func(time.Time) {
+		if _, err := c.eng.ProduceBlock(); err != nil {
+			n.log.Error("block production failed", "chain", c.Spec.ChainID, "err", err)
 		}
-	}
+	})
 }
 
 // ProduceBlock produces one block on every chain, then lets the relayer and executor

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
+	"github.com/rollgate/rollgate/internal/tick"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -311,7 +312,7 @@ func (r *chainRun) ingest(db *store.DB) error {
 	defer cancel()
 	if r.f.leases != nil {
 		// The writer stops as soon as the lease is not this process's any more.
-		go every(ctx, 50*time.Millisecond, func() bool {
+		go tick.Until(ctx, 50*time.Millisecond, func(time.Time) bool {
 			if !r.mayWrite() {
 				cancel()
 				return false

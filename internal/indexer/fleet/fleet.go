@@ -23,6 +23,7 @@ import (
 	"github.com/rollgate/rollgate/internal/httpapi"
 	"github.com/rollgate/rollgate/internal/indexer/api"
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
+	"github.com/rollgate/rollgate/internal/tick"
 )
 
 // Config configures a fleet. Ingest and API are templates: every chain gets them with its own
@@ -204,7 +205,7 @@ func (f *Fleet) renew(ctx context.Context, chains []Chain) {
 
 // leaseLoop renews the leases every Lease/3 until ctx ends.
 func (f *Fleet) leaseLoop(ctx context.Context) {
-	every(ctx, f.cfg.Lease/3, func() bool {
+	tick.Until(ctx, f.cfg.Lease/3, func(time.Time) bool {
 		chains, err := f.cfg.Source()
 		if err != nil {
 			chains = nil
@@ -217,22 +218,6 @@ func (f *Fleet) leaseLoop(ctx context.Context) {
 		f.renew(ctx, chains)
 		return true
 	})
-}
-
-// every calls fn each period until ctx ends or fn returns false.
-func every(ctx context.Context, period time.Duration, fn func() bool) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if !fn() {
-				return
-			}
-		}
-	}
 }
 
 // Run starts the fleet (unless Start did) and follows the chain set until ctx ends; then it
@@ -265,7 +250,7 @@ func (f *Fleet) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	every(ctx, f.cfg.Reload, func() bool {
+	tick.Until(ctx, f.cfg.Reload, func(time.Time) bool {
 		if err := f.Reload(); err != nil {
 			f.log.Warn("chains not reloaded; keeping the running set", "from", f.cfg.Chains, "err", err)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/rollgate/rollgate/internal/tick"
 )
 
 // PruneEvents deletes the stored bridge events whose block time is more than keep before now,
@@ -41,16 +43,9 @@ func (s *Store) RunPruner(ctx context.Context, keep, interval time.Duration, log
 	if keep <= 0 {
 		return
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			if _, err := s.PruneEvents(ctx, now, keep); err != nil && ctx.Err() == nil {
-				log.Warn("track: prune events failed; retrying at the next tick", "err", err)
-			}
+	tick.Every(ctx, interval, func(now time.Time) {
+		if _, err := s.PruneEvents(ctx, now, keep); err != nil && ctx.Err() == nil {
+			log.Warn("track: prune events failed; retrying at the next tick", "err", err)
 		}
-	}
+	})
 }
