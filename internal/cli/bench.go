@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -110,7 +111,7 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "bench api")
 	var cfg bench.APIConfig
 	var lg logging
-	var profile string
+	var profile, targets string
 	f.String(&cfg.DSN, "db", "", "store DSN: sqlite:<path> or postgres://... (required)", "DB_DSN")
 	f.Int(&cfg.Txs, "txs", 1_000_000, "store size to measure on: fewer stored txs are topped up with synthetic ones", "ROLLGATE_BENCH_API_TXS", "BENCH_TXS")
 	f.Int(&cfg.Concurrency, "concurrency", 16, "concurrent clients", "ROLLGATE_BENCH_API_CONCURRENCY", "BENCH_CONCURRENCY")
@@ -124,6 +125,7 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	f.Int(&cfg.RichListHolders, "richlist-holders", 0, "also measure the rich list (first page, offset 900,000), on a synthetic denom topped up to this many holders (0: skip it)")
 	f.Int(&cfg.EVMTxs, "evm-txs", 0, "also measure the EVM tx and internal tx routes, on a store topped up to this many synthetic EVM txs (0: skip them)")
 	f.Int(&cfg.Transfers, "transfers", 0, "also measure the transfer lists (first page, direction, 900,000 deep, by denom), on one synthetic account topped up to this many transfers (0: skip them)")
+	f.String(&targets, "targets", "", "measure only the endpoints whose name matches this regular expression (default: all)")
 	f.String(&profile, "cpuprofile", "", "write a CPU profile to this file")
 	lg.register(f)
 	if err := f.parse(args); err != nil {
@@ -131,6 +133,13 @@ func benchAPI(ctx context.Context, env *Env, args []string) error {
 	}
 	if cfg.DSN == "" {
 		return usagef("--db (DB_DSN) is required")
+	}
+	if targets != "" {
+		re, err := regexp.Compile(targets)
+		if err != nil {
+			return usagef("--targets: %v", err)
+		}
+		cfg.Targets = re
 	}
 	if cfg.Concurrency < 1 || cfg.Duration <= 0 {
 		return usagef("--concurrency and --duration must be positive")

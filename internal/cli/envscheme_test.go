@@ -20,12 +20,21 @@ import (
 
 // parseIndexer reads `rollgate indexer`'s flags as runIndexer does, without starting it.
 func parseIndexer(vars map[string]string, args []string) (indexerConfig, string, error) {
+	return parseIndexerFlags(vars, args, false)
+}
+
+// parseIndexerFlags is parseIndexer, with --config registered too when config is set (as
+// parseServer registers it).
+func parseIndexerFlags(vars map[string]string, args []string, config bool) (indexerConfig, string, error) {
 	env, _, errb := testEnv(vars)
 	var c indexerConfig
 	var lg logging
 	f := newFlags(env, "indexer")
 	c.register(f)
 	lg.register(f)
+	if config {
+		f.config()
+	}
 	err := f.parse(args)
 	if err == nil {
 		err = c.validate(env)
@@ -387,18 +396,7 @@ func TestDeprecatedEnvNames(t *testing.T) {
 
 // parseIndexerConfig is parseIndexer as parseServer registers the flags, --config included.
 func parseIndexerConfig(vars map[string]string, args []string) (indexerConfig, string, error) {
-	env, _, errb := testEnv(vars)
-	var c indexerConfig
-	var lg logging
-	f := newFlags(env, "indexer")
-	c.register(f)
-	lg.register(f)
-	f.config()
-	err := f.parse(args)
-	if err == nil {
-		err = c.validate(env)
-	}
-	return c, errb.String(), err
+	return parseIndexerFlags(vars, args, true)
 }
 
 // TestConfigFile: --config is one more source of the same variables, below the environment

@@ -13,9 +13,13 @@ import (
 func TestUpIndexersKeepWhatTheDevnetKeeps(t *testing.T) {
 	defer func(d time.Duration) { pruneInterval = d }(pruneInterval)
 	pruneInterval = 100 * time.Millisecond
-	const keep = 30
+	// The chains answer nothing older than their last keep blocks, so an indexer that falls
+	// more than keep × interval behind (a loaded machine starting four indexers at once) finds
+	// its next height pruned: 60 blocks of 100 ms leave it 6 s, where 30 of 50 ms left 1.5 s
+	// and stalled the test under load (an indexer at height 1 after 120 s).
+	const keep = 60
 	deadline := time.Now().Add(120 * time.Second) // generous: the shared machine runs loaded
-	u := startUp(t, t.TempDir(), 120*time.Second, "--interval", "50ms", "--retain-blocks", fmt.Sprint(keep), "--log-level", "warn")
+	u := startUp(t, t.TempDir(), 120*time.Second, "--interval", "100ms", "--retain-blocks", fmt.Sprint(keep), "--log-level", "warn")
 	defer u.stop(t)
 	eps := u.eps
 	for id, c := range eps.Chains {

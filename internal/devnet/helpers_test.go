@@ -5,12 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/rollgate/rollgate/internal/devnet"
+	"github.com/rollgate/rollgate/internal/devnet/internal/engine"
 )
 
 var genesis = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
@@ -84,4 +88,34 @@ func rpcBody(method string, params ...any) map[string]any {
 func sha(b []byte) []byte {
 	s := sha256.Sum256(b)
 	return s[:]
+}
+
+// deliverTx signs msg with k at account number num and sequence seq, broadcasts it on c and
+// produces a block. A tx CheckTx turns away returns that code and log and a nil body; a
+// delivered one returns the code and log of its /tx answer and the answer itself.
+func deliverTx(t testing.TB, n *devnet.Network, c *devnet.Chain, k *engine.Key, num, seq, gas uint64, msg proto.Message) (code uint32, log string, body []byte) {
+	t.Helper()
+	raw, err := engine.SignDirect(c.ID(), k, num, seq, []proto.Message{msg}, "", engine.Fee{GasLimit: gas})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, code, log := c.Broadcast(raw); code != 0 {
+		return code, log, nil
+	}
+	if err := n.ProduceBlock(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, body = get(t, fmt.Sprintf("%s/tx?hash=0x%X", c.RPC(), sha(raw)))
+	var res struct {
+		Result struct {
+			TxResult struct {
+				Code uint32 `json:"code"`
+				Log  string `json:"log"`
+			} `json:"tx_result"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatalf("/tx: %s", body)
+	}
+	return res.Result.TxResult.Code, res.Result.TxResult.Log, body
 }

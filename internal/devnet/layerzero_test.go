@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -568,28 +567,11 @@ func broadcastL1Result(t *testing.T, n *devnet.Network, k *engine.Key, msg proto
 	}
 	num, _ := strconv.ParseUint(acc.Account.AccountNumber, 10, 64)
 	seq, _ := strconv.ParseUint(acc.Account.Sequence, 10, 64)
-	raw, err := engine.SignDirect(l1.ID(), k, num, seq, []proto.Message{msg}, "", engine.Fee{GasLimit: 1_000_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, code, log := l1.Broadcast(raw); code != 0 {
+	code, log, txBody := deliverTx(t, n, l1, k, num, seq, 1_000_000, msg)
+	if txBody == nil {
 		return code, log
 	}
-	if err := n.ProduceBlock(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	_, txBody := get(t, fmt.Sprintf("%s/tx?hash=0x%X", l1.RPC(), sha(raw)))
-	var res struct {
-		Result struct {
-			TxResult struct {
-				Code uint32 `json:"code"`
-			} `json:"tx_result"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(txBody, &res); err != nil {
-		t.Fatalf("/tx: %s", txBody)
-	}
-	return res.Result.TxResult.Code, string(txBody)
+	return code, string(txBody)
 }
 
 func broadcastL1(t *testing.T, n *devnet.Network, k *engine.Key, msg proto.Message) {

@@ -3,11 +3,8 @@ package devnet_test
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-
-	"google.golang.org/protobuf/proto"
 
 	movev1 "github.com/rollgate/rollgate/internal/chain/protos/initia/move/v1"
 	"github.com/rollgate/rollgate/internal/devnet"
@@ -60,29 +57,8 @@ func TestUsernamesViews(t *testing.T) {
 		t.Helper()
 		msg := &movev1.MsgExecute{Sender: engine.Bech32("init", k.Address()), ModuleAddress: mod, ModuleName: "usernames", FunctionName: fn, Args: args}
 		num, seq, _ := eng.AccountState(k.Address())
-		raw, err := engine.SignDirect(l1.ID(), k, num, seq, []proto.Message{msg}, "", engine.Fee{GasLimit: 500_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, code, log := l1.Broadcast(raw); code != 0 {
-			return code, log
-		}
-		if err := net.ProduceBlock(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		_, txBody := get(t, fmt.Sprintf("%s/tx?hash=0x%X", l1.RPC(), sha(raw)))
-		var res struct {
-			Result struct {
-				TxResult struct {
-					Code uint32 `json:"code"`
-					Log  string `json:"log"`
-				} `json:"tx_result"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(txBody, &res); err != nil {
-			t.Fatalf("/tx: %s", txBody)
-		}
-		return res.Result.TxResult.Code, res.Result.TxResult.Log
+		code, log, _ := deliverTx(t, net, l1, k, num, seq, 500_000, msg)
+		return code, log
 	}
 	name := []byte("\x0cdevnet-alice")
 	year := []byte{0x80, 0x33, 0xe1, 0x01, 0, 0, 0, 0} // 31536000 s, u64 little-endian

@@ -31,3 +31,15 @@ func ReadJSONL[T any](t testing.TB, path string) []T {
 	}
 	return out
 }
+
+// ReadJSON decodes the JSON file at path into v, failing t on any error.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}

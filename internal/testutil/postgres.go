@@ -6,11 +6,27 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// Backend is a store backend a test runs on: its name and, per test, the DSN of a fresh store.
+type Backend struct {
+	Name string
+	DSN  func(t *testing.T) string
+}
+
+// Backends are both store backends: a SQLite file named file in the test's temp dir and a
+// PostgreSQL database of PostgresDSN.
+func Backends(file string) []Backend {
+	return []Backend{
+		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), file) }},
+		{"postgres", func(t *testing.T) string { return PostgresDSN(t) }},
+	}
+}
 
 // PostgresDSN creates a fresh database for the test and returns its DSN; the database is
 // dropped when the test ends. The server is $ROLLGATE_TEST_PG (default

@@ -213,6 +213,49 @@ async function signOpHook(hookResult, sourceChainId) {
 
 // --- one transfer ---
 
+// msgsFor asks /v2/fungible/msgs for the route's txs: the route's own amounts, assets and
+// operations, the address on each chain it requires, 1% slippage, and the members of extra.
+async function msgsFor(route, addressList, extra = {}) {
+  return router("POST", "/v2/fungible/msgs", {
+    amount_in: route.amount_in,
+    amount_out: route.amount_out,
+    source_asset_chain_id: route.source_asset_chain_id,
+    source_asset_denom: route.source_asset_denom,
+    dest_asset_chain_id: route.dest_asset_chain_id,
+    dest_asset_denom: route.dest_asset_denom,
+    address_list: addressList,
+    operations: route.operations,
+    slippage_tolerance_percent: "1",
+    ...extra,
+  });
+}
+
+// untilTerminal polls /v2/tx/status for the tx until its state is terminal, printing each line
+// describe(raw) gives when it differs from the one before; an end other than success, or none
+// within STATUS_TIMEOUT_MS, fails the transfer.
+async function untilTerminal(txHash, chainId, describe) {
+  const started = Date.now();
+  let last = "";
+  for (;;) {
+    const params = new URLSearchParams({ tx_hash: txHash, chain_id: chainId });
+    const raw = await router("GET", `/v2/tx/status?${params}`);
+    const line = describe(raw);
+    if (line !== last) step(line);
+    last = line;
+    if (TERMINAL.has(raw.state)) {
+      if (raw.state !== "STATE_COMPLETED_SUCCESS") bad(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
+      return;
+    }
+    if (Date.now() - started > STATUS_TIMEOUT_MS) bad(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+// oneOf is a Skip transfer_sequence hop's one-of: its kind (the key of its one object) and body.
+function oneOf(hop) {
+  return Object.entries(hop).find(([, v]) => typeof v === "object") ?? ["?", {}];
+}
+
 async function transfer(chains, dest, at) {
   const src = { chainId: l1, denom: "uinit" };
   console.log(`\n${src.chainId} ${src.denom} → ${dest.chainId} ${dest.denom} (${dest.symbol ?? "?"}, ${dest.decimals ?? "?"} decimals), ${amount}`);
@@ -263,19 +306,7 @@ async function transfer(chains, dest, at) {
     if (c?.bech32_prefix && c.bech32_prefix !== "init") bad(`route needs an address on ${id} (${c.bech32_prefix}), not an Initia chain`);
     return key.accAddress;
   });
-  const { txs } = await router("POST", "/v2/fungible/msgs", {
-    amount_in: route.amount_in,
-    amount_out: route.amount_out,
-    source_asset_chain_id: route.source_asset_chain_id,
-    source_asset_denom: route.source_asset_denom,
-    dest_asset_chain_id: route.dest_asset_chain_id,
-    dest_asset_denom: route.dest_asset_denom,
-    address_list: addressList,
-    operations: route.operations,
-    slippage_tolerance_percent: "1",
-    signed_op_hook: signedOpHook,
-    ignore_blacklist: undefined,
-  });
+  const { txs } = await msgsFor(route, addressList, { signed_op_hook: signedOpHook, ignore_blacklist: undefined });
   if (!txs?.length) bad("the router returned no txs");
   step(`msgs     ${txs.length} tx(s): ${txs.map((t) => `${t.chain_id ?? t.cosmos_tx?.chain_id} [${(t.cosmos_tx?.msgs ?? []).map((m) => m.msg_type_url).join(", ")}]`).join("; ")}`);
 
@@ -300,15 +331,11 @@ async function transfer(chains, dest, at) {
   step(`track    ${first.hash} on ${first.chainId}`);
 
   at.step = "status";
-  const started = Date.now();
-  let last = "";
   let noted = false;
-  for (;;) {
-    const params = new URLSearchParams({ tx_hash: first.hash, chain_id: first.chainId });
-    const raw = await router("GET", `/v2/tx/status?${params}`);
+  await untilTerminal(first.hash, first.chainId, (raw) => {
     // What initia.js v2's getTransferStatus returns: state, and flat transfer_sequence hops.
     const hops = (raw.transfer_sequence ?? []).map((h) => {
-      const [kind, x] = Object.entries(h).find(([, v]) => typeof v === "object") ?? ["?", {}];
+      const [kind, x] = oneOf(h);
       return `${h.src_chain_id ?? x.from_chain_id} → ${h.dst_chain_id ?? x.to_chain_id} ${h.state ?? x.state} (${kind})`;
     });
     if (!noted && (raw.transfer_sequence ?? []).some((h) => h.src_chain_id === undefined)) {
@@ -316,16 +343,8 @@ async function transfer(chains, dest, at) {
       step("note     transfer_sequence holds Skip's one-of hops; initia.js v2 reads each as flat " +
         "{src_chain_id, dst_chain_id, state} (router-client.ts:466-488), undefined here: shown from the one-of");
     }
-    const line = `status   state ${raw.state} (status ${raw.status}); ${hops.join("; ")}`;
-    if (line !== last) step(line);
-    last = line;
-    if (TERMINAL.has(raw.state)) {
-      if (raw.state !== "STATE_COMPLETED_SUCCESS") bad(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
-      break;
-    }
-    if (Date.now() - started > STATUS_TIMEOUT_MS) bad(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+    return `status   state ${raw.state} (status ${raw.status}); ${hops.join("; ")}`;
+  });
 
   at.step = "balance";
   const after = await balance(dest.chainId, dest.denom);
@@ -383,17 +402,7 @@ async function lzTransfer(chains, eth, usdtL1, at) {
 
   at.step = "msgs";
   const addressList = route.required_chain_addresses.map((id) => (chains.get(id)?.chain_type === "evm" ? to : key.accAddress));
-  const { txs, estimated_fees: fees } = await router("POST", "/v2/fungible/msgs", {
-    amount_in: route.amount_in,
-    amount_out: route.amount_out,
-    source_asset_chain_id: route.source_asset_chain_id,
-    source_asset_denom: route.source_asset_denom,
-    dest_asset_chain_id: route.dest_asset_chain_id,
-    dest_asset_denom: route.dest_asset_denom,
-    address_list: addressList,
-    operations: route.operations,
-    slippage_tolerance_percent: "1",
-  });
+  const { txs, estimated_fees: fees } = await msgsFor(route, addressList);
   if (txs?.length !== 1 || !txs[0].cosmos_tx) bad(`want one cosmos_tx on ${l1}, got ${JSON.stringify(txs)}`);
   const t = txs[0].cosmos_tx;
   const m0 = JSON.parse(t.msgs[0].msg);
@@ -413,25 +422,13 @@ async function lzTransfer(chains, eth, usdtL1, at) {
   await router("POST", "/v2/tx/track", { tx_hash: res.txhash, chain_id: l1 });
   step(`track    ${res.txhash} on ${l1}`);
   at.step = "status";
-  const started = Date.now();
-  let last = "";
-  for (;;) {
-    const params = new URLSearchParams({ tx_hash: res.txhash, chain_id: l1 });
-    const raw = await router("GET", `/v2/tx/status?${params}`);
+  await untilTerminal(res.txhash, l1, (raw) => {
     const hops = (raw.transfer_sequence ?? []).map((h) => {
-      const [kind, x] = Object.entries(h).find(([, v]) => typeof v === "object") ?? ["?", {}];
+      const [kind, x] = oneOf(h);
       return `${x.from_chain_id} → ${x.to_chain_id} ${x.state} (${kind}${x.guid ? ` guid ${x.guid.slice(0, 10)}…` : ""})`;
     });
-    const line = `status   state ${raw.state}; ${hops.join("; ")}`;
-    if (line !== last) step(line);
-    last = line;
-    if (TERMINAL.has(raw.state)) {
-      if (raw.state !== "STATE_COMPLETED_SUCCESS") bad(`transfer ended ${raw.state}: ${JSON.stringify(raw.error ?? null)}`);
-      break;
-    }
-    if (Date.now() - started > STATUS_TIMEOUT_MS) bad(`no terminal state after ${STATUS_TIMEOUT_MS / 1000} s`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+    return `status   state ${raw.state}; ${hops.join("; ")}`;
+  });
 
   at.step = "balance";
   const after = await ethTokenBalance(eth.json_rpc, eth.usdt, to);

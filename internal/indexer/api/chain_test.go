@@ -99,7 +99,7 @@ func TestStreamsEndOnChainChange(t *testing.T) {
 			chain.set(tc.fault, tc.reset)
 			for i, c := range clients {
 				// A stream that does not end is cut after a few seconds, failing below.
-				cut := time.AfterFunc(5*time.Second, func() { c.resp.Body.Close() })
+				cut := time.AfterFunc(5*time.Second, func() { c.Resp.Body.Close() })
 				evs := c.rest()
 				if !cut.Stop() {
 					t.Fatalf("%s: the stream did not end when the chain changed", paths[i])
@@ -191,7 +191,7 @@ func TestReplicaFollowsChainState(t *testing.T) {
 			ended := func(cs []*streamClient, detail string) {
 				t.Helper()
 				for i, c := range cs {
-					cut := time.AfterFunc(5*time.Second, func() { c.resp.Body.Close() })
+					cut := time.AfterFunc(5*time.Second, func() { c.Resp.Body.Close() })
 					evs := c.rest()
 					if !cut.Stop() {
 						t.Fatalf("%s: the replica's stream did not end", paths[i])
@@ -237,4 +237,45 @@ func TestReplicaFollowsChainState(t *testing.T) {
 			waitReady("re-indexed", func(code int, _ string) bool { return code == 200 })
 		})
 	}
+}
+
+// reindexingChain is fakeChain with the pipeline's OnReindex (ingest.Pipeline).
+type reindexingChain struct {
+	fakeChain
+	hooks []func()
+}
+
+func (c *reindexingChain) OnReindex(f func()) { c.hooks = append(c.hooks, f) }
+
+// TestWriterDropsCacheOnReindex: in the writer's process, the pipeline tells the API when it
+// has dropped the store, before it tells anyone else: from then on no pinned answer of the
+// dropped chain is served from the cache, even before the re-index is signalled.
+func TestWriterDropsCacheOnReindex(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "idx.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	fill(t, db, 3)
+	chain := &reindexingChain{}
+	h := NewServing(ctx, Config{ChainID: "c-1", Chain: chain}, db, nil, nil)
+	for range 2 { // the second answer is the cache's
+		if rec := do(h, "/indexer/block/v1/blocks/2"); rec.Code != 200 {
+			t.Fatalf("block 2: %d %s", rec.Code, rec.Body)
+		}
+	}
+	if len(chain.hooks) != 1 {
+		t.Fatalf("%d OnReindex hooks registered, want 1", len(chain.hooks))
+	}
+	if err := db.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range chain.hooks {
+		f()
+	}
+	if rec := do(h, "/indexer/block/v1/blocks/2"); rec.Code != 404 {
+		t.Errorf("block 2 of the dropped chain after the drop: %d %s", rec.Code, rec.Body)
+	}
+	chain.set(nil, true)
 }

@@ -3,7 +3,9 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +42,22 @@ func TestFleetSwaggerCoversRoutes(t *testing.T) {
 		if rec := do(h, path); rec.Code != code {
 			t.Errorf("%s: %d %s, want %d", path, rec.Code, rec.Body, code)
 		}
+	}
+}
+
+// TestFleetChainStartingIsNoError: a chain the fleet knows but does not serve yet answers 503
+// CHAIN_STARTING, a state a client retries through, not a failure: nothing at ERROR in the log.
+func TestFleetChainStartingIsNoError(t *testing.T) {
+	var logs bytes.Buffer
+	h := NewFleet(FleetConfig{Chains: func() []FleetChain { return []FleetChain{{ID: "c-1", VMType: "evm", State: "starting"}} }},
+		slog.New(slog.NewTextHandler(&logs, nil)), nil)
+	for _, path := range []string{"/c-1/readyz", "/c-1/status", "/c-1/indexer/tx/v1/txs"} {
+		rec := do(h, path)
+		if rec.Code != 503 || !strings.Contains(rec.Body.String(), "CHAIN_STARTING") {
+			t.Errorf("%s: %d %s, want 503 CHAIN_STARTING", path, rec.Code, rec.Body)
+		}
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a starting chain logged at ERROR:\n%s", logs.String())
 	}
 }

@@ -67,7 +67,7 @@ func TestEVMTxStreamResumesAsListRoutes(t *testing.T) {
 					caughtUp(t, srv.URL, w)
 					now := listItems(t, srv.URL, tc.list, "txs")
 					got := live.next(t, len(now)-before)
-					live.resp.Body.Close()
+					live.Resp.Body.Close()
 					f.fill(t, 5)
 					caughtUp(t, srv.URL, w)
 					back := openStream(t, srv.URL+tc.stream, got[len(got)-1].ID)
@@ -184,7 +184,7 @@ func TestNFTTokenStreamResumesAsListRoutes(t *testing.T) {
 						sameItems(t, tc.name+" live", data(evs), want)
 						lastID = evs[len(evs)-1].ID
 					}
-					live.resp.Body.Close()
+					live.Resp.Body.Close()
 					// Away for 5 blocks.
 					h := f.h
 					f.fill(t, 5)

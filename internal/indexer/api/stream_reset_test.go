@@ -43,7 +43,7 @@ func TestNoNewChainItemUnderOldIDs(t *testing.T) {
 			}
 			fill(t, w, 6) // the new chain: heights 1..6, sequences 1..24, past every old id
 			for i, c := range cs {
-				cut := time.AfterFunc(5*time.Second, func() { c.resp.Body.Close() })
+				cut := time.AfterFunc(5*time.Second, func() { c.Resp.Body.Close() })
 				evs := c.rest()
 				for _, ev := range evs {
 					if ev.Name != "error" && !old[ev.ID] {

@@ -79,7 +79,7 @@ func TestStreamsResumeRule(t *testing.T) {
 			len(body.Details) != 1 || body.Details[0] != detail || !strings.Contains(body.Message, says) {
 			t.Errorf("event %q %s (%v), want the error %s saying %q", ev.Name, ev.Data, err, detail, says)
 		}
-		if _, err := c.rd.Next(); !errors.Is(err, io.EOF) {
+		if _, err := c.R.Next(); !errors.Is(err, io.EOF) {
 			t.Errorf("stream not ended after the error: %v", err)
 		}
 	}
@@ -194,7 +194,7 @@ func TestTxStreamsResumeRuleNoTxRetained(t *testing.T) {
 				c := openStream(t, srv.URL+tc.stream, tc.current)
 				got := make(chan string, 1)
 				go func() {
-					ev, err := c.rd.Next()
+					ev, err := c.R.Next()
 					got <- ev.Name + " " + string(ev.Data) + " " + fmt.Sprint(err)
 				}()
 				select {
@@ -202,7 +202,7 @@ func TestTxStreamsResumeRuleNoTxRetained(t *testing.T) {
 					t.Errorf("%s from %s: %s", tc.stream, tc.current, s)
 				case <-time.After(300 * time.Millisecond):
 				}
-				c.resp.Body.Close()
+				c.Resp.Body.Close()
 			}
 		})
 	}

@@ -97,28 +97,16 @@ func caughtUp(t *testing.T, srv string, w store.Writer) {
 	t.Fatalf("the API never reached height %d", h)
 }
 
-type streamClient struct {
-	resp *http.Response
-	rd   *sse.Reader
-}
+// streamClient is a stream as these tests read it.
+type streamClient struct{ *testutil.SSEClient }
 
 func openStream(t *testing.T, url, lastID string) *streamClient {
 	t.Helper()
-	resp := testutil.OpenStream(t, url, lastID) //nolint:bodyclose // OpenStream closes it at cleanup
-	return &streamClient{resp: resp, rd: sse.NewReader(resp.Body)}
+	return &streamClient{testutil.OpenSSE(t, url, lastID)}
 }
 
 // rest reads the events left until the server ends the stream.
-func (c *streamClient) rest() []sse.Event {
-	var out []sse.Event
-	for {
-		ev, err := c.rd.Next()
-		if err != nil {
-			return out
-		}
-		out = append(out, ev)
-	}
-}
+func (c *streamClient) rest() []sse.Event { return c.Rest() }
 
 // next reads n events, failing after a few seconds.
 func (c *streamClient) next(t *testing.T, n int) []sse.Event {
@@ -131,7 +119,7 @@ func (c *streamClient) next(t *testing.T, n int) []sse.Event {
 	go func() {
 		var out []sse.Event
 		for len(out) < n {
-			ev, err := c.rd.Next()
+			ev, err := c.R.Next()
 			if err != nil {
 				ch <- res{out, err}
 				return
@@ -147,7 +135,7 @@ func (c *streamClient) next(t *testing.T, n int) []sse.Event {
 		}
 		return r.evs
 	case <-time.After(10 * time.Second):
-		c.resp.Body.Close()
+		c.Resp.Body.Close()
 		r := <-ch
 		t.Fatalf("timed out after %d of %d events", len(r.evs), n)
 		return nil
@@ -229,7 +217,7 @@ func TestStreamsResumeAsListRoutes(t *testing.T) {
 					caughtUp(t, srv.URL, w)
 					now := listItems(t, srv.URL, tc.list, tc.key)
 					got := live.next(t, len(now)-before)
-					live.resp.Body.Close()
+					live.Resp.Body.Close()
 					// Away for 5 blocks, then back with Last-Event-ID.
 					fill(t, w, 5)
 					caughtUp(t, srv.URL, w)
@@ -265,7 +253,7 @@ func TestStreamResumeExpiredAndBadInput(t *testing.T) {
 	if ev.Name != "error" || !strings.Contains(string(ev.Data), "RESUME_POINT_EXPIRED") || !strings.Contains(string(ev.Data), "first retained height 10") {
 		t.Errorf("expired resume point: %s %s", ev.Name, ev.Data)
 	}
-	if _, err := c.rd.Next(); !errors.Is(err, io.EOF) {
+	if _, err := c.R.Next(); !errors.Is(err, io.EOF) {
 		t.Errorf("stream not closed after the error: %v", err)
 	}
 	if ev := openStream(t, srv.URL+"/indexer/block/v1/blocks/stream?from=9", "").next(t, 1)[0]; ev.ID != "10" || ev.Name != "block" {
@@ -391,7 +379,7 @@ func TestBlockStreamTip(t *testing.T) {
 			}
 			// Once every client has gone, the tip's goroutine ends too.
 			for _, c := range append(fast, resumed, slow) {
-				c.resp.Body.Close()
+				c.Resp.Body.Close()
 			}
 			for deadline := time.Now().Add(5 * time.Second); tipRunning(); time.Sleep(10 * time.Millisecond) {
 				if time.Now().After(deadline) {

@@ -81,16 +81,9 @@ func TestConformance(t *testing.T) {
 		{"miniwasm", "rollytics-wasm", vmkind.Wasm},
 	}
 	// Both backends: the API must serve the same bytes whichever store holds the data.
-	backends := []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
-		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-	}
 	for _, c := range chains {
-		for _, be := range backends {
-			t.Run(c.fixture+"/"+be.name, func(t *testing.T) { conformChain(t, c.fixture, c.sample, c.vm, be.dsn(t)) })
+		for _, be := range storeBackends {
+			t.Run(c.fixture+"/"+be.Name, func(t *testing.T) { conformChain(t, c.fixture, c.sample, c.vm, be.DSN(t)) })
 		}
 	}
 }
@@ -103,7 +96,7 @@ func conformChain(t *testing.T, fixture, sample string, vm vmkind.Kind, dsn stri
 		ChainID string `json:"chain_id"`
 		Height  int64  `json:"height"`
 	}
-	readJSON(t, filepath.Join(sampleDir, "responses", "status.body"), &st)
+	testutil.ReadJSON(t, filepath.Join(sampleDir, "responses", "status.body"), &st)
 
 	// Rollytics' answers were taken with the chain (and rollytics) at st.Height, so
 	// the replayed chain stops there and ingestion catches up to exactly that height.
@@ -479,17 +472,6 @@ func decode(t *testing.T, who string, b []byte) any {
 func get(t *testing.T, u string) (int, string, []byte) {
 	t.Helper()
 	return testutil.Get(t, u)
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 func readIndex(t *testing.T, dir string) []peerRecord {

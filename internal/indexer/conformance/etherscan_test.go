@@ -22,7 +22,6 @@ import (
 	"github.com/rollgate/rollgate/internal/indexer/ingest"
 	"github.com/rollgate/rollgate/internal/indexer/profile"
 	"github.com/rollgate/rollgate/internal/store"
-	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // TestEtherscanGoldens: the Etherscan-compatible /api over the captured real minievm chain
@@ -32,15 +31,9 @@ import (
 // traces and logs; `-update` rewrites them for review.
 func TestEtherscanGoldens(t *testing.T) {
 	var first []byte
-	for _, be := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
-		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-	} {
-		t.Run(be.name, func(t *testing.T) {
-			c := ingestCaptured(t, "minievm", vmkind.EVM, be.dsn(t))
+	for _, be := range storeBackends {
+		t.Run(be.Name, func(t *testing.T) {
+			c := ingestCaptured(t, "minievm", vmkind.EVM, be.DSN(t))
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			src, err := chainSource(c.url)
@@ -89,13 +82,7 @@ func TestEtherscanGoldens(t *testing.T) {
 				if n := blockCalls.Load(); n > 0 && gc.name != "getblockreward" {
 					t.Errorf("%s: %d eth_getBlockByNumber calls; the tx bodies are in the store", gc.name, n)
 				}
-				var pretty bytes.Buffer
-				if err := json.Indent(&pretty, rec.Body.Bytes(), "", "  "); err != nil {
-					t.Fatal(err)
-				}
-				got := []byte("GET /api?" + gc.q + "\n" + pretty.String())
-				testutil.Golden(t, filepath.Join("etherscan", gc.name+".txt"), got)
-				all.Write(got)
+				goldenAnswer(t, &all, filepath.Join("etherscan", gc.name+".txt"), "GET /api?"+gc.q, rec.Body.Bytes())
 			}
 			// Only the chain calls the capture holds were made: a miss would be an answer
 			// built from a made-up response.

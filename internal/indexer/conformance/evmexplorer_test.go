@@ -56,16 +56,10 @@ func ruleEVMExplorer(t *testing.T, got any) {
 // Cosmos tx_hash with cosmos_cosmosTxHashByTxHash, timestamp with the block's time.
 func TestEVMExplorerFields(t *testing.T) {
 	var first []byte
-	for _, be := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
-		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-	} {
-		t.Run(be.name, func(t *testing.T) {
+	for _, be := range storeBackends {
+		t.Run(be.Name, func(t *testing.T) {
 			dir := testutil.Fixture(t, "minievm")
-			c := ingestCaptured(t, "minievm", vmkind.EVM, be.dsn(t))
+			c := ingestCaptured(t, "minievm", vmkind.EVM, be.DSN(t))
 			page, err := c.db.EVMTxs(context.Background(), store.EVMTxFilter{}, store.Page{Limit: 1000})
 			if err != nil {
 				t.Fatal(err)
@@ -146,15 +140,22 @@ func evmGoldens(t *testing.T, c capturedChain) []byte {
 		if rec.Code != http.StatusOK || !json.Valid(rec.Body.Bytes()) {
 			t.Fatalf("%s: %d %s", gc.path, rec.Code, rec.Body)
 		}
-		var pretty bytes.Buffer
-		if err := json.Indent(&pretty, rec.Body.Bytes(), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		got := []byte("GET " + gc.path + "\n" + pretty.String())
-		testutil.Golden(t, filepath.Join("evm", gc.name+".txt"), got)
-		all.Write(got)
+		goldenAnswer(t, &all, filepath.Join("evm", gc.name+".txt"), "GET "+gc.path, rec.Body.Bytes())
 	}
 	return all.Bytes()
+}
+
+// goldenAnswer checks the request line and the indented JSON body against the golden file
+// name and appends them to all, for the backends to be compared.
+func goldenAnswer(t *testing.T, all *bytes.Buffer, name, request string, body []byte) {
+	t.Helper()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, body, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	got := []byte(request + "\n" + pretty.String())
+	testutil.Golden(t, name, got)
+	all.Write(got)
 }
 
 func readIfCaptured(t *testing.T, path string, v any) bool {
@@ -162,6 +163,6 @@ func readIfCaptured(t *testing.T, path string, v any) bool {
 	if _, err := os.Stat(path); err != nil {
 		return false
 	}
-	readJSON(t, path, v)
+	testutil.ReadJSON(t, path, v)
 	return true
 }

@@ -113,7 +113,7 @@ func checkBusyRichList(t *testing.T, db *store.DB, dir string, top int64) {
 		var r struct {
 			Balances []struct{ Denom, Amount string } `json:"balances"`
 		}
-		readJSON(t, f, &r)
+		testutil.ReadJSON(t, f, &r)
 		bech, _, _ := strings.Cut(filepath.Base(f), "_h")
 		acc, err := address.FromBech32("init", bech)
 		if err != nil {

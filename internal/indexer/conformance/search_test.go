@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -37,13 +36,7 @@ var capturedFixtures = []struct {
 
 // storeBackends are the two stores a captured chain is ingested into: a fresh SQLite file and
 // a fresh PostgreSQL database.
-var storeBackends = []struct {
-	name string
-	dsn  func(t *testing.T) string
-}{
-	{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "index.db") }},
-	{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-}
+var storeBackends = testutil.Backends("index.db")
 
 // ingestCaptured replays a captured chain up to its last height into the store at dsn (the
 // rich list on where the capture has a genesis to start it from).
@@ -111,11 +104,11 @@ func getJSONURL(t *testing.T, u string, v any) {
 // matches nothing answers 200 with an empty list.
 func TestSearchCaptured(t *testing.T) {
 	for _, be := range storeBackends {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			var fleet []api.FleetChain
 			var firstTx = map[string]string{}
 			for _, ch := range capturedFixtures {
-				c := ingestCaptured(t, ch.fixture, ch.vm, be.dsn(t))
+				c := ingestCaptured(t, ch.fixture, ch.vm, be.DSN(t))
 				feat := profile.For(ch.vm).API(c.db, profile.Options{})
 				srv := httptest.NewServer(api.New(api.Config{ChainID: c.id, Features: feat, AccountPrefix: "init"}, c.db, nil, nil))
 				t.Cleanup(srv.Close)

@@ -69,12 +69,12 @@ func forgetTransfers(t *testing.T, dsn string, upTo int64) {
 func TestTransferBackfillCaptured(t *testing.T) {
 	for _, be := range storeBackends {
 		for _, c := range capturedFixtures {
-			if be.name == "postgres" && c.vm == vmkind.Wasm {
+			if be.Name == "postgres" && c.vm == vmkind.Wasm {
 				continue // its ingestion takes 90 s here; SQLite reads the same rows
 			}
-			t.Run(be.name+"/"+c.fixture, func(t *testing.T) {
+			t.Run(be.Name+"/"+c.fixture, func(t *testing.T) {
 				ctx := context.Background()
-				dsn := be.dsn(t)
+				dsn := be.DSN(t)
 				chain := ingestCaptured(t, c.fixture, c.vm, dsn)
 				want := allTransfers(t, chain.db)
 				top, err := chain.db.IndexedHeight(ctx)

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -117,8 +116,8 @@ func readTruth(t *testing.T, dir string, top int64, vm vmkind.Kind) rawCounts {
 				FinalizeBlockEvents []rawEvent `json:"finalize_block_events"`
 			} `json:"result"`
 		}
-		readRawJSON(t, filepath.Join(dir, "comet", "block", fmt.Sprintf("%04d.json", h)), &blk)
-		readRawJSON(t, filepath.Join(dir, "comet", "block_results", fmt.Sprintf("%04d.json", h)), &res)
+		testutil.ReadJSON(t, filepath.Join(dir, "comet", "block", fmt.Sprintf("%04d.json", h)), &blk)
+		testutil.ReadJSON(t, filepath.Join(dir, "comet", "block_results", fmt.Sprintf("%04d.json", h)), &res)
 		if len(blk.Result.Block.Data.Txs) != len(res.Result.TxsResults) {
 			t.Fatalf("height %d: %d txs, %d results", h, len(blk.Result.Block.Data.Txs), len(res.Result.TxsResults))
 		}
@@ -223,17 +222,6 @@ func readTruth(t *testing.T, dir string, top int64, vm vmkind.Kind) rawCounts {
 		}
 	}
 	return rc
-}
-
-func readRawJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 func bech32(t *testing.T, e rawEvent, k string) []byte {

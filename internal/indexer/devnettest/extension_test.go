@@ -214,9 +214,15 @@ func TestRichListBehindCatchesUp(t *testing.T) {
 					if st.RichListHeight == nil || *st.RichListHeight != tip {
 						t.Fatalf("/status rich_list_height %v, want %d", st.RichListHeight, tip)
 					}
+					// The "caught up" line follows the state /readyz reads by a moment (it is
+					// written after the follower's lock is released), so it is waited for.
 					for _, line := range []string{tc.started, "rich list caught up"} {
-						if !strings.Contains(logs.String(), line) {
-							t.Errorf("no %q line:\n%s", line, logs.String())
+						deadline := time.Now().Add(10 * time.Second)
+						for !strings.Contains(logs.String(), line) {
+							if time.Now().After(deadline) {
+								t.Fatalf("no %q line:\n%s", line, logs.String())
+							}
+							time.Sleep(10 * time.Millisecond)
 						}
 					}
 					dc, _ := n.Chain(r.chainID)

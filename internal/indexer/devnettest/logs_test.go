@@ -1,7 +1,9 @@
 package devnettest
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -103,5 +105,37 @@ func waitUntil(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not reached")
 		}
+	}
+}
+
+// TestBlockHashMatchesBlock: the header-only hash the pipeline asks for after a failed
+// attempt (ClientSource.BlockHash, over /blockchain) is the block's block_id.hash at every
+// height, and a height the node has not produced is a future height, as for /block.
+func TestBlockHashMatchesBlock(t *testing.T) {
+	net := startNet(t, netConfig())
+	if err := net.ProduceBlocks(t.Context(), 5); err != nil {
+		t.Fatal(err)
+	}
+	ep := net.Endpoints()[rollups[0].chainID]
+	src, err := ingest.DialSource(ep.RPC, ep.REST, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := src.LatestHeight(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h := int64(1); h <= top; h++ {
+		b, err := src.Block(t.Context(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := src.BlockHash(t.Context(), h)
+		if err != nil || !bytes.Equal(got, b.Hash) || len(got) != 32 {
+			t.Errorf("height %d: BlockHash %X (%v), want the block's %X", h, got, err, b.Hash)
+		}
+	}
+	if _, err := src.BlockHash(t.Context(), top+1000); !errors.Is(err, ingest.ErrFutureHeight) {
+		t.Errorf("BlockHash of a height not produced: %v, want ErrFutureHeight", err)
 	}
 }

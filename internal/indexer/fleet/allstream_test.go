@@ -17,15 +17,11 @@ import (
 )
 
 // allStream is an open cross-rollup stream.
-type allStream struct {
-	resp *http.Response
-	rd   *sse.Reader
-}
+type allStream struct{ *testutil.SSEClient }
 
 func openAll(t *testing.T, u, lastID string) *allStream {
 	t.Helper()
-	resp := testutil.OpenStream(t, u, lastID) //nolint:bodyclose // OpenStream closes it at cleanup
-	return &allStream{resp: resp, rd: sse.NewReader(resp.Body)}
+	return &allStream{testutil.OpenSSE(t, u, lastID)}
 }
 
 // read reads n events, or as many as come within wait when n < 0 (then the stream is
@@ -33,15 +29,15 @@ func openAll(t *testing.T, u, lastID string) *allStream {
 func (s *allStream) read(t *testing.T, n int, wait time.Duration) []sse.Event {
 	t.Helper()
 	if n < 0 {
-		cut := time.AfterFunc(wait, func() { s.resp.Body.Close() })
+		cut := time.AfterFunc(wait, func() { s.Resp.Body.Close() })
 		defer cut.Stop()
 	} else {
-		cut := time.AfterFunc(time.Minute, func() { s.resp.Body.Close() })
+		cut := time.AfterFunc(time.Minute, func() { s.Resp.Body.Close() })
 		defer cut.Stop()
 	}
 	var out []sse.Event
 	for n < 0 || len(out) < n {
-		ev, err := s.rd.Next()
+		ev, err := s.R.Next()
 		if err != nil {
 			if n >= 0 {
 				t.Fatalf("after %d of %d events: %v", len(out), n, err)
@@ -58,16 +54,9 @@ func (s *allStream) read(t *testing.T, n int, wait time.Duration) []sse.Event {
 
 // rest reads the events until the server ends the stream, at most for wait.
 func (s *allStream) rest(wait time.Duration) []sse.Event {
-	cut := time.AfterFunc(wait, func() { s.resp.Body.Close() })
+	cut := time.AfterFunc(wait, func() { s.Resp.Body.Close() })
 	defer cut.Stop()
-	var out []sse.Event
-	for {
-		ev, err := s.rd.Next()
-		if err != nil {
-			return out
-		}
-		out = append(out, ev)
-	}
+	return s.Rest()
 }
 
 // chainItems is what each chain's own list routes give for the accounts, every item once
@@ -168,7 +157,7 @@ func TestAllStreamsOverTwoRollups(t *testing.T) {
 				t.Fatalf("id %q does not name chain %s", last, id)
 			}
 		}
-		s.resp.Body.Close()
+		s.Resp.Body.Close()
 	}
 	// Both chains advance to their tops while it is away.
 	for _, u := range ups {
@@ -221,7 +210,7 @@ func TestAllStreamsOverTwoRollups(t *testing.T) {
 				if resp.StatusCode != 200 {
 					t.Fatalf("status %d", resp.StatusCode)
 				}
-				evs := (&allStream{resp: resp, rd: sse.NewReader(resp.Body)}).rest(5 * time.Second)
+				evs := (&allStream{&testutil.SSEClient{Resp: resp, R: sse.NewReader(resp.Body)}}).rest(5 * time.Second)
 				if len(evs) != 1 || evs[0].Name != "error" || !strings.Contains(string(evs[0].Data), c.want) || !strings.Contains(string(evs[0].Data), "chain "+ids[0]) {
 					t.Errorf("events %v, want one CHAIN_RESET error naming %s", evs, ids[0])
 				}

@@ -28,6 +28,7 @@ import (
 	"github.com/rollgate/rollgate/internal/router/registry"
 	"github.com/rollgate/rollgate/internal/router/route"
 	"github.com/rollgate/rollgate/internal/router/track"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // lzWindow is the tracker's AbandonAfter in these tests: a packet not delivered within this
@@ -121,7 +122,7 @@ func listRollupUSDT(t *testing.T, dir string) {
 	var l1 struct {
 		Assets []map[string]any `json:"assets"`
 	}
-	readJSON(t, filepath.Join(dir, "initia", "assetlist.json"), &l1)
+	testutil.ReadJSON(t, filepath.Join(dir, "initia", "assetlist.json"), &l1)
 	l1Denom := ""
 	for _, a := range l1.Assets {
 		if _, ok := a["layerzero"]; ok {
@@ -133,7 +134,7 @@ func listRollupUSDT(t *testing.T, dir string) {
 	}
 	path := filepath.Join(dir, lzRollupDir, "assetlist.json")
 	var doc map[string]any
-	readJSON(t, path, &doc)
+	testutil.ReadJSON(t, path, &doc)
 	l2 := registry.L2Denom(lzRollupBridge, l1Denom)
 	for _, a := range doc["assets"].([]any) {
 		if m, _ := a.(map[string]any); m["base"] == l2 {
@@ -152,17 +153,6 @@ func listRollupUSDT(t *testing.T, dir string) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 }
 

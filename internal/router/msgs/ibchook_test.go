@@ -22,10 +22,7 @@ import (
 // wrapper, equal to the memo's contract_addr, and the call is toLocal(recipient, the coin as
 // it arrives, 6); a forwarded hop carries that memo as the innermost forward's next.
 func TestIBCHookWrapMemo(t *testing.T) {
-	reg, err := registry.Load("../registry/testdata/devnet")
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := devnetRegistry(t)
 	g := route.Build(reg, route.Config{})
 	const evmChain = "minievm-devnet-1"
 	var wrapped *registry.Asset

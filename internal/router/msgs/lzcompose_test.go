@@ -12,15 +12,22 @@ import (
 	"github.com/rollgate/rollgate/internal/router/route"
 )
 
+// devnetRegistry is the registry the devnet writes, as checked in under registry/testdata.
+func devnetRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg, err := registry.Load("../registry/testdata/devnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
 // TestLayerZeroComposeDeposit: on the devnet registry (whose L1 names an OPinit composer) the
 // route Ethereum USDT → minimove is one tx without allow_multi_tx, and its evm_tx is the OFT
 // send to the composer carrying the executor's lzCompose option and the compose message
 // bridge_id ‖ recipient; without a composer the same operations are refused.
 func TestLayerZeroComposeDeposit(t *testing.T) {
-	reg, err := registry.Load("../registry/testdata/devnet")
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := devnetRegistry(t)
 	const eth, l1, mmove = "31337", "initia-devnet-1", "minimove-devnet-1"
 	composer := reg.Chain(l1).LZOPinitComposer
 	if composer == "" {

@@ -1,7 +1,6 @@
 package route
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/rollgate/rollgate/internal/router/registry"
+	"github.com/rollgate/rollgate/internal/testutil"
 )
 
 // snapshotDir is the pinned copy of initia-labs/initia-registry (see its README).
@@ -33,17 +33,6 @@ type fileAsset struct {
 			BaseDenom string `json:"base_denom"`
 		} `json:"counterparty"`
 	} `json:"traces"`
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // TestInitiaRegistryRoutes: on the registry as Initia publishes it, every rollup asset whose
@@ -74,7 +63,7 @@ func TestInitiaRegistryRoutes(t *testing.T) {
 				var chain struct {
 					ChainID string `json:"chain_id"`
 				}
-				readJSON(t, cf, &chain)
+				testutil.ReadJSON(t, cf, &chain)
 				if chain.ChainID == l1.ID {
 					continue
 				}
@@ -85,7 +74,7 @@ func TestInitiaRegistryRoutes(t *testing.T) {
 				var list struct {
 					Assets []fileAsset `json:"assets"`
 				}
-				readJSON(t, al, &list)
+				testutil.ReadJSON(t, al, &list)
 				for _, fa := range list.Assets {
 					// The hop that left the L1 names the L1 asset the route starts from.
 					l1Denom, bridged := "", ""

@@ -174,10 +174,8 @@ func (p *ComposerPackage) lzCompose(c *move.Call) error {
 	index, e3 := a.U16(2)
 	msg, e4 := a.Bytes(3)
 	_, e5 := a.Bytes(4)
-	for _, err := range []error{e1, e2, e3, e4, e5} {
-		if err != nil {
-			return move.BadArgs(err)
-		}
+	if err := move.ArgsErr(e1, e2, e3, e4, e5); err != nil {
+		return err
 	}
 	if from != p.OFT || len(guid) != 32 {
 		return move.AbortAt(L1Composer, ComposerModule, codeComposeMessage)

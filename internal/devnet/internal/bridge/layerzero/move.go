@@ -152,10 +152,8 @@ func (p *OFTPackage) sendWithdraw(c *move.Call) error {
 	_, e7 := a.Bytes(6) // oft_cmd: unused by the default OFT
 	fee, e8 := a.U64(7)
 	zro, e9 := a.U64(8)
-	for _, err := range []error{e1, e2, e3, e4, e5, e6, e7, e8, e9} {
-		if err != nil {
-			return move.BadArgs(err)
-		}
+	if err := move.ArgsErr(e1, e2, e3, e4, e5, e6, e7, e8, e9); err != nil {
+		return err
 	}
 	peer, ok := p.Peers[dst]
 	if !ok || len(to) != 32 {
@@ -223,10 +221,8 @@ func (p *OFTPackage) lzReceive(c *move.Call) error {
 	guid, e4 := a.Bytes(3)
 	msg, e5 := a.Bytes(4)
 	_, e6 := a.Bytes(5)
-	for _, err := range []error{e1, e2, e3, e4, e5, e6} {
-		if err != nil {
-			return move.BadArgs(err)
-		}
+	if err := move.ArgsErr(e1, e2, e3, e4, e5, e6); err != nil {
+		return err
 	}
 	if peer, ok := p.Peers[src]; !ok || len(sender) != 32 || [32]byte(sender) != peer || len(guid) != 32 {
 		return move.AbortAt(L1OFT, "oapp_core", codeNoPeer)

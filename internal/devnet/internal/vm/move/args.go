@@ -105,59 +105,50 @@ func (a bcsArgs) str(i int) (string, error) {
 	return s, r.done()
 }
 
-func (a bcsArgs) addr(i int) (Addr, error) {
+// fixed reads argument i as exactly n bytes: a number of n bytes or an address.
+func (a bcsArgs) fixed(i, n int) ([]byte, error) {
 	r, err := a.reader(i)
 	if err != nil {
-		return Addr{}, err
+		return nil, err
 	}
+	b := r.take(n)
+	return b, r.done()
+}
+
+func (a bcsArgs) addr(i int) (Addr, error) {
+	b, err := a.fixed(i, 32)
 	var out Addr
-	copy(out[:], r.take(32))
-	return out, r.done()
+	copy(out[:], b)
+	return out, err
 }
 
 func (a bcsArgs) u64(i int) (uint64, error) {
-	r, err := a.reader(i)
+	b, err := a.fixed(i, 8)
 	if err != nil {
-		return 0, err
-	}
-	b := r.take(8)
-	if err := r.done(); err != nil {
 		return 0, err
 	}
 	return binary.LittleEndian.Uint64(b), nil
 }
 
 func (a bcsArgs) u8(i int) (uint8, error) {
-	r, err := a.reader(i)
+	b, err := a.fixed(i, 1)
 	if err != nil {
-		return 0, err
-	}
-	b := r.take(1)
-	if err := r.done(); err != nil {
 		return 0, err
 	}
 	return b[0], nil
 }
 
 func (a bcsArgs) u16(i int) (uint16, error) {
-	r, err := a.reader(i)
+	b, err := a.fixed(i, 2)
 	if err != nil {
-		return 0, err
-	}
-	b := r.take(2)
-	if err := r.done(); err != nil {
 		return 0, err
 	}
 	return binary.LittleEndian.Uint16(b), nil
 }
 
 func (a bcsArgs) u32(i int) (uint32, error) {
-	r, err := a.reader(i)
+	b, err := a.fixed(i, 4)
 	if err != nil {
-		return 0, err
-	}
-	b := r.take(4)
-	if err := r.done(); err != nil {
 		return 0, err
 	}
 	return binary.LittleEndian.Uint32(b), nil
@@ -198,13 +189,22 @@ func (a bcsArgs) option(i int) (*bcsReader, bool, error) {
 	return nil, false, errArg
 }
 
-func (a bcsArgs) optU64(i int) (*uint64, error) {
+// optFixed reads argument i as an option of exactly n bytes; nil bytes for none.
+func (a bcsArgs) optFixed(i, n int) ([]byte, error) {
 	r, some, err := a.option(i)
 	if err != nil || !some {
 		return nil, err
 	}
-	b := r.take(8)
+	b := r.take(n)
 	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (a bcsArgs) optU64(i int) (*uint64, error) {
+	b, err := a.optFixed(i, 8)
+	if b == nil {
 		return nil, err
 	}
 	v := binary.LittleEndian.Uint64(b)
@@ -212,27 +212,20 @@ func (a bcsArgs) optU64(i int) (*uint64, error) {
 }
 
 func (a bcsArgs) optU128(i int) (*big.Int, error) {
-	r, some, err := a.option(i)
-	if err != nil || !some {
-		return nil, err
-	}
-	b := r.take(16)
-	if err := r.done(); err != nil {
+	b, err := a.optFixed(i, 16)
+	if b == nil {
 		return nil, err
 	}
 	return leInt(b), nil
 }
 
 func (a bcsArgs) optAddr(i int) (*Addr, error) {
-	r, some, err := a.option(i)
-	if err != nil || !some {
+	b, err := a.optFixed(i, 32)
+	if b == nil {
 		return nil, err
 	}
 	var out Addr
-	copy(out[:], r.take(32))
-	if err := r.done(); err != nil {
-		return nil, err
-	}
+	copy(out[:], b)
 	return &out, nil
 }
 
@@ -348,13 +341,16 @@ func (a jsonArgs) addr(i int) (Addr, error) {
 	return ParseAddr(s)
 }
 
-func (a jsonArgs) u64(i int) (uint64, error) {
+// uint reads argument i as an unsigned number of the given bits.
+func (a jsonArgs) uint(i, bits int) (uint64, error) {
 	var raw json.RawMessage
 	if err := a.val(i, &raw); err != nil {
 		return 0, err
 	}
-	return parseUint(raw, 64)
+	return parseUint(raw, bits)
 }
+
+func (a jsonArgs) u64(i int) (uint64, error) { return a.uint(i, 64) }
 
 func parseUint(raw json.RawMessage, bits int) (uint64, error) {
 	var s string
@@ -369,20 +365,12 @@ func parseUint(raw json.RawMessage, bits int) (uint64, error) {
 }
 
 func (a jsonArgs) u16(i int) (uint16, error) {
-	var raw json.RawMessage
-	if err := a.val(i, &raw); err != nil {
-		return 0, err
-	}
-	v, err := parseUint(raw, 16)
+	v, err := a.uint(i, 16)
 	return uint16(v), err
 }
 
 func (a jsonArgs) u32(i int) (uint32, error) {
-	var raw json.RawMessage
-	if err := a.val(i, &raw); err != nil {
-		return 0, err
-	}
-	v, err := parseUint(raw, 32)
+	v, err := a.uint(i, 32)
 	return uint32(v), err
 }
 
@@ -400,11 +388,7 @@ func (a jsonArgs) bytes(i int) ([]byte, error) {
 }
 
 func (a jsonArgs) u8(i int) (uint8, error) {
-	var raw json.RawMessage
-	if err := a.val(i, &raw); err != nil {
-		return 0, err
-	}
-	v, err := parseUint(raw, 8)
+	v, err := a.uint(i, 8)
 	return uint8(v), err
 }
 

@@ -448,10 +448,8 @@ func (c *call) mintNft() error {
 	types, err6 := c.args.strVec(5)
 	values, err7 := c.args.bytesVec(6)
 	to, err8 := c.args.optAddr(7)
-	for _, err := range []error{err1, err2, err3, err4, err5, err6, err7, err8} {
-		if err != nil {
-			return badArgs(err)
-		}
+	if err := ArgsErr(err1, err2, err3, err4, err5, err6, err7, err8); err != nil {
+		return err
 	}
 	// The library's order: the NFT object first, then the token checks, then the collection.
 	if len(tokenID) > maxNameLen {
@@ -625,10 +623,8 @@ func (c *call) initCoin() error {
 	decimals, err4 := c.args.u8(3)
 	icon, err5 := c.args.str(4)
 	project, err6 := c.args.str(5)
-	for _, err := range []error{err1, err2, err3, err4, err5, err6} {
-		if err != nil {
-			return badArgs(err)
-		}
+	if err := ArgsErr(err1, err2, err3, err4, err5, err6); err != nil {
+		return err
 	}
 	meta := ManagedCoinMetadata(c.sender, symbol)
 	version, err := c.newObject(meta)

@@ -49,6 +49,17 @@ func (a *Args) Len() int { return a.a.n() }
 // BadArgs is the VM's error for arguments it cannot deserialize.
 func BadArgs(err error) error { return badArgs(err) }
 
+// ArgsErr is BadArgs of the first of errs that is not nil (the argument the VM fails on
+// first), or nil when every argument read.
+func ArgsErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return badArgs(err)
+		}
+	}
+	return nil
+}
+
 // AbortAt is a Move abort in module of the package at addr, as x/move reports it.
 func AbortAt(addr Addr, module string, code uint64) error {
 	return &sim.CodedError{Codespace: "undefined", Code: 1,
