@@ -94,7 +94,8 @@ func ahead(applied []int, ms []Migration) error {
 // a transient one included, leaves the schema as it was), recording each in the version table.
 // A database that holds a migration this binary does not know is refused (ErrSchemaAhead).
 // On PostgreSQL the advisory lock keeps two starting processes from racing; SQLite's BEGIN
-// IMMEDIATE does the same. Only writers call it: it is the one place that runs DDL.
+// IMMEDIATE does the same. Only writers call it: it is the one place that runs the schema's DDL
+// (a writer also creates the tables an ingest extension owns: store.DB.EnsureExtensionTables).
 func (m Migrations) Apply(ctx context.Context, b Beginner, d Dialect) (err error) {
 	ms, err := m.Load(d)
 	if err != nil {

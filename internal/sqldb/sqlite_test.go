@@ -153,3 +153,63 @@ func TestSQLitePathWithURIChars(t *testing.T) {
 		}
 	}
 }
+
+// Write statements outlive their transaction: a text one transaction prepared is kept on the
+// writer connection (in the background, once the transaction ended) and the next
+// transactions run it again, committed or rolled back, with their own arguments.
+func TestSQLiteWriteStatementsKept(t *testing.T) {
+	b := openLite(t)
+	ctx := context.Background()
+	write := func(v int64, commit bool) {
+		t.Helper()
+		tx, err := b.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Exec(ctx, "INSERT INTO kv (v) VALUES (?)", v); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := queryRow(ctx, tx, "SELECT count(*) FROM kv WHERE v = ?", []any{v}, &n); err != nil || n != 1 {
+			t.Fatalf("read back %d in its transaction: %d %v", v, n, err)
+		}
+		if commit {
+			err = tx.Commit(ctx)
+		} else {
+			err = tx.Rollback(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Exec(ctx, "CREATE TABLE kv (v INTEGER NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(1, true)
+	kept := func() int {
+		b.wstmts.mu.Lock()
+		defer b.wstmts.mu.Unlock()
+		return len(b.wstmts.m)
+	}
+	for deadline := time.Now().Add(10 * time.Second); kept() < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d write statements kept, want 2", kept())
+		}
+	}
+	write(2, false)
+	write(3, true)
+	var sum, n int64
+	if err := queryRow(ctx, b.Reader(), "SELECT sum(v), count(*) FROM kv", nil, &sum, &n); err != nil || sum != 4 || n != 2 {
+		t.Fatalf("sum %d of %d rows (%v), want 4 of 2", sum, n, err)
+	}
+	if k := kept(); k != 2 {
+		t.Fatalf("%d write statements kept, want 2", k)
+	}
+}

@@ -62,9 +62,9 @@ var evmAccountDict = dict{"account_dict", "account", "evm_tx_count, evm_signer_c
 // transaction, continuing the EVM sequence and the accounts' ranks.
 type EVMRows []EVMTx
 
-func (EVMRows) writerName() string         { return "evm-txs" }
-func (EVMRows) newWriter() extensionWriter { return &evmWriter{} }
-func (r EVMRows) count() int               { return len(r) }
+func (EVMRows) WriterName() string         { return "evm-txs" }
+func (EVMRows) NewWriter() ExtensionWriter { return &evmWriter{} }
+func (r EVMRows) Count() int               { return len(r) }
 
 // EVMTxsOf is the bundle's EVM txs, in order (nil: none).
 func EVMTxsOf(b *BlockBundle) []EVMTx {
@@ -83,12 +83,12 @@ type evmWriter struct {
 	rows    []EVMRows
 }
 
-func (w *evmWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+func (w *evmWriter) Add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	w.heights = append(w.heights, b.Block.Height)
 	w.rows = append(w.rows, rows.(EVMRows))
 }
 
-func (w *evmWriter) write(ctx context.Context, tx sqldb.Tx, _ string) error {
+func (w *evmWriter) Write(ctx context.Context, tx sqldb.Tx, _ string) error {
 	var keys [][]byte
 	seen := map[string]bool{}
 	n := 0

@@ -193,21 +193,32 @@ func (d *DB) InternalTxs(ctx context.Context, f InternalTxFilter, p Page) (TxPag
 	return d.unpinned(l.page(ctx, c, p))
 }
 
-// EVMTxHeights lists the heights in [from, to] holding EVM txs, ascending: the blocks the
-// internal-tx follower has to trace.
-func (d *DB) EVMTxHeights(ctx context.Context, from, to int64) ([]int64, error) {
-	r, err := d.be.Reader().Query(ctx, "SELECT DISTINCT height FROM evm_tx WHERE height BETWEEN ? AND ? ORDER BY height", from, to)
+// EVMTxsAt is the stored EVM tx hashes of one height, in block order.
+type EVMTxsAt struct {
+	Height int64
+	Hashes [][]byte
+}
+
+// EVMTxHashes lists the heights in [from, to] holding EVM txs, ascending, each with its txs'
+// hashes: the blocks the internal-tx follower has to trace, and what their traces must name.
+func (d *DB) EVMTxHashes(ctx context.Context, from, to int64) ([]EVMTxsAt, error) {
+	r, err := d.be.Reader().Query(ctx, "SELECT height, hash FROM evm_tx WHERE height BETWEEN ? AND ? ORDER BY height, sequence", from, to)
 	if err != nil {
-		return nil, fmt.Errorf("evm tx heights: %w", err)
+		return nil, fmt.Errorf("evm tx hashes: %w", err)
 	}
 	defer r.Close()
-	var out []int64
+	var out []EVMTxsAt
 	for r.Next() {
 		var h int64
-		if err := r.Scan(&h); err != nil {
+		var hash []byte
+		if err := r.Scan(&h, &hash); err != nil {
 			return nil, err
 		}
-		out = append(out, h)
+		if len(out) == 0 || out[len(out)-1].Height != h {
+			out = append(out, EVMTxsAt{Height: h})
+		}
+		last := &out[len(out)-1]
+		last.Hashes = append(last.Hashes, hash)
 	}
 	return out, r.Err()
 }

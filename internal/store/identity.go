@@ -162,12 +162,12 @@ var singleRowDefaults = map[string]string{
 	"rich_list_state": "UPDATE rich_list_state SET height = 0 WHERE id = 1",
 }
 
-// Reset drops everything the store holds of its chain (blocks, txs, the extensions' rows, the
-// chain identity), in one transaction, leaving it as a fresh migration does but for
-// chain_state, whose epoch it raises by one (and whose fault it clears): the re-index of a
-// chain that was reset (ingest's --on-chain-mismatch reindex), after which ingestion starts
-// over as on an empty store. The readers' caches start over with it; those of other processes
-// on the same store when they next read the epoch (ChainState).
+// Reset drops everything the store holds of its chain (blocks, txs, the extensions' rows and
+// the tables they own, the chain identity), in one transaction, leaving it as a fresh
+// migration does but for chain_state, whose epoch it raises by one (and whose fault it
+// clears): the re-index of a chain that was reset (ingest's --on-chain-mismatch reindex),
+// after which ingestion starts over as on an empty store. The readers' caches start over with
+// it; those of other processes on the same store when they next read the epoch (ChainState).
 func (d *DB) Reset(ctx context.Context) error {
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
@@ -187,6 +187,9 @@ func (d *DB) Reset(ctx context.Context) error {
 			if err := tx.Exec(ctx, q); err != nil {
 				return nil, fmt.Errorf("reset %s: %w", t.name, err)
 			}
+		}
+		if err := clearExtensionTables(ctx, tx, 0); err != nil {
+			return nil, fmt.Errorf("reset: %w", err)
 		}
 		if err := tx.Exec(ctx, "UPDATE chain_state SET epoch = epoch + 1, fault = '', message = '', stored_height = NULL, stored_hash = NULL, "+
 			"node_height = NULL, node_hash = NULL, changed_ns = ? WHERE id = 1", time.Now().UnixNano()); err != nil {

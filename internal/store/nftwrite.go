@@ -18,9 +18,9 @@ type NFTRows struct {
 	NotNFT [][]byte
 }
 
-func (*NFTRows) writerName() string         { return "nft" }
-func (*NFTRows) newWriter() extensionWriter { return &nftWriter{} }
-func (r *NFTRows) count() int               { return len(r.NFTs) }
+func (*NFTRows) WriterName() string         { return "nft" }
+func (*NFTRows) NewWriter() ExtensionWriter { return &nftWriter{} }
+func (r *NFTRows) Count() int               { return len(r.NFTs) }
 
 // nftBlock is one bundle's NFT rows as the writer took them; first is the sequence of the
 // bundle's first tx.
@@ -56,7 +56,7 @@ type nftWriter struct {
 	added []addedEntry
 }
 
-func (w *nftWriter) add(b *BlockBundle, rows ExtensionRows, firstSeq int64) {
+func (w *nftWriter) Add(b *BlockBundle, rows ExtensionRows, firstSeq int64) {
 	w.blocks = append(w.blocks, nftBlock{b: b, rows: rows.(*NFTRows), first: firstSeq})
 }
 
@@ -79,7 +79,7 @@ type collInfo struct {
 func nftKey(coll []byte, tokenID string) string { return string(coll) + "\x00" + tokenID }
 
 // write applies every bundle's NFT changes in order.
-func (w *nftWriter) write(ctx context.Context, wt sqldb.Tx, _ string) error {
+func (w *nftWriter) Write(ctx context.Context, wt sqldb.Tx, _ string) error {
 	tx := newQueuedTx(wt)
 	*w = nftWriter{blocks: w.blocks, tx: tx, dict: map[string]*dictEntry{}, colls: map[string]*collInfo{},
 		touched: map[string]bool{}, edges: map[[2]int64]bool{}, ranks: newRankCache(tx), owned: map[[2]string]int64{},

@@ -6,11 +6,12 @@ package store
 //
 // What goes: everything keyed by a height or a tx sequence below the lowest retained height
 // (blocks, txs and their account and message-type edges, EVM txs and their account edges,
-// internal txs and theirs, NFT tx history). What stays: the current state, which no height
-// rebuilds (NFT collections, live tokens and their rank buckets, the rich list), and the
-// dictionaries with their counters: a counter is the last ord handed out, and the ords of the
-// kept rows and of the rows still to come continue from it, so a retained row reads exactly as
-// it did before the prune (same ord, same offset arithmetic from the head).
+// internal txs and theirs, NFT tx history, the rows of the tables an extension owns, by their
+// height column). What stays: the current state, which no height rebuilds (NFT collections,
+// live tokens and their rank buckets, the rich list), and the dictionaries with their
+// counters: a counter is the last ord handed out, and the ords of the kept rows and of the rows
+// still to come continue from it, so a retained row reads exactly as it did before the prune
+// (same ord, same offset arithmetic from the head).
 //
 // Pruning moves indexed_height.first_height up, so the block list's offsets and total follow
 // the retained range, as on a pruned node. Once a DB prunes, no answer is final (pinned): the
@@ -179,6 +180,9 @@ func (d *DB) pruneBatch(ctx context.Context, keep, batch int64) (lo, hi int64, e
 	}
 	if err := pruneTransfers(ctx, tx, hi); err != nil {
 		return 0, 0, err
+	}
+	if err := clearExtensionTables(ctx, tx, hi); err != nil {
+		return 0, 0, fmt.Errorf("prune: %w", err)
 	}
 	if err := tx.Exec(ctx, "UPDATE indexed_height SET first_height = ? WHERE id = 1", hi); err != nil {
 		return 0, 0, fmt.Errorf("prune: update indexed_height: %w", err)

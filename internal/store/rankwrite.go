@@ -19,6 +19,9 @@ type rankCache struct {
 	// loaded holds the states preload read, which state takes over at their first touch (so
 	// the flush order stays that of first touch).
 	loaded map[string]*rankState
+	// beforeSrc, when set, runs before a list's source table is read (a bucket split), so the
+	// writes a caller holds back until the end of the transaction are in the table first.
+	beforeSrc func(context.Context) error
 }
 
 type rankBucket struct {
@@ -280,6 +283,11 @@ func (rc *rankCache) splitAt(ctx context.Context, st *rankState, i int) error {
 // nthKey reads the key at offset n from lo in the list (the bucket's rows are the first ones
 // from lo, so this is inside it).
 func (rc *rankCache) nthKey(ctx context.Context, st *rankState, lo []any, n int64) ([]any, error) {
+	if rc.beforeSrc != nil {
+		if err := rc.beforeSrc(ctx); err != nil {
+			return nil, err
+		}
+	}
 	l := st.l
 	list := strings.Join(l.srcCols, ", ")
 	var where []string

@@ -25,7 +25,7 @@ type analyzer interface {
 const analyzedTables = "block, tx, tx_accounts, tx_msg_types, account_dict, msg_type_dict, " +
 	"nft, nft_collection, nft_dict, nft_not_collection, nft_owner_collection, nft_rank_height, nft_rank_token, nft_txs, " +
 	"evm_tx, evm_tx_accounts, evm_internal_tx, evm_internal_tx_accounts, evm_internal_account, " +
-	"rich_list, rich_list_alias, rich_list_denom, rich_list_rank, transfer, transfer_account, transfer_denom_count, transfer_backfill"
+	"rich_list, rich_list_alias, rich_list_denom, rich_list_rank, transfer, transfer_account, transfer_denom_count, transfer_backfill, extension_table"
 
 // pgAnalyzer refreshes the statistics of the tables the writers fill. It runs on its own pool
 // connection, outside any write transaction.

@@ -66,8 +66,9 @@ type BlockBundle struct {
 	Txs   []Tx // in block order
 	// Extensions are the rows of the extensions that write their own tables (extension.go),
 	// at most one of each kind: the EVM txs (EVMRows, evm.go), the NFT index (NFTRows), the
-	// rich list (RichListChanges) and the transfers index (TransferRows). An extension that is
-	// off adds none.
+	// rich list (RichListChanges) and the transfers index (TransferRows), or those of an
+	// extension that declares its rows and tables beside its ingest side (ExtensionTable). An
+	// extension that is off adds none.
 	Extensions []ExtensionRows
 }
 

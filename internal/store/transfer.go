@@ -55,9 +55,9 @@ type Transfer struct {
 // transfers index (BlockBundle.Extensions).
 type TransferRows []Transfer
 
-func (TransferRows) writerName() string         { return "transfers" }
-func (TransferRows) newWriter() extensionWriter { return &transferWriter{} }
-func (r TransferRows) count() int               { return len(r) }
+func (TransferRows) WriterName() string         { return "transfers" }
+func (TransferRows) NewWriter() ExtensionWriter { return &transferWriter{} }
+func (r TransferRows) Count() int               { return len(r) }
 
 var transferCols = []string{"id", "height", "time_ns", "tx_hash", "msg_index", "kind", "from_addr", "to_addr", "denom",
 	"contract", "amount", "token_id", "counterparty", "counterparty_addr"}
@@ -80,7 +80,7 @@ type transferWriter struct {
 	err     error
 }
 
-func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
+func (w *transferWriter) Add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	if b.Block.Height != w.height || w.rows == nil {
 		w.height, w.inBlock = b.Block.Height, 0
 	}
@@ -103,7 +103,7 @@ func (w *transferWriter) add(b *BlockBundle, rows ExtensionRows, _ int64) {
 	}
 }
 
-func (w *transferWriter) write(ctx context.Context, tx sqldb.Tx, _ string) error {
+func (w *transferWriter) Write(ctx context.Context, tx sqldb.Tx, _ string) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -395,9 +395,21 @@ func (d *DB) Transfers(ctx context.Context, f TransferFilter, p Page) (TransferP
 		return " WHERE " + strings.Join(all, " AND ")
 	}
 	cols := strings.Join(transferCols, ", ")
-	var q string
-	var qargs []any
+	var from string
+	var fromArgs []any
 	switch {
+	case f.Account != nil && f.Direction == DirectionBoth && offset == 0 && d.be.Dialect() == sqldb.Postgres:
+		// A first or cursor page on PostgreSQL: the ids of each side's page as two arrays
+		// (each an InitPlan), their rows read by one seek each on the primary key. PostgreSQL
+		// plans this query on every execution (its custom plans win over the generic one), and
+		// it plans in about 0.25 ms where the UNION below takes 0.3 and a UNION of whole rows
+		// 0.4 (EXPLAIN ANALYZE of the prepared statement, docs/performance.md).
+		n := strconv.Itoa(limit)
+		side := func(col string) string {
+			return "ARRAY(SELECT id FROM transfer" + where(col+" = ?", conds) + order + " LIMIT " + n + ")"
+		}
+		from = " FROM transfer WHERE id = ANY(" + side("from_addr") + " || " + side("to_addr") + ")"
+		fromArgs = append(append(append(append(fromArgs, f.Account), args...), f.Account), args...)
 	case f.Account != nil && f.Direction == DirectionBoth:
 		// Each side is cut at the rows the page can need, so the merge reads at most
 		// 2 × (offset + limit) index entries whatever the account's history.
@@ -405,57 +417,68 @@ func (d *DB) Transfers(ctx context.Context, f TransferFilter, p Page) (TransferP
 		side := func(col string) string {
 			return "SELECT id FROM (SELECT id FROM transfer" + where(col+" = ?", conds) + order + " LIMIT " + n + ") s_" + col
 		}
-		q = "SELECT " + cols + " FROM transfer WHERE id IN (" + side("from_addr") + " UNION " + side("to_addr") + ")" + order
-		qargs = append(append(append(append(qargs, f.Account), args...), f.Account), args...)
+		from = " FROM transfer WHERE id IN (" + side("from_addr") + " UNION " + side("to_addr") + ")"
+		fromArgs = append(append(append(append(fromArgs, f.Account), args...), f.Account), args...)
 	case f.Account != nil:
 		col := "to_addr"
 		if f.Direction == DirectionOut {
 			col = "from_addr"
 		}
-		q = "SELECT " + cols + " FROM transfer" + where(col+" = ?", conds) + order
-		qargs = append(append(qargs, f.Account), args...)
+		from = " FROM transfer" + where(col+" = ?", conds)
+		fromArgs = append(append(fromArgs, f.Account), args...)
 	default:
-		q = "SELECT " + cols + " FROM transfer" + where("", conds) + order
-		qargs = args
+		from = " FROM transfer" + where("", conds)
+		fromArgs = args
 	}
-	q += " LIMIT " + strconv.Itoa(limit)
+	tail := order + " LIMIT " + strconv.Itoa(limit)
 	if offset > 0 {
-		q += " OFFSET " + strconv.FormatInt(offset, 10)
+		tail += " OFFSET " + strconv.FormatInt(offset, 10)
 	}
-	out, err := d.scanTransfers(ctx, c, q, qargs, limit)
+	if !p.CountTotal {
+		out, err := d.scanTransfers(ctx, c, "SELECT "+cols+from+tail, fromArgs, limit, nil)
+		if err != nil {
+			return TransferPage{}, err
+		}
+		return TransferPage{Transfers: out}, nil
+	}
+	// The total rides on the page's statement as a scalar subquery (evaluated once), so a
+	// counted page is one statement and, on PostgreSQL, one round trip; a page without rows
+	// has no row to carry it and reads it alone.
+	cq, cargs := countTransfersQuery(f, countConds, countArgs, where)
+	var total int64
+	out, err := d.scanTransfers(ctx, c, "SELECT "+cols+", ("+cq+")"+from+tail, append(cargs, fromArgs...), limit, &total)
 	if err != nil {
 		return TransferPage{}, err
 	}
-	page := TransferPage{Transfers: out}
-	if p.CountTotal {
-		if page.Total, err = d.countTransfers(ctx, c, f, countConds, countArgs, where); err != nil {
+	if len(out) == 0 {
+		if total, err = countRow(ctx, c, cq, cargs); err != nil {
 			return TransferPage{}, err
 		}
 	}
-	return page, nil
+	return TransferPage{Transfers: out, Total: total}, nil
 }
 
-func (d *DB) countTransfers(ctx context.Context, c sqldb.Conn, f TransferFilter, conds []string, args []any, where func(string, []string) string) (int64, error) {
-	var q string
+// countTransfersQuery is the query of a list's total: one row of one column, or no row for an
+// account or denom without kept counts (a total of zero).
+func countTransfersQuery(f TransferFilter, conds []string, args []any, where func(string, []string) string) (string, []any) {
 	var qargs []any
 	switch {
 	case f.Account != nil && len(conds) == 0:
 		// An account's whole list: its counts, kept by the writer (transfer_account).
 		switch f.Direction {
 		case DirectionIn:
-			q = "SELECT n_in FROM transfer_account WHERE account = ?"
+			return "SELECT n_in FROM transfer_account WHERE account = ?", []any{f.Account}
 		case DirectionOut:
-			q = "SELECT n_out FROM transfer_account WHERE account = ?"
+			return "SELECT n_out FROM transfer_account WHERE account = ?", []any{f.Account}
 		default:
-			q = "SELECT n_in + n_out - n_self FROM transfer_account WHERE account = ?"
+			return "SELECT n_in + n_out - n_self FROM transfer_account WHERE account = ?", []any{f.Account}
 		}
-		return countRow(ctx, c, q, f.Account)
 	case f.Denom != "" && len(conds) == 1 && f.Account == nil:
 		// A denom's whole list: its count (transfer_denom_count).
-		return countRow(ctx, c, "SELECT n FROM transfer_denom_count WHERE denom = ?", f.Denom)
+		return "SELECT n FROM transfer_denom_count WHERE denom = ?", []any{f.Denom}
 	case f.Account != nil && f.Direction == DirectionBoth:
 		// |from ∪ to| = |from| + |to| - |from ∩ to| (an account's transfers to itself).
-		q = "SELECT (SELECT COUNT(*) FROM transfer" + where("from_addr = ?", conds) + ") + (SELECT COUNT(*) FROM transfer" +
+		q := "SELECT (SELECT COUNT(*) FROM transfer" + where("from_addr = ?", conds) + ") + (SELECT COUNT(*) FROM transfer" +
 			where("to_addr = ?", conds) + ") - (SELECT COUNT(*) FROM transfer" + where("from_addr = ? AND to_addr = ?", conds) + ")"
 		qargs = append(qargs, f.Account)
 		qargs = append(qargs, args...)
@@ -463,48 +486,54 @@ func (d *DB) countTransfers(ctx context.Context, c sqldb.Conn, f TransferFilter,
 		qargs = append(qargs, args...)
 		qargs = append(qargs, f.Account, f.Account)
 		qargs = append(qargs, args...)
+		return q, qargs
 	case f.Account != nil:
 		col := "to_addr"
 		if f.Direction == DirectionOut {
 			col = "from_addr"
 		}
-		q = "SELECT COUNT(*) FROM transfer" + where(col+" = ?", conds)
-		qargs = append(append(qargs, f.Account), args...)
+		return "SELECT COUNT(*) FROM transfer" + where(col+" = ?", conds), append(append(qargs, f.Account), args...)
 	default:
-		q = "SELECT COUNT(*) FROM transfer" + where("", conds)
-		qargs = args
+		return "SELECT COUNT(*) FROM transfer" + where("", conds), append(qargs, args...)
 	}
+}
+
+// countRow reads one count; no row is zero.
+func countRow(ctx context.Context, c sqldb.Conn, q string, args []any) (int64, error) {
 	var n int64
-	if err := queryRow(ctx, c, q, qargs, &n); err != nil {
+	if err := queryRow(ctx, c, q, args, &n); err != nil && !errors.Is(err, ErrNotFound) {
 		return 0, fmt.Errorf("count transfers: %w", err)
 	}
 	return n, nil
 }
 
-// countRow reads one kept count; no row is zero.
-func countRow(ctx context.Context, c sqldb.Conn, q string, key any) (int64, error) {
-	var n int64
-	if err := queryRow(ctx, c, q, []any{key}, &n); err != nil && !errors.Is(err, ErrNotFound) {
-		return 0, fmt.Errorf("count transfers: %w", err)
-	}
-	return n, nil
-}
-
-func (d *DB) scanTransfers(ctx context.Context, c sqldb.Conn, q string, args []any, hint int) ([]TransferRecord, error) {
+// scanTransfers reads the rows of a transfer query; with total set, each row ends with the
+// list's total (NULL: zero), read into it.
+func (d *DB) scanTransfers(ctx context.Context, c sqldb.Conn, q string, args []any, hint int, total *int64) ([]TransferRecord, error) {
 	r, err := c.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("transfers: %w", err)
 	}
 	defer r.Close()
 	out := make([]TransferRecord, 0, min(hint, 1000))
+	// One set of destinations for every row: each row starts from zero values, so the
+	// drivers' copies of its bytes are its own.
+	var t TransferRecord
+	var timeNs int64
+	var msg, n *int64
+	var tokenID, cp, cpAddr *string
+	dest := []any{&t.ID, &t.Height, &timeNs, &t.TxHash, &msg, &t.Kind, &t.From, &t.To, &t.Denom, &t.Contract,
+		&t.Amount, &tokenID, &cp, &cpAddr, &n}
+	if total == nil {
+		dest = dest[:len(dest)-1]
+	}
 	for r.Next() {
-		var t TransferRecord
-		var timeNs int64
-		var msg *int64
-		var tokenID, cp, cpAddr *string
-		if err := r.Scan(&t.ID, &t.Height, &timeNs, &t.TxHash, &msg, &t.Kind, &t.From, &t.To, &t.Denom, &t.Contract,
-			&t.Amount, &tokenID, &cp, &cpAddr); err != nil {
+		t, msg, n, tokenID, cp, cpAddr = TransferRecord{}, nil, nil, nil, nil, nil
+		if err := r.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("transfers: scan: %w", err)
+		}
+		if n != nil {
+			*total = *n
 		}
 		t.Time = time.Unix(0, timeNs).UTC()
 		t.MsgIndex, t.Transfer.MsgIndex = -1, -1

@@ -135,13 +135,23 @@ func TestTransfers(t *testing.T) {
 					}
 				}
 			}
-			// An offset page is the same rows as the cursor walk.
-			page, err := db.Transfers(ctx, f, Page{Limit: 2, Offset: 1})
-			if err != nil {
-				t.Fatal(err)
+			// An offset page is the same rows as the cursor walk, with the same total, and so is
+			// one past the end (no row to carry the total: it is read alone).
+			for _, off := range []int64{1, int64(len(want)) + 1} {
+				page, err := db.Transfers(ctx, f, Page{Limit: 2, Offset: off, CountTotal: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := min(2, max(0, len(want)-int(off))); len(page.Transfers) != n || (n > 0 && page.Transfers[0].ID != want[off].ID) {
+					t.Errorf("%s: offset %d page %d rows", name, off, len(page.Transfers))
+				}
+				if page.Total != int64(len(want)) {
+					t.Errorf("%s: offset %d page total %d, want %d", name, off, page.Total, len(want))
+				}
 			}
-			if n := min(2, max(0, len(want)-1)); len(page.Transfers) != n || (n > 0 && page.Transfers[0].ID != want[1].ID) {
-				t.Errorf("%s: offset page %d rows", name, len(page.Transfers))
+			// Uncounted, the total is zero.
+			if page, err := db.Transfers(ctx, f, Page{Limit: 2}); err != nil || page.Total != 0 || len(page.Transfers) != min(2, len(want)) {
+				t.Errorf("%s: uncounted page: total %d, %d rows, %v", name, page.Total, len(page.Transfers), err)
 			}
 		}
 	})
@@ -185,14 +195,14 @@ func TestHeightRange(t *testing.T) {
 // wrote its rows and counts: the fault a retried or halved write recovers from.
 type faultRows struct{}
 
-func (faultRows) writerName() string         { return "fault" }
-func (faultRows) newWriter() extensionWriter { return faultWriter{} }
-func (faultRows) count() int                 { return 0 }
+func (faultRows) WriterName() string         { return "fault" }
+func (faultRows) NewWriter() ExtensionWriter { return faultWriter{} }
+func (faultRows) Count() int                 { return 0 }
 
 type faultWriter struct{}
 
-func (faultWriter) add(*BlockBundle, ExtensionRows, int64) {}
-func (faultWriter) write(context.Context, sqldb.Tx, string) error {
+func (faultWriter) Add(*BlockBundle, ExtensionRows, int64) {}
+func (faultWriter) Write(context.Context, sqldb.Tx, string) error {
 	return errors.New("injected fault")
 }
 

@@ -59,9 +59,9 @@ func (d *DB) BackfillTransfers(ctx context.Context, batch int64, read BackfillRe
 		}
 		w := &transferWriter{}
 		for i := range rows {
-			w.add(&rows[i], rows[i].Extensions[0], 0)
+			w.Add(&rows[i], rows[i].Extensions[0], 0)
 		}
-		if err := w.write(ctx, tx, d.be.ForUpdate()); err != nil {
+		if err := w.Write(ctx, tx, d.be.ForUpdate()); err != nil {
 			return nil, err
 		}
 		st.Next, st.Rows = hi+1, st.Rows+int64(len(w.rows))

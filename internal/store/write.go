@@ -97,7 +97,7 @@ func extensionRows(bundles []BlockBundle) int64 {
 	var n int
 	for _, b := range bundles {
 		for _, e := range b.Extensions {
-			n += e.count()
+			n += e.Count()
 		}
 	}
 	return int64(n)
