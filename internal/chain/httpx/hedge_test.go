@@ -228,3 +228,40 @@ func TestFailedHedgeRelaunches(t *testing.T) {
 		t.Errorf("err %v after %v with %d hedges; want an answer from the second hedge well before %v", err, took, hedges, 2*lat)
 	}
 }
+
+// TestHedgeBudget: when every answer comes late (a saturated upstream, not one hung request),
+// the timer's hedges stay within the budget, the saving it starts with plus 5 % of the
+// requests, instead of up to three copies of every request; the first hung request after
+// the warm-up is still hedged at once from the saving.
+func TestHedgeBudget(t *testing.T) {
+	var slow atomic.Bool
+	srv, _ := scripted(t, func(int64) (bool, time.Duration) {
+		if slow.Load() {
+			return false, 20 * time.Millisecond // every answer far past the warm p95
+		}
+		return false, 0
+	})
+	c, _ := New(srv.URL, WithTimeout(10*time.Second), WithMaxAttempts(1), WithBackoff(time.Millisecond, time.Millisecond))
+	warm(t, c, http.MethodGet, minSamples)
+	slow.Store(true)
+	const workers, each = 8, 40
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				if _, err := c.Do(context.Background(), Request{Path: "/x", ExpectJSON: true}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	n := int64(workers * each)
+	limit := int64(hedgeBurst/1000) + n*hedgeShare/1000 + 1
+	if h := c.Hedges(); h > limit || h < int64(hedgeBurst/1000) {
+		t.Errorf("%d hedged copies for %d late requests; want the saving (%d) spent and at most %d in all", h, n, hedgeBurst/1000, limit)
+	}
+}

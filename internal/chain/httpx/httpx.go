@@ -128,6 +128,7 @@ type Client struct {
 	outage      time.Duration // the largest pause while a URL mostly fails (WithOutageBackoff)
 	noAdapt     bool          // fixed timeouts, no hedging
 	hedges      atomic.Int64  // hedged attempts sent
+	budget      hedgeBudget   // what the timer may still hedge (hedge.go)
 }
 
 // Option configures a Client.
@@ -202,13 +203,23 @@ func SplitEndpoints(s string) []string {
 	return out
 }
 
+// sharedTransport keeps as many idle connections per host as an ingest keeps requests in
+// flight: http.DefaultTransport keeps 2, so with 8 heights fetched at once (and the hedges on
+// top) most answers closed their connection and the next request dialled a new one, a TCP
+// handshake on both sides for every few calls during catch-up.
+var sharedTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}()
+
 // NewList returns a client over the given base URLs, tried in order.
 func NewList(endpoints []string, opts ...Option) (*Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("httpx: no endpoint")
 	}
 	c := &Client{
-		hc:          &http.Client{},
+		hc:          &http.Client{Transport: sharedTransport},
 		timeout:     DefaultTimeout,
 		maxAttempts: DefaultMaxAttempts,
 		minBackoff:  DefaultMinBackoff,

@@ -195,7 +195,7 @@ func (b *Builder) Build(blk *RawBlock, results []TxResult, rest []json.RawMessag
 			accounts = append(accounts, store.TxAccount{Addr: signer, Signer: true})
 		}
 
-		txJSON, err := json.Marshal(apiTx{
+		txJSON, err := appendAPITx(make([]byte, 0, 512+len(rest[ri])+eventsSize(events)), &apiTx{
 			TxHash:    strings.ToUpper(hex.EncodeToString(hash[:])),
 			Height:    strconv.FormatInt(blk.Height, 10),
 			Codespace: res.Codespace,

@@ -347,11 +347,27 @@ func (p *Pipeline) reindex(ctx context.Context) error {
 	for _, e := range p.exts {
 		e.reset()
 	}
+	p.droppedMu.Lock()
+	hooks := p.dropped
+	p.droppedMu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 	p.resets.Add(1)
 	p.log.Warn("stored chain dropped; indexing the node's chain from its first height", "resets", p.resets.Load())
 	p.fault.recorded = &recordedFault{} // Reset cleared the stored fault
 	p.clearFault(ctx)
 	return nil
+}
+
+// OnReindex registers f, called each time the store has been dropped to index another chain,
+// before ChainResets moves and before the fault that ended the streams clears: an API in this
+// process drops its cached answers there, so no answer of the dropped chain is served once
+// anyone can see the re-index.
+func (p *Pipeline) OnReindex(f func()) {
+	p.droppedMu.Lock()
+	defer p.droppedMu.Unlock()
+	p.dropped = append(p.dropped, f)
 }
 
 // ChainResets counts the re-indexes of this pipeline (OnChainMismatch "reindex"): a stream

@@ -40,6 +40,9 @@ func (s *swapSource) BlockResults(ctx context.Context, h int64) ([]TxResult, err
 func (s *swapSource) BlockTxs(ctx context.Context, h int64) ([]json.RawMessage, error) {
 	return s.cur.Load().BlockTxs(ctx, h)
 }
+func (s *swapSource) BlockHash(ctx context.Context, h int64) ([]byte, error) {
+	return s.cur.Load().BlockHash(ctx, h)
+}
 func (s *swapSource) Validators(ctx context.Context) ([]Validator, error) {
 	return s.cur.Load().Validators(ctx)
 }
@@ -214,6 +217,88 @@ func TestChainResetNeverMixes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replacedMidHeight is a node replaced by another chain while one height is being read: the
+// old node serves block at, then dies as its results are asked for; the URL then answers for
+// the new chain.
+type replacedMidHeight struct {
+	*swapSource
+	at       int64
+	to       *fakeChain
+	served   atomic.Bool // the old chain's block at has been served
+	replaced atomic.Bool
+}
+
+func (s *replacedMidHeight) Block(ctx context.Context, h int64) (*RawBlock, error) {
+	b, err := s.swapSource.Block(ctx, h)
+	if h == s.at && err == nil && !s.replaced.Load() {
+		s.served.Store(true)
+	}
+	return b, err
+}
+
+func (s *replacedMidHeight) BlockResults(ctx context.Context, h int64) ([]TxResult, error) {
+	if h == s.at && !s.replaced.Load() {
+		for !s.served.Load() { // /block and /block_results are asked at once
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if s.replaced.CompareAndSwap(false, true) {
+			s.cur.Store(s.to)
+			return nil, errors.New("connection refused (the node is being replaced)")
+		}
+	}
+	return s.swapSource.BlockResults(ctx, h)
+}
+
+// TestNodeReplacedMidHeight: the node is replaced by another chain between the block of a
+// height and its results. The retry must not complete the old block with the new chain's
+// results (the parent hash would still link it to the store): the height is read again whole,
+// the store refuses the new chain's block, ingestion halts on CHAIN_MISMATCH at the height
+// below, and no result of the new chain is stored.
+func TestNodeReplacedMidHeight(t *testing.T) {
+	cfg := fastConfig()
+	cfg.ChainRecheck = time.Hour // only the store's parent check and the fetch may find the change
+	const at = 23                // a height with txs, so with results to tell the chains apart
+	for name, open := range identityStores(t) {
+		t.Run(name, func(t *testing.T) {
+			db := open(t)
+			old := newFakeChain(at, 0) // at is the old node's head: nothing of it comes after
+			reset := newFakeChain(60, 0)
+			reset.seed = 7
+			src := &replacedMidHeight{swapSource: newSwapSource(old), at: at, to: reset}
+			r := startOn(t, cfg, src, db)
+			waitUntil(t, "CHAIN_MISMATCH after the replacement", 10*time.Second, func() bool {
+				reason, _ := readyReason(r.p)
+				return reason == NotReadyChainMismatch
+			})
+			time.Sleep(100 * time.Millisecond) // retries and rechecks: nothing may come of them
+			// The batch holding the refused block is refused whole, so the store may end
+			// below at-1; what it holds is the old chain's.
+			h, _ := db.IndexedHeight(context.Background())
+			if h >= at || h < 1 {
+				t.Errorf("indexed height %d, want the old chain's below %d: the height read across the replacement is not stored", h, at)
+			}
+			if d := dumpOf(t, db); strings.Contains(d, reset.resultsMark()) {
+				t.Errorf("the store holds results of the new chain:\n%s", firstLineWith(d, reset.resultsMark()))
+			}
+			if got, err := db.BlockHash(context.Background(), h); err != nil || !bytes.Equal(got, old.hash(h)) {
+				t.Errorf("stored block %d hash %x (%v), want the old chain's %x", h, got, err, old.hash(h))
+			}
+		})
+	}
+}
+
+func firstLineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }
 
 // TestUpstreamBehind: a node restored from an older snapshot (the same chain, behind the

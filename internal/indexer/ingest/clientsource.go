@@ -192,6 +192,21 @@ func (s *ClientSource) Block(ctx context.Context, height int64) (*RawBlock, erro
 	}, nil
 }
 
+// BlockHash is block h's block_id.hash from CometBFT `/blockchain` (a header, not the txs),
+// for the pipeline's check that a height retried after a failure still comes from one chain
+// (blockHasher). A node that does not answer `/blockchain` for h is asked for the block.
+func (s *ClientSource) BlockHash(ctx context.Context, height int64) ([]byte, error) {
+	r, err := s.rpc.Blockchain(ctx, height, height)
+	if err == nil && len(r.BlockMetas) == 1 && r.BlockMetas[0] != nil && r.BlockMetas[0].Header.Height == height {
+		return r.BlockMetas[0].BlockID.Hash, nil
+	}
+	b, err := s.Block(ctx, height)
+	if err != nil {
+		return nil, err
+	}
+	return b.Hash, nil
+}
+
 // BlockResults implements Source.
 func (s *ClientSource) BlockResults(ctx context.Context, height int64) ([]TxResult, error) {
 	r, err := s.rpc.BlockResults(ctx, height)

@@ -1,12 +1,14 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,11 +94,7 @@ func (x *AccountExtractor) FlattenTraces(height int64, raw json.RawMessage) ([]s
 					return fmt.Errorf("height %d: %w: trace of %s: bad hex %.40q", height, ErrInvalidData, hashHex, v)
 				}
 			}
-			b, err := json.Marshal(item)
-			if err != nil {
-				return err
-			}
-			it.JSON = b
+			it.JSON = item.appendJSON(make([]byte, 0, 160+len(item.Input)+len(item.Output)))
 			out = append(out, it)
 			for i := range f.Calls {
 				if err := visit(&f.Calls[i], idx); err != nil {
@@ -138,8 +136,9 @@ func evenHex(s string) string {
 type InternalStore interface {
 	IndexedHeight(ctx context.Context) (int64, error)
 	InternalTxHeight(ctx context.Context) (int64, error)
-	// EVMTxHeights lists the heights in [from, to] holding EVM txs, ascending.
-	EVMTxHeights(ctx context.Context, from, to int64) ([]int64, error)
+	// EVMTxHashes lists the heights in [from, to] holding EVM txs, ascending, with their
+	// txs' hashes.
+	EVMTxHashes(ctx context.Context, from, to int64) ([]store.EVMTxsAt, error)
 	WriteInternalTxs(ctx context.Context, blocks []store.InternalBlock) error
 }
 
@@ -413,14 +412,15 @@ func (f *InternalFollower) waitForBlocks(ctx context.Context, wake <-chan struct
 
 // traceRange traces the heights in [from, to] that hold EVM txs, Concurrency at a time.
 func (f *InternalFollower) traceRange(ctx context.Context, from, to int64) ([]store.InternalBlock, error) {
-	hs, err := f.st.EVMTxHeights(ctx, from, to)
+	hs, err := f.st.EVMTxHashes(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
 	blocks := make([]store.InternalBlock, len(hs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(f.cfg.Concurrency)
-	for i, h := range hs {
+	for i, at := range hs {
+		h := at.Height
 		g.Go(func() error {
 			raw, err := f.src.TraceBlock(gctx, h)
 			if err != nil {
@@ -428,6 +428,9 @@ func (f *InternalFollower) traceRange(ctx context.Context, from, to int64) ([]st
 			}
 			txs, err := f.x.FlattenTraces(h, raw)
 			if err != nil {
+				return err
+			}
+			if err := tracesOfStored(at, txs); err != nil {
 				return err
 			}
 			blocks[i] = store.InternalBlock{Height: h, Txs: txs}
@@ -441,4 +444,26 @@ func (f *InternalFollower) traceRange(ctx context.Context, from, to int64) ([]st
 		blocks = append(blocks, store.InternalBlock{Height: to}) // the heights without EVM txs are done too
 	}
 	return blocks, nil
+}
+
+// errTraceOfOtherChain: a trace names a tx the store does not hold at that height. The
+// follower traces heights the block writer stored; a node that now serves another chain (a
+// reset under the same URL) answers with that chain's txs, which must not be stored as the
+// internal txs of the stored chain's blocks. The follower retries (and reports itself behind)
+// until the node serves the stored chain again; the block writer meanwhile halts on
+// CHAIN_MISMATCH.
+var errTraceOfOtherChain = errors.New("the trace names a tx the store does not hold at this height (the node serves another chain?)")
+
+// tracesOfStored checks that every internal tx traced at at.Height belongs to one of the
+// EVM txs stored there.
+func tracesOfStored(at store.EVMTxsAt, txs []store.InternalTx) error {
+	for i := range txs {
+		if i > 0 && bytes.Equal(txs[i].Hash, txs[i-1].Hash) {
+			continue // the frames of one tx share its hash
+		}
+		if !slices.ContainsFunc(at.Hashes, func(h []byte) bool { return bytes.Equal(h, txs[i].Hash) }) {
+			return fmt.Errorf("height %d: %w: 0x%x", at.Height, errTraceOfOtherChain, txs[i].Hash)
+		}
+	}
+	return nil
 }

@@ -13,7 +13,10 @@ import (
 // knows them only through this interface, so none of its stages names a feature or a VM.
 //
 // The lifecycle methods are unexported: an extension reaches into the pipeline's stages, so
-// every implementation lives in this package, and the profile only chooses among them.
+// every implementation lives in this package, and the profile only chooses among them. An
+// extension that stores rows of its own is one file here: its ingest side, its rows
+// (store.ExtensionRows) and their writer (store.ExtensionWriter), and, through tableOwner, the
+// tables they go to; its row in the profile's table turns it on.
 type Extension interface {
 	// Name names the extension in logs and errors.
 	Name() string
@@ -41,6 +44,39 @@ type Extension interface {
 	// reset forgets what the extension learnt of the chain, when the store was emptied to
 	// index another one (the pipeline's re-index); start follows.
 	reset()
+}
+
+// tableOwner is an extension that owns tables of its own (store.ExtensionTable): the pipeline
+// has the store create them before the extension starts, and a store that cannot keep them
+// (store.ExtensionTableStore) fails New, as a missing capability does.
+type tableOwner interface {
+	tables() []store.ExtensionTable
+}
+
+// bindTables checks that the store can keep e's tables, when e owns some.
+func bindTables(p *Pipeline, e Extension) error {
+	if o, ok := e.(tableOwner); ok && len(o.tables()) > 0 {
+		if _, ok := p.w.(store.ExtensionTableStore); !ok {
+			return errors.New("ingest: extension " + e.Name() + " needs a store that keeps extension tables")
+		}
+	}
+	return nil
+}
+
+// ensureTables has the store create the tables of every extension that owns some (each run:
+// the statements are idempotent, and a re-index keeps the tables).
+func (p *Pipeline) ensureTables(ctx context.Context) error {
+	var tables []store.ExtensionTable
+	for _, e := range p.exts {
+		if o, ok := e.(tableOwner); ok {
+			tables = append(tables, o.tables()...)
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	ts := p.w.(store.ExtensionTableStore) // bindTables checked it
+	return p.retry(ctx, "create extension tables", func() error { return ts.EnsureExtensionTables(ctx, tables) })
 }
 
 // noHooks gives an extension the do-nothing lifecycle it does not override.

@@ -20,6 +20,9 @@ type rawHeight struct {
 	haveRest    bool
 }
 
+// kept reports whether any part of the height is held for the next attempt.
+func (g *rawHeight) kept() bool { return g.blk != nil || g.haveResults || g.haveRest }
+
 // fetchRaw completes got: /block and /block_results at once (they are independent), then the
 // REST tx JSON when the block has txs.
 func (p *Pipeline) fetchRaw(ctx context.Context, h int64, got *rawHeight) error {

@@ -45,23 +45,30 @@ func (c *countingSource) BlockTxs(ctx context.Context, h int64) ([]json.RawMessa
 	return c.Source.BlockTxs(ctx, h)
 }
 
-func ingestFixtureWith(t *testing.T, name string, local bool) (*memWriter, string, int64) {
+// replayFixture serves the captured chain name over HTTP until the test ends and dials a
+// source on it (metrics in reg, which may be nil); top is the capture's last height.
+func replayFixture(t *testing.T, name string, reg prometheus.Registerer) (src Source, srv *replay.Server, top int64) {
 	t.Helper()
-	dir := testutil.Fixture(t, name)
 	// The captured /status may predate the last captured blocks: report the capture's top.
-	var top int64
-	srv, err := replay.New(dir, replay.MaxHeight(func() int64 { return top }))
+	srv, err := replay.New(testutil.Fixture(t, name), replay.MaxHeight(func() int64 { return top }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	top = srv.CapturedMaxHeight()
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	reg := prometheus.NewRegistry()
 	cs, err := DialSource(ts.URL, ts.URL, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cs, srv, top
+}
+
+func ingestFixtureWith(t *testing.T, name string, local bool) (*memWriter, string, int64) {
+	t.Helper()
+	dir := testutil.Fixture(t, name)
+	reg := prometheus.NewRegistry()
+	cs, srv, _ := replayFixture(t, name, reg)
 	src := &countingSource{Source: cs}
 	w := &memWriter{}
 	cfg := fastConfig()

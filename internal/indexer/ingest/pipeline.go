@@ -9,6 +9,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type Pipeline struct {
 	size    writeSize   // the committer's: heights per WriteBlocks under repeated faults
 	resets  atomic.Int64
 	initial *RawBlock // the chain's initial block, until recorded beside a store started above it
+	// dropped are called once the store was dropped to re-index, before ChainResets moves
+	// (OnReindex).
+	droppedMu sync.Mutex
+	dropped   []func()
 }
 
 // New returns a pipeline. A nil logger discards logs; a nil registry skips metric registration.
@@ -77,6 +82,9 @@ func New(cfg Config, src Source, w store.Writer, logger *slog.Logger, reg promet
 	var errs []error
 	for _, e := range p.exts {
 		if err := e.bind(p); err != nil {
+			errs = append(errs, err)
+		}
+		if err := bindTables(p, e); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -147,6 +155,9 @@ func (p *Pipeline) run(ctx context.Context) error {
 	p.initial = nil
 	if indexed == 0 && next > 1 {
 		p.initial = p.initialBlock(ctx)
+	}
+	if err := p.ensureTables(ctx); err != nil {
+		return err
 	}
 	for _, e := range p.exts {
 		if err := e.start(ctx, indexed, next); err != nil {
@@ -312,11 +323,22 @@ func (p *Pipeline) setTarget(h int64) {
 // fetchHeight returns the bundle of one height, retrying with backoff: without limit on
 // transport errors, MaxInvalidAttempts times on undecodable data. A height not produced yet
 // (a node behind the one that answered /status) is waited for, not counted as an error.
+//
+// A retry keeps the parts an earlier attempt got, and between two attempts the node may have
+// been replaced by another chain under the same URL (a reset, a repointed load balancer): the
+// block from the old node, its results or receipts from the new one would make one height of
+// two chains, and its parent hash would still link it to the store. So a bundle assembled
+// after any failure is only returned once the node, asked again after every part was read,
+// still serves the kept block (sameBlock).
 func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle, error) {
 	invalid := 0
 	var got rawHeight
+	failed := false
 	for attempt := 0; ; attempt++ {
 		b, err := p.fetchOnce(ctx, h, &got)
+		if err == nil && failed {
+			err = p.sameBlock(ctx, h, &got)
+		}
 		if err == nil {
 			return b, nil
 		}
@@ -347,11 +369,51 @@ func (p *Pipeline) fetchHeight(ctx context.Context, h int64) (store.BlockBundle,
 			p.health.fetchFailures.Add(1)
 			p.health.warns.warn(p.log, "fetch", "fetching height failed; retrying", "height", h, "err", err, "attempt", attempt+1, "wait", wait)
 		}
+		// Only parts kept across a failure can come from another block than the parts read
+		// after it; a wait at the tip keeps nothing, so it costs no hash check.
+		failed = got.kept()
 		p.m.fetchRetries.Inc()
 		if !sleep(ctx, wait) {
 			return store.BlockBundle{}, ctx.Err()
 		}
 	}
+}
+
+// errNodeChanged: the node's block at a height no longer hashes as the one fetched before a
+// failed attempt; everything kept of that height is dropped and asked for again.
+var errNodeChanged = errors.New("the node now serves another block at this height")
+
+// sameBlock asks the node for block h again and compares it with the kept one. On a
+// difference the kept parts are dropped, so the next attempt reads the height whole from the
+// node as it is now; the store then refuses that block if it does not continue the stored
+// chain, and the chain checks report the mismatch.
+func (p *Pipeline) sameBlock(ctx context.Context, h int64, got *rawHeight) error {
+	var now []byte
+	if bh, ok := p.src.(blockHasher); ok {
+		hash, err := bh.BlockHash(ctx, h)
+		if err != nil {
+			return err
+		}
+		now = hash
+	} else {
+		b, err := p.src.Block(ctx, h)
+		if err != nil {
+			return err
+		}
+		now = b.Hash
+	}
+	if !bytes.Equal(now, got.blk.Hash) {
+		was := got.blk.Hash
+		*got = rawHeight{}
+		return fmt.Errorf("height %d: %w (%s, was %s)", h, errNodeChanged, store.HashHex(now), store.HashHex(was))
+	}
+	return nil
+}
+
+// blockHasher is a Source that can give a block's hash without its txs (ClientSource);
+// sameBlock asks for the whole block of one that cannot.
+type blockHasher interface {
+	BlockHash(ctx context.Context, height int64) ([]byte, error)
 }
 
 func (p *Pipeline) fetchOnce(ctx context.Context, h int64, got *rawHeight) (store.BlockBundle, error) {

@@ -86,6 +86,17 @@ func (c *fakeChain) Block(ctx context.Context, h int64) (*RawBlock, error) {
 	return b, nil
 }
 
+// BlockHash is the fake's /blockchain: block h's hash alone (blockHasher).
+func (c *fakeChain) BlockHash(ctx context.Context, h int64) ([]byte, error) {
+	if err := c.fail("blockchain"); err != nil {
+		return nil, err
+	}
+	if h > c.head.Load() {
+		return nil, fmt.Errorf("height %d: %w", h, ErrFutureHeight)
+	}
+	return c.hash(h), nil
+}
+
 // hash is block h's block_id.hash.
 func (c *fakeChain) hash(h int64) []byte {
 	if c.seed == 0 {
@@ -103,11 +114,20 @@ func (c *fakeChain) BlockResults(ctx context.Context, h int64) ([]TxResult, erro
 	}
 	var out []TxResult
 	for i := range fakeTxs(h) {
-		out = append(out, TxResult{GasWanted: 1000, GasUsed: int64(100 + i), Events: []Event{
+		out = append(out, TxResult{GasWanted: 1000, GasUsed: int64(100 + i), Log: c.resultsMark(), Events: []Event{
 			{Type: "transfer", Attributes: []EventAttribute{{Key: "recipient", Value: "init1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqpqr5e3d", Index: true}}},
 		}})
 	}
 	return out, nil
+}
+
+// resultsMark is the raw_log of every tx result: empty on the usual chain, naming the seed on
+// another, so a test can tell whose results a stored height holds.
+func (c *fakeChain) resultsMark() string {
+	if c.seed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("results of chain %d", c.seed)
 }
 
 func (c *fakeChain) BlockTxs(ctx context.Context, h int64) ([]json.RawMessage, error) {
@@ -323,6 +343,48 @@ func TestPipelineFollowsGrowingChain(t *testing.T) {
 			t.Errorf("batch %d at the tip holds %d blocks, want 1", i, w.batches[i])
 		}
 		tail += w.batches[i]
+	}
+}
+
+// statusAhead is a node behind a balancer whose status comes from a node a few heights ahead
+// of the one serving blocks: the heights past the block server's head fail as future ones.
+type statusAhead struct{ *fakeChain }
+
+func (s statusAhead) LatestHeight(ctx context.Context) (int64, error) {
+	h, err := s.fakeChain.LatestHeight(ctx)
+	return h + 3, err
+}
+
+// TestPipelineFutureHeightKeepsNothing: a height asked before the node serves it fails
+// whole, so its next attempt reads it whole, and no block-hash check (meant for parts kept
+// across a failure) is spent on it.
+func TestPipelineFutureHeightKeepsNothing(t *testing.T) {
+	chain := newFakeChain(20, 0)
+	w := &memWriter{}
+	var grow sync.Once
+	w.onWrite = func(last int64) {
+		grow.Do(func() {
+			go func() {
+				for chain.head.Load() < 60 {
+					time.Sleep(3 * time.Millisecond)
+					chain.head.Add(1)
+				}
+			}()
+		})
+	}
+	cfg := fastConfig()
+	cfg.StopAtHeight = 60
+	reg := prometheus.NewRegistry()
+	runPipeline(t, cfg, statusAhead{chain}, w, reg)
+	checkChain(t, w, 1, 60)
+	if got := counterValue(t, reg, "rollgate_ingest_fetch_retries_total"); got == 0 {
+		t.Fatal("no height was asked before the node served it: the test shows nothing")
+	}
+	chain.mu.Lock()
+	hashes := chain.calls["blockchain"]
+	chain.mu.Unlock()
+	if hashes != 0 {
+		t.Errorf("%d block-hash checks after failures that kept nothing, want 0", hashes)
 	}
 }
 

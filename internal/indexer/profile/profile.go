@@ -4,8 +4,12 @@
 // chain. The ingestion pipeline and the API never compare VM kinds: they get their parts from
 // here, chosen once at start-up.
 //
-// Adding an extension is one row of the extensions table below (and its implementation in
-// internal/indexer/ingest, with its API side in internal/indexer/api when it serves routes).
+// Adding an extension is one row of the extensions table below and its implementation, one
+// file in internal/indexer/ingest: its lifecycle, its rows and their writer (store.ExtensionRows,
+// store.ExtensionWriter) and the tables they go to (store.ExtensionTable, created by the writer
+// when the extension starts, emptied by Reset and trimmed by Prune), with its API side in
+// internal/indexer/api when it serves routes. TestProfiles lists each kind's extensions, so
+// the row shows there too.
 package profile
 
 import (
