@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // answer is a rendered success: what wrap writes, and what the cache keeps.
@@ -72,6 +73,11 @@ type Cache struct {
 	bytes int64
 	ll    *list.List // front: most recently used
 	items map[string]*list.Element
+	// gen counts Clears. An answer is put only under the generation read before its data
+	// was: one computed from data a Clear declared gone is dropped, not kept past the Clear.
+	// It moves only under mu (so put's check and Clear exclude each other) but is read
+	// without it: every cacheable request reads it, and that read must not take the lock.
+	gen atomic.Uint64
 }
 
 type cacheEntry struct {
@@ -107,16 +113,29 @@ func (c *Cache) get(key []byte) (*answer, bool) {
 	return el.Value.(*cacheEntry).a, true
 }
 
-func (c *Cache) put(key string, a *answer) {
+// generation is the count of Clears so far, read before an answer's data is: put and offer
+// keep the answer only while it is unchanged.
+func (c *Cache) generation() uint64 {
 	if c == nil {
-		return
+		return 0
+	}
+	return c.gen.Load()
+}
+
+// put keeps a under key unless a Clear came after gen was read; it reports whether a was kept.
+func (c *Cache) put(key string, a *answer, gen uint64) bool {
+	if c == nil {
+		return false
 	}
 	size := entrySize(key, a)
 	if size > c.max/8 {
-		return // one huge answer must not flush everything else
+		return false // one huge answer must not flush everything else
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.gen.Load() != gen {
+		return false // computed before a Clear: its data may be gone
+	}
 	if el, ok := c.items[key]; ok {
 		old := el.Value.(*cacheEntry)
 		c.bytes += size - entrySize(key, old.a)
@@ -133,6 +152,7 @@ func (c *Cache) put(key string, a *answer) {
 		delete(c.items, e.key)
 		c.bytes -= entrySize(e.key, e.a)
 	}
+	return true
 }
 
 // Clear drops every answer, pinned ones too: the data they were rendered from is gone (the
@@ -146,6 +166,7 @@ func (c *Cache) Clear() {
 	c.ll.Init()
 	clear(c.items)
 	c.bytes = 0
+	c.gen.Add(1)
 }
 
 // Bytes is what the cache holds now, by its own accounting (always at most the bound).

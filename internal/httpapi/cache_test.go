@@ -120,7 +120,7 @@ func TestCacheBound(t *testing.T) {
 	}
 	// An answer bigger than an eighth of the bound is not cached at all.
 	small := NewCache(1000)
-	small.put("k", &answer{body: make([]byte, 200)})
+	small.put("k", &answer{body: make([]byte, 200)}, 0)
 	if small.Len() != 0 {
 		t.Error("a large answer was cached")
 	}
@@ -296,5 +296,26 @@ func TestVersionNow(t *testing.T) {
 	version.Store(4)
 	if b := get(); b != "{\"head\":4}\n" {
 		t.Fatalf("after the version moved: %q", b)
+	}
+}
+
+// TestCacheClearDuringAnswer: an answer whose data was read before a Clear (the store was
+// dropped while the handler ran) is served to its request but not kept: the next request
+// computes it again from what the store holds now.
+func TestCacheClearDuringAnswer(t *testing.T) {
+	c := NewCache(1 << 20)
+	var calls atomic.Int64
+	h := New(Options{Namespace: "cache_clear_test", Cache: c}, []Route{
+		{Pattern: "GET /item/{id}", Cache: true, Handler: func(r *http.Request) (any, error) {
+			if calls.Add(1) == 1 {
+				c.Clear() // the data just read is of a store since dropped
+			}
+			return Pinned{Body: Raw(`{"id":"` + r.PathValue("id") + `"}`)}, nil
+		}},
+	})
+	for i, want := range []int64{1, 2, 2} {
+		if rec := serve(h, "GET", "/item/1", nil); rec.Code != 200 || calls.Load() != want {
+			t.Fatalf("request %d: %d, %d handler runs, want %d", i+1, rec.Code, calls.Load(), want)
+		}
 	}
 }

@@ -142,6 +142,7 @@ func (s *server) warmOne(r *http.Request, cr *cachedRoute) (kept, fresh bool, er
 	}
 	var kb [maxStackKey]byte
 	key := appendKey(kb[:0], r)
+	gen := s.cache.generation() // before the handler reads anything
 	version, err := s.opts.Version(ctx)
 	if err != nil {
 		return false, false, err
@@ -170,7 +171,7 @@ func (s *server) warmOne(r *http.Request, cr *cachedRoute) (kept, fresh bool, er
 		releaseBody(body)
 	}
 	a.version, a.route = version, cr
-	return s.cache.offer(string(key), a), false, nil
+	return s.cache.offer(string(key), a, gen), false, nil
 }
 
 // offer puts a warmed answer unless the cache holds one at least as good (pinned, or of the
@@ -178,7 +179,7 @@ func (s *server) warmOne(r *http.Request, cr *cachedRoute) (kept, fresh bool, er
 // answer with an older one. (A request putting a newer one between the check and the put is
 // overwritten: that answer is then a miss, recomputed, never a stale hit, since the version
 // rule still holds.) It reports whether a was kept.
-func (c *Cache) offer(key string, a *answer) bool {
+func (c *Cache) offer(key string, a *answer, gen uint64) bool {
 	c.mu.Lock()
 	if el, ok := c.items[key]; ok {
 		if old := el.Value.(*cacheEntry).a; old.pinned || (!a.pinned && old.version >= a.version) {
@@ -190,6 +191,5 @@ func (c *Cache) offer(key string, a *answer) bool {
 	if entrySize(key, a) > c.max/8 {
 		return false
 	}
-	c.put(key, a)
-	return true
+	return c.put(key, a, gen)
 }

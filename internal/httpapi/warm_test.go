@@ -71,14 +71,14 @@ func TestWarmNeedsCache(t *testing.T) {
 func TestWarmOfferKeepsNewer(t *testing.T) {
 	c := NewCache(1 << 20)
 	newer := &answer{body: []byte(`"new"`), version: 9}
-	c.put("/list?", newer)
-	if c.offer("/list?", &answer{body: []byte(`"old"`), version: 8}) {
+	c.put("/list?", newer, 0)
+	if c.offer("/list?", &answer{body: []byte(`"old"`), version: 8}, 0) {
 		t.Error("an older answer replaced a newer one")
 	}
 	if a, _ := c.get([]byte("/list?")); a != newer {
 		t.Error("the newer answer is gone")
 	}
-	if !c.offer("/list?", &answer{body: []byte(`"pinned"`), pinned: true}) {
+	if !c.offer("/list?", &answer{body: []byte(`"pinned"`), pinned: true}, 0) {
 		t.Error("a pinned answer did not replace an unpinned one")
 	}
 }

@@ -131,7 +131,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, cr *cachedRoute) 
 	versioned := cacheable && rt.Cache
 	var key []byte
 	var cached *answer
+	var gen uint64
 	if cacheable {
+		gen = s.cache.generation() // before the handler reads anything
 		// The key is built in a stack buffer and looked up without a string copy: a pinned hit
 		// is the hottest path there is.
 		var kb [maxStackKey]byte
@@ -186,7 +188,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request, cr *cachedRoute) 
 			c.body, c.pooled = bytes.Clone(a.body), false
 			kept = &c
 		}
-		s.cache.put(string(key), kept)
+		s.cache.put(string(key), kept, gen)
 	}
 	status = s.write(w, r, rt, a)
 	if a.pooled {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rollgate/rollgate/internal/jsonx"
 	"github.com/rollgate/rollgate/internal/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // one list whose rows are not stored as JSON. TestBlockJSON holds it to encoding/json.
 func appendBlockJSON(b []byte, blk *store.Block) []byte {
 	b = append(b, `{"chain_id":`...)
-	b = appendJSONString(b, blk.ChainID)
+	b = jsonx.AppendString(b, blk.ChainID, false)
 	b = append(b, `,"height":"`...)
 	b = strconv.AppendInt(b, blk.Height, 10)
 	b = append(b, `","hash":"`...)
@@ -38,28 +39,14 @@ func appendBlockJSON(b []byte, blk *store.Block) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, `{"moniker":`...)
-		b = appendJSONString(b, p.Moniker)
+		b = jsonx.AppendString(b, p.Moniker, false)
 		b = append(b, `,"identity":`...)
-		b = appendJSONString(b, p.Identity)
+		b = jsonx.AppendString(b, p.Identity, false)
 		b = append(b, `,"operator_address":`...)
-		b = appendJSONString(b, p.OperatorAddress)
+		b = jsonx.AppendString(b, p.OperatorAddress, false)
 		b = append(b, '}')
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string. Printable ASCII without '"' and '\' is written
-// as it is; anything else (control characters, non-ASCII, which encoding/json checks for
-// invalid UTF-8 and U+2028/U+2029) goes through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return appendEncoded(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // appendRawJSON appends stored JSON as encoding/json writes a json.RawMessage: "null" when

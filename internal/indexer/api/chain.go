@@ -77,10 +77,12 @@ func (s *server) epochMoved(ctx context.Context, epoch int64) (bool, error) {
 	if st.Epoch == epoch {
 		return false, nil
 	}
+	// Dropped before any stream is told: a client whose stream ends with CHAIN_RESET must
+	// not then be answered from the old chain's cache.
+	s.chainDropped(st.Epoch)
 	if sc, ok := s.cfg.Chain.(*storeChain); ok {
 		sc.observe(st)
 	}
-	s.chainDropped(st.Epoch)
 	return true, nil
 }
 
@@ -189,9 +191,18 @@ func (c *storeChain) observe(st store.ChainState) {
 }
 
 // set makes st the current chain state, signalling a change of its fault or epoch.
+// On a new epoch the server drops what it holds of the old chain (onEpoch) before the change
+// is signalled: a client whose stream ends with CHAIN_RESET must not then be answered from the
+// old chain's cache.
 func (c *storeChain) set(st store.ChainState) {
 	c.mu.Lock()
 	moved := c.read && st.Epoch != c.cur.Epoch
+	c.mu.Unlock()
+	if moved && c.onEpoch != nil {
+		c.onEpoch(st.Epoch) // idempotent: a poll and a stream's observe may both get here
+	}
+	c.mu.Lock()
+	moved = c.read && st.Epoch != c.cur.Epoch
 	same := c.read && !moved && st.Fault == c.cur.Fault && st.Message == c.cur.Message
 	c.cur, c.read = st, true
 	if !same {
@@ -199,9 +210,6 @@ func (c *storeChain) set(st store.ChainState) {
 		c.changed = make(chan struct{})
 	}
 	c.mu.Unlock()
-	if moved && c.onEpoch != nil {
-		c.onEpoch(st.Epoch)
-	}
 }
 
 // storeFault is a fault the writer recorded, as its readiness reported it.
@@ -249,6 +257,21 @@ func (s *server) watchChain(ctx context.Context, log *slog.Logger) {
 		return
 	}
 	c := s.cfg.Chain
+	if r, ok := c.(interface{ OnReindex(func()) }); ok {
+		// The pipeline (ingest.Pipeline) calls it when the store was dropped, before it tells
+		// anyone: no cached answer of the old chain outlives the drop.
+		// The drop moved the store's epoch in its own transaction, so reading it clears the
+		// cache (chainDropped), unless a stream or the watch below saw it first and cleared it
+		// then; a failed read clears it here.
+		r.OnReindex(func() {
+			if _, err := s.streamEpoch(ctx); err != nil {
+				s.cache.Clear()
+				if ctx.Err() == nil {
+					log.Warn("reading the store's epoch after a re-index failed; the next stream reads it again", "err", err)
+				}
+			}
+		})
+	}
 	go func() {
 		resets := c.ChainResets()
 		for {

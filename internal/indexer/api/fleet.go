@@ -168,7 +168,7 @@ func (s *fleetServer) starting(r *http.Request) (any, error) {
 	id := r.PathValue("chain_id")
 	for _, c := range s.cfg.Chains() {
 		if c.ID == id {
-			return nil, &apierr.Error{Code: apierr.Unavailable, Message: "chain " + clip(id) + " is starting", Details: []string{"CHAIN_STARTING"}}
+			return nil, &apierr.Error{Code: apierr.Unavailable, Message: "chain " + clip(id) + " is starting", Details: []string{"CHAIN_STARTING"}, Expected: true}
 		}
 	}
 	return nil, notFound(r)

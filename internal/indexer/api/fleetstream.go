@@ -66,7 +66,7 @@ func (s *fleetServer) txsStreamAll(r *http.Request) (httpapi.Producer, error) {
 	}
 	return s.allStream(r, allKind{event: "tx", chain: func(c FleetChain, q url.Values, accs [][]byte) (func(context.Context, int64) ([]allItem, bool, error), func(context.Context) (int64, error), func(context.Context) (int64, error), bool, error) {
 		base := store.TxFilter{SignerOnly: q.Get("is_signer") == "true", MsgTypes: msgs}
-		txs := txWalks(c.Reader.Txs, txFilters(base, accs))
+		txs := txWalks(c.Reader.Txs, txFilters(base, accs), c.Reader.IndexedHeight)
 		walk := func(ctx context.Context, after int64) ([]allItem, bool, error) {
 			page, more, err := txs(ctx, after)
 			out := make([]allItem, len(page))
@@ -120,7 +120,7 @@ func (s *fleetServer) transfersStreamAll(r *http.Request) (httpapi.Producer, err
 			return nil, nil, nil, false, nil
 		}
 		render := &server{cfg: Config{AccountPrefix: c.AccountPrefix, Features: c.Features}}
-		xs := transferWalks(c.Features.Transfers, transferFilters(base, accs))
+		xs := transferWalks(c.Features.Transfers, transferFilters(base, accs), c.Reader.IndexedHeight)
 		walk := func(ctx context.Context, after int64) ([]allItem, bool, error) {
 			page, more, err := xs(ctx, after)
 			if err != nil {
@@ -295,33 +295,23 @@ func (s *fleetServer) allStream(r *http.Request, kind allKind) (httpapi.Producer
 
 // allCatchUp sends every item of chain c after its position.
 func (s *fleetServer) allCatchUp(st *httpapi.Stream, chains []*allChain, c *allChain, event string) error {
-	ctx := st.Context()
-	for {
-		items, more, err := c.walk(ctx, c.after)
+	check := func(ctx context.Context) error {
+		if c.cs == nil {
+			return nil
+		}
+		cs, err := c.cs.ChainState(ctx)
 		if err != nil {
 			return err
 		}
-		if len(items) > 0 && c.cs != nil {
-			// As every stream: an item read after a re-index is of the new chain and must not
-			// go out under an id of the old one.
-			cs, err := c.cs.ChainState(ctx)
-			if err != nil {
-				return err
-			}
-			if cs.Epoch != c.epoch {
-				return onChain(c.id, errChainReset())
-			}
+		if cs.Epoch != c.epoch {
+			return onChain(c.id, errChainReset())
 		}
-		for _, it := range items {
-			c.after = it.key
-			if err := st.Send(allID(chains), event, withChainID(nil, c.id, it.json)); err != nil {
-				return err
-			}
-		}
-		if !more {
-			return nil
-		}
+		return nil
 	}
+	return sendPages(st.Context(), &c.after, c.walk, check, func(it allItem) (int64, error) {
+		c.after = it.key // the id sent names this item's position on its chain
+		return it.key, st.Send(allID(chains), event, withChainID(nil, c.id, it.json))
+	})
 }
 
 // allID is the stream's position on every chain.

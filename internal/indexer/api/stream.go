@@ -131,6 +131,36 @@ func (s *server) follow(st *httpapi.Stream, catchUp func(ctx context.Context) er
 	}
 }
 
+// sendPages sends every item walk reads after *after, page by page until a page is not cut
+// (more false), moving *after to each sent item's key: the catch-up loop of every keyset
+// stream. check runs before a non-empty page goes out (the epoch check: an item read after a
+// re-index is of the new chain and must not go out under an id of the old one); send sends
+// one item and returns its key.
+func sendPages[T any](ctx context.Context, after *int64, walk func(ctx context.Context, after int64) ([]T, bool, error),
+	check func(ctx context.Context) error, send func(T) (int64, error)) error {
+	for {
+		items, more, err := walk(ctx, *after)
+		if err != nil {
+			return err
+		}
+		if len(items) > 0 {
+			if err := check(ctx); err != nil {
+				return err
+			}
+		}
+		for _, it := range items {
+			k, err := send(it)
+			if err != nil {
+				return err
+			}
+			*after = k
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
 // checkResume applies resumeRule to a resume point that is a height (the block and token
 // streams).
 func (s *server) checkResume(ctx context.Context, at resumeAt, epoch int64) error {
@@ -141,25 +171,32 @@ func (s *server) checkResume(ctx context.Context, at resumeAt, epoch int64) erro
 	return resumeRule(at, epoch, first, "height")
 }
 
+// streamStart reads what a height-keyed stream reads before its response starts: the resume
+// point, the store's epoch (the ids carry it; read first, before any item) and the key the
+// stream sends items after: the resume point's, or without one the tip's. The tip is read
+// here, before the 200: a client that has the 200 gets every item committed after it, however
+// late its producer runs.
+func (s *server) streamStart(r *http.Request, tip func(context.Context) (int64, error)) (at resumeAt, resume bool, epoch, after int64, err error) {
+	if at, resume, err = resumePoint(r); err != nil {
+		return
+	}
+	if epoch, err = s.streamEpoch(r.Context()); err != nil {
+		return
+	}
+	after = at.after
+	if !resume {
+		after, err = tip(r.Context())
+	}
+	return
+}
+
 // blockStream: GET /indexer/block/v1/blocks/stream, the blocks as /indexer/block/v1/blocks
 // lists them, id the height.
 func (s *server) blockStream(r *http.Request) (httpapi.Producer, error) {
-	at, resume, err := resumePoint(r)
+	// The feed's frames carry the epoch read here (chainDropped).
+	at, resume, epoch, after, err := s.streamStart(r, s.store.IndexedHeight)
 	if err != nil {
 		return nil, err
-	}
-	// Read first: the feed's frames carry the epoch read here (chainDropped).
-	epoch, err := s.streamEpoch(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	after := at.after
-	if !resume {
-		// The tip is read before the response starts: a client that has the 200 gets every
-		// block committed after it, however late its producer runs.
-		if after, err = s.store.IndexedHeight(r.Context()); err != nil {
-			return nil, err
-		}
 	}
 	return func(st *httpapi.Stream) error {
 		ctx := st.Context()
@@ -235,7 +272,7 @@ func (s *server) txStream(r *http.Request) (httpapi.Producer, error) {
 	return s.sequenceStream(r.Context(), at, resume, "tx",
 		func(ctx context.Context, p store.Page) (store.TxPage, error) {
 			return s.store.Txs(ctx, store.TxFilter{}, p)
-		}, next, txWalks(s.store.Txs, txFilters(f, accs)))
+		}, next, txWalks(s.store.Txs, txFilters(f, accs), s.store.IndexedHeight))
 }
 
 // sequenceStream sends txs as events named event in sequence order: those after after, or
@@ -286,26 +323,10 @@ func (s *server) sequenceStream(ctx context.Context, at resumeAt, resume bool, e
 			}
 		}
 		return s.follow(st, func(ctx context.Context) error {
-			for {
-				txs, more, err := list(ctx, after)
-				if err != nil {
-					return err
-				}
-				if len(txs) > 0 {
-					if err := s.checkEpoch(ctx, epoch); err != nil {
-						return err
-					}
-				}
-				for _, t := range txs {
-					if err := st.Send(streamID(epoch, strconv.FormatInt(t.Sequence, 10)), event, t.JSON); err != nil {
-						return err
-					}
-					after = t.Sequence
-				}
-				if !more {
-					return nil
-				}
-			}
+			return sendPages(ctx, &after, list, func(ctx context.Context) error { return s.checkEpoch(ctx, epoch) },
+				func(t store.TxRecord) (int64, error) {
+					return t.Sequence, st.Send(streamID(epoch, strconv.FormatInt(t.Sequence, 10)), event, t.JSON)
+				})
 		})
 	}, nil
 }

@@ -53,10 +53,22 @@ func streamAccounts(q url.Values, prefix string) ([][]byte, error) {
 // key among the walks that filled their page (beyond it a full walk may hold items the merge
 // has not seen), each key once. more reports that a walk was cut there: read on from the last
 // item's key.
-func mergeWalks[T any](ctx context.Context, n int, after int64, walk func(ctx context.Context, i int, after int64) ([]T, error), key func(T) int64) (out []T, more bool, err error) {
+//
+// The n reads are n statements, not one snapshot: a block committed between two of them shows
+// in the later walks only, and sending its items of those would move the stream past the same
+// block's items in the earlier walks, which would then never be sent. So with several walks the
+// indexed height is read first (indexed) and the merge stops before the first item above it
+// (keys grow with the height: sequences and transfer ids are given out in height order); what
+// it held back is read in the next round, which the commit wakes. height is an item's height.
+func mergeWalks[T any](ctx context.Context, n int, after int64, walk func(ctx context.Context, i int, after int64) ([]T, error), key, height func(T) int64,
+	indexed func(context.Context) (int64, error)) (out []T, more bool, err error) {
 	if n == 1 {
 		items, err := walk(ctx, 0, after)
 		return items, len(items) >= streamPage, err
+	}
+	top, err := indexed(ctx)
+	if err != nil {
+		return nil, false, err
 	}
 	bound := int64(-1)
 	var all []T
@@ -88,6 +100,9 @@ func mergeWalks[T any](ctx context.Context, n int, after int64, walk func(ctx co
 		if bound >= 0 && k > bound {
 			break
 		}
+		if height(it) > top {
+			return out, false, nil // committed during the reads: the next round sends it
+		}
 		if len(out) > 0 && key(out[len(out)-1]) == k {
 			continue
 		}
@@ -97,12 +112,13 @@ func mergeWalks[T any](ctx context.Context, n int, after int64, walk func(ctx co
 }
 
 // txWalks is the tx stream's merged walk over filters (one per account; one without).
-func txWalks(list func(ctx context.Context, f store.TxFilter, p store.Page) (store.TxPage, error), fs []store.TxFilter) func(ctx context.Context, after int64) ([]store.TxRecord, bool, error) {
+func txWalks(list func(ctx context.Context, f store.TxFilter, p store.Page) (store.TxPage, error), fs []store.TxFilter,
+	indexed func(context.Context) (int64, error)) func(ctx context.Context, after int64) ([]store.TxRecord, bool, error) {
 	return func(ctx context.Context, after int64) ([]store.TxRecord, bool, error) {
 		return mergeWalks(ctx, len(fs), after, func(ctx context.Context, i int, after int64) ([]store.TxRecord, error) {
 			page, err := list(ctx, fs[i], store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
 			return page.Txs, err
-		}, func(t store.TxRecord) int64 { return t.Sequence })
+		}, func(t store.TxRecord) int64 { return t.Sequence }, func(t store.TxRecord) int64 { return t.Height }, indexed)
 	}
 }
 
@@ -121,12 +137,12 @@ func perAccount[F any](base F, accs [][]byte, set func(*F, []byte)) []F {
 }
 
 // transferWalks is the transfer stream's merged walk over filters.
-func transferWalks(r store.TransferReader, fs []store.TransferFilter) func(ctx context.Context, after int64) ([]store.TransferRecord, bool, error) {
+func transferWalks(r store.TransferReader, fs []store.TransferFilter, indexed func(context.Context) (int64, error)) func(ctx context.Context, after int64) ([]store.TransferRecord, bool, error) {
 	return func(ctx context.Context, after int64) ([]store.TransferRecord, bool, error) {
 		return mergeWalks(ctx, len(fs), after, func(ctx context.Context, i int, after int64) ([]store.TransferRecord, error) {
 			page, err := r.Transfers(ctx, fs[i], store.Page{Limit: streamPage, After: store.Cursor{Kind: store.CursorSequence, Value: after}})
 			return page.Transfers, err
-		}, func(t store.TransferRecord) int64 { return t.ID })
+		}, func(t store.TransferRecord) int64 { return t.ID }, func(t store.TransferRecord) int64 { return t.Height }, indexed)
 	}
 }
 
@@ -167,23 +183,14 @@ func (s *server) transferStream(r *http.Request) (httpapi.Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	at, resume, err := resumePoint(r)
+	at, resume, epoch, after, err := s.streamStart(r, func(ctx context.Context) (int64, error) {
+		h, err := s.store.IndexedHeight(ctx)
+		return transferTip(h), err
+	})
 	if err != nil {
 		return nil, err
 	}
-	epoch, err := s.streamEpoch(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	after := at.after
-	if !resume {
-		h, err := s.store.IndexedHeight(r.Context())
-		if err != nil {
-			return nil, err
-		}
-		after = transferTip(h)
-	}
-	walk := transferWalks(s.cfg.Features.Transfers, transferFilters(base, accs))
+	walk := transferWalks(s.cfg.Features.Transfers, transferFilters(base, accs), s.store.IndexedHeight)
 	return func(st *httpapi.Stream) error {
 		if resume {
 			// The first retained transfer id is that of the first retained height's first
@@ -204,34 +211,18 @@ func (s *server) transferStream(r *http.Request) (httpapi.Producer, error) {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		return s.follow(st, func(ctx context.Context) error {
-			for {
-				items, more, err := walk(ctx, after)
-				if err != nil {
-					return err
-				}
-				if len(items) > 0 {
-					if err := s.checkEpoch(ctx, epoch); err != nil {
-						return err
-					}
-				}
-				for _, t := range items {
+			return sendPages(ctx, &after, walk, func(ctx context.Context) error { return s.checkEpoch(ctx, epoch) },
+				func(t store.TransferRecord) (int64, error) {
 					j, err := s.transferItem(t)
 					if err != nil {
-						return err
+						return 0, err
 					}
 					buf.Reset()
 					if err := enc.Encode(j); err != nil {
-						return err
+						return 0, err
 					}
-					if err := st.Send(streamID(epoch, strconv.FormatInt(t.ID, 10)), "transfer", bytes.TrimSuffix(buf.Bytes(), []byte("\n"))); err != nil {
-						return err
-					}
-					after = t.ID
-				}
-				if !more {
-					return nil
-				}
-			}
+					return t.ID, st.Send(streamID(epoch, strconv.FormatInt(t.ID, 10)), "transfer", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+				})
 		})
 	}, nil
 }
