@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +56,8 @@ type APIConfig struct {
 	// Transfers, when > 0, makes sure one synthetic account has that many transfers
 	// (storetest.FillTransfers) and adds the transfer lists.
 	Transfers int
+	// Targets, when set, keeps only the endpoints whose name it matches.
+	Targets *regexp.Regexp
 }
 
 // APIResult is one run's figures.
@@ -164,6 +168,12 @@ func API(ctx context.Context, cfg APIConfig, out io.Writer, log *slog.Logger) (A
 			return res, err
 		}
 		res.Targets = append(res.Targets, tt...)
+	}
+	if cfg.Targets != nil {
+		res.Targets = slices.DeleteFunc(res.Targets, func(t Target) bool { return !cfg.Targets.MatchString(t.Name) })
+		if len(res.Targets) == 0 {
+			return res, fmt.Errorf("no endpoint matches %q", cfg.Targets)
+		}
 	}
 
 	cacheBytes := int64(-1)

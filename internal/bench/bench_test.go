@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -111,15 +110,9 @@ func TestSyntheticSourcePairs(t *testing.T) {
 func TestCommands(t *testing.T) {
 	fixture := testutil.Fixture(t, "minievm-busy")
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "bench.db") }},
-		{"postgres", func(t *testing.T) string { return testutil.PostgresDSN(t) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dsn := tc.dsn(t)
+	for _, be := range testutil.Backends("bench.db") {
+		t.Run(be.Name, func(t *testing.T) {
+			dsn := be.DSN(t)
 			var out bytes.Buffer
 			// Every extension on, as an EVM chain's indexer runs: receipts, the internal-tx
 			// follower and the rich list.

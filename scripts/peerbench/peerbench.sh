@@ -2,8 +2,8 @@
 # peerbench.sh ROLLYTICS_GIT_DIR OUT_DIR — rollgate and initia-labs/rollytics, measured
 # in one run on this machine: the same captured chain, the same store kinds, the same load
 # generator, servers alternating, and the HTTP ceiling measured between them. Every ratio
-# it prints is computed from this run's figures only (issue 21: figures of other days and hosts
-# are history, never a denominator).
+# it prints is computed from this run's figures only: figures of other days and hosts are
+# history, never a denominator.
 #
 # Prerequisite (the repository does not download rollytics): a git directory of rollytics that
 # holds the pinned commit, e.g.

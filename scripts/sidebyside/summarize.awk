@@ -3,7 +3,7 @@
 # host, docs/benchmarks/archive-2026.md; the repeated URL against its absolute target, 26,000 req/s) and the worst p99 in ms. With run.sh's mean latency, also the
 # largest number of requests in flight by Little's law (req/s × mean): wrk keeps 16 connections
 # busy, so a figure well above 16 means wrk's latency statistics of that round are not
-# consistent with its own request count (wg/wrk issues 114 and 438), marked "!".
+# consistent with its own request count, marked "!".
 # Usage: awk -f summarize.awk series.out
 BEGIN {
   peer["txs"] = 610; peer["byacct"] = 458; peer["byheight"] = 390; peer["tx"] = 1660
