@@ -127,13 +127,19 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool, procs
 	}
 }
 
-// freePortBase finds a devnet port base whose two chains' ports (base..base+13) are free.
+// freePortBase finds a port base for startDevnet's two chains whose ports are all free: chain
+// i listens on base+10i .. base+10i+3 and the Ethereum chain on base+22 (devnet.Config.PortBase),
+// so base..base+22 is probed. Bases stay in 27000..32012, below Linux's ephemeral range
+// (32768 and up), where the kernel hands out the local ports of outgoing connections, which
+// no probe can reserve: a base drawn from 20000..59990 once had its Ethereum port taken by a
+// connection between the probe and the devnet's listen. 26000..26999 holds the fixed bases of
+// `rollgate devnet`'s default (26600) and of other packages' tests.
 func freePortBase(t *testing.T) int {
 	t.Helper()
 	for range 50 {
-		base := 20000 + 10*rand.IntN(4000)
+		base := 27000 + 10*rand.IntN(500)
 		free := true
-		for p := base; p < base+14 && free; p++ {
+		for p := base; p <= base+22 && free; p++ {
 			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 			if err != nil {
 				free = false
@@ -646,7 +652,7 @@ func TestFleetChainResetOverProcesses(t *testing.T) {
 	dir := t.TempDir()
 	baseX := freePortBase(t)
 	baseY := freePortBase(t)
-	for baseY == baseX {
+	for baseY > baseX-23 && baseY < baseX+23 { // the two devnets' ports must not overlap
 		baseY = freePortBase(t)
 	}
 	x, y := rollupAt(baseX), rollupAt(baseY)
