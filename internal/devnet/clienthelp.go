@@ -60,3 +60,7 @@ func EVMCallData(function string, args ...any) ([]byte, error) { return evm.Pack
 
 // ERC721Code is the creation code of the EVM rollup's ERC-721 contract with a name and symbol.
 func ERC721Code(name, symbol string) ([]byte, error) { return evm.ERC721Code(name, symbol) }
+
+// EVMWrapperAddress is the EVM rollup's ERC20Wrapper (toLocal, toRemote, …; EVMCallData
+// encodes its calls), the contract that sends the tokens it unwraps.
+func EVMWrapperAddress() []byte { return evm.WrapperAddress.Bytes() }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math/big"
-	"strings"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -15,16 +13,9 @@ import (
 
 	"github.com/rollgate/rollgate/internal/chain/cosmosrest"
 	"github.com/rollgate/rollgate/internal/chain/vmkind"
+	"github.com/rollgate/rollgate/internal/devnet"
 	"github.com/rollgate/rollgate/internal/store"
 )
-
-// contractTxABI is what the test calls: ERC-20 approve and minievm's ERC20Wrapper (the 4-argument
-// toLocal, and toRemote), the signatures as minievm's wrapper contract declares them.
-const contractTxABI = `[
-{"type":"function","name":"approve","inputs":[{"name":"spender","type":"address"},{"name":"amount","type":"uint256"}],"outputs":[{"type":"bool"}]},
-{"type":"function","name":"toLocal","inputs":[{"name":"receiver","type":"address"},{"name":"remoteDenom","type":"string"},{"name":"remoteAmount","type":"uint256"},{"name":"remoteDecimals","type":"uint8"}],"outputs":[]},
-{"type":"function","name":"toRemote","inputs":[{"name":"receiver","type":"address"},{"name":"localDenom","type":"string"},{"name":"localAmount","type":"uint256"}],"outputs":[{"type":"address"},{"type":"uint256"},{"type":"uint8"}]}
-]`
 
 // TestTransfersFromAContract: an ERC-20 transfer whose sender is a contract, not the tx's
 // signer nor anyone the tx names. Account 0 wraps some of the fee token through the devnet's
@@ -67,9 +58,7 @@ func TestTransfersFromAContract(t *testing.T) {
 		t.Fatalf("key 0 is %s, account 0 %x", sender, dc.Accounts()[0].Addr)
 	}
 	receiver := common.BytesToAddress(dc.Accounts()[1].Addr)
-	// The wrapper's address as the devnet derives it (internal/devnet/internal/vm/evm); its code
-	// is checked below, so a change there fails here rather than calling an empty account.
-	wrapper := common.BytesToAddress(crypto.Keccak256([]byte("rollgate/devnet/evm/erc20-wrapper"))[12:])
+	wrapper := common.BytesToAddress(devnet.EVMWrapperAddress())
 	if code, err := ec.CodeAt(ctx, wrapper, nil); err != nil || len(code) == 0 {
 		t.Fatalf("no wrapper contract at %s: %v", wrapper, err)
 	}
@@ -82,14 +71,10 @@ func TestTransfersFromAContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	gas := common.HexToAddress(gasAddr)
-	parsed, err := abi.JSON(strings.NewReader(contractTxABI))
-	if err != nil {
-		t.Fatal(err)
-	}
 	amount := big.NewInt(1_000_000)
 	send := func(to common.Address, method string, args ...any) *types.Receipt {
 		t.Helper()
-		data, err := parsed.Pack(method, args...)
+		data, err := devnet.EVMCallData(method, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,8 +100,8 @@ func TestTransfersFromAContract(t *testing.T) {
 		return rc
 	}
 	send(gas, "approve", wrapper, amount)
-	rc := send(wrapper, "toLocal", sender, "GAS", amount, uint8(18))
-	var local common.Address // the wrapped token: its mint to the sender is a Transfer from 0x0
+	rc := send(wrapper, "toLocal0", sender, "GAS", amount, uint8(18)) // toLocal(receiver, denom, amount, decimals)
+	var local common.Address                                          // the wrapped token: its mint to the sender is a Transfer from 0x0
 	transferTopic := crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
 	for _, l := range rc.Logs {
 		if len(l.Topics) == 3 && l.Topics[0] == transferTopic && l.Topics[1] == (common.Hash{}) && l.Address != gas {
